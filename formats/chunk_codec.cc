@@ -1,0 +1,139 @@
+#include "formats/chunk_codec.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "libsample/byte_reader.h"
+
+namespace sample::format {
+namespace {
+
+size_t Pad8(size_t n) { return (n + 7) & ~size_t{7}; }
+
+void Append(std::vector<std::byte>& out, const void* data, size_t size, size_t padded_size) {
+  const size_t old = out.size();
+  out.resize(old + padded_size);  // zero-fills the padding
+  if (size != 0) std::memcpy(out.data() + old, data, size);
+}
+
+template <typename T>
+void AppendValue(std::vector<std::byte>& out, const T& value) {
+  Append(out, &value, sizeof(value), sizeof(value));
+}
+
+}  // namespace
+
+std::vector<std::byte> EncodeEvents(const std::vector<EventDesc>& events) {
+  std::vector<std::byte> out;
+  for (const EventDesc& e : events) {
+    EventEntryHeader h{};
+    h.attr_size = sizeof(perf_event_attr);
+    h.name_size = static_cast<uint32_t>(e.name.size());
+    h.id_count = static_cast<uint32_t>(e.ids.size());
+    AppendValue(out, h);
+    Append(out, &e.attr, sizeof(e.attr), Pad8(sizeof(e.attr)));
+    Append(out, e.name.data(), e.name.size(), Pad8(e.name.size()));
+    Append(out, e.ids.data(), e.ids.size() * sizeof(uint64_t), e.ids.size() * sizeof(uint64_t));
+  }
+  return out;
+}
+
+Result<std::vector<EventDesc>> DecodeEvents(std::span<const std::byte> payload,
+                                            uint64_t file_offset) {
+  ByteReader in(payload, file_offset);
+  std::vector<EventDesc> events;
+  while (!in.empty()) {
+    const uint64_t entry_offset = in.file_offset();
+    EventEntryHeader h;
+    std::span<const std::byte> attr_bytes;
+    std::string_view name;
+    if (!in.Read(&h) || !in.ReadBytes(Pad8(h.attr_size), &attr_bytes)) {
+      return Fail(fmt::format("event entry at offset {} is truncated", entry_offset));
+    }
+    EventDesc e;
+    // Attributes from a newer or older kernel header: keep the common prefix.
+    std::memcpy(&e.attr, attr_bytes.data(), std::min<size_t>(h.attr_size, sizeof(e.attr)));
+    const uint64_t name_offset = in.file_offset();
+    if (!in.ReadString(Pad8(h.name_size), &name) || name.size() > h.name_size) {
+      return Fail(fmt::format("event name at offset {} is truncated", name_offset));
+    }
+    e.name.assign(name.data(), std::min<size_t>(name.size(), h.name_size));
+    if (h.id_count > in.remaining() / sizeof(uint64_t)) {
+      return Fail(fmt::format("event '{}' at offset {} claims {} ids, more than the chunk holds",
+                              e.name, entry_offset, h.id_count));
+    }
+    e.ids.resize(h.id_count);
+    for (uint64_t& id : e.ids) in.Read(&id);
+    events.push_back(std::move(e));
+  }
+  return events;
+}
+
+std::vector<std::byte> EncodeMetadata(const Metadata& metadata) {
+  std::vector<std::byte> out;
+  for (const auto& [key, value] : metadata) {
+    AppendValue(out, static_cast<uint32_t>(key.size()));
+    AppendValue(out, static_cast<uint32_t>(value.size()));
+    Append(out, key.data(), key.size(), key.size());
+    Append(out, value.data(), value.size(), value.size());
+  }
+  return out;
+}
+
+Result<Metadata> DecodeMetadata(std::span<const std::byte> payload, uint64_t file_offset) {
+  ByteReader in(payload, file_offset);
+  Metadata metadata;
+  while (!in.empty()) {
+    const uint64_t entry_offset = in.file_offset();
+    uint32_t key_size, value_size;
+    std::span<const std::byte> key, value;
+    if (!(in.Read(&key_size) && in.Read(&value_size) && in.ReadBytes(key_size, &key) &&
+          in.ReadBytes(value_size, &value))) {
+      return Fail(fmt::format("metadata entry at offset {} is truncated", entry_offset));
+    }
+    metadata.emplace_back(std::string(reinterpret_cast<const char*>(key.data()), key.size()),
+                          std::string(reinterpret_cast<const char*>(value.data()), value.size()));
+  }
+  return metadata;
+}
+
+std::vector<std::byte> EncodeTrailer(const Trailer& trailer) {
+  std::vector<std::byte> out;
+  TrailerHeader h = trailer.header;
+  h.cpu_count = static_cast<uint32_t>(trailer.cpus.size());
+  h.chunk_count = trailer.chunk_offsets.size();
+  AppendValue(out, h);
+  for (const TrailerCpu& cpu : trailer.cpus) AppendValue(out, cpu);
+  for (uint64_t offset : trailer.chunk_offsets) AppendValue(out, offset);
+  return out;
+}
+
+Result<Trailer> DecodeTrailer(std::span<const std::byte> payload, uint64_t file_offset) {
+  ByteReader in(payload, file_offset);
+  Trailer t;
+  if (!in.Read(&t.header)) {
+    return Fail(fmt::format("trailer at offset {} is shorter than its header", file_offset));
+  }
+  const uint64_t cpu_bytes = uint64_t{t.header.cpu_count} * sizeof(TrailerCpu);
+  if (cpu_bytes > in.remaining() ||
+      t.header.chunk_count > (in.remaining() - cpu_bytes) / sizeof(uint64_t)) {
+    return Fail(fmt::format("trailer at offset {} claims {} CPUs and {} chunks, more than it holds",
+                            file_offset, t.header.cpu_count, t.header.chunk_count));
+  }
+  t.cpus.resize(t.header.cpu_count);
+  for (TrailerCpu& cpu : t.cpus) in.Read(&cpu);
+  t.chunk_offsets.resize(t.header.chunk_count);
+  for (uint64_t& offset : t.chunk_offsets) in.Read(&offset);
+  return t;
+}
+
+std::optional<std::string> FindMetadata(const Metadata& metadata, std::string_view key) {
+  for (const auto& [k, v] : metadata) {
+    if (k == key) return v;
+  }
+  return std::nullopt;
+}
+
+}  // namespace sample::format

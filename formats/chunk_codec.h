@@ -1,0 +1,42 @@
+// Encoders and decoders for the payloads of our own chunk types (events,
+// metadata, trailer); layouts are specified in sample_file_format.h. Decoders
+// take untrusted bytes and the payload's file offset, and name the offset of
+// whatever is wrong.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "formats/sample_file_format.h"
+#include "libsample/event_table.h"
+#include "libsample/result.h"
+
+namespace sample::format {
+
+using Metadata = std::vector<std::pair<std::string, std::string>>;
+
+// Totals kept by the recorder and written in the trailer.
+struct Trailer {
+  TrailerHeader header{};
+  std::vector<TrailerCpu> cpus;
+  std::vector<uint64_t> chunk_offsets;
+};
+
+std::vector<std::byte> EncodeEvents(const std::vector<EventDesc>& events);
+Result<std::vector<EventDesc>> DecodeEvents(std::span<const std::byte> payload,
+                                            uint64_t file_offset);
+
+std::vector<std::byte> EncodeMetadata(const Metadata& metadata);
+Result<Metadata> DecodeMetadata(std::span<const std::byte> payload, uint64_t file_offset);
+
+std::vector<std::byte> EncodeTrailer(const Trailer& trailer);
+Result<Trailer> DecodeTrailer(std::span<const std::byte> payload, uint64_t file_offset);
+
+// The value for `key`, or nullopt.
+std::optional<std::string> FindMetadata(const Metadata& metadata, std::string_view key);
+
+}  // namespace sample::format

@@ -1,0 +1,117 @@
+// The sample.data file format, version 1.
+//
+// All integers are little-endian (the byte order of every host we record
+// on); structs below are packed and their sizes are asserted.
+//
+//   FileHeader           64 bytes, magic "SAMPLEDT"
+//   Chunk, Chunk, ...    self-delimiting, appended as recording goes on
+//   Trailer chunk        written once, at a clean close
+//
+// A chunk is a ChunkHeader (56 bytes, never compressed) followed by
+// `stored_size` payload bytes: a single zstd frame when compression is kZstd,
+// the raw payload when kNone. `crc32` (IEEE, as zlib) covers the header with
+// the crc32 field zeroed, then the stored payload, so a torn or corrupted
+// chunk is detected before it is decompressed.
+//
+// Payloads by chunk type:
+//   kEvents    repeated: EventEntryHeader, attr bytes (attr_size), name
+//              (name_size), ids (id_count x u64); each part padded to 8.
+//              Written before any kRecords chunk that refers to the ids.
+//   kMetadata  repeated: u32 key_size, u32 value_size, key, value (not
+//              padded). Keys used: hostname, os_release, os_version, arch,
+//              cpus_online, cmdline, start_realtime_ns, start_clock_ns,
+//              page_size, recorder_version.
+//   kRecords   kernel perf records exactly as the kernel wrote them
+//              (perf_event_header + body), concatenated; sizes multiples
+//              of 8. Records of different CPUs are interleaved; readers
+//              order them by time. record_count and time_min/max describe
+//              the chunk.
+//   kTrailer   TrailerHeader, then cpu_count x TrailerCpu, then
+//              chunk_count x u64 file offsets of every preceding chunk
+//              (the table of contents).
+//
+// A recorder that dies leaves no trailer: a reader takes every complete,
+// checksum-valid chunk and reports the file as not finalized. New data gets
+// new chunk types; readers skip types they do not know.
+#pragma once
+
+#include <cstdint>
+
+namespace sample::format {
+
+inline constexpr char kFileMagic[8] = {'S', 'A', 'M', 'P', 'L', 'E', 'D', 'T'};
+inline constexpr uint32_t kFileVersion = 1;
+inline constexpr uint32_t kChunkMagic = 0x4b4e4843;  // "CHNK" in file order
+
+enum class ChunkType : uint16_t {
+  kEvents = 1,
+  kMetadata = 2,
+  kRecords = 3,
+  kTrailer = 15,
+};
+
+enum class Compression : uint16_t {
+  kNone = 0,
+  kZstd = 1,
+};
+
+#pragma pack(push, 1)
+
+struct FileHeader {
+  char magic[8];
+  uint32_t version;
+  uint32_t header_size;        // sizeof(FileHeader)
+  uint32_t chunk_header_size;  // sizeof(ChunkHeader)
+  uint32_t flags;              // none defined yet
+  uint64_t created_realtime_ns;
+  uint8_t reserved[32];
+};
+static_assert(sizeof(FileHeader) == 64);
+
+struct ChunkHeader {
+  uint32_t magic;
+  uint16_t type;         // ChunkType
+  uint16_t compression;  // Compression
+  uint64_t stored_size;  // payload bytes in the file after this header
+  uint64_t raw_size;     // payload bytes after decompression
+  uint64_t record_count;
+  uint64_t time_min;  // perf clock, ns; 0 when the chunk has no times
+  uint64_t time_max;
+  uint32_t crc32;
+  uint32_t reserved;
+};
+static_assert(sizeof(ChunkHeader) == 56);
+
+struct EventEntryHeader {
+  uint32_t attr_size;  // bytes of perf_event_attr as the recorder knew it
+  uint32_t name_size;
+  uint32_t id_count;
+  uint32_t reserved;
+};
+static_assert(sizeof(EventEntryHeader) == 16);
+
+struct TrailerHeader {
+  uint64_t chunk_count;  // chunks before the trailer
+  uint64_t record_count;
+  uint64_t sample_count;
+  uint64_t lost_samples;  // sum of PERF_RECORD_LOST and LOST_SAMPLES counts
+  uint64_t start_clock_ns;
+  uint64_t end_clock_ns;
+  uint64_t bytes_raw;  // kernel record bytes before compression
+  uint32_t cpu_count;
+  uint32_t reserved;
+};
+static_assert(sizeof(TrailerHeader) == 64);
+
+struct TrailerCpu {
+  uint64_t samples;
+  uint64_t lost_samples;  // from PERF_RECORD_LOST
+  uint64_t lost_records;  // number of PERF_RECORD_LOST records
+  uint64_t dropped_samples;  // from PERF_RECORD_LOST_SAMPLES
+  uint64_t throttles;
+};
+static_assert(sizeof(TrailerCpu) == 40);
+
+#pragma pack(pop)
+
+}  // namespace sample::format

@@ -1,0 +1,185 @@
+#include "formats/sample_file_reader.h"
+
+#include <zstd.h>
+
+#include <cstring>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "formats/crc32.h"
+#include "libsample/byte_reader.h"
+
+namespace sample::format {
+namespace {
+
+// A chunk claiming more than this after decompression is corrupt, whatever
+// its checksum says; the recorder writes chunks of a few MiB.
+constexpr uint64_t kMaxRawChunkSize = uint64_t{1} << 32;
+
+struct DCtxDeleter {
+  void operator()(ZSTD_DCtx* ctx) const { ZSTD_freeDCtx(ctx); }
+};
+
+ZSTD_DCtx* ThreadDecompressionContext() {
+  thread_local std::unique_ptr<ZSTD_DCtx, DCtxDeleter> ctx(ZSTD_createDCtx());
+  return ctx.get();
+}
+
+}  // namespace
+
+Result<SampleFileReader> SampleFileReader::Open(const std::string& path) {
+  auto file = MappedFile::Open(path);
+  if (!file) return tl::unexpected(file.error());
+  SampleFileReader reader(path, std::move(*file));
+  auto scanned = reader.Scan();
+  if (!scanned) return tl::unexpected(scanned.error());
+  return reader;
+}
+
+Result<void> SampleFileReader::Scan() {
+  const std::span<const std::byte> bytes = file_.bytes();
+  ByteReader in(bytes);
+  if (!in.Read(&file_header_)) {
+    return Fail(fmt::format("{}: offset 0: the file has {} bytes, fewer than the {}-byte header",
+                            path_, bytes.size(), sizeof(FileHeader)));
+  }
+  if (std::memcmp(file_header_.magic, kFileMagic, sizeof(kFileMagic)) != 0) {
+    return Fail(fmt::format("{}: offset 0: not a sample data file (bad magic)", path_));
+  }
+  if (file_header_.version != kFileVersion) {
+    return Fail(fmt::format("{}: offset 8: unsupported format version {} (this reader knows {})",
+                            path_, file_header_.version, kFileVersion));
+  }
+  if (file_header_.header_size < sizeof(FileHeader) ||
+      file_header_.chunk_header_size < sizeof(ChunkHeader) ||
+      !in.Seek(file_header_.header_size)) {
+    return Fail(fmt::format("{}: offset 12: bad header or chunk header size ({}, {})", path_,
+                            file_header_.header_size, file_header_.chunk_header_size));
+  }
+
+  uint64_t records_seen = 0;
+  bool have_events = false;
+  valid_end_ = in.position();
+  while (!in.empty()) {
+    const uint64_t offset = in.position();
+    ChunkRef ref;
+    ref.offset = offset;
+    if (!in.Read(&ref.header) || !in.Skip(file_header_.chunk_header_size - sizeof(ChunkHeader))) {
+      warnings_.push_back(fmt::format(
+          "{}: offset {}: the file ends inside a chunk header ({} stray bytes ignored)", path_,
+          offset, bytes.size() - offset));
+      break;
+    }
+    if (ref.header.magic != kChunkMagic) {
+      warnings_.push_back(fmt::format(
+          "{}: offset {}: bad chunk magic; the remaining {} bytes are ignored", path_, offset,
+          bytes.size() - offset));
+      break;
+    }
+    if (ref.header.stored_size > in.remaining()) {
+      warnings_.push_back(fmt::format(
+          "{}: offset {}: chunk of {} bytes is cut off by the end of the file after {} bytes",
+          path_, offset, ref.header.stored_size, in.remaining()));
+      break;
+    }
+    in.Skip(ref.header.stored_size);
+    valid_end_ = in.position();
+    const uint64_t payload_offset = offset + file_header_.chunk_header_size;
+
+    switch (static_cast<ChunkType>(ref.header.type)) {
+      case ChunkType::kRecords:
+        record_chunks_.push_back(ref);
+        records_seen += ref.header.record_count;
+        break;
+      case ChunkType::kEvents: {
+        auto payload = ReadPayload(ref);
+        if (!payload) return Fail(payload.error().message);
+        auto events = DecodeEvents(payload->bytes(), payload_offset);
+        if (!events) return Fail(fmt::format("{}: {}", path_, events.error().message));
+        std::vector<EventDesc> all = events_.events();
+        all.insert(all.end(), events->begin(), events->end());
+        events_ = EventTable(std::move(all));
+        have_events = true;
+        break;
+      }
+      case ChunkType::kMetadata: {
+        auto payload = ReadPayload(ref);
+        auto metadata = payload ? DecodeMetadata(payload->bytes(), payload_offset)
+                                : tl::unexpected(payload.error());
+        if (!metadata) {
+          warnings_.push_back(fmt::format("{}: metadata skipped: {}", path_, metadata.error().message));
+          break;
+        }
+        metadata_.insert(metadata_.end(), metadata->begin(), metadata->end());
+        break;
+      }
+      case ChunkType::kTrailer: {
+        auto payload = ReadPayload(ref);
+        auto trailer = payload ? DecodeTrailer(payload->bytes(), payload_offset)
+                               : tl::unexpected(payload.error());
+        if (!trailer) {
+          warnings_.push_back(fmt::format("{}: trailer skipped: {}", path_, trailer.error().message));
+          break;
+        }
+        trailer_ = std::move(*trailer);
+        break;
+      }
+      default:
+        break;  // a newer chunk type: skipped by design
+    }
+  }
+  if (!have_events) {
+    return Fail(fmt::format("{}: no event descriptions found (valid data ends at offset {})",
+                            path_, valid_end_));
+  }
+  if (!trailer_) {
+    warnings_.push_back(fmt::format(
+        "{}: the file was not finalized (the recorder was killed or crashed): recovered {} "
+        "record chunks with {} records, up to offset {} of {}",
+        path_, record_chunks_.size(), records_seen, valid_end_, bytes.size()));
+  }
+  return {};
+}
+
+Result<Payload> SampleFileReader::ReadPayload(const ChunkRef& chunk) const {
+  const ChunkHeader& h = chunk.header;
+  const uint64_t payload_offset = chunk.offset + file_header_.chunk_header_size;
+  const std::span<const std::byte> stored = file_.bytes().subspan(payload_offset, h.stored_size);
+  ChunkHeader zeroed = h;
+  zeroed.crc32 = 0;
+  const uint32_t crc = Crc32(stored, Crc32(std::as_bytes(std::span(&zeroed, 1))));
+  if (crc != h.crc32) {
+    return Fail(fmt::format("{}: offset {}: chunk checksum mismatch (stored {:08x}, computed {:08x})",
+                            path_, chunk.offset, h.crc32, crc));
+  }
+  if (h.raw_size > kMaxRawChunkSize) {
+    return Fail(fmt::format("{}: offset {}: chunk claims {} bytes uncompressed", path_,
+                            chunk.offset, h.raw_size));
+  }
+  Payload payload(h.raw_size);
+  switch (static_cast<Compression>(h.compression)) {
+    case Compression::kNone:
+      if (h.stored_size != h.raw_size) {
+        return Fail(fmt::format("{}: offset {}: stored chunk sizes differ ({} vs {})", path_,
+                                chunk.offset, h.stored_size, h.raw_size));
+      }
+      std::memcpy(payload.mutable_bytes().data(), stored.data(), stored.size());
+      return payload;
+    case Compression::kZstd: {
+      const size_t size = ZSTD_decompressDCtx(ThreadDecompressionContext(),
+                                              payload.mutable_bytes().data(), h.raw_size,
+                                              stored.data(), stored.size());
+      if (ZSTD_isError(size) || size != h.raw_size) {
+        return Fail(fmt::format("{}: offset {}: zstd payload does not decompress to {} bytes: {}",
+                                path_, chunk.offset, h.raw_size,
+                                ZSTD_isError(size) ? ZSTD_getErrorName(size) : "size mismatch"));
+      }
+      return payload;
+    }
+  }
+  return Fail(fmt::format("{}: offset {}: unknown compression {}", path_, chunk.offset,
+                          h.compression));
+}
+
+}  // namespace sample::format

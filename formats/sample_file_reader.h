@@ -1,0 +1,86 @@
+// SampleFileReader: opens a sample.data file and gives access to its chunks.
+//
+// Open() maps the file, validates the file header and walks the chunk
+// headers (cheap: payloads are skipped), decoding the event, metadata and
+// trailer chunks on the way. Record payloads are checksummed and
+// decompressed on demand by ReadPayload(), so callers can process chunks one
+// at a time or in parallel. A file that ends in a torn chunk, or has no
+// trailer, still opens: everything complete is available and warnings() says
+// what was missing. Only an unreadable file header or missing event
+// descriptions are fatal. Owns the mapping.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "formats/chunk_codec.h"
+#include "formats/sample_file_format.h"
+#include "libsample/event_table.h"
+#include "libsample/mapped_file.h"
+#include "libsample/result.h"
+
+namespace sample::format {
+
+struct ChunkRef {
+  ChunkHeader header{};
+  uint64_t offset = 0;  // of the chunk header in the file
+};
+
+// A decompressed payload, 8-byte aligned so records can be viewed in place.
+class Payload {
+ public:
+  Payload() = default;
+  explicit Payload(size_t size) : words_((size + 7) / 8), size_(size) {}
+  std::span<std::byte> mutable_bytes() { return {reinterpret_cast<std::byte*>(words_.data()), size_}; }
+  std::span<const std::byte> bytes() const {
+    return {reinterpret_cast<const std::byte*>(words_.data()), size_};
+  }
+
+ private:
+  std::vector<uint64_t> words_;
+  size_t size_ = 0;
+};
+
+class SampleFileReader {
+ public:
+  static Result<SampleFileReader> Open(const std::string& path);
+
+  const std::string& path() const { return path_; }
+  const FileHeader& file_header() const { return file_header_; }
+  const EventTable& events() const { return events_; }
+  const Metadata& metadata() const { return metadata_; }
+  // Chunks of kernel records, in file order.
+  const std::vector<ChunkRef>& record_chunks() const { return record_chunks_; }
+  // The trailer, when the recorder closed the file cleanly.
+  const std::optional<Trailer>& trailer() const { return trailer_; }
+  bool finalized() const { return trailer_.has_value(); }
+  uint64_t file_size() const { return file_.bytes().size(); }
+  // Where reading stopped early (a torn or corrupt chunk), else file_size().
+  uint64_t valid_end() const { return valid_end_; }
+  // Problems found while opening: torn end, missing trailer, skipped chunks.
+  const std::vector<std::string>& warnings() const { return warnings_; }
+
+  // Checks the chunk's CRC and decompresses its payload. Errors name the
+  // file and the chunk's offset. Safe to call from several threads.
+  Result<Payload> ReadPayload(const ChunkRef& chunk) const;
+
+ private:
+  SampleFileReader(std::string path, MappedFile file)
+      : path_(std::move(path)), file_(std::move(file)) {}
+  Result<void> Scan();
+
+  std::string path_;
+  MappedFile file_;
+  FileHeader file_header_{};
+  EventTable events_;
+  Metadata metadata_;
+  std::vector<ChunkRef> record_chunks_;
+  std::optional<Trailer> trailer_;
+  uint64_t valid_end_ = 0;
+  std::vector<std::string> warnings_;
+};
+
+}  // namespace sample::format

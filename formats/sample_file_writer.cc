@@ -1,0 +1,170 @@
+#include "formats/sample_file_writer.h"
+
+#include <fcntl.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "formats/crc32.h"
+
+namespace sample::format {
+
+Result<std::unique_ptr<SampleFileWriter>> SampleFileWriter::Create(const std::string& path,
+                                                                   const WriterOptions& options) {
+  // O_EXCL | O_NOFOLLOW: never write through a symlink someone planted at
+  // the output path.
+  UniqueFd fd(open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+  if (!fd.valid()) return Fail(fmt::format("{}: cannot create: {}", path, strerror(errno)));
+  std::unique_ptr<SampleFileWriter> writer(new SampleFileWriter(std::move(fd), options));
+
+  FileHeader header{};
+  std::memcpy(header.magic, kFileMagic, sizeof(header.magic));
+  header.version = kFileVersion;
+  header.header_size = sizeof(FileHeader);
+  header.chunk_header_size = sizeof(ChunkHeader);
+  timespec now{};
+  clock_gettime(CLOCK_REALTIME, &now);
+  header.created_realtime_ns = uint64_t(now.tv_sec) * 1000000000u + uint64_t(now.tv_nsec);
+  auto written = writer->WriteAll(std::as_bytes(std::span(&header, 1)), {});
+  if (!written) return Fail(fmt::format("{}: {}", path, written.error().message));
+  writer->thread_ = std::thread([w = writer.get()] { w->Run(); });
+  return writer;
+}
+
+SampleFileWriter::SampleFileWriter(UniqueFd fd, const WriterOptions& options)
+    : fd_(std::move(fd)), options_(options) {
+  if (options_.zstd_level > 0) {
+    zstd_ctx_ = std::shared_ptr<void>(ZSTD_createCCtx(),
+                                      [](void* ctx) { ZSTD_freeCCtx(static_cast<ZSTD_CCtx*>(ctx)); });
+  }
+}
+
+SampleFileWriter::~SampleFileWriter() {
+  {
+    std::lock_guard lock(mutex_);
+    closing_ = true;
+  }
+  wake_.notify_one();
+  if (thread_.joinable()) thread_.join();
+}
+
+void SampleFileWriter::Submit(ChunkType type, std::vector<std::byte> payload,
+                              uint64_t record_count, uint64_t time_min, uint64_t time_max) {
+  Pending chunk;
+  chunk.header.magic = kChunkMagic;
+  chunk.header.type = static_cast<uint16_t>(type);
+  chunk.header.raw_size = payload.size();
+  chunk.header.record_count = record_count;
+  chunk.header.time_min = time_min;
+  chunk.header.time_max = time_max;
+  chunk.payload = std::move(payload);
+  {
+    std::lock_guard lock(mutex_);
+    queue_.push_back(std::move(chunk));
+  }
+  wake_.notify_one();
+}
+
+void SampleFileWriter::Run() {
+  for (;;) {
+    Pending chunk;
+    {
+      std::unique_lock lock(mutex_);
+      wake_.wait(lock, [this] { return closing_ || !queue_.empty(); });
+      if (queue_.empty()) return;  // closing and drained
+      chunk = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    if (!status_) continue;  // after a write error, drop the rest
+    auto result = WriteChunk(chunk);
+    if (!result) status_ = result;
+  }
+}
+
+Result<void> SampleFileWriter::WriteChunk(Pending& chunk) {
+  if (chunk.header.type == static_cast<uint16_t>(ChunkType::kRecords)) {
+    raw_bytes_.fetch_add(chunk.payload.size(), std::memory_order_relaxed);
+  }
+  std::vector<std::byte> compressed;
+  std::span<const std::byte> stored = chunk.payload;
+  chunk.header.compression = static_cast<uint16_t>(Compression::kNone);
+  if (zstd_ctx_ && !chunk.payload.empty()) {
+    compressed.resize(ZSTD_compressBound(chunk.payload.size()));
+    const size_t size = ZSTD_compressCCtx(static_cast<ZSTD_CCtx*>(zstd_ctx_.get()),
+                                          compressed.data(), compressed.size(),
+                                          chunk.payload.data(), chunk.payload.size(),
+                                          options_.zstd_level);
+    if (ZSTD_isError(size)) {
+      return Fail(fmt::format("zstd compression failed: {}", ZSTD_getErrorName(size)));
+    }
+    compressed.resize(size);
+    stored = compressed;
+    chunk.header.compression = static_cast<uint16_t>(Compression::kZstd);
+  }
+  chunk.header.stored_size = stored.size();
+  chunk.header.crc32 = 0;
+  uint32_t crc = Crc32(std::as_bytes(std::span(&chunk.header, 1)));
+  chunk.header.crc32 = Crc32(stored, crc);
+  chunk_offsets_.push_back(bytes_written());
+  return WriteAll(std::as_bytes(std::span(&chunk.header, 1)), stored);
+}
+
+Result<void> SampleFileWriter::WriteAll(std::span<const std::byte> a,
+                                        std::span<const std::byte> b) {
+  iovec iov[2] = {{const_cast<std::byte*>(a.data()), a.size()},
+                  {const_cast<std::byte*>(b.data()), b.size()}};
+  int index = 0;
+  while (index < 2) {
+    if (iov[index].iov_len == 0) {
+      ++index;
+      continue;
+    }
+    const ssize_t n = writev(fd_.get(), iov + index, 2 - index);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return Fail(fmt::format("write failed: {}", strerror(errno)));
+    }
+    bytes_written_.fetch_add(n, std::memory_order_relaxed);
+    size_t left = static_cast<size_t>(n);
+    while (index < 2 && left >= iov[index].iov_len) {
+      left -= iov[index].iov_len;
+      iov[index].iov_len = 0;
+      ++index;
+    }
+    if (index < 2) {
+      iov[index].iov_base = static_cast<char*>(iov[index].iov_base) + left;
+      iov[index].iov_len -= left;
+    }
+  }
+  return {};
+}
+
+Result<void> SampleFileWriter::Finish(Trailer trailer) {
+  {
+    std::lock_guard lock(mutex_);
+    closing_ = true;
+  }
+  wake_.notify_one();
+  if (thread_.joinable()) thread_.join();
+  if (!status_) return status_;
+  trailer.chunk_offsets = chunk_offsets_;
+  Pending chunk;
+  chunk.header.magic = kChunkMagic;
+  chunk.header.type = static_cast<uint16_t>(ChunkType::kTrailer);
+  chunk.payload = EncodeTrailer(trailer);
+  chunk.header.raw_size = chunk.payload.size();
+  auto result = WriteChunk(chunk);
+  if (!result) return result;
+  // No fsync: the page cache already protects the file against the recorder
+  // dying, and a sync would add tens of milliseconds to every recording.
+  fd_.Reset();
+  return {};
+}
+
+}  // namespace sample::format

@@ -1,0 +1,83 @@
+// SampleFileWriter: creates a sample.data file and appends chunks to it.
+//
+// Chunks are handed over with Submit() and compressed and written by a
+// background thread, so the recorder's ring-buffer draining never waits for
+// zstd or the disk. Each chunk goes to the file with one write, so a
+// recorder killed at any moment leaves every earlier chunk intact. Owns the
+// output fd, the zstd context and the thread.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "formats/chunk_codec.h"
+#include "formats/sample_file_format.h"
+#include "libsample/result.h"
+#include "libsample/unique_fd.h"
+
+namespace sample::format {
+
+struct WriterOptions {
+  // zstd level; 0 stores chunks uncompressed.
+  int zstd_level = 1;
+};
+
+class SampleFileWriter {
+ public:
+  // Creates `path` with mode 0600; fails if it exists or is a symlink (the
+  // caller moves an old file aside first).
+  static Result<std::unique_ptr<SampleFileWriter>> Create(const std::string& path,
+                                                          const WriterOptions& options);
+  ~SampleFileWriter();
+  SampleFileWriter(const SampleFileWriter&) = delete;
+  SampleFileWriter& operator=(const SampleFileWriter&) = delete;
+
+  // Queues a chunk for writing. Chunks are written in submission order.
+  void Submit(ChunkType type, std::vector<std::byte> payload, uint64_t record_count = 0,
+              uint64_t time_min = 0, uint64_t time_max = 0);
+
+  // Writes every queued chunk, then the trailer (its chunk offsets filled in
+  // here), and closes the file. Returns the first error met while writing.
+  Result<void> Finish(Trailer trailer);
+
+  // Bytes in the file so far and kernel-record bytes before compression;
+  // safe to read from any thread.
+  uint64_t bytes_written() const { return bytes_written_.load(std::memory_order_relaxed); }
+  uint64_t raw_bytes() const { return raw_bytes_.load(std::memory_order_relaxed); }
+
+ private:
+  struct Pending {
+    ChunkHeader header{};
+    std::vector<std::byte> payload;
+  };
+
+  SampleFileWriter(UniqueFd fd, const WriterOptions& options);
+  void Run();
+  Result<void> WriteChunk(Pending& chunk);
+  Result<void> WriteAll(std::span<const std::byte> a, std::span<const std::byte> b);
+
+  UniqueFd fd_;
+  WriterOptions options_;
+  std::shared_ptr<void> zstd_ctx_;  // ZSTD_CCtx, owned, used only by the writer thread
+
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<Pending> queue_;
+  bool closing_ = false;
+  Result<void> status_;  // first error; written by the writer thread
+
+  std::vector<uint64_t> chunk_offsets_;
+  std::atomic<uint64_t> bytes_written_{0};
+  std::atomic<uint64_t> raw_bytes_{0};
+  std::thread thread_;
+};
+
+}  // namespace sample::format

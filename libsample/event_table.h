@@ -1,0 +1,47 @@
+// EventTable: the events of one recording and the sample ids that belong to
+// each.
+//
+// Every kernel record is parsed against the perf_event_attr of the event that
+// produced it. With several events the record names its event through
+// PERF_SAMPLE_IDENTIFIER (first u64 of a sample, last u64 of any other record
+// with sample_id_all), which is why the recorder always sets it. Owns copies
+// of the attributes.
+#pragma once
+
+#include <linux/perf_event.h>
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace sample {
+
+struct EventDesc {
+  perf_event_attr attr{};
+  std::string name;
+  std::vector<uint64_t> ids;  // one per opened fd (per CPU, per thread)
+};
+
+class EventTable {
+ public:
+  EventTable() = default;
+  explicit EventTable(std::vector<EventDesc> events);
+
+  const std::vector<EventDesc>& events() const { return events_; }
+  bool empty() const { return events_.empty(); }
+
+  // The index of the event that wrote `record` (header included), or nullopt
+  // when the record's id is unknown or the record is too short to hold it.
+  std::optional<size_t> EventIndexFor(std::span<const std::byte> record) const;
+  std::optional<size_t> EventIndexForId(uint64_t id) const;
+
+ private:
+  std::vector<EventDesc> events_;
+  std::unordered_map<uint64_t, size_t> index_by_id_;
+  bool uniform_ = true;  // all events share sample_type: no id needed
+};
+
+}  // namespace sample

@@ -1,0 +1,47 @@
+#include "libsample/mapped_file.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "libsample/unique_fd.h"
+
+namespace sample {
+
+Result<MappedFile> MappedFile::Open(const std::string& path) {
+  UniqueFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) return Fail(fmt::format("{}: cannot open: {}", path, strerror(errno)));
+  struct stat st{};
+  if (fstat(fd.get(), &st) != 0) return Fail(fmt::format("{}: fstat: {}", path, strerror(errno)));
+  if (!S_ISREG(st.st_mode)) return Fail(fmt::format("{}: not a regular file", path));
+  if (st.st_size == 0) return MappedFile(nullptr, 0);
+  void* map = mmap(nullptr, st.st_size, PROT_READ, MAP_PRIVATE, fd.get(), 0);
+  if (map == MAP_FAILED) return Fail(fmt::format("{}: mmap: {}", path, strerror(errno)));
+  // Reads are mostly one sequential pass.
+  madvise(map, st.st_size, MADV_SEQUENTIAL);
+  return MappedFile(static_cast<const std::byte*>(map), static_cast<size_t>(st.st_size));
+}
+
+MappedFile::MappedFile(MappedFile&& other) noexcept
+    : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
+
+MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
+  if (this != &other) {
+    if (data_ != nullptr) munmap(const_cast<std::byte*>(data_), size_);
+    data_ = std::exchange(other.data_, nullptr);
+    size_ = std::exchange(other.size_, 0);
+  }
+  return *this;
+}
+
+MappedFile::~MappedFile() {
+  if (data_ != nullptr) munmap(const_cast<std::byte*>(data_), size_);
+}
+
+}  // namespace sample

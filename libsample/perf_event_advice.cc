@@ -1,0 +1,123 @@
+#include "libsample/perf_event_advice.h"
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+
+#include <fmt/format.h>
+
+namespace sample {
+namespace {
+
+std::optional<long> ReadProcNumber(const char* path) {
+  std::ifstream in(path);
+  long value;
+  if (in >> value) return value;
+  return std::nullopt;
+}
+
+std::string EventKind(const perf_event_attr& attr) {
+  switch (attr.type) {
+    case PERF_TYPE_HARDWARE:
+    case PERF_TYPE_HW_CACHE:
+      return "hardware event";
+    case PERF_TYPE_SOFTWARE:
+      return "software event";
+    case PERF_TYPE_TRACEPOINT:
+      return "tracepoint";
+    case PERF_TYPE_BREAKPOINT:
+      return "breakpoint";
+    case PERF_TYPE_RAW:
+      return "raw event";
+    default:
+      return fmt::format("event of PMU type {}", attr.type);
+  }
+}
+
+}  // namespace
+
+std::optional<int> ReadPerfEventParanoid() {
+  auto value = ReadProcNumber("/proc/sys/kernel/perf_event_paranoid");
+  if (!value) return std::nullopt;
+  return static_cast<int>(*value);
+}
+
+std::string ExplainPerfEventOpenError(int err, const perf_event_attr& attr, pid_t pid, int cpu) {
+  const std::string what =
+      fmt::format("perf_event_open ({}, pid {}, cpu {}) failed: {}", EventKind(attr), pid, cpu,
+                  strerror(err));
+  switch (err) {
+    case EACCES:
+    case EPERM: {
+      const auto paranoid = ReadPerfEventParanoid();
+      std::string level = paranoid ? fmt::format("{}", *paranoid) : "unknown";
+      return fmt::format(
+          "{}.\n  kernel.perf_event_paranoid is {}. Profiling {} needs a lower level or "
+          "privilege:\n"
+          "    sysctl -w kernel.perf_event_paranoid=1   (own processes, kernel too)\n"
+          "    sysctl -w kernel.perf_event_paranoid=-1  (everything, -a included)\n"
+          "  or run with CAP_PERFMON (Linux 5.8+) or as root. Recording user space only "
+          "(event modifier :u) is allowed at level 2.",
+          what, level,
+          pid == -1 ? "every process (-a)" : (attr.exclude_kernel ? "this target" : "the kernel"));
+    }
+    case ENOENT:
+    case EOPNOTSUPP:
+      if (attr.type == PERF_TYPE_HARDWARE || attr.type == PERF_TYPE_HW_CACHE ||
+          attr.type == PERF_TYPE_RAW) {
+        return fmt::format(
+            "{}.\n  This machine has no hardware PMU for this event (common in VMs). "
+            "Use a software event such as -e cpu-clock.",
+            what);
+      }
+      return fmt::format("{}.\n  The kernel does not support this event here.", what);
+    case ESRCH:
+      return fmt::format("{}.\n  No such process or thread: did it exit already?", what);
+    case EMFILE:
+      return fmt::format(
+          "{}.\n  Too many open files: raise the limit with 'ulimit -n' or profile fewer "
+          "CPUs or threads.",
+          what);
+    case EINVAL:
+      if (attr.freq) {
+        auto max_rate = ReadProcNumber("/proc/sys/kernel/perf_event_max_sample_rate");
+        if (max_rate && static_cast<long>(attr.sample_freq) > *max_rate) {
+          return fmt::format(
+              "{}.\n  The frequency {} Hz is above kernel.perf_event_max_sample_rate ({}). "
+              "Use a lower -F or raise the sysctl.",
+              what, attr.sample_freq, *max_rate);
+        }
+      }
+      return fmt::format("{}.\n  The kernel rejected the event's attributes.", what);
+    case ENODEV:
+      return fmt::format("{}.\n  CPU {} is offline or does not exist.", what, cpu);
+    case EBUSY:
+      return fmt::format("{}.\n  Another user holds this PMU exclusively.", what);
+    default:
+      return what + ".";
+  }
+}
+
+std::string ExplainPerfMmapError(int err, size_t data_pages) {
+  const std::string what = fmt::format("mmap of a {} KiB perf ring buffer failed: {}",
+                                       data_pages * static_cast<size_t>(sysconf(_SC_PAGESIZE)) / 1024,
+                                       strerror(err));
+  if (err == EPERM || err == ENOMEM) {
+    rlimit limit{};
+    getrlimit(RLIMIT_MEMLOCK, &limit);
+    auto mlock_kb = ReadProcNumber("/proc/sys/kernel/perf_event_mlock_kb");
+    return fmt::format(
+        "{}.\n  Ring buffers count against kernel.perf_event_mlock_kb ({} KiB per user) and "
+        "the locked-memory limit (ulimit -l: {} KiB). Use fewer pages with -m, raise "
+        "the sysctl, or run with CAP_IPC_LOCK.",
+        what, mlock_kb ? fmt::format("{}", *mlock_kb) : "unknown",
+        limit.rlim_cur == RLIM_INFINITY ? std::string("unlimited")
+                                        : fmt::format("{}", limit.rlim_cur / 1024));
+  }
+  return what + ".";
+}
+
+}  // namespace sample

@@ -1,0 +1,21 @@
+// Turns perf_event_open(2) and ring-buffer mmap failures into advice a user
+// can act on: which sysctl, capability or limit is in the way and how to
+// change it. Reads /proc/sys/kernel/perf_event_* to be specific.
+#pragma once
+
+#include <linux/perf_event.h>
+#include <sys/types.h>
+
+#include <cstddef>
+#include <optional>
+#include <string>
+
+namespace sample {
+
+std::string ExplainPerfEventOpenError(int err, const perf_event_attr& attr, pid_t pid, int cpu);
+std::string ExplainPerfMmapError(int err, size_t data_pages);
+
+// /proc/sys/kernel/perf_event_paranoid, or nullopt if unreadable.
+std::optional<int> ReadPerfEventParanoid();
+
+}  // namespace sample

@@ -1,0 +1,219 @@
+#include "libsample/perf_record.h"
+
+#include "libsample/byte_reader.h"
+
+namespace sample {
+namespace {
+
+size_t SampleIdTrailerSize(const perf_event_attr& attr) {
+  if (!attr.sample_id_all) return 0;
+  const uint64_t t = attr.sample_type;
+  size_t size = 0;
+  if (t & PERF_SAMPLE_TID) size += 8;
+  if (t & PERF_SAMPLE_TIME) size += 8;
+  if (t & PERF_SAMPLE_ID) size += 8;
+  if (t & PERF_SAMPLE_STREAM_ID) size += 8;
+  if (t & PERF_SAMPLE_CPU) size += 8;
+  if (t & PERF_SAMPLE_IDENTIFIER) size += 8;
+  return size;
+}
+
+// Reads the trailer fields in the order the kernel writes them.
+bool ReadSampleIdFields(ByteReader& in, const perf_event_attr& attr, SampleId* out) {
+  const uint64_t t = attr.sample_type;
+  uint64_t scratch;
+  if (t & PERF_SAMPLE_TID && !(in.Read(&out->pid) && in.Read(&out->tid))) return false;
+  if (t & PERF_SAMPLE_TIME && !in.Read(&out->time)) return false;
+  if (t & PERF_SAMPLE_ID && !in.Read(&out->id)) return false;
+  if (t & PERF_SAMPLE_STREAM_ID && !in.Read(&scratch)) return false;
+  if (t & PERF_SAMPLE_CPU) {
+    uint32_t reserved;
+    if (!(in.Read(&out->cpu) && in.Read(&reserved))) return false;
+  }
+  if (t & PERF_SAMPLE_IDENTIFIER && !in.Read(&out->id)) return false;
+  return true;
+}
+
+// Splits a non-sample record into its body (after the header, before the
+// trailer) and its parsed trailer.
+bool SplitBody(std::span<const std::byte> record, const perf_event_attr& attr,
+               std::span<const std::byte>* body, SampleId* sample_id) {
+  const size_t trailer = SampleIdTrailerSize(attr);
+  if (record.size() < sizeof(perf_event_header) + trailer) return false;
+  const size_t body_size = record.size() - sizeof(perf_event_header) - trailer;
+  *body = record.subspan(sizeof(perf_event_header), body_size);
+  if (trailer != 0) {
+    ByteReader in(record.subspan(record.size() - trailer));
+    if (!ReadSampleIdFields(in, attr, sample_id)) return false;
+  }
+  return true;
+}
+
+size_t ReadFormatSize(const perf_event_attr& attr, ByteReader& in, bool* ok) {
+  const uint64_t f = attr.read_format;
+  size_t per_value = 8;
+  if (f & PERF_FORMAT_ID) per_value += 8;
+  if (f & PERF_FORMAT_LOST) per_value += 8;
+  size_t header = 0;
+  if (f & PERF_FORMAT_TOTAL_TIME_ENABLED) header += 8;
+  if (f & PERF_FORMAT_TOTAL_TIME_RUNNING) header += 8;
+  if (!(f & PERF_FORMAT_GROUP)) return header + per_value;
+  uint64_t nr;
+  if (!in.Read(&nr) || nr > in.remaining() / per_value) {
+    *ok = false;
+    return 0;
+  }
+  return header + nr * per_value;  // nr itself already consumed
+}
+
+}  // namespace
+
+perf_event_header ReadRecordHeader(std::span<const std::byte> record) {
+  perf_event_header header{};
+  if (record.size() >= sizeof(header)) std::memcpy(&header, record.data(), sizeof(header));
+  return header;
+}
+
+std::optional<SampleRecord> ParseSample(std::span<const std::byte> record,
+                                        const perf_event_attr& attr) {
+  ByteReader in(record);
+  if (!in.Skip(sizeof(perf_event_header))) return std::nullopt;
+  const uint64_t t = attr.sample_type;
+  SampleRecord s;
+  uint64_t scratch;
+  if (t & PERF_SAMPLE_IDENTIFIER && !in.Read(&s.id)) return std::nullopt;
+  if (t & PERF_SAMPLE_IP && !in.Read(&s.ip)) return std::nullopt;
+  if (t & PERF_SAMPLE_TID && !(in.Read(&s.pid) && in.Read(&s.tid))) return std::nullopt;
+  if (t & PERF_SAMPLE_TIME && !in.Read(&s.time)) return std::nullopt;
+  if (t & PERF_SAMPLE_ADDR && !in.Read(&s.addr)) return std::nullopt;
+  if (t & PERF_SAMPLE_ID && !in.Read(&s.id)) return std::nullopt;
+  if (t & PERF_SAMPLE_STREAM_ID && !in.Read(&scratch)) return std::nullopt;
+  if (t & PERF_SAMPLE_CPU) {
+    uint32_t reserved;
+    if (!(in.Read(&s.cpu) && in.Read(&reserved))) return std::nullopt;
+  }
+  if (t & PERF_SAMPLE_PERIOD && !in.Read(&s.period)) return std::nullopt;
+  if (t & PERF_SAMPLE_READ) {
+    bool ok = true;
+    const size_t size = ReadFormatSize(attr, in, &ok);
+    if (!ok || !in.Skip(size)) return std::nullopt;
+  }
+  if (t & PERF_SAMPLE_CALLCHAIN) {
+    uint64_t nr;
+    if (!in.Read(&nr) || nr > in.remaining() / sizeof(uint64_t)) return std::nullopt;
+    std::span<const std::byte> ips;
+    in.ReadBytes(nr * sizeof(uint64_t), &ips);
+    s.callchain = U64List(ips.data(), nr);
+  }
+  return s;
+}
+
+std::optional<Mmap2Record> ParseMmap2(std::span<const std::byte> record,
+                                      const perf_event_attr& attr) {
+  std::span<const std::byte> body;
+  Mmap2Record m;
+  if (!SplitBody(record, attr, &body, &m.sample_id)) return std::nullopt;
+  ByteReader in(body);
+  if (!(in.Read(&m.pid) && in.Read(&m.tid) && in.Read(&m.addr) && in.Read(&m.len) &&
+        in.Read(&m.pgoff))) {
+    return std::nullopt;
+  }
+  // 24 bytes: either maj, min, ino, ino_generation or a build-id.
+  std::span<const std::byte> ident;
+  if (!in.ReadBytes(24, &ident)) return std::nullopt;
+  if (ReadRecordHeader(record).misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+    const size_t size = std::min<size_t>(static_cast<uint8_t>(ident[0]), 20);
+    m.build_id = ident.subspan(4, size);
+  }
+  if (!(in.Read(&m.prot) && in.Read(&m.flags))) return std::nullopt;
+  in.ReadString(in.remaining(), &m.filename);
+  return m;
+}
+
+std::optional<CommRecord> ParseComm(std::span<const std::byte> record,
+                                    const perf_event_attr& attr) {
+  std::span<const std::byte> body;
+  CommRecord c;
+  if (!SplitBody(record, attr, &body, &c.sample_id)) return std::nullopt;
+  ByteReader in(body);
+  if (!(in.Read(&c.pid) && in.Read(&c.tid))) return std::nullopt;
+  in.ReadString(in.remaining(), &c.comm);
+  c.exec = (ReadRecordHeader(record).misc & PERF_RECORD_MISC_COMM_EXEC) != 0;
+  return c;
+}
+
+std::optional<TaskRecord> ParseTask(std::span<const std::byte> record,
+                                    const perf_event_attr& attr) {
+  std::span<const std::byte> body;
+  TaskRecord r;
+  if (!SplitBody(record, attr, &body, &r.sample_id)) return std::nullopt;
+  ByteReader in(body);
+  if (!(in.Read(&r.pid) && in.Read(&r.ppid) && in.Read(&r.tid) && in.Read(&r.ptid) &&
+        in.Read(&r.time))) {
+    return std::nullopt;
+  }
+  return r;
+}
+
+std::optional<LostRecord> ParseLost(std::span<const std::byte> record,
+                                    const perf_event_attr& attr) {
+  std::span<const std::byte> body;
+  LostRecord r;
+  if (!SplitBody(record, attr, &body, &r.sample_id)) return std::nullopt;
+  ByteReader in(body);
+  if (!(in.Read(&r.id) && in.Read(&r.lost))) return std::nullopt;
+  return r;
+}
+
+std::optional<LostSamplesRecord> ParseLostSamples(std::span<const std::byte> record,
+                                                  const perf_event_attr& attr) {
+  std::span<const std::byte> body;
+  LostSamplesRecord r;
+  if (!SplitBody(record, attr, &body, &r.sample_id)) return std::nullopt;
+  ByteReader in(body);
+  if (!in.Read(&r.lost)) return std::nullopt;
+  return r;
+}
+
+std::optional<ThrottleRecord> ParseThrottle(std::span<const std::byte> record,
+                                            const perf_event_attr& attr) {
+  std::span<const std::byte> body;
+  ThrottleRecord r;
+  if (!SplitBody(record, attr, &body, &r.sample_id)) return std::nullopt;
+  ByteReader in(body);
+  if (!(in.Read(&r.time) && in.Read(&r.id) && in.Read(&r.stream_id))) return std::nullopt;
+  return r;
+}
+
+std::optional<SampleId> ParseSampleIdTrailer(std::span<const std::byte> record,
+                                             const perf_event_attr& attr) {
+  std::span<const std::byte> body;
+  SampleId id;
+  if (!SplitBody(record, attr, &body, &id)) return std::nullopt;
+  return id;
+}
+
+uint64_t RecordTime(std::span<const std::byte> record, const perf_event_attr& attr) {
+  if (!(attr.sample_type & PERF_SAMPLE_TIME)) return 0;
+  const perf_event_header header = ReadRecordHeader(record);
+  if (header.type == PERF_RECORD_SAMPLE) {
+    // Time sits after identifier, ip and tid when present.
+    size_t offset = sizeof(perf_event_header);
+    if (attr.sample_type & PERF_SAMPLE_IDENTIFIER) offset += 8;
+    if (attr.sample_type & PERF_SAMPLE_IP) offset += 8;
+    if (attr.sample_type & PERF_SAMPLE_TID) offset += 8;
+    uint64_t time = 0;
+    if (record.size() >= offset + 8) std::memcpy(&time, record.data() + offset, 8);
+    return time;
+  }
+  if (!attr.sample_id_all) return 0;
+  const size_t trailer = SampleIdTrailerSize(attr);
+  if (record.size() < sizeof(perf_event_header) + trailer) return 0;
+  size_t offset = record.size() - trailer;
+  if (attr.sample_type & PERF_SAMPLE_TID) offset += 8;
+  uint64_t time;
+  std::memcpy(&time, record.data() + offset, 8);
+  return time;
+}
+
+}  // namespace sample

@@ -1,0 +1,141 @@
+// Typed views of the kernel's perf records (perf_event_open(2), "MMAP layout").
+//
+// Parse* functions read one record (header included) against the attributes
+// of the event that wrote it and return nullopt when the record is shorter
+// than its fields say: the caller counts it as malformed and moves on. The
+// views point into the record bytes, which must outlive them; callchains are
+// read through memcpy, so the bytes need no alignment.
+#pragma once
+
+#include <linux/perf_event.h>
+
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <span>
+#include <string_view>
+
+namespace sample {
+
+// Fields of the sample_id trailer that sample_id_all appends to non-sample
+// records; zero when the event's sample_type does not include them.
+struct SampleId {
+  uint32_t pid = 0;
+  uint32_t tid = 0;
+  uint64_t time = 0;
+  uint64_t id = 0;
+  uint32_t cpu = 0;
+};
+
+// A list of u64 instruction pointers, possibly unaligned in memory.
+class U64List {
+ public:
+  U64List() = default;
+  U64List(const std::byte* data, size_t count) : data_(data), count_(count) {}
+  size_t size() const { return count_; }
+  bool empty() const { return count_ == 0; }
+  uint64_t operator[](size_t i) const {
+    uint64_t value;
+    std::memcpy(&value, data_ + i * sizeof(uint64_t), sizeof(value));
+    return value;
+  }
+
+ private:
+  const std::byte* data_ = nullptr;
+  size_t count_ = 0;
+};
+
+struct SampleRecord {
+  uint64_t id = 0;
+  uint64_t ip = 0;
+  uint32_t pid = 0;
+  uint32_t tid = 0;
+  uint64_t time = 0;
+  uint64_t addr = 0;
+  uint32_t cpu = 0;
+  uint64_t period = 1;
+  U64List callchain;  // includes PERF_CONTEXT_* markers, as the kernel wrote it
+};
+
+struct Mmap2Record {
+  uint32_t pid = 0;
+  uint32_t tid = 0;
+  uint64_t addr = 0;
+  uint64_t len = 0;
+  uint64_t pgoff = 0;
+  uint32_t prot = 0;
+  uint32_t flags = 0;
+  // Only with PERF_RECORD_MISC_MMAP_BUILD_ID in the header's misc.
+  std::span<const std::byte> build_id;
+  std::string_view filename;
+  SampleId sample_id;
+};
+
+struct CommRecord {
+  uint32_t pid = 0;
+  uint32_t tid = 0;
+  std::string_view comm;
+  bool exec = false;  // PERF_RECORD_MISC_COMM_EXEC
+  SampleId sample_id;
+};
+
+// PERF_RECORD_FORK and PERF_RECORD_EXIT share one layout.
+struct TaskRecord {
+  uint32_t pid = 0;
+  uint32_t ppid = 0;
+  uint32_t tid = 0;
+  uint32_t ptid = 0;
+  uint64_t time = 0;
+  SampleId sample_id;
+};
+
+struct LostRecord {
+  uint64_t id = 0;
+  uint64_t lost = 0;
+  SampleId sample_id;
+};
+
+// PERF_RECORD_LOST_SAMPLES: samples the kernel dropped (e.g. too large).
+struct LostSamplesRecord {
+  uint64_t lost = 0;
+  SampleId sample_id;
+};
+
+// PERF_RECORD_THROTTLE / UNTHROTTLE.
+struct ThrottleRecord {
+  uint64_t time = 0;
+  uint64_t id = 0;
+  uint64_t stream_id = 0;
+  SampleId sample_id;
+};
+
+perf_event_header ReadRecordHeader(std::span<const std::byte> record);
+
+std::optional<SampleRecord> ParseSample(std::span<const std::byte> record,
+                                        const perf_event_attr& attr);
+std::optional<Mmap2Record> ParseMmap2(std::span<const std::byte> record,
+                                      const perf_event_attr& attr);
+std::optional<CommRecord> ParseComm(std::span<const std::byte> record,
+                                    const perf_event_attr& attr);
+std::optional<TaskRecord> ParseTask(std::span<const std::byte> record,
+                                    const perf_event_attr& attr);
+std::optional<LostRecord> ParseLost(std::span<const std::byte> record,
+                                    const perf_event_attr& attr);
+std::optional<LostSamplesRecord> ParseLostSamples(std::span<const std::byte> record,
+                                                  const perf_event_attr& attr);
+std::optional<ThrottleRecord> ParseThrottle(std::span<const std::byte> record,
+                                            const perf_event_attr& attr);
+
+// The sample_id trailer of a non-sample record (zeroes when absent).
+std::optional<SampleId> ParseSampleIdTrailer(std::span<const std::byte> record,
+                                             const perf_event_attr& attr);
+
+// The timestamp used to order `record`: the sample's time, or the sample_id
+// trailer's time for other records. 0 when the record carries none.
+uint64_t RecordTime(std::span<const std::byte> record, const perf_event_attr& attr);
+
+// Callchain entries at or above PERF_CONTEXT_MAX mark the context of the
+// entries that follow (kernel, user, guest).
+inline bool IsContextMarker(uint64_t ip) { return ip >= static_cast<uint64_t>(PERF_CONTEXT_MAX); }
+
+}  // namespace sample

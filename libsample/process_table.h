@@ -1,0 +1,71 @@
+// ProcessTable: processes, threads and their mappings as they were at a
+// point in a recording.
+//
+// Sideband records (COMM, FORK, EXIT, MMAP2) must be applied in timestamp
+// order; lookups then answer for the moment of the last applied record.
+// Binaries are interned as DSO ids shared by all processes. Owns the
+// process and DSO tables.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace sample {
+
+struct Mapping {
+  uint64_t start = 0;
+  uint64_t end = 0;    // exclusive
+  uint64_t pgoff = 0;  // file offset of `start`
+  uint32_t dso = 0;    // ProcessTable::Dso id
+};
+
+class ProcessTable {
+ public:
+  // Pseudo DSO for addresses outside any known mapping.
+  static constexpr uint32_t kUnknownDso = 0;
+  // Pseudo DSO for kernel addresses.
+  static constexpr uint32_t kKernelDso = 1;
+
+  ProcessTable();
+
+  void ApplyComm(uint32_t pid, uint32_t tid, std::string_view comm, bool exec);
+  void ApplyFork(uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid);
+  void ApplyExit(uint32_t pid, uint32_t tid);
+  void ApplyMmap(uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
+                 std::string_view filename);
+
+  // The command name of `tid` (falls back to the process's, then ":tid").
+  std::string_view CommOf(uint32_t pid, uint32_t tid);
+  // The mapping of `pid` containing `addr`, or nullptr.
+  const Mapping* FindMapping(uint32_t pid, uint64_t addr) const;
+
+  const std::string& DsoPath(uint32_t dso) const { return dsos_[dso]; }
+  size_t dso_count() const { return dsos_.size(); }
+  uint32_t InternDso(std::string_view path);
+
+ private:
+  struct Process {
+    std::map<uint64_t, Mapping> maps;  // by start; non-overlapping
+    std::string comm;
+  };
+  Process& GetProcess(uint32_t pid);
+  void RemoveRange(Process& process, uint64_t start, uint64_t end);
+
+  std::unordered_map<uint32_t, Process> processes_;
+  std::unordered_map<uint32_t, std::string> thread_comms_;
+  std::vector<std::string> dsos_;
+  std::unordered_map<std::string, uint32_t> dso_ids_;
+  std::string scratch_;
+};
+
+// True for addresses in the upper half of the address space, where the
+// kernel lives on x86_64 and aarch64.
+inline bool IsKernelAddress(uint64_t addr) { return (addr >> 63) != 0; }
+
+}  // namespace sample

@@ -1,0 +1,190 @@
+#include "libsample/profile.h"
+
+#include <algorithm>
+#include <array>
+
+#include <fmt/format.h>
+
+namespace sample {
+namespace {
+
+using Key = std::array<uint32_t, 6>;  // comm, pid, tid, cpu, dso, function
+
+struct KeyHash {
+  size_t operator()(const Key& k) const {
+    uint64_t h = 0x9E3779B97F4A7C15ull;
+    for (uint32_t v : k) h = (h ^ v) * 0x100000001B3ull;
+    return static_cast<size_t>(h ^ (h >> 29));
+  }
+};
+
+class KeyMaker {
+ public:
+  KeyMaker(const Profile& profile, const std::vector<SortKey>& keys) : profile_(profile) {
+    for (SortKey k : keys) use_[static_cast<size_t>(k)] = true;
+  }
+  Key Make(const ProfileSample& s, uint32_t function) const {
+    constexpr uint32_t any = FlatEntry::kAny;
+    return {Use(SortKey::kComm) ? s.comm : any,  Use(SortKey::kPid) ? s.pid : any,
+            Use(SortKey::kTid) ? s.tid : any,    Use(SortKey::kCpu) ? s.cpu : any,
+            Use(SortKey::kDso) ? profile_.function(function).dso : any,
+            Use(SortKey::kSym) ? function : any};
+  }
+
+ private:
+  bool Use(SortKey k) const { return use_[static_cast<size_t>(k)]; }
+  const Profile& profile_;
+  std::array<bool, 6> use_{};
+};
+
+void AddPath(CallNode& root, uint64_t period, std::span<const uint32_t> frames, bool reverse) {
+  root.period += period;
+  ++root.samples;
+  CallNode* node = &root;
+  for (size_t i = 0; i < frames.size(); ++i) {
+    const uint32_t f = reverse ? frames[frames.size() - 1 - i] : frames[i];
+    auto it = std::find_if(node->children.begin(), node->children.end(),
+                           [f](const CallNode& c) { return c.function == f; });
+    if (it == node->children.end()) {
+      node->children.push_back(CallNode{f, 0, 0, {}});
+      it = node->children.end() - 1;
+    }
+    it->period += period;
+    ++it->samples;
+    node = &*it;
+  }
+}
+
+void SortTree(CallNode& node, const Profile& profile) {
+  std::sort(node.children.begin(), node.children.end(), [&](const CallNode& a, const CallNode& b) {
+    if (a.period != b.period) return a.period > b.period;
+    return profile.function(a.function).name < profile.function(b.function).name;
+  });
+  for (CallNode& child : node.children) SortTree(child, profile);
+}
+
+}  // namespace
+
+uint32_t Profile::InternComm(std::string_view comm) {
+  auto it = comm_ids_.find(std::string(comm));
+  if (it != comm_ids_.end()) return it->second;
+  const uint32_t id = static_cast<uint32_t>(comms_.size());
+  comms_.emplace_back(comm);
+  comm_ids_.emplace(std::string(comm), id);
+  return id;
+}
+
+uint32_t Profile::InternFunction(uint32_t dso, std::string_view name, bool kernel, bool known) {
+  std::string key = fmt::format("{}", dso);
+  key.push_back('\0');
+  key.append(name);
+  auto it = function_ids_.find(key);
+  if (it != function_ids_.end()) return it->second;
+  const uint32_t id = static_cast<uint32_t>(functions_.size());
+  functions_.push_back(Function{dso, std::string(name), kernel, known});
+  function_ids_.emplace(std::move(key), id);
+  return id;
+}
+
+void Profile::AddSample(ProfileSample sample, std::span<const uint32_t> frames) {
+  sample.frames_begin = static_cast<uint32_t>(frames_.size());
+  sample.frames_count = static_cast<uint32_t>(frames.size());
+  frames_.insert(frames_.end(), frames.begin(), frames.end());
+  total_period_ += sample.period;
+  if (frames.size() > 1) has_callchains_ = true;
+  samples_.push_back(sample);
+}
+
+Result<std::vector<SortKey>> ParseSortKeys(std::string_view text) {
+  std::vector<SortKey> keys;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t comma = text.find(',', start);
+    if (comma == std::string_view::npos) comma = text.size();
+    const std::string_view name = text.substr(start, comma - start);
+    if (name == "comm") {
+      keys.push_back(SortKey::kComm);
+    } else if (name == "pid") {
+      keys.push_back(SortKey::kPid);
+    } else if (name == "tid") {
+      keys.push_back(SortKey::kTid);
+    } else if (name == "dso") {
+      keys.push_back(SortKey::kDso);
+    } else if (name == "sym") {
+      keys.push_back(SortKey::kSym);
+    } else if (name == "cpu") {
+      keys.push_back(SortKey::kCpu);
+    } else {
+      return Fail(fmt::format("unknown sort key '{}' (valid: comm, pid, tid, dso, sym, cpu)", name));
+    }
+    start = comma + 1;
+  }
+  return keys;
+}
+
+std::vector<FlatEntry> BuildFlatProfile(const Profile& profile, const FlatOptions& options) {
+  KeyMaker maker(profile, options.sort_keys);
+  std::unordered_map<Key, size_t, KeyHash> index;
+  std::vector<FlatEntry> entries;
+  auto entry_for = [&](const Key& key) -> FlatEntry& {
+    auto [it, inserted] = index.emplace(key, entries.size());
+    if (inserted) {
+      FlatEntry e;
+      e.comm = key[0];
+      e.pid = key[1];
+      e.tid = key[2];
+      e.cpu = key[3];
+      e.dso = key[4];
+      e.function = key[5];
+      e.tree.function = FlatEntry::kAny;
+      entries.push_back(std::move(e));
+    }
+    return entries[it->second];
+  };
+
+  std::vector<std::pair<Key, size_t>> seen;  // key -> outermost frame index, per sample
+  for (const ProfileSample& s : profile.samples()) {
+    const auto frames = profile.frames(s);
+    FlatEntry& self = entry_for(maker.Make(s, frames[0]));
+    self.self_period += s.period;
+    ++self.self_samples;
+    if (options.call_graph && !options.children) AddPath(self.tree, s.period, frames, false);
+    if (!options.children) continue;
+    // Each entry counts a sample once, however often it recurs in the chain;
+    // the outermost occurrence roots its caller-order path.
+    seen.clear();
+    for (size_t i = 0; i < frames.size(); ++i) {
+      const Key key = maker.Make(s, frames[i]);
+      auto it = std::find_if(seen.begin(), seen.end(), [&](auto& p) { return p.first == key; });
+      if (it == seen.end()) {
+        seen.emplace_back(key, i);
+      } else {
+        it->second = i;
+      }
+    }
+    for (const auto& [key, outermost] : seen) {
+      FlatEntry& e = entry_for(key);
+      e.children_period += s.period;
+      ++e.children_samples;
+      if (options.call_graph) AddPath(e.tree, s.period, frames.first(outermost + 1), true);
+    }
+  }
+
+  auto name_of = [&](const FlatEntry& e) -> std::string_view {
+    return e.function == FlatEntry::kAny ? std::string_view() : profile.function(e.function).name;
+  };
+  std::sort(entries.begin(), entries.end(), [&](const FlatEntry& a, const FlatEntry& b) {
+    const uint64_t pa = options.children ? a.children_period : a.self_period;
+    const uint64_t pb = options.children ? b.children_period : b.self_period;
+    if (pa != pb) return pa > pb;
+    if (a.self_period != b.self_period) return a.self_period > b.self_period;
+    if (name_of(a) != name_of(b)) return name_of(a) < name_of(b);
+    return std::tie(a.comm, a.pid, a.tid, a.cpu, a.dso) < std::tie(b.comm, b.pid, b.tid, b.cpu, b.dso);
+  });
+  if (options.call_graph) {
+    for (FlatEntry& e : entries) SortTree(e.tree, profile);
+  }
+  return entries;
+}
+
+}  // namespace sample

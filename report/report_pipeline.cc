@@ -1,0 +1,294 @@
+#include "report/report_pipeline.h"
+
+#include <algorithm>
+#include <memory>
+#include <optional>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "formats/sample_file_reader.h"
+#include "libsample/elf_symbols.h"
+#include "libsample/perf_record.h"
+#include "libsample/process_table.h"
+#include "libsample/record_walker.h"
+
+namespace sample::report {
+namespace {
+
+// Where one record sits, and when it happened.
+struct RecordRef {
+  uint64_t time;
+  uint32_t chunk;
+  uint32_t offset;
+  uint32_t size;
+  uint32_t event;
+};
+
+// A code address as a DSO and an offset in its file (the absolute address
+// for the unknown and kernel pseudo-DSOs).
+struct Location {
+  uint32_t dso;
+  uint64_t offset;
+  bool operator==(const Location&) const = default;
+};
+
+struct LocationHash {
+  size_t operator()(const Location& l) const {
+    return std::hash<uint64_t>()(l.offset * 0x9E3779B97F4A7C15ull ^ l.dso);
+  }
+};
+
+// Samples as location ids until symbolization turns them into functions.
+struct PendingSample {
+  ProfileSample header;
+  std::vector<uint32_t> locations;
+};
+
+class Loader {
+ public:
+  explicit Loader(const format::SampleFileReader& reader) : reader_(reader) {}
+  Result<Recording> Run();
+
+ private:
+  void Apply(const RecordRef& ref, std::span<const std::byte> record);
+  void AddSample(const SampleRecord& sample);
+  uint32_t LocationId(uint32_t pid, uint64_t ip, bool return_address);
+  void Symbolize(Profile& profile, std::vector<uint32_t>& function_of_location);
+
+  const format::SampleFileReader& reader_;
+  Recording out_;
+  ProcessTable processes_;
+  std::vector<Location> locations_;
+  std::unordered_map<Location, uint32_t, LocationHash> location_ids_;
+  std::vector<ProfileSample> samples_;
+  std::vector<uint32_t> sample_locations_;
+};
+
+Result<Recording> Loader::Run() {
+  const EventTable& events = reader_.events();
+  std::vector<format::Payload> payloads;
+  std::vector<RecordRef> refs;
+  for (const format::ChunkRef& chunk : reader_.record_chunks()) {
+    auto payload = reader_.ReadPayload(chunk);
+    if (!payload) {
+      ++out_.stats.bad_chunks;
+      out_.warnings.push_back(payload.error().message + "; chunk skipped");
+      continue;
+    }
+    const uint32_t chunk_index = static_cast<uint32_t>(payloads.size());
+    const auto bytes = payload->bytes();
+    const size_t walked = ForEachRecord(bytes, [&](const perf_event_header&,
+                                                   std::span<const std::byte> record) {
+      auto event = events.EventIndexFor(record);
+      if (!event) {
+        ++out_.stats.unknown_event_records;
+        return;
+      }
+      const uint64_t time = RecordTime(record, events.events()[*event].attr);
+      refs.push_back(RecordRef{time, chunk_index,
+                               static_cast<uint32_t>(record.data() - bytes.data()),
+                               static_cast<uint32_t>(record.size()),
+                               static_cast<uint32_t>(*event)});
+    });
+    if (walked != bytes.size()) {
+      ++out_.stats.malformed_records;
+      out_.warnings.push_back(fmt::format(
+          "{}: offset {}: malformed record at byte {} of the chunk; the rest of the chunk is "
+          "skipped",
+          reader_.path(), chunk.offset, walked));
+    }
+    payloads.push_back(std::move(*payload));
+  }
+
+  // Each CPU's records are already in order; a stable sort keeps records
+  // with equal times (e.g. COMM before the MMAP2s of an exec) as written.
+  std::stable_sort(refs.begin(), refs.end(),
+                   [](const RecordRef& a, const RecordRef& b) { return a.time < b.time; });
+  for (const RecordRef& ref : refs) {
+    Apply(ref, payloads[ref.chunk].bytes().subspan(ref.offset, ref.size));
+  }
+  if (!refs.empty()) {
+    out_.stats.first_time = refs.front().time;
+    out_.stats.last_time = refs.back().time;
+  }
+  payloads.clear();
+
+  std::vector<uint32_t> function_of_location;
+  Symbolize(out_.profile, function_of_location);
+  std::vector<uint32_t> frames;
+  for (const ProfileSample& s : samples_) {
+    frames.clear();
+    for (uint32_t i = 0; i < s.frames_count; ++i) {
+      frames.push_back(function_of_location[sample_locations_[s.frames_begin + i]]);
+    }
+    out_.profile.AddSample(s, frames);
+  }
+  std::vector<std::string> dso_names;
+  for (size_t i = 0; i < processes_.dso_count(); ++i) {
+    dso_names.push_back(processes_.DsoPath(static_cast<uint32_t>(i)));
+  }
+  out_.profile.set_dso_names(std::move(dso_names));
+  if (!events.empty()) out_.profile.set_event_name(events.events()[0].name);
+  out_.metadata = reader_.metadata();
+  out_.finalized = reader_.finalized();
+  return std::move(out_);
+}
+
+void Loader::Apply(const RecordRef& ref, std::span<const std::byte> record) {
+  const perf_event_attr& attr = reader_.events().events()[ref.event].attr;
+  const perf_event_header header = ReadRecordHeader(record);
+  ++out_.stats.records;
+  if (header.type < out_.stats.records_by_type.size()) ++out_.stats.records_by_type[header.type];
+  bool ok = true;
+  switch (header.type) {
+    case PERF_RECORD_SAMPLE:
+      if (auto s = ParseSample(record, attr)) {
+        AddSample(*s);
+      } else {
+        ok = false;
+      }
+      break;
+    case PERF_RECORD_MMAP2:
+      if (auto m = ParseMmap2(record, attr)) {
+        // Only executable mappings matter for symbolization.
+        if (m->prot & 0x4 /* PROT_EXEC */) {
+          processes_.ApplyMmap(m->pid, m->addr, m->len, m->pgoff, m->filename);
+        }
+      } else {
+        ok = false;
+      }
+      break;
+    case PERF_RECORD_COMM:
+      if (auto c = ParseComm(record, attr)) {
+        processes_.ApplyComm(c->pid, c->tid, c->comm, c->exec);
+      } else {
+        ok = false;
+      }
+      break;
+    case PERF_RECORD_FORK:
+      if (auto f = ParseTask(record, attr)) {
+        processes_.ApplyFork(f->pid, f->ppid, f->tid, f->ptid);
+      } else {
+        ok = false;
+      }
+      break;
+    case PERF_RECORD_EXIT:
+      if (auto e = ParseTask(record, attr)) {
+        processes_.ApplyExit(e->pid, e->tid);
+      } else {
+        ok = false;
+      }
+      break;
+    case PERF_RECORD_LOST:
+      if (auto l = ParseLost(record, attr)) {
+        out_.stats.lost_samples += l->lost;
+      } else {
+        ok = false;
+      }
+      break;
+    case PERF_RECORD_LOST_SAMPLES:
+      if (auto l = ParseLostSamples(record, attr)) {
+        out_.stats.lost_samples += l->lost;
+      } else {
+        ok = false;
+      }
+      break;
+    default:
+      break;
+  }
+  if (!ok) ++out_.stats.malformed_records;
+}
+
+uint32_t Loader::LocationId(uint32_t pid, uint64_t ip, bool return_address) {
+  // A return address points after the call; the call itself is at ip - 1,
+  // which matters when the call was a function's last instruction.
+  const uint64_t address = return_address && ip != 0 ? ip - 1 : ip;
+  Location location{ProcessTable::kUnknownDso, address};
+  if (IsKernelAddress(address)) {
+    location.dso = ProcessTable::kKernelDso;
+  } else if (const Mapping* m = processes_.FindMapping(pid, address)) {
+    location.dso = m->dso;
+    location.offset = address - m->start + m->pgoff;
+  }
+  auto [it, inserted] = location_ids_.emplace(location, static_cast<uint32_t>(locations_.size()));
+  if (inserted) locations_.push_back(location);
+  return it->second;
+}
+
+void Loader::AddSample(const SampleRecord& s) {
+  ++out_.stats.samples;
+  ProfileSample header;
+  header.comm = out_.profile.InternComm(processes_.CommOf(s.pid, s.tid));
+  header.pid = s.pid;
+  header.tid = s.tid;
+  header.cpu = s.cpu;
+  header.period = s.period;
+  header.frames_begin = static_cast<uint32_t>(sample_locations_.size());
+  // The first address after each context marker is where that context was
+  // interrupted (exact); the rest are return addresses.
+  bool exact = true;
+  for (size_t i = 0; i < s.callchain.size(); ++i) {
+    const uint64_t ip = s.callchain[i];
+    if (IsContextMarker(ip)) {
+      exact = true;
+      continue;
+    }
+    sample_locations_.push_back(LocationId(s.pid, ip, !exact));
+    exact = false;
+  }
+  if (sample_locations_.size() == header.frames_begin) {
+    sample_locations_.push_back(LocationId(s.pid, s.ip, false));
+  }
+  header.frames_count = static_cast<uint32_t>(sample_locations_.size() - header.frames_begin);
+  out_.stats.frames += header.frames_count;
+  samples_.push_back(header);
+}
+
+void Loader::Symbolize(Profile& profile, std::vector<uint32_t>& function_of_location) {
+  // One ELF load per DSO, one lookup per distinct location.
+  std::unordered_map<uint32_t, std::optional<ElfSymbols>> elves;
+  std::vector<uint64_t> uses(locations_.size(), 0);
+  for (uint32_t id : sample_locations_) ++uses[id];
+  function_of_location.resize(locations_.size());
+  for (size_t i = 0; i < locations_.size(); ++i) {
+    const Location& loc = locations_[i];
+    const bool kernel = loc.dso == ProcessTable::kKernelDso;
+    const ElfSymbol* symbol = nullptr;
+    if (loc.dso != ProcessTable::kUnknownDso && !kernel) {
+      auto [it, inserted] = elves.try_emplace(loc.dso);
+      if (inserted) {
+        auto loaded = ElfSymbols::Load(processes_.DsoPath(loc.dso));
+        if (loaded) it->second = std::move(*loaded);
+      }
+      if (it->second) {
+        if (auto vaddr = it->second->FileOffsetToVaddr(loc.offset)) {
+          symbol = it->second->Find(*vaddr);
+        }
+      }
+    }
+    if (symbol != nullptr) {
+      function_of_location[i] = profile.InternFunction(loc.dso, symbol->name, kernel, true);
+    } else {
+      out_.stats.unknown_frames += uses[i];
+      function_of_location[i] = profile.InternFunction(
+          loc.dso, fmt::format("[unknown] {:#x}", loc.offset), kernel, false);
+    }
+  }
+}
+
+}  // namespace
+
+Result<Recording> LoadRecording(const std::string& path) {
+  auto reader = format::SampleFileReader::Open(path);
+  if (!reader) return tl::unexpected(reader.error());
+  Loader loader(*reader);
+  auto recording = loader.Run();
+  if (recording) {
+    recording->warnings.insert(recording->warnings.begin(), reader->warnings().begin(),
+                               reader->warnings().end());
+  }
+  return recording;
+}
+
+}  // namespace sample::report

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Builds sample, records the bundled split workload (CPU time 60/30/10 across
+# compute_sixty/compute_thirty/compute_ten) with call chains, and prints its
+# flat profile and its call graph.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+
+bash scripts/setup.sh
+
+# Root is not limited by kernel.perf_event_paranoid; other users are.
+paranoid=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 2)
+if [[ $EUID -ne 0 ]] && ((paranoid > 1)); then
+  echo "note: kernel.perf_event_paranoid is $paranoid and we are not root:" \
+    "recording user space only."
+  if ((paranoid > 2)); then
+    echo "note: at level $paranoid unprivileged profiling may be refused entirely;" \
+      "'sudo sysctl kernel.perf_event_paranoid=1' allows it."
+  fi
+fi
+
+echo
+echo "== sample-record -g -o build/demo.data -- build/tests/workloads/split 2"
+build/record/sample-record -g -o build/demo.data -- build/tests/workloads/split 2
+
+echo
+echo "== sample-report -i build/demo.data --no-children   (flat profile)"
+build/report/sample-report -i build/demo.data --no-children
+
+echo
+echo "== sample-report -i build/demo.data -g   (call graph)"
+build/report/sample-report -i build/demo.data -g

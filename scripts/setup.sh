@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Installs the Debian packages sample needs (only the missing ones), configures
+# build/ once and builds it. Safe to run repeatedly and from any directory.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+
+packages=(
+  meson ninja-build pkg-config g++
+  libelf-dev libdw-dev libzstd-dev
+  libboost-program-options-dev libgtest-dev libgmock-dev
+  libfmt-dev libexpected-dev
+  python3 binutils
+)
+
+missing=()
+for pkg in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)
+  if [[ "$status" != "install ok installed" ]]; then
+    missing+=("$pkg")
+  fi
+done
+
+if ((${#missing[@]} > 0)); then
+  echo "setup: installing missing packages: ${missing[*]}"
+  if [[ $EUID -eq 0 ]]; then
+    sudo=()
+  elif command -v sudo >/dev/null 2>&1; then
+    sudo=(sudo)
+  else
+    echo "setup: error: not root and sudo is not available; install as root:" >&2
+    echo "  apt-get install ${missing[*]}" >&2
+    exit 1
+  fi
+  "${sudo[@]}" apt-get update -qq
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive \
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# Configure only once: later builds reuse build/ (ninja re-runs meson itself
+# when a meson.build changes). A build/ that meson no longer recognises is
+# wiped and set up again.
+if [[ -f build/meson-private/coredata.dat ]]; then
+  if [[ ! -f build/build.ninja ]] || ! meson introspect --projectinfo build >/dev/null 2>&1; then
+    echo "setup: build/ is broken; reconfiguring it from scratch"
+    meson setup --wipe build
+  fi
+else
+  meson setup build
+fi
+
+meson compile -C build
