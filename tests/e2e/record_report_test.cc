@@ -1,0 +1,216 @@
+// End to end: record the bundled workloads with sample-record, report them
+// with sample-report, and check the numbers against what the workloads do
+// by construction.
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "tests/e2e/e2e_util.h"
+
+namespace sample::e2e {
+namespace {
+
+const std::string kRecord = SAMPLE_RECORD_PATH;
+const std::string kReport = SAMPLE_REPORT_PATH;
+const std::string kSplit = WORKLOAD_SPLIT_PATH;
+
+bool FileExists(const std::string& path) {
+  struct stat st{};
+  return lstat(path.c_str(), &st) == 0;
+}
+
+// The chain printed under a flat-profile entry, one frame per line.
+std::vector<std::string> ChainUnder(const std::string& report, const std::string& symbol) {
+  std::vector<std::string> chain;
+  bool inside = false;
+  for (const std::string& line : Lines(report)) {
+    if (!inside) {
+      inside = line.size() >= symbol.size() && line[0] != '#' &&
+               line.compare(line.size() - symbol.size(), symbol.size(), symbol) == 0;
+      continue;
+    }
+    if (line.empty()) break;
+    const size_t start = line.find_first_not_of(" |-");
+    if (start == std::string::npos) continue;
+    chain.push_back(line.substr(start));
+  }
+  return chain;
+}
+
+class RecordReportTest : public ::testing::Test {
+ protected:
+  ScratchDir dir_;
+};
+
+// split.c spends thread CPU time 60/30/10 in compute_sixty/thirty/ten.
+TEST_F(RecordReportTest, SplitWorkloadSharesMatchDesign) {
+  const std::string data = dir_ / "split.data";
+  const RunResult rec = RunTool({kRecord, "-g", "-F", "2000", "-o", data, "--", kSplit, "2"}, dir_);
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  EXPECT_NE(rec.err.find("samples, 0 lost"), std::string::npos) << rec.err;
+
+  const RunResult rep = RunTool({kReport, "-i", data, "--no-children", "--sort", "sym"}, dir_);
+  ASSERT_EQ(rep.exit_code, 0) << rep.err;
+  EXPECT_GT(SampleCount(rep.out), 3000) << rep.out;
+  const auto sixty = OverheadOf(rep.out, "compute_sixty");
+  const auto thirty = OverheadOf(rep.out, "compute_thirty");
+  const auto ten = OverheadOf(rep.out, "compute_ten");
+  ASSERT_TRUE(sixty && thirty && ten) << rep.out;
+  EXPECT_NEAR(*sixty, 60.0, 5.0) << rep.out;
+  EXPECT_NEAR(*thirty, 30.0, 5.0) << rep.out;
+  EXPECT_NEAR(*ten, 10.0, 5.0) << rep.out;
+}
+
+TEST_F(RecordReportTest, CallChainsNameTheCallers) {
+  const std::string data = dir_ / "chains.data";
+  ASSERT_EQ(RunTool({kRecord, "-g", "-o", data, "--", kSplit, "1"}, dir_).exit_code, 0);
+
+  // Callee order under each leaf: the leaf, then run_round, then main.
+  const RunResult flat = RunTool({kReport, "-i", data, "--no-children", "-g", "--sort", "sym"}, dir_);
+  ASSERT_EQ(flat.exit_code, 0) << flat.err;
+  for (const std::string leaf : {"compute_sixty", "compute_thirty", "compute_ten"}) {
+    const auto chain = ChainUnder(flat.out, "[.] " + leaf);
+    ASSERT_GE(chain.size(), 3u) << leaf << "\n" << flat.out;
+    EXPECT_EQ(chain[0], leaf) << flat.out;
+    EXPECT_EQ(chain[1], "run_round") << flat.out;
+    EXPECT_EQ(chain[2], "main") << flat.out;
+  }
+
+  // Children mode: main and run_round carry (nearly) everything as callers.
+  const RunResult children = RunTool({kReport, "-i", data, "--children", "--sort", "sym"}, dir_);
+  ASSERT_EQ(children.exit_code, 0) << children.err;
+  const auto main_share = OverheadOf(children.out, "[.] main");
+  ASSERT_TRUE(main_share) << children.out;
+  EXPECT_GT(*main_share, 95.0) << children.out;
+}
+
+TEST_F(RecordReportTest, ForkedAndExecedChildrenAreNamed) {
+  const std::string data = dir_ / "fork.data";
+  const RunResult rec = RunTool({kRecord, "-o", data, "--", WORKLOAD_FORKEXEC_PATH,
+                             WORKLOAD_CHILD_ALPHA_PATH, WORKLOAD_CHILD_BETA_PATH},
+                            dir_);
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  const RunResult rep = RunTool({kReport, "-i", data, "--sort", "comm,sym"}, dir_);
+  ASSERT_EQ(rep.exit_code, 0) << rep.err;
+  // Each child's samples carry its own command name and its own function.
+  bool alpha = false, beta = false, parent = false;
+  for (const std::string& line : Lines(rep.out)) {
+    if (line.find("child-alpha") != std::string::npos &&
+        line.find("[.] child_work") != std::string::npos) {
+      alpha = true;
+    }
+    if (line.find("child-beta") != std::string::npos &&
+        line.find("[.] child_work") != std::string::npos) {
+      beta = true;
+    }
+    if (line.find("forkexec") != std::string::npos &&
+        line.find("[.] parent_work") != std::string::npos) {
+      parent = true;
+    }
+  }
+  EXPECT_TRUE(alpha) << rep.out;
+  EXPECT_TRUE(beta) << rep.out;
+  EXPECT_TRUE(parent) << rep.out;
+}
+
+// A recorder killed with SIGKILL leaves no trailer; the chunks it flushed
+// (at least twice a second) are still reported.
+TEST_F(RecordReportTest, KilledRecorderLeavesAReadableFile) {
+  const std::string data = dir_ / "killed.data";
+  const pid_t recorder =
+      Start({kRecord, "-F", "1000", "-o", data, "--", kSplit, "3"}, dir_, "killed");
+  std::this_thread::sleep_for(std::chrono::milliseconds(1700));
+  // The recorder and the workload share the process group Start() made.
+  kill(-recorder, SIGKILL);
+  const RunResult rec = Wait(recorder, dir_, "killed");
+  ASSERT_EQ(rec.exit_code, 128 + SIGKILL);
+
+  const RunResult rep = RunTool({kReport, "-i", data, "--no-children", "--sort", "sym"}, dir_);
+  ASSERT_EQ(rep.exit_code, 0) << rep.err;
+  EXPECT_NE(rep.err.find("not finalized"), std::string::npos) << rep.err;
+  // At least the first second at 1000 Hz (the workload needs a moment to
+  // start; allow 10%).
+  EXPECT_GE(SampleCount(rep.out), 900) << rep.out << rep.err;
+  EXPECT_TRUE(OverheadOf(rep.out, "compute_sixty").has_value()) << rep.out;
+}
+
+// SIGTERM to the recorder alone: it stops, passes the signal to the command
+// and still finalizes the file.
+TEST_F(RecordReportTest, SigtermStopsCleanly) {
+  const std::string data = dir_ / "term.data";
+  const pid_t recorder = Start({kRecord, "-o", data, "--", kSplit, "5"}, dir_, "term");
+  std::this_thread::sleep_for(std::chrono::milliseconds(800));
+  kill(recorder, SIGTERM);
+  const RunResult rec = Wait(recorder, dir_, "term");
+  EXPECT_EQ(rec.exit_code, 128 + SIGTERM) << "the command's fate is the exit status\n" << rec.err;
+  EXPECT_NE(rec.err.find("[ sample-record:"), std::string::npos) << rec.err;
+
+  const RunResult rep = RunTool({kReport, "-i", data, "--sort", "sym"}, dir_);
+  ASSERT_EQ(rep.exit_code, 0) << rep.err;
+  EXPECT_EQ(rep.err.find("not finalized"), std::string::npos) << rep.err;
+  EXPECT_GT(SampleCount(rep.out), 1000) << rep.out;
+}
+
+// -c: one sample per N events. task-clock counts nanoseconds of CPU time,
+// so 0.5 s of CPU at -c 1000000 is about 500 samples.
+TEST_F(RecordReportTest, FixedPeriodSampling) {
+  const std::string data = dir_ / "period.data";
+  const RunResult rec =
+      RunTool({kRecord, "-e", "task-clock", "-c", "1000000", "-o", data, "--", kSplit, "0.5"}, dir_);
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  const RunResult rep = RunTool({kReport, "-i", data, "--sort", "sym"}, dir_);
+  ASSERT_EQ(rep.exit_code, 0) << rep.err;
+  EXPECT_NEAR(SampleCount(rep.out), 500, 60) << rep.out;
+  EXPECT_NE(rep.out.find("of event 'task-clock'"), std::string::npos) << rep.out;
+  EXPECT_NE(rep.out.find("# Event count (approx.): "), std::string::npos);
+}
+
+TEST_F(RecordReportTest, CommandExitStatusIsReturned) {
+  const RunResult rec =
+      RunTool({kRecord, "-o", dir_ / "exit.data", "--", "/bin/sh", "-c", "exit 3"}, dir_);
+  EXPECT_EQ(rec.exit_code, 3) << rec.err;
+}
+
+TEST_F(RecordReportTest, ExistingOutputIsKeptAsOld) {
+  const std::string data = dir_ / "again.data";
+  ASSERT_EQ(RunTool({kRecord, "-q", "-o", data, "--", kSplit, "0.1"}, dir_).exit_code, 0);
+  ASSERT_EQ(RunTool({kRecord, "-q", "-o", data, "--", kSplit, "0.1"}, dir_).exit_code, 0);
+  EXPECT_TRUE(FileExists(data));
+  EXPECT_TRUE(FileExists(data + ".old"));
+  struct stat st{};
+  ASSERT_EQ(stat(data.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+}
+
+TEST_F(RecordReportTest, MissingCommandIsAClearError) {
+  const std::string data = dir_ / "none.data";
+  const RunResult rec = RunTool({kRecord, "-o", data, "--", "/nonexistent/tool"}, dir_);
+  EXPECT_NE(rec.exit_code, 0);
+  EXPECT_NE(rec.err.find("/nonexistent/tool"), std::string::npos) << rec.err;
+  EXPECT_FALSE(FileExists(data)) << "a failed start must not leave an output file";
+}
+
+TEST_F(RecordReportTest, ReportRejectsGarbageWithFileAndOffset) {
+  const std::string junk = dir_ / "junk.data";
+  std::ofstream(junk) << "this is not a recording, just some text that is long enough to fill a header";
+  const RunResult rep = RunTool({kReport, "-i", junk}, dir_);
+  EXPECT_EQ(rep.exit_code, 1);
+  EXPECT_NE(rep.err.find(junk), std::string::npos) << rep.err;
+  EXPECT_NE(rep.err.find("offset 0"), std::string::npos) << rep.err;
+}
+
+TEST_F(RecordReportTest, UnknownEventListsCloseMatches) {
+  const RunResult rec =
+      RunTool({kRecord, "-e", "cpu-clok", "-o", dir_ / "x.data", "--", kSplit, "0.1"}, dir_);
+  EXPECT_NE(rec.exit_code, 0);
+  EXPECT_NE(rec.err.find("cpu-clock"), std::string::npos) << rec.err;
+}
+
+}  // namespace
+}  // namespace sample::e2e

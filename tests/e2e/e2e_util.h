@@ -1,0 +1,49 @@
+// Helpers for end-to-end tests: run the built tools in a scratch directory
+// and pick apart their text output.
+#pragma once
+
+#include <sys/types.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace sample::e2e {
+
+struct RunResult {
+  int exit_code = -1;  // shell style: 128 + signal when killed
+  std::string out;
+  std::string err;
+};
+
+// A fresh directory under $TMPDIR, removed with its contents on destruction.
+class ScratchDir {
+ public:
+  ScratchDir();
+  ~ScratchDir();
+  const std::string& path() const { return path_; }
+  std::string operator/(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+// Runs argv to completion, capturing stdout and stderr through files in `dir`.
+RunResult RunTool(const std::vector<std::string>& argv, const ScratchDir& dir);
+
+// Starts argv in its own process group with output going to files in `dir`;
+// returns the pid. Collect it with Wait().
+pid_t Start(const std::vector<std::string>& argv, const ScratchDir& dir, const std::string& tag);
+RunResult Wait(pid_t pid, const ScratchDir& dir, const std::string& tag);
+
+// The percentage in the first column of the flat-profile row whose last
+// column is `symbol` ("[.] name" is matched on the name), or nullopt.
+std::optional<double> OverheadOf(const std::string& report, const std::string& symbol);
+
+// Lines of `text`.
+std::vector<std::string> Lines(const std::string& text);
+
+// The "# Samples: N" figure of a report header, or -1.
+long SampleCount(const std::string& report);
+
+}  // namespace sample::e2e
