@@ -33,8 +33,9 @@ class EventTable {
   const std::vector<EventDesc>& events() const { return events_; }
   bool empty() const { return events_.empty(); }
 
-  // The index of the event that wrote `record` (header included), or nullopt
-  // when the record's id is unknown or the record is too short to hold it.
+  // The index of the event that wrote `record` (header included). With one
+  // event that is always 0 (no id is read); with several, nullopt when the
+  // record's id is unknown or the record is too short to hold it.
   std::optional<size_t> EventIndexFor(std::span<const std::byte> record) const;
   std::optional<size_t> EventIndexForId(uint64_t id) const;
 

@@ -32,8 +32,14 @@ void ProcessTable::ApplyComm(uint32_t pid, uint32_t tid, std::string_view comm, 
 }
 
 void ProcessTable::ApplyFork(uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid) {
+  // A new thread takes its creator's name; a reused tid must not keep the
+  // name of the thread that had it before.
   auto parent_comm = thread_comms_.find(ptid);
-  if (parent_comm != thread_comms_.end()) thread_comms_[tid] = parent_comm->second;
+  if (parent_comm != thread_comms_.end()) {
+    thread_comms_[tid] = parent_comm->second;
+  } else {
+    thread_comms_.erase(tid);
+  }
   if (pid != ppid) {
     // A new process: it starts as a copy of its parent.
     auto parent = processes_.find(ppid);

@@ -1,0 +1,454 @@
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "formats/chunk_codec.h"
+#include "formats/sample_file_reader.h"
+#include "formats/sample_file_writer.h"
+#include "tests/unit/synthetic_records.h"
+
+namespace sample::format {
+namespace {
+
+namespace st = sample::testing;
+using st::Bytes;
+
+constexpr uint64_t kSampleType = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+                                 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
+                                 PERF_SAMPLE_CALLCHAIN;
+constexpr uint16_t kUnknownChunkType = 9;
+
+bool Contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+std::vector<EventDesc> TestEvents() {
+  EventDesc cycles;
+  cycles.attr = st::MakeAttr(kSampleType, true);
+  cycles.attr.type = PERF_TYPE_HARDWARE;
+  cycles.attr.config = PERF_COUNT_HW_CPU_CYCLES;
+  cycles.attr.sample_freq = 4000;
+  cycles.attr.freq = 1;
+  cycles.attr.exclude_kernel = 1;
+  cycles.name = "cycles:u";  // exactly 8 bytes: no padding after the name
+  cycles.ids = {100, 101, 102, 103};
+  EventDesc clock;
+  clock.attr = st::MakeAttr(kSampleType, true);
+  clock.name = "cpu-clock";
+  clock.ids = {200};
+  EventDesc empty;  // no name, no ids
+  empty.attr = st::MakeAttr(PERF_SAMPLE_IP, false);
+  return {cycles, clock, empty};
+}
+
+// A records chunk payload: sideband and samples from `cpu`, times from `t0`.
+Bytes RecordsPayload(uint32_t cpu, uint64_t t0, uint64_t* count) {
+  const auto attr = st::MakeAttr(kSampleType, true);
+  const st::SampleIdFields sid{
+      .pid = 10, .tid = 11, .time = t0, .id = 100, .stream_id = 0, .cpu = cpu};
+  Bytes out;
+  st::Append(out, st::MakeComm(attr, 10, 11, "worker", false, sid));
+  st::Append(out,
+             st::MakeMmap2(attr, st::MakeMmap2Fields("/bin/app", 10, 11, 0x400000, 0x1000), sid));
+  *count = 2;
+  for (uint64_t i = 0; i < 40 + cpu * 7; ++i, ++*count) {
+    st::SampleFields s;
+    s.id = 101;
+    s.ip = 0x400100 + i * 8;
+    s.pid = 10;
+    s.tid = 11;
+    s.time = t0 + i + 1;
+    s.cpu = cpu;
+    s.period = 1000;
+    s.callchain = {PERF_CONTEXT_USER, s.ip, 0x400050};
+    st::Append(out, st::MakeSample(attr, s));
+  }
+  st::Append(out, st::MakeLost(attr, 100, 3, sid));
+  ++*count;
+  return out;
+}
+
+Bytes ReadFileBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::vector<char> chars((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  Bytes out(chars.size());
+  std::memcpy(out.data(), chars.data(), chars.size());
+  return out;
+}
+
+void WriteFileBytes(const std::string& path, std::span<const std::byte> bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+}
+
+// What a test wrote, to compare the reader against.
+struct Expected {
+  std::vector<EventDesc> events = TestEvents();
+  Metadata metadata = {{"hostname", "box"},
+                       {"arch", "x86_64"},
+                       {"cmdline", "sample record ls"},
+                       {"empty", ""},
+                       {"", "no key"}};
+  std::vector<Bytes> payloads;  // records chunks
+  std::vector<uint64_t> counts, time_min, time_max;
+  Trailer trailer;
+};
+
+class SampleFileTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = ::testing::TempDir() + "sample_file_test.XXXXXX";
+    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+    dir_ = pattern;
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string PathOf(const std::string& name) const { return dir_ + "/" + name; }
+
+  // events, metadata, records x3 with an unknown chunk type in between, trailer.
+  Expected WriteFile(const std::string& path, int zstd_level) {
+    Expected e;
+    auto writer = SampleFileWriter::Create(path, WriterOptions{.zstd_level = zstd_level});
+    EXPECT_TRUE(writer.has_value()) << writer.error().message;
+    if (!writer) return e;
+    (*writer)->Submit(ChunkType::kEvents, EncodeEvents(e.events));
+    (*writer)->Submit(ChunkType::kMetadata, EncodeMetadata(e.metadata));
+    uint64_t raw = 0;
+    for (uint32_t cpu = 0; cpu < 3; ++cpu) {
+      if (cpu == 1) (*writer)->Submit(static_cast<ChunkType>(kUnknownChunkType), Bytes(24));
+      uint64_t count = 0;
+      const uint64_t t0 = 1000000 * (cpu + 1);
+      e.payloads.push_back(RecordsPayload(cpu, t0, &count));
+      e.counts.push_back(count);
+      e.time_min.push_back(t0);
+      e.time_max.push_back(t0 + count);
+      raw += e.payloads.back().size();
+      (*writer)->Submit(ChunkType::kRecords, e.payloads.back(), count, t0, t0 + count);
+    }
+    e.trailer.header.record_count = e.counts[0] + e.counts[1] + e.counts[2];
+    e.trailer.header.sample_count = 12345;
+    e.trailer.header.lost_samples = 9;
+    e.trailer.header.start_clock_ns = 1000000;
+    e.trailer.header.end_clock_ns = 4000000;
+    e.trailer.header.bytes_raw = raw;
+    e.trailer.cpus = {{1, 2, 3, 4, 5}, {6, 7, 8, 9, 10}, {11, 12, 13, 14, 15}};
+    auto finished = (*writer)->Finish(e.trailer);
+    EXPECT_TRUE(finished.has_value()) << finished.error().message;
+    EXPECT_EQ((*writer)->raw_bytes(), raw);
+    EXPECT_EQ((*writer)->bytes_written(), std::filesystem::file_size(path));
+    return e;
+  }
+
+  std::string dir_;
+};
+
+void ExpectEventsEqual(const EventTable& table, const std::vector<EventDesc>& want) {
+  ASSERT_EQ(table.events().size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    const EventDesc& got = table.events()[i];
+    EXPECT_EQ(std::memcmp(&got.attr, &want[i].attr, sizeof(perf_event_attr)), 0) << i;
+    EXPECT_EQ(got.attr.sample_type, want[i].attr.sample_type);
+    EXPECT_EQ(got.attr.config, want[i].attr.config);
+    EXPECT_EQ(got.name, want[i].name);
+    EXPECT_EQ(got.ids, want[i].ids);
+  }
+}
+
+void ExpectPayload(const SampleFileReader& reader, const ChunkRef& chunk, const Bytes& want) {
+  auto payload = reader.ReadPayload(chunk);
+  ASSERT_TRUE(payload.has_value()) << payload.error().message;
+  EXPECT_TRUE(std::ranges::equal(payload->bytes(), want)) << "chunk at " << chunk.offset;
+}
+
+TEST_F(SampleFileTest, RoundTrip) {
+  for (int level : {1, 3, 0}) {
+    const std::string path = PathOf("level" + std::to_string(level) + ".sample");
+    const Expected e = WriteFile(path, level);
+    auto reader = SampleFileReader::Open(path);
+    ASSERT_TRUE(reader.has_value()) << reader.error().message;
+    EXPECT_TRUE(reader->finalized());
+    EXPECT_TRUE(reader->warnings().empty()) << reader->warnings().front();
+    EXPECT_EQ(reader->file_size(), std::filesystem::file_size(path));
+    EXPECT_EQ(reader->valid_end(), reader->file_size());
+    EXPECT_EQ(std::memcmp(reader->file_header().magic, "SAMPLEDT", 8), 0);
+    EXPECT_EQ(reader->file_header().version, kFileVersion);
+    ExpectEventsEqual(reader->events(), e.events);
+    EXPECT_EQ(reader->events().EventIndexForId(200), 1u);
+    EXPECT_EQ(reader->metadata(), e.metadata);
+    EXPECT_EQ(FindMetadata(reader->metadata(), "cmdline"), "sample record ls");
+    EXPECT_EQ(FindMetadata(reader->metadata(), "missing"), std::nullopt);
+
+    const auto& chunks = reader->record_chunks();
+    ASSERT_EQ(chunks.size(), 3u);
+    for (size_t i = 0; i < chunks.size(); ++i) {
+      const ChunkHeader& h = chunks[i].header;
+      EXPECT_EQ(h.type, static_cast<uint16_t>(ChunkType::kRecords));
+      EXPECT_EQ(h.compression,
+                static_cast<uint16_t>(level == 0 ? Compression::kNone : Compression::kZstd));
+      EXPECT_EQ(h.raw_size, e.payloads[i].size());
+      if (level == 0) {
+        EXPECT_EQ(h.stored_size, h.raw_size);
+      } else {
+        EXPECT_LT(h.stored_size, h.raw_size);  // the records compress
+      }
+      EXPECT_EQ(h.record_count, e.counts[i]);
+      EXPECT_EQ(h.time_min, e.time_min[i]);
+      EXPECT_EQ(h.time_max, e.time_max[i]);
+      ExpectPayload(*reader, chunks[i], e.payloads[i]);
+    }
+
+    ASSERT_TRUE(reader->trailer().has_value());
+    const Trailer& t = *reader->trailer();
+    EXPECT_EQ(t.header.record_count, e.trailer.header.record_count);
+    EXPECT_EQ(t.header.sample_count, 12345u);
+    EXPECT_EQ(t.header.lost_samples, 9u);
+    EXPECT_EQ(t.header.start_clock_ns, 1000000u);
+    EXPECT_EQ(t.header.end_clock_ns, 4000000u);
+    EXPECT_EQ(t.header.bytes_raw, e.trailer.header.bytes_raw);
+    EXPECT_EQ(t.header.cpu_count, 3u);
+    ASSERT_EQ(t.cpus.size(), 3u);
+    for (size_t i = 0; i < 3; ++i) {
+      EXPECT_EQ(std::memcmp(&t.cpus[i], &e.trailer.cpus[i], sizeof(TrailerCpu)), 0) << i;
+    }
+    // Table of contents: events, metadata, records, unknown, records, records.
+    EXPECT_EQ(t.header.chunk_count, 6u);
+    ASSERT_EQ(t.chunk_offsets.size(), 6u);
+    EXPECT_EQ(t.chunk_offsets[0], sizeof(FileHeader));
+    EXPECT_EQ(t.chunk_offsets[2], chunks[0].offset);
+    EXPECT_EQ(t.chunk_offsets[4], chunks[1].offset);
+    EXPECT_EQ(t.chunk_offsets[5], chunks[2].offset);
+  }
+}
+
+// The offsets where each chunk starts, plus the end of the file.
+std::vector<uint64_t> ChunkBoundaries(const SampleFileReader& reader) {
+  std::vector<uint64_t> b = reader.trailer()->chunk_offsets;
+  const ChunkRef& last = reader.record_chunks().back();
+  b.push_back(last.offset + sizeof(ChunkHeader) + last.header.stored_size);  // the trailer
+  b.push_back(reader.file_size());
+  return b;
+}
+
+TEST_F(SampleFileTest, TruncatedCopiesRecoverEveryCompleteChunk) {
+  for (int level : {1, 0}) {
+    const std::string path = PathOf("full" + std::to_string(level) + ".sample");
+    const Expected e = WriteFile(path, level);
+    const Bytes full = ReadFileBytes(path);
+    auto reader = SampleFileReader::Open(path);
+    ASSERT_TRUE(reader.has_value());
+    const std::vector<uint64_t> bounds = ChunkBoundaries(*reader);
+    const uint64_t events_end = bounds[1];
+    std::vector<uint64_t> record_ends;
+    for (const ChunkRef& c : reader->record_chunks()) {
+      record_ends.push_back(c.offset + sizeof(ChunkHeader) + c.header.stored_size);
+    }
+    std::set<uint64_t> cuts = {0, 1, 8, 12, 32, 63};
+    for (size_t i = 0; i + 1 < bounds.size(); ++i) {
+      const uint64_t start = bounds[i], end = bounds[i + 1];
+      for (uint64_t c : {start, start + 1, start + 20, start + sizeof(ChunkHeader) - 1,
+                         start + sizeof(ChunkHeader), start + sizeof(ChunkHeader) + 1,
+                         (start + sizeof(ChunkHeader) + end) / 2, end - 1}) {
+        if (c < end) cuts.insert(c);
+      }
+    }
+    for (uint64_t cut : cuts) {
+      SCOPED_TRACE("level " + std::to_string(level) + ", cut at " + std::to_string(cut));
+      const std::string copy = PathOf("cut" + std::to_string(level) + "_" + std::to_string(cut));
+      WriteFileBytes(copy, std::span(full).first(cut));
+      auto torn = SampleFileReader::Open(copy);
+      if (cut < sizeof(FileHeader)) {
+        ASSERT_FALSE(torn.has_value());
+        EXPECT_TRUE(Contains(torn.error().message, "offset 0")) << torn.error().message;
+        continue;
+      }
+      if (cut < events_end) {
+        EXPECT_FALSE(torn.has_value());  // no event descriptions: nothing to read
+        continue;
+      }
+      ASSERT_TRUE(torn.has_value()) << torn.error().message;
+      EXPECT_FALSE(torn->finalized());
+      EXPECT_TRUE(std::ranges::any_of(
+          torn->warnings(), [](const std::string& w) { return Contains(w, "not finalized"); }));
+      ExpectEventsEqual(torn->events(), e.events);
+      EXPECT_LE(torn->valid_end(), cut);
+      size_t complete = 0;
+      while (complete < record_ends.size() && record_ends[complete] <= cut) ++complete;
+      ASSERT_EQ(torn->record_chunks().size(), complete);
+      for (size_t i = 0; i < complete; ++i) {
+        EXPECT_EQ(torn->record_chunks()[i].offset, reader->record_chunks()[i].offset);
+        ExpectPayload(*torn, torn->record_chunks()[i], e.payloads[i]);
+      }
+    }
+  }
+}
+
+TEST_F(SampleFileTest, FlippedPayloadByteFailsTheChecksumOfThatChunkOnly) {
+  for (int level : {1, 0}) {
+    const std::string path = PathOf("flip" + std::to_string(level) + ".sample");
+    const Expected e = WriteFile(path, level);
+    Bytes bytes = ReadFileBytes(path);
+    auto original = SampleFileReader::Open(path);
+    ASSERT_TRUE(original.has_value());
+    const ChunkRef victim = original->record_chunks()[1];
+    bytes[victim.offset + sizeof(ChunkHeader) + victim.header.stored_size / 2] ^= std::byte{0x10};
+    const std::string copy = PathOf("flipped" + std::to_string(level));
+    WriteFileBytes(copy, bytes);
+
+    auto reader = SampleFileReader::Open(copy);
+    ASSERT_TRUE(reader.has_value()) << reader.error().message;
+    ASSERT_EQ(reader->record_chunks().size(), 3u);
+    auto bad = reader->ReadPayload(reader->record_chunks()[1]);
+    ASSERT_FALSE(bad.has_value());
+    EXPECT_TRUE(Contains(bad.error().message, "checksum")) << bad.error().message;
+    EXPECT_TRUE(Contains(bad.error().message, std::to_string(victim.offset)))
+        << bad.error().message;
+    ExpectPayload(*reader, reader->record_chunks()[0], e.payloads[0]);
+    ExpectPayload(*reader, reader->record_chunks()[2], e.payloads[2]);
+  }
+}
+
+TEST_F(SampleFileTest, BadFileHeaderIsAnError) {
+  const std::string path = PathOf("good.sample");
+  WriteFile(path, 1);
+  const Bytes good = ReadFileBytes(path);
+  Bytes bad_magic = good;
+  bad_magic[0] = std::byte{'X'};
+  WriteFileBytes(PathOf("magic"), bad_magic);
+  auto reader = SampleFileReader::Open(PathOf("magic"));
+  ASSERT_FALSE(reader.has_value());
+  EXPECT_TRUE(Contains(reader.error().message, "magic")) << reader.error().message;
+  EXPECT_TRUE(Contains(reader.error().message, "offset 0")) << reader.error().message;
+
+  Bytes bad_version = good;
+  bad_version[8] = std::byte{99};
+  WriteFileBytes(PathOf("version"), bad_version);
+  reader = SampleFileReader::Open(PathOf("version"));
+  ASSERT_FALSE(reader.has_value());
+  EXPECT_TRUE(Contains(reader.error().message, "version")) << reader.error().message;
+
+  EXPECT_FALSE(SampleFileReader::Open(PathOf("does-not-exist")).has_value());
+  EXPECT_FALSE(SampleFileReader::Open(dir_).has_value());  // a directory
+}
+
+TEST_F(SampleFileTest, WriterCreatesPrivateFileAndNeverOverwrites) {
+  const std::string path = PathOf("new.sample");
+  // With no umask the mode is exactly what the writer asked for.
+  const mode_t old_umask = umask(0);
+  auto writer = SampleFileWriter::Create(path, {});
+  umask(old_umask);
+  ASSERT_TRUE(writer.has_value()) << writer.error().message;
+  struct stat st {};
+  ASSERT_EQ(lstat(path.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISREG(st.st_mode));
+  EXPECT_EQ(st.st_mode & 07777, 0600u);
+
+  // An existing file is left alone.
+  const std::string existing = PathOf("existing");
+  WriteFileBytes(existing, Bytes(5, std::byte{7}));
+  auto refused = SampleFileWriter::Create(existing, {});
+  ASSERT_FALSE(refused.has_value());
+  EXPECT_TRUE(Contains(refused.error().message, existing)) << refused.error().message;
+  EXPECT_EQ(ReadFileBytes(existing), Bytes(5, std::byte{7}));
+
+  // A symlink is not followed, whether its target exists or not.
+  const std::string link = PathOf("link");
+  ASSERT_EQ(symlink(existing.c_str(), link.c_str()), 0);
+  EXPECT_FALSE(SampleFileWriter::Create(link, {}).has_value());
+  EXPECT_EQ(ReadFileBytes(existing), Bytes(5, std::byte{7}));
+  const std::string dangling = PathOf("dangling");
+  ASSERT_EQ(symlink(PathOf("target").c_str(), dangling.c_str()), 0);
+  EXPECT_FALSE(SampleFileWriter::Create(dangling, {}).has_value());
+  EXPECT_FALSE(std::filesystem::exists(PathOf("target")));
+}
+
+// Decoders on every prefix of a payload: an error naming an offset inside the
+// payload, or (at an entry boundary) the complete entries before the cut.
+TEST(ChunkCodecTest, TruncatedPayloadsAreErrorsNotCrashes) {
+  constexpr uint64_t kBase = 5000;
+  const std::vector<EventDesc> events = TestEvents();
+  const Metadata metadata = {{"key", "value"}, {"k2", std::string("bin\0ary", 7)}};
+  Trailer trailer;
+  trailer.cpus = {{1, 2, 3, 4, 5}};
+  trailer.chunk_offsets = {64, 128, 4096};
+  const Bytes ev = EncodeEvents(events), md = EncodeMetadata(metadata), tr = EncodeTrailer(trailer);
+  auto events_ok = DecodeEvents(ev, kBase);
+  ASSERT_TRUE(events_ok.has_value());
+  ASSERT_EQ(events_ok->size(), 3u);
+  EXPECT_EQ((*events_ok)[0].name, "cycles:u");
+  EXPECT_EQ((*events_ok)[2].ids.size(), 0u);
+  EXPECT_EQ(DecodeMetadata(md, kBase).value(), metadata);
+  EXPECT_EQ(DecodeTrailer(tr, kBase)->chunk_offsets, trailer.chunk_offsets);
+
+  auto expect_offset_inside = [&](const Error& error, size_t len) {
+    const size_t at = error.message.find("offset ");
+    ASSERT_NE(at, std::string::npos) << error.message;
+    const uint64_t offset = std::stoull(error.message.substr(at + 7));
+    EXPECT_GE(offset, kBase) << error.message;
+    EXPECT_LE(offset, kBase + len) << error.message;
+  };
+  for (size_t len = 0; len < ev.size(); ++len) {
+    auto r = DecodeEvents(std::span(ev).first(len), kBase);
+    if (!r) {
+      expect_offset_inside(r.error(), len);
+      continue;
+    }
+    ASSERT_LT(r->size(), events.size());
+    EXPECT_EQ(EncodeEvents(*r), Bytes(ev.begin(), ev.begin() + len)) << len;  // a clean prefix
+  }
+  for (size_t len = 0; len < md.size(); ++len) {
+    auto r = DecodeMetadata(std::span(md).first(len), kBase);
+    if (!r) {
+      expect_offset_inside(r.error(), len);
+      continue;
+    }
+    EXPECT_EQ(EncodeMetadata(*r), Bytes(md.begin(), md.begin() + len)) << len;
+  }
+  for (size_t len = 0; len < tr.size(); ++len) {
+    auto r = DecodeTrailer(std::span(tr).first(len), kBase);
+    ASSERT_FALSE(r.has_value()) << len;  // the header's counts say how much must follow
+    expect_offset_inside(r.error(), len);
+  }
+}
+
+TEST(ChunkCodecTest, EventsFromOtherAttrSizesKeepTheCommonPrefix) {
+  perf_event_attr attr = st::MakeAttr(PERF_SAMPLE_IP, true);
+  attr.config = 0x1234;
+  attr.branch_sample_type = 5;  // at offset 72, past PERF_ATTR_SIZE_VER0
+  for (uint32_t attr_size : {uint32_t{PERF_ATTR_SIZE_VER0}, uint32_t{sizeof(attr) + 16}}) {
+    Bytes payload;
+    const EventEntryHeader h{attr_size, 3, 1, 0};
+    auto put = [&](const void* p, size_t n) {
+      const auto* b = static_cast<const std::byte*>(p);
+      payload.insert(payload.end(), b, b + n);
+    };
+    put(&h, sizeof(h));
+    Bytes attr_bytes(attr_size);  // a newer kernel's extra fields are zero here
+    std::memcpy(attr_bytes.data(), &attr, std::min<size_t>(attr_size, sizeof(attr)));
+    put(attr_bytes.data(), attr_bytes.size());
+    put("abc\0\0\0\0\0", 8);
+    const uint64_t id = 77;
+    put(&id, 8);
+    auto events = DecodeEvents(payload, 0);
+    ASSERT_TRUE(events.has_value()) << events.error().message;
+    ASSERT_EQ(events->size(), 1u);
+    EXPECT_EQ((*events)[0].attr.config, 0x1234u);
+    EXPECT_EQ((*events)[0].attr.sample_type, PERF_SAMPLE_IP);
+    // Fields past VER0 were not in the file: they stay zero.
+    EXPECT_EQ((*events)[0].attr.branch_sample_type, attr_size > PERF_ATTR_SIZE_VER0 ? 5u : 0u);
+    EXPECT_EQ((*events)[0].name, "abc");
+    EXPECT_EQ((*events)[0].ids, std::vector<uint64_t>{77});
+  }
+}
+
+}  // namespace
+}  // namespace sample::format
