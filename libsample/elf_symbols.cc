@@ -381,6 +381,17 @@ std::optional<uint64_t> ElfSymbols::FileOffsetToVaddr(uint64_t file_offset) cons
   return std::nullopt;
 }
 
+std::optional<uint64_t> ElfSymbols::VaddrToFileOffset(uint64_t vaddr) const {
+  for (bool executable : {true, false}) {
+    for (const LoadSegment& segment : segments_) {
+      if (segment.executable != executable || vaddr < segment.vaddr) continue;
+      const uint64_t delta = vaddr - segment.vaddr;
+      if (delta < segment.filesz) return segment.offset + delta;
+    }
+  }
+  return std::nullopt;
+}
+
 std::optional<uint64_t> ElfSymbols::ExecutableSegmentEnd(uint64_t vaddr) const {
   for (const LoadSegment& segment : segments_) {
     if (segment.executable && vaddr >= segment.vaddr && vaddr - segment.vaddr < segment.memsz) {

@@ -36,6 +36,12 @@ class ElfSymbols {
   // nullopt if none does.
   std::optional<uint64_t> FileOffsetToVaddr(uint64_t file_offset) const;
 
+  // The inverse: the file offset of ELF virtual address `vaddr`, via the
+  // PT_LOAD segment whose file-backed part contains it (an executable
+  // segment wins); nullopt if none does, e.g. for .bss. Uprobes are placed
+  // by file offset.
+  std::optional<uint64_t> VaddrToFileOffset(uint64_t vaddr) const;
+
   // The function containing `vaddr`, or nullptr. A symbol with a size covers
   // [start, start + size); one with size 0 covers up to the next symbol's
   // start, but not past the end of the executable segment it lies in (a

@@ -1,11 +1,29 @@
-// Event names as perf spells them, mapped to perf_event_attr type/config.
+// The `-e` event list, parsed as perf spells it, into perf_event_attr.
 //
-// This first version knows the generic software and hardware events; the
-// full perf syntax (modifiers, PMU terms, tracepoints, probes) grows here.
+// Accepted (comma-separated; braces make a group, `{a,b}:S` included):
+//   cpu-clock, cs, cycles, ...        generic software and hardware events
+//   L1-dcache-load-misses, LLC-loads  hardware cache events
+//   r1a8                              raw event (hex config)
+//   cpu/event=0x3c,umask=0/, msr/tsc/ a sysfs PMU with format terms or
+//                                     one of its named events
+//   sched:sched_switch                tracepoint (id from tracefs)
+//   mem:0x1000/8:w                    hardware breakpoint (r, w, x, rw)
+//   uprobe:/bin/ls:main+4             uprobe / uretprobe through the uprobe
+//   uretprobe:/bin/ls:main            PMU (no tracefs probe definitions)
+// Any event takes slash terms (`cpu-clock/period=100000,call-graph=fp/`:
+// period, freq, call-graph, name; PMU events also config, config1, config2
+// and their format terms) and modifiers after ':' or right after the closing
+// slash: u, k, h (count only in user, kernel, hypervisor), p/pp/ppp (skid),
+// S (groups: the leader samples, the members are read with it).
+//
+// Parsing touches sysfs only for PMU events and uprobes, tracefs only for
+// tracepoints; both roots are options so tests can use fake trees.
 #pragma once
 
 #include <linux/perf_event.h>
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,16 +32,77 @@
 
 namespace sample {
 
+enum class CallGraphMode { kNone, kFramePointer, kDwarf };
+
+// One event of a parsed `-e` list.
 struct EventSpec {
-  std::string name;  // canonical name, e.g. "cpu-clock"
-  uint32_t type = PERF_TYPE_SOFTWARE;
-  uint64_t config = PERF_COUNT_SW_CPU_CLOCK;
+  // Display name: the canonical perf name for generic and cache events
+  // ("cycles" for cpu-cycles, "context-switches" for cs) followed by the
+  // event's terms and modifiers as written ("cycles:u"); anything else as
+  // written ("sched:sched_switch", "r1a8", "cpu/event=0x3c/"). A name= term
+  // replaces it.
+  std::string name;
+  // type, config, config1, config2, bp_type/bp_addr/bp_len, exclude_user,
+  // exclude_kernel, exclude_hv, precise_ip; sample_period, or freq and
+  // sample_freq, only when a term gives them. Everything else is zero: size
+  // and the sampling flags are the recorder's.
+  perf_event_attr attr{};
+  bool period_given = false;                // a period=N term
+  bool freq_given = false;                  // a freq=N term
+  std::optional<CallGraphMode> call_graph;  // a call-graph=fp|dwarf|no term
+  int group_index = -1;       // -1: not in a group; else its group's index (0, 1, ...)
+  bool group_leader = false;  // first event of its group
+  // In a group with the S modifier: only the leader samples, and its
+  // samples carry the members' counts (PERF_SAMPLE_READ, PERF_FORMAT_GROUP).
+  bool sample_read = false;
+  // uprobe PMU events: the kernel takes the path as a user pointer, so the
+  // recorder sets attr.config1 = (uint64_t)uprobe_path.c_str() right before
+  // perf_event_open, while this string is alive. config2 already holds the
+  // file offset of the probe.
+  std::string uprobe_path;
+
+  // Transitional copies of attr.type and attr.config for the recorder's
+  // code from before attr existed (record/record_session.cc); to be removed
+  // when the recorder uses attr.
+  uint32_t type = 0;
+  uint64_t config = 0;
 };
 
-// Looks up one event by name or alias; the error lists close matches.
+struct EventParseOptions {
+  // Where bus/event_source/devices/ lives.
+  std::string sysfs_root = "/sys";
+  // Empty: find (or mount) the system's tracefs, see Tracefs::Locate.
+  std::string tracefs_root;
+  // The recorder sets this when it is not root and perf_event_paranoid >= 2:
+  // events without an explicit u/k/h modifier get exclude_kernel = 1.
+  // Tracepoints are exempt: they fire in the kernel, so excluding it would
+  // drop every sample (opening them needs privilege anyway).
+  bool exclude_kernel_default = false;
+};
+
+// Parses a perf `-e` argument: comma-separated events and `{...}` groups,
+// e.g. "cpu-clock,{cycles,instructions}:S,sched:sched_switch". An error
+// names the offending event and what is wrong with it: an unknown event
+// lists close matches (or points to --list-events), an unknown term lists
+// the valid ones.
+Result<std::vector<EventSpec>> ParseEventList(std::string_view text,
+                                              const EventParseOptions& options);
+
+// The events --list-events shows: generic software events, generic hardware
+// events (all of them: which open depends on the machine), hardware cache
+// events, every sysfs PMU as "pmu//" and its named events as "pmu/event/",
+// and, if `tracepoint_glob` is not empty, the tracepoints matching it
+// ("sched:*"). An error only if tracepoints were asked for and tracefs
+// cannot be found.
+Result<std::vector<std::string>> ListEvents(const EventParseOptions& options,
+                                            std::string_view tracepoint_glob);
+
+// One plain event name (no list, group, terms or modifiers needed), parsed
+// with default options. Kept for the recorder until it uses ParseEventList.
 Result<EventSpec> LookupEvent(std::string_view name);
 
-// Every name LookupEvent accepts, canonical names first.
+// Every generic and cache event name and alias that LookupEvent accepts
+// without sysfs or tracefs, canonical names first.
 std::vector<std::string> KnownEventNames();
 
 }  // namespace sample
