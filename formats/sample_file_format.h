@@ -26,6 +26,12 @@
 //              of 8. Records of different CPUs are interleaved; readers
 //              order them by time. record_count and time_min/max describe
 //              the chunk.
+//   kBuildIds  the kMetadata layout: key = path of a mapped binary, value
+//              = its GNU build-id in lowercase hex. Written at close for
+//              every file-backed executable mapping seen.
+//   kKernelSymbols  kallsyms text ("addr t name[\tmodule]" lines) for the
+//              kernel symbols covering sampled kernel addresses, each with
+//              its successor; absent when kallsyms was unreadable.
 //   kTrailer   TrailerHeader, then cpu_count x TrailerCpu, then
 //              chunk_count x u64 file offsets of every preceding chunk
 //              (the table of contents).
@@ -47,6 +53,8 @@ enum class ChunkType : uint16_t {
   kEvents = 1,
   kMetadata = 2,
   kRecords = 3,
+  kBuildIds = 4,
+  kKernelSymbols = 5,
   kTrailer = 15,
 };
 

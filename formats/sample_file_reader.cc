@@ -114,6 +114,28 @@ Result<void> SampleFileReader::Scan() {
         metadata_.insert(metadata_.end(), metadata->begin(), metadata->end());
         break;
       }
+      case ChunkType::kBuildIds: {
+        auto payload = ReadPayload(ref);
+        auto ids = payload ? DecodeMetadata(payload->bytes(), payload_offset)
+                           : tl::unexpected(payload.error());
+        if (!ids) {
+          warnings_.push_back(fmt::format("{}: build-ids skipped: {}", path_, ids.error().message));
+          break;
+        }
+        build_ids_.insert(build_ids_.end(), ids->begin(), ids->end());
+        break;
+      }
+      case ChunkType::kKernelSymbols: {
+        auto payload = ReadPayload(ref);
+        if (!payload) {
+          warnings_.push_back(
+              fmt::format("{}: kernel symbols skipped: {}", path_, payload.error().message));
+          break;
+        }
+        const auto bytes = payload->bytes();
+        kernel_symbols_.append(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+        break;
+      }
       case ChunkType::kTrailer: {
         auto payload = ReadPayload(ref);
         auto trailer = payload ? DecodeTrailer(payload->bytes(), payload_offset)

@@ -52,6 +52,10 @@ class SampleFileReader {
   const FileHeader& file_header() const { return file_header_; }
   const EventTable& events() const { return events_; }
   const Metadata& metadata() const { return metadata_; }
+  // Binary path -> GNU build-id (hex), as recorded at close.
+  const Metadata& build_ids() const { return build_ids_; }
+  // kallsyms-format text of the kernel symbols the samples hit; may be empty.
+  const std::string& kernel_symbols() const { return kernel_symbols_; }
   // Chunks of kernel records, in file order.
   const std::vector<ChunkRef>& record_chunks() const { return record_chunks_; }
   // The trailer, when the recorder closed the file cleanly.
@@ -77,6 +81,8 @@ class SampleFileReader {
   FileHeader file_header_{};
   EventTable events_;
   Metadata metadata_;
+  Metadata build_ids_;
+  std::string kernel_symbols_;
   std::vector<ChunkRef> record_chunks_;
   std::optional<Trailer> trailer_;
   uint64_t valid_end_ = 0;

@@ -17,14 +17,17 @@ namespace {
 
 constexpr const char* kUsage =
     "Usage: sample-record [options] [--] COMMAND [ARGS...]\n"
-    "Records samples of COMMAND (and its threads and children) into a file.\n";
+    "       sample-record [options] -p PID | -t TID | -a | -C CPUS\n"
+    "Records samples of COMMAND (and its threads and children), of running\n"
+    "processes or threads, or of whole CPUs into a file.\n";
 
 // Options that take a value as the next argument; everything before the
 // first other non-option argument (or "--") belongs to us, the rest is the
 // command.
-const std::set<std::string> kOptionsWithValue = {"-o", "--output", "-F", "--freq", "-c",
-                                                 "--count", "-e", "--event", "-m",
-                                                 "--mmap-pages", "-z", "--compression-level"};
+const std::set<std::string> kOptionsWithValue = {
+    "-o", "--output", "-F", "--freq", "-c", "--count", "-e", "--event", "-m", "--mmap-pages",
+    "-z", "--compression-level", "-p", "--pid", "-t", "--tid", "-C", "--cpu", "--duration",
+    "-D", "--delay"};
 
 void SplitCommandLine(int argc, char** argv, std::vector<std::string>* ours,
                       std::vector<std::string>* command) {
@@ -49,7 +52,7 @@ bool IsPowerOfTwo(size_t n) { return n != 0 && (n & (n - 1)) == 0; }
 int main(int argc, char** argv) {
   sample::record::RecordOptions options;
   std::vector<std::string> ours;
-  SplitCommandLine(argc, argv, &ours, &options.command);
+  SplitCommandLine(argc, argv, &ours, &options.target.command);
   for (int i = 0; i < argc; ++i) options.invocation.push_back(argv[i]);
 
   std::string frequency;
@@ -67,6 +70,15 @@ int main(int argc, char** argv) {
        "(a power of two; default 128 = 512 KiB)")
       ("compression-level,z", po::value(&options.zstd_level),
        "zstd level (default 1; 0 stores chunks uncompressed)")
+      ("pid,p", po::value(&options.target.pids), "record running processes (all threads)")
+      ("tid,t", po::value(&options.target.tids), "record running threads (no inherit)")
+      ("all-cpus,a", po::bool_switch(&options.target.all_cpus), "record every CPU (all processes)")
+      ("cpu,C", po::value(&options.target.cpu_list), "only these CPUs, e.g. 0,2-3")
+      ("no-inherit", "do not follow threads and children created later")
+      ("inherit", "follow threads and children created later (default except with -t)")
+      ("duration", po::value(&options.duration_s), "stop after this many seconds")
+      ("delay,D", po::value(&options.delay_ms), "start recording after this many milliseconds")
+      ("switch-events", po::bool_switch(&options.switch_events), "record context switches")
       ("quiet,q", po::bool_switch(&options.quiet), "print nothing but errors")
       ("list-events", "list the event names this version knows");
   try {
@@ -82,6 +94,12 @@ int main(int argc, char** argv) {
       return 0;
     }
     options.event_given = vm.count("event") != 0;
+    if (vm.count("no-inherit") && vm.count("inherit")) {
+      throw po::error("--inherit and --no-inherit contradict");
+    }
+    if (vm.count("no-inherit")) options.target.inherit = false;
+    if (vm.count("inherit")) options.target.inherit = true;
+    if (options.duration_s < 0) throw po::error("--duration takes a positive number of seconds");
     if (!frequency.empty()) {
       if (options.period != 0) throw po::error("use either -F or -c, not both");
       if (frequency == "max") {
@@ -109,10 +127,6 @@ int main(int argc, char** argv) {
     return 2;
   } catch (const std::exception& e) {
     std::cerr << "sample-record: " << e.what() << "\n" << kUsage;
-    return 2;
-  }
-  if (options.command.empty()) {
-    std::cerr << "sample-record: no command to record\n" << kUsage;
     return 2;
   }
 

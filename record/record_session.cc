@@ -6,6 +6,7 @@
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,11 +14,11 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "formats/sample_file_writer.h"
-#include "libsample/cpu_list.h"
 #include "libsample/event_spec.h"
 #include "libsample/perf_event.h"
 #include "libsample/perf_event_advice.h"
@@ -26,6 +27,9 @@
 #include "libsample/unique_fd.h"
 #include "record/command_launcher.h"
 #include "record/host_facts.h"
+#include "record/postmortem_facts.h"
+#include "record/proc_synthesis.h"
+#include "record/record_summary.h"
 
 namespace sample::record {
 namespace {
@@ -34,8 +38,10 @@ namespace {
 // killed recorder loses at most the last half second.
 constexpr size_t kChunkBytes = 4 << 20;
 constexpr uint64_t kChunkMaxAgeNs = 500'000'000;
+constexpr uint64_t kStatusIntervalNs = 500'000'000;
 
-perf_event_attr BuildAttr(const RecordOptions& options, const EventSpec& spec) {
+perf_event_attr BuildAttr(const RecordOptions& options, const EventSpec& spec,
+                          const RecordTarget& target) {
   perf_event_attr attr{};
   attr.size = sizeof(attr);
   attr.type = spec.type;
@@ -51,15 +57,21 @@ perf_event_attr BuildAttr(const RecordOptions& options, const EventSpec& spec) {
                      PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
   if (options.callchain) attr.sample_type |= PERF_SAMPLE_CALLCHAIN;
   attr.disabled = 1;
-  attr.enable_on_exec = 1;
-  attr.inherit = 1;
+  // A new command starts counting at exec, unless -D delays it.
+  attr.enable_on_exec = target.kind == TargetKind::kCommand && options.delay_ms == 0;
+  attr.inherit = target.inherit;
   attr.mmap = 1;
   attr.mmap2 = 1;
   attr.comm = 1;
   attr.comm_exec = 1;
   attr.task = 1;
+  attr.context_switch = options.switch_events;
   attr.sample_id_all = 1;
   attr.exclude_hv = 1;
+  // CLOCK_MONOTONIC timestamps: records we synthesize from /proc can be
+  // stamped on the same clock, and times line up with the host's.
+  attr.use_clockid = 1;
+  attr.clockid = CLOCK_MONOTONIC;
   // Wake up when a quarter of the buffer is full: early enough that a burst
   // does not overflow it before we drain.
   attr.watermark = 1;
@@ -70,33 +82,35 @@ perf_event_attr BuildAttr(const RecordOptions& options, const EventSpec& spec) {
   return attr;
 }
 
-struct CpuCounters {
-  uint64_t samples = 0;
-  uint64_t lost_samples = 0;
-  uint64_t lost_records = 0;
-  uint64_t dropped_samples = 0;
-  uint64_t throttles = 0;
-};
-
 class Recorder {
  public:
   explicit Recorder(const RecordOptions& options) : options_(options) {}
   Result<RecordSummary> Run();
 
  private:
-  Result<void> OpenEvents(pid_t pid);
-  Result<void> OpenEventsFor(const EventSpec& spec, pid_t pid);
+  Result<void> OpenEvents();
+  Result<void> OpenEventsFor(const EventSpec& spec);
+  Result<void> Start();
   void DrainAll();
   void Account(size_t cpu_index, std::span<const std::byte> bytes);
   void FlushChunk();
+  bool TargetsGone() const;
+  void ShowStatus(uint64_t now);
+  Result<RecordSummary> Finish(int child_status);
 
   const RecordOptions& options_;
-  std::vector<int> cpus_;
+  RecordTarget target_;
   perf_event_attr attr_{};
   std::string event_name_;
-  std::vector<PerfEvent> events_;  // one per CPU, same order as cpus_
+  std::vector<PerfEvent> events_;
+  std::vector<size_t> ring_owner_;  // per CPU index: the event that owns its buffer
   std::vector<CpuCounters> counters_;
   std::unique_ptr<format::SampleFileWriter> writer_;
+  std::optional<CommandLauncher> launcher_;
+  PostmortemFacts facts_;
+  bool status_line_ = false;
+  uint64_t start_ns_ = 0;
+  uint64_t last_status_ns_ = 0;
 
   std::vector<std::byte> chunk_;
   uint64_t chunk_records_ = 0;
@@ -107,22 +121,38 @@ class Recorder {
   uint64_t last_time_ = 0;
 };
 
-Result<void> Recorder::OpenEventsFor(const EventSpec& spec, pid_t pid) {
-  attr_ = BuildAttr(options_, spec);
+Result<void> Recorder::OpenEventsFor(const EventSpec& spec) {
+  attr_ = BuildAttr(options_, spec, target_);
   event_name_ = spec.name;
   events_.clear();
-  for (int cpu : cpus_) {
-    auto event = PerfEvent::Open(attr_, pid, cpu, -1, 0);
-    if (!event) return tl::unexpected(event.error());
-    events_.push_back(std::move(*event));
+  ring_owner_.clear();
+  for (int cpu : target_.cpus) {
+    const size_t owner = events_.size();
+    ring_owner_.push_back(owner);
+    for (pid_t thread : target_.threads) {
+      auto event = PerfEvent::Open(attr_, thread, cpu, -1, 0);
+      if (!event) {
+        // A thread of a -p process may exit while we attach; skip it.
+        if (event.error().sys_errno == ESRCH && target_.threads.size() > 1) continue;
+        return tl::unexpected(event.error());
+      }
+      events_.push_back(std::move(*event));
+    }
+    if (events_.size() == owner) return Fail("every target thread exited while attaching");
+    if (auto mapped = events_[owner].Map(options_.mmap_pages); !mapped) return mapped;
+    for (size_t i = owner + 1; i < events_.size(); ++i) {
+      if (auto redirected = events_[i].RedirectOutputTo(events_[owner]); !redirected) {
+        return redirected;
+      }
+    }
   }
   return {};
 }
 
-Result<void> Recorder::OpenEvents(pid_t pid) {
+Result<void> Recorder::OpenEvents() {
   auto spec = LookupEvent(options_.event);
   if (!spec) return tl::unexpected(spec.error());
-  auto opened = OpenEventsFor(*spec, pid);
+  auto opened = OpenEventsFor(*spec);
   const bool no_pmu = !opened && (opened.error().sys_errno == ENOENT ||
                                   opened.error().sys_errno == EOPNOTSUPP);
   if (no_pmu && spec->type == PERF_TYPE_HARDWARE && !options_.event_given) {
@@ -131,9 +161,38 @@ Result<void> Recorder::OpenEvents(pid_t pid) {
                "sample-record: the hardware event '{}' is not available here (no PMU); "
                "using cpu-clock instead.\n",
                spec->name);
-    return OpenEventsFor(*LookupEvent("cpu-clock"), pid);
+    return OpenEventsFor(*LookupEvent("cpu-clock"));
   }
   return opened;
+}
+
+// Turns the events on (unless enable_on_exec does it) and, for targets that
+// were running before us, describes them from /proc. Enabling first means a
+// mapping created meanwhile is reported by the kernel; one described twice
+// is harmless.
+Result<void> Recorder::Start() {
+  const uint64_t now = MonotonicNowNs();
+  if (!attr_.enable_on_exec) {
+    for (PerfEvent& event : events_) {
+      if (auto enabled = event.Enable(); !enabled) return enabled;
+    }
+  }
+  if (target_.kind == TargetKind::kCommand) return {};
+  std::vector<std::byte> synthesized;
+  ProcSynthesizer synthesizer(attr_, events_.front().id(), now);
+  if (target_.synthesize_all) {
+    synthesizer.AddAllProcesses(synthesized);
+  } else {
+    for (pid_t pid : target_.processes) synthesizer.AddProcess(pid, synthesized);
+  }
+  const auto counts = synthesizer.counts();
+  ForEachRecord(synthesized, [&](const perf_event_header& h, std::span<const std::byte> r) {
+    facts_.Observe(h, r, attr_);
+  });
+  writer_->Submit(format::ChunkType::kRecords, std::move(synthesized),
+                  counts.threads + counts.mappings, now, now);
+  total_records_ += counts.threads + counts.mappings;
+  return {};
 }
 
 void Recorder::Account(size_t cpu_index, std::span<const std::byte> bytes) {
@@ -164,14 +223,15 @@ void Recorder::Account(size_t cpu_index, std::span<const std::byte> bytes) {
       default:
         break;
     }
+    facts_.Observe(header, record, attr_);
   });
 }
 
 void Recorder::DrainAll() {
-  for (size_t i = 0; i < events_.size(); ++i) {
+  for (size_t cpu = 0; cpu < ring_owner_.size(); ++cpu) {
     const size_t before = chunk_.size();
-    if (events_[i].ring().Drain(chunk_) != 0) {
-      Account(i, std::span<const std::byte>(chunk_).subspan(before));
+    if (events_[ring_owner_[cpu]].ring().Drain(chunk_) != 0) {
+      Account(cpu, std::span<const std::byte>(chunk_).subspan(before));
     }
   }
 }
@@ -186,10 +246,48 @@ void Recorder::FlushChunk() {
   writer_->Submit(format::ChunkType::kRecords, std::move(chunk_), chunk_records_,
                   chunk_time_min_ == UINT64_MAX ? 0 : chunk_time_min_, chunk_time_max_);
   chunk_ = {};
-  chunk_.reserve(kChunkBytes + options_.mmap_pages * 4096 * events_.size());
+  chunk_.reserve(kChunkBytes);
   chunk_records_ = 0;
   chunk_time_min_ = UINT64_MAX;
   chunk_time_max_ = 0;
+}
+
+// A task is gone once it is a zombie: kill(pid, 0) still succeeds then, but
+// it will never run again. State is the field after the ")" of the comm.
+bool TaskGone(pid_t pid) {
+  char path[64];
+  snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+  UniqueFd fd(open(path, O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) return true;
+  char buffer[512];
+  const ssize_t n = read(fd.get(), buffer, sizeof(buffer) - 1);
+  if (n <= 0) return true;
+  const std::string_view stat(buffer, static_cast<size_t>(n));
+  const size_t paren = stat.rfind(')');
+  if (paren == std::string_view::npos || paren + 2 >= stat.size()) return false;
+  const char state = stat[paren + 2];
+  return state == 'Z' || state == 'X';
+}
+
+bool Recorder::TargetsGone() const {
+  if (target_.kind != TargetKind::kProcesses && target_.kind != TargetKind::kThreads) return false;
+  for (pid_t pid : target_.kind == TargetKind::kProcesses ? target_.processes : target_.threads) {
+    if (!TaskGone(pid)) return false;
+  }
+  return true;
+}
+
+void Recorder::ShowStatus(uint64_t now) {
+  if (!status_line_ || now - last_status_ns_ < kStatusIntervalNs) return;
+  last_status_ns_ = now;
+  uint64_t samples = 0, lost = 0;
+  for (const CpuCounters& c : counters_) {
+    samples += c.samples;
+    lost += c.lost_samples + c.dropped_samples;
+  }
+  fmt::print(stderr, "\r[ recording: {:.1f} s, {} samples, {} lost, {} written ]\033[K",
+             (now - start_ns_) / 1e9, samples, lost, HumanBytes(writer_->bytes_written()));
+  std::fflush(stderr);
 }
 
 // Moves an existing output aside as FILE.old, as perf does.
@@ -209,20 +307,15 @@ int ShellStatus(int wait_status) {
   return 1;
 }
 
-std::string HumanBytes(uint64_t bytes) {
-  if (bytes < 10 * 1024) return fmt::format("{} B", bytes);
-  if (bytes < 10 * 1024 * 1024) return fmt::format("{:.1f} KiB", bytes / 1024.0);
-  return fmt::format("{:.1f} MiB", bytes / (1024.0 * 1024.0));
-}
-
 Result<RecordSummary> Recorder::Run() {
-  auto cpus = OnlineCpus();
-  if (!cpus) return tl::unexpected(cpus.error());
-  cpus_ = *cpus;
-  counters_.assign(cpus_.size(), {});
+  auto target = ResolveTarget(options_.target);
+  if (!target) return tl::unexpected(target.error());
+  target_ = std::move(*target);
+  counters_.assign(target_.cpus.size(), {});
+  status_line_ = !options_.quiet && isatty(STDERR_FILENO);
 
   // Stop signals and SIGCHLD arrive through a signalfd polled with the
-  // ring buffers; the command gets the original mask back before exec.
+  // ring buffers; a command gets the original mask back before exec.
   sigset_t stop_signals, original;
   sigemptyset(&stop_signals);
   for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGCHLD}) sigaddset(&stop_signals, sig);
@@ -237,21 +330,25 @@ Result<RecordSummary> Recorder::Run() {
   if (!writer) return tl::unexpected(writer.error());
   writer_ = std::move(*writer);
 
-  auto launcher = CommandLauncher::Start(options_.command, original);
-  if (!launcher) return tl::unexpected(launcher.error());
-  const pid_t child = launcher->pid();
+  pid_t child = -1;
+  if (target_.kind == TargetKind::kCommand) {
+    auto launcher = CommandLauncher::Start(options_.target.command, original);
+    if (!launcher) return tl::unexpected(launcher.error());
+    child = launcher->pid();
+    launcher_.emplace(std::move(*launcher));
+    target_.threads = {child};
+  }
   auto abandon = [&](Error error) -> Result<RecordSummary> {
-    kill(child, SIGKILL);
-    waitpid(child, nullptr, 0);
+    if (child > 0) {
+      kill(child, SIGKILL);
+      waitpid(child, nullptr, 0);
+    }
     writer_.reset();
     unlink(options_.output.c_str());
     return tl::unexpected(std::move(error));
   };
 
-  if (auto opened = OpenEvents(child); !opened) return abandon(opened.error());
-  for (PerfEvent& event : events_) {
-    if (auto mapped = event.Map(options_.mmap_pages); !mapped) return abandon(mapped.error());
-  }
+  if (auto opened = OpenEvents(); !opened) return abandon(opened.error());
   EventDesc desc;
   desc.attr = attr_;
   desc.name = event_name_;
@@ -259,22 +356,39 @@ Result<RecordSummary> Recorder::Run() {
   writer_->Submit(format::ChunkType::kEvents, format::EncodeEvents({desc}));
   writer_->Submit(format::ChunkType::kMetadata,
                   format::EncodeMetadata(CollectHostFacts(options_.invocation)));
-  chunk_.reserve(kChunkBytes + options_.mmap_pages * 4096 * events_.size());
+  chunk_.reserve(kChunkBytes);
 
-  const uint64_t start_ns = MonotonicNowNs();
-  if (auto released = launcher->Release(); !released) return abandon(released.error());
+  start_ns_ = MonotonicNowNs();
+  if (launcher_) {
+    if (auto released = launcher_->Release(); !released) return abandon(released.error());
+  }
+  uint64_t enable_at = start_ns_ + options_.delay_ms * 1000000;
+  bool started = false;
+  if (options_.delay_ms == 0) {
+    if (auto ok = Start(); !ok) return abandon(ok.error());
+    started = true;
+  }
+  const uint64_t stop_at =
+      options_.duration_s > 0 ? enable_at + static_cast<uint64_t>(options_.duration_s * 1e9) : 0;
 
   std::vector<pollfd> fds;
   fds.push_back({signal_fd.get(), POLLIN, 0});
-  for (const PerfEvent& event : events_) fds.push_back({event.fd(), POLLIN, 0});
+  for (size_t owner : ring_owner_) fds.push_back({events_[owner].fd(), POLLIN, 0});
 
   bool child_done = false;
   int child_status = 0;
   int stop_signal = 0;
-  uint64_t last_flush_ns = start_ns;
+  uint64_t last_flush_ns = start_ns_;
   while (!child_done && stop_signal == 0) {
-    const uint64_t now = MonotonicNowNs();
-    const uint64_t deadline = last_flush_ns + kChunkMaxAgeNs;
+    uint64_t now = MonotonicNowNs();
+    if (!started && now >= enable_at) {
+      if (auto ok = Start(); !ok) return abandon(ok.error());
+      started = true;
+    }
+    if (stop_at != 0 && now >= stop_at) break;
+    uint64_t deadline = last_flush_ns + kChunkMaxAgeNs;
+    if (!started) deadline = std::min(deadline, enable_at);
+    if (stop_at != 0) deadline = std::min(deadline, stop_at);
     const int timeout_ms = now >= deadline ? 0 : static_cast<int>((deadline - now) / 1000000 + 1);
     const int ready = poll(fds.data(), fds.size(), timeout_ms);
     if (ready < 0 && errno != EINTR) return Fail(fmt::format("poll: {}", strerror(errno)));
@@ -288,46 +402,46 @@ Result<RecordSummary> Recorder::Run() {
       while (read(signal_fd.get(), &info, sizeof(info)) == sizeof(info)) {
         if (info.ssi_signo != SIGCHLD) stop_signal = static_cast<int>(info.ssi_signo);
       }
-      if (waitpid(child, &child_status, WNOHANG) == child) child_done = true;
+      if (child > 0 && waitpid(child, &child_status, WNOHANG) == child) child_done = true;
     }
+    if (TargetsGone()) child_done = true;
     DrainAll();
-    if (chunk_.size() >= kChunkBytes || MonotonicNowNs() >= deadline) {
+    now = MonotonicNowNs();
+    if (chunk_.size() >= kChunkBytes || now >= last_flush_ns + kChunkMaxAgeNs) {
       FlushChunk();
-      last_flush_ns = MonotonicNowNs();
+      last_flush_ns = now;
     }
+    ShowStatus(now);
   }
 
   // Stop counting, then take what is left in every buffer.
   for (PerfEvent& event : events_) (void)event.Disable();
   DrainAll();
   FlushChunk();
-  const double seconds = (MonotonicNowNs() - start_ns) / 1e9;
-
-  format::Trailer trailer;
-  for (const CpuCounters& c : counters_) {
-    format::TrailerCpu cpu{};
-    cpu.samples = c.samples;
-    cpu.lost_samples = c.lost_samples;
-    cpu.lost_records = c.lost_records;
-    cpu.dropped_samples = c.dropped_samples;
-    cpu.throttles = c.throttles;
-    trailer.cpus.push_back(cpu);
-    trailer.header.sample_count += c.samples;
-    trailer.header.lost_samples += c.lost_samples + c.dropped_samples;
+  if (child > 0 && !child_done) {
+    // Stopped by a signal or --duration: pass the signal on (a terminal's
+    // SIGINT reached the command already) and wait for the command to go.
+    if (stop_signal != SIGINT) kill(child, stop_signal != 0 ? stop_signal : SIGTERM);
+    waitpid(child, &child_status, 0);
   }
+  return Finish(child > 0 ? ShellStatus(child_status) : 0);
+}
+
+Result<RecordSummary> Recorder::Finish(int exit_status) {
+  const double seconds = (MonotonicNowNs() - start_ns_) / 1e9;
+  writer_->Submit(format::ChunkType::kBuildIds, facts_.BuildIdPayload(), facts_.binary_count());
+  std::string kernel_note;
+  auto kernel_symbols = facts_.KernelSymbolsPayload(&kernel_note);
+  if (!kernel_symbols.empty()) {
+    writer_->Submit(format::ChunkType::kKernelSymbols, std::move(kernel_symbols));
+  }
+  format::Trailer trailer = MakeTrailer(counters_);
   trailer.header.record_count = total_records_;
   trailer.header.start_clock_ns = first_time_ == UINT64_MAX ? 0 : first_time_;
   trailer.header.end_clock_ns = last_time_;
   trailer.header.bytes_raw = writer_->raw_bytes();
   if (auto finished = writer_->Finish(trailer); !finished) {
     return Fail(fmt::format("{}: {}", options_.output, finished.error().message));
-  }
-
-  if (!child_done) {
-    // Stopped by a signal: pass it on (a terminal's SIGINT reached the
-    // command already) and wait for the command to go.
-    if (stop_signal != SIGINT) kill(child, stop_signal);
-    waitpid(child, &child_status, 0);
   }
   events_.clear();
 
@@ -337,24 +451,11 @@ Result<RecordSummary> Recorder::Run() {
   summary.bytes_written = writer_->bytes_written();
   summary.raw_bytes = trailer.header.bytes_raw;
   summary.seconds = seconds;
-  summary.exit_status = ShellStatus(child_status);
+  summary.exit_status = exit_status;
+  if (status_line_) fmt::print(stderr, "\r\033[K");
   if (!options_.quiet) {
-    const double ratio =
-        summary.bytes_written ? double(summary.raw_bytes) / summary.bytes_written : 0;
-    fmt::print(stderr, "[ sample-record: {} samples, {} lost, {:.2f} s, {} written ({:.1f}x compressed), {} ]\n",
-               summary.samples, summary.lost_samples, summary.seconds,
-               HumanBytes(summary.bytes_written), ratio, options_.output);
-    if (summary.lost_samples != 0) {
-      std::string per_cpu;
-      for (size_t i = 0; i < cpus_.size(); ++i) {
-        const uint64_t lost = counters_[i].lost_samples + counters_[i].dropped_samples;
-        if (lost != 0) per_cpu += fmt::format(" cpu{}:{}", cpus_[i], lost);
-      }
-      fmt::print(stderr,
-                 "sample-record: WARNING: {} samples lost ({}); use a larger buffer (-m {}) "
-                 "or a lower frequency (-F).\n",
-                 summary.lost_samples, per_cpu.substr(1), options_.mmap_pages * 4);
-    }
+    if (!kernel_note.empty()) fmt::print(stderr, "sample-record: note: {}\n", kernel_note);
+    PrintSummary(summary, counters_, target_.cpus, options_);
   }
   return summary;
 }

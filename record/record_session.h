@@ -1,13 +1,15 @@
 // RecordSession: one recording from start to a finalized file.
 //
-// Launches the command held before exec, opens one sampling event per
-// online CPU on it (inherit, enable_on_exec), maps a ring buffer per CPU,
-// then loops: poll all event fds and a signalfd, drain every CPU's buffer
-// into the current chunk, hand full or second-old chunks to the file
-// writer's thread. When the command exits or a stop signal arrives, the
-// events are disabled, every buffer is drained once more and the file is
-// finalized with per-CPU totals. Owns the events, the launcher and the
-// writer.
+// Resolves the target (a command held before exec, running processes or
+// threads, or whole CPUs), opens one sampling event per (thread, CPU) with
+// one ring buffer per CPU (other events on that CPU write into it through
+// PERF_EVENT_IOC_SET_OUTPUT), describes already-running targets from /proc,
+// then loops: poll the event fds and a signalfd, drain every CPU's buffer
+// into the current chunk, hand full or half-second-old chunks to the file
+// writer's thread. When the command or the attached processes exit, the
+// duration ends or a stop signal arrives, the events are disabled, every
+// buffer is drained once more and the file is finalized with per-CPU
+// totals, build-ids and the kernel symbols that samples hit.
 #pragma once
 
 #include <cstdint>
@@ -15,20 +17,24 @@
 #include <vector>
 
 #include "libsample/result.h"
+#include "record/record_target.h"
 
 namespace sample::record {
 
 struct RecordOptions {
+  TargetOptions target;
   std::string output = "sample.data";
   std::string event = "cycles";
-  bool event_given = false;  // -e was used: no silent fallback
+  bool event_given = false;   // -e was used: no silent fallback
   uint64_t frequency = 4000;  // samples per second, when period == 0
   uint64_t period = 0;        // -c: a sample every `period` events
   bool callchain = false;     // -g: kernel frame-pointer call chains
   size_t mmap_pages = 128;    // data pages per CPU ring buffer (512 KiB)
   int zstd_level = 1;
+  double duration_s = 0;      // --duration; 0 = until the target ends
+  uint64_t delay_ms = 0;      // -D: start disabled, enable after this
+  bool switch_events = false;  // --switch-events: PERF_RECORD_SWITCH
   bool quiet = false;
-  std::vector<std::string> command;
   std::vector<std::string> invocation;  // our own argv, stored in the file
 };
 
@@ -38,7 +44,7 @@ struct RecordSummary {
   uint64_t bytes_written = 0;
   uint64_t raw_bytes = 0;
   double seconds = 0;
-  int exit_status = 0;  // the command's, shell-style (128 + signal)
+  int exit_status = 0;  // the command's, shell-style (128 + signal); 0 otherwise
 };
 
 Result<RecordSummary> RunRecording(const RecordOptions& options);

@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   bool no_children = false;
   bool children = false;
   double percent_limit = 0;
+  sample::report::LoadOptions load;
   po::options_description desc("Options");
   desc.add_options()
       ("help,h", "show this help")
@@ -35,6 +36,8 @@ int main(int argc, char** argv) {
       ("no-children", po::bool_switch(&no_children), "only the samples' own functions")
       ("sort,s", po::value(&sort), "sort keys: comm,pid,tid,dso,sym,cpu (default comm,dso,sym)")
       ("percent-limit", po::value(&percent_limit), "hide entries below this percentage")
+      ("force,f", po::bool_switch(&load.force),
+       "use binaries even when their build-id differs from the recorded one")
       ("stdio", "text output (the default; accepted for perf users)");
   try {
     po::variables_map vm;
@@ -55,7 +58,7 @@ int main(int argc, char** argv) {
     std::cerr << "sample-report: " << keys.error().message << "\n";
     return 2;
   }
-  auto recording = sample::report::LoadRecording(input);
+  auto recording = sample::report::LoadRecording(input, load);
   if (!recording) {
     std::cerr << "sample-report: " << recording.error().message << "\n";
     return 1;

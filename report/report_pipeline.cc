@@ -9,6 +9,7 @@
 
 #include "formats/sample_file_reader.h"
 #include "libsample/elf_symbols.h"
+#include "libsample/kallsyms.h"
 #include "libsample/perf_record.h"
 #include "libsample/process_table.h"
 #include "libsample/record_walker.h"
@@ -47,7 +48,8 @@ struct PendingSample {
 
 class Loader {
  public:
-  explicit Loader(const format::SampleFileReader& reader) : reader_(reader) {}
+  Loader(const format::SampleFileReader& reader, const LoadOptions& options)
+      : reader_(reader), options_(options) {}
   Result<Recording> Run();
 
  private:
@@ -56,7 +58,10 @@ class Loader {
   uint32_t LocationId(uint32_t pid, uint64_t ip, bool return_address);
   void Symbolize(Profile& profile, std::vector<uint32_t>& function_of_location);
 
+  std::optional<ElfSymbols> LoadBinary(uint32_t dso);
+
   const format::SampleFileReader& reader_;
+  const LoadOptions& options_;
   Recording out_;
   ProcessTable processes_;
   std::vector<Location> locations_;
@@ -245,8 +250,32 @@ void Loader::AddSample(const SampleRecord& s) {
   samples_.push_back(header);
 }
 
+// Loads a binary's symbols, refusing one whose build-id differs from the
+// recorded one (a rebuilt or upgraded file would name the wrong functions).
+std::optional<ElfSymbols> Loader::LoadBinary(uint32_t dso) {
+  const std::string& path = processes_.DsoPath(dso);
+  auto loaded = ElfSymbols::Load(path);
+  if (!loaded) return std::nullopt;
+  const auto recorded = format::FindMetadata(reader_.build_ids(), path);
+  if (recorded && !recorded->empty() && loaded->build_id() != *recorded) {
+    ++out_.stats.mismatched_binaries;
+    if (!options_.force) {
+      out_.warnings.push_back(fmt::format(
+          "{} has build-id {} but the recording saw {}; its frames are shown as [unknown] "
+          "(--force uses it anyway)",
+          path, loaded->build_id().empty() ? "none" : loaded->build_id(), *recorded));
+      return std::nullopt;
+    }
+    out_.warnings.push_back(fmt::format(
+        "{} has build-id {} but the recording saw {}; used anyway (--force)", path,
+        loaded->build_id().empty() ? "none" : loaded->build_id(), *recorded));
+  }
+  return std::move(*loaded);
+}
+
 void Loader::Symbolize(Profile& profile, std::vector<uint32_t>& function_of_location) {
   // One ELF load per DSO, one lookup per distinct location.
+  const std::vector<KernelSymbol> kernel_symbols = ParseKallsyms(reader_.kernel_symbols());
   std::unordered_map<uint32_t, std::optional<ElfSymbols>> elves;
   std::vector<uint64_t> uses(locations_.size(), 0);
   for (uint32_t id : sample_locations_) ++uses[id];
@@ -254,13 +283,16 @@ void Loader::Symbolize(Profile& profile, std::vector<uint32_t>& function_of_loca
   for (size_t i = 0; i < locations_.size(); ++i) {
     const Location& loc = locations_[i];
     const bool kernel = loc.dso == ProcessTable::kKernelDso;
+    if (kernel) {
+      if (const KernelSymbol* ks = FindKernelSymbol(kernel_symbols, loc.offset)) {
+        function_of_location[i] = profile.InternFunction(loc.dso, ks->name, true, true);
+        continue;
+      }
+    }
     const ElfSymbol* symbol = nullptr;
     if (loc.dso != ProcessTable::kUnknownDso && !kernel) {
       auto [it, inserted] = elves.try_emplace(loc.dso);
-      if (inserted) {
-        auto loaded = ElfSymbols::Load(processes_.DsoPath(loc.dso));
-        if (loaded) it->second = std::move(*loaded);
-      }
+      if (inserted) it->second = LoadBinary(loc.dso);
       if (it->second) {
         if (auto vaddr = it->second->FileOffsetToVaddr(loc.offset)) {
           symbol = it->second->Find(*vaddr);
@@ -279,10 +311,10 @@ void Loader::Symbolize(Profile& profile, std::vector<uint32_t>& function_of_loca
 
 }  // namespace
 
-Result<Recording> LoadRecording(const std::string& path) {
+Result<Recording> LoadRecording(const std::string& path, const LoadOptions& options) {
   auto reader = format::SampleFileReader::Open(path);
   if (!reader) return tl::unexpected(reader.error());
-  Loader loader(*reader);
+  Loader loader(*reader, options);
   auto recording = loader.Run();
   if (recording) {
     recording->warnings.insert(recording->warnings.begin(), reader->warnings().begin(),

@@ -28,6 +28,7 @@ struct LoadStats {
   uint64_t lost_samples = 0;  // from PERF_RECORD_LOST and LOST_SAMPLES
   uint64_t frames = 0;
   uint64_t unknown_frames = 0;  // no mapping or no symbol
+  uint64_t mismatched_binaries = 0;  // build-id differs from the recorded one
   uint64_t first_time = 0;
   uint64_t last_time = 0;
 };
@@ -40,6 +41,11 @@ struct Recording {
   std::vector<std::string> warnings;
 };
 
-Result<Recording> LoadRecording(const std::string& path);
+struct LoadOptions {
+  // Use a binary even when its build-id differs from the recorded one.
+  bool force = false;
+};
+
+Result<Recording> LoadRecording(const std::string& path, const LoadOptions& options = {});
 
 }  // namespace sample::report

@@ -92,6 +92,17 @@ std::optional<double> OverheadOf(const std::string& report, const std::string& s
   return std::nullopt;
 }
 
+std::optional<double> OverheadOfRow(const std::string& report,
+                                    const std::vector<std::string>& parts) {
+  for (const std::string& line : Lines(report)) {
+    if (line.empty() || line[0] == '#') continue;
+    bool all = true;
+    for (const std::string& part : parts) all = all && line.find(part) != std::string::npos;
+    if (all) return std::stod(line.substr(0, line.find('%')));
+  }
+  return std::nullopt;
+}
+
 long SampleCount(const std::string& report) {
   std::smatch m;
   static const std::regex kSamples("# Samples: ([0-9]+)");

@@ -40,6 +40,11 @@ RunResult Wait(pid_t pid, const ScratchDir& dir, const std::string& tag);
 // column is `symbol` ("[.] name" is matched on the name), or nullopt.
 std::optional<double> OverheadOf(const std::string& report, const std::string& symbol);
 
+// The first-column percentage of the first row containing every one of
+// `parts`, or nullopt.
+std::optional<double> OverheadOfRow(const std::string& report,
+                                    const std::vector<std::string>& parts);
+
 // Lines of `text`.
 std::vector<std::string> Lines(const std::string& text);
 

@@ -1,0 +1,39 @@
+// Kernel symbols in /proc/kallsyms form ("ffffffff81000000 T _text [mod]").
+//
+// The recorder keeps only the symbols that cover kernel addresses it saw,
+// plus each one's successor so the covering range stays bounded; the
+// reporter looks addresses up in that subset. Only text symbols (t, T, w, W)
+// are kept.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sample {
+
+struct KernelSymbol {
+  uint64_t addr = 0;
+  std::string name;
+  std::string module;  // empty for the core kernel
+};
+
+// Parses kallsyms text; returns text symbols sorted by address. Lines that
+// do not parse are skipped. All-zero addresses (kptr_restrict) give an
+// empty result.
+std::vector<KernelSymbol> ParseKallsyms(std::string_view text);
+
+// The symbols covering each address in `addresses` and the symbol after
+// each of those, sorted and without duplicates.
+std::vector<KernelSymbol> SelectCoveringSymbols(const std::vector<KernelSymbol>& sorted,
+                                                std::vector<uint64_t> addresses);
+
+// Formats symbols back into kallsyms text (type 't'), for storage.
+std::string FormatKallsyms(const std::vector<KernelSymbol>& symbols);
+
+// The symbol containing `addr` in a sorted table, or nullptr: the last
+// symbol at or below addr, unless addr is past the table's last symbol.
+const KernelSymbol* FindKernelSymbol(const std::vector<KernelSymbol>& sorted, uint64_t addr);
+
+}  // namespace sample

@@ -1,0 +1,43 @@
+// Describes processes that already run when recording starts, as the kernel
+// would have had it seen them start: a COMM record per thread and an MMAP2
+// record per executable mapping, read from /proc. Used for -p, -t and -a,
+// whose targets' earlier history the kernel never reported.
+#pragma once
+
+#include <linux/perf_event.h>
+#include <sys/types.h>
+
+#include <cstdint>
+#include <vector>
+
+namespace sample::record {
+
+struct SynthesisCounts {
+  size_t processes = 0;
+  size_t threads = 0;
+  size_t mappings = 0;
+};
+
+class ProcSynthesizer {
+ public:
+  // Records are laid out for `attr` and name event `id`; `time` stamps them.
+  ProcSynthesizer(const perf_event_attr& attr, uint64_t id, uint64_t time)
+      : attr_(attr), id_(id), time_(time) {}
+
+  // Appends one process's threads and mappings; a process that vanished
+  // meanwhile is skipped silently (it raced with us, nothing to report).
+  void AddProcess(pid_t pid, std::vector<std::byte>& out);
+  // Every process in /proc.
+  void AddAllProcesses(std::vector<std::byte>& out);
+
+  const SynthesisCounts& counts() const { return counts_; }
+
+ private:
+  perf_event_attr attr_;
+  uint64_t id_;
+  uint64_t time_;
+  SynthesisCounts counts_;
+  std::vector<char> buffer_;  // reused for reading /proc files
+};
+
+}  // namespace sample::record

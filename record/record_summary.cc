@@ -1,0 +1,63 @@
+#include "record/record_summary.h"
+
+#include <cstdio>
+
+#include <fmt/format.h>
+
+#include "record/record_session.h"
+
+namespace sample::record {
+
+format::Trailer MakeTrailer(const std::vector<CpuCounters>& counters) {
+  format::Trailer trailer;
+  for (const CpuCounters& c : counters) {
+    format::TrailerCpu cpu{};
+    cpu.samples = c.samples;
+    cpu.lost_samples = c.lost_samples;
+    cpu.lost_records = c.lost_records;
+    cpu.dropped_samples = c.dropped_samples;
+    cpu.throttles = c.throttles;
+    trailer.cpus.push_back(cpu);
+    trailer.header.sample_count += c.samples;
+    trailer.header.lost_samples += c.lost_samples + c.dropped_samples;
+  }
+  return trailer;
+}
+
+std::string HumanBytes(uint64_t bytes) {
+  if (bytes < 10 * 1024) return fmt::format("{} B", bytes);
+  if (bytes < 10 * 1024 * 1024) return fmt::format("{:.1f} KiB", bytes / 1024.0);
+  return fmt::format("{:.1f} MiB", bytes / (1024.0 * 1024.0));
+}
+
+void PrintSummary(const RecordSummary& summary, const std::vector<CpuCounters>& counters,
+                  const std::vector<int>& cpus, const RecordOptions& options) {
+  const double ratio =
+      summary.bytes_written ? double(summary.raw_bytes) / double(summary.bytes_written) : 0;
+  fmt::print(stderr,
+             "[ sample-record: {} samples, {} lost, {:.2f} s, {} written ({:.1f}x compressed), "
+             "{} ]\n",
+             summary.samples, summary.lost_samples, summary.seconds,
+             HumanBytes(summary.bytes_written), ratio, options.output);
+  if (summary.lost_samples == 0) return;
+  std::string per_cpu;
+  uint64_t throttles = 0;
+  for (size_t i = 0; i < counters.size(); ++i) {
+    const uint64_t lost = counters[i].lost_samples + counters[i].dropped_samples;
+    if (lost != 0) per_cpu += fmt::format("{}cpu{}: {}", per_cpu.empty() ? "" : ", ", cpus[i], lost);
+    throttles += counters[i].throttles;
+  }
+  fmt::print(stderr,
+             "sample-record: WARNING: {} samples lost ({}). Use a larger buffer (-m {}) or a "
+             "lower frequency (-F {}).\n",
+             summary.lost_samples, per_cpu, options.mmap_pages * 4,
+             options.period == 0 ? options.frequency / 2 : 1000);
+  if (throttles != 0) {
+    fmt::print(stderr,
+               "sample-record: the kernel throttled sampling {} times "
+               "(kernel.perf_event_max_sample_rate / perf_cpu_time_max_percent).\n",
+               throttles);
+  }
+}
+
+}  // namespace sample::record

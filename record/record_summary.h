@@ -1,0 +1,33 @@
+// Per-CPU counters the recorder keeps while draining, and what becomes of
+// them at the end: the file's trailer and the closing line on stderr.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "formats/chunk_codec.h"
+
+namespace sample::record {
+
+struct RecordOptions;
+struct RecordSummary;
+
+struct CpuCounters {
+  uint64_t samples = 0;
+  uint64_t lost_samples = 0;     // PERF_RECORD_LOST: ring buffer was full
+  uint64_t lost_records = 0;     // how many PERF_RECORD_LOST records
+  uint64_t dropped_samples = 0;  // PERF_RECORD_LOST_SAMPLES
+  uint64_t throttles = 0;
+};
+
+format::Trailer MakeTrailer(const std::vector<CpuCounters>& counters);
+
+std::string HumanBytes(uint64_t bytes);
+
+// "[ sample-record: N samples, M lost, ... ]" and, when samples were lost,
+// which CPUs lost them and what to change.
+void PrintSummary(const RecordSummary& summary, const std::vector<CpuCounters>& counters,
+                  const std::vector<int>& cpus, const RecordOptions& options);
+
+}  // namespace sample::record

@@ -1,0 +1,128 @@
+#include "record/record_target.h"
+
+#include <dirent.h>
+
+#include <algorithm>
+#include <charconv>
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "libsample/cpu_list.h"
+
+namespace sample::record {
+namespace {
+
+std::optional<pid_t> ParsePid(std::string_view s) {
+  pid_t value = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
+  if (ec != std::errc() || end != s.data() + s.size() || value <= 0) return std::nullopt;
+  return value;
+}
+
+// The Tgid line of /proc/TID/status: the process a thread belongs to.
+std::optional<pid_t> ProcessOfThread(pid_t tid) {
+  std::ifstream in(fmt::format("/proc/{}/status", tid));
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("Tgid:", 0) == 0) return ParsePid(line.substr(line.find_first_not_of(" \t", 5)));
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+Result<std::vector<pid_t>> ParseIdList(const std::string& text, const char* what) {
+  std::vector<pid_t> ids;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t comma = text.find(',', start);
+    if (comma == std::string::npos) comma = text.size();
+    const std::string part = text.substr(start, comma - start);
+    auto id = ParsePid(part);
+    if (!id) return Fail(fmt::format("bad {} '{}' in '{}'", what, part, text));
+    ids.push_back(*id);
+    start = comma + 1;
+  }
+  return ids;
+}
+
+Result<std::vector<pid_t>> ThreadsOf(pid_t pid) {
+  const std::string path = fmt::format("/proc/{}/task", pid);
+  DIR* dir = opendir(path.c_str());
+  if (dir == nullptr) return Fail(fmt::format("no process {} (cannot read {})", pid, path));
+  std::vector<pid_t> threads;
+  while (dirent* entry = readdir(dir)) {
+    if (auto tid = ParsePid(entry->d_name)) threads.push_back(*tid);
+  }
+  closedir(dir);
+  std::sort(threads.begin(), threads.end());
+  if (threads.empty()) return Fail(fmt::format("process {} has no threads left", pid));
+  return threads;
+}
+
+Result<RecordTarget> ResolveTarget(const TargetOptions& options) {
+  RecordTarget target;
+  const int kinds = !options.command.empty() + !options.pids.empty() + !options.tids.empty();
+  if (kinds > 1) return Fail("give one target: a command, -p PID or -t TID");
+  if (options.all_cpus && kinds != 0) {
+    return Fail("-a records every process; it does not combine with a command, -p or -t");
+  }
+  if (kinds == 0 && !options.all_cpus && options.cpu_list.empty()) {
+    return Fail("nothing to record: give a command, -p PID, -t TID, -a or -C CPUS");
+  }
+
+  auto online = OnlineCpus();
+  if (!online) return tl::unexpected(online.error());
+  target.cpus = *online;
+  if (!options.cpu_list.empty()) {
+    auto selected = ParseCpuList(options.cpu_list);
+    if (!selected) return tl::unexpected(selected.error());
+    for (int cpu : *selected) {
+      if (!std::binary_search(online->begin(), online->end(), cpu)) {
+        return Fail(fmt::format("CPU {} in -C {} is not online (online: {})", cpu,
+                                options.cpu_list, fmt::join(*online, ",")));
+      }
+    }
+    target.cpus = *selected;
+  }
+
+  if (!options.command.empty()) {
+    target.kind = TargetKind::kCommand;
+    target.inherit = options.inherit.value_or(true);
+  } else if (!options.pids.empty()) {
+    target.kind = TargetKind::kProcesses;
+    auto pids = ParseIdList(options.pids, "process id");
+    if (!pids) return tl::unexpected(pids.error());
+    target.processes = *pids;
+    for (pid_t pid : *pids) {
+      auto threads = ThreadsOf(pid);
+      if (!threads) return tl::unexpected(threads.error());
+      target.threads.insert(target.threads.end(), threads->begin(), threads->end());
+    }
+    target.inherit = options.inherit.value_or(true);
+  } else if (!options.tids.empty()) {
+    target.kind = TargetKind::kThreads;
+    auto tids = ParseIdList(options.tids, "thread id");
+    if (!tids) return tl::unexpected(tids.error());
+    target.threads = *tids;
+    for (pid_t tid : *tids) {
+      auto pid = ProcessOfThread(tid);
+      if (!pid) return Fail(fmt::format("no thread {} (cannot read /proc/{}/status)", tid, tid));
+      if (std::find(target.processes.begin(), target.processes.end(), *pid) ==
+          target.processes.end()) {
+        target.processes.push_back(*pid);
+      }
+    }
+    // perf: -t disables inheritance unless --inherit is given.
+    target.inherit = options.inherit.value_or(false);
+  } else {
+    target.kind = TargetKind::kCpus;
+    target.threads = {-1};
+    target.inherit = false;  // meaningless for CPU-wide events
+    target.synthesize_all = true;
+  }
+  return target;
+}
+
+}  // namespace sample::record

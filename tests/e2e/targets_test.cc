@@ -1,0 +1,146 @@
+// End to end: the recorder's targets other than a new command (-p, -a/-C),
+// its timing options (--duration, -D) and honest accounting of lost
+// samples under overload.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <regex>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "tests/e2e/e2e_util.h"
+
+namespace sample::e2e {
+namespace {
+
+const std::string kRecord = SAMPLE_RECORD_PATH;
+const std::string kReport = SAMPLE_REPORT_PATH;
+const std::string kSplit = WORKLOAD_SPLIT_PATH;
+
+class TargetsTest : public ::testing::Test {
+ protected:
+  ScratchDir dir_;
+};
+
+// Attaching to a process that started before us: its existing mappings
+// come from /proc synthesis, so its samples still resolve to functions.
+TEST_F(TargetsTest, AttachToRunningProcess) {
+  const pid_t workload = Start({kSplit, "4"}, dir_, "workload");
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  const std::string data = dir_ / "attach.data";
+  const RunResult rec = RunTool(
+      {kRecord, "-p", std::to_string(workload), "--duration", "1", "-o", data}, dir_);
+  kill(-workload, SIGKILL);
+  Wait(workload, dir_, "workload");
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+
+  const RunResult rep = RunTool({kReport, "-i", data, "--sort", "comm,sym"}, dir_);
+  ASSERT_EQ(rep.exit_code, 0) << rep.err;
+  EXPECT_GT(SampleCount(rep.out), 2000) << rep.out;
+  const auto sixty = OverheadOf(rep.out, "[.] compute_sixty");
+  ASSERT_TRUE(sixty) << rep.out;
+  EXPECT_NEAR(*sixty, 60.0, 6.0) << rep.out;
+}
+
+// The recording of -p ends when the process does.
+TEST_F(TargetsTest, AttachEndsWhenTheProcessExits) {
+  const pid_t workload = Start({kSplit, "0.6"}, dir_, "short");
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  const auto begin = std::chrono::steady_clock::now();
+  const RunResult rec =
+      RunTool({kRecord, "-p", std::to_string(workload), "-o", dir_ / "short.data"}, dir_);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  Wait(workload, dir_, "short");
+  EXPECT_EQ(rec.exit_code, 0) << rec.err;
+  EXPECT_LT(seconds, 5.0);
+}
+
+// -a -C 0 with two busy processes pinned to CPU 0: both are in the report.
+TEST_F(TargetsTest, CpuWideRecordingSeesEveryProcess) {
+  const pid_t alpha = Start({"/usr/bin/taskset", "-c", "0", WORKLOAD_CHILD_ALPHA_PATH, "3"}, dir_, "a");
+  const pid_t beta = Start({"/usr/bin/taskset", "-c", "0", WORKLOAD_CHILD_BETA_PATH, "3"}, dir_, "b");
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  const std::string data = dir_ / "cpu0.data";
+  const RunResult rec = RunTool({kRecord, "-a", "-C", "0", "--duration", "1", "-o", data}, dir_);
+  kill(-alpha, SIGKILL);
+  kill(-beta, SIGKILL);
+  Wait(alpha, dir_, "a");
+  Wait(beta, dir_, "b");
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+
+  const RunResult by_cpu = RunTool({kReport, "-i", data, "--sort", "cpu"}, dir_);
+  ASSERT_EQ(by_cpu.exit_code, 0) << by_cpu.err;
+  // Only CPU 0 was recorded.
+  EXPECT_TRUE(OverheadOf(by_cpu.out, "000").has_value()) << by_cpu.out;
+  EXPECT_FALSE(OverheadOf(by_cpu.out, "001").has_value()) << by_cpu.out;
+
+  const RunResult comms = RunTool({kReport, "-i", data, "--sort", "comm,sym"}, dir_);
+  ASSERT_EQ(comms.exit_code, 0) << comms.err;
+  const auto a = OverheadOfRow(comms.out, {" child-alpha ", "[.] child_work"});
+  const auto b = OverheadOfRow(comms.out, {" child-beta ", "[.] child_work"});
+  ASSERT_TRUE(a && b) << comms.out;
+  // They share the CPU: each gets a fair part of it.
+  EXPECT_GT(*a, 25.0) << comms.out;
+  EXPECT_GT(*b, 25.0) << comms.out;
+}
+
+TEST_F(TargetsTest, DurationStopsTheRecording) {
+  const std::string data = dir_ / "dur.data";
+  const auto begin = std::chrono::steady_clock::now();
+  const RunResult rec =
+      RunTool({kRecord, "-F", "1000", "--duration", "0.5", "-o", data, "--", kSplit, "5"}, dir_);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  EXPECT_EQ(rec.exit_code, 128 + SIGTERM) << "the command is stopped with SIGTERM\n" << rec.err;
+  EXPECT_LT(seconds, 3.0);
+  const RunResult rep = RunTool({kReport, "-i", data}, dir_);
+  EXPECT_NEAR(SampleCount(rep.out), 500, 100) << rep.out;
+}
+
+TEST_F(TargetsTest, DelaySkipsTheStart) {
+  const std::string data = dir_ / "delay.data";
+  const RunResult rec =
+      RunTool({kRecord, "-F", "1000", "-D", "500", "-o", data, "--", kSplit, "1"}, dir_);
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  const RunResult rep = RunTool({kReport, "-i", data}, dir_);
+  // 1 s of CPU, the first 0.5 s not recorded.
+  EXPECT_NEAR(SampleCount(rep.out), 500, 120) << rep.out;
+}
+
+// A one-page buffer at a high rate with call chains overflows; the loss the
+// recorder reports and the loss the report shows must be the same number,
+// and it must not be zero.
+TEST_F(TargetsTest, OverloadLossIsCountedNotHidden) {
+  const std::string data = dir_ / "lost.data";
+  const RunResult rec = RunTool(
+      {kRecord, "-g", "-m", "1", "-F", "max", "-o", data, "--", kSplit, "1"}, dir_);
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(rec.err, m, std::regex("samples, ([0-9]+) lost"))) << rec.err;
+  const long recorded_lost = std::stol(m[1]);
+  const RunResult rep = RunTool({kReport, "-i", data}, dir_);
+  ASSERT_EQ(rep.exit_code, 0) << rep.err;
+  ASSERT_TRUE(std::regex_search(rep.out, m, std::regex("# Lost samples: ([0-9]+)"))) << rep.out;
+  EXPECT_EQ(std::stol(m[1]), recorded_lost);
+  if (recorded_lost == 0) {
+    GTEST_SKIP() << "the kernel kept up with a 1-page buffer at max rate; no loss to compare";
+  }
+  EXPECT_NE(rec.err.find("Use a larger buffer"), std::string::npos) << rec.err;
+}
+
+TEST_F(TargetsTest, BadTargetsAreRefused) {
+  EXPECT_EQ(RunTool({kRecord, "-p", "999999999"}, dir_).exit_code, 1);
+  const RunResult both = RunTool({kRecord, "-a", "--", kSplit, "0.1"}, dir_);
+  EXPECT_NE(both.exit_code, 0);
+  EXPECT_NE(both.err.find("-a"), std::string::npos) << both.err;
+  const RunResult cpu = RunTool({kRecord, "-C", "4096", "--duration", "0.1"}, dir_);
+  EXPECT_NE(cpu.exit_code, 0);
+  EXPECT_NE(cpu.err.find("4096"), std::string::npos) << cpu.err;
+}
+
+}  // namespace
+}  // namespace sample::e2e
