@@ -442,3 +442,25 @@ Result<std::string> ReadElfBuildId(const std::string& path) {
 }
 
 }  // namespace sample
+
+namespace sample {
+
+void ElfSymbols::MergeDebugSymbols(const ElfSymbols& debug) {
+  if (!debug.has_symtab_) return;
+  std::vector<ElfSymbol> merged = debug.symbols_;
+  for (const ElfSymbol& own : symbols_) {
+    if (own.name.size() > 4 && own.name.compare(own.name.size() - 4, 4, "@plt") == 0) {
+      merged.push_back(own);
+    }
+  }
+  // One symbol per address: the debug file's name wins over a stub's.
+  std::stable_sort(merged.begin(), merged.end(),
+                   [](const ElfSymbol& a, const ElfSymbol& b) { return a.start < b.start; });
+  merged.erase(std::unique(merged.begin(), merged.end(),
+                           [](const ElfSymbol& a, const ElfSymbol& b) { return a.start == b.start; }),
+               merged.end());
+  symbols_ = std::move(merged);
+  has_symtab_ = true;
+}
+
+}  // namespace sample

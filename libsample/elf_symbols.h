@@ -56,6 +56,11 @@ class ElfSymbols {
   // True if .symtab was used (false: .dynsym only).
   bool has_symtab() const { return has_symtab_; }
 
+  // Takes the .symtab functions of a separate debug file for this binary
+  // (same build-id; its addresses are ours), keeping our own PLT stubs,
+  // which a debug file cannot describe (its .plt has no contents).
+  void MergeDebugSymbols(const ElfSymbols& debug);
+
  private:
   struct LoadSegment {
     uint64_t offset = 0;      // p_offset

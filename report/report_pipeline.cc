@@ -256,6 +256,14 @@ std::optional<ElfSymbols> Loader::LoadBinary(uint32_t dso) {
   const std::string& path = processes_.DsoPath(dso);
   auto loaded = ElfSymbols::Load(path);
   if (!loaded) return std::nullopt;
+  // Distribution binaries are stripped; their full symbol tables live in
+  // separate debug files found by build-id (Debian's *-dbg/-dbgsym).
+  if (!loaded->has_symtab() && loaded->build_id().size() > 2) {
+    const std::string& id = loaded->build_id();
+    auto debug = ElfSymbols::Load(fmt::format("/usr/lib/debug/.build-id/{}/{}.debug",
+                                              id.substr(0, 2), id.substr(2)));
+    if (debug && debug->build_id() == id) loaded->MergeDebugSymbols(*debug);
+  }
   const auto recorded = format::FindMetadata(reader_.build_ids(), path);
   if (recorded && !recorded->empty() && loaded->build_id() != *recorded) {
     ++out_.stats.mismatched_binaries;

@@ -263,6 +263,27 @@ TEST(ElfSymbolsTest, StrippedExecutableKeepsOnlyDynsymAndPlt) {
   EXPECT_EQ(stripped.build_id(), full.build_id());
 }
 
+// A stripped binary plus the unstripped file with the same build-id (what a
+// separate debug file is) names everything the unstripped one does, and
+// keeps the PLT stubs only the binary itself can describe.
+TEST(ElfSymbolsTest, DebugFileSymbolsMergeIntoStrippedBinary) {
+  auto stripped = ElfSymbols::Load(kProgStripped);
+  auto full = ElfSymbols::Load(kProg);
+  ASSERT_TRUE(stripped && full);
+  ASSERT_EQ(stripped->build_id(), full->build_id());
+  ASSERT_FALSE(stripped->has_symtab());
+  stripped->MergeDebugSymbols(*full);
+  EXPECT_TRUE(stripped->has_symtab());
+  for (const ElfSymbol& s : full->symbols()) {
+    const ElfSymbol* found = stripped->Find(s.start);
+    ASSERT_NE(found, nullptr) << s.name;
+    EXPECT_EQ(found->name, s.name);
+  }
+  bool has_plt = false;
+  for (const ElfSymbol& s : stripped->symbols()) has_plt |= s.name == "puts@plt";
+  EXPECT_TRUE(has_plt);
+}
+
 TEST(ElfSymbolsTest, SharedLibrarySymtabAndDynsym) {
   ASSERT_LOADED(full, kLib);
   ASSERT_LOADED(stripped, kLibStripped);
