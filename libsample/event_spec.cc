@@ -627,8 +627,6 @@ Result<EventSpec> Resolver::Resolve(const RawEvent& raw) {
   spec.group_index = raw.group;
   spec.group_leader = raw.leader;
   spec.sample_read = group_mods->sample_read;
-  spec.type = spec.attr.type;
-  spec.config = spec.attr.config;
   return spec;
 }
 
@@ -928,27 +926,6 @@ Result<std::vector<std::string>> ListEvents(const EventParseOptions& options,
     if (!tracefs) return tl::unexpected(tracefs.error());
     for (std::string& name : tracefs->List(tracepoint_glob)) names.push_back(std::move(name));
   }
-  return names;
-}
-
-Result<EventSpec> LookupEvent(std::string_view name) {
-  auto specs = ParseEventList(name, EventParseOptions{});
-  if (!specs) return tl::unexpected(specs.error());
-  if (specs->size() != 1 || specs->front().group_index >= 0) {
-    return Fail(fmt::format("'{}': expected one event", name));
-  }
-  return std::move(specs->front());
-}
-
-std::vector<std::string> KnownEventNames() {
-  std::vector<std::string> names;
-  for (const GenericEvent& event : kGenericEvents) {
-    if (event.name == event.canonical) names.emplace_back(event.name);
-  }
-  for (const GenericEvent& event : kGenericEvents) {
-    if (event.name != event.canonical) names.emplace_back(event.name);
-  }
-  for (std::string& cache : CacheEventNames()) names.push_back(std::move(cache));
   return names;
 }
 

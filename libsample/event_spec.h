@@ -61,11 +61,6 @@ struct EventSpec {
   // file offset of the probe.
   std::string uprobe_path;
 
-  // Transitional copies of attr.type and attr.config for the recorder's
-  // code from before attr existed (record/record_session.cc); to be removed
-  // when the recorder uses attr.
-  uint32_t type = 0;
-  uint64_t config = 0;
 };
 
 struct EventParseOptions {
@@ -96,13 +91,5 @@ Result<std::vector<EventSpec>> ParseEventList(std::string_view text,
 // cannot be found.
 Result<std::vector<std::string>> ListEvents(const EventParseOptions& options,
                                             std::string_view tracepoint_glob);
-
-// One plain event name (no list, group, terms or modifiers needed), parsed
-// with default options. Kept for the recorder until it uses ParseEventList.
-Result<EventSpec> LookupEvent(std::string_view name);
-
-// Every generic and cache event name and alias that LookupEvent accepts
-// without sysfs or tracefs, canonical names first.
-std::vector<std::string> KnownEventNames();
 
 }  // namespace sample

@@ -90,9 +90,16 @@ void Profile::AddSample(ProfileSample sample, std::span<const uint32_t> frames) 
   sample.frames_begin = static_cast<uint32_t>(frames_.size());
   sample.frames_count = static_cast<uint32_t>(frames.size());
   frames_.insert(frames_.end(), frames.begin(), frames.end());
-  total_period_ += sample.period;
+  if (sample.event >= totals_.size()) totals_.resize(sample.event + 1);
+  totals_[sample.event].period += sample.period;
+  ++totals_[sample.event].samples;
   if (frames.size() > 1) has_callchains_ = true;
   samples_.push_back(sample);
+}
+
+void Profile::set_event_names(std::vector<std::string> names) {
+  event_names_ = std::move(names);
+  if (totals_.size() < event_names_.size()) totals_.resize(event_names_.size());
 }
 
 Result<std::vector<SortKey>> ParseSortKeys(std::string_view text) {
@@ -144,6 +151,7 @@ std::vector<FlatEntry> BuildFlatProfile(const Profile& profile, const FlatOption
 
   std::vector<std::pair<Key, size_t>> seen;  // key -> outermost frame index, per sample
   for (const ProfileSample& s : profile.samples()) {
+    if (s.event != options.event) continue;
     const auto frames = profile.frames(s);
     FlatEntry& self = entry_for(maker.Make(s, frames[0]));
     self.self_period += s.period;

@@ -27,6 +27,7 @@ struct Function {
 };
 
 struct ProfileSample {
+  uint32_t event = 0;  // index into the recording's events
   uint32_t comm = 0;
   uint32_t pid = 0;
   uint32_t tid = 0;
@@ -44,7 +45,7 @@ class Profile {
   void AddSample(ProfileSample sample, std::span<const uint32_t> frames);
 
   void set_dso_names(std::vector<std::string> names) { dso_names_ = std::move(names); }
-  void set_event_name(std::string name) { event_name_ = std::move(name); }
+  void set_event_names(std::vector<std::string> names);
 
   const std::vector<ProfileSample>& samples() const { return samples_; }
   std::span<const uint32_t> frames(const ProfileSample& s) const {
@@ -53,8 +54,16 @@ class Profile {
   const Function& function(uint32_t id) const { return functions_[id]; }
   const std::string& comm(uint32_t id) const { return comms_[id]; }
   const std::string& dso_name(uint32_t id) const { return dso_names_[id]; }
-  const std::string& event_name() const { return event_name_; }
-  uint64_t total_period() const { return total_period_; }
+  size_t event_count() const { return event_names_.size(); }
+  const std::string& event_name(uint32_t event) const { return event_names_[event]; }
+  // Sums over the samples of one event (periods of different events are
+  // in different units and never added together).
+  uint64_t total_period(uint32_t event) const {
+    return event < totals_.size() ? totals_[event].period : 0;
+  }
+  uint64_t sample_count(uint32_t event) const {
+    return event < totals_.size() ? totals_[event].samples : 0;
+  }
   bool has_callchains() const { return has_callchains_; }
 
  private:
@@ -65,8 +74,12 @@ class Profile {
   std::vector<std::string> comms_;
   std::unordered_map<std::string, uint32_t> comm_ids_;
   std::vector<std::string> dso_names_;
-  std::string event_name_;
-  uint64_t total_period_ = 0;
+  struct Totals {
+    uint64_t period = 0;
+    uint64_t samples = 0;
+  };
+  std::vector<std::string> event_names_;
+  std::vector<Totals> totals_;
   bool has_callchains_ = false;
 };
 
@@ -99,6 +112,7 @@ struct FlatEntry {
 };
 
 struct FlatOptions {
+  uint32_t event = 0;  // only this event's samples
   std::vector<SortKey> sort_keys = {SortKey::kComm, SortKey::kDso, SortKey::kSym};
   bool children = false;  // also sum periods of samples where the entry is a caller
   bool call_graph = false;

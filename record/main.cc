@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "libsample/event_spec.h"
+#include "libsample/perf_event.h"
 #include "record/record_session.h"
 
 namespace po = boost::program_options;
@@ -39,6 +40,11 @@ void SplitCommandLine(int argc, char** argv, std::vector<std::string>* ours,
       break;
     }
     if (arg.size() < 2 || arg[0] != '-') break;
+    if (arg == "--list-events" && i + 1 < argc && argv[i + 1][0] != '-') {
+      // perf list takes its glob as a separate word; boost wants "=".
+      ours->push_back(arg + "=" + argv[++i]);
+      continue;
+    }
     ours->push_back(arg);
     if (kOptionsWithValue.count(arg) != 0 && i + 1 < argc) ours->push_back(argv[++i]);
   }
@@ -46,6 +52,34 @@ void SplitCommandLine(int argc, char** argv, std::vector<std::string>* ours,
 }
 
 bool IsPowerOfTwo(size_t n) { return n != 0 && (n & (n - 1)) == 0; }
+
+// Hardware events are listed only when this machine can count them.
+bool Opens(const std::string& name) {
+  auto specs = sample::ParseEventList(name, {});
+  if (!specs || specs->size() != 1) return false;
+  perf_event_attr attr = specs->front().attr;
+  attr.size = sizeof(attr);
+  attr.exclude_kernel = 1;
+  auto event = sample::PerfEvent::Open(attr, 0, -1, -1, 0);
+  return event.has_value();
+}
+
+int ListEvents(const std::string& glob) {
+  auto names = sample::ListEvents({}, glob);
+  if (!names) {
+    std::cerr << "sample-record: " << names.error().message << "\n";
+    return 1;
+  }
+  for (const std::string& name : *names) {
+    auto specs = sample::ParseEventList(name, {});
+    const bool hardware = specs && specs->size() == 1 &&
+                          (specs->front().attr.type == PERF_TYPE_HARDWARE ||
+                           specs->front().attr.type == PERF_TYPE_HW_CACHE);
+    if (hardware && !Opens(name)) continue;
+    std::cout << name << "\n";
+  }
+  return 0;
+}
 
 }  // namespace
 
@@ -61,8 +95,10 @@ int main(int argc, char** argv) {
       ("help,h", "show this help")
       ("output,o", po::value(&options.output)->default_value("sample.data"),
        "output file (an existing one is renamed FILE.old)")
-      ("event,e", po::value(&options.event), "event to sample: cycles (default; cpu-clock where "
-       "there is no PMU), cpu-clock, task-clock, page-faults, ...")
+      ("event,e", po::value(&options.events)->composing(),
+       "events to sample, perf syntax (repeatable, comma lists, {groups}, :modifiers, "
+       "/terms/, tracepoints sub:name, uprobe:PATH:SYM, mem:ADDR); default cycles, or "
+       "cpu-clock where there is no PMU")
       ("freq,F", po::value(&frequency), "samples per second (default 4000), or 'max'")
       ("count,c", po::value(&options.period), "sample every N events instead of -F")
       ("call-graph,g", po::bool_switch(&options.callchain), "record frame-pointer call chains")
@@ -80,7 +116,8 @@ int main(int argc, char** argv) {
       ("delay,D", po::value(&options.delay_ms), "start recording after this many milliseconds")
       ("switch-events", po::bool_switch(&options.switch_events), "record context switches")
       ("quiet,q", po::bool_switch(&options.quiet), "print nothing but errors")
-      ("list-events", "list the event names this version knows");
+      ("list-events", po::value<std::string>()->implicit_value(""),
+       "list the events this machine offers; with GLOB, the matching tracepoints too");
   try {
     po::variables_map vm;
     po::store(po::command_line_parser(ours).options(desc).run(), vm);
@@ -89,11 +126,7 @@ int main(int argc, char** argv) {
       std::cout << kUsage << desc;
       return 0;
     }
-    if (vm.count("list-events")) {
-      for (const std::string& name : sample::KnownEventNames()) std::cout << name << "\n";
-      return 0;
-    }
-    options.event_given = vm.count("event") != 0;
+    if (vm.count("list-events")) return ListEvents(vm["list-events"].as<std::string>());
     if (vm.count("no-inherit") && vm.count("inherit")) {
       throw po::error("--inherit and --no-inherit contradict");
     }

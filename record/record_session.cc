@@ -26,6 +26,7 @@
 #include "libsample/record_walker.h"
 #include "libsample/unique_fd.h"
 #include "record/command_launcher.h"
+#include "record/event_opener.h"
 #include "record/host_facts.h"
 #include "record/postmortem_facts.h"
 #include "record/proc_synthesis.h"
@@ -40,48 +41,6 @@ constexpr size_t kChunkBytes = 4 << 20;
 constexpr uint64_t kChunkMaxAgeNs = 500'000'000;
 constexpr uint64_t kStatusIntervalNs = 500'000'000;
 
-perf_event_attr BuildAttr(const RecordOptions& options, const EventSpec& spec,
-                          const RecordTarget& target) {
-  perf_event_attr attr{};
-  attr.size = sizeof(attr);
-  attr.type = spec.type;
-  attr.config = spec.config;
-  if (options.period != 0) {
-    attr.sample_period = options.period;
-  } else {
-    attr.freq = 1;
-    attr.sample_freq = options.frequency;
-  }
-  // IDENTIFIER first: every record names its event, whatever the layout.
-  attr.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-                     PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
-  if (options.callchain) attr.sample_type |= PERF_SAMPLE_CALLCHAIN;
-  attr.disabled = 1;
-  // A new command starts counting at exec, unless -D delays it.
-  attr.enable_on_exec = target.kind == TargetKind::kCommand && options.delay_ms == 0;
-  attr.inherit = target.inherit;
-  attr.mmap = 1;
-  attr.mmap2 = 1;
-  attr.comm = 1;
-  attr.comm_exec = 1;
-  attr.task = 1;
-  attr.context_switch = options.switch_events;
-  attr.sample_id_all = 1;
-  attr.exclude_hv = 1;
-  // CLOCK_MONOTONIC timestamps: records we synthesize from /proc can be
-  // stamped on the same clock, and times line up with the host's.
-  attr.use_clockid = 1;
-  attr.clockid = CLOCK_MONOTONIC;
-  // Wake up when a quarter of the buffer is full: early enough that a burst
-  // does not overflow it before we drain.
-  attr.watermark = 1;
-  attr.wakeup_watermark =
-      static_cast<uint32_t>(options.mmap_pages * static_cast<size_t>(sysconf(_SC_PAGESIZE)) / 4);
-  const auto paranoid = ReadPerfEventParanoid();
-  if (geteuid() != 0 && paranoid && *paranoid >= 2) attr.exclude_kernel = 1;
-  return attr;
-}
-
 class Recorder {
  public:
   explicit Recorder(const RecordOptions& options) : options_(options) {}
@@ -89,7 +48,6 @@ class Recorder {
 
  private:
   Result<void> OpenEvents();
-  Result<void> OpenEventsFor(const EventSpec& spec);
   Result<void> Start();
   void DrainAll();
   void Account(size_t cpu_index, std::span<const std::byte> bytes);
@@ -100,10 +58,9 @@ class Recorder {
 
   const RecordOptions& options_;
   RecordTarget target_;
-  perf_event_attr attr_{};
-  std::string event_name_;
-  std::vector<PerfEvent> events_;
-  std::vector<size_t> ring_owner_;  // per CPU index: the event that owns its buffer
+  std::optional<EventOpener> opener_;
+  EventTable table_;  // to parse records by the event that wrote them
+  perf_event_attr attr_{};  // the first event's: time and trailer layout are common to all
   std::vector<CpuCounters> counters_;
   std::unique_ptr<format::SampleFileWriter> writer_;
   std::optional<CommandLauncher> launcher_;
@@ -121,49 +78,48 @@ class Recorder {
   uint64_t last_time_ = 0;
 };
 
-Result<void> Recorder::OpenEventsFor(const EventSpec& spec) {
-  attr_ = BuildAttr(options_, spec, target_);
-  event_name_ = spec.name;
-  events_.clear();
-  ring_owner_.clear();
-  for (int cpu : target_.cpus) {
-    const size_t owner = events_.size();
-    ring_owner_.push_back(owner);
-    for (pid_t thread : target_.threads) {
-      auto event = PerfEvent::Open(attr_, thread, cpu, -1, 0);
-      if (!event) {
-        // A thread of a -p process may exit while we attach; skip it.
-        if (event.error().sys_errno == ESRCH && target_.threads.size() > 1) continue;
-        return tl::unexpected(event.error());
-      }
-      events_.push_back(std::move(*event));
-    }
-    if (events_.size() == owner) return Fail("every target thread exited while attaching");
-    if (auto mapped = events_[owner].Map(options_.mmap_pages); !mapped) return mapped;
-    for (size_t i = owner + 1; i < events_.size(); ++i) {
-      if (auto redirected = events_[i].RedirectOutputTo(events_[owner]); !redirected) {
-        return redirected;
-      }
-    }
-  }
-  return {};
-}
-
 Result<void> Recorder::OpenEvents() {
-  auto spec = LookupEvent(options_.event);
-  if (!spec) return tl::unexpected(spec.error());
-  auto opened = OpenEventsFor(*spec);
-  const bool no_pmu = !opened && (opened.error().sys_errno == ENOENT ||
-                                  opened.error().sys_errno == EOPNOTSUPP);
-  if (no_pmu && spec->type == PERF_TYPE_HARDWARE && !options_.event_given) {
+  SamplingDefaults defaults;
+  defaults.frequency = options_.frequency;
+  defaults.period = options_.period;
+  defaults.callchain = options_.callchain;
+  defaults.delayed = options_.delay_ms != 0;
+  defaults.switch_events = options_.switch_events;
+  defaults.mmap_pages = options_.mmap_pages;
+  EventParseOptions parse;
+  const auto paranoid = ReadPerfEventParanoid();
+  if (geteuid() != 0 && paranoid && *paranoid >= 2) {
+    parse.exclude_kernel_default = true;
+    fmt::print(stderr,
+               "sample-record: kernel.perf_event_paranoid is {}: recording user space only "
+               "(sysctl kernel.perf_event_paranoid=1 or CAP_PERFMON to include the kernel).\n",
+               *paranoid);
+  }
+  const bool default_event = options_.events.empty();
+  std::string list = default_event ? "cycles" : "";
+  for (const std::string& e : options_.events) list += (list.empty() ? "" : ",") + e;
+
+  auto open = [&](const std::string& text) -> Result<void> {
+    auto specs = ParseEventList(text, parse);
+    if (!specs) return tl::unexpected(specs.error());
+    auto opener = EventOpener::Create(std::move(*specs), defaults, target_);
+    if (!opener) return tl::unexpected(opener.error());
+    opener_.emplace(std::move(*opener));
+    return opener_->Open(target_);
+  };
+  auto opened = open(list);
+  const int err = opened ? 0 : opened.error().sys_errno;
+  if (!opened && default_event && (err == ENOENT || err == EOPNOTSUPP)) {
     // perf does the same: no PMU (typical in VMs) means a timer-based event.
     fmt::print(stderr,
-               "sample-record: the hardware event '{}' is not available here (no PMU); "
-               "using cpu-clock instead.\n",
-               spec->name);
-    return OpenEventsFor(*LookupEvent("cpu-clock"));
+               "sample-record: the hardware event 'cycles' is not available here (no PMU); "
+               "using cpu-clock instead.\n");
+    opened = open("cpu-clock");
   }
-  return opened;
+  if (!opened) return opened;
+  attr_ = opener_->first_attr();
+  table_ = EventTable(opener_->Describe());
+  return {};
 }
 
 // Turns the events on (unless enable_on_exec does it) and, for targets that
@@ -172,14 +128,14 @@ Result<void> Recorder::OpenEvents() {
 // is harmless.
 Result<void> Recorder::Start() {
   const uint64_t now = MonotonicNowNs();
-  if (!attr_.enable_on_exec) {
-    for (PerfEvent& event : events_) {
+  if (opener_->needs_enable()) {
+    for (PerfEvent& event : opener_->events()) {
       if (auto enabled = event.Enable(); !enabled) return enabled;
     }
   }
   if (target_.kind == TargetKind::kCommand) return {};
   std::vector<std::byte> synthesized;
-  ProcSynthesizer synthesizer(attr_, events_.front().id(), now);
+  ProcSynthesizer synthesizer(attr_, opener_->events().front().id(), now);
   if (target_.synthesize_all) {
     synthesizer.AddAllProcesses(synthesized);
   } else {
@@ -223,14 +179,23 @@ void Recorder::Account(size_t cpu_index, std::span<const std::byte> bytes) {
       default:
         break;
     }
-    facts_.Observe(header, record, attr_);
+    if (header.type == PERF_RECORD_SAMPLE) {
+      // Samples' layouts differ between events (call chains, group reads).
+      if (auto event = table_.EventIndexFor(record)) {
+        facts_.Observe(header, record, table_.events()[*event].attr);
+      }
+    } else {
+      facts_.Observe(header, record, attr_);
+    }
   });
 }
 
 void Recorder::DrainAll() {
-  for (size_t cpu = 0; cpu < ring_owner_.size(); ++cpu) {
+  auto& events = opener_->events();
+  const auto& owners = opener_->ring_owners();
+  for (size_t cpu = 0; cpu < owners.size(); ++cpu) {
     const size_t before = chunk_.size();
-    if (events_[ring_owner_[cpu]].ring().Drain(chunk_) != 0) {
+    if (events[owners[cpu]].ring().Drain(chunk_) != 0) {
       Account(cpu, std::span<const std::byte>(chunk_).subspan(before));
     }
   }
@@ -349,11 +314,7 @@ Result<RecordSummary> Recorder::Run() {
   };
 
   if (auto opened = OpenEvents(); !opened) return abandon(opened.error());
-  EventDesc desc;
-  desc.attr = attr_;
-  desc.name = event_name_;
-  for (const PerfEvent& event : events_) desc.ids.push_back(event.id());
-  writer_->Submit(format::ChunkType::kEvents, format::EncodeEvents({desc}));
+  writer_->Submit(format::ChunkType::kEvents, format::EncodeEvents(table_.events()));
   writer_->Submit(format::ChunkType::kMetadata,
                   format::EncodeMetadata(CollectHostFacts(options_.invocation)));
   chunk_.reserve(kChunkBytes);
@@ -373,7 +334,9 @@ Result<RecordSummary> Recorder::Run() {
 
   std::vector<pollfd> fds;
   fds.push_back({signal_fd.get(), POLLIN, 0});
-  for (size_t owner : ring_owner_) fds.push_back({events_[owner].fd(), POLLIN, 0});
+  for (size_t owner : opener_->ring_owners()) {
+    fds.push_back({opener_->events()[owner].fd(), POLLIN, 0});
+  }
 
   bool child_done = false;
   int child_status = 0;
@@ -415,7 +378,7 @@ Result<RecordSummary> Recorder::Run() {
   }
 
   // Stop counting, then take what is left in every buffer.
-  for (PerfEvent& event : events_) (void)event.Disable();
+  for (PerfEvent& event : opener_->events()) (void)event.Disable();
   DrainAll();
   FlushChunk();
   if (child > 0 && !child_done) {
@@ -443,7 +406,7 @@ Result<RecordSummary> Recorder::Finish(int exit_status) {
   if (auto finished = writer_->Finish(trailer); !finished) {
     return Fail(fmt::format("{}: {}", options_.output, finished.error().message));
   }
-  events_.clear();
+  opener_.reset();  // closes the events
 
   RecordSummary summary;
   summary.samples = trailer.header.sample_count;

@@ -24,8 +24,7 @@ namespace sample::record {
 struct RecordOptions {
   TargetOptions target;
   std::string output = "sample.data";
-  std::string event = "cycles";
-  bool event_given = false;   // -e was used: no silent fallback
+  std::vector<std::string> events;  // -e arguments; empty: cycles, else cpu-clock
   uint64_t frequency = 4000;  // samples per second, when period == 0
   uint64_t period = 0;        // -c: a sample every `period` events
   bool callchain = false;     // -g: kernel frame-pointer call chains

@@ -67,17 +67,27 @@ int main(int argc, char** argv) {
     std::cerr << "sample-report: warning: " << warning << "\n";
   }
 
-  sample::FlatOptions flat;
-  flat.sort_keys = *keys;
-  flat.children = children || (!no_children && recording->profile.has_callchains());
-  flat.call_graph = call_graph;
-  const auto entries = sample::BuildFlatProfile(recording->profile, flat);
+  // One section per event that has samples, as perf prints them.
+  const sample::Profile& profile = recording->profile;
+  bool first = true;
+  for (uint32_t event = 0; event < profile.event_count(); ++event) {
+    if (profile.sample_count(event) == 0 && profile.event_count() > 1) continue;
+    sample::FlatOptions flat;
+    flat.event = event;
+    flat.sort_keys = *keys;
+    flat.children = children || (!no_children && profile.has_callchains());
+    flat.call_graph = call_graph;
+    const auto entries = sample::BuildFlatProfile(profile, flat);
 
-  sample::report::TextOptions text;
-  text.children = flat.children;
-  text.call_graph = call_graph;
-  text.percent_limit = percent_limit;
-  text.sort_keys = *keys;
-  std::cout << sample::report::FormatTextReport(*recording, entries, text);
+    sample::report::TextOptions text;
+    text.event = event;
+    text.children = flat.children;
+    text.call_graph = call_graph;
+    text.percent_limit = percent_limit;
+    text.sort_keys = *keys;
+    if (!first) std::cout << "\n\n";
+    first = false;
+    std::cout << sample::report::FormatTextReport(*recording, entries, text);
+  }
   return 0;
 }

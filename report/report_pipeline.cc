@@ -54,7 +54,7 @@ class Loader {
 
  private:
   void Apply(const RecordRef& ref, std::span<const std::byte> record);
-  void AddSample(const SampleRecord& sample);
+  void AddSample(const SampleRecord& sample, uint32_t event);
   uint32_t LocationId(uint32_t pid, uint64_t ip, bool return_address);
   void Symbolize(Profile& profile, std::vector<uint32_t>& function_of_location);
 
@@ -134,7 +134,9 @@ Result<Recording> Loader::Run() {
     dso_names.push_back(processes_.DsoPath(static_cast<uint32_t>(i)));
   }
   out_.profile.set_dso_names(std::move(dso_names));
-  if (!events.empty()) out_.profile.set_event_name(events.events()[0].name);
+  std::vector<std::string> event_names;
+  for (const EventDesc& e : events.events()) event_names.push_back(e.name);
+  out_.profile.set_event_names(std::move(event_names));
   out_.metadata = reader_.metadata();
   out_.finalized = reader_.finalized();
   return std::move(out_);
@@ -149,7 +151,7 @@ void Loader::Apply(const RecordRef& ref, std::span<const std::byte> record) {
   switch (header.type) {
     case PERF_RECORD_SAMPLE:
       if (auto s = ParseSample(record, attr)) {
-        AddSample(*s);
+        AddSample(*s, ref.event);
       } else {
         ok = false;
       }
@@ -221,9 +223,10 @@ uint32_t Loader::LocationId(uint32_t pid, uint64_t ip, bool return_address) {
   return it->second;
 }
 
-void Loader::AddSample(const SampleRecord& s) {
+void Loader::AddSample(const SampleRecord& s, uint32_t event) {
   ++out_.stats.samples;
   ProfileSample header;
+  header.event = event;
   header.comm = out_.profile.InternComm(processes_.CommOf(s.pid, s.tid));
   header.pid = s.pid;
   header.tid = s.tid;

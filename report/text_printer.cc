@@ -93,9 +93,10 @@ std::string FormatTextReport(const Recording& recording, const std::vector<FlatE
                              const TextOptions& options) {
   const Profile& profile = recording.profile;
   const LoadStats& stats = recording.stats;
-  const uint64_t total = profile.total_period();
+  const uint64_t total = profile.total_period(options.event);
   std::string out;
-  out += fmt::format("# Samples: {} of event '{}'\n", stats.samples, profile.event_name());
+  out += fmt::format("# Samples: {} of event '{}'\n", profile.sample_count(options.event),
+                     profile.event_name(options.event));
   out += fmt::format("# Event count (approx.): {}\n", total);
   out += fmt::format("# Lost samples: {}\n", stats.lost_samples);
   if (stats.unknown_frames != 0) {

@@ -13,6 +13,7 @@
 namespace sample::report {
 
 struct TextOptions {
+  uint32_t event = 0;  // the event whose section this is
   bool children = false;
   bool call_graph = false;
   double percent_limit = 0;    // hide entries below this share (percent)

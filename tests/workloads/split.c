@@ -83,6 +83,12 @@ int main(int argc, char **argv) {
   }
   int64_t total_ns = (int64_t)(seconds * 1e9);
   int64_t start = thread_cpu_ns();
-  while (thread_cpu_ns() - start < total_ns) run_round();
+  long rounds = 0;
+  while (thread_cpu_ns() - start < total_ns) {
+    run_round();
+    ++rounds;
+  }
+  /* Tests compare this with the number of uprobe hits on run_round. */
+  if (getenv("SPLIT_PRINT_ROUNDS") != NULL) fprintf(stderr, "rounds: %ld\n", rounds);
   return 0;
 }

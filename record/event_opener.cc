@@ -1,0 +1,149 @@
+#include "record/event_opener.h"
+
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include <fmt/format.h>
+
+namespace sample::record {
+namespace {
+
+bool IsLeaderOrAlone(const EventSpec& spec) { return spec.group_index < 0 || spec.group_leader; }
+
+}  // namespace
+
+Result<EventOpener> EventOpener::Create(std::vector<EventSpec> specs,
+                                        const SamplingDefaults& defaults,
+                                        const RecordTarget& target) {
+  if (specs.empty()) return Fail("no events to record");
+  std::vector<perf_event_attr> attrs;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    const EventSpec& spec = specs[i];
+    perf_event_attr attr = spec.attr;
+    attr.size = sizeof(attr);
+    const bool counting_member = spec.sample_read && !spec.group_leader;
+    if (counting_member) {
+      // Read through the leader's samples; never samples itself.
+      attr.sample_period = 0;
+      attr.freq = 0;
+    } else if (!spec.period_given && !spec.freq_given) {
+      if (defaults.period != 0) {
+        attr.sample_period = defaults.period;
+      } else {
+        attr.freq = 1;
+        attr.sample_freq = defaults.frequency;
+      }
+    }
+    bool callchain = defaults.callchain;
+    if (spec.call_graph) {
+      if (*spec.call_graph == CallGraphMode::kDwarf) {
+        return Fail(fmt::format(
+            "event '{}': call-graph=dwarf is not supported by this version yet; use "
+            "call-graph=fp (frame pointers)",
+            spec.name));
+      }
+      callchain = *spec.call_graph == CallGraphMode::kFramePointer;
+    }
+    // IDENTIFIER first: every record names its event, whatever the layout.
+    attr.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+                       PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
+    if (callchain) attr.sample_type |= PERF_SAMPLE_CALLCHAIN;
+    if (spec.sample_read && spec.group_leader) {
+      attr.sample_type |= PERF_SAMPLE_READ;
+      attr.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_ID;
+    }
+    // Group members follow their leader's enable state.
+    const bool leader = IsLeaderOrAlone(spec);
+    attr.disabled = leader;
+    attr.enable_on_exec = leader && target.kind == TargetKind::kCommand && !defaults.delayed;
+    attr.inherit = target.inherit;
+    if (i == 0) {
+      attr.mmap = 1;
+      attr.mmap2 = 1;
+      attr.comm = 1;
+      attr.comm_exec = 1;
+      attr.task = 1;
+      attr.context_switch = defaults.switch_events;
+    }
+    attr.sample_id_all = 1;
+    if (!spec.attr.exclude_user && !spec.attr.exclude_kernel) attr.exclude_hv = 1;
+    // CLOCK_MONOTONIC timestamps: records we synthesize from /proc can be
+    // stamped on the same clock, and times line up with the host's.
+    attr.use_clockid = 1;
+    attr.clockid = CLOCK_MONOTONIC;
+    // Wake up when a quarter of the buffer is full: early enough that a
+    // burst does not overflow it before we drain.
+    attr.watermark = 1;
+    attr.wakeup_watermark = static_cast<uint32_t>(
+        defaults.mmap_pages * static_cast<size_t>(sysconf(_SC_PAGESIZE)) / 4);
+    attrs.push_back(attr);
+  }
+  return EventOpener(std::move(specs), std::move(attrs), defaults.mmap_pages);
+}
+
+Result<void> EventOpener::Open(const RecordTarget& target) {
+  events_.clear();
+  ring_owners_.clear();
+  for (auto& ids : ids_) ids.clear();
+  for (int cpu : target.cpus) {
+    const size_t owner = events_.size();
+    for (pid_t thread : target.threads) {
+      const size_t thread_start = events_.size();
+      int leader_fd = -1;
+      bool thread_gone = false;
+      for (size_t i = 0; i < specs_.size() && !thread_gone; ++i) {
+        perf_event_attr attr = attrs_[i];
+        if (!specs_[i].uprobe_path.empty()) {
+          // The kernel copies the path from this pointer during the call.
+          attr.config1 = reinterpret_cast<uint64_t>(specs_[i].uprobe_path.c_str());
+        }
+        const int group_fd = IsLeaderOrAlone(specs_[i]) ? -1 : leader_fd;
+        auto event = PerfEvent::Open(attr, thread, cpu, group_fd, 0);
+        if (!event) {
+          if (event.error().sys_errno == ESRCH && target.threads.size() > 1) {
+            thread_gone = true;
+            break;
+          }
+          return Fail(fmt::format("event '{}': {}", specs_[i].name, event.error().message),
+                      event.error().sys_errno);
+        }
+        if (specs_[i].group_leader) leader_fd = event->fd();
+        ids_[i].push_back(event->id());
+        events_.push_back(std::move(*event));
+      }
+      if (thread_gone) {
+        // Drop what was opened for this thread (and its ids).
+        for (size_t k = thread_start; k < events_.size(); ++k) {
+          for (auto& ids : ids_) std::erase(ids, events_[k].id());
+        }
+        events_.erase(events_.begin() + static_cast<std::ptrdiff_t>(thread_start), events_.end());
+      }
+    }
+    if (events_.size() == owner) return Fail("every target thread exited while attaching");
+    ring_owners_.push_back(owner);
+    if (auto mapped = events_[owner].Map(mmap_pages_); !mapped) return mapped;
+    for (size_t i = owner + 1; i < events_.size(); ++i) {
+      if (auto redirected = events_[i].RedirectOutputTo(events_[owner]); !redirected) {
+        return redirected;
+      }
+    }
+  }
+  return {};
+}
+
+std::vector<EventDesc> EventOpener::Describe() const {
+  std::vector<EventDesc> descs;
+  for (size_t i = 0; i < specs_.size(); ++i) {
+    EventDesc d;
+    d.attr = attrs_[i];
+    d.attr.config1 = specs_[i].uprobe_path.empty() ? attrs_[i].config1 : 0;  // no stale pointer
+    d.name = specs_[i].name;
+    d.ids = ids_[i];
+    descs.push_back(std::move(d));
+  }
+  return descs;
+}
+
+}  // namespace sample::record

@@ -1,0 +1,68 @@
+// EventOpener: turns parsed event specs into open perf events for a target.
+//
+// For every CPU and every target thread it opens each event (group members
+// with their leader's fd), maps one ring buffer per CPU and points every
+// other event on that CPU at it with PERF_EVENT_IOC_SET_OUTPUT. Sideband
+// tracking (mmap, comm, task, switch) is asked of the first event only, so
+// each record arrives once. Owns the opened events.
+#pragma once
+
+#include <linux/perf_event.h>
+
+#include <string>
+#include <vector>
+
+#include "libsample/event_spec.h"
+#include "libsample/event_table.h"
+#include "libsample/perf_event.h"
+#include "libsample/result.h"
+#include "record/record_target.h"
+
+namespace sample::record {
+
+// Recording-wide settings every event gets unless its own terms say
+// otherwise.
+struct SamplingDefaults {
+  uint64_t frequency = 4000;
+  uint64_t period = 0;  // non-zero: fixed period instead of frequency
+  bool callchain = false;
+  bool delayed = false;  // -D: do not enable on exec
+  bool switch_events = false;
+  size_t mmap_pages = 128;
+};
+
+class EventOpener {
+ public:
+  // Builds the attributes; fails for settings we cannot record (yet).
+  static Result<EventOpener> Create(std::vector<EventSpec> specs, const SamplingDefaults& defaults,
+                                    const RecordTarget& target);
+
+  // Opens and maps everything. Threads that exit while we attach are
+  // skipped (ESRCH) as long as one remains.
+  Result<void> Open(const RecordTarget& target);
+
+  std::vector<PerfEvent>& events() { return events_; }
+  // Per CPU index: the index in events() of the event owning its buffer.
+  const std::vector<size_t>& ring_owners() const { return ring_owners_; }
+  // Names, attributes and ids of the events, for the file and for parsing.
+  std::vector<EventDesc> Describe() const;
+  const perf_event_attr& first_attr() const { return attrs_.front(); }
+  const std::vector<EventSpec>& specs() const { return specs_; }
+  // Events that start disabled and must be enabled with an ioctl (all but
+  // those enabled at exec).
+  bool needs_enable() const { return !attrs_.front().enable_on_exec; }
+
+ private:
+  EventOpener(std::vector<EventSpec> specs, std::vector<perf_event_attr> attrs, size_t pages)
+      : specs_(std::move(specs)), attrs_(std::move(attrs)), mmap_pages_(pages),
+        ids_(specs_.size()) {}
+
+  std::vector<EventSpec> specs_;
+  std::vector<perf_event_attr> attrs_;
+  size_t mmap_pages_;
+  std::vector<std::vector<uint64_t>> ids_;  // per spec
+  std::vector<PerfEvent> events_;
+  std::vector<size_t> ring_owners_;
+};
+
+}  // namespace sample::record

@@ -1,0 +1,125 @@
+// End to end: event kinds beyond the default timer, recorded and reported.
+#include <stdlib.h>
+
+#include <regex>
+
+#include <gtest/gtest.h>
+
+#include "tests/e2e/e2e_util.h"
+
+namespace sample::e2e {
+namespace {
+
+const std::string kRecord = SAMPLE_RECORD_PATH;
+const std::string kReport = SAMPLE_REPORT_PATH;
+const std::string kSplit = WORKLOAD_SPLIT_PATH;
+
+class EventsTest : public ::testing::Test {
+ protected:
+  ScratchDir dir_;
+};
+
+// A uprobe with period 1 samples every call: the count equals the calls
+// the workload says it made.
+TEST_F(EventsTest, UprobeCountsEveryCall) {
+  setenv("SPLIT_PRINT_ROUNDS", "1", 1);
+  const std::string data = dir_ / "uprobe.data";
+  const RunResult rec = RunTool(
+      {kRecord, "-e", "uprobe:" + kSplit + ":run_round", "-c", "1", "-o", data, "--", kSplit,
+       "0.3"},
+      dir_);
+  unsetenv("SPLIT_PRINT_ROUNDS");
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(rec.err, m, std::regex("rounds: ([0-9]+)"))) << rec.err;
+  const long rounds = std::stol(m[1]);
+  ASSERT_GT(rounds, 10);
+
+  const RunResult rep = RunTool({kReport, "-i", data, "--sort", "sym"}, dir_);
+  ASSERT_EQ(rep.exit_code, 0) << rep.err;
+  EXPECT_EQ(SampleCount(rep.out), rounds) << rep.out;
+  EXPECT_EQ(OverheadOf(rep.out, "[.] run_round"), 100.0) << rep.out;
+}
+
+// A tracepoint samples in the kernel, where it fires: the report names the
+// kernel function from the symbols stored in the file.
+TEST_F(EventsTest, TracepointSamplesAreKernelFunctions) {
+  const std::string data = dir_ / "tp.data";
+  const RunResult rec = RunTool({kRecord, "-e", "sched:sched_switch", "-c", "1", "-g", "-o", data,
+                                 "--", "/bin/sh", "-c", "sleep 0.01; sleep 0.01; sleep 0.01"},
+                                dir_);
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  const RunResult rep = RunTool({kReport, "-i", data, "--no-children", "--sort", "sym"}, dir_);
+  ASSERT_EQ(rep.exit_code, 0) << rep.err;
+  EXPECT_GE(SampleCount(rep.out), 3) << rep.out;
+  EXPECT_NE(rep.out.find("of event 'sched:sched_switch'"), std::string::npos) << rep.out;
+  // Every sample is taken inside the scheduler.
+  const auto schedule = OverheadOfRow(rep.out, {"[k] __schedule"});
+  ASSERT_TRUE(schedule) << rep.out;
+  EXPECT_EQ(*schedule, 100.0) << rep.out;
+}
+
+TEST_F(EventsTest, EachEventGetsItsOwnSection) {
+  const std::string data = dir_ / "two.data";
+  const RunResult rec =
+      RunTool({kRecord, "-e", "cpu-clock", "-e", "page-faults", "-o", data, "--", kSplit, "0.3"},
+              dir_);
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  const RunResult rep = RunTool({kReport, "-i", data, "--sort", "sym"}, dir_);
+  ASSERT_EQ(rep.exit_code, 0) << rep.err;
+  const size_t clock = rep.out.find("of event 'cpu-clock'");
+  const size_t faults = rep.out.find("of event 'page-faults'");
+  ASSERT_NE(clock, std::string::npos) << rep.out;
+  ASSERT_NE(faults, std::string::npos) << rep.out;
+  // The timer's section is the split workload's, undisturbed by the faults.
+  const auto sixty = OverheadOf(rep.out.substr(clock, faults - clock), "[.] compute_sixty");
+  ASSERT_TRUE(sixty) << rep.out;
+  EXPECT_NEAR(*sixty, 60.0, 6.0);
+}
+
+TEST_F(EventsTest, PerEventPeriodTerm) {
+  const std::string data = dir_ / "term.data";
+  // task-clock counts ns of CPU: one sample per 2 ms of 0.4 s is ~200.
+  const RunResult rec = RunTool(
+      {kRecord, "-e", "task-clock/period=2000000/", "-o", data, "--", kSplit, "0.4"}, dir_);
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  const RunResult rep = RunTool({kReport, "-i", data}, dir_);
+  EXPECT_NEAR(SampleCount(rep.out), 200, 30) << rep.out;
+}
+
+TEST_F(EventsTest, GroupWithSampleReadRecords) {
+  const std::string data = dir_ / "group.data";
+  const RunResult rec = RunTool(
+      {kRecord, "-e", "{cpu-clock,page-faults}:S", "-o", data, "--", kSplit, "0.3"}, dir_);
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  const RunResult rep = RunTool({kReport, "-i", data, "--sort", "sym"}, dir_);
+  ASSERT_EQ(rep.exit_code, 0) << rep.err;
+  // Only the leader samples.
+  EXPECT_NE(rep.out.find("of event 'cpu-clock'"), std::string::npos) << rep.out;
+  EXPECT_EQ(rep.out.find("of event 'page-faults'"), std::string::npos) << rep.out;
+  EXPECT_TRUE(OverheadOf(rep.out, "[.] compute_sixty").has_value()) << rep.out;
+}
+
+TEST_F(EventsTest, DwarfCallGraphTermIsRefusedClearly) {
+  const RunResult rec = RunTool({kRecord, "-e", "cpu-clock/call-graph=dwarf/", "-o",
+                                 dir_ / "d.data", "--", kSplit, "0.1"},
+                                dir_);
+  EXPECT_NE(rec.exit_code, 0);
+  EXPECT_NE(rec.err.find("dwarf"), std::string::npos) << rec.err;
+}
+
+TEST_F(EventsTest, MissingHardwareFallsBackOnlyForTheDefault) {
+  const RunResult dflt = RunTool({kRecord, "-o", dir_ / "d.data", "--", kSplit, "0.1"}, dir_);
+  ASSERT_EQ(dflt.exit_code, 0) << dflt.err;
+  const RunResult explicit_cycles =
+      RunTool({kRecord, "-e", "cycles", "-o", dir_ / "c.data", "--", kSplit, "0.1"}, dir_);
+  if (dflt.err.find("using cpu-clock instead") == std::string::npos) {
+    GTEST_SKIP() << "this machine has a hardware PMU; the fallback is not exercised";
+  }
+  // Asked for explicitly, a missing PMU is an error with advice, not a swap.
+  EXPECT_NE(explicit_cycles.exit_code, 0);
+  EXPECT_NE(explicit_cycles.err.find("PMU"), std::string::npos) << explicit_cycles.err;
+}
+
+}  // namespace
+}  // namespace sample::e2e
