@@ -28,5 +28,5 @@ echo "== sample-report -i build/demo.data --no-children   (flat profile)"
 build/report/sample-report -i build/demo.data --no-children
 
 echo
-echo "== sample-report -i build/demo.data -g   (call graph)"
-build/report/sample-report -i build/demo.data -g
+echo "== sample-report -i build/demo.data -g --percent-limit 5   (call graph)"
+build/report/sample-report -i build/demo.data -g --percent-limit 5
