@@ -11,6 +11,8 @@
 
 #include <gtest/gtest.h>
 
+#include "formats/sample_file_reader.h"
+#include "libsample/record_walker.h"
 #include "tests/e2e/e2e_util.h"
 
 namespace sample::e2e {
@@ -130,6 +132,64 @@ TEST_F(TargetsTest, OverloadLossIsCountedNotHidden) {
     GTEST_SKIP() << "the kernel kept up with a 1-page buffer at max rate; no loss to compare";
   }
   EXPECT_NE(rec.err.find("Use a larger buffer"), std::string::npos) << rec.err;
+}
+
+// Records of type `type` in a recording, read straight from the file.
+size_t CountRecords(const std::string& path, uint32_t type) {
+  auto reader = format::SampleFileReader::Open(path);
+  EXPECT_TRUE(reader) << reader.error().message;
+  if (!reader) return 0;
+  size_t count = 0;
+  for (const auto& chunk : reader->record_chunks()) {
+    auto payload = reader->ReadPayload(chunk);
+    EXPECT_TRUE(payload);
+    if (!payload) continue;
+    ForEachRecord(payload->bytes(), [&](const perf_event_header& h, auto) { count += h.type == type; });
+  }
+  return count;
+}
+
+TEST_F(TargetsTest, SwitchEventsAreRecordedOnlyWhenAsked) {
+  const std::vector<std::string> sleepy = {"--", "/bin/sh", "-c", "sleep 0.01; sleep 0.01"};
+  std::vector<std::string> with = {kRecord, "--switch-events", "-o", dir_ / "sw.data"};
+  std::vector<std::string> without = {kRecord, "-o", dir_ / "nosw.data"};
+  with.insert(with.end(), sleepy.begin(), sleepy.end());
+  without.insert(without.end(), sleepy.begin(), sleepy.end());
+  ASSERT_EQ(RunTool(with, dir_).exit_code, 0);
+  ASSERT_EQ(RunTool(without, dir_).exit_code, 0);
+  // Each sleep switches out and back in at least once.
+  EXPECT_GE(CountRecords(dir_ / "sw.data", PERF_RECORD_SWITCH), 4u);
+  EXPECT_EQ(CountRecords(dir_ / "nosw.data", PERF_RECORD_SWITCH), 0u);
+}
+
+// --no-inherit: the command itself is recorded, the children it starts are not.
+TEST_F(TargetsTest, NoInheritLeavesChildrenOut) {
+  const std::string data = dir_ / "noinherit.data";
+  const RunResult rec = RunTool({kRecord, "--no-inherit", "-o", data, "--", WORKLOAD_FORKEXEC_PATH,
+                                 WORKLOAD_CHILD_ALPHA_PATH},
+                                dir_);
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  const RunResult rep = RunTool({kReport, "-i", data, "--sort", "comm,sym"}, dir_);
+  ASSERT_EQ(rep.exit_code, 0) << rep.err;
+  EXPECT_TRUE(OverheadOfRow(rep.out, {" forkexec ", "[.] parent_work"})) << rep.out;
+  EXPECT_EQ(rep.out.find("child_work"), std::string::npos) << rep.out;
+}
+
+// -t records the given thread of a process started before us.
+TEST_F(TargetsTest, AttachToThread) {
+  const pid_t workload = Start({kSplit, "3"}, dir_, "thread");
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  const std::string data = dir_ / "tid.data";
+  const RunResult rec =
+      RunTool({kRecord, "-t", std::to_string(workload), "--duration", "0.5", "-o", data}, dir_);
+  kill(-workload, SIGKILL);
+  Wait(workload, dir_, "thread");
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  const RunResult rep = RunTool({kReport, "-i", data, "--sort", "tid,sym"}, dir_);
+  ASSERT_EQ(rep.exit_code, 0) << rep.err;
+  EXPECT_GT(SampleCount(rep.out), 1000) << rep.out;
+  EXPECT_TRUE(OverheadOfRow(rep.out, {" " + std::to_string(workload) + " ", "compute_sixty"}))
+      << rep.out;
 }
 
 TEST_F(TargetsTest, BadTargetsAreRefused) {
