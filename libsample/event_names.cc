@@ -1,7 +1,5 @@
 #include "libsample/event_names.h"
 
-#include "libsample/name_suggestions.h"
-
 #include <linux/perf_event.h>
 
 #include <algorithm>
@@ -11,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "libsample/name_suggestions.h"
 #include "libsample/pmu_format.h"
 
 namespace sample {
