@@ -3,34 +3,18 @@
  * CPU itself in parent_work (so the parent shows up in a profile too), waits
  * for every child and exits non-zero if any child failed.
  */
-#define _POSIX_C_SOURCE 200809L
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
+#include "workload.h"
+
 #include <sys/types.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
-#define NOINLINE __attribute__((noinline))
-#define CHECK_EVERY 65536
 
 static volatile uint64_t sink;
 
-static int64_t thread_cpu_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 NOINLINE void parent_work(int64_t budget_ns) {
-  int64_t deadline = thread_cpu_ns() + budget_ns;
-  uint64_t x = sink;
-  for (;;) {
-    for (int i = 0; i < CHECK_EVERY; ++i) x = x * 2862933555777941757ULL + 3037000493ULL;
-    sink = x;
-    if (thread_cpu_ns() >= deadline) break;
-  }
+  SPIN_UNTIL(thread_cpu_ns() + budget_ns, &sink, 2862933555777941757ULL, 3037000493ULL);
 }
 
 int main(int argc, char **argv) {

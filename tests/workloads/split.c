@@ -14,23 +14,10 @@
  *
  * Usage: split [CPU_SECONDS]   (default 1.0; decimals allowed)
  */
-#define _POSIX_C_SOURCE 200809L
-#include <errno.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <time.h>
-
-#define NOINLINE __attribute__((noinline))
-#define CHECK_EVERY 65536
+#include "workload.h"
 
 static volatile uint64_t sink;
 
-static int64_t thread_cpu_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 /* Spins until the thread CPU clock has advanced by budget_ns plus the carry
  * (the previous call's overshoot, <= 0), then stores the new overshoot in
@@ -71,16 +58,7 @@ NOINLINE void run_round(void) {
 }
 
 int main(int argc, char **argv) {
-  double seconds = 1.0;
-  if (argc > 1) {
-    char *end = NULL;
-    errno = 0;
-    seconds = strtod(argv[1], &end);
-    if (errno != 0 || end == argv[1] || *end != '\0' || !(seconds >= 0.0)) {
-      fprintf(stderr, "usage: %s [CPU_SECONDS]\n", argv[0]);
-      return 2;
-    }
-  }
+  const double seconds = cpu_seconds_arg(argc, argv, 1.0);
   int64_t total_ns = (int64_t)(seconds * 1e9);
   int64_t start = thread_cpu_ns();
   long rounds = 0;
