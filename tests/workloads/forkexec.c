@@ -9,9 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-
 static volatile uint64_t sink;
-
 
 NOINLINE void parent_work(int64_t budget_ns) {
   SPIN_UNTIL(thread_cpu_ns() + budget_ns, &sink, 2862933555777941757ULL, 3037000493ULL);

@@ -25,14 +25,16 @@ static int64_t thread_cpu_ns(void) {
 }
 
 /* Spins on arithmetic into *sink_ptr until the thread CPU clock reaches
- * deadline_ns. A macro, not a function, so samples land in the caller. */
+ * deadline_ns (evaluated once, before spinning). A macro, not a function,
+ * so samples land in the caller. */
 #define SPIN_UNTIL(deadline_ns, sink_ptr, mul, add)                       \
   do {                                                                    \
+    const int64_t deadline_ = (deadline_ns);                              \
     uint64_t x_ = *(sink_ptr);                                            \
     for (;;) {                                                            \
       for (int i_ = 0; i_ < CHECK_EVERY; ++i_) x_ = x_ * (mul) + (add);   \
       *(sink_ptr) = x_;                                                   \
-      if (thread_cpu_ns() >= (deadline_ns)) break;                        \
+      if (thread_cpu_ns() >= deadline_) break;                            \
     }                                                                     \
   } while (0)
 
