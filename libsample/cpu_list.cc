@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "libsample/comma_list.h"
+
 namespace sample {
 namespace {
 
@@ -22,11 +24,7 @@ Result<std::vector<int>> ParseCpuList(std::string_view text) {
   while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.remove_suffix(1);
   std::vector<int> cpus;
   if (text.empty()) return Fail("empty CPU list");
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t comma = text.find(',', start);
-    if (comma == std::string_view::npos) comma = text.size();
-    const std::string_view part = text.substr(start, comma - start);
+  for (const std::string_view part : SplitCommaList(text)) {
     const size_t dash = part.find('-');
     int first, last;
     bool ok = dash == std::string_view::npos
@@ -36,7 +34,6 @@ Result<std::vector<int>> ParseCpuList(std::string_view text) {
       return Fail(fmt::format("bad CPU list '{}': cannot parse '{}'", text, part));
     }
     for (int cpu = first; cpu <= last; ++cpu) cpus.push_back(cpu);
-    start = comma + 1;
   }
   std::sort(cpus.begin(), cpus.end());
   cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "libsample/comma_list.h"
+
 namespace sample {
 namespace {
 
@@ -104,11 +106,7 @@ void Profile::set_event_names(std::vector<std::string> names) {
 
 Result<std::vector<SortKey>> ParseSortKeys(std::string_view text) {
   std::vector<SortKey> keys;
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t comma = text.find(',', start);
-    if (comma == std::string_view::npos) comma = text.size();
-    const std::string_view name = text.substr(start, comma - start);
+  for (const std::string_view name : SplitCommaList(text)) {
     if (name == "comm") {
       keys.push_back(SortKey::kComm);
     } else if (name == "pid") {
@@ -124,7 +122,6 @@ Result<std::vector<SortKey>> ParseSortKeys(std::string_view text) {
     } else {
       return Fail(fmt::format("unknown sort key '{}' (valid: comm, pid, tid, dso, sym, cpu)", name));
     }
-    start = comma + 1;
   }
   return keys;
 }

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "libsample/comma_list.h"
 #include "libsample/cpu_list.h"
 
 namespace sample::record {
@@ -34,15 +35,10 @@ std::optional<pid_t> ProcessOfThread(pid_t tid) {
 
 Result<std::vector<pid_t>> ParseIdList(const std::string& text, const char* what) {
   std::vector<pid_t> ids;
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t comma = text.find(',', start);
-    if (comma == std::string::npos) comma = text.size();
-    const std::string part = text.substr(start, comma - start);
+  for (const std::string_view part : SplitCommaList(text)) {
     auto id = ParsePid(part);
     if (!id) return Fail(fmt::format("bad {} '{}' in '{}'", what, part, text));
     ids.push_back(*id);
-    start = comma + 1;
   }
   return ids;
 }
