@@ -103,28 +103,12 @@ Result<void> SampleFileReader::Scan() {
         have_events = true;
         break;
       }
-      case ChunkType::kMetadata: {
-        auto payload = ReadPayload(ref);
-        auto metadata = payload ? DecodeMetadata(payload->bytes(), payload_offset)
-                                : tl::unexpected(payload.error());
-        if (!metadata) {
-          warnings_.push_back(fmt::format("{}: metadata skipped: {}", path_, metadata.error().message));
-          break;
-        }
-        metadata_.insert(metadata_.end(), metadata->begin(), metadata->end());
+      case ChunkType::kMetadata:
+        AppendKeyValues(ref, payload_offset, "metadata", metadata_);
         break;
-      }
-      case ChunkType::kBuildIds: {
-        auto payload = ReadPayload(ref);
-        auto ids = payload ? DecodeMetadata(payload->bytes(), payload_offset)
-                           : tl::unexpected(payload.error());
-        if (!ids) {
-          warnings_.push_back(fmt::format("{}: build-ids skipped: {}", path_, ids.error().message));
-          break;
-        }
-        build_ids_.insert(build_ids_.end(), ids->begin(), ids->end());
+      case ChunkType::kBuildIds:
+        AppendKeyValues(ref, payload_offset, "build-ids", build_ids_);
         break;
-      }
       case ChunkType::kKernelSymbols: {
         auto payload = ReadPayload(ref);
         if (!payload) {
@@ -162,6 +146,18 @@ Result<void> SampleFileReader::Scan() {
         path_, record_chunks_.size(), records_seen, valid_end_, bytes.size()));
   }
   return {};
+}
+
+void SampleFileReader::AppendKeyValues(const ChunkRef& ref, uint64_t payload_offset,
+                                       const char* what, Metadata& out) {
+  auto payload = ReadPayload(ref);
+  auto decoded = payload ? DecodeMetadata(payload->bytes(), payload_offset)
+                         : tl::unexpected(payload.error());
+  if (!decoded) {
+    warnings_.push_back(fmt::format("{}: {} skipped: {}", path_, what, decoded.error().message));
+    return;
+  }
+  out.insert(out.end(), decoded->begin(), decoded->end());
 }
 
 Result<Payload> SampleFileReader::ReadPayload(const ChunkRef& chunk) const {

@@ -75,6 +75,10 @@ class SampleFileReader {
   SampleFileReader(std::string path, MappedFile file)
       : path_(std::move(path)), file_(std::move(file)) {}
   Result<void> Scan();
+  // Decodes a chunk in the key/value layout into `out`; a bad chunk becomes
+  // a warning naming `what`.
+  void AppendKeyValues(const ChunkRef& ref, uint64_t payload_offset, const char* what,
+                       Metadata& out);
 
   std::string path_;
   MappedFile file_;

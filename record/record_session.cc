@@ -163,6 +163,16 @@ void Recorder::Account(size_t cpu_index, std::span<const std::byte> bytes) {
     switch (header.type) {
       case PERF_RECORD_SAMPLE:
         ++c.samples;
+        // Only kernel-mode samples hold kernel addresses worth noting; the
+        // event lookup (layouts differ between events) is paid only for them.
+        if ((header.misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL) {
+          if (auto event = table_.EventIndexFor(record)) {
+            facts_.Observe(header, record, table_.events()[*event].attr);
+          }
+        }
+        break;
+      case PERF_RECORD_MMAP2:
+        facts_.Observe(header, record, attr_);
         break;
       case PERF_RECORD_LOST:
         if (auto lost = ParseLost(record, attr_)) {
@@ -178,14 +188,6 @@ void Recorder::Account(size_t cpu_index, std::span<const std::byte> bytes) {
         break;
       default:
         break;
-    }
-    if (header.type == PERF_RECORD_SAMPLE) {
-      // Samples' layouts differ between events (call chains, group reads).
-      if (auto event = table_.EventIndexFor(record)) {
-        facts_.Observe(header, record, table_.events()[*event].attr);
-      }
-    } else {
-      facts_.Observe(header, record, attr_);
     }
   });
 }

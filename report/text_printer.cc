@@ -40,7 +40,7 @@ class TreePrinter {
       out_ += indent + "---" + Name(*shown[0]) + "\n";
       PrintChildren(*shown[0], indent + "   ");
     } else {
-      PrintBranches(root, shown, indent);
+      PrintBranches(shown, indent);
     }
     out_ += "\n";
   }
@@ -65,11 +65,10 @@ class TreePrinter {
       PrintChildren(*shown[0], prefix);
       return;
     }
-    PrintBranches(node, shown, prefix);
+    PrintBranches(shown, prefix);
   }
 
-  void PrintBranches(const CallNode&, const std::vector<const CallNode*>& shown,
-                     const std::string& prefix) {
+  void PrintBranches(const std::vector<const CallNode*>& shown, const std::string& prefix) {
     for (size_t i = 0; i < shown.size(); ++i) {
       const bool last = i + 1 == shown.size();
       const std::string pct = Percent(shown[i]->period, total_);
