@@ -1,8 +1,5 @@
 #include "record/postmortem_facts.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
 
 #include "formats/chunk_codec.h"
@@ -10,7 +7,6 @@
 #include "libsample/kallsyms.h"
 #include "libsample/perf_record.h"
 #include "libsample/process_table.h"
-#include "libsample/unique_fd.h"
 
 namespace sample::record {
 
@@ -50,27 +46,13 @@ std::vector<std::byte> PostmortemFacts::BuildIdPayload() const {
   return format::EncodeMetadata(ids);
 }
 
-std::vector<std::byte> PostmortemFacts::KernelSymbolsPayload(std::string* note) const {
+std::vector<std::byte> PostmortemFacts::KernelSymbolsPayload(const KallsymsSnapshotOptions& options,
+                                                             std::string* note) const {
   if (kernel_addresses_.empty()) return {};
-  UniqueFd fd(open("/proc/kallsyms", O_RDONLY | O_CLOEXEC));
-  if (!fd.valid()) {
-    *note = "cannot read /proc/kallsyms; kernel frames will show as [unknown]";
-    return {};
-  }
-  std::string text;
-  char buffer[1 << 16];
-  ssize_t n;
-  while ((n = read(fd.get(), buffer, sizeof(buffer))) > 0) text.append(buffer, n);
-  const auto all = ParseKallsyms(text);
-  if (all.empty()) {
-    *note =
-        "/proc/kallsyms hides addresses (kernel.kptr_restrict); kernel frames will show as "
-        "[unknown]. Record as root or set kernel.kptr_restrict=0.";
-    return {};
-  }
-  const auto subset = SelectCoveringSymbols(
-      all, std::vector<uint64_t>(kernel_addresses_.begin(), kernel_addresses_.end()));
-  const std::string formatted = FormatKallsyms(subset);
+  const KallsymsSnapshot snapshot = TakeKallsymsSnapshot(
+      std::vector<uint64_t>(kernel_addresses_.begin(), kernel_addresses_.end()), options);
+  *note = snapshot.note;
+  const std::string formatted = FormatKallsyms(snapshot.symbols);
   const auto* bytes = reinterpret_cast<const std::byte*>(formatted.data());
   return std::vector<std::byte>(bytes, bytes + formatted.size());
 }

@@ -13,6 +13,8 @@
 #include <unordered_set>
 #include <vector>
 
+#include "record/kallsyms_snapshot.h"
+
 namespace sample::record {
 
 class PostmortemFacts {
@@ -28,7 +30,8 @@ class PostmortemFacts {
   std::vector<std::byte> BuildIdPayload() const;
   // kKernelSymbols payload; empty when no kernel address was sampled or
   // kallsyms is unreadable (then `note` says why).
-  std::vector<std::byte> KernelSymbolsPayload(std::string* note) const;
+  std::vector<std::byte> KernelSymbolsPayload(const KallsymsSnapshotOptions& options,
+                                              std::string* note) const;
 
   size_t binary_count() const { return binaries_.size(); }
 

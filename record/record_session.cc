@@ -396,7 +396,7 @@ Result<RecordSummary> Recorder::Finish(int exit_status) {
   const double seconds = (MonotonicNowNs() - start_ns_) / 1e9;
   writer_->Submit(format::ChunkType::kBuildIds, facts_.BuildIdPayload(), facts_.binary_count());
   std::string kernel_note;
-  auto kernel_symbols = facts_.KernelSymbolsPayload(&kernel_note);
+  auto kernel_symbols = facts_.KernelSymbolsPayload(DefaultKallsymsSnapshotOptions(), &kernel_note);
   if (!kernel_symbols.empty()) {
     writer_->Submit(format::ChunkType::kKernelSymbols, std::move(kernel_symbols));
   }

@@ -10,7 +10,7 @@ constexpr std::string_view kText =
     "ffffffff81000100 t helper_a\n"
     "ffffffff81000200 D some_data\n"  // not text: dropped
     "ffffffff81000300 W weak_fn\n"
-    "ffffffff81000050 T early\n"      // out of order in the file
+    "ffffffff81000050 T early\n"  // out of order in the file
     "garbage line\n"
     "ffffffffc0000000 t mod_fn\t[mymod]\n"
     "ffffffffc0000100 t mod_end\t[mymod]\n";
@@ -45,8 +45,8 @@ TEST(KallsymsTest, FindUsesTheLastSymbolAtOrBelow) {
 
 TEST(KallsymsTest, SubsetKeepsCoveringSymbolsAndTheirSuccessors) {
   const auto all = ParseKallsyms(kText);
-  const auto subset = SelectCoveringSymbols(all, {0xffffffff81000150u, 0xffffffff81000120u,
-                                                  0xffffffffc0000010u, 0x1234u});
+  const auto subset = SelectCoveringSymbols(
+      all, {0xffffffff81000150u, 0xffffffff81000120u, 0xffffffffc0000010u, 0x1234u});
   ASSERT_EQ(subset.size(), 4u);
   EXPECT_EQ(subset[0].name, "helper_a");
   EXPECT_EQ(subset[1].name, "weak_fn");
@@ -59,6 +59,32 @@ TEST(KallsymsTest, SubsetKeepsCoveringSymbolsAndTheirSuccessors) {
     EXPECT_EQ(FindKernelSymbol(reparsed, addr)->name, FindKernelSymbol(all, addr)->name);
   }
   EXPECT_EQ(FindKernelSymbol(reparsed, 0xffffffffc0000010u)->module, "mymod");
+}
+
+TEST(KallsymsTest, LeanSelectionMatchesTheFullParse) {
+  const auto all = ParseKallsyms(kText);
+  std::vector<uint64_t> addresses = {0x1234u,
+                                     0xffffffff81000000u,
+                                     0xffffffff81000049u,
+                                     0xffffffff81000050u,
+                                     0xffffffff81000150u,
+                                     0xffffffff81000300u,
+                                     0xffffffffc0000010u,
+                                     0xffffffffc0000100u,
+                                     0xffffffffffffffffu};
+  for (uint64_t a = 0xffffffff80fffff0u; a < 0xffffffff81000400u; a += 0x17) {
+    addresses.push_back(a);
+  }
+  const auto lean = SelectKallsyms(kText, addresses);
+  const auto full = SelectCoveringSymbols(all, addresses);
+  ASSERT_EQ(lean.size(), full.size());
+  for (size_t i = 0; i < lean.size(); ++i) {
+    EXPECT_EQ(lean[i].addr, full[i].addr);
+    EXPECT_EQ(lean[i].name, full[i].name);
+    EXPECT_EQ(lean[i].module, full[i].module);
+  }
+  EXPECT_EQ(lean.size(), 6u);
+  EXPECT_TRUE(SelectKallsyms("0000000000000000 T _text\n0000000000000000 t foo\n", {0x10}).empty());
 }
 
 }  // namespace

@@ -15,10 +15,13 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "tests/unit/temp_dir.h"
+
 namespace sample {
 namespace {
 
 namespace fs = std::filesystem;
+using sample::testing::TempDir;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
@@ -33,27 +36,6 @@ std::string ParseError(std::string_view text) {
   EXPECT_FALSE(format) << text << " parsed";
   return format ? std::string() : format.error().message;
 }
-
-// A temporary directory, removed with everything in it.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "pmu_format_test.XXXXXX").string();
-    path_ = mkdtemp(pattern.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-  void Write(const fs::path& relative, std::string_view text) const {
-    fs::create_directories((path_ / relative).parent_path());
-    std::ofstream(path_ / relative) << text;
-  }
-
- private:
-  fs::path path_;
-};
 
 TEST(PmuFormatTest, SingleBit) {
   const PmuFormat format = MustParse("edge", "config:21\n");

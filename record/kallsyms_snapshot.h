@@ -1,0 +1,45 @@
+// Kernel symbols for the file: the kallsyms symbols covering the kernel
+// addresses a recording sampled.
+//
+// Producing /proc/kallsyms costs the kernel about 40 ms of system time per
+// read (120k lines, 5.4 MB), more than the rest of a short recording. The
+// core kernel's symbols cannot change while the machine stays up, so the
+// text of the last read is kept in a per-user, per-boot cache file
+// (`<cache_dir>/kallsyms-<boot_id>`) and reused when every sampled address
+// lies in the core kernel text [_stext, _etext). An address elsewhere
+// (modules, BPF programs, trampolines: they come and go) means a fresh read,
+// which also refreshes the cache. A cache file is only trusted when it is a
+// regular file owned by this user and not writable by others.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "libsample/kallsyms.h"
+
+namespace sample::record {
+
+struct KallsymsSnapshotOptions {
+  std::string kallsyms_path = "/proc/kallsyms";
+  // Directory of the cache; empty disables it.
+  std::string cache_dir;
+  // /proc/sys/kernel/random/boot_id; empty disables the cache.
+  std::string boot_id;
+};
+
+// The default options: $XDG_CACHE_HOME/sample (or ~/.cache/sample) and this
+// boot's id; no cache when neither directory can be named.
+KallsymsSnapshotOptions DefaultKallsymsSnapshotOptions();
+
+struct KallsymsSnapshot {
+  std::vector<KernelSymbol> symbols;  // sorted, as SelectKallsyms returns
+  bool from_cache = false;
+  // Why there are no symbols (unreadable, addresses hidden); empty otherwise.
+  std::string note;
+};
+
+KallsymsSnapshot TakeKallsymsSnapshot(const std::vector<uint64_t>& addresses,
+                                      const KallsymsSnapshotOptions& options);
+
+}  // namespace sample::record
