@@ -105,7 +105,7 @@ int main(int argc, char** argv) {
       ("mmap-pages,m", po::value(&options.mmap_pages), "ring buffer data pages per CPU "
        "(a power of two; default 128 = 512 KiB)")
       ("compression-level,z", po::value(&options.zstd_level),
-       "zstd level (default 1; 0 stores chunks uncompressed)")
+       "zstd level (default 1, with the double-fast match finder; 0 stores chunks uncompressed)")
       ("pid,p", po::value(&options.target.pids), "record running processes (all threads)")
       ("tid,t", po::value(&options.target.tids), "record running threads (no inherit)")
       ("all-cpus,a", po::bool_switch(&options.target.all_cpus), "record every CPU (all processes)")
