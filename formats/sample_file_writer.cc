@@ -78,6 +78,14 @@ void SampleFileWriter::Submit(ChunkType type, std::vector<std::byte> payload, ui
   wake_.notify_one();
 }
 
+std::vector<std::byte> SampleFileWriter::TakeSpareBuffer() {
+  std::lock_guard lock(mutex_);
+  if (spare_.empty()) return {};
+  std::vector<std::byte> buffer = std::move(spare_.back());
+  spare_.pop_back();
+  return buffer;
+}
+
 void SampleFileWriter::Run() {
   for (;;) {
     Pending chunk;
@@ -88,9 +96,16 @@ void SampleFileWriter::Run() {
       chunk = std::move(queue_.front());
       queue_.pop_front();
     }
-    if (!status_) continue;  // after a write error, drop the rest
-    auto result = WriteChunk(chunk);
-    if (!result) status_ = result;
+    if (status_) {  // after a write error, drop the rest
+      auto result = WriteChunk(chunk);
+      if (!result) status_ = result;
+    }
+    // Two spares cover a recorder filling one while this thread writes one.
+    if (chunk.payload.capacity() > 0) {
+      chunk.payload.clear();
+      std::lock_guard lock(mutex_);
+      if (spare_.size() < 2) spare_.push_back(std::move(chunk.payload));
+    }
   }
 }
 
@@ -98,19 +113,19 @@ Result<void> SampleFileWriter::WriteChunk(Pending& chunk) {
   if (chunk.header.type == static_cast<uint16_t>(ChunkType::kRecords)) {
     raw_bytes_.fetch_add(chunk.payload.size(), std::memory_order_relaxed);
   }
-  std::vector<std::byte> compressed;
   std::span<const std::byte> stored = chunk.payload;
   chunk.header.compression = static_cast<uint16_t>(Compression::kNone);
   if (zstd_ctx_ && !chunk.payload.empty()) {
-    compressed.resize(ZSTD_compressBound(chunk.payload.size()));
+    // Grows to the largest chunk's bound once; only growth is zero-filled.
+    const size_t bound = ZSTD_compressBound(chunk.payload.size());
+    if (compressed_.size() < bound) compressed_.resize(bound);
     const size_t size =
-        ZSTD_compress2(static_cast<ZSTD_CCtx*>(zstd_ctx_.get()), compressed.data(),
-                       compressed.size(), chunk.payload.data(), chunk.payload.size());
+        ZSTD_compress2(static_cast<ZSTD_CCtx*>(zstd_ctx_.get()), compressed_.data(),
+                       compressed_.size(), chunk.payload.data(), chunk.payload.size());
     if (ZSTD_isError(size)) {
       return Fail(fmt::format("zstd compression failed: {}", ZSTD_getErrorName(size)));
     }
-    compressed.resize(size);
-    stored = compressed;
+    stored = std::span<const std::byte>(compressed_).first(size);
     chunk.header.compression = static_cast<uint16_t>(Compression::kZstd);
   }
   chunk.header.stored_size = stored.size();

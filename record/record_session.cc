@@ -59,7 +59,7 @@ class Recorder {
   const RecordOptions& options_;
   RecordTarget target_;
   std::optional<EventOpener> opener_;
-  EventTable table_;  // to parse records by the event that wrote them
+  EventTable table_;        // to parse records by the event that wrote them
   perf_event_attr attr_{};  // the first event's: time and trailer layout are common to all
   std::vector<CpuCounters> counters_;
   std::unique_ptr<format::SampleFileWriter> writer_;
@@ -70,6 +70,7 @@ class Recorder {
   uint64_t last_status_ns_ = 0;
 
   std::vector<std::byte> chunk_;
+  size_t chunk_capacity_ = 0;
   uint64_t chunk_records_ = 0;
   uint64_t chunk_time_min_ = UINT64_MAX;
   uint64_t chunk_time_max_ = 0;
@@ -212,8 +213,8 @@ void Recorder::FlushChunk() {
   }
   writer_->Submit(format::ChunkType::kRecords, std::move(chunk_), chunk_records_,
                   chunk_time_min_ == UINT64_MAX ? 0 : chunk_time_min_, chunk_time_max_);
-  chunk_ = {};
-  chunk_.reserve(kChunkBytes);
+  chunk_ = writer_->TakeSpareBuffer();
+  chunk_.reserve(chunk_capacity_);
   chunk_records_ = 0;
   chunk_time_min_ = UINT64_MAX;
   chunk_time_max_ = 0;
@@ -259,7 +260,7 @@ void Recorder::ShowStatus(uint64_t now) {
 
 // Moves an existing output aside as FILE.old, as perf does.
 Result<void> MoveOldOutput(const std::string& path) {
-  struct stat st{};
+  struct stat st {};
   if (lstat(path.c_str(), &st) != 0) return {};
   const std::string old = path + ".old";
   if (rename(path.c_str(), old.c_str()) != 0) {
@@ -319,7 +320,13 @@ Result<RecordSummary> Recorder::Run() {
   writer_->Submit(format::ChunkType::kEvents, format::EncodeEvents(table_.events()));
   writer_->Submit(format::ChunkType::kMetadata,
                   format::EncodeMetadata(CollectHostFacts(options_.invocation)));
-  chunk_.reserve(kChunkBytes);
+  // A chunk is flushed once it reaches kChunkBytes after a DrainAll, which
+  // adds at most every ring's size: with room for that it never reallocates.
+  chunk_capacity_ = kChunkBytes;
+  for (size_t owner : opener_->ring_owners()) {
+    chunk_capacity_ += opener_->events()[owner].ring().size();
+  }
+  chunk_.reserve(chunk_capacity_);
 
   start_ns_ = MonotonicNowNs();
   if (launcher_) {
