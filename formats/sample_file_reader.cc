@@ -52,8 +52,7 @@ Result<void> SampleFileReader::Scan() {
                             path_, file_header_.version, kFileVersion));
   }
   if (file_header_.header_size < sizeof(FileHeader) ||
-      file_header_.chunk_header_size < sizeof(ChunkHeader) ||
-      !in.Seek(file_header_.header_size)) {
+      file_header_.chunk_header_size < sizeof(ChunkHeader) || !in.Seek(file_header_.header_size)) {
     return Fail(fmt::format("{}: offset 12: bad header or chunk header size ({}, {})", path_,
                             file_header_.header_size, file_header_.chunk_header_size));
   }
@@ -66,15 +65,15 @@ Result<void> SampleFileReader::Scan() {
     ChunkRef ref;
     ref.offset = offset;
     if (!in.Read(&ref.header) || !in.Skip(file_header_.chunk_header_size - sizeof(ChunkHeader))) {
-      warnings_.push_back(fmt::format(
-          "{}: offset {}: the file ends inside a chunk header ({} stray bytes ignored)", path_,
-          offset, bytes.size() - offset));
+      warnings_.push_back(
+          fmt::format("{}: offset {}: the file ends inside a chunk header ({} stray bytes ignored)",
+                      path_, offset, bytes.size() - offset));
       break;
     }
     if (ref.header.magic != kChunkMagic) {
-      warnings_.push_back(fmt::format(
-          "{}: offset {}: bad chunk magic; the remaining {} bytes are ignored", path_, offset,
-          bytes.size() - offset));
+      warnings_.push_back(
+          fmt::format("{}: offset {}: bad chunk magic; the remaining {} bytes are ignored", path_,
+                      offset, bytes.size() - offset));
       break;
     }
     if (ref.header.stored_size > in.remaining()) {
@@ -125,7 +124,8 @@ Result<void> SampleFileReader::Scan() {
         auto trailer = payload ? DecodeTrailer(payload->bytes(), payload_offset)
                                : tl::unexpected(payload.error());
         if (!trailer) {
-          warnings_.push_back(fmt::format("{}: trailer skipped: {}", path_, trailer.error().message));
+          warnings_.push_back(
+              fmt::format("{}: trailer skipped: {}", path_, trailer.error().message));
           break;
         }
         trailer_ = std::move(*trailer);
@@ -136,8 +136,8 @@ Result<void> SampleFileReader::Scan() {
     }
   }
   if (!have_events) {
-    return Fail(fmt::format("{}: no event descriptions found (valid data ends at offset {})",
-                            path_, valid_end_));
+    return Fail(fmt::format("{}: no event descriptions found (valid data ends at offset {})", path_,
+                            valid_end_));
   }
   if (!trailer_) {
     warnings_.push_back(fmt::format(
@@ -151,8 +151,8 @@ Result<void> SampleFileReader::Scan() {
 void SampleFileReader::AppendKeyValues(const ChunkRef& ref, uint64_t payload_offset,
                                        const char* what, Metadata& out) {
   auto payload = ReadPayload(ref);
-  auto decoded = payload ? DecodeMetadata(payload->bytes(), payload_offset)
-                         : tl::unexpected(payload.error());
+  auto decoded =
+      payload ? DecodeMetadata(payload->bytes(), payload_offset) : tl::unexpected(payload.error());
   if (!decoded) {
     warnings_.push_back(fmt::format("{}: {} skipped: {}", path_, what, decoded.error().message));
     return;
@@ -161,6 +161,12 @@ void SampleFileReader::AppendKeyValues(const ChunkRef& ref, uint64_t payload_off
 }
 
 Result<Payload> SampleFileReader::ReadPayload(const ChunkRef& chunk) const {
+  Payload payload;
+  if (auto read = ReadPayloadInto(chunk, payload); !read) return tl::unexpected(read.error());
+  return payload;
+}
+
+Result<void> SampleFileReader::ReadPayloadInto(const ChunkRef& chunk, Payload& payload) const {
   const ChunkHeader& h = chunk.header;
   const uint64_t payload_offset = chunk.offset + file_header_.chunk_header_size;
   const std::span<const std::byte> stored = file_.bytes().subspan(payload_offset, h.stored_size);
@@ -168,14 +174,15 @@ Result<Payload> SampleFileReader::ReadPayload(const ChunkRef& chunk) const {
   zeroed.crc32 = 0;
   const uint32_t crc = Crc32(stored, Crc32(std::as_bytes(std::span(&zeroed, 1))));
   if (crc != h.crc32) {
-    return Fail(fmt::format("{}: offset {}: chunk checksum mismatch (stored {:08x}, computed {:08x})",
-                            path_, chunk.offset, h.crc32, crc));
+    return Fail(
+        fmt::format("{}: offset {}: chunk checksum mismatch (stored {:08x}, computed {:08x})",
+                    path_, chunk.offset, h.crc32, crc));
   }
   if (h.raw_size > kMaxRawChunkSize) {
     return Fail(fmt::format("{}: offset {}: chunk claims {} bytes uncompressed", path_,
                             chunk.offset, h.raw_size));
   }
-  Payload payload(h.raw_size);
+  payload.Resize(h.raw_size);
   switch (static_cast<Compression>(h.compression)) {
     case Compression::kNone:
       if (h.stored_size != h.raw_size) {
@@ -183,21 +190,21 @@ Result<Payload> SampleFileReader::ReadPayload(const ChunkRef& chunk) const {
                                 chunk.offset, h.stored_size, h.raw_size));
       }
       std::memcpy(payload.mutable_bytes().data(), stored.data(), stored.size());
-      return payload;
+      return {};
     case Compression::kZstd: {
-      const size_t size = ZSTD_decompressDCtx(ThreadDecompressionContext(),
-                                              payload.mutable_bytes().data(), h.raw_size,
-                                              stored.data(), stored.size());
+      const size_t size =
+          ZSTD_decompressDCtx(ThreadDecompressionContext(), payload.mutable_bytes().data(),
+                              h.raw_size, stored.data(), stored.size());
       if (ZSTD_isError(size) || size != h.raw_size) {
         return Fail(fmt::format("{}: offset {}: zstd payload does not decompress to {} bytes: {}",
                                 path_, chunk.offset, h.raw_size,
                                 ZSTD_isError(size) ? ZSTD_getErrorName(size) : "size mismatch"));
       }
-      return payload;
+      return {};
     }
   }
-  return Fail(fmt::format("{}: offset {}: unknown compression {}", path_, chunk.offset,
-                          h.compression));
+  return Fail(
+      fmt::format("{}: offset {}: unknown compression {}", path_, chunk.offset, h.compression));
 }
 
 }  // namespace sample::format

@@ -33,8 +33,16 @@ struct ChunkRef {
 class Payload {
  public:
   Payload() = default;
-  explicit Payload(size_t size) : words_((size + 7) / 8), size_(size) {}
-  std::span<std::byte> mutable_bytes() { return {reinterpret_cast<std::byte*>(words_.data()), size_}; }
+  explicit Payload(size_t size) { Resize(size); }
+  // Sets the size; keeps the capacity, so a reused payload does not touch
+  // fresh memory (only growth is zero-filled).
+  void Resize(size_t size) {
+    words_.resize((size + 7) / 8);
+    size_ = size;
+  }
+  std::span<std::byte> mutable_bytes() {
+    return {reinterpret_cast<std::byte*>(words_.data()), size_};
+  }
   std::span<const std::byte> bytes() const {
     return {reinterpret_cast<const std::byte*>(words_.data()), size_};
   }
@@ -70,6 +78,8 @@ class SampleFileReader {
   // Checks the chunk's CRC and decompresses its payload. Errors name the
   // file and the chunk's offset. Safe to call from several threads.
   Result<Payload> ReadPayload(const ChunkRef& chunk) const;
+  // The same into `out`, reusing its memory; `out` is unspecified on error.
+  Result<void> ReadPayloadInto(const ChunkRef& chunk, Payload& out) const;
 
  private:
   SampleFileReader(std::string path, MappedFile file)

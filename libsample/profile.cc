@@ -27,8 +27,10 @@ class KeyMaker {
   }
   Key Make(const ProfileSample& s, uint32_t function) const {
     constexpr uint32_t any = FlatEntry::kAny;
-    return {Use(SortKey::kComm) ? s.comm : any,  Use(SortKey::kPid) ? s.pid : any,
-            Use(SortKey::kTid) ? s.tid : any,    Use(SortKey::kCpu) ? s.cpu : any,
+    return {Use(SortKey::kComm) ? s.comm : any,
+            Use(SortKey::kPid) ? s.pid : any,
+            Use(SortKey::kTid) ? s.tid : any,
+            Use(SortKey::kCpu) ? s.cpu : any,
             Use(SortKey::kDso) ? profile_.function(function).dso : any,
             Use(SortKey::kSym) ? function : any};
   }
@@ -89,9 +91,9 @@ uint32_t Profile::InternFunction(uint32_t dso, std::string_view name, bool kerne
 }
 
 void Profile::AddSample(ProfileSample sample, std::span<const uint32_t> frames) {
-  sample.frames_begin = static_cast<uint32_t>(frames_.size());
-  sample.frames_count = static_cast<uint32_t>(frames.size());
-  frames_.insert(frames_.end(), frames.begin(), frames.end());
+  const SequenceInterner::Ref stack = stacks_.Intern(frames);
+  sample.frames_begin = stack.begin;
+  sample.frames_count = stack.count;
   if (sample.event >= totals_.size()) totals_.resize(sample.event + 1);
   totals_[sample.event].period += sample.period;
   ++totals_[sample.event].samples;
@@ -120,7 +122,8 @@ Result<std::vector<SortKey>> ParseSortKeys(std::string_view text) {
     } else if (name == "cpu") {
       keys.push_back(SortKey::kCpu);
     } else {
-      return Fail(fmt::format("unknown sort key '{}' (valid: comm, pid, tid, dso, sym, cpu)", name));
+      return Fail(
+          fmt::format("unknown sort key '{}' (valid: comm, pid, tid, dso, sym, cpu)", name));
     }
   }
   return keys;
@@ -184,7 +187,8 @@ std::vector<FlatEntry> BuildFlatProfile(const Profile& profile, const FlatOption
     if (pa != pb) return pa > pb;
     if (a.self_period != b.self_period) return a.self_period > b.self_period;
     if (name_of(a) != name_of(b)) return name_of(a) < name_of(b);
-    return std::tie(a.comm, a.pid, a.tid, a.cpu, a.dso) < std::tie(b.comm, b.pid, b.tid, b.cpu, b.dso);
+    return std::tie(a.comm, a.pid, a.tid, a.cpu, a.dso) <
+           std::tie(b.comm, b.pid, b.tid, b.cpu, b.dso);
   });
   if (options.call_graph) {
     for (FlatEntry& e : entries) SortTree(e.tree, profile);

@@ -1,7 +1,7 @@
 // Profile: symbolized samples, and the aggregations the views print.
 //
-// A Profile holds every sample as a small header plus a run of function
-// ids (leaf first) in one shared pool; functions, command names and DSO
+// A Profile holds every sample as a small header referring to its stack of
+// function ids (leaf first), each distinct stack stored once; functions, command names and DSO
 // names are interned once. BuildFlatProfile groups samples by sort keys into
 // entries with self and children periods (period-weighted, as perf) and,
 // on request, the call tree under each entry. Computing lives here; printing
@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "libsample/result.h"
+#include "libsample/sequence_interner.h"
 
 namespace sample {
 
@@ -49,7 +50,7 @@ class Profile {
 
   const std::vector<ProfileSample>& samples() const { return samples_; }
   std::span<const uint32_t> frames(const ProfileSample& s) const {
-    return std::span<const uint32_t>(frames_).subspan(s.frames_begin, s.frames_count);
+    return stacks_.Get({s.frames_begin, s.frames_count});
   }
   const Function& function(uint32_t id) const { return functions_[id]; }
   const std::string& comm(uint32_t id) const { return comms_[id]; }
@@ -68,7 +69,7 @@ class Profile {
 
  private:
   std::vector<ProfileSample> samples_;
-  std::vector<uint32_t> frames_;
+  SequenceInterner stacks_;  // each distinct stack once; samples refer to it
   std::vector<Function> functions_;
   std::unordered_map<std::string, uint32_t> function_ids_;  // key: dso + '\0' + name
   std::vector<std::string> comms_;

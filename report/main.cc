@@ -27,18 +27,18 @@ int main(int argc, char** argv) {
   double percent_limit = 0;
   sample::report::LoadOptions load;
   po::options_description desc("Options");
-  desc.add_options()
-      ("help,h", "show this help")
-      ("input,i", po::value(&input), "input file (default sample.data)")
-      ("call-graph,g", po::bool_switch(&call_graph), "show call chains under each entry")
-      ("children", po::bool_switch(&children),
-       "add callers' shares (default when the file has call chains)")
-      ("no-children", po::bool_switch(&no_children), "only the samples' own functions")
-      ("sort,s", po::value(&sort), "sort keys: comm,pid,tid,dso,sym,cpu (default comm,dso,sym)")
-      ("percent-limit", po::value(&percent_limit), "hide entries below this percentage")
-      ("force,f", po::bool_switch(&load.force),
-       "use binaries even when their build-id differs from the recorded one")
-      ("stdio", "text output (the default; accepted for perf users)");
+  desc.add_options()("help,h", "show this help")("input,i", po::value(&input),
+                                                 "input file (default sample.data)")(
+      "call-graph,g", po::bool_switch(&call_graph), "show call chains under each entry")(
+      "children", po::bool_switch(&children),
+      "add callers' shares (default when the file has call chains)")(
+      "no-children", po::bool_switch(&no_children), "only the samples' own functions")(
+      "sort,s", po::value(&sort), "sort keys: comm,pid,tid,dso,sym,cpu (default comm,dso,sym)")(
+      "percent-limit", po::value(&percent_limit), "hide entries below this percentage")(
+      "jobs,j", po::value(&load.jobs), "threads for reading the file (default: one per core)")(
+      "force,f", po::bool_switch(&load.force),
+      "use binaries even when their build-id differs from the recorded one")(
+      "stdio", "text output (the default; accepted for perf users)");
   try {
     po::variables_map vm;
     po::store(po::command_line_parser(argc, argv).options(desc).run(), vm);

@@ -1,8 +1,10 @@
 #include "report/report_pipeline.h"
 
 #include <algorithm>
+#include <deque>
 #include <memory>
 #include <optional>
+#include <thread>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -13,18 +15,11 @@
 #include "libsample/perf_record.h"
 #include "libsample/process_table.h"
 #include "libsample/record_walker.h"
+#include "libsample/sequence_interner.h"
+#include "report/ordered_records.h"
 
 namespace sample::report {
 namespace {
-
-// Where one record sits, and when it happened.
-struct RecordRef {
-  uint64_t time;
-  uint32_t chunk;
-  uint32_t offset;
-  uint32_t size;
-  uint32_t event;
-};
 
 // A code address as a DSO and an offset in its file (the absolute address
 // for the unknown and kernel pseudo-DSOs).
@@ -53,7 +48,7 @@ class Loader {
   Result<Recording> Run();
 
  private:
-  void Apply(const RecordRef& ref, std::span<const std::byte> record);
+  void Apply(const TimedRecord& record);
   void AddSample(const SampleRecord& sample, uint32_t event);
   uint32_t LocationId(uint32_t pid, uint64_t ip, bool return_address);
   void Symbolize(Profile& profile, std::vector<uint32_t>& function_of_location);
@@ -66,68 +61,42 @@ class Loader {
   ProcessTable processes_;
   std::vector<Location> locations_;
   std::unordered_map<Location, uint32_t, LocationHash> location_ids_;
-  std::vector<ProfileSample> samples_;
-  std::vector<uint32_t> sample_locations_;
+  // Frames refer to location_stacks_. A deque, so samples can be handed to
+  // the Profile block by block without holding two copies of all of them.
+  std::deque<ProfileSample> samples_;
+  SequenceInterner location_stacks_;
+  std::vector<uint32_t> scratch_;
 };
 
 Result<Recording> Loader::Run() {
-  const EventTable& events = reader_.events();
-  std::vector<format::Payload> payloads;
-  std::vector<RecordRef> refs;
-  for (const format::ChunkRef& chunk : reader_.record_chunks()) {
-    auto payload = reader_.ReadPayload(chunk);
-    if (!payload) {
-      ++out_.stats.bad_chunks;
-      out_.warnings.push_back(payload.error().message + "; chunk skipped");
-      continue;
-    }
-    const uint32_t chunk_index = static_cast<uint32_t>(payloads.size());
-    const auto bytes = payload->bytes();
-    const size_t walked = ForEachRecord(bytes, [&](const perf_event_header&,
-                                                   std::span<const std::byte> record) {
-      auto event = events.EventIndexFor(record);
-      if (!event) {
-        ++out_.stats.unknown_event_records;
-        return;
-      }
-      const uint64_t time = RecordTime(record, events.events()[*event].attr);
-      refs.push_back(RecordRef{time, chunk_index,
-                               static_cast<uint32_t>(record.data() - bytes.data()),
-                               static_cast<uint32_t>(record.size()),
-                               static_cast<uint32_t>(*event)});
-    });
-    if (walked != bytes.size()) {
-      ++out_.stats.malformed_records;
-      out_.warnings.push_back(fmt::format(
-          "{}: offset {}: malformed record at byte {} of the chunk; the rest of the chunk is "
-          "skipped",
-          reader_.path(), chunk.offset, walked));
-    }
-    payloads.push_back(std::move(*payload));
+  const unsigned jobs =
+      options_.jobs != 0 ? options_.jobs : std::max(1u, std::thread::hardware_concurrency());
+  OrderedRecordStream stream(reader_, jobs);
+  bool any = false;
+  for (auto batch = stream.NextBatch(); !batch.empty(); batch = stream.NextBatch()) {
+    if (!any) out_.stats.first_time = batch.front().time;
+    any = true;
+    out_.stats.last_time = batch.back().time;
+    for (const TimedRecord& record : batch) Apply(record);
   }
-
-  // Each CPU's records are already in order; a stable sort keeps records
-  // with equal times (e.g. COMM before the MMAP2s of an exec) as written.
-  std::stable_sort(refs.begin(), refs.end(),
-                   [](const RecordRef& a, const RecordRef& b) { return a.time < b.time; });
-  for (const RecordRef& ref : refs) {
-    Apply(ref, payloads[ref.chunk].bytes().subspan(ref.offset, ref.size));
-  }
-  if (!refs.empty()) {
-    out_.stats.first_time = refs.front().time;
-    out_.stats.last_time = refs.back().time;
-  }
-  payloads.clear();
+  const RecordStreamStats& stream_stats = stream.stats();
+  out_.stats.bad_chunks += stream_stats.bad_chunks;
+  out_.stats.malformed_records += stream_stats.malformed_chunks;
+  out_.stats.unknown_event_records += stream_stats.unknown_event_records;
+  out_.warnings.insert(out_.warnings.end(), stream_stats.warnings.begin(),
+                       stream_stats.warnings.end());
 
   std::vector<uint32_t> function_of_location;
   Symbolize(out_.profile, function_of_location);
   std::vector<uint32_t> frames;
-  for (const ProfileSample& s : samples_) {
+  while (!samples_.empty()) {
+    const ProfileSample& s = samples_.front();
     frames.clear();
-    for (uint32_t i = 0; i < s.frames_count; ++i) {
-      frames.push_back(function_of_location[sample_locations_[s.frames_begin + i]]);
+    for (uint32_t id : location_stacks_.Get({s.frames_begin, s.frames_count})) {
+      frames.push_back(function_of_location[id]);
     }
     out_.profile.AddSample(s, frames);
+    samples_.pop_front();
   }
   std::vector<std::string> dso_names;
   for (size_t i = 0; i < processes_.dso_count(); ++i) {
@@ -135,15 +104,16 @@ Result<Recording> Loader::Run() {
   }
   out_.profile.set_dso_names(std::move(dso_names));
   std::vector<std::string> event_names;
-  for (const EventDesc& e : events.events()) event_names.push_back(e.name);
+  for (const EventDesc& e : reader_.events().events()) event_names.push_back(e.name);
   out_.profile.set_event_names(std::move(event_names));
   out_.metadata = reader_.metadata();
   out_.finalized = reader_.finalized();
   return std::move(out_);
 }
 
-void Loader::Apply(const RecordRef& ref, std::span<const std::byte> record) {
-  const perf_event_attr& attr = reader_.events().events()[ref.event].attr;
+void Loader::Apply(const TimedRecord& timed) {
+  const std::span<const std::byte> record = timed.bytes;
+  const perf_event_attr& attr = reader_.events().events()[timed.event].attr;
   const perf_event_header header = ReadRecordHeader(record);
   ++out_.stats.records;
   if (header.type < out_.stats.records_by_type.size()) ++out_.stats.records_by_type[header.type];
@@ -151,7 +121,7 @@ void Loader::Apply(const RecordRef& ref, std::span<const std::byte> record) {
   switch (header.type) {
     case PERF_RECORD_SAMPLE:
       if (auto s = ParseSample(record, attr)) {
-        AddSample(*s, ref.event);
+        AddSample(*s, timed.event);
       } else {
         ok = false;
       }
@@ -232,7 +202,7 @@ void Loader::AddSample(const SampleRecord& s, uint32_t event) {
   header.tid = s.tid;
   header.cpu = s.cpu;
   header.period = s.period;
-  header.frames_begin = static_cast<uint32_t>(sample_locations_.size());
+  scratch_.clear();
   // The first address after each context marker is where that context was
   // interrupted (exact); the rest are return addresses.
   bool exact = true;
@@ -242,13 +212,13 @@ void Loader::AddSample(const SampleRecord& s, uint32_t event) {
       exact = true;
       continue;
     }
-    sample_locations_.push_back(LocationId(s.pid, ip, !exact));
+    scratch_.push_back(LocationId(s.pid, ip, !exact));
     exact = false;
   }
-  if (sample_locations_.size() == header.frames_begin) {
-    sample_locations_.push_back(LocationId(s.pid, s.ip, false));
-  }
-  header.frames_count = static_cast<uint32_t>(sample_locations_.size() - header.frames_begin);
+  if (scratch_.empty()) scratch_.push_back(LocationId(s.pid, s.ip, false));
+  const SequenceInterner::Ref stack = location_stacks_.Intern(scratch_);
+  header.frames_begin = stack.begin;
+  header.frames_count = stack.count;
   out_.stats.frames += header.frames_count;
   samples_.push_back(header);
 }
@@ -263,8 +233,8 @@ std::optional<ElfSymbols> Loader::LoadBinary(uint32_t dso) {
   // separate debug files found by build-id (Debian's *-dbg/-dbgsym).
   if (!loaded->has_symtab() && loaded->build_id().size() > 2) {
     const std::string& id = loaded->build_id();
-    auto debug = ElfSymbols::Load(fmt::format("/usr/lib/debug/.build-id/{}/{}.debug",
-                                              id.substr(0, 2), id.substr(2)));
+    auto debug = ElfSymbols::Load(
+        fmt::format("/usr/lib/debug/.build-id/{}/{}.debug", id.substr(0, 2), id.substr(2)));
     if (debug && debug->build_id() == id) loaded->MergeDebugSymbols(*debug);
   }
   const auto recorded = format::FindMetadata(reader_.build_ids(), path);
@@ -277,9 +247,9 @@ std::optional<ElfSymbols> Loader::LoadBinary(uint32_t dso) {
           path, loaded->build_id().empty() ? "none" : loaded->build_id(), *recorded));
       return std::nullopt;
     }
-    out_.warnings.push_back(fmt::format(
-        "{} has build-id {} but the recording saw {}; used anyway (--force)", path,
-        loaded->build_id().empty() ? "none" : loaded->build_id(), *recorded));
+    out_.warnings.push_back(
+        fmt::format("{} has build-id {} but the recording saw {}; used anyway (--force)", path,
+                    loaded->build_id().empty() ? "none" : loaded->build_id(), *recorded));
   }
   return std::move(*loaded);
 }
@@ -289,7 +259,9 @@ void Loader::Symbolize(Profile& profile, std::vector<uint32_t>& function_of_loca
   const std::vector<KernelSymbol> kernel_symbols = ParseKallsyms(reader_.kernel_symbols());
   std::unordered_map<uint32_t, std::optional<ElfSymbols>> elves;
   std::vector<uint64_t> uses(locations_.size(), 0);
-  for (uint32_t id : sample_locations_) ++uses[id];
+  for (const ProfileSample& s : samples_) {
+    for (uint32_t id : location_stacks_.Get({s.frames_begin, s.frames_count})) ++uses[id];
+  }
   function_of_location.resize(locations_.size());
   for (size_t i = 0; i < locations_.size(); ++i) {
     const Location& loc = locations_[i];

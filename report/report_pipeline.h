@@ -21,13 +21,13 @@ namespace sample::report {
 struct LoadStats {
   std::array<uint64_t, 32> records_by_type{};  // indexed by PERF_RECORD_* (< 32)
   uint64_t records = 0;
-  uint64_t malformed_records = 0;     // too short for their fields, bad sizes
+  uint64_t malformed_records = 0;      // too short for their fields, bad sizes
   uint64_t unknown_event_records = 0;  // id not in the event table
   uint64_t bad_chunks = 0;             // checksum or decompression failures
   uint64_t samples = 0;
   uint64_t lost_samples = 0;  // from PERF_RECORD_LOST and LOST_SAMPLES
   uint64_t frames = 0;
-  uint64_t unknown_frames = 0;  // no mapping or no symbol
+  uint64_t unknown_frames = 0;       // no mapping or no symbol
   uint64_t mismatched_binaries = 0;  // build-id differs from the recorded one
   uint64_t first_time = 0;
   uint64_t last_time = 0;
@@ -44,6 +44,8 @@ struct Recording {
 struct LoadOptions {
   // Use a binary even when its build-id differs from the recorded one.
   bool force = false;
+  // Threads for decompressing and indexing chunks; 0 = one per core.
+  unsigned jobs = 0;
 };
 
 Result<Recording> LoadRecording(const std::string& path, const LoadOptions& options = {});

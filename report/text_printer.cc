@@ -49,7 +49,8 @@ class TreePrinter {
   std::vector<const CallNode*> Shown(const CallNode& node) const {
     std::vector<const CallNode*> shown;
     for (const CallNode& c : node.children) {
-      if (total_ != 0 && 100.0 * double(c.period) / double(total_) >= threshold_) shown.push_back(&c);
+      if (total_ != 0 && 100.0 * double(c.period) / double(total_) >= threshold_)
+        shown.push_back(&c);
     }
     return shown;
   }
@@ -115,12 +116,24 @@ std::string FormatTextReport(const Recording& recording, const std::vector<FlatE
   columns.push_back({"Samples", true, {}});
   for (SortKey key : options.sort_keys) {
     switch (key) {
-      case SortKey::kComm: columns.push_back({"Command", false, {}}); break;
-      case SortKey::kPid: columns.push_back({"Pid", true, {}}); break;
-      case SortKey::kTid: columns.push_back({"Tid", true, {}}); break;
-      case SortKey::kCpu: columns.push_back({"CPU", true, {}}); break;
-      case SortKey::kDso: columns.push_back({"Shared Object", false, {}}); break;
-      case SortKey::kSym: columns.push_back({"Symbol", false, {}}); break;
+      case SortKey::kComm:
+        columns.push_back({"Command", false, {}});
+        break;
+      case SortKey::kPid:
+        columns.push_back({"Pid", true, {}});
+        break;
+      case SortKey::kTid:
+        columns.push_back({"Tid", true, {}});
+        break;
+      case SortKey::kCpu:
+        columns.push_back({"CPU", true, {}});
+        break;
+      case SortKey::kDso:
+        columns.push_back({"Shared Object", false, {}});
+        break;
+      case SortKey::kSym:
+        columns.push_back({"Symbol", false, {}});
+        break;
     }
   }
 
@@ -142,11 +155,21 @@ std::string FormatTextReport(const Recording& recording, const std::vector<FlatE
     for (SortKey key : options.sort_keys) {
       std::string cell;
       switch (key) {
-        case SortKey::kComm: cell = profile.comm(e.comm); break;
-        case SortKey::kPid: cell = fmt::format("{}", e.pid); break;
-        case SortKey::kTid: cell = fmt::format("{}", e.tid); break;
-        case SortKey::kCpu: cell = fmt::format("{:03}", e.cpu); break;
-        case SortKey::kDso: cell = Basename(profile.dso_name(e.dso)); break;
+        case SortKey::kComm:
+          cell = profile.comm(e.comm);
+          break;
+        case SortKey::kPid:
+          cell = fmt::format("{}", e.pid);
+          break;
+        case SortKey::kTid:
+          cell = fmt::format("{}", e.tid);
+          break;
+        case SortKey::kCpu:
+          cell = fmt::format("{:03}", e.cpu);
+          break;
+        case SortKey::kDso:
+          cell = Basename(profile.dso_name(e.dso));
+          break;
         case SortKey::kSym: {
           const Function& f = profile.function(e.function);
           cell = (f.kernel ? "[k] " : "[.] ") + f.name;

@@ -16,7 +16,7 @@ struct TextOptions {
   uint32_t event = 0;  // the event whose section this is
   bool children = false;
   bool call_graph = false;
-  double percent_limit = 0;    // hide entries below this share (percent)
+  double percent_limit = 0;      // hide entries below this share (percent)
   double graph_threshold = 0.5;  // hide call-graph branches below this share
   std::vector<SortKey> sort_keys;
 };

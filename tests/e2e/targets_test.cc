@@ -100,8 +100,11 @@ TEST_F(TargetsTest, DurationStopsTheRecording) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
   EXPECT_EQ(rec.exit_code, 128 + SIGTERM) << "the command is stopped with SIGTERM\n" << rec.err;
   EXPECT_LT(seconds, 3.0);
+  // At most 0.5 s of the command's 5 s of CPU (fewer on a loaded machine,
+  // where the command gets less than a whole CPU).
   const RunResult rep = RunTool({kReport, "-i", data}, dir_);
-  EXPECT_NEAR(SampleCount(rep.out), 500, 100) << rep.out;
+  EXPECT_GT(SampleCount(rep.out), 0) << rep.out;
+  EXPECT_LE(SampleCount(rep.out), 600) << rep.out;
 }
 
 // -D delays in wall time, so how many samples remain depends on the load;
