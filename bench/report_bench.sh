@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# report_bench.sh: `perf report` and `sample-report` side by side on the same
+# workload, recorded once by each tool at the same rate, at several sizes.
+# Prints medians over ROUNDS rounds of wall time and peak RSS, and the
+# perf/sample ratios taken within each round (then their median).
+#
+# Usage: bench/report_bench.sh            (from any directory)
+# Environment:
+#   SIZES="100000 1000000 3000000"   samples per recording (approximate)
+#   ROUNDS=3           report runs per view and tool
+#   FREQ=50000         -F of both recordings
+#   BUILD=<repo>/build, PERF=/usr/bin/perf
+#   KEEP=1             keep the scratch directory (recordings, raw timings)
+#
+# Workload: the bundled `threads` (2 threads, frame pointers, a fixed call
+# tree), recorded with `-e cpu-clock -F FREQ -g` by `perf record
+# --no-bpf-event` and by `sample-record`; it runs SIZE / (2 x FREQ) CPU
+# seconds per thread. Views, output to /dev/null:
+#   flat       perf report --stdio --no-children -g none
+#              sample-report --no-children
+#   callgraph  perf report --stdio                 (children + call graph)
+#              sample-report -g                    (children + call graph)
+#   srcline    perf report --stdio --no-children -g none --sort sym,srcline
+#              sample-report --no-children --sort sym,srcline
+# A view sample-report rejects is shown as n/a with its error, not skipped
+# silently. Uses /usr/bin/time, perf and python3 only.
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/.." && pwd)
+BUILD=${BUILD:-$ROOT/build}
+PERF=${PERF:-/usr/bin/perf}
+TIME=/usr/bin/time
+SIZES=${SIZES:-"100000 1000000 3000000"}
+ROUNDS=${ROUNDS:-3}
+FREQ=${FREQ:-50000}
+SREC=$BUILD/record/sample-record
+SREP=$BUILD/report/sample-report
+THREADS=$BUILD/tests/workloads/threads
+
+for f in "$PERF" "$TIME" "$SREC" "$SREP" "$THREADS"; do
+  if [[ ! -x $f ]]; then
+    echo "report_bench: $f is missing (build first: ninja -C $BUILD)" >&2
+    exit 1
+  fi
+done
+command -v python3 >/dev/null || { echo "report_bench: python3 is needed" >&2; exit 1; }
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/report_bench.XXXXXX")
+# Private copies: the build tree may be rebuilt while the benchmark runs.
+cp "$SREC" "$SREP" "$THREADS" "$TMP/"
+SREC=$TMP/sample-record
+SREP=$TMP/sample-report
+THREADS=$TMP/threads
+cleanup() {
+  if [[ ${KEEP:-0} == 1 ]]; then echo "report_bench: scratch kept in $TMP" >&2; else rm -rf "$TMP"; fi
+}
+trap cleanup EXIT
+
+RAW=$TMP/raw.tsv  # size  view  tool  round  wall  rss_kb  samples  note
+: >"$RAW"
+
+echo "report_bench: $(date -u '+%F %H:%M UTC'), $(nproc) CPUs, $(uname -r), $("$PERF" version)," \
+  "sample $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')" >&2
+
+perf_samples() { "$PERF" report -i "$1" --stats 2>/dev/null | awk '
+  / stats:$/ && !/^Aggregated/ { inev = 1 }
+  inev && /SAMPLE events:/ && !/LOST/ { s += $3 }
+  END { print s + 0 }'; }
+sample_samples() { "$SREP" -i "$1" --no-children 2>/dev/null |
+  sed -n 's/^# Samples: \([0-9]*\).*/\1/p' | awk '{ s += $1 } END { print s + 0 }'; }
+
+for size in $SIZES; do
+  seconds=$(python3 -c "print(round($size / (2 * $FREQ), 2))")
+  pdata=$TMP/perf-$size.data
+  sdata=$TMP/sample-$size.data
+  echo "report_bench: recording $size samples ($seconds CPU s per thread) with each tool" >&2
+  "$PERF" record -q --no-bpf-event -e cpu-clock -F "$FREQ" -g -o "$pdata" -- \
+    "$THREADS" "$seconds" >/dev/null 2>"$TMP/perf-record.err"
+  "$SREC" -q -e cpu-clock -F "$FREQ" -g -o "$sdata" -- "$THREADS" "$seconds" \
+    >/dev/null 2>"$TMP/sample-record.err"
+  psamples=$(perf_samples "$pdata")
+  ssamples=$(sample_samples "$sdata")
+  echo "report_bench:   perf.data $(stat -c %s "$pdata") bytes, $psamples samples;" \
+    "sample.data $(stat -c %s "$sdata") bytes, $ssamples samples" >&2
+  for view in flat callgraph srcline; do
+    case $view in
+      flat)
+        pargs=(--stdio --no-children -g none)
+        sargs=(--no-children) ;;
+      callgraph)
+        pargs=(--stdio)
+        sargs=(-g) ;;
+      srcline)
+        pargs=(--stdio --no-children -g none --sort sym,srcline)
+        sargs=(--no-children --sort sym,srcline) ;;
+    esac
+    for ((round = 1; round <= ROUNDS; round++)); do
+      # Alternate which tool goes first, so neither always gets the warm cache.
+      order=(perf sample)
+      ((round % 2 == 0)) && order=(sample perf)
+      for tool in "${order[@]}"; do
+        note=
+        if [[ $tool == perf ]]; then
+          cmd=("$PERF" report -i "$pdata" "${pargs[@]}")
+          n=$psamples
+        else
+          cmd=("$SREP" -i "$sdata" "${sargs[@]}")
+          n=$ssamples
+        fi
+        if "$TIME" -o "$TMP/time" -f '%e %M' "${cmd[@]}" >/dev/null 2>"$TMP/err"; then
+          read -r wall rss < <(tail -n 1 "$TMP/time")
+        else
+          wall=nan rss=nan
+          note=$(grep -v '^Usage\|^Command exited' "$TMP/err" | head -n 1 | tr '\t' ' ')
+        fi
+        printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$size" "$view" "$tool" "$round" "$wall" \
+          "$rss" "$n" "$note" >>"$RAW"
+      done
+    done
+    echo "report_bench:   $view done" >&2
+  done
+done
+
+python3 "$HERE/report_bench_table.py" "$RAW"
