@@ -46,23 +46,31 @@ std::optional<int> ReadPerfEventParanoid() {
 }
 
 std::string ExplainPerfEventOpenError(int err, const perf_event_attr& attr, pid_t pid, int cpu) {
-  const std::string what =
-      fmt::format("perf_event_open ({}, pid {}, cpu {}) failed: {}", EventKind(attr), pid, cpu,
-                  strerror(err));
+  const std::string what = fmt::format("perf_event_open ({}, pid {}, cpu {}) failed: {}",
+                                       EventKind(attr), pid, cpu, strerror(err));
   switch (err) {
     case EACCES:
     case EPERM: {
       const auto paranoid = ReadPerfEventParanoid();
       std::string level = paranoid ? fmt::format("{}", *paranoid) : "unknown";
+      if (pid == -1) {
+        // System-wide events need level 0 (perf_allow_cpu), even for user space.
+        return fmt::format(
+            "{}.\n  kernel.perf_event_paranoid is {}. Profiling every process (-a, -C) needs "
+            "level 0 or lower:\n"
+            "    sysctl -w kernel.perf_event_paranoid=0\n"
+            "  or CAP_PERFMON (Linux 5.8+) or root. Without them, profile a command or your "
+            "own processes (-p PID) instead.",
+            what, level);
+      }
       return fmt::format(
           "{}.\n  kernel.perf_event_paranoid is {}. Profiling {} needs a lower level or "
           "privilege:\n"
           "    sysctl -w kernel.perf_event_paranoid=1   (own processes, kernel too)\n"
-          "    sysctl -w kernel.perf_event_paranoid=-1  (everything, -a included)\n"
+          "    sysctl -w kernel.perf_event_paranoid=-1  (everything)\n"
           "  or run with CAP_PERFMON (Linux 5.8+) or as root. Recording user space only "
           "(event modifier :u) is allowed at level 2.",
-          what, level,
-          pid == -1 ? "every process (-a)" : (attr.exclude_kernel ? "this target" : "the kernel"));
+          what, level, attr.exclude_kernel ? "this target" : "the kernel");
     }
     case ENOENT:
     case EOPNOTSUPP:
@@ -102,9 +110,9 @@ std::string ExplainPerfEventOpenError(int err, const perf_event_attr& attr, pid_
 }
 
 std::string ExplainPerfMmapError(int err, size_t data_pages) {
-  const std::string what = fmt::format("mmap of a {} KiB perf ring buffer failed: {}",
-                                       data_pages * static_cast<size_t>(sysconf(_SC_PAGESIZE)) / 1024,
-                                       strerror(err));
+  const std::string what =
+      fmt::format("mmap of a {} KiB perf ring buffer failed: {}",
+                  data_pages * static_cast<size_t>(sysconf(_SC_PAGESIZE)) / 1024, strerror(err));
   if (err == EPERM || err == ENOMEM) {
     rlimit limit{};
     getrlimit(RLIMIT_MEMLOCK, &limit);

@@ -1,0 +1,161 @@
+// End to end: what a user sees around a recording: the privilege fallbacks
+// and advice of an unprivileged user, the live status line on a terminal
+// (and its absence otherwise), and --list-events.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <regex>
+
+#include <gtest/gtest.h>
+
+#include "tests/e2e/e2e_util.h"
+
+namespace sample::e2e {
+namespace {
+
+const std::string kRecord = SAMPLE_RECORD_PATH;
+const std::string kReport = SAMPLE_REPORT_PATH;
+const std::string kSplit = WORKLOAD_SPLIT_PATH;
+constexpr const char* kSetpriv = "/usr/bin/setpriv";
+constexpr const char* kPrlimit = "/usr/bin/prlimit";
+constexpr const char* kScript = "/usr/bin/script";
+
+int Paranoid() {
+  std::ifstream in("/proc/sys/kernel/perf_event_paranoid");
+  int level = -99;
+  in >> level;
+  return level;
+}
+
+// argv run as user nobody (uid/gid 65534, no groups).
+std::vector<std::string> AsNobody(std::vector<std::string> argv) {
+  argv.insert(argv.begin(), {kSetpriv, "--reuid=65534", "--regid=65534", "--clear-groups", "--"});
+  return argv;
+}
+
+class SessionTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    // The unprivileged runs write their files here.
+    chmod(dir_.path().c_str(), 0777);
+  }
+  // Skips unless root can drop to nobody and paranoid is at Debian's 2.
+  bool CanTestUnprivileged() {
+    if (geteuid() != 0 || access(kSetpriv, X_OK) != 0) {
+      return false;
+    }
+    return Paranoid() >= 2;
+  }
+  ScratchDir dir_;
+};
+
+TEST_F(SessionTest, UnprivilegedUserRecordsUserSpaceOnlyWithANote) {
+  if (!CanTestUnprivileged()) {
+    GTEST_SKIP() << "needs root, " << kSetpriv << " and perf_event_paranoid >= 2 (it is "
+                 << Paranoid() << ")";
+  }
+  const std::string data = dir_ / "user.data";
+  const RunResult rec =
+      RunTool(AsNobody({kRecord, "-e", "cpu-clock", "-o", data, "--", kSplit, "0.3"}), dir_);
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  EXPECT_NE(rec.err.find("recording user space only"), std::string::npos) << rec.err;
+  EXPECT_EQ(std::count(rec.err.begin(), rec.err.end(), '\n'), 2) << "one note, one summary\n"
+                                                                 << rec.err;
+  const RunResult rep = RunTool({kReport, "-i", data, "--no-children"}, dir_);
+  ASSERT_EQ(rep.exit_code, 0) << rep.err;
+  EXPECT_GT(SampleCount(rep.out), 100) << rep.out;
+  EXPECT_EQ(rep.out.find("[k]"), std::string::npos) << "no kernel frames\n" << rep.out;
+  // Symbolized: the workload's own functions are there.
+  EXPECT_TRUE(OverheadOf(rep.out, "compute_sixty")) << rep.out;
+}
+
+TEST_F(SessionTest, UnprivilegedSystemWideRecordingExplainsParanoid) {
+  if (!CanTestUnprivileged()) {
+    GTEST_SKIP() << "needs root, " << kSetpriv << " and perf_event_paranoid >= 2 (it is "
+                 << Paranoid() << ")";
+  }
+  const RunResult rec = RunTool(
+      AsNobody({kRecord, "-a", "-e", "cpu-clock", "--duration", "0.2", "-o", dir_ / "a.data"}),
+      dir_);
+  EXPECT_NE(rec.exit_code, 0);
+  EXPECT_NE(rec.err.find("Permission denied"), std::string::npos) << rec.err;
+  EXPECT_NE(rec.err.find("sysctl -w kernel.perf_event_paranoid=0"), std::string::npos) << rec.err;
+  EXPECT_NE(rec.err.find("CAP_PERFMON"), std::string::npos) << rec.err;
+}
+
+TEST_F(SessionTest, RingBufferOverTheLockLimitSuggestsDashM) {
+  if (!CanTestUnprivileged() || access(kPrlimit, X_OK) != 0) {
+    GTEST_SKIP() << "needs root, setpriv, prlimit and perf_event_paranoid >= 2";
+  }
+  // 4 MiB per CPU is far above perf_event_mlock_kb (516 KiB) plus 64 KiB.
+  std::vector<std::string> argv = AsNobody(
+      {kRecord, "-m", "1024", "-e", "cpu-clock", "-o", dir_ / "m.data", "--", kSplit, "0.1"});
+  argv.insert(argv.begin(), {kPrlimit, "--memlock=65536:65536", "--"});
+  const RunResult rec = RunTool(argv, dir_);
+  EXPECT_NE(rec.exit_code, 0);
+  EXPECT_NE(rec.err.find("mmap of a 4096 KiB perf ring buffer failed"), std::string::npos)
+      << rec.err;
+  EXPECT_NE(rec.err.find("ulimit -l: 64 KiB"), std::string::npos) << rec.err;
+  EXPECT_NE(rec.err.find("fewer pages with -m"), std::string::npos) << rec.err;
+}
+
+// On a terminal the status line is redrawn in place (\r), at most twice a
+// second; into a pipe there is none.
+TEST_F(SessionTest, StatusLineOnlyOnATerminal) {
+  if (access(kScript, X_OK) != 0) GTEST_SKIP() << "needs " << kScript << " for a pseudo-terminal";
+  const std::string data = dir_ / "tty.data";
+  const std::string command =
+      kRecord + " -e cpu-clock -F 1000 -o " + data + " -- " + kSplit + " 1.6 >/dev/null";
+  const RunResult tty = RunTool({kScript, "-qefc", command, "/dev/null"}, dir_);
+  ASSERT_EQ(tty.exit_code, 0) << tty.out << tty.err;
+  const std::regex update(
+      "\r\\[ recording: [0-9.]+ s, [0-9]+ samples, [0-9]+ lost, [^\\]]+ "
+      "written \\]");
+  const auto updates = std::distance(std::sregex_iterator(tty.out.begin(), tty.out.end(), update),
+                                     std::sregex_iterator());
+  EXPECT_GE(updates, 2) << tty.out;
+  EXPECT_LE(updates, 5) << "1.6 s at most twice a second\n" << tty.out;
+  EXPECT_NE(tty.out.find("[ sample-record: "), std::string::npos) << tty.out;
+
+  const RunResult piped =
+      RunTool({kRecord, "-e", "cpu-clock", "-o", dir_ / "pipe.data", "--", kSplit, "0.6"}, dir_);
+  ASSERT_EQ(piped.exit_code, 0) << piped.err;
+  EXPECT_EQ(piped.err.find("recording:"), std::string::npos) << piped.err;
+  EXPECT_EQ(piped.err.find('\r'), std::string::npos) << piped.err;
+  // -q silences the closing summary as well.
+  const RunResult quiet = RunTool(
+      {kRecord, "-q", "-e", "cpu-clock", "-o", dir_ / "quiet.data", "--", kSplit, "0.2"}, dir_);
+  ASSERT_EQ(quiet.exit_code, 0) << quiet.err;
+  EXPECT_EQ(quiet.err, "");
+}
+
+TEST_F(SessionTest, ListEventsShowsWhatOpensHere) {
+  const RunResult list = RunTool({kRecord, "--list-events"}, dir_);
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  const auto lines = Lines(list.out);
+  for (const char* name : {"cpu-clock", "task-clock", "page-faults", "context-switches", "dummy"}) {
+    EXPECT_NE(std::find(lines.begin(), lines.end(), name), lines.end()) << name << "\n" << list.out;
+  }
+  // Hardware events are listed only when they open; tracepoints only on request.
+  struct stat st {};
+  if (stat("/sys/bus/event_source/devices/cpu", &st) != 0) {
+    EXPECT_EQ(std::find(lines.begin(), lines.end(), "cycles"), lines.end()) << list.out;
+  }
+  EXPECT_EQ(list.out.find("sched:sched_switch"), std::string::npos) << list.out;
+
+  if (stat("/sys/kernel/tracing/events/sched", &st) != 0 &&
+      stat("/sys/kernel/debug/tracing/events/sched", &st) != 0) {
+    GTEST_SKIP() << "tracefs is not mounted: no tracepoints to list";
+  }
+  const RunResult glob = RunTool({kRecord, "--list-events", "sched:sched_sw*"}, dir_);
+  ASSERT_EQ(glob.exit_code, 0) << glob.err;
+  const auto glob_lines = Lines(glob.out);
+  EXPECT_NE(std::find(glob_lines.begin(), glob_lines.end(), "sched:sched_switch"), glob_lines.end())
+      << glob.out;
+  EXPECT_EQ(glob.out.find("sched:sched_wakeup"), std::string::npos) << glob.out;
+}
+
+}  // namespace
+}  // namespace sample::e2e
