@@ -53,11 +53,52 @@ const char* StringAttr(Dwarf_Die* die, unsigned int name) {
 DwarfUnitIndex DwarfUnitIndex::Build(Dwarf_Die cu) {
   DwarfUnitIndex index;
   std::vector<Interval> intervals;
-  index.Walk(&cu, -1, 0, 0, &intervals);
-  index.names_.resize(index.scopes_.size());
-  index.Flatten(std::move(intervals));
+  index.CollectFunctions(&cu, 0, &intervals);
+  index.function_segments_ = Flatten(std::move(intervals));
   index.ReadLines(&cu);
   return index;
+}
+
+// Appends the ranges of `die` (bar discarded code) as intervals of `scope`.
+void DwarfUnitIndex::AddRanges(Dwarf_Die* die, uint32_t depth, int32_t scope,
+                               std::vector<Interval>* intervals) {
+  Dwarf_Addr base = 0;
+  Dwarf_Addr start = 0;
+  Dwarf_Addr end = 0;
+  for (ptrdiff_t offset = 0; (offset = dwarf_ranges(die, offset, &base, &start, &end)) > 0;) {
+    if (start < end && !IsDiscarded(start))
+      intervals->push_back(Interval{start, end, depth, scope});
+  }
+}
+
+void DwarfUnitIndex::CollectFunctions(Dwarf_Die* parent_die, uint32_t level,
+                                      std::vector<Interval>* intervals) {
+  if (level > kMaxDieDepth) return;
+  Dwarf_Die child;
+  if (dwarf_child(parent_die, &child) != 0) return;
+  do {
+    const int tag = dwarf_tag(&child);
+    if (tag == DW_TAG_subprogram) {
+      const size_t before = intervals->size();
+      AddRanges(&child, 0, static_cast<int32_t>(functions_.size()), intervals);
+      // Declarations and abstract instances (DW_AT_inline) have no code.
+      if (intervals->size() != before) functions_.push_back(Function{child, -1, {}});
+    } else if (MayContainCode(tag)) {
+      CollectFunctions(&child, level + 1, intervals);
+    }
+  } while (dwarf_siblingof(&child, &child) == 0);
+}
+
+void DwarfUnitIndex::IndexFunction(Function* function) {
+  function->scope = static_cast<int32_t>(scopes_.size());
+  Scope scope;
+  scope.die = function->die;
+  scopes_.push_back(scope);
+  names_.emplace_back();
+  std::vector<Interval> intervals;
+  AddRanges(&function->die, 1, function->scope, &intervals);
+  Walk(&function->die, function->scope, 1, 0, &intervals);
+  function->segments = Flatten(std::move(intervals));
 }
 
 void DwarfUnitIndex::Walk(Dwarf_Die* parent_die, int32_t parent_scope, uint32_t scope_depth,
@@ -95,6 +136,7 @@ void DwarfUnitIndex::Walk(Dwarf_Die* parent_die, int32_t parent_scope, uint32_t 
         s.call_line = UdataAttr(&child, DW_AT_call_line);
       }
       scopes_.push_back(s);
+      names_.emplace_back();
       scope = new_scope;
       depth = scope_depth + 1;
     } else if (!MayContainCode(tag)) {
@@ -111,18 +153,19 @@ void DwarfUnitIndex::Walk(Dwarf_Die* parent_die, int32_t parent_scope, uint32_t 
 // an inlined call's ranges lie inside its parent's; where a malformed file
 // breaks that, the sweep still yields disjoint segments (an inner range
 // that outlives its parent simply wins until it ends).
-void DwarfUnitIndex::Flatten(std::vector<Interval> intervals) {
+std::vector<DwarfUnitIndex::Segment> DwarfUnitIndex::Flatten(std::vector<Interval> intervals) {
+  std::vector<Segment> segments;
   std::sort(intervals.begin(), intervals.end(), [](const Interval& a, const Interval& b) {
     if (a.lo != b.lo) return a.lo < b.lo;
     if (a.depth != b.depth) return a.depth < b.depth;
     return a.hi > b.hi;
   });
-  auto emit = [this](uint64_t lo, uint64_t hi, int32_t scope) {
+  auto emit = [&segments](uint64_t lo, uint64_t hi, int32_t scope) {
     if (lo >= hi) return;
-    if (!segments_.empty() && segments_.back().hi == lo && segments_.back().scope == scope) {
-      segments_.back().hi = hi;
+    if (!segments.empty() && segments.back().hi == lo && segments.back().scope == scope) {
+      segments.back().hi = hi;
     } else {
-      segments_.push_back(Segment{lo, hi, scope});
+      segments.push_back(Segment{lo, hi, scope});
     }
   };
   std::vector<Interval> open;
@@ -139,6 +182,7 @@ void DwarfUnitIndex::Flatten(std::vector<Interval> intervals) {
     open.push_back(interval);
   }
   while (!open.empty()) close_top();
+  return segments;
 }
 
 void DwarfUnitIndex::ReadLines(Dwarf_Die* cu) {
@@ -174,12 +218,21 @@ void DwarfUnitIndex::ReadLines(Dwarf_Die* cu) {
   }
 }
 
-int32_t DwarfUnitIndex::InnermostScope(uint64_t vaddr) const {
-  auto next = std::upper_bound(segments_.begin(), segments_.end(), vaddr,
+int32_t DwarfUnitIndex::FindSegment(const std::vector<Segment>& segments, uint64_t vaddr) {
+  auto next = std::upper_bound(segments.begin(), segments.end(), vaddr,
                                [](uint64_t v, const Segment& s) { return v < s.lo; });
-  if (next == segments_.begin()) return -1;
+  if (next == segments.begin()) return -1;
   const Segment& segment = *std::prev(next);
   return vaddr < segment.hi ? segment.scope : -1;
+}
+
+int32_t DwarfUnitIndex::InnermostScope(uint64_t vaddr) {
+  const int32_t index = FindSegment(function_segments_, vaddr);
+  if (index < 0) return -1;
+  Function& function = functions_[static_cast<size_t>(index)];
+  if (function.scope < 0) IndexFunction(&function);
+  const int32_t scope = FindSegment(function.segments, vaddr);
+  return scope >= 0 ? scope : function.scope;
 }
 
 std::optional<DwarfUnitIndex::SourceLine> DwarfUnitIndex::LineAt(uint64_t vaddr) const {
