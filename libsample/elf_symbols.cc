@@ -1,75 +1,19 @@
 #include "libsample/elf_symbols.h"
 
-#include <cxxabi.h>
 #include <elf.h>
-#include <fcntl.h>
 #include <gelf.h>
-#include <libelf.h>
-#include <sys/stat.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstdlib>
 #include <cstring>
-#include <memory>
-#include <mutex>
 #include <unordered_map>
 #include <utility>
 
 #include <fmt/format.h>
 
-#include "libsample/unique_fd.h"
+#include "libsample/elf_file.h"
 
 namespace sample {
 namespace {
-
-// libelf must be told the ELF version once per process before any other
-// call; elf_version itself is not safe to race.
-void InitLibelf() {
-  static std::once_flag once;
-  std::call_once(once, [] { elf_version(EV_CURRENT); });
-}
-
-// ElfFile: one file opened for reading with libelf. Owns the fd and the Elf*
-// read from it; elf_end runs before the fd is closed. Move-only.
-class ElfFile {
- public:
-  static Result<ElfFile> Open(const std::string& path) {
-    InitLibelf();
-    UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-    if (!fd.valid()) return Fail(fmt::format("{}: {}", path, std::strerror(errno)));
-    struct stat st;
-    if (fstat(fd.get(), &st) != 0) return Fail(fmt::format("{}: {}", path, std::strerror(errno)));
-    if (!S_ISREG(st.st_mode)) return Fail(fmt::format("{}: not a regular file", path));
-    Elf* elf = elf_begin(fd.get(), ELF_C_READ_MMAP, nullptr);
-    if (elf == nullptr) return Fail(fmt::format("{}: {}", path, elf_errmsg(-1)));
-    ElfFile file(std::move(fd), elf);
-    if (elf_kind(elf) != ELF_K_ELF) return Fail(fmt::format("{}: not an ELF file", path));
-    if (gelf_getehdr(elf, &file.ehdr_) == nullptr) {
-      return Fail(fmt::format("{}: bad ELF header: {}", path, elf_errmsg(-1)));
-    }
-    return file;
-  }
-
-  ElfFile(ElfFile&& other) noexcept
-      : fd_(std::move(other.fd_)), elf_(std::exchange(other.elf_, nullptr)), ehdr_(other.ehdr_) {}
-  ElfFile& operator=(ElfFile&&) = delete;
-  ElfFile(const ElfFile&) = delete;
-  ElfFile& operator=(const ElfFile&) = delete;
-  ~ElfFile() {
-    if (elf_ != nullptr) elf_end(elf_);
-  }
-
-  Elf* get() const { return elf_; }
-  const GElf_Ehdr& ehdr() const { return ehdr_; }
-
- private:
-  ElfFile(UniqueFd fd, Elf* elf) : fd_(std::move(fd)), elf_(elf) {}
-
-  UniqueFd fd_;
-  Elf* elf_ = nullptr;
-  GElf_Ehdr ehdr_{};
-};
 
 std::string Hex(const unsigned char* bytes, size_t size) {
   std::string out;
@@ -149,18 +93,6 @@ Elf_Scn* FindSectionByType(Elf* elf, Elf64_Word type) {
   for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn != nullptr; scn = elf_nextscn(elf, scn)) {
     GElf_Shdr shdr;
     if (gelf_getshdr(scn, &shdr) != nullptr && shdr.sh_type == type) return scn;
-  }
-  return nullptr;
-}
-
-Elf_Scn* FindSectionByName(Elf* elf, std::string_view name) {
-  size_t shstrndx = 0;
-  if (elf_getshdrstrndx(elf, &shstrndx) != 0) return nullptr;
-  for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn != nullptr; scn = elf_nextscn(elf, scn)) {
-    GElf_Shdr shdr;
-    if (gelf_getshdr(scn, &shdr) == nullptr) continue;
-    const char* section_name = elf_strptr(elf, shstrndx, shdr.sh_name);
-    if (section_name != nullptr && name == section_name) return scn;
   }
   return nullptr;
 }
@@ -271,8 +203,8 @@ void AddPltSymbols(Elf* elf, const GElf_Ehdr& ehdr, std::vector<ElfSymbol>* symb
   if (slots.empty()) return;
   uint64_t got = 0;
   GElf_Shdr shdr;
-  Elf_Scn* got_scn = FindSectionByName(elf, ".got.plt");
-  if (got_scn == nullptr) got_scn = FindSectionByName(elf, ".got");
+  Elf_Scn* got_scn = FindElfSection(elf, ".got.plt");
+  if (got_scn == nullptr) got_scn = FindElfSection(elf, ".got");
   if (got_scn != nullptr && gelf_getshdr(got_scn, &shdr) != nullptr) got = shdr.sh_addr;
 
   auto slot_name = [&](const SlotTarget& target) -> std::string {
@@ -289,7 +221,7 @@ void AddPltSymbols(Elf* elf, const GElf_Ehdr& ehdr, std::vector<ElfSymbol>* symb
 
   std::vector<ElfSymbol> stubs;
   for (const char* section : {".plt", ".plt.sec", ".plt.got"}) {
-    Elf_Scn* scn = FindSectionByName(elf, section);
+    Elf_Scn* scn = FindElfSection(elf, section);
     Elf_Data* data = scn ? elf_getdata(scn, nullptr) : nullptr;
     if (data == nullptr || data->d_buf == nullptr || gelf_getshdr(scn, &shdr) == nullptr) continue;
     const uint64_t entry = shdr.sh_entsize >= 8 ? shdr.sh_entsize : 16;
@@ -421,25 +353,13 @@ const ElfSymbol* ElfSymbols::Find(uint64_t vaddr) const {
   return vaddr < end ? &symbol : nullptr;
 }
 
-std::string Demangle(std::string_view mangled) {
-  if (!mangled.starts_with("_Z")) return std::string(mangled);
-  // "_Z...@plt" or "_Z...@@VERSION": demangle the part before '@'.
-  const size_t at = mangled.find('@');
-  const std::string base(mangled.substr(0, at));
-  int status = 0;
-  std::unique_ptr<char, decltype(&std::free)> demangled(
-      abi::__cxa_demangle(base.c_str(), nullptr, nullptr, &status), &std::free);
-  if (status != 0 || demangled == nullptr) return std::string(mangled);
-  std::string result(demangled.get());
-  if (at != std::string_view::npos) result += mangled.substr(at);
-  return result;
-}
-
 Result<std::string> ReadElfBuildId(const std::string& path) {
   auto file = ElfFile::Open(path);
   if (!file) return tl::unexpected(file.error());
   return FindBuildId(file->get());
 }
+
+std::string ReadElfBuildId(const ElfFile& file) { return FindBuildId(file.get()); }
 
 }  // namespace sample
 
@@ -456,9 +376,10 @@ void ElfSymbols::MergeDebugSymbols(const ElfSymbols& debug) {
   // One symbol per address: the debug file's name wins over a stub's.
   std::stable_sort(merged.begin(), merged.end(),
                    [](const ElfSymbol& a, const ElfSymbol& b) { return a.start < b.start; });
-  merged.erase(std::unique(merged.begin(), merged.end(),
-                           [](const ElfSymbol& a, const ElfSymbol& b) { return a.start == b.start; }),
-               merged.end());
+  merged.erase(
+      std::unique(merged.begin(), merged.end(),
+                  [](const ElfSymbol& a, const ElfSymbol& b) { return a.start == b.start; }),
+      merged.end());
   symbols_ = std::move(merged);
   has_symtab_ = true;
 }

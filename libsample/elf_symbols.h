@@ -14,6 +14,8 @@
 #include <string_view>
 #include <vector>
 
+#include "libsample/demangle.h"  // Demangle, which the symbols use
+#include "libsample/elf_file.h"
 #include "libsample/result.h"
 
 namespace sample {
@@ -80,13 +82,11 @@ class ElfSymbols {
   bool has_symtab_ = false;
 };
 
-// C++ names via abi::__cxa_demangle; anything that is not a valid mangled
-// name is returned unchanged. A version or "@plt" suffix after '@' is kept.
-std::string Demangle(std::string_view mangled);
-
 // The build-id of an ELF file as lowercase hex, reading only the notes. An
 // error if the file cannot be opened or is not ELF; an empty string if the
 // file has no build-id note.
 Result<std::string> ReadElfBuildId(const std::string& path);
+// The same for a file already open.
+std::string ReadElfBuildId(const ElfFile& file);
 
 }  // namespace sample

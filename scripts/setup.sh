@@ -10,6 +10,7 @@ packages=(
   libelf-dev libdw-dev libzstd-dev
   libboost-program-options-dev libgtest-dev libgmock-dev
   libfmt-dev libexpected-dev
+  libiberty-dev libdebuginfod-dev debuginfod
   python3 binutils
 )
 

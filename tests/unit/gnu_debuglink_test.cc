@@ -1,0 +1,52 @@
+// Tests for the .gnu_debuglink reader and its CRC-32, against the link
+// objcopy --add-gnu-debuglink wrote into the stripped symbolizer fixture.
+#include "libsample/gnu_debuglink.h"
+
+#include <cstring>
+#include <span>
+#include <string_view>
+
+#include <gtest/gtest.h>
+
+#include "libsample/elf_file.h"
+
+namespace sample {
+namespace {
+
+std::span<const std::byte> Bytes(std::string_view s) {
+  return std::as_bytes(std::span<const char>(s.data(), s.size()));
+}
+
+TEST(GnuDebugLinkTest, CrcIsTheZlibCrc32) {
+  // The standard check value of CRC-32/ISO-HDLC.
+  EXPECT_EQ(DebugLinkCrc(Bytes("123456789")), 0xcbf43926u);
+  EXPECT_EQ(DebugLinkCrc(Bytes("")), 0u);
+  // Summed in pieces, the same.
+  EXPECT_EQ(DebugLinkCrc(Bytes("6789"), DebugLinkCrc(Bytes("12345"))), 0xcbf43926u);
+}
+
+TEST(GnuDebugLinkTest, ReadsTheLinkObjcopyWrote) {
+  auto file = ElfFile::Open(FIXTURE_SYMBOLIZER_STRIPPED_PATH);
+  ASSERT_TRUE(file) << file.error().message;
+  const auto link = ReadGnuDebugLink(file->get());
+  ASSERT_TRUE(link);
+  EXPECT_EQ(link->file_name, "fixture_symbolizer.debug");
+  auto crc = DebugLinkFileCrc(FIXTURE_SYMBOLIZER_DEBUG_PATH);
+  ASSERT_TRUE(crc) << crc.error().message;
+  EXPECT_EQ(link->crc, *crc);
+}
+
+TEST(GnuDebugLinkTest, FilesWithoutALinkHaveNone) {
+  auto file = ElfFile::Open(FIXTURE_SYMBOLIZER_PATH);
+  ASSERT_TRUE(file) << file.error().message;
+  EXPECT_FALSE(ReadGnuDebugLink(file->get()));
+}
+
+TEST(GnuDebugLinkTest, MissingFileCrcIsAnErrorNamingIt) {
+  auto crc = DebugLinkFileCrc("/nonexistent/file.debug");
+  ASSERT_FALSE(crc);
+  EXPECT_NE(crc.error().message.find("/nonexistent/file.debug"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace sample

@@ -1,0 +1,147 @@
+// Tests for PerfMap: the /tmp/perf-PID.map parser (synthetic text), address
+// lookup, and the rule that only maps owned by the reading user or root are
+// used.
+#include "libsample/perf_map.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <string>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "tests/unit/symbolizer_test_util.h"
+
+namespace sample {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::ScratchDir;
+
+std::string NameAt(const PerfMap& map, uint64_t addr) {
+  const PerfMapSymbol* symbol = map.Find(addr);
+  return symbol == nullptr ? "(none)" : symbol->name;
+}
+
+TEST(PerfMapTest, ParsesStartSizeAndNameToEndOfLine) {
+  const PerfMap map = PerfMap::Parse(
+      "7f0000001000 40 LazyCompile:~fib /app/fib.js:3\n"
+      "0x7f0000002000 0x10 py::Interp::eval(int, char const*)\n"
+      "7F0000003000 8 [stub] with  two  spaces\n");
+  ASSERT_EQ(map.symbols().size(), 3u);
+  EXPECT_EQ(map.symbols()[0].start, 0x7f0000001000u);
+  EXPECT_EQ(map.symbols()[0].size, 0x40u);
+  EXPECT_EQ(map.symbols()[0].name, "LazyCompile:~fib /app/fib.js:3");
+  EXPECT_EQ(map.symbols()[1].start, 0x7f0000002000u);
+  EXPECT_EQ(map.symbols()[1].size, 0x10u);
+  EXPECT_EQ(map.symbols()[1].name, "py::Interp::eval(int, char const*)");
+  EXPECT_EQ(map.symbols()[2].start, 0x7f0000003000u);
+  EXPECT_EQ(map.symbols()[2].name, "[stub] with  two  spaces");
+  EXPECT_EQ(map.malformed_lines(), 0u);
+}
+
+TEST(PerfMapTest, CountsBlankAndGarbageLinesAndGoesOn) {
+  const PerfMap map = PerfMap::Parse(
+      "\n"
+      "1000 10 first\n"
+      "   \n"
+      "not a line at all\n"
+      "2000 zz bad_size\n"
+      "3000 10\n"   // no name
+      "4000 10 \n"  // empty name
+      "5000\n"      // start only
+      "ffffffffffffffff 10 wraps\n"
+      "6000 10 last\r\n");  // CRLF tolerated
+  EXPECT_EQ(map.blank_lines(), 2u);
+  EXPECT_EQ(map.malformed_lines(), 6u);
+  ASSERT_EQ(map.symbols().size(), 2u);
+  EXPECT_EQ(map.symbols()[0].name, "first");
+  EXPECT_EQ(map.symbols()[1].name, "last");
+  // A last line without newline is still a line.
+  EXPECT_EQ(PerfMap::Parse("10 4 tail").symbols().size(), 1u);
+}
+
+TEST(PerfMapTest, FindsByAbsoluteAddress) {
+  const PerfMap map = PerfMap::Parse(
+      "3000 100 c\n"
+      "1000 100 a\n"
+      "2000 80 b\n"
+      "5000 0 zero_size\n");
+  EXPECT_EQ(NameAt(map, 0xfff), "(none)");
+  EXPECT_EQ(NameAt(map, 0x1000), "a");
+  EXPECT_EQ(NameAt(map, 0x10ff), "a");
+  EXPECT_EQ(NameAt(map, 0x1100), "(none)");
+  EXPECT_EQ(NameAt(map, 0x207f), "b");
+  EXPECT_EQ(NameAt(map, 0x2080), "(none)");
+  EXPECT_EQ(NameAt(map, 0x3050), "c");
+  EXPECT_EQ(NameAt(map, 0x5000), "zero_size");
+  EXPECT_EQ(NameAt(map, 0x5001), "(none)");
+  // Sorted by address whatever the file order.
+  EXPECT_EQ(map.symbols().front().name, "a");
+}
+
+TEST(PerfMapTest, LaterEntryWinsWhereTheJitReusedMemory) {
+  const PerfMap map = PerfMap::Parse(
+      "1000 1000 old_big\n"
+      "1800 100 new_inside\n"
+      "1000 10 newest_at_start\n");
+  EXPECT_EQ(NameAt(map, 0x1000), "newest_at_start");
+  EXPECT_EQ(NameAt(map, 0x1010), "old_big");
+  EXPECT_EQ(NameAt(map, 0x1850), "new_inside");
+  EXPECT_EQ(NameAt(map, 0x1900), "old_big");
+  EXPECT_EQ(NameAt(map, 0x1fff), "old_big");
+  EXPECT_EQ(NameAt(map, 0x2000), "(none)");
+}
+
+class PerfMapFileTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    path_ = dir_ / "perf-1234.map";
+    std::ofstream(path_) << "1000 10 jitted\n";
+  }
+
+  ScratchDir dir_;
+  std::string path_;
+};
+
+TEST_F(PerfMapFileTest, OwnMapIsUsed) {
+  auto map = PerfMap::Load(path_, PerfMapOptions{.user = geteuid()});
+  ASSERT_TRUE(map) << map.error().message;
+  EXPECT_EQ(NameAt(*map, 0x1008), "jitted");
+}
+
+TEST_F(PerfMapFileTest, MapOfRootIsUsedByAnyone) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to own a file as root";
+  // The file is root's; a reader with another uid still takes it.
+  auto map = PerfMap::Load(path_, PerfMapOptions{.user = 4242});
+  ASSERT_TRUE(map) << map.error().message;
+  EXPECT_EQ(NameAt(*map, 0x1000), "jitted");
+}
+
+TEST_F(PerfMapFileTest, MapOfAnotherUserIsIgnoredWithANote) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to give a file to another user";
+  ASSERT_EQ(chown(path_.c_str(), 4242, 4242), 0);
+  auto map = PerfMap::Load(path_, PerfMapOptions{.user = 0});
+  ASSERT_FALSE(map);
+  EXPECT_THAT(map.error().message, HasSubstr(path_));
+  EXPECT_THAT(map.error().message, HasSubstr("ignored: owned by uid 4242"));
+  // The same user reads it; --force overrides the rule.
+  EXPECT_TRUE(PerfMap::Load(path_, PerfMapOptions{.user = 4242}));
+  auto forced = PerfMap::Load(path_, PerfMapOptions{.user = 0, .force = true});
+  ASSERT_TRUE(forced) << forced.error().message;
+  EXPECT_EQ(NameAt(*forced, 0x1000), "jitted");
+}
+
+TEST_F(PerfMapFileTest, MissingOrNonRegularFilesAreNotes) {
+  auto missing = PerfMap::Load(dir_ / "perf-999.map", PerfMapOptions{.user = geteuid()});
+  ASSERT_FALSE(missing);
+  EXPECT_THAT(missing.error().message, HasSubstr("perf-999.map"));
+  auto directory = PerfMap::Load(dir_.path(), PerfMapOptions{.user = geteuid()});
+  ASSERT_FALSE(directory);
+  EXPECT_THAT(directory.error().message, HasSubstr("not a regular file"));
+}
+
+}  // namespace
+}  // namespace sample
