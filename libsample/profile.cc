@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "libsample/comma_list.h"
+#include "libsample/sample_filter.h"
 
 namespace sample {
 namespace {
@@ -27,8 +28,10 @@ class KeyMaker {
   }
   Key Make(const ProfileSample& s, uint32_t function) const {
     constexpr uint32_t any = FlatEntry::kAny;
-    return {Use(SortKey::kComm) ? s.comm : any,  Use(SortKey::kPid) ? s.pid : any,
-            Use(SortKey::kTid) ? s.tid : any,    Use(SortKey::kCpu) ? s.cpu : any,
+    return {Use(SortKey::kComm) ? s.comm : any,
+            Use(SortKey::kPid) ? s.pid : any,
+            Use(SortKey::kTid) ? s.tid : any,
+            Use(SortKey::kCpu) ? s.cpu : any,
             Use(SortKey::kDso) ? profile_.function(function).dso : any,
             Use(SortKey::kSym) ? function : any};
   }
@@ -88,10 +91,20 @@ uint32_t Profile::InternFunction(uint32_t dso, std::string_view name, bool kerne
   return id;
 }
 
-void Profile::AddSample(ProfileSample sample, std::span<const uint32_t> frames) {
+void Profile::AddSample(ProfileSample sample, std::span<const uint32_t> frames,
+                        std::span<const FrameAddress> addresses,
+                        std::span<const MemberCount> reads) {
   sample.frames_begin = static_cast<uint32_t>(frames_.size());
   sample.frames_count = static_cast<uint32_t>(frames.size());
   frames_.insert(frames_.end(), frames.begin(), frames.end());
+  for (size_t i = 0; i < frames.size(); ++i) {
+    addresses_.push_back(i < addresses.size() ? addresses[i] : FrameAddress{});
+  }
+  sample.reads_begin = static_cast<uint32_t>(reads_.size());
+  sample.reads_count = static_cast<uint32_t>(reads.size());
+  reads_.insert(reads_.end(), reads.begin(), reads.end());
+  if (samples_.empty() || sample.time < first_time_) first_time_ = sample.time;
+  if (samples_.empty() || sample.time > last_time_) last_time_ = sample.time;
   if (sample.event >= totals_.size()) totals_.resize(sample.event + 1);
   totals_[sample.event].period += sample.period;
   ++totals_[sample.event].samples;
@@ -102,6 +115,16 @@ void Profile::AddSample(ProfileSample sample, std::span<const uint32_t> frames) 
 void Profile::set_event_names(std::vector<std::string> names) {
   event_names_ = std::move(names);
   if (totals_.size() < event_names_.size()) totals_.resize(event_names_.size());
+}
+
+void Profile::set_group_members(uint32_t leader, std::vector<uint32_t> members) {
+  if (leader >= group_members_.size()) group_members_.resize(leader + 1);
+  group_members_[leader] = std::move(members);
+}
+
+const std::vector<uint32_t>& Profile::group_members(uint32_t leader) const {
+  static const std::vector<uint32_t> kNone;
+  return leader < group_members_.size() ? group_members_[leader] : kNone;
 }
 
 Result<std::vector<SortKey>> ParseSortKeys(std::string_view text) {
@@ -120,16 +143,21 @@ Result<std::vector<SortKey>> ParseSortKeys(std::string_view text) {
     } else if (name == "cpu") {
       keys.push_back(SortKey::kCpu);
     } else {
-      return Fail(fmt::format("unknown sort key '{}' (valid: comm, pid, tid, dso, sym, cpu)", name));
+      return Fail(
+          fmt::format("unknown sort key '{}' (valid: comm, pid, tid, dso, sym, cpu)", name));
     }
   }
   return keys;
 }
 
-std::vector<FlatEntry> BuildFlatProfile(const Profile& profile, const FlatOptions& options) {
+FlatProfile BuildFlatProfile(const Profile& profile, const FlatOptions& options) {
   KeyMaker maker(profile, options.sort_keys);
   std::unordered_map<Key, size_t, KeyHash> index;
-  std::vector<FlatEntry> entries;
+  FlatProfile out;
+  std::vector<FlatEntry>& entries = out.entries;
+  const std::vector<uint32_t>& members = profile.group_members(options.event);
+  out.member_periods.assign(members.size(), 0);
+  const CallOrder order = EffectiveOrder(options);
   auto entry_for = [&](const Key& key) -> FlatEntry& {
     auto [it, inserted] = index.emplace(key, entries.size());
     if (inserted) {
@@ -141,19 +169,37 @@ std::vector<FlatEntry> BuildFlatProfile(const Profile& profile, const FlatOption
       e.dso = key[4];
       e.function = key[5];
       e.tree.function = FlatEntry::kAny;
+      e.member_self.assign(members.size(), 0);
+      e.member_children.assign(members.size(), 0);
       entries.push_back(std::move(e));
     }
     return entries[it->second];
   };
 
-  std::vector<std::pair<Key, size_t>> seen;  // key -> outermost frame index, per sample
+  std::vector<std::pair<Key, size_t>> seen;      // key -> outermost frame index, per sample
+  std::vector<uint64_t> counts(members.size());  // this sample's member counts
   for (const ProfileSample& s : profile.samples()) {
     if (s.event != options.event) continue;
-    const auto frames = profile.frames(s);
+    if (options.filter != nullptr && !options.filter->Keeps(profile, s)) continue;
+    ++out.samples;
+    out.period += s.period;
+    std::fill(counts.begin(), counts.end(), 0);
+    for (const MemberCount& read : profile.reads(s)) {
+      auto it = std::find(members.begin(), members.end(), read.event);
+      if (it != members.end()) counts[it - members.begin()] += read.count;
+    }
+    for (size_t m = 0; m < counts.size(); ++m) out.member_periods[m] += counts[m];
+    auto frames = profile.frames(s);
+    if (options.max_stack != 0 && frames.size() > options.max_stack) {
+      frames = frames.first(options.max_stack);
+    }
     FlatEntry& self = entry_for(maker.Make(s, frames[0]));
     self.self_period += s.period;
     ++self.self_samples;
-    if (options.call_graph && !options.children) AddPath(self.tree, s.period, frames, false);
+    for (size_t m = 0; m < counts.size(); ++m) self.member_self[m] += counts[m];
+    if (options.call_graph && !options.children) {
+      AddPath(self.tree, s.period, frames, order == CallOrder::kCaller);
+    }
     if (!options.children) continue;
     // Each entry counts a sample once, however often it recurs in the chain;
     // the outermost occurrence roots its caller-order path.
@@ -171,7 +217,13 @@ std::vector<FlatEntry> BuildFlatProfile(const Profile& profile, const FlatOption
       FlatEntry& e = entry_for(key);
       e.children_period += s.period;
       ++e.children_samples;
-      if (options.call_graph) AddPath(e.tree, s.period, frames.first(outermost + 1), true);
+      for (size_t m = 0; m < counts.size(); ++m) e.member_children[m] += counts[m];
+      if (!options.call_graph) continue;
+      if (order == CallOrder::kCaller) {
+        AddPath(e.tree, s.period, frames.first(outermost + 1), true);  // entry -> callees
+      } else {
+        AddPath(e.tree, s.period, frames.subspan(outermost), false);  // entry -> callers
+      }
     }
   }
 
@@ -184,12 +236,13 @@ std::vector<FlatEntry> BuildFlatProfile(const Profile& profile, const FlatOption
     if (pa != pb) return pa > pb;
     if (a.self_period != b.self_period) return a.self_period > b.self_period;
     if (name_of(a) != name_of(b)) return name_of(a) < name_of(b);
-    return std::tie(a.comm, a.pid, a.tid, a.cpu, a.dso) < std::tie(b.comm, b.pid, b.tid, b.cpu, b.dso);
+    return std::tie(a.comm, a.pid, a.tid, a.cpu, a.dso) <
+           std::tie(b.comm, b.pid, b.tid, b.cpu, b.dso);
   });
   if (options.call_graph) {
     for (FlatEntry& e : entries) SortTree(e.tree, profile);
   }
-  return entries;
+  return out;
 }
 
 }  // namespace sample
