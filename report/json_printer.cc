@@ -270,7 +270,7 @@ void JsonPrinter::Branches(const CallNode& node, uint64_t total) {
     json_.BeginObject();
     FunctionFields(c.function);
     json_.Field("percent", share).Field("period", c.period).Field("samples", c.samples);
-    json_.Key("children");
+    json_.Key("branches");
     Branches(c, total);
     json_.EndObject();
   }

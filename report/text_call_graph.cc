@@ -19,6 +19,9 @@ class TreeDrawer {
     const std::string indent(options_.indent, ' ');
     const auto shown = Shown(root);
     if (shown.empty()) return;
+    // A tree of the entry alone says nothing (self samples of a function
+    // with no callers or callees above the threshold).
+    if (shown.size() == 1 && shown[0]->period == root.period && Shown(*shown[0]).empty()) return;
     out_ += indent + "|\n";
     if (shown.size() == 1 && shown[0]->period == root.period) {
       out_ += indent + "---" + Name(*shown[0]) + "\n";

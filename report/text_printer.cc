@@ -37,9 +37,14 @@ std::string Shares(uint64_t period, const std::vector<uint64_t>& members, const 
   return cell;
 }
 
-std::string Periods(uint64_t period, const std::vector<uint64_t>& members) {
-  std::string cell = fmt::format("{}", period);
-  for (uint64_t m : members) cell += fmt::format("  {}", m);
+// The leader's period, then each member's, each as wide as its event's
+// total so that the parts line up from row to row.
+std::string Periods(uint64_t period, const std::vector<uint64_t>& members, const EventSection& s) {
+  auto width = [](uint64_t total) { return fmt::format("{}", total).size(); };
+  std::string cell = fmt::format("{:>{}}", period, width(s.flat.period));
+  for (size_t m = 0; m < members.size(); ++m) {
+    cell += fmt::format("  {:>{}}", members[m], width(s.flat.member_periods[m]));
+  }
   return cell;
 }
 
@@ -150,8 +155,8 @@ void TextPrinter::Section(const EventSection& s) {
           fmt::format("{}", s.children ? e.children_samples : e.self_samples));
     }
     if (view_.show_total_period) {
-      columns[c++].cells.push_back(s.children ? Periods(e.children_period, e.member_children)
-                                              : Periods(e.self_period, e.member_self));
+      columns[c++].cells.push_back(s.children ? Periods(e.children_period, e.member_children, s)
+                                              : Periods(e.self_period, e.member_self, s));
     }
     for (SortKey key : view_.sort_keys) columns[c++].cells.push_back(SortKeyCell(profile, e, key));
   }
