@@ -87,6 +87,7 @@ int main(int argc, char** argv) {
        "read binaries from this directory (recorded path appended), as perf --symfs")
       ("force,f", po::bool_switch(&options.load.force),
        "use binaries even when their build-id differs from the recorded one")
+      ("group", "accepted for perf users: group members are always shown beside their leader")
       ("stdio", "text output (the default; accepted for perf users)");
   // clang-format on
   try {

@@ -1,6 +1,6 @@
 // Text of --script, in perf script's default layout (declared in
 // text_printer.h):
-//   comm  tid [cpu] seconds.micros: period event:
+//   comm tid [cpu] seconds.micros: period event:
 //   <tab>address symbol+0xoff (dso)      one line per frame, leaf first
 // followed by an empty line; without call chains the leaf goes on the
 // sample's own line.
@@ -24,9 +24,12 @@ std::string FormatScriptText(const ScriptView& script) {
   std::string out;
   const Profile& profile = *script.profile;
   for (const ProfileSample* s : script.samples) {
-    out += fmt::format("{:>16} {:>7} [{:03}] {:>5}.{:06}: {:>10} {}:", profile.comm(s->comm),
-                       s->tid, s->cpu, s->time / 1000000000u, (s->time / 1000u) % 1000000u,
-                       s->period, profile.event_name(s->event));
+    // As perf script: the command unpadded when chains follow, else in 16.
+    const std::string& comm = profile.comm(s->comm);
+    out += script.callchains ? comm : fmt::format("{:>16}", comm);
+    out += fmt::format(" {:>5} [{:03}] {:>5}.{:06}: {:>10} {}:", s->tid, s->cpu,
+                       s->time / 1000000000u, (s->time / 1000u) % 1000000u, s->period,
+                       profile.event_name(s->event));
     const auto frames = script.Frames(*s);
     if (!script.callchains) {
       out += frames.empty() ? "\n" : " " + FrameText(frames[0]) + "\n";
