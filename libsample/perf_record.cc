@@ -49,21 +49,43 @@ bool SplitBody(std::span<const std::byte> record, const perf_event_attr& attr,
   return true;
 }
 
-size_t ReadFormatSize(const perf_event_attr& attr, ByteReader& in, bool* ok) {
+// Reads the read_format block (perf_event_open(2), "read_format") into `s`.
+// A group read is nr, the times, then {value, id, lost} per member; a
+// single read is value, the times, id, lost.
+bool ReadReadFormat(const perf_event_attr& attr, ByteReader& in, SampleRecord* s) {
   const uint64_t f = attr.read_format;
-  size_t per_value = 8;
-  if (f & PERF_FORMAT_ID) per_value += 8;
-  if (f & PERF_FORMAT_LOST) per_value += 8;
-  size_t header = 0;
-  if (f & PERF_FORMAT_TOTAL_TIME_ENABLED) header += 8;
-  if (f & PERF_FORMAT_TOTAL_TIME_RUNNING) header += 8;
-  if (!(f & PERF_FORMAT_GROUP)) return header + per_value;
-  uint64_t nr;
-  if (!in.Read(&nr) || nr > in.remaining() / per_value) {
-    *ok = false;
-    return 0;
+  const size_t times = ((f & PERF_FORMAT_TOTAL_TIME_ENABLED) ? 1 : 0) +
+                       ((f & PERF_FORMAT_TOTAL_TIME_RUNNING) ? 1 : 0);
+  const size_t extra = ((f & PERF_FORMAT_ID) ? 1 : 0) + ((f & PERF_FORMAT_LOST) ? 1 : 0);
+  ReadValues::Layout layout;
+  uint64_t nr = 1;
+  size_t words_per_read;
+  const std::byte* start = nullptr;
+  if (f & PERF_FORMAT_GROUP) {
+    if (!in.Read(&nr)) return false;
+    if (f & PERF_FORMAT_TOTAL_TIME_ENABLED && !in.Read(&s->time_enabled)) return false;
+    if (f & PERF_FORMAT_TOTAL_TIME_RUNNING && !in.Read(&s->time_running)) return false;
+    layout.stride = 1 + extra;
+    layout.id = (f & PERF_FORMAT_ID) ? 1 : 0;
+    layout.lost = (f & PERF_FORMAT_LOST) ? layout.id + 1 : 0;
+    if (nr > in.remaining() / (layout.stride * sizeof(uint64_t))) return false;
+    words_per_read = nr * layout.stride;
+  } else {
+    layout.stride = 1 + times + extra;
+    layout.id = (f & PERF_FORMAT_ID) ? 1 + times : 0;
+    layout.lost = (f & PERF_FORMAT_LOST) ? 1 + times + ((f & PERF_FORMAT_ID) ? 1 : 0) : 0;
+    words_per_read = layout.stride;
   }
-  return header + nr * per_value;  // nr itself already consumed
+  std::span<const std::byte> words;
+  if (!in.ReadBytes(words_per_read * sizeof(uint64_t), &words)) return false;
+  start = words.data();
+  if (!(f & PERF_FORMAT_GROUP)) {
+    ByteReader times_in(words.subspan(sizeof(uint64_t), times * sizeof(uint64_t)));
+    if (f & PERF_FORMAT_TOTAL_TIME_ENABLED) times_in.Read(&s->time_enabled);
+    if (f & PERF_FORMAT_TOTAL_TIME_RUNNING) times_in.Read(&s->time_running);
+  }
+  s->read = ReadValues(U64List(start, words_per_read), nr, layout);
+  return true;
 }
 
 }  // namespace
@@ -93,11 +115,7 @@ std::optional<SampleRecord> ParseSample(std::span<const std::byte> record,
     if (!(in.Read(&s.cpu) && in.Read(&reserved))) return std::nullopt;
   }
   if (t & PERF_SAMPLE_PERIOD && !in.Read(&s.period)) return std::nullopt;
-  if (t & PERF_SAMPLE_READ) {
-    bool ok = true;
-    const size_t size = ReadFormatSize(attr, in, &ok);
-    if (!ok || !in.Skip(size)) return std::nullopt;
-  }
+  if (t & PERF_SAMPLE_READ && !ReadReadFormat(attr, in, &s)) return std::nullopt;
   if (t & PERF_SAMPLE_CALLCHAIN) {
     uint64_t nr;
     if (!in.Read(&nr) || nr > in.remaining() / sizeof(uint64_t)) return std::nullopt;

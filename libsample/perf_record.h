@@ -45,6 +45,35 @@ class U64List {
   size_t count_ = 0;
 };
 
+// The read_format block of a PERF_SAMPLE_READ sample: one value (no
+// PERF_FORMAT_GROUP) or one per group member, leader first. Ids and lost
+// counts are 0 when read_format lacks PERF_FORMAT_ID / PERF_FORMAT_LOST.
+class ReadValues {
+ public:
+  // Where, in each `stride`-word entry of `words`, the value, id and lost
+  // count sit; an offset of 0 for id/lost means absent (the value is at 0).
+  struct Layout {
+    size_t stride = 1;
+    size_t id = 0;
+    size_t lost = 0;
+  };
+  ReadValues() = default;
+  ReadValues(U64List words, size_t count, Layout layout)
+      : words_(words), count_(count), layout_(layout) {}
+  size_t size() const { return count_; }
+  bool empty() const { return count_ == 0; }
+  uint64_t value(size_t i) const { return words_[i * layout_.stride]; }
+  uint64_t id(size_t i) const { return layout_.id ? words_[i * layout_.stride + layout_.id] : 0; }
+  uint64_t lost(size_t i) const {
+    return layout_.lost ? words_[i * layout_.stride + layout_.lost] : 0;
+  }
+
+ private:
+  U64List words_;
+  size_t count_ = 0;
+  Layout layout_;
+};
+
 struct SampleRecord {
   uint64_t id = 0;
   uint64_t ip = 0;
@@ -54,6 +83,10 @@ struct SampleRecord {
   uint64_t addr = 0;
   uint32_t cpu = 0;
   uint64_t period = 1;
+  // PERF_SAMPLE_READ: time_enabled/time_running when read_format asks.
+  uint64_t time_enabled = 0;
+  uint64_t time_running = 0;
+  ReadValues read;
   U64List callchain;  // includes PERF_CONTEXT_* markers, as the kernel wrote it
 };
 
@@ -115,12 +148,9 @@ std::optional<SampleRecord> ParseSample(std::span<const std::byte> record,
                                         const perf_event_attr& attr);
 std::optional<Mmap2Record> ParseMmap2(std::span<const std::byte> record,
                                       const perf_event_attr& attr);
-std::optional<CommRecord> ParseComm(std::span<const std::byte> record,
-                                    const perf_event_attr& attr);
-std::optional<TaskRecord> ParseTask(std::span<const std::byte> record,
-                                    const perf_event_attr& attr);
-std::optional<LostRecord> ParseLost(std::span<const std::byte> record,
-                                    const perf_event_attr& attr);
+std::optional<CommRecord> ParseComm(std::span<const std::byte> record, const perf_event_attr& attr);
+std::optional<TaskRecord> ParseTask(std::span<const std::byte> record, const perf_event_attr& attr);
+std::optional<LostRecord> ParseLost(std::span<const std::byte> record, const perf_event_attr& attr);
 std::optional<LostSamplesRecord> ParseLostSamples(std::span<const std::byte> record,
                                                   const perf_event_attr& attr);
 std::optional<ThrottleRecord> ParseThrottle(std::span<const std::byte> record,

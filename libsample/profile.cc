@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "libsample/comma_list.h"
+#include "libsample/sample_filter.h"
 
 namespace sample {
 namespace {
@@ -90,10 +91,31 @@ uint32_t Profile::InternFunction(uint32_t dso, std::string_view name, bool kerne
   return id;
 }
 
-void Profile::AddSample(ProfileSample sample, std::span<const uint32_t> frames) {
-  const SequenceInterner::Ref stack = stacks_.Intern(frames);
+void Profile::AddSample(ProfileSample sample, std::span<const uint32_t> frames,
+                        std::span<const FrameAddress> addresses,
+                        std::span<const MemberCount> reads) {
+  scratch_.clear();
+  for (size_t i = 0; i < frames.size(); ++i) {
+    const FrameAddress address = i < addresses.size() ? addresses[i] : FrameAddress{};
+    const std::array<uint64_t, 3> key{frames[i], address.ip, address.symbol_offset};
+    auto it = slot_ids_.try_emplace(key, static_cast<uint32_t>(slot_ids_.size())).first;
+    scratch_.push_back(it->second);
+  }
+  const SequenceInterner::Ref stack = stacks_.Intern(scratch_);
+  if (stack.begin == stack_functions_.size()) {
+    // A new stack: its functions and addresses go beside its slot ids.
+    for (size_t i = 0; i < frames.size(); ++i) {
+      stack_functions_.push_back(frames[i]);
+      stack_addresses_.push_back(i < addresses.size() ? addresses[i] : FrameAddress{});
+    }
+  }
   sample.frames_begin = stack.begin;
   sample.frames_count = stack.count;
+  sample.reads_begin = static_cast<uint32_t>(reads_.size());
+  sample.reads_count = static_cast<uint32_t>(reads.size());
+  reads_.insert(reads_.end(), reads.begin(), reads.end());
+  if (samples_.empty() || sample.time < first_time_) first_time_ = sample.time;
+  if (samples_.empty() || sample.time > last_time_) last_time_ = sample.time;
   if (sample.event >= totals_.size()) totals_.resize(sample.event + 1);
   totals_[sample.event].period += sample.period;
   ++totals_[sample.event].samples;
@@ -104,6 +126,16 @@ void Profile::AddSample(ProfileSample sample, std::span<const uint32_t> frames) 
 void Profile::set_event_names(std::vector<std::string> names) {
   event_names_ = std::move(names);
   if (totals_.size() < event_names_.size()) totals_.resize(event_names_.size());
+}
+
+void Profile::set_group_members(uint32_t leader, std::vector<uint32_t> members) {
+  if (leader >= group_members_.size()) group_members_.resize(leader + 1);
+  group_members_[leader] = std::move(members);
+}
+
+const std::vector<uint32_t>& Profile::group_members(uint32_t leader) const {
+  static const std::vector<uint32_t> kNone;
+  return leader < group_members_.size() ? group_members_[leader] : kNone;
 }
 
 Result<std::vector<SortKey>> ParseSortKeys(std::string_view text) {
@@ -129,10 +161,14 @@ Result<std::vector<SortKey>> ParseSortKeys(std::string_view text) {
   return keys;
 }
 
-std::vector<FlatEntry> BuildFlatProfile(const Profile& profile, const FlatOptions& options) {
+FlatProfile BuildFlatProfile(const Profile& profile, const FlatOptions& options) {
   KeyMaker maker(profile, options.sort_keys);
   std::unordered_map<Key, size_t, KeyHash> index;
-  std::vector<FlatEntry> entries;
+  FlatProfile out;
+  std::vector<FlatEntry>& entries = out.entries;
+  const std::vector<uint32_t>& members = profile.group_members(options.event);
+  out.member_periods.assign(members.size(), 0);
+  const CallOrder order = EffectiveOrder(options);
   auto entry_for = [&](const Key& key) -> FlatEntry& {
     auto [it, inserted] = index.emplace(key, entries.size());
     if (inserted) {
@@ -144,19 +180,37 @@ std::vector<FlatEntry> BuildFlatProfile(const Profile& profile, const FlatOption
       e.dso = key[4];
       e.function = key[5];
       e.tree.function = FlatEntry::kAny;
+      e.member_self.assign(members.size(), 0);
+      e.member_children.assign(members.size(), 0);
       entries.push_back(std::move(e));
     }
     return entries[it->second];
   };
 
-  std::vector<std::pair<Key, size_t>> seen;  // key -> outermost frame index, per sample
+  std::vector<std::pair<Key, size_t>> seen;      // key -> outermost frame index, per sample
+  std::vector<uint64_t> counts(members.size());  // this sample's member counts
   for (const ProfileSample& s : profile.samples()) {
     if (s.event != options.event) continue;
-    const auto frames = profile.frames(s);
+    if (options.filter != nullptr && !options.filter->Keeps(profile, s)) continue;
+    ++out.samples;
+    out.period += s.period;
+    std::fill(counts.begin(), counts.end(), 0);
+    for (const MemberCount& read : profile.reads(s)) {
+      auto it = std::find(members.begin(), members.end(), read.event);
+      if (it != members.end()) counts[it - members.begin()] += read.count;
+    }
+    for (size_t m = 0; m < counts.size(); ++m) out.member_periods[m] += counts[m];
+    auto frames = profile.frames(s);
+    if (options.max_stack != 0 && frames.size() > options.max_stack) {
+      frames = frames.first(options.max_stack);
+    }
     FlatEntry& self = entry_for(maker.Make(s, frames[0]));
     self.self_period += s.period;
     ++self.self_samples;
-    if (options.call_graph && !options.children) AddPath(self.tree, s.period, frames, false);
+    for (size_t m = 0; m < counts.size(); ++m) self.member_self[m] += counts[m];
+    if (options.call_graph && !options.children) {
+      AddPath(self.tree, s.period, frames, order == CallOrder::kCaller);
+    }
     if (!options.children) continue;
     // Each entry counts a sample once, however often it recurs in the chain;
     // the outermost occurrence roots its caller-order path.
@@ -174,7 +228,13 @@ std::vector<FlatEntry> BuildFlatProfile(const Profile& profile, const FlatOption
       FlatEntry& e = entry_for(key);
       e.children_period += s.period;
       ++e.children_samples;
-      if (options.call_graph) AddPath(e.tree, s.period, frames.first(outermost + 1), true);
+      for (size_t m = 0; m < counts.size(); ++m) e.member_children[m] += counts[m];
+      if (!options.call_graph) continue;
+      if (order == CallOrder::kCaller) {
+        AddPath(e.tree, s.period, frames.first(outermost + 1), true);  // entry -> callees
+      } else {
+        AddPath(e.tree, s.period, frames.subspan(outermost), false);  // entry -> callers
+      }
     }
   }
 
@@ -193,7 +253,7 @@ std::vector<FlatEntry> BuildFlatProfile(const Profile& profile, const FlatOption
   if (options.call_graph) {
     for (FlatEntry& e : entries) SortTree(e.tree, profile);
   }
-  return entries;
+  return out;
 }
 
 }  // namespace sample

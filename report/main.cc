@@ -1,12 +1,14 @@
-// sample-report: print profiles from a sample.data file.
+// sample-report: print profiles from a sample.data file. Options only; the
+// work is RunReport's (report/report_runner.h).
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include <boost/program_options.hpp>
 
 #include "libsample/profile.h"
-#include "report/report_pipeline.h"
-#include "report/text_printer.h"
+#include "report/call_graph_spec.h"
+#include "report/report_runner.h"
 
 namespace po = boost::program_options;
 
@@ -16,78 +18,120 @@ constexpr const char* kUsage =
     "Usage: sample-report [options]\n"
     "Prints the profile recorded in a sample.data file.\n";
 
+// perf lets -g take its argument as the next word ("-g caller"); Boost
+// only reads an optional value when it is attached, so attach it.
+std::vector<std::string> JoinCallGraphArgument(int argc, char** argv) {
+  std::vector<std::string> args;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if ((arg == "-g" || arg == "--call-graph") && i + 1 < argc &&
+        sample::report::IsCallGraphArgument(argv[i + 1])) {
+      args.push_back("--call-graph=" + std::string(argv[++i]));
+    } else {
+      args.push_back(arg);
+    }
+  }
+  return args;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string input = "sample.data";
+  sample::report::ReportOptions options;
+  sample::report::ViewOptions& view = options.view;
+  sample::report::FilterText& filters = options.filters;
   std::string sort = "comm,dso,sym";
-  bool call_graph = false;
+  std::string call_graph;
+  std::string percentage = "relative";
+  std::string format = "text";
   bool no_children = false;
   bool children = false;
-  double percent_limit = 0;
-  sample::report::LoadOptions load;
+  bool inverted = false;
   po::options_description desc("Options");
-  desc.add_options()("help,h", "show this help")("input,i", po::value(&input),
-                                                 "input file (default sample.data)")(
-      "call-graph,g", po::bool_switch(&call_graph), "show call chains under each entry")(
-      "children", po::bool_switch(&children),
-      "add callers' shares (default when the file has call chains)")(
-      "no-children", po::bool_switch(&no_children), "only the samples' own functions")(
-      "sort,s", po::value(&sort), "sort keys: comm,pid,tid,dso,sym,cpu (default comm,dso,sym)")(
-      "percent-limit", po::value(&percent_limit), "hide entries below this percentage")(
-      "jobs,j", po::value(&load.jobs), "threads for reading the file (default: one per core)")(
-      "force,f", po::bool_switch(&load.force),
-      "use binaries even when their build-id differs from the recorded one")(
-      "stdio", "text output (the default; accepted for perf users)");
+  // One option a line reads better than the formatter's layout.
+  // clang-format off
+  desc.add_options()
+      ("help,h", "show this help")
+      ("input,i", po::value(&options.input), "input file (default sample.data)")
+      ("call-graph,g", po::value(&call_graph)->implicit_value(""),
+       "show call chains under each entry: [graph|fractal|flat|folded|none][,THRESHOLD%]"
+       "[,caller|callee] (default graph,0.5)")
+      ("inverted,G", po::bool_switch(&inverted), "same as -g caller")
+      ("max-stack", po::value(&view.max_stack),
+       "use at most this many frames of each chain, from the leaf (default all)")
+      ("children", po::bool_switch(&children),
+       "add callers' shares (default when the file has call chains)")
+      ("no-children", po::bool_switch(&no_children), "only the samples' own functions")
+      ("sort,s", po::value(&sort), "sort keys: comm,pid,tid,dso,sym,cpu (default comm,dso,sym)")
+      ("show-nr-samples,n", po::bool_switch(&view.show_nr_samples), "show a Samples column")
+      ("show-total-period", po::bool_switch(&view.show_total_period), "show a Period column")
+      ("percent-limit", po::value(&view.percent_limit), "hide entries below this percentage")
+      ("percentage", po::value(&percentage),
+       "relative (default): percentages of the samples the filters keep; absolute: of all "
+       "samples of the event")
+      ("comm", po::value(&filters.comms), "only these commands (comma list)")
+      ("pid", po::value(&filters.pids), "only these process ids (comma list)")
+      ("tid", po::value(&filters.tids), "only these thread ids (comma list)")
+      ("cpu,C", po::value(&filters.cpus), "only these CPUs (0,2-3)")
+      ("dso,d", po::value(&filters.dsos), "only samples in these DSOs (comma list)")
+      ("symbols", po::value(&filters.symbols), "only samples in these functions (comma list)")
+      ("time", po::value(&filters.time),
+       "only samples in START,END seconds after the first sample, or P%/N, A%-B% slices")
+      ("header", po::bool_switch(&options.header), "print the recording's header first")
+      ("header-only", po::bool_switch(&options.header_only), "print only the header")
+      ("stats", po::bool_switch(&options.stats), "print record counts and problems found")
+      ("script", po::bool_switch(&options.script),
+       "print every sample with its call chain, as perf script")
+      ("format", po::value(&format), "text (default) or json")
+      ("symfs", po::value(&options.load.symfs),
+       "read binaries from this directory (recorded path appended), as perf --symfs")
+      ("jobs,j", po::value(&options.load.jobs),
+       "threads for reading the file (default: one per core)")
+      ("force,f", po::bool_switch(&options.load.force),
+       "use binaries even when their build-id differs from the recorded one")
+      ("group", "accepted for perf users: group members are always shown beside their leader")
+      ("stdio", "text output (the default; accepted for perf users)");
+  // clang-format on
   try {
     po::variables_map vm;
-    po::store(po::command_line_parser(argc, argv).options(desc).run(), vm);
+    po::store(po::command_line_parser(JoinCallGraphArgument(argc, argv)).options(desc).run(), vm);
     po::notify(vm);
     if (vm.count("help")) {
       std::cout << kUsage << desc;
       return 0;
     }
     if (children && no_children) throw po::error("--children and --no-children contradict");
+    if (children) view.children = true;
+    if (no_children) view.children = false;
+    if (vm.count("call-graph") || inverted) {
+      auto spec = sample::report::ParseCallGraphSpec(call_graph);
+      if (!spec) throw po::error(spec.error().message);
+      if (inverted) spec->order = sample::CallOrder::kCaller;
+      view.call_graph = *spec;
+    }
+    if (percentage != "relative" && percentage != "absolute") {
+      throw po::error("--percentage takes relative or absolute");
+    }
+    view.relative_percentage = percentage == "relative";
+    if (format != "text" && format != "json") throw po::error("--format takes text or json");
+    options.format = format == "json" ? sample::report::OutputFormat::kJson
+                                      : sample::report::OutputFormat::kText;
+    auto keys = sample::ParseSortKeys(sort);
+    if (!keys) throw po::error(keys.error().message);
+    view.sort_keys = std::move(*keys);
   } catch (const std::exception& e) {
     std::cerr << "sample-report: " << e.what() << "\n" << kUsage;
     return 2;
   }
 
-  auto keys = sample::ParseSortKeys(sort);
-  if (!keys) {
-    std::cerr << "sample-report: " << keys.error().message << "\n";
-    return 2;
-  }
-  auto recording = sample::report::LoadRecording(input, load);
-  if (!recording) {
-    std::cerr << "sample-report: " << recording.error().message << "\n";
+  auto output = sample::report::RunReport(options);
+  if (!output) {
+    std::cerr << "sample-report: " << output.error().message << "\n";
     return 1;
   }
-  for (const std::string& warning : recording->warnings) {
+  for (const std::string& warning : output->warnings) {
     std::cerr << "sample-report: warning: " << warning << "\n";
   }
-
-  // One section per event that has samples, as perf prints them.
-  const sample::Profile& profile = recording->profile;
-  bool first = true;
-  for (uint32_t event = 0; event < profile.event_count(); ++event) {
-    if (profile.sample_count(event) == 0 && profile.event_count() > 1) continue;
-    sample::FlatOptions flat;
-    flat.event = event;
-    flat.sort_keys = *keys;
-    flat.children = children || (!no_children && profile.has_callchains());
-    flat.call_graph = call_graph;
-    const auto entries = sample::BuildFlatProfile(profile, flat);
-
-    sample::report::TextOptions text;
-    text.event = event;
-    text.children = flat.children;
-    text.call_graph = call_graph;
-    text.percent_limit = percent_limit;
-    text.sort_keys = *keys;
-    if (!first) std::cout << "\n\n";
-    first = false;
-    std::cout << sample::report::FormatTextReport(*recording, entries, text);
-  }
+  std::cout << output->text;
   return 0;
 }

@@ -14,7 +14,6 @@
 #include "libsample/kallsyms.h"
 #include "libsample/perf_record.h"
 #include "libsample/process_table.h"
-#include "libsample/record_walker.h"
 #include "libsample/sequence_interner.h"
 #include "report/ordered_records.h"
 
@@ -35,10 +34,21 @@ struct LocationHash {
   }
 };
 
-// Samples as location ids until symbolization turns them into functions.
-struct PendingSample {
-  ProfileSample header;
-  std::vector<uint32_t> locations;
+// One frame as a sample saw it: where it resolved and the address the
+// kernel reported (a return address for callers). Distinct frames are few
+// (about the distinct ips), so samples hold stacks of frame ids.
+struct SeenFrame {
+  uint32_t location;
+  bool return_address;
+  uint64_t ip;
+  bool operator==(const SeenFrame&) const = default;
+};
+
+struct SeenFrameHash {
+  size_t operator()(const SeenFrame& f) const {
+    return std::hash<uint64_t>()((f.ip * 0x9E3779B97F4A7C15ull) ^ f.location ^
+                                 (uint64_t(f.return_address) << 63));
+  }
 };
 
 class Loader {
@@ -51,7 +61,10 @@ class Loader {
   void Apply(const TimedRecord& record);
   void AddSample(const SampleRecord& sample, uint32_t event);
   uint32_t LocationId(uint32_t pid, uint64_t ip, bool return_address);
-  void Symbolize(Profile& profile, std::vector<uint32_t>& function_of_location);
+  uint32_t FrameId(uint32_t pid, uint64_t ip, bool return_address);
+  void AddGroupReads(const SampleRecord& sample, uint32_t event, ProfileSample& header);
+  void Symbolize(Profile& profile, std::vector<uint32_t>& function_of_location,
+                 std::vector<uint64_t>& offset_of_location);
 
   std::optional<ElfSymbols> LoadBinary(uint32_t dso);
 
@@ -61,11 +74,19 @@ class Loader {
   ProcessTable processes_;
   std::vector<Location> locations_;
   std::unordered_map<Location, uint32_t, LocationHash> location_ids_;
-  // Frames refer to location_stacks_. A deque, so samples can be handed to
-  // the Profile block by block without holding two copies of all of them.
+  std::vector<SeenFrame> frames_;
+  std::unordered_map<SeenFrame, uint32_t, SeenFrameHash> frame_ids_;
+  // Samples' frames refer to frame_stacks_ (stacks of frame ids) until
+  // symbolization turns them into functions. A deque, so samples can move
+  // to the Profile block by block rather than being held twice.
   std::deque<ProfileSample> samples_;
-  SequenceInterner location_stacks_;
+  SequenceInterner frame_stacks_;
   std::vector<uint32_t> scratch_;
+  std::vector<MemberCount> sample_reads_;
+  // Group reads carry running totals per fd (id); members get the increase
+  // since the previous read of the same id, as perf does.
+  std::unordered_map<uint64_t, uint64_t> last_read_;
+  std::vector<std::vector<uint32_t>> group_members_;  // by leader event
 };
 
 Result<Recording> Loader::Run() {
@@ -87,16 +108,35 @@ Result<Recording> Loader::Run() {
                        stream_stats.warnings.end());
 
   std::vector<uint32_t> function_of_location;
-  Symbolize(out_.profile, function_of_location);
+  std::vector<uint64_t> offset_of_location;
+  Symbolize(out_.profile, function_of_location, offset_of_location);
   std::vector<uint32_t> frames;
+  std::vector<FrameAddress> addresses;
   while (!samples_.empty()) {
     const ProfileSample& s = samples_.front();
     frames.clear();
-    for (uint32_t id : location_stacks_.Get({s.frames_begin, s.frames_count})) {
-      frames.push_back(function_of_location[id]);
+    addresses.clear();
+    for (uint32_t id : frame_stacks_.Get({s.frames_begin, s.frames_count})) {
+      const SeenFrame& frame = frames_[id];
+      frames.push_back(function_of_location[frame.location]);
+      FrameAddress address{frame.ip, offset_of_location[frame.location]};
+      // The function was found at ip - 1 for a return address; the offset
+      // shown is the ip's own, as perf script prints it.
+      if (address.symbol_offset != FrameAddress::kNoOffset && frame.return_address) {
+        ++address.symbol_offset;
+      }
+      addresses.push_back(address);
     }
-    out_.profile.AddSample(s, frames);
+    out_.profile.AddSample(
+        s, frames, addresses,
+        std::span<const MemberCount>(sample_reads_).subspan(s.reads_begin, s.reads_count));
     samples_.pop_front();
+  }
+  for (uint32_t leader = 0; leader < group_members_.size(); ++leader) {
+    if (!group_members_[leader].empty()) {
+      std::sort(group_members_[leader].begin(), group_members_[leader].end());
+      out_.profile.set_group_members(leader, group_members_[leader]);
+    }
   }
   std::vector<std::string> dso_names;
   for (size_t i = 0; i < processes_.dso_count(); ++i) {
@@ -104,10 +144,16 @@ Result<Recording> Loader::Run() {
   }
   out_.profile.set_dso_names(std::move(dso_names));
   std::vector<std::string> event_names;
-  for (const EventDesc& e : reader_.events().events()) event_names.push_back(e.name);
+  const EventTable& events = reader_.events();
+  for (const EventDesc& e : events.events()) event_names.push_back(e.name);
   out_.profile.set_event_names(std::move(event_names));
   out_.metadata = reader_.metadata();
+  out_.build_ids = reader_.build_ids();
+  out_.events = events.events();
+  out_.trailer = reader_.trailer();
   out_.finalized = reader_.finalized();
+  out_.file_size = reader_.file_size();
+  out_.valid_end = reader_.valid_end();
   return std::move(out_);
 }
 
@@ -160,6 +206,9 @@ void Loader::Apply(const TimedRecord& timed) {
     case PERF_RECORD_LOST:
       if (auto l = ParseLost(record, attr)) {
         out_.stats.lost_samples += l->lost;
+        CpuCounts& cpu = out_.stats.per_cpu[l->sample_id.cpu];
+        cpu.lost_samples += l->lost;
+        ++cpu.lost_records;
       } else {
         ok = false;
       }
@@ -167,6 +216,9 @@ void Loader::Apply(const TimedRecord& timed) {
     case PERF_RECORD_LOST_SAMPLES:
       if (auto l = ParseLostSamples(record, attr)) {
         out_.stats.lost_samples += l->lost;
+        CpuCounts& cpu = out_.stats.per_cpu[l->sample_id.cpu];
+        cpu.lost_samples += l->lost;
+        ++cpu.lost_records;
       } else {
         ok = false;
       }
@@ -193,15 +245,25 @@ uint32_t Loader::LocationId(uint32_t pid, uint64_t ip, bool return_address) {
   return it->second;
 }
 
+uint32_t Loader::FrameId(uint32_t pid, uint64_t ip, bool return_address) {
+  const SeenFrame frame{LocationId(pid, ip, return_address), return_address, ip};
+  auto [it, inserted] = frame_ids_.emplace(frame, static_cast<uint32_t>(frames_.size()));
+  if (inserted) frames_.push_back(frame);
+  return it->second;
+}
+
 void Loader::AddSample(const SampleRecord& s, uint32_t event) {
   ++out_.stats.samples;
+  ++out_.stats.per_cpu[s.cpu].samples;
   ProfileSample header;
   header.event = event;
   header.comm = out_.profile.InternComm(processes_.CommOf(s.pid, s.tid));
   header.pid = s.pid;
   header.tid = s.tid;
   header.cpu = s.cpu;
+  header.time = s.time;
   header.period = s.period;
+  AddGroupReads(s, event, header);
   scratch_.clear();
   // The first address after each context marker is where that context was
   // interrupted (exact); the rest are return addresses.
@@ -212,29 +274,59 @@ void Loader::AddSample(const SampleRecord& s, uint32_t event) {
       exact = true;
       continue;
     }
-    scratch_.push_back(LocationId(s.pid, ip, !exact));
+    scratch_.push_back(FrameId(s.pid, ip, !exact));
     exact = false;
   }
-  if (scratch_.empty()) scratch_.push_back(LocationId(s.pid, s.ip, false));
-  const SequenceInterner::Ref stack = location_stacks_.Intern(scratch_);
+  if (scratch_.empty()) scratch_.push_back(FrameId(s.pid, s.ip, false));
+  const SequenceInterner::Ref stack = frame_stacks_.Intern(scratch_);
   header.frames_begin = stack.begin;
   header.frames_count = stack.count;
   out_.stats.frames += header.frames_count;
   samples_.push_back(header);
 }
 
+void Loader::AddGroupReads(const SampleRecord& s, uint32_t event, ProfileSample& header) {
+  header.reads_begin = static_cast<uint32_t>(sample_reads_.size());
+  for (size_t i = 0; i < s.read.size(); ++i) {
+    const auto member = reader_.events().EventIndexForId(s.read.id(i));
+    if (!member) {
+      ++out_.stats.unknown_group_reads;
+      continue;
+    }
+    if (*member == event) continue;  // the leader: its sample period is its count
+    uint64_t& last = last_read_[s.read.id(i)];
+    const uint64_t value = s.read.value(i);
+    // Counters only grow; a smaller value means a new fd reused the id.
+    const uint64_t delta = value >= last ? value - last : value;
+    last = value;
+    sample_reads_.push_back(MemberCount{static_cast<uint32_t>(*member), delta});
+    if (event >= group_members_.size()) group_members_.resize(event + 1);
+    auto& members = group_members_[event];
+    if (std::find(members.begin(), members.end(), *member) == members.end()) {
+      members.push_back(static_cast<uint32_t>(*member));
+    }
+  }
+  header.reads_count = static_cast<uint32_t>(sample_reads_.size() - header.reads_begin);
+}
+
 // Loads a binary's symbols, refusing one whose build-id differs from the
 // recorded one (a rebuilt or upgraded file would name the wrong functions).
 std::optional<ElfSymbols> Loader::LoadBinary(uint32_t dso) {
   const std::string& path = processes_.DsoPath(dso);
-  auto loaded = ElfSymbols::Load(path);
-  if (!loaded) return std::nullopt;
+  // --symfs: the recorded path under another root (perf's semantic: only
+  // there). A full symbol-file finder will take this over.
+  const std::string& root = options_.symfs;
+  auto loaded = ElfSymbols::Load(root + path);
+  if (!loaded) {
+    if (path.starts_with('/')) ++out_.stats.missing_binaries;  // not [vdso] and the like
+    return std::nullopt;
+  }
   // Distribution binaries are stripped; their full symbol tables live in
   // separate debug files found by build-id (Debian's *-dbg/-dbgsym).
   if (!loaded->has_symtab() && loaded->build_id().size() > 2) {
     const std::string& id = loaded->build_id();
     auto debug = ElfSymbols::Load(
-        fmt::format("/usr/lib/debug/.build-id/{}/{}.debug", id.substr(0, 2), id.substr(2)));
+        fmt::format("{}/usr/lib/debug/.build-id/{}/{}.debug", root, id.substr(0, 2), id.substr(2)));
     if (debug && debug->build_id() == id) loaded->MergeDebugSymbols(*debug);
   }
   const auto recorded = format::FindMetadata(reader_.build_ids(), path);
@@ -254,36 +346,44 @@ std::optional<ElfSymbols> Loader::LoadBinary(uint32_t dso) {
   return std::move(*loaded);
 }
 
-void Loader::Symbolize(Profile& profile, std::vector<uint32_t>& function_of_location) {
+void Loader::Symbolize(Profile& profile, std::vector<uint32_t>& function_of_location,
+                       std::vector<uint64_t>& offset_of_location) {
   // One ELF load per DSO, one lookup per distinct location.
   const std::vector<KernelSymbol> kernel_symbols = ParseKallsyms(reader_.kernel_symbols());
   std::unordered_map<uint32_t, std::optional<ElfSymbols>> elves;
   std::vector<uint64_t> uses(locations_.size(), 0);
   for (const ProfileSample& s : samples_) {
-    for (uint32_t id : location_stacks_.Get({s.frames_begin, s.frames_count})) ++uses[id];
+    for (uint32_t id : frame_stacks_.Get({s.frames_begin, s.frames_count})) {
+      ++uses[frames_[id].location];
+    }
   }
   function_of_location.resize(locations_.size());
+  offset_of_location.assign(locations_.size(), FrameAddress::kNoOffset);
   for (size_t i = 0; i < locations_.size(); ++i) {
     const Location& loc = locations_[i];
     const bool kernel = loc.dso == ProcessTable::kKernelDso;
     if (kernel) {
       if (const KernelSymbol* ks = FindKernelSymbol(kernel_symbols, loc.offset)) {
         function_of_location[i] = profile.InternFunction(loc.dso, ks->name, true, true);
+        offset_of_location[i] = loc.offset - ks->addr;
         continue;
       }
     }
     const ElfSymbol* symbol = nullptr;
+    uint64_t vaddr = 0;
     if (loc.dso != ProcessTable::kUnknownDso && !kernel) {
       auto [it, inserted] = elves.try_emplace(loc.dso);
       if (inserted) it->second = LoadBinary(loc.dso);
       if (it->second) {
-        if (auto vaddr = it->second->FileOffsetToVaddr(loc.offset)) {
-          symbol = it->second->Find(*vaddr);
+        if (auto v = it->second->FileOffsetToVaddr(loc.offset)) {
+          vaddr = *v;
+          symbol = it->second->Find(vaddr);
         }
       }
     }
     if (symbol != nullptr) {
       function_of_location[i] = profile.InternFunction(loc.dso, symbol->name, kernel, true);
+      offset_of_location[i] = vaddr - symbol->start;
     } else {
       out_.stats.unknown_frames += uses[i];
       function_of_location[i] = profile.InternFunction(

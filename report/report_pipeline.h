@@ -9,6 +9,8 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +19,13 @@
 #include "libsample/result.h"
 
 namespace sample::report {
+
+// What the records said about one CPU.
+struct CpuCounts {
+  uint64_t samples = 0;
+  uint64_t lost_samples = 0;  // PERF_RECORD_LOST and LOST_SAMPLES counts
+  uint64_t lost_records = 0;  // how many such records
+};
 
 struct LoadStats {
   std::array<uint64_t, 32> records_by_type{};  // indexed by PERF_RECORD_* (< 32)
@@ -29,15 +38,24 @@ struct LoadStats {
   uint64_t frames = 0;
   uint64_t unknown_frames = 0;       // no mapping or no symbol
   uint64_t mismatched_binaries = 0;  // build-id differs from the recorded one
+  uint64_t missing_binaries = 0;     // DSOs with samples whose file could not be read
+  uint64_t unknown_group_reads = 0;  // group read values with an id of no known event
   uint64_t first_time = 0;
   uint64_t last_time = 0;
+  // By the CPU field of the sample or of the record's sample_id trailer.
+  std::map<uint32_t, CpuCounts> per_cpu;
 };
 
 struct Recording {
   Profile profile;
   LoadStats stats;
   format::Metadata metadata;
+  format::Metadata build_ids;  // binary path -> build-id, as recorded
+  std::vector<EventDesc> events;
+  std::optional<format::Trailer> trailer;  // present when finalized
   bool finalized = false;
+  uint64_t file_size = 0;
+  uint64_t valid_end = 0;  // bytes read before a torn end (== file_size if none)
   std::vector<std::string> warnings;
 };
 
@@ -46,6 +64,10 @@ struct LoadOptions {
   bool force = false;
   // Threads for decompressing and indexing chunks; 0 = one per core.
   unsigned jobs = 0;
+  // perf's --symfs: a binary recorded as /P is read from symfs + /P, and
+  // only from there (as perf does), so a directory of copies stands in for
+  // the recording machine's files. Empty: the recorded path itself.
+  std::string symfs;
 };
 
 Result<Recording> LoadRecording(const std::string& path, const LoadOptions& options = {});

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "report/text_call_graph.h"
+
 namespace sample::report {
 namespace {
 
@@ -12,172 +14,151 @@ std::string Basename(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-std::string Percent(uint64_t part, uint64_t total) {
-  return fmt::format("{:.2f}%", total == 0 ? 0.0 : 100.0 * double(part) / double(total));
-}
-
 struct Column {
   std::string title;
   bool right_aligned;
   std::vector<std::string> cells;
+  size_t min_width = 0;  // perf keeps percentage columns 8 wide
   size_t width() const {
-    size_t w = title.size();
+    size_t w = std::max(title.size(), min_width);
     for (const std::string& c : cells) w = std::max(w, c.size());
     return w;
   }
 };
 
-class TreePrinter {
- public:
-  TreePrinter(const Profile& profile, uint64_t total, double threshold, std::string& out)
-      : profile_(profile), total_(total), threshold_(threshold), out_(out) {}
-
-  void PrintRoot(const CallNode& root, const std::string& indent) {
-    const auto shown = Shown(root);
-    if (shown.empty()) return;
-    out_ += indent + "|\n";
-    if (shown.size() == 1 && shown[0]->period == root.period) {
-      out_ += indent + "---" + Name(*shown[0]) + "\n";
-      PrintChildren(*shown[0], indent + "   ");
-    } else {
-      PrintBranches(shown, indent);
-    }
-    out_ += "\n";
+// The leader's percentage, then each group member's, as perf --group.
+std::string Shares(uint64_t period, const std::vector<uint64_t>& members, const EventSection& s) {
+  std::string cell =
+      fmt::format("{:>7}", fmt::format("{:.2f}%", Percentage(period, s.percent_base)));
+  for (size_t m = 0; m < members.size(); ++m) {
+    cell +=
+        fmt::format("  {:>7}", fmt::format("{:.2f}%", Percentage(members[m], s.member_bases[m])));
   }
+  return cell;
+}
 
- private:
-  std::vector<const CallNode*> Shown(const CallNode& node) const {
-    std::vector<const CallNode*> shown;
-    for (const CallNode& c : node.children) {
-      if (total_ != 0 && 100.0 * double(c.period) / double(total_) >= threshold_)
-        shown.push_back(&c);
-    }
-    return shown;
+// The leader's period, then each member's, each as wide as its event's
+// total so that the parts line up from row to row.
+std::string Periods(uint64_t period, const std::vector<uint64_t>& members, const EventSection& s) {
+  auto width = [](uint64_t total) { return fmt::format("{}", total).size(); };
+  std::string cell = fmt::format("{:>{}}", period, width(s.flat.period));
+  for (size_t m = 0; m < members.size(); ++m) {
+    cell += fmt::format("  {:>{}}", members[m], width(s.flat.member_periods[m]));
   }
+  return cell;
+}
 
-  std::string Name(const CallNode& node) const { return profile_.function(node.function).name; }
-
-  void PrintChildren(const CallNode& node, const std::string& prefix) {
-    const auto shown = Shown(node);
-    if (shown.empty()) return;
-    if (shown.size() == 1 && shown[0]->period == node.period) {
-      // A chain without branching continues straight down.
-      out_ += prefix + Name(*shown[0]) + "\n";
-      PrintChildren(*shown[0], prefix);
-      return;
-    }
-    PrintBranches(shown, prefix);
+std::string SortKeyTitle(SortKey key) {
+  switch (key) {
+    case SortKey::kComm:
+      return "Command";
+    case SortKey::kPid:
+      return "Pid";
+    case SortKey::kTid:
+      return "Tid";
+    case SortKey::kCpu:
+      return "CPU";
+    case SortKey::kDso:
+      return "Shared Object";
+    case SortKey::kSym:
+      return "Symbol";
   }
+  return "";
+}
 
-  void PrintBranches(const std::vector<const CallNode*>& shown, const std::string& prefix) {
-    for (size_t i = 0; i < shown.size(); ++i) {
-      const bool last = i + 1 == shown.size();
-      const std::string pct = Percent(shown[i]->period, total_);
-      out_ += prefix + "|\n";
-      out_ += prefix + (last ? " --" : "|--") + pct + "--" + Name(*shown[i]) + "\n";
-      const std::string child_prefix =
-          prefix + (last ? " " : "|") + std::string(pct.size() + 4, ' ');
-      PrintChildren(*shown[i], child_prefix);
+std::string SortKeyCell(const Profile& profile, const FlatEntry& e, SortKey key) {
+  switch (key) {
+    case SortKey::kComm:
+      return profile.comm(e.comm);
+    case SortKey::kPid:
+      return fmt::format("{}", e.pid);
+    case SortKey::kTid:
+      return fmt::format("{}", e.tid);
+    case SortKey::kCpu:
+      return fmt::format("{:03}", e.cpu);
+    case SortKey::kDso:
+      return Basename(profile.dso_name(e.dso));
+    case SortKey::kSym: {
+      const Function& f = profile.function(e.function);
+      return (f.kernel ? "[k] " : "[.] ") + f.name;
     }
   }
-
-  const Profile& profile_;
-  uint64_t total_;
-  double threshold_;
-  std::string& out_;
-};
+  return "";
+}
 
 }  // namespace
 
-std::string FormatTextReport(const Recording& recording, const std::vector<FlatEntry>& entries,
-                             const TextOptions& options) {
-  const Profile& profile = recording.profile;
-  const LoadStats& stats = recording.stats;
-  const uint64_t total = profile.total_period(options.event);
-  std::string out;
-  out += fmt::format("# Samples: {} of event '{}'\n", profile.sample_count(options.event),
-                     profile.event_name(options.event));
-  out += fmt::format("# Event count (approx.): {}\n", total);
-  out += fmt::format("# Lost samples: {}\n", stats.lost_samples);
-  if (stats.unknown_frames != 0) {
-    out += fmt::format("# Unresolved frames: {} of {} shown as [unknown]\n", stats.unknown_frames,
-                       stats.frames);
+void TextPrinter::Header(const HeaderView& header) { out_ += FormatHeaderText(header); }
+
+void TextPrinter::Stats(const HeaderView& header, const LoadStats& stats) {
+  out_ += FormatStatsText(header, stats);
+}
+
+void TextPrinter::Script(const ScriptView& script) { out_ += FormatScriptText(script); }
+
+void TextPrinter::Sections(const std::vector<EventSection>& sections) {
+  for (size_t i = 0; i < sections.size(); ++i) {
+    if (i != 0) out_ += "\n\n";
+    Section(sections[i]);
   }
-  if (!recording.finalized) out += "# Warning: the file was not finalized; partial recording\n";
-  out += "#\n";
+}
+
+void TextPrinter::Section(const EventSection& s) {
+  const Profile& profile = recording_.profile;
+  const LoadStats& stats = recording_.stats;
+  out_ += fmt::format("# Samples: {} of event{} '{}'\n", s.flat.samples,
+                      s.members.empty() ? "" : "s", s.title);
+  std::string count = fmt::format("# Event count (approx.): {}", s.flat.period);
+  if (!s.members.empty()) {
+    count += fmt::format(" ({})", profile.event_name(s.event));
+    for (size_t m = 0; m < s.members.size(); ++m) {
+      count += fmt::format(", {} ({})", s.flat.member_periods[m], profile.event_name(s.members[m]));
+    }
+  }
+  out_ += count + "\n";
+  out_ += fmt::format("# Lost samples: {}\n", stats.lost_samples);
+  if (stats.unknown_frames != 0) {
+    out_ += fmt::format("# Unresolved frames: {} of {} shown as [unknown]\n", stats.unknown_frames,
+                        stats.frames);
+  }
+  if (!recording_.finalized) out_ += "# Warning: the file was not finalized; partial recording\n";
+  if (s.filtered) {
+    out_ +=
+        fmt::format("# Filtered: {} of {} samples kept; percentages of the {}\n", s.flat.samples,
+                    s.all_samples, view_.relative_percentage ? "kept samples" : "whole event");
+  }
+  out_ += "#\n";
 
   std::vector<Column> columns;
-  if (options.children) {
-    columns.push_back({"Children", true, {}});
-    columns.push_back({"Self", true, {}});
+  if (s.children) {
+    columns.push_back({"Children", true, {}, 8});
+    columns.push_back({"Self", true, {}, 8});
   } else {
-    columns.push_back({"Overhead", true, {}});
+    columns.push_back({"Overhead", true, {}, 8});
   }
-  columns.push_back({"Samples", true, {}});
-  for (SortKey key : options.sort_keys) {
-    switch (key) {
-      case SortKey::kComm:
-        columns.push_back({"Command", false, {}});
-        break;
-      case SortKey::kPid:
-        columns.push_back({"Pid", true, {}});
-        break;
-      case SortKey::kTid:
-        columns.push_back({"Tid", true, {}});
-        break;
-      case SortKey::kCpu:
-        columns.push_back({"CPU", true, {}});
-        break;
-      case SortKey::kDso:
-        columns.push_back({"Shared Object", false, {}});
-        break;
-      case SortKey::kSym:
-        columns.push_back({"Symbol", false, {}});
-        break;
-    }
-  }
+  if (view_.show_nr_samples) columns.push_back({"Samples", true, {}});
+  if (view_.show_total_period) columns.push_back({"Period", true, {}});
+  for (SortKey key : view_.sort_keys) columns.push_back({SortKeyTitle(key), false, {}});
 
-  std::vector<const FlatEntry*> shown;
-  for (const FlatEntry& e : entries) {
-    const uint64_t period = options.children ? e.children_period : e.self_period;
-    if (total == 0 || 100.0 * double(period) / double(total) < options.percent_limit) continue;
-    if (period == 0) continue;
-    shown.push_back(&e);
+  const std::vector<const FlatEntry*> shown = ShownEntries(s, view_.percent_limit);
+  for (const FlatEntry* entry : shown) {
+    const FlatEntry& e = *entry;
     size_t c = 0;
-    if (options.children) {
-      columns[c++].cells.push_back(Percent(e.children_period, total));
-      columns[c++].cells.push_back(Percent(e.self_period, total));
-      columns[c++].cells.push_back(fmt::format("{}", e.children_samples));
+    if (s.children) {
+      columns[c++].cells.push_back(Shares(e.children_period, e.member_children, s));
+      columns[c++].cells.push_back(Shares(e.self_period, e.member_self, s));
     } else {
-      columns[c++].cells.push_back(Percent(e.self_period, total));
-      columns[c++].cells.push_back(fmt::format("{}", e.self_samples));
+      columns[c++].cells.push_back(Shares(e.self_period, e.member_self, s));
     }
-    for (SortKey key : options.sort_keys) {
-      std::string cell;
-      switch (key) {
-        case SortKey::kComm:
-          cell = profile.comm(e.comm);
-          break;
-        case SortKey::kPid:
-          cell = fmt::format("{}", e.pid);
-          break;
-        case SortKey::kTid:
-          cell = fmt::format("{}", e.tid);
-          break;
-        case SortKey::kCpu:
-          cell = fmt::format("{:03}", e.cpu);
-          break;
-        case SortKey::kDso:
-          cell = Basename(profile.dso_name(e.dso));
-          break;
-        case SortKey::kSym: {
-          const Function& f = profile.function(e.function);
-          cell = (f.kernel ? "[k] " : "[.] ") + f.name;
-          break;
-        }
-      }
-      columns[c++].cells.push_back(std::move(cell));
+    if (view_.show_nr_samples) {
+      columns[c++].cells.push_back(
+          fmt::format("{}", s.children ? e.children_samples : e.self_samples));
     }
+    if (view_.show_total_period) {
+      columns[c++].cells.push_back(s.children ? Periods(e.children_period, e.member_children, s)
+                                              : Periods(e.self_period, e.member_self, s));
+    }
+    for (SortKey key : view_.sort_keys) columns[c++].cells.push_back(SortKeyCell(profile, e, key));
   }
 
   std::vector<size_t> widths;
@@ -187,27 +168,29 @@ std::string FormatTextReport(const Recording& recording, const std::vector<FlatE
     for (size_t i = 0; i < columns.size(); ++i) {
       const std::string cell = cell_of(i);
       const bool last = i + 1 == columns.size();
-      line += "  ";
+      const std::string pad(widths[i] - std::min(widths[i], cell.size()), ' ');
+      line += i == 0 ? " " : "  ";
       if (columns[i].right_aligned) {
-        line += std::string(widths[i] - std::min(widths[i], cell.size()), ' ') + cell;
+        line += pad + cell;
       } else {
         line += cell;
-        if (!last) line += std::string(widths[i] - std::min(widths[i], cell.size()), ' ');
+        if (!last) line += pad;
       }
     }
     return line + "\n";
   };
-  out += row([&](size_t i) { return columns[i].title; }, '#');
-  out += row([&](size_t i) { return std::string(columns[i].title.size(), '.'); }, '#');
-  out += "#\n";
-  const std::string indent(widths[0] + 5, ' ');
-  for (size_t r = 0; r < shown.size(); ++r) {
-    out += row([&](size_t i) { return columns[i].cells[r]; }, ' ');
-    if (options.call_graph) {
-      TreePrinter(profile, total, options.graph_threshold, out).PrintRoot(shown[r]->tree, indent);
-    }
+  out_ += row([&](size_t i) { return columns[i].title; }, '#');
+  out_ += row([&](size_t i) { return std::string(widths[i], '.'); }, '#');
+  out_ += "#\n";
+  CallGraphText graph;
+  if (s.call_graph) {
+    graph.spec = *view_.call_graph;
+    graph.total = s.percent_base;
   }
-  return out;
+  for (size_t r = 0; r < shown.size(); ++r) {
+    out_ += row([&](size_t i) { return columns[i].cells[r]; }, ' ');
+    if (s.call_graph) AppendCallGraph(profile, shown[r]->tree, graph, out_);
+  }
 }
 
 }  // namespace sample::report

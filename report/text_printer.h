@@ -1,27 +1,38 @@
-// Text views of a Recording in perf report's --stdio layout: a header of
-// '#' comment lines, the flat profile table, and under each entry (with
-// call graphs on) the call tree drawn with perf's |-- / --- connectors.
-// Pure formatting: takes computed entries, returns text.
+// TextPrinter: the text output, in perf report --stdio's layout: per event a
+// header of '#' comment lines, then the flat profile table, and under each
+// entry (with -g) its call graph; --header's '#' block; --stats' aggregated
+// counts; --script's perf-script lines. Owns the text until Finish().
 #pragma once
 
 #include <string>
-#include <vector>
 
-#include "libsample/profile.h"
-#include "report/report_pipeline.h"
+#include "report/report_options.h"
+#include "report/report_printer.h"
 
 namespace sample::report {
 
-struct TextOptions {
-  uint32_t event = 0;  // the event whose section this is
-  bool children = false;
-  bool call_graph = false;
-  double percent_limit = 0;      // hide entries below this share (percent)
-  double graph_threshold = 0.5;  // hide call-graph branches below this share
-  std::vector<SortKey> sort_keys;
+class TextPrinter : public ReportPrinter {
+ public:
+  TextPrinter(const Recording& recording, const ViewOptions& view)
+      : recording_(recording), view_(view) {}
+
+  void Header(const HeaderView& header) override;
+  void Stats(const HeaderView& header, const LoadStats& stats) override;
+  void Sections(const std::vector<EventSection>& sections) override;
+  void Script(const ScriptView& script) override;
+  std::string Finish() override { return std::move(out_); }
+
+ private:
+  void Section(const EventSection& section);
+
+  const Recording& recording_;
+  const ViewOptions& view_;
+  std::string out_;
 };
 
-std::string FormatTextReport(const Recording& recording, const std::vector<FlatEntry>& entries,
-                             const TextOptions& options);
+// The parts, usable alone (and by tests).
+std::string FormatHeaderText(const HeaderView& header);
+std::string FormatStatsText(const HeaderView& header, const LoadStats& stats);
+std::string FormatScriptText(const ScriptView& script);
 
 }  // namespace sample::report

@@ -150,6 +150,56 @@ TEST(PerfRecordTest, SampleReadValuesAreSkippedBeforeTheCallchain) {
   }
 }
 
+TEST(PerfRecordTest, SampleReadValuesAreParsed) {
+  // A group read as sample-record asks for it: nr, then {value, id} x nr.
+  auto attr =
+      MakeAttr(kRecorderSampleType | PERF_SAMPLE_READ, true, PERF_FORMAT_GROUP | PERF_FORMAT_ID);
+  SampleFields f = FullSample();
+  f.read_values = {2, 1000, 71, 2000, 72};
+  Bytes r = testing::MakeSample(attr, f);
+  auto s = ParseSample(r, attr);
+  ASSERT_TRUE(s.has_value());
+  ASSERT_EQ(s->read.size(), 2u);
+  EXPECT_EQ(s->read.value(0), 1000u);
+  EXPECT_EQ(s->read.id(0), 71u);
+  EXPECT_EQ(s->read.value(1), 2000u);
+  EXPECT_EQ(s->read.id(1), 72u);
+  EXPECT_EQ(s->read.lost(1), 0u);
+
+  // Group with both times and lost counts.
+  attr.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED |
+                     PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_ID | PERF_FORMAT_LOST;
+  f.read_values = {2, 500, 400, 10, 81, 1, 20, 82, 2};
+  r = testing::MakeSample(attr, f);
+  s = ParseSample(r, attr);
+  ASSERT_TRUE(s.has_value());
+  EXPECT_EQ(s->time_enabled, 500u);
+  EXPECT_EQ(s->time_running, 400u);
+  ASSERT_EQ(s->read.size(), 2u);
+  EXPECT_EQ(s->read.value(1), 20u);
+  EXPECT_EQ(s->read.id(1), 82u);
+  EXPECT_EQ(s->read.lost(1), 2u);
+  EXPECT_EQ(ToVector(s->callchain), f.callchain);
+
+  // A single event: value, the times, id, lost.
+  attr.read_format = PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_ID | PERF_FORMAT_LOST;
+  f.read_values = {42, 300, 91, 3};
+  r = testing::MakeSample(attr, f);
+  s = ParseSample(r, attr);
+  ASSERT_TRUE(s.has_value());
+  ASSERT_EQ(s->read.size(), 1u);
+  EXPECT_EQ(s->read.value(0), 42u);
+  EXPECT_EQ(s->time_running, 300u);
+  EXPECT_EQ(s->read.id(0), 91u);
+  EXPECT_EQ(s->read.lost(0), 3u);
+
+  // nr larger than the record holds.
+  attr.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_ID;
+  f.read_values = {3, 1, 2};
+  f.callchain.clear();
+  EXPECT_FALSE(ParseSample(testing::MakeSample(attr, f), attr).has_value());
+}
+
 TEST(PerfRecordTest, SampleWithImpossibleCountsIsRejected) {
   auto attr = MakeAttr(PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN, true);
   SampleFields f;

@@ -1,5 +1,7 @@
 #include "libsample/profile.h"
 
+#include "libsample/sample_filter.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -12,7 +14,8 @@ using ::testing::HasSubstr;
 TEST(ProfileTest, SortKeysParse) {
   EXPECT_THAT(*ParseSortKeys("comm,dso,sym"),
               ElementsAre(SortKey::kComm, SortKey::kDso, SortKey::kSym));
-  EXPECT_THAT(*ParseSortKeys("cpu,pid,tid"), ElementsAre(SortKey::kCpu, SortKey::kPid, SortKey::kTid));
+  EXPECT_THAT(*ParseSortKeys("cpu,pid,tid"),
+              ElementsAre(SortKey::kCpu, SortKey::kPid, SortKey::kTid));
   EXPECT_THAT(ParseSortKeys("comm,symbol").error().message, HasSubstr("'symbol'"));
   EXPECT_FALSE(ParseSortKeys("comm,,sym"));
 }
@@ -26,12 +29,12 @@ class FlatProfileTest : public ::testing::Test {
     b_ = profile_.InternFunction(2, "b", false, true);
     comm_ = profile_.InternComm("prog");
   }
-  void Add(std::vector<uint32_t> frames, uint64_t period, uint32_t event = 0) {
-    ProfileSample s;
+  void Add(std::vector<uint32_t> frames, uint64_t period, uint32_t event = 0, ProfileSample s = {},
+           std::vector<MemberCount> reads = {}) {
     s.event = event;
-    s.comm = comm_;
+    if (s.comm == 0) s.comm = comm_;
     s.period = period;
-    profile_.AddSample(s, frames);
+    profile_.AddSample(s, frames, {}, reads);
   }
   const FlatEntry* Find(const std::vector<FlatEntry>& entries, uint32_t function) {
     for (const FlatEntry& e : entries) {
@@ -55,7 +58,7 @@ TEST_F(FlatProfileTest, SelfAndChildrenArePeriodWeighted) {
   FlatOptions options;
   options.sort_keys = {SortKey::kSym};
   options.children = true;
-  const auto entries = BuildFlatProfile(profile_, options);
+  const auto entries = BuildFlatProfile(profile_, options).entries;
   ASSERT_EQ(entries.size(), 3u);
   // Sorted by children period; a and main tie at 100, a has more self.
   EXPECT_EQ(entries[0].function, a_);
@@ -71,14 +74,14 @@ TEST_F(FlatProfileTest, SelfAndChildrenArePeriodWeighted) {
   EXPECT_EQ(b->children_period, 70u);
 
   options.children = false;
-  const auto flat = BuildFlatProfile(profile_, options);
+  const auto flat = BuildFlatProfile(profile_, options).entries;
   ASSERT_EQ(flat.size(), 2u);  // main never is a leaf of event 0
   EXPECT_EQ(flat[0].function, b_);
   EXPECT_EQ(flat[1].function, a_);
   EXPECT_EQ(flat[1].self_samples, 2u);
 
   options.event = 1;
-  const auto faults = BuildFlatProfile(profile_, options);
+  const auto faults = BuildFlatProfile(profile_, options).entries;
   ASSERT_EQ(faults.size(), 1u);
   EXPECT_EQ(faults[0].self_period, 999u);
 }
@@ -91,7 +94,7 @@ TEST_F(FlatProfileTest, CallTreesFollowTheOrderOfTheMode) {
   options.call_graph = true;
 
   // No children: from the leaf towards its callers.
-  const auto flat = BuildFlatProfile(profile_, options);
+  const auto flat = BuildFlatProfile(profile_, options).entries;
   const FlatEntry* b = Find(flat, b_);
   ASSERT_EQ(b->tree.children.size(), 1u);
   const CallNode& leaf = b->tree.children[0];
@@ -102,7 +105,7 @@ TEST_F(FlatProfileTest, CallTreesFollowTheOrderOfTheMode) {
 
   // Children: from the entry towards its callees, branching by period.
   options.children = true;
-  const auto children = BuildFlatProfile(profile_, options);
+  const auto children = BuildFlatProfile(profile_, options).entries;
   const FlatEntry* main = Find(children, main_);
   ASSERT_EQ(main->tree.children.size(), 1u);
   const CallNode& root = main->tree.children[0];
@@ -122,11 +125,127 @@ TEST_F(FlatProfileTest, KeysWithoutSymbolMergeFunctions) {
   Add({b_, main_}, 70);
   FlatOptions options;
   options.sort_keys = {SortKey::kComm, SortKey::kDso};
-  const auto entries = BuildFlatProfile(profile_, options);
+  const auto entries = BuildFlatProfile(profile_, options).entries;
   ASSERT_EQ(entries.size(), 1u);
   EXPECT_EQ(entries[0].self_period, 100u);
   EXPECT_EQ(entries[0].dso, 2u);
   EXPECT_EQ(entries[0].function, FlatEntry::kAny);
+}
+
+TEST_F(FlatProfileTest, CallerOrderWithoutChildrenStartsAtTheOutermostFrame) {
+  Add({b_, a_, main_}, 60);
+  FlatOptions options;
+  options.sort_keys = {SortKey::kSym};
+  options.call_graph = true;
+  options.order = CallOrder::kCaller;
+  const auto flat = BuildFlatProfile(profile_, options).entries;
+  const FlatEntry* b = Find(flat, b_);
+  ASSERT_EQ(b->tree.children.size(), 1u);
+  EXPECT_EQ(b->tree.children[0].function, main_);
+  EXPECT_EQ(b->tree.children[0].children[0].function, a_);
+  EXPECT_EQ(b->tree.children[0].children[0].children[0].function, b_);
+}
+
+TEST_F(FlatProfileTest, CalleeOrderWithChildrenGoesToTheCallers) {
+  Add({b_, a_, main_}, 60);
+  Add({a_, main_}, 40);
+  FlatOptions options;
+  options.sort_keys = {SortKey::kSym};
+  options.children = true;
+  options.call_graph = true;
+  options.order = CallOrder::kCallee;
+  const auto entries = BuildFlatProfile(profile_, options).entries;
+  const FlatEntry* a = Find(entries, a_);
+  ASSERT_EQ(a->tree.children.size(), 1u);
+  const CallNode& root = a->tree.children[0];
+  EXPECT_EQ(root.function, a_);
+  EXPECT_EQ(root.period, 100u);
+  ASSERT_EQ(root.children.size(), 1u);
+  EXPECT_EQ(root.children[0].function, main_);
+}
+
+TEST_F(FlatProfileTest, MaxStackCutsChainsFromTheLeaf) {
+  Add({b_, a_, main_}, 60);
+  FlatOptions options;
+  options.sort_keys = {SortKey::kSym};
+  options.children = true;
+  options.max_stack = 2;
+  const auto entries = BuildFlatProfile(profile_, options).entries;
+  EXPECT_EQ(Find(entries, main_), nullptr);  // beyond two frames
+  EXPECT_EQ(Find(entries, a_)->children_period, 60u);
+}
+
+TEST_F(FlatProfileTest, FilteredSamplesLeaveTheTotals) {
+  ProfileSample on_cpu1;
+  on_cpu1.cpu = 1;
+  on_cpu1.pid = 7;
+  on_cpu1.time = 200;
+  Add({a_, main_}, 30, 0, on_cpu1);
+  ProfileSample on_cpu0;
+  on_cpu0.time = 100;
+  Add({b_, main_}, 70, 0, on_cpu0);
+  Add({b_, main_}, 5, 1);  // another event
+
+  SampleFilterOptions by_cpu;
+  by_cpu.cpus = {1};
+  SampleFilter cpu_filter(by_cpu);
+  FlatOptions options;
+  options.sort_keys = {SortKey::kSym};
+  options.filter = &cpu_filter;
+  auto flat = BuildFlatProfile(profile_, options);
+  EXPECT_EQ(flat.samples, 1u);
+  EXPECT_EQ(flat.period, 30u);
+  ASSERT_EQ(flat.entries.size(), 1u);
+  EXPECT_EQ(flat.entries[0].function, a_);
+
+  SampleFilterOptions by_symbol;
+  by_symbol.symbols = {"b"};
+  by_symbol.dsos = {"/lib/x.so"};
+  profile_.set_dso_names({"[unknown]", "[kernel.kallsyms]", "/lib/x.so"});
+  SampleFilter symbol_filter(by_symbol);
+  options.filter = &symbol_filter;
+  flat = BuildFlatProfile(profile_, options);
+  EXPECT_EQ(flat.period, 70u);
+  by_symbol.dsos = {"x.so"};  // a file name matches too
+  symbol_filter = SampleFilter(by_symbol);
+  EXPECT_EQ(BuildFlatProfile(profile_, options).period, 70u);
+
+  SampleFilterOptions by_time;
+  by_time.times = {TimeWindow{150, 250}};
+  by_time.time_given = true;
+  SampleFilter time_filter(by_time);
+  options.filter = &time_filter;
+  EXPECT_EQ(BuildFlatProfile(profile_, options).period, 30u);
+  EXPECT_EQ(profile_.first_time(), 0u);  // the other event's sample has time 0
+  EXPECT_EQ(profile_.last_time(), 200u);
+
+  SampleFilterOptions by_comm;
+  by_comm.comms = {"other"};
+  SampleFilter comm_filter(by_comm);
+  options.filter = &comm_filter;
+  EXPECT_EQ(BuildFlatProfile(profile_, options).samples, 0u);
+  EXPECT_FALSE(comm_filter.empty());
+  EXPECT_TRUE(SampleFilter().empty());
+}
+
+TEST_F(FlatProfileTest, GroupMemberCountsAreSummedPerEntry) {
+  profile_.set_event_names({"cpu-clock", "task-clock", "page-faults"});
+  profile_.set_group_members(0, {1, 2});
+  Add({a_, main_}, 10, 0, {}, {{1, 11}, {2, 1}});
+  Add({a_, main_}, 10, 0, {}, {{1, 9}});
+  Add({b_, main_}, 10, 0, {}, {{1, 10}, {2, 4}});
+  FlatOptions options;
+  options.sort_keys = {SortKey::kSym};
+  options.children = true;
+  const auto flat = BuildFlatProfile(profile_, options);
+  EXPECT_THAT(flat.member_periods, ElementsAre(30u, 5u));
+  const FlatEntry* a = Find(flat.entries, a_);
+  EXPECT_THAT(a->member_self, ElementsAre(20u, 1u));
+  const FlatEntry* main = Find(flat.entries, main_);
+  EXPECT_THAT(main->member_self, ElementsAre(0u, 0u));
+  EXPECT_THAT(main->member_children, ElementsAre(30u, 5u));
+  EXPECT_THAT(profile_.group_members(0), ElementsAre(1u, 2u));
+  EXPECT_TRUE(profile_.group_members(1).empty());
 }
 
 }  // namespace

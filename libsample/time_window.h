@@ -1,0 +1,36 @@
+// Time windows for perf report's --time option, relative to a recording's
+// first and last sample.
+//
+// Accepted forms:
+//   "START,END"      seconds after the first sample (decimals allowed); either
+//                    side may be empty ("1.5," = from 1.5 s to the end,
+//                    ",2" = the first two seconds); both ends inclusive.
+//   "P%/N"           the N-th (1-based) slice of P% of the duration:
+//                    "10%/2" is 10%..20%.
+//   "A%-B%"          from A% to B% of the duration.
+// Percent items may be repeated, comma-separated ("10%/1,10%/3"); a sample
+// in any of them is kept. Percent windows include their start and exclude
+// their end, except at 100%, so adjacent slices never share a sample.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "libsample/result.h"
+
+namespace sample {
+
+// [start, end) in perf clock nanoseconds.
+struct TimeWindow {
+  uint64_t start = 0;
+  uint64_t end = 0;
+  bool operator==(const TimeWindow&) const = default;
+};
+
+// `first` and `last` are the times of the first and last sample. Errors
+// quote the text and say what was expected.
+Result<std::vector<TimeWindow>> ParseTimeWindows(std::string_view text, uint64_t first,
+                                                 uint64_t last);
+
+}  // namespace sample

@@ -1,0 +1,45 @@
+// EventSection: one event's flat profile as the report prints it, with the
+// totals its percentages are taken of. An event whose group members were
+// read with it (-e '{a,b}:S') gets one section that carries the members'
+// counts beside its own; the members get none of their own.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "libsample/profile.h"
+#include "libsample/sample_filter.h"
+#include "report/report_options.h"
+#include "report/report_pipeline.h"
+
+namespace sample::report {
+
+struct EventSection {
+  uint32_t event = 0;
+  std::vector<uint32_t> members;  // group members, in group order
+  std::string title;              // "cpu-clock" or "anon group { cpu-clock, task-clock }"
+  bool children = false;
+  bool call_graph = false;
+  bool filtered = false;               // a filter was given
+  FlatProfile flat;                    // entries and totals of the kept samples
+  uint64_t all_samples = 0;            // of this event, before filtering
+  uint64_t percent_base = 0;           // the period that is 100%
+  std::vector<uint64_t> member_bases;  // the same, per member
+};
+
+// Sections for the events that have samples (every event when none has),
+// in the file's event order.
+std::vector<EventSection> BuildEventSections(const Recording& recording, const ViewOptions& view,
+                                             const SampleFilter& filter);
+
+// The entries a printer shows: a period in the section's mode, and a share
+// of at least percent_limit.
+std::vector<const FlatEntry*> ShownEntries(const EventSection& section, double percent_limit);
+
+// part as a percentage of base (0 when base is 0).
+inline double Percentage(uint64_t part, uint64_t base) {
+  return base == 0 ? 0.0 : 100.0 * static_cast<double>(part) / static_cast<double>(base);
+}
+
+}  // namespace sample::report

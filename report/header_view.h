@@ -1,0 +1,59 @@
+// HeaderView: what the file says about its recording, for --header,
+// --header-only and --stats: the host and command line, the events and their
+// attributes, sample and lost counts (per CPU), build-ids, and whether the
+// file was finalized or recovered from a recorder that died. Computed from
+// a Recording; printers only format it.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "report/report_pipeline.h"
+
+namespace sample::report {
+
+struct EventInfo {
+  std::string name;
+  uint32_t type = 0;
+  std::string type_name;  // "software", "hardware", ... or "pmu N"
+  uint64_t config = 0;
+  bool freq = false;
+  uint64_t period_or_freq = 0;  // sample_freq when freq, else sample_period
+  uint64_t sample_type = 0;
+  std::string sample_type_names;  // "IDENTIFIER|IP|TID|..."
+  uint64_t read_format = 0;
+  std::string read_format_names;
+  bool exclude_user = false;
+  bool exclude_kernel = false;
+  bool inherit = false;
+  size_t ids = 0;                          // file descriptors opened for it (CPUs x threads)
+  std::vector<std::string> group_members;  // read with this event's samples
+  uint64_t samples = 0;
+};
+
+struct HeaderView {
+  // Recorded host facts; empty when the file does not say.
+  std::string hostname, os_release, os_version, arch, cpus_online, cmdline, recorder_version;
+  std::optional<uint64_t> start_realtime_ns;
+  std::string start_time;  // start_realtime_ns as "YYYY-MM-DD HH:MM:SS UTC"
+  double duration_s = 0;   // first to last record (the trailer's when finalized)
+  std::vector<EventInfo> events;
+  uint64_t samples = 0;
+  uint64_t lost_samples = 0;
+  std::map<uint32_t, CpuCounts> per_cpu;
+  std::vector<std::pair<std::string, std::string>> build_ids;  // path, build-id
+  bool finalized = false;
+  uint64_t file_size = 0;
+  uint64_t valid_end = 0;
+};
+
+HeaderView BuildHeaderView(const Recording& recording);
+
+// "SAMPLE", "MMAP2", ... for a PERF_RECORD_* type; "TYPE_N" for others.
+std::string RecordTypeName(uint32_t type);
+
+}  // namespace sample::report

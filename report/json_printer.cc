@@ -1,0 +1,321 @@
+#include "report/json_printer.h"
+
+#include <fmt/format.h>
+
+namespace sample::report {
+namespace {
+
+const char* SortKeyName(SortKey key) {
+  switch (key) {
+    case SortKey::kComm:
+      return "comm";
+    case SortKey::kPid:
+      return "pid";
+    case SortKey::kTid:
+      return "tid";
+    case SortKey::kCpu:
+      return "cpu";
+    case SortKey::kDso:
+      return "dso";
+    case SortKey::kSym:
+      return "sym";
+  }
+  return "";
+}
+
+const char* ModeName(CallGraphMode mode) {
+  switch (mode) {
+    case CallGraphMode::kNone:
+      return "none";
+    case CallGraphMode::kGraph:
+      return "graph";
+    case CallGraphMode::kFractal:
+      return "fractal";
+    case CallGraphMode::kFlat:
+      return "flat";
+    case CallGraphMode::kFolded:
+      return "folded";
+  }
+  return "";
+}
+
+std::string Hex(uint64_t value) { return fmt::format("{:#x}", value); }
+
+}  // namespace
+
+JsonPrinter::JsonPrinter(const Recording& recording, const ViewOptions& view)
+    : recording_(recording), view_(view) {
+  json_.BeginObject();
+  json_.Field("format", "sample-report").Field("version", 1);
+}
+
+std::string JsonPrinter::Finish() {
+  json_.EndObject();
+  return json_.Take();
+}
+
+void JsonPrinter::Header(const HeaderView& h) {
+  json_.Key("header").BeginObject();
+  json_.Field("hostname", h.hostname)
+      .Field("os_release", h.os_release)
+      .Field("os_version", h.os_version)
+      .Field("arch", h.arch)
+      .Field("cpus_online", h.cpus_online)
+      .Field("cmdline", h.cmdline)
+      .Field("recorder_version", h.recorder_version);
+  json_.Key("start_realtime_ns");
+  if (h.start_realtime_ns) {
+    json_.Uint(*h.start_realtime_ns);
+  } else {
+    json_.Null();
+  }
+  json_.Field("start_time", h.start_time);
+  json_.Key("duration_s").Double(h.duration_s, 6);
+  json_.Key("events").BeginArray();
+  for (const EventInfo& e : h.events) {
+    json_.BeginObject()
+        .Field("name", e.name)
+        .Field("type", e.type)
+        .Field("type_name", e.type_name)
+        .Field("config", Hex(e.config))
+        .Field("freq", e.freq)
+        .Field(e.freq ? "sample_freq" : "sample_period", e.period_or_freq)
+        .Field("sample_type", e.sample_type_names)
+        .Field("read_format", e.read_format_names)
+        .Field("exclude_user", e.exclude_user)
+        .Field("exclude_kernel", e.exclude_kernel)
+        .Field("inherit", e.inherit)
+        .Field("ids", e.ids)
+        .Field("samples", e.samples);
+    json_.Key("group_members").BeginArray();
+    for (const std::string& m : e.group_members) json_.String(m);
+    json_.EndArray().EndObject();
+  }
+  json_.EndArray();
+  json_.Field("samples", h.samples).Field("lost_samples", h.lost_samples);
+  json_.Key("per_cpu").BeginArray();
+  for (const auto& [cpu, counts] : h.per_cpu) {
+    json_.BeginObject()
+        .Field("cpu", cpu)
+        .Field("samples", counts.samples)
+        .Field("lost_samples", counts.lost_samples)
+        .EndObject();
+  }
+  json_.EndArray();
+  json_.Key("build_ids").BeginArray();
+  for (const auto& [path, id] : h.build_ids) {
+    json_.BeginObject().Field("path", path).Field("build_id", id).EndObject();
+  }
+  json_.EndArray();
+  json_.Field("finalized", h.finalized)
+      .Field("file_size", h.file_size)
+      .Field("valid_end", h.valid_end);
+  json_.EndObject();
+}
+
+void JsonPrinter::Stats(const HeaderView& h, const LoadStats& stats) {
+  json_.Key("stats").BeginObject();
+  json_.Field("records", stats.records);
+  json_.Key("records_by_type").BeginObject();
+  for (uint32_t type = 0; type < stats.records_by_type.size(); ++type) {
+    if (stats.records_by_type[type] != 0) {
+      json_.Field(RecordTypeName(type), stats.records_by_type[type]);
+    }
+  }
+  json_.EndObject();
+  json_.Field("samples", stats.samples);
+  json_.Key("per_cpu").BeginArray();
+  for (const auto& [cpu, counts] : stats.per_cpu) {
+    json_.BeginObject()
+        .Field("cpu", cpu)
+        .Field("samples", counts.samples)
+        .Field("lost_samples", counts.lost_samples)
+        .Field("lost_records", counts.lost_records)
+        .EndObject();
+  }
+  json_.EndArray();
+  json_.Field("lost_samples", stats.lost_samples)
+      .Field("malformed_records", stats.malformed_records)
+      .Field("bad_chunks", stats.bad_chunks)
+      .Field("unknown_event_records", stats.unknown_event_records)
+      .Field("unknown_group_reads", stats.unknown_group_reads)
+      .Field("frames", stats.frames)
+      .Field("unknown_frames", stats.unknown_frames)
+      .Field("missing_binaries", stats.missing_binaries)
+      .Field("mismatched_binaries", stats.mismatched_binaries)
+      .Field("finalized", h.finalized);
+  json_.EndObject();
+}
+
+void JsonPrinter::Sections(const std::vector<EventSection>& sections) {
+  json_.Key("sections").BeginArray();
+  for (const EventSection& s : sections) Section(s);
+  json_.EndArray();
+}
+
+void JsonPrinter::Section(const EventSection& s) {
+  const Profile& profile = recording_.profile;
+  json_.BeginObject();
+  json_.Field("event", profile.event_name(s.event)).Field("title", s.title);
+  json_.Key("group_members").BeginArray();
+  for (size_t m = 0; m < s.members.size(); ++m) {
+    json_.BeginObject()
+        .Field("event", profile.event_name(s.members[m]))
+        .Field("period", s.flat.member_periods[m])
+        .Field("percent_base", s.member_bases[m])
+        .EndObject();
+  }
+  json_.EndArray();
+  json_.Field("samples", s.flat.samples)
+      .Field("period", s.flat.period)
+      .Field("all_samples", s.all_samples)
+      .Field("filtered", s.filtered)
+      .Field("percent_base", s.percent_base)
+      .Field("lost_samples", recording_.stats.lost_samples)
+      .Field("children", s.children);
+  json_.Key("sort_keys").BeginArray();
+  for (SortKey key : view_.sort_keys) json_.String(SortKeyName(key));
+  json_.EndArray();
+  if (s.call_graph) {
+    const CallGraphSpec& spec = *view_.call_graph;
+    json_.Key("call_graph").BeginObject();
+    json_.Field("mode", ModeName(spec.mode)).Field("threshold", spec.threshold);
+    const FlatOptions order_of{.children = s.children, .order = spec.order};
+    json_.Field("order", EffectiveOrder(order_of) == CallOrder::kCaller ? "caller" : "callee");
+    json_.EndObject();
+  }
+  json_.Key("entries").BeginArray();
+  for (const FlatEntry* e : ShownEntries(s, view_.percent_limit)) Entry(s, *e);
+  json_.EndArray();
+  json_.EndObject();
+}
+
+void JsonPrinter::FunctionFields(uint32_t function) {
+  const Profile& profile = recording_.profile;
+  const Function& f = profile.function(function);
+  json_.Field("symbol", f.name)
+      .Field("dso", profile.dso_name(f.dso))
+      .Field("kernel", f.kernel)
+      .Field("known", f.known);
+}
+
+void JsonPrinter::Entry(const EventSection& s, const FlatEntry& e) {
+  const Profile& profile = recording_.profile;
+  json_.BeginObject();
+  json_.Field("overhead",
+              Percentage(s.children ? e.children_period : e.self_period, s.percent_base));
+  json_.Field("self", Percentage(e.self_period, s.percent_base))
+      .Field("self_period", e.self_period)
+      .Field("self_samples", e.self_samples);
+  if (s.children) {
+    json_.Field("children", Percentage(e.children_period, s.percent_base))
+        .Field("children_period", e.children_period)
+        .Field("children_samples", e.children_samples);
+  }
+  if (e.comm != FlatEntry::kAny) json_.Field("comm", profile.comm(e.comm));
+  if (e.pid != FlatEntry::kAny) json_.Field("pid", e.pid);
+  if (e.tid != FlatEntry::kAny) json_.Field("tid", e.tid);
+  if (e.cpu != FlatEntry::kAny) json_.Field("cpu", e.cpu);
+  if (e.function != FlatEntry::kAny) {
+    FunctionFields(e.function);
+  } else if (e.dso != FlatEntry::kAny) {
+    json_.Field("dso", profile.dso_name(e.dso));
+  }
+  if (!s.members.empty()) {
+    json_.Key("group_members").BeginArray();
+    for (size_t m = 0; m < s.members.size(); ++m) {
+      json_.BeginObject()
+          .Field("event", profile.event_name(s.members[m]))
+          .Field("self", Percentage(e.member_self[m], s.member_bases[m]))
+          .Field("self_period", e.member_self[m]);
+      if (s.children) {
+        json_.Field("children", Percentage(e.member_children[m], s.member_bases[m]))
+            .Field("children_period", e.member_children[m]);
+      }
+      json_.EndObject();
+    }
+    json_.EndArray();
+  }
+  if (s.call_graph) CallGraph(s, e.tree);
+  json_.EndObject();
+}
+
+void JsonPrinter::CallGraph(const EventSection& s, const CallNode& root) {
+  const CallGraphSpec& spec = *view_.call_graph;
+  const Profile& profile = recording_.profile;
+  if (spec.mode == CallGraphMode::kFlat || spec.mode == CallGraphMode::kFolded) {
+    json_.Key("chains").BeginArray();
+    for (const EndingChain& chain : EndingChains(root)) {
+      const double share = BranchShare(spec, chain.period, root.period, s.percent_base);
+      if (share < spec.threshold) continue;
+      json_.BeginObject().Field("percent", share).Field("period", chain.period);
+      json_.Key("frames").BeginArray();
+      for (const CallNode* node : chain.nodes) json_.String(profile.function(node->function).name);
+      json_.EndArray().EndObject();
+    }
+    json_.EndArray();
+    return;
+  }
+  json_.Key("callchain");
+  Branches(root, s.percent_base);
+}
+
+// The shown children of `node`, each with its own shown children.
+void JsonPrinter::Branches(const CallNode& node, uint64_t total) {
+  const CallGraphSpec& spec = *view_.call_graph;
+  json_.BeginArray();
+  for (const CallNode& c : node.children) {
+    const double share = BranchShare(spec, c.period, node.period, total);
+    if (c.period == 0 || share < spec.threshold) continue;
+    json_.BeginObject();
+    FunctionFields(c.function);
+    json_.Field("percent", share).Field("period", c.period).Field("samples", c.samples);
+    json_.Key("branches");
+    Branches(c, total);
+    json_.EndObject();
+  }
+  json_.EndArray();
+}
+
+void JsonPrinter::Script(const ScriptView& script) {
+  const Profile& profile = *script.profile;
+  json_.Key("script").BeginArray();
+  for (const ProfileSample* s : script.samples) {
+    json_.BeginObject()
+        .Field("comm", profile.comm(s->comm))
+        .Field("pid", s->pid)
+        .Field("tid", s->tid)
+        .Field("cpu", s->cpu)
+        .Field("time_ns", s->time)
+        .Field("period", s->period)
+        .Field("event", profile.event_name(s->event));
+    json_.Key("frames").BeginArray();
+    for (const ScriptFrame& f : script.Frames(*s)) {
+      json_.BeginObject()
+          .Field("ip", Hex(f.ip))
+          .Field("symbol", f.function->known ? f.function->name : "[unknown]");
+      json_.Key("offset");
+      if (f.symbol_offset != FrameAddress::kNoOffset) {
+        json_.Uint(f.symbol_offset);
+      } else {
+        json_.Null();
+      }
+      json_.Field("dso", *f.dso).EndObject();
+    }
+    json_.EndArray();
+    if (s->reads_count != 0) {
+      json_.Key("group_members").BeginArray();
+      for (const MemberCount& read : profile.reads(*s)) {
+        json_.BeginObject()
+            .Field("event", profile.event_name(read.event))
+            .Field("count", read.count)
+            .EndObject();
+      }
+      json_.EndArray();
+    }
+    json_.EndObject();
+  }
+  json_.EndArray();
+}
+
+}  // namespace sample::report

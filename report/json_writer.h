@@ -1,0 +1,60 @@
+// JsonWriter: builds one JSON document as text, pretty-printed with two
+// spaces of indentation so that golden files diff line by line. Strings are
+// escaped per RFC 8259; doubles are written with a fixed number of decimals
+// (never NaN or infinity). Misuse (a value where a key is due) is a
+// programming error, checked by assert. Owns the text until Take().
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+namespace sample::report {
+
+class JsonWriter {
+ public:
+  JsonWriter& BeginObject();
+  JsonWriter& EndObject();
+  JsonWriter& BeginArray();
+  JsonWriter& EndArray();
+  JsonWriter& Key(std::string_view key);
+  JsonWriter& String(std::string_view value);
+  JsonWriter& Uint(uint64_t value);
+  JsonWriter& Double(double value, int decimals = 2);
+  JsonWriter& Bool(bool value);
+  JsonWriter& Null();
+
+  // Key and value in one call.
+  template <typename T>
+  JsonWriter& Field(std::string_view key, const T& value) {
+    Key(key);
+    if constexpr (std::is_same_v<T, bool>) {
+      return Bool(value);
+    } else if constexpr (std::is_floating_point_v<T>) {
+      return Double(value);
+    } else if constexpr (std::is_integral_v<T>) {
+      return Uint(static_cast<uint64_t>(value));
+    } else {
+      return String(value);
+    }
+  }
+
+  std::string Take();
+
+ private:
+  void BeforeValue();
+  void Close(char bracket);
+  void AppendEscaped(std::string_view value);
+
+  struct Level {
+    bool array;
+    size_t count;
+  };
+  std::string out_;
+  std::vector<Level> stack_;
+  bool after_key_ = false;
+};
+
+}  // namespace sample::report

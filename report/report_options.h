@@ -1,0 +1,51 @@
+// ReportOptions: everything sample-report was asked for, as plain values.
+// main.cc fills it from the command line; RunReport (report_runner.h)
+// turns it into output. Defaults match perf report's.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "libsample/profile.h"
+#include "report/call_graph_spec.h"
+#include "report/report_pipeline.h"
+
+namespace sample::report {
+
+enum class OutputFormat { kText, kJson };
+
+// How the flat profile and its call graphs look.
+struct ViewOptions {
+  std::vector<SortKey> sort_keys = {SortKey::kComm, SortKey::kDso, SortKey::kSym};
+  // Children/Self columns; unset: on when the file has call chains.
+  std::optional<bool> children;
+  std::optional<CallGraphSpec> call_graph;  // unset: no call graph
+  bool show_nr_samples = false;             // -n: a Samples column
+  bool show_total_period = false;           // a Period column
+  double percent_limit = 0;                 // hide entries below this share
+  // Percentages of the samples the filters keep (true), or of all samples
+  // of the event (perf's --percentage absolute).
+  bool relative_percentage = true;
+  size_t max_stack = 0;  // 0: whole chains
+};
+
+// The filters, as written on the command line (comma lists).
+struct FilterText {
+  std::string comms, pids, tids, cpus, dsos, symbols, time;
+};
+
+struct ReportOptions {
+  std::string input = "sample.data";
+  LoadOptions load;
+  ViewOptions view;
+  FilterText filters;
+  OutputFormat format = OutputFormat::kText;
+  bool header = false;       // header, then the report
+  bool header_only = false;  // only the header
+  bool stats = false;        // only the statistics
+  bool script = false;       // one entry per sample instead of the profile
+};
+
+}  // namespace sample::report

@@ -1,0 +1,95 @@
+#include "report/report_runner.h"
+
+#include <charconv>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "libsample/comma_list.h"
+#include "libsample/cpu_list.h"
+#include "libsample/sample_filter.h"
+#include "report/event_sections.h"
+#include "report/header_view.h"
+#include "report/json_printer.h"
+#include "report/script_view.h"
+#include "report/text_printer.h"
+
+namespace sample::report {
+namespace {
+
+std::vector<std::string> Strings(const std::string& text) {
+  std::vector<std::string> out;
+  if (text.empty()) return out;
+  for (std::string_view part : SplitCommaList(text)) out.emplace_back(part);
+  return out;
+}
+
+Result<std::vector<uint32_t>> Ids(const std::string& text, const char* option) {
+  std::vector<uint32_t> out;
+  if (text.empty()) return out;
+  for (std::string_view part : SplitCommaList(text)) {
+    uint32_t id = 0;
+    auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), id);
+    if (part.empty() || ec != std::errc() || end != part.data() + part.size()) {
+      return Fail(fmt::format("{} '{}': '{}' is not a number", option, text, part));
+    }
+    out.push_back(id);
+  }
+  return out;
+}
+
+Result<SampleFilter> MakeFilter(const FilterText& text, const Profile& profile) {
+  SampleFilterOptions options;
+  options.comms = Strings(text.comms);
+  options.dsos = Strings(text.dsos);
+  options.symbols = Strings(text.symbols);
+  auto pids = Ids(text.pids, "--pid");
+  if (!pids) return tl::unexpected(pids.error());
+  options.pids = std::move(*pids);
+  auto tids = Ids(text.tids, "--tid");
+  if (!tids) return tl::unexpected(tids.error());
+  options.tids = std::move(*tids);
+  if (!text.cpus.empty()) {
+    auto cpus = ParseCpuList(text.cpus);
+    if (!cpus) return Fail("--cpu: " + cpus.error().message);
+    options.cpus = std::move(*cpus);
+  }
+  if (!text.time.empty()) {
+    auto windows = ParseTimeWindows(text.time, profile.first_time(), profile.last_time());
+    if (!windows) return tl::unexpected(windows.error());
+    options.times = std::move(*windows);
+    options.time_given = true;
+  }
+  return SampleFilter(std::move(options));
+}
+
+}  // namespace
+
+Result<ReportOutput> RunReport(const ReportOptions& options) {
+  auto recording = LoadRecording(options.input, options.load);
+  if (!recording) return tl::unexpected(recording.error());
+  auto filter = MakeFilter(options.filters, recording->profile);
+  if (!filter) return tl::unexpected(filter.error());
+
+  std::unique_ptr<ReportPrinter> printer;
+  if (options.format == OutputFormat::kJson) {
+    printer = std::make_unique<JsonPrinter>(*recording, options.view);
+  } else {
+    printer = std::make_unique<TextPrinter>(*recording, options.view);
+  }
+  const bool need_header = options.header || options.header_only || options.stats;
+  const HeaderView header = need_header ? BuildHeaderView(*recording) : HeaderView{};
+  if (options.header || options.header_only) printer->Header(header);
+  if (options.header_only) {
+    // nothing else
+  } else if (options.stats) {
+    printer->Stats(header, recording->stats);
+  } else if (options.script) {
+    printer->Script(BuildScriptView(*recording, *filter, options.view.max_stack));
+  } else {
+    printer->Sections(BuildEventSections(*recording, options.view, *filter));
+  }
+  return ReportOutput{printer->Finish(), std::move(recording->warnings)};
+}
+
+}  // namespace sample::report

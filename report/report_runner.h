@@ -1,0 +1,26 @@
+// RunReport: sample-report's work after option parsing. Loads the file,
+// turns the filter options into a SampleFilter, computes the views asked for
+// and renders them with the printer of the chosen format:
+//   --header-only        the header
+//   --stats              the statistics (after the header with --header)
+//   --script             one entry per sample (after the header with --header)
+//   otherwise            the flat profile per event (after the header with --header)
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "libsample/result.h"
+#include "report/report_options.h"
+
+namespace sample::report {
+
+struct ReportOutput {
+  std::string text;
+  std::vector<std::string> warnings;  // for stderr
+};
+
+// Errors: the file cannot be read, or a filter option is malformed.
+Result<ReportOutput> RunReport(const ReportOptions& options);
+
+}  // namespace sample::report

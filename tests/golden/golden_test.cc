@@ -1,0 +1,144 @@
+// Golden-output tests: sample-report over small checked-in recordings must
+// print exactly the checked-in expected text, for every view.
+//
+// tests/golden/cases.txt lists the cases, one "NAME: ARGUMENTS" a line
+// (arguments split at spaces; '#' lines are comments). Each runs
+// sample-report ARGUMENTS with tests/golden as the working directory, so
+// paths in the arguments and the output are relative and the same on every
+// machine; binaries come from tests/golden/symfs via --symfs. The output is
+// compared with expected/NAME.txt (expected/NAME.json for --format json,
+// which must also parse as JSON).
+//
+// SAMPLE_GOLDEN_UPDATE=1 writes the expected files instead of comparing
+// (scripts/update_golden.sh); review the diff before committing it.
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "tests/golden/json_check.h"
+
+namespace sample::golden {
+namespace {
+
+const std::string kGoldenDir = GOLDEN_DIR;
+const std::string kReport = SAMPLE_REPORT_PATH;
+
+struct Case {
+  std::string name;
+  std::vector<std::string> args;
+  bool json = false;
+};
+
+std::vector<Case> LoadCases() {
+  std::vector<Case> cases;
+  std::ifstream in(kGoldenDir + "/cases.txt");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    const size_t colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    Case c;
+    c.name = line.substr(0, colon);
+    std::istringstream words(line.substr(colon + 1));
+    for (std::string word; words >> word;) {
+      c.json |= word == "json" && !c.args.empty() && c.args.back() == "--format";
+      c.args.push_back(word);
+    }
+    cases.push_back(std::move(c));
+  }
+  return cases;
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+struct RunResult {
+  int status = -1;
+  std::string out;
+  std::string err;
+};
+
+// Runs sample-report in the golden directory, stdout and stderr to files.
+RunResult RunReport(const std::vector<std::string>& args) {
+  char out_path[] = "/tmp/golden-out-XXXXXX";
+  char err_path[] = "/tmp/golden-err-XXXXXX";
+  const int out_fd = mkstemp(out_path);
+  const int err_fd = mkstemp(err_path);
+  RunResult result;
+  if (out_fd < 0 || err_fd < 0) return result;
+  const pid_t pid = fork();
+  if (pid == 0) {
+    if (chdir(kGoldenDir.c_str()) != 0) _exit(126);
+    dup2(out_fd, 1);
+    dup2(err_fd, 2);
+    std::vector<char*> argv;
+    argv.push_back(const_cast<char*>(kReport.c_str()));
+    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  close(out_fd);
+  close(err_fd);
+  result.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  result.out = ReadFile(out_path);
+  result.err = ReadFile(err_path);
+  unlink(out_path);
+  unlink(err_path);
+  return result;
+}
+
+class GoldenTest : public ::testing::TestWithParam<Case> {};
+
+TEST_P(GoldenTest, OutputMatches) {
+  const Case& c = GetParam();
+  const RunResult run = RunReport(c.args);
+  ASSERT_EQ(run.status, 0) << run.err;
+  const std::string expected_path =
+      kGoldenDir + "/expected/" + c.name + (c.json ? ".json" : ".txt");
+  if (c.json) {
+    std::string error;
+    EXPECT_TRUE(IsValidJson(run.out, &error)) << error << "\n" << run.out;
+  }
+  const char* update = std::getenv("SAMPLE_GOLDEN_UPDATE");
+  if (update != nullptr && std::string(update) == "1") {
+    std::ofstream(expected_path, std::ios::binary) << run.out;
+    GTEST_SKIP() << "rewrote " << expected_path;
+  }
+  const std::string expected = ReadFile(expected_path);
+  ASSERT_FALSE(expected.empty()) << expected_path << " is missing; run scripts/update_golden.sh";
+  EXPECT_EQ(run.out, expected) << "differs from " << expected_path
+                               << " (SAMPLE_GOLDEN_UPDATE=1 rewrites it)";
+}
+
+INSTANTIATE_TEST_SUITE_P(Views, GoldenTest, ::testing::ValuesIn(LoadCases()),
+                         [](const ::testing::TestParamInfo<Case>& info) {
+                           return info.param.name;
+                         });
+
+// The JSON checker itself, so that a broken checker cannot pass bad output.
+TEST(JsonCheckTest, AcceptsAndRejects) {
+  EXPECT_TRUE(IsValidJson("{\"a\": [1, -2.5e3, true, null, \"x\\n\"], \"b\": {}}\n"));
+  EXPECT_FALSE(IsValidJson("{\"a\": [1, 2,]}"));
+  EXPECT_FALSE(IsValidJson("{\"a\" 1}"));
+  EXPECT_FALSE(IsValidJson("{} {}"));
+  EXPECT_FALSE(IsValidJson("\"unterminated"));
+  EXPECT_FALSE(IsValidJson("[01]"));
+}
+
+}  // namespace
+}  // namespace sample::golden

@@ -1,0 +1,55 @@
+#include "libsample/time_window.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace sample {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+constexpr uint64_t kFirst = 1'000'000'000;  // 1 s
+constexpr uint64_t kLast = 11'000'000'000;  // 11 s: 10 s long
+
+TEST(TimeWindowTest, SecondsAfterTheFirstSample) {
+  EXPECT_THAT(*ParseTimeWindows("1.5,2", kFirst, kLast),
+              ElementsAre(TimeWindow{2'500'000'000, 3'000'000'001}));
+  EXPECT_THAT(*ParseTimeWindows("2,", kFirst, kLast),
+              ElementsAre(TimeWindow{3'000'000'000, UINT64_MAX}));
+  EXPECT_THAT(*ParseTimeWindows(",0.5", kFirst, kLast),
+              ElementsAre(TimeWindow{kFirst, 1'500'000'001}));
+  EXPECT_THAT(*ParseTimeWindows("3", kFirst, kLast),
+              ElementsAre(TimeWindow{4'000'000'000, UINT64_MAX}));
+}
+
+TEST(TimeWindowTest, PercentSlices) {
+  // The second 10% slice: 1 s to 2 s after the first sample.
+  EXPECT_THAT(*ParseTimeWindows("10%/2", kFirst, kLast),
+              ElementsAre(TimeWindow{2'000'000'000, 3'000'000'000}));
+  EXPECT_THAT(*ParseTimeWindows("0%-10%", kFirst, kLast),
+              ElementsAre(TimeWindow{kFirst, 2'000'000'000}));
+  // The last slice includes the last sample.
+  EXPECT_THAT(*ParseTimeWindows("50%/2", kFirst, kLast),
+              ElementsAre(TimeWindow{6'000'000'000, kLast + 1}));
+  EXPECT_THAT(
+      *ParseTimeWindows("10%/1,10%/3", kFirst, kLast),
+      ElementsAre(TimeWindow{kFirst, 2'000'000'000}, TimeWindow{3'000'000'000, 4'000'000'000}));
+}
+
+TEST(TimeWindowTest, MistakesAreNamed) {
+  EXPECT_THAT(ParseTimeWindows("2,1", kFirst, kLast).error().message,
+              HasSubstr("end before start"));
+  EXPECT_THAT(ParseTimeWindows(",", kFirst, kLast).error().message, HasSubstr("'"));
+  EXPECT_THAT(ParseTimeWindows("a,b", kFirst, kLast).error().message, HasSubstr("not a number"));
+  EXPECT_THAT(ParseTimeWindows("10%/0", kFirst, kLast).error().message, HasSubstr("10%/0"));
+  EXPECT_THAT(ParseTimeWindows("10%/11", kFirst, kLast).error().message, HasSubstr("past 100%"));
+  EXPECT_THAT(ParseTimeWindows("20%-10%", kFirst, kLast).error().message, HasSubstr("20%-10%"));
+  EXPECT_THAT(ParseTimeWindows("110%-120%", kFirst, kLast).error().message,
+              HasSubstr("cannot parse"));
+  EXPECT_FALSE(ParseTimeWindows("10%", kFirst, kLast));
+  EXPECT_FALSE(ParseTimeWindows("1,2,3", kFirst, kLast));
+}
+
+}  // namespace
+}  // namespace sample
