@@ -34,6 +34,8 @@ class U64List {
   U64List(const std::byte* data, size_t count) : data_(data), count_(count) {}
   size_t size() const { return count_; }
   bool empty() const { return count_ == 0; }
+  // The raw little-endian words, e.g. to hash or compare a whole chain.
+  std::span<const std::byte> bytes() const { return {data_, count_ * sizeof(uint64_t)}; }
   uint64_t operator[](size_t i) const {
     uint64_t value;
     std::memcpy(&value, data_ + i * sizeof(uint64_t), sizeof(value));

@@ -42,9 +42,10 @@ class KeyMaker {
   std::array<bool, 6> use_{};
 };
 
-void AddPath(CallNode& root, uint64_t period, std::span<const uint32_t> frames, bool reverse) {
+void AddPath(CallNode& root, uint64_t period, uint64_t samples, std::span<const uint32_t> frames,
+             bool reverse) {
   root.period += period;
-  ++root.samples;
+  root.samples += samples;
   CallNode* node = &root;
   for (size_t i = 0; i < frames.size(); ++i) {
     const uint32_t f = reverse ? frames[frames.size() - 1 - i] : frames[i];
@@ -55,7 +56,7 @@ void AddPath(CallNode& root, uint64_t period, std::span<const uint32_t> frames, 
       it = node->children.end() - 1;
     }
     it->period += period;
-    ++it->samples;
+    it->samples += samples;
     node = &*it;
   }
 }
@@ -91,9 +92,8 @@ uint32_t Profile::InternFunction(uint32_t dso, std::string_view name, bool kerne
   return id;
 }
 
-void Profile::AddSample(ProfileSample sample, std::span<const uint32_t> frames,
-                        std::span<const FrameAddress> addresses,
-                        std::span<const MemberCount> reads) {
+Profile::StackRef Profile::InternStack(std::span<const uint32_t> frames,
+                                       std::span<const FrameAddress> addresses) {
   scratch_.clear();
   for (size_t i = 0; i < frames.size(); ++i) {
     const FrameAddress address = i < addresses.size() ? addresses[i] : FrameAddress{};
@@ -109,18 +109,44 @@ void Profile::AddSample(ProfileSample sample, std::span<const uint32_t> frames,
       stack_addresses_.push_back(i < addresses.size() ? addresses[i] : FrameAddress{});
     }
   }
+  return StackRef{stack.begin, stack.count};
+}
+
+void Profile::Account(const ProfileSample& sample) {
+  if (accounted_ == 0 || sample.time < first_time_) first_time_ = sample.time;
+  if (accounted_ == 0 || sample.time > last_time_) last_time_ = sample.time;
+  ++accounted_;
+  if (sample.event >= totals_.size()) totals_.resize(sample.event + 1);
+  totals_[sample.event].period += sample.period;
+  ++totals_[sample.event].samples;
+  if (sample.frames_count > 1) has_callchains_ = true;
+}
+
+void Profile::AddSample(ProfileSample sample, std::span<const uint32_t> frames,
+                        std::span<const FrameAddress> addresses,
+                        std::span<const MemberCount> reads) {
+  const StackRef stack = InternStack(frames, addresses);
   sample.frames_begin = stack.begin;
   sample.frames_count = stack.count;
   sample.reads_begin = static_cast<uint32_t>(reads_.size());
   sample.reads_count = static_cast<uint32_t>(reads.size());
   reads_.insert(reads_.end(), reads.begin(), reads.end());
-  if (samples_.empty() || sample.time < first_time_) first_time_ = sample.time;
-  if (samples_.empty() || sample.time > last_time_) last_time_ = sample.time;
-  if (sample.event >= totals_.size()) totals_.resize(sample.event + 1);
-  totals_[sample.event].period += sample.period;
-  ++totals_[sample.event].samples;
-  if (frames.size() > 1) has_callchains_ = true;
+  Account(sample);
   samples_.push_back(sample);
+}
+
+void Profile::AddSamples(std::vector<ProfileSample> samples, std::vector<MemberCount> reads) {
+  const uint32_t reads_base = static_cast<uint32_t>(reads_.size());
+  reads_.insert(reads_.end(), reads.begin(), reads.end());
+  for (ProfileSample& sample : samples) {
+    sample.reads_begin += reads_base;
+    Account(sample);
+  }
+  if (samples_.empty()) {
+    samples_ = std::move(samples);
+  } else {
+    samples_.insert(samples_.end(), samples.begin(), samples.end());
+  }
 }
 
 void Profile::set_event_names(std::vector<std::string> names) {
@@ -187,29 +213,53 @@ FlatProfile BuildFlatProfile(const Profile& profile, const FlatOptions& options)
     return entries[it->second];
   };
 
-  std::vector<std::pair<Key, size_t>> seen;      // key -> outermost frame index, per sample
-  std::vector<uint64_t> counts(members.size());  // this sample's member counts
+  // Samples that agree on everything the entries and trees look at (the
+  // sort keys' fields and the stack, which is interned) are summed first:
+  // a million samples are typically a few thousand such classes, so the
+  // per-frame work below runs per class, not per sample.
+  struct SampleClass {
+    const ProfileSample* first;  // a representative
+    uint64_t period = 0;
+    uint64_t samples = 0;
+    std::vector<uint64_t> counts;  // member counts
+  };
+  std::vector<SampleClass> classes;
+  std::unordered_map<Key, size_t, KeyHash> class_index;
   for (const ProfileSample& s : profile.samples()) {
     if (s.event != options.event) continue;
     if (options.filter != nullptr && !options.filter->Keeps(profile, s)) continue;
     ++out.samples;
     out.period += s.period;
-    std::fill(counts.begin(), counts.end(), 0);
+    // The stack (frames_begin, frames_count) stands in for dso and symbol.
+    Key key = maker.Make(s, 0);
+    key[4] = s.frames_begin;
+    key[5] = s.frames_count;
+    auto [it, inserted] = class_index.try_emplace(key, classes.size());
+    if (inserted) classes.push_back(SampleClass{&s, 0, 0, std::vector<uint64_t>(members.size())});
+    SampleClass& c = classes[it->second];
+    c.period += s.period;
+    ++c.samples;
     for (const MemberCount& read : profile.reads(s)) {
-      auto it = std::find(members.begin(), members.end(), read.event);
-      if (it != members.end()) counts[it - members.begin()] += read.count;
+      auto m = std::find(members.begin(), members.end(), read.event);
+      if (m != members.end()) c.counts[m - members.begin()] += read.count;
     }
+  }
+
+  std::vector<std::pair<Key, size_t>> seen;  // key -> outermost frame index, per class
+  for (const SampleClass& c : classes) {
+    const ProfileSample& s = *c.first;
+    const std::vector<uint64_t>& counts = c.counts;
     for (size_t m = 0; m < counts.size(); ++m) out.member_periods[m] += counts[m];
     auto frames = profile.frames(s);
     if (options.max_stack != 0 && frames.size() > options.max_stack) {
       frames = frames.first(options.max_stack);
     }
     FlatEntry& self = entry_for(maker.Make(s, frames[0]));
-    self.self_period += s.period;
-    ++self.self_samples;
+    self.self_period += c.period;
+    self.self_samples += c.samples;
     for (size_t m = 0; m < counts.size(); ++m) self.member_self[m] += counts[m];
     if (options.call_graph && !options.children) {
-      AddPath(self.tree, s.period, frames, order == CallOrder::kCaller);
+      AddPath(self.tree, c.period, c.samples, frames, order == CallOrder::kCaller);
     }
     if (!options.children) continue;
     // Each entry counts a sample once, however often it recurs in the chain;
@@ -226,14 +276,15 @@ FlatProfile BuildFlatProfile(const Profile& profile, const FlatOptions& options)
     }
     for (const auto& [key, outermost] : seen) {
       FlatEntry& e = entry_for(key);
-      e.children_period += s.period;
-      ++e.children_samples;
+      e.children_period += c.period;
+      e.children_samples += c.samples;
       for (size_t m = 0; m < counts.size(); ++m) e.member_children[m] += counts[m];
       if (!options.call_graph) continue;
       if (order == CallOrder::kCaller) {
-        AddPath(e.tree, s.period, frames.first(outermost + 1), true);  // entry -> callees
+        AddPath(e.tree, c.period, c.samples, frames.first(outermost + 1),
+                true);  // entry -> callees
       } else {
-        AddPath(e.tree, s.period, frames.subspan(outermost), false);  // entry -> callers
+        AddPath(e.tree, c.period, c.samples, frames.subspan(outermost), false);  // entry -> callers
       }
     }
   }

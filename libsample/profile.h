@@ -79,14 +79,23 @@ class Profile {
   // The events whose counts ride on `leader`'s samples, in group order.
   void set_group_members(uint32_t leader, std::vector<uint32_t> members);
 
+  // Bulk loading without a copy per sample: intern each distinct stack once
+  // with InternStack, set the samples' frames_begin/frames_count to the
+  // returned refs and reads_begin/reads_count to ranges of `reads`, then
+  // hand both over with AddSamples.
+  struct StackRef {
+    uint32_t begin = 0;
+    uint32_t count = 0;
+  };
+  StackRef InternStack(std::span<const uint32_t> frames, std::span<const FrameAddress> addresses);
+  void AddSamples(std::vector<ProfileSample> samples, std::vector<MemberCount> reads);
   const std::vector<ProfileSample>& samples() const { return samples_; }
   std::span<const uint32_t> frames(const ProfileSample& s) const {
     return std::span<const uint32_t>(stack_functions_).subspan(s.frames_begin, s.frames_count);
   }
   // Parallel to frames(s); zero addresses when the sample was added without.
   std::span<const FrameAddress> addresses(const ProfileSample& s) const {
-    return std::span<const FrameAddress>(stack_addresses_)
-        .subspan(s.frames_begin, s.frames_count);
+    return std::span<const FrameAddress>(stack_addresses_).subspan(s.frames_begin, s.frames_count);
   }
   std::span<const MemberCount> reads(const ProfileSample& s) const {
     return std::span<const MemberCount>(reads_).subspan(s.reads_begin, s.reads_count);
@@ -122,6 +131,10 @@ class Profile {
     }
   };
   std::unordered_map<std::array<uint64_t, 3>, uint32_t, SlotKeyHash> slot_ids_;
+  // Totals, time range and call chain presence for one added sample.
+  void Account(const ProfileSample& sample);
+  uint64_t accounted_ = 0;
+
   std::vector<uint32_t> scratch_;
   SequenceInterner stacks_;
   std::vector<uint32_t> stack_functions_;

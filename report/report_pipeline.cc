@@ -1,7 +1,7 @@
 #include "report/report_pipeline.h"
 
 #include <algorithm>
-#include <deque>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <thread>
@@ -62,6 +62,7 @@ class Loader {
   void AddSample(const SampleRecord& sample, uint32_t event);
   uint32_t LocationId(uint32_t pid, uint64_t ip, bool return_address);
   uint32_t FrameId(uint32_t pid, uint64_t ip, bool return_address);
+  SequenceInterner::Ref StackOf(const SampleRecord& sample);
   void AddGroupReads(const SampleRecord& sample, uint32_t event, ProfileSample& header);
   void Symbolize(Profile& profile, std::vector<uint32_t>& function_of_location,
                  std::vector<uint64_t>& offset_of_location);
@@ -77,11 +78,20 @@ class Loader {
   std::vector<SeenFrame> frames_;
   std::unordered_map<SeenFrame, uint32_t, SeenFrameHash> frame_ids_;
   // Samples' frames refer to frame_stacks_ (stacks of frame ids) until
-  // symbolization turns them into functions. A deque, so samples can move
-  // to the Profile block by block rather than being held twice.
-  std::deque<ProfileSample> samples_;
+  // symbolization turns them into functions.
+  std::vector<ProfileSample> samples_;
   SequenceInterner frame_stacks_;
   std::vector<uint32_t> scratch_;
+  // Stacks of the raw call chains seen, per process: one hash of the chain
+  // instead of a location and a frame lookup per frame (measured: those
+  // were the loader's largest cost). A process's entries are dropped when
+  // its mappings change (MMAP2, exec), since the same ips may then resolve
+  // elsewhere.
+  struct CachedChain {
+    std::vector<std::byte> chain;
+    SequenceInterner::Ref stack;
+  };
+  std::unordered_map<uint32_t, std::unordered_map<uint64_t, CachedChain>> chain_cache_;
   std::vector<MemberCount> sample_reads_;
   // Group reads carry running totals per fd (id); members get the increase
   // since the previous read of the same id, as perf does.
@@ -112,26 +122,31 @@ Result<Recording> Loader::Run() {
   Symbolize(out_.profile, function_of_location, offset_of_location);
   std::vector<uint32_t> frames;
   std::vector<FrameAddress> addresses;
-  while (!samples_.empty()) {
-    const ProfileSample& s = samples_.front();
-    frames.clear();
-    addresses.clear();
-    for (uint32_t id : frame_stacks_.Get({s.frames_begin, s.frames_count})) {
-      const SeenFrame& frame = frames_[id];
-      frames.push_back(function_of_location[frame.location]);
-      FrameAddress address{frame.ip, offset_of_location[frame.location]};
-      // The function was found at ip - 1 for a return address; the offset
-      // shown is the ip's own, as perf script prints it.
-      if (address.symbol_offset != FrameAddress::kNoOffset && frame.return_address) {
-        ++address.symbol_offset;
+  // Each distinct stack of frames becomes a Profile stack once; samples are
+  // rewritten in place and moved into the Profile.
+  std::unordered_map<uint32_t, Profile::StackRef> stack_of;  // by frame stack begin
+  for (ProfileSample& s : samples_) {
+    auto [it, inserted] = stack_of.try_emplace(s.frames_begin);
+    if (inserted) {
+      frames.clear();
+      addresses.clear();
+      for (uint32_t id : frame_stacks_.Get({s.frames_begin, s.frames_count})) {
+        const SeenFrame& frame = frames_[id];
+        frames.push_back(function_of_location[frame.location]);
+        FrameAddress address{frame.ip, offset_of_location[frame.location]};
+        // The function was found at ip - 1 for a return address; the offset
+        // shown is the ip's own, as perf script prints it.
+        if (address.symbol_offset != FrameAddress::kNoOffset && frame.return_address) {
+          ++address.symbol_offset;
+        }
+        addresses.push_back(address);
       }
-      addresses.push_back(address);
+      it->second = out_.profile.InternStack(frames, addresses);
     }
-    out_.profile.AddSample(
-        s, frames, addresses,
-        std::span<const MemberCount>(sample_reads_).subspan(s.reads_begin, s.reads_count));
-    samples_.pop_front();
+    s.frames_begin = it->second.begin;
+    s.frames_count = it->second.count;
   }
+  out_.profile.AddSamples(std::move(samples_), std::move(sample_reads_));
   for (uint32_t leader = 0; leader < group_members_.size(); ++leader) {
     if (!group_members_[leader].empty()) {
       std::sort(group_members_[leader].begin(), group_members_[leader].end());
@@ -177,6 +192,7 @@ void Loader::Apply(const TimedRecord& timed) {
         // Only executable mappings matter for symbolization.
         if (m->prot & 0x4 /* PROT_EXEC */) {
           processes_.ApplyMmap(m->pid, m->addr, m->len, m->pgoff, m->filename);
+          chain_cache_.erase(m->pid);
         }
       } else {
         ok = false;
@@ -185,6 +201,7 @@ void Loader::Apply(const TimedRecord& timed) {
     case PERF_RECORD_COMM:
       if (auto c = ParseComm(record, attr)) {
         processes_.ApplyComm(c->pid, c->tid, c->comm, c->exec);
+        if (c->exec) chain_cache_.erase(c->pid);
       } else {
         ok = false;
       }
@@ -264,6 +281,28 @@ void Loader::AddSample(const SampleRecord& s, uint32_t event) {
   header.time = s.time;
   header.period = s.period;
   AddGroupReads(s, event, header);
+  const SequenceInterner::Ref stack = StackOf(s);
+  header.frames_begin = stack.begin;
+  header.frames_count = stack.count;
+  out_.stats.frames += header.frames_count;
+  samples_.push_back(header);
+}
+
+SequenceInterner::Ref Loader::StackOf(const SampleRecord& s) {
+  const std::span<const std::byte> chain =
+      s.callchain.empty() ? std::as_bytes(std::span(&s.ip, 1)) : s.callchain.bytes();
+  uint64_t hash = 0xcbf29ce484222325ull;
+  for (size_t i = 0; i + 8 <= chain.size(); i += 8) {
+    uint64_t word;
+    std::memcpy(&word, chain.data() + i, 8);
+    hash = (hash ^ word) * 0x100000001b3ull;
+    hash ^= hash >> 29;
+  }
+  auto& cache = chain_cache_[s.pid];
+  auto cached = cache.find(hash);
+  if (cached != cache.end() && std::ranges::equal(cached->second.chain, chain)) {
+    return cached->second.stack;
+  }
   scratch_.clear();
   // The first address after each context marker is where that context was
   // interrupted (exact); the rest are return addresses.
@@ -279,10 +318,10 @@ void Loader::AddSample(const SampleRecord& s, uint32_t event) {
   }
   if (scratch_.empty()) scratch_.push_back(FrameId(s.pid, s.ip, false));
   const SequenceInterner::Ref stack = frame_stacks_.Intern(scratch_);
-  header.frames_begin = stack.begin;
-  header.frames_count = stack.count;
-  out_.stats.frames += header.frames_count;
-  samples_.push_back(header);
+  if (cached == cache.end()) {  // a colliding entry stays; this chain is not cached
+    cache.emplace(hash, CachedChain{std::vector<std::byte>(chain.begin(), chain.end()), stack});
+  }
+  return stack;
 }
 
 void Loader::AddGroupReads(const SampleRecord& s, uint32_t event, ProfileSample& header) {
