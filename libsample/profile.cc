@@ -11,7 +11,7 @@
 namespace sample {
 namespace {
 
-using Key = std::array<uint32_t, 6>;  // comm, pid, tid, cpu, dso, function
+using Key = std::array<uint32_t, 7>;  // comm, pid, tid, cpu, dso, function (symbol), srcline
 
 struct KeyHash {
   size_t operator()(const Key& k) const {
@@ -33,13 +33,14 @@ class KeyMaker {
             Use(SortKey::kTid) ? s.tid : any,
             Use(SortKey::kCpu) ? s.cpu : any,
             Use(SortKey::kDso) ? profile_.function(function).dso : any,
-            Use(SortKey::kSym) ? function : any};
+            Use(SortKey::kSym) ? profile_.function(function).symbol : any,
+            Use(SortKey::kSrcline) ? profile_.function(function).srcline : any};
   }
 
  private:
   bool Use(SortKey k) const { return use_[static_cast<size_t>(k)]; }
   const Profile& profile_;
-  std::array<bool, 6> use_{};
+  std::array<bool, 7> use_{};
 };
 
 void AddPath(CallNode& root, uint64_t period, uint64_t samples, std::span<const uint32_t> frames,
@@ -80,14 +81,34 @@ uint32_t Profile::InternComm(std::string_view comm) {
   return id;
 }
 
-uint32_t Profile::InternFunction(uint32_t dso, std::string_view name, bool kernel, bool known) {
-  std::string key = fmt::format("{}", dso);
+std::string FunctionLabel(const Function& function) {
+  return function.inlined ? function.name + " (inlined)" : function.name;
+}
+
+uint32_t Profile::InternFunction(uint32_t dso, std::string_view name, bool kernel, bool known,
+                                 bool inlined, std::string_view srcline) {
+  std::string key = fmt::format("{}{}", dso, inlined ? 'i' : 'f');
   key.push_back('\0');
   key.append(name);
+  if (!srcline.empty()) {
+    key.push_back('\0');
+    key.append(srcline);
+  }
   auto it = function_ids_.find(key);
   if (it != function_ids_.end()) return it->second;
+  uint32_t line = 0;
+  uint32_t symbol = static_cast<uint32_t>(functions_.size());
+  if (!srcline.empty()) {
+    auto [at, inserted] =
+        srcline_ids_.try_emplace(std::string(srcline), static_cast<uint32_t>(srclines_.size()));
+    if (inserted) srclines_.emplace_back(srcline);
+    line = at->second;
+    // All lines of one function share the id of its line-less entry.
+    symbol = InternFunction(dso, name, kernel, known, inlined, {});
+  }
   const uint32_t id = static_cast<uint32_t>(functions_.size());
-  functions_.push_back(Function{dso, std::string(name), kernel, known});
+  functions_.push_back(Function{dso, std::string(name), kernel, known, inlined, line,
+                                srcline.empty() ? id : symbol});
   function_ids_.emplace(std::move(key), id);
   return id;
 }
@@ -179,9 +200,11 @@ Result<std::vector<SortKey>> ParseSortKeys(std::string_view text) {
       keys.push_back(SortKey::kSym);
     } else if (name == "cpu") {
       keys.push_back(SortKey::kCpu);
+    } else if (name == "srcline") {
+      keys.push_back(SortKey::kSrcline);
     } else {
-      return Fail(
-          fmt::format("unknown sort key '{}' (valid: comm, pid, tid, dso, sym, cpu)", name));
+      return Fail(fmt::format(
+          "unknown sort key '{}' (valid: comm, pid, tid, dso, sym, cpu, srcline)", name));
     }
   }
   return keys;
@@ -205,6 +228,7 @@ FlatProfile BuildFlatProfile(const Profile& profile, const FlatOptions& options)
       e.cpu = key[3];
       e.dso = key[4];
       e.function = key[5];
+      e.srcline = key[6];
       e.tree.function = FlatEntry::kAny;
       e.member_self.assign(members.size(), 0);
       e.member_children.assign(members.size(), 0);
@@ -234,6 +258,7 @@ FlatProfile BuildFlatProfile(const Profile& profile, const FlatOptions& options)
     Key key = maker.Make(s, 0);
     key[4] = s.frames_begin;
     key[5] = s.frames_count;
+    key[6] = FlatEntry::kAny;
     auto [it, inserted] = class_index.try_emplace(key, classes.size());
     if (inserted) classes.push_back(SampleClass{&s, 0, 0, std::vector<uint64_t>(members.size())});
     SampleClass& c = classes[it->second];
@@ -246,6 +271,7 @@ FlatProfile BuildFlatProfile(const Profile& profile, const FlatOptions& options)
   }
 
   std::vector<std::pair<Key, size_t>> seen;  // key -> outermost frame index, per class
+  std::vector<uint32_t> by_symbol;
   for (const SampleClass& c : classes) {
     const ProfileSample& s = *c.first;
     const std::vector<uint64_t>& counts = c.counts;
@@ -254,12 +280,19 @@ FlatProfile BuildFlatProfile(const Profile& profile, const FlatOptions& options)
     if (options.max_stack != 0 && frames.size() > options.max_stack) {
       frames = frames.first(options.max_stack);
     }
+    // Trees are drawn per function, also when functions are split by line.
+    if (profile.has_srclines()) {
+      by_symbol.clear();
+      for (uint32_t f : frames) by_symbol.push_back(profile.function(f).symbol);
+    }
+    const std::span<const uint32_t> tree_frames =
+        profile.has_srclines() ? std::span<const uint32_t>(by_symbol) : frames;
     FlatEntry& self = entry_for(maker.Make(s, frames[0]));
     self.self_period += c.period;
     self.self_samples += c.samples;
     for (size_t m = 0; m < counts.size(); ++m) self.member_self[m] += counts[m];
     if (options.call_graph && !options.children) {
-      AddPath(self.tree, c.period, c.samples, frames, order == CallOrder::kCaller);
+      AddPath(self.tree, c.period, c.samples, tree_frames, order == CallOrder::kCaller);
     }
     if (!options.children) continue;
     // Each entry counts a sample once, however often it recurs in the chain;
@@ -284,7 +317,8 @@ FlatProfile BuildFlatProfile(const Profile& profile, const FlatOptions& options)
         AddPath(e.tree, c.period, c.samples, frames.first(outermost + 1),
                 true);  // entry -> callees
       } else {
-        AddPath(e.tree, c.period, c.samples, frames.subspan(outermost), false);  // entry -> callers
+        AddPath(e.tree, c.period, c.samples, tree_frames.subspan(outermost),
+                false);  // entry -> callers
       }
     }
   }
@@ -298,6 +332,9 @@ FlatProfile BuildFlatProfile(const Profile& profile, const FlatOptions& options)
     if (pa != pb) return pa > pb;
     if (a.self_period != b.self_period) return a.self_period > b.self_period;
     if (name_of(a) != name_of(b)) return name_of(a) < name_of(b);
+    if (a.srcline != b.srcline && a.srcline != FlatEntry::kAny && b.srcline != FlatEntry::kAny) {
+      return profile.srcline(a.srcline) < profile.srcline(b.srcline);
+    }
     return std::tie(a.comm, a.pid, a.tid, a.cpu, a.dso) <
            std::tie(b.comm, b.pid, b.tid, b.cpu, b.dso);
   });

@@ -32,8 +32,17 @@ struct Function {
   uint32_t dso = 0;
   std::string name;
   bool kernel = false;
-  bool known = true;  // false: "[unknown]" placeholder named by address
+  bool known = true;     // false: "[unknown]" placeholder named by address
+  bool inlined = false;  // an inlined call, shown as a frame of its own
+  // Source line id (Profile::srcline); 0 when unknown or not loaded. With
+  // source lines loaded a function is interned per line, and `symbol` is
+  // the id shared by all lines of the same function (its own id otherwise).
+  uint32_t srcline = 0;
+  uint32_t symbol = 0;
 };
+
+// The name as printed: "name", or "name (inlined)" for an inlined call.
+std::string FunctionLabel(const Function& function);
 
 struct ProfileSample {
   uint32_t event = 0;  // index into the recording's events
@@ -67,7 +76,8 @@ struct MemberCount {
 class Profile {
  public:
   uint32_t InternComm(std::string_view comm);
-  uint32_t InternFunction(uint32_t dso, std::string_view name, bool kernel, bool known);
+  uint32_t InternFunction(uint32_t dso, std::string_view name, bool kernel, bool known,
+                          bool inlined = false, std::string_view srcline = {});
   // `frames` are function ids, leaf first; at least one. `addresses`, when
   // given, runs parallel to `frames`.
   void AddSample(ProfileSample sample, std::span<const uint32_t> frames,
@@ -105,6 +115,9 @@ class Profile {
   uint64_t first_time() const { return first_time_; }
   uint64_t last_time() const { return last_time_; }
   const Function& function(uint32_t id) const { return functions_[id]; }
+  // "file.c:12"; "??:0" for id 0 (unknown), as perf prints it.
+  const std::string& srcline(uint32_t id) const { return srclines_[id]; }
+  bool has_srclines() const { return srclines_.size() > 1; }
   const std::string& comm(uint32_t id) const { return comms_[id]; }
   const std::string& dso_name(uint32_t id) const { return dso_names_[id]; }
   size_t event_count() const { return event_names_.size(); }
@@ -144,6 +157,8 @@ class Profile {
   uint64_t first_time_ = 0;
   uint64_t last_time_ = 0;
   std::vector<Function> functions_;
+  std::vector<std::string> srclines_ = {"??:0"};
+  std::unordered_map<std::string, uint32_t> srcline_ids_;
   std::unordered_map<std::string, uint32_t> function_ids_;  // key: dso + '\0' + name
   std::vector<std::string> comms_;
   std::unordered_map<std::string, uint32_t> comm_ids_;
@@ -157,7 +172,7 @@ class Profile {
   bool has_callchains_ = false;
 };
 
-enum class SortKey { kComm, kPid, kTid, kDso, kSym, kCpu };
+enum class SortKey { kComm, kPid, kTid, kDso, kSym, kCpu, kSrcline };
 
 // "comm,dso,sym" -> keys; errors name the unknown key and list valid ones.
 Result<std::vector<SortKey>> ParseSortKeys(std::string_view text);
@@ -182,7 +197,8 @@ enum class CallOrder {
 struct FlatEntry {
   // The grouping values; fields not in the sort keys hold kAny.
   static constexpr uint32_t kAny = UINT32_MAX;
-  uint32_t comm = kAny, pid = kAny, tid = kAny, cpu = kAny, dso = kAny, function = kAny;
+  uint32_t comm = kAny, pid = kAny, tid = kAny, cpu = kAny, dso = kAny, function = kAny,
+           srcline = kAny;
   uint64_t self_period = 0;
   uint64_t children_period = 0;
   uint64_t self_samples = 0;

@@ -19,6 +19,8 @@ const char* SortKeyName(SortKey key) {
       return "dso";
     case SortKey::kSym:
       return "sym";
+    case SortKey::kSrcline:
+      return "srcline";
   }
   return "";
 }
@@ -196,7 +198,8 @@ void JsonPrinter::FunctionFields(uint32_t function) {
   json_.Field("symbol", f.name)
       .Field("dso", profile.dso_name(f.dso))
       .Field("kernel", f.kernel)
-      .Field("known", f.known);
+      .Field("known", f.known)
+      .Field("inlined", f.inlined);
 }
 
 void JsonPrinter::Entry(const EventSection& s, const FlatEntry& e) {
@@ -221,6 +224,7 @@ void JsonPrinter::Entry(const EventSection& s, const FlatEntry& e) {
   } else if (e.dso != FlatEntry::kAny) {
     json_.Field("dso", profile.dso_name(e.dso));
   }
+  if (e.srcline != FlatEntry::kAny) json_.Field("srcline", profile.srcline(e.srcline));
   if (!s.members.empty()) {
     json_.Key("group_members").BeginArray();
     for (size_t m = 0; m < s.members.size(); ++m) {
@@ -250,7 +254,8 @@ void JsonPrinter::CallGraph(const EventSection& s, const CallNode& root) {
       if (share < spec.threshold) continue;
       json_.BeginObject().Field("percent", share).Field("period", chain.period);
       json_.Key("frames").BeginArray();
-      for (const CallNode* node : chain.nodes) json_.String(profile.function(node->function).name);
+      for (const CallNode* node : chain.nodes)
+        json_.String(FunctionLabel(profile.function(node->function)));
       json_.EndArray().EndObject();
     }
     json_.EndArray();

@@ -1,5 +1,8 @@
 // sample-report: print profiles from a sample.data file. Options only; the
 // work is RunReport's (report/report_runner.h).
+#include <unistd.h>
+
+#include <algorithm>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -46,6 +49,7 @@ int main(int argc, char** argv) {
   std::string format = "text";
   bool no_children = false;
   bool children = false;
+  bool no_debuginfod = false;
   bool inverted = false;
   po::options_description desc("Options");
   // One option a line reads better than the formatter's layout.
@@ -85,6 +89,8 @@ int main(int argc, char** argv) {
       ("format", po::value(&format), "text (default) or json")
       ("symfs", po::value(&options.load.symfs),
        "read binaries from this directory (recorded path appended), as perf --symfs")
+      ("no-debuginfod", po::bool_switch(&no_debuginfod),
+       "never ask debuginfod servers (DEBUGINFOD_URLS) for missing binaries or debug info")
       ("jobs,j", po::value(&options.load.jobs),
        "threads for reading the file (default: one per core)")
       ("force,f", po::bool_switch(&options.load.force),
@@ -119,6 +125,10 @@ int main(int argc, char** argv) {
     auto keys = sample::ParseSortKeys(sort);
     if (!keys) throw po::error(keys.error().message);
     view.sort_keys = std::move(*keys);
+    options.load.srclines = std::find(view.sort_keys.begin(), view.sort_keys.end(),
+                                      sample::SortKey::kSrcline) != view.sort_keys.end();
+    options.load.use_debuginfod = !no_debuginfod;
+    options.load.show_progress = isatty(STDERR_FILENO) != 0;
   } catch (const std::exception& e) {
     std::cerr << "sample-report: " << e.what() << "\n" << kUsage;
     return 2;

@@ -10,23 +10,19 @@
 #include <fmt/format.h>
 
 #include "formats/sample_file_reader.h"
-#include "libsample/elf_symbols.h"
-#include "libsample/kallsyms.h"
 #include "libsample/perf_record.h"
 #include "libsample/process_table.h"
 #include "libsample/sequence_interner.h"
 #include "report/ordered_records.h"
+#include "report/symbolization.h"
 
 namespace sample::report {
 namespace {
 
-// A code address as a DSO and an offset in its file (the absolute address
-// for the unknown and kernel pseudo-DSOs).
-struct Location {
-  uint32_t dso;
-  uint64_t offset;
-  bool operator==(const Location&) const = default;
-};
+// Executable memory with no file behind it, where JITs put code.
+bool IsAnonymousCode(const std::string& path) {
+  return path == "//anon" || path.starts_with("[anon") || path.starts_with("/memfd:");
+}
 
 struct LocationHash {
   size_t operator()(const Location& l) const {
@@ -64,10 +60,13 @@ class Loader {
   uint32_t FrameId(uint32_t pid, uint64_t ip, bool return_address);
   SequenceInterner::Ref StackOf(const SampleRecord& sample);
   void AddGroupReads(const SampleRecord& sample, uint32_t event, ProfileSample& header);
-  void Symbolize(Profile& profile, std::vector<uint32_t>& function_of_location,
-                 std::vector<uint64_t>& offset_of_location);
-
-  std::optional<ElfSymbols> LoadBinary(uint32_t dso);
+  // Function ids (innermost first: inlined calls, then the function) and
+  // symbol offsets of every location.
+  struct LocationFunctions {
+    std::vector<uint32_t> begin, count, functions;
+    std::vector<uint64_t> offsets;  // parallel to functions
+  };
+  LocationFunctions Symbolize(unsigned jobs);
 
   const format::SampleFileReader& reader_;
   const LoadOptions& options_;
@@ -117,9 +116,7 @@ Result<Recording> Loader::Run() {
   out_.warnings.insert(out_.warnings.end(), stream_stats.warnings.begin(),
                        stream_stats.warnings.end());
 
-  std::vector<uint32_t> function_of_location;
-  std::vector<uint64_t> offset_of_location;
-  Symbolize(out_.profile, function_of_location, offset_of_location);
+  const LocationFunctions symbols = Symbolize(jobs);
   std::vector<uint32_t> frames;
   std::vector<FrameAddress> addresses;
   // Each distinct stack of frames becomes a Profile stack once; samples are
@@ -132,14 +129,17 @@ Result<Recording> Loader::Run() {
       addresses.clear();
       for (uint32_t id : frame_stacks_.Get({s.frames_begin, s.frames_count})) {
         const SeenFrame& frame = frames_[id];
-        frames.push_back(function_of_location[frame.location]);
-        FrameAddress address{frame.ip, offset_of_location[frame.location]};
-        // The function was found at ip - 1 for a return address; the offset
-        // shown is the ip's own, as perf script prints it.
-        if (address.symbol_offset != FrameAddress::kNoOffset && frame.return_address) {
-          ++address.symbol_offset;
+        const uint32_t begin = symbols.begin[frame.location];
+        for (uint32_t i = begin; i < begin + symbols.count[frame.location]; ++i) {
+          frames.push_back(symbols.functions[i]);
+          FrameAddress address{frame.ip, symbols.offsets[i]};
+          // The function was found at ip - 1 for a return address; the
+          // offset shown is the ip's own, as perf script prints it.
+          if (address.symbol_offset != FrameAddress::kNoOffset && frame.return_address) {
+            ++address.symbol_offset;
+          }
+          addresses.push_back(address);
         }
-        addresses.push_back(address);
       }
       it->second = out_.profile.InternStack(frames, addresses);
     }
@@ -254,8 +254,13 @@ uint32_t Loader::LocationId(uint32_t pid, uint64_t ip, bool return_address) {
   if (IsKernelAddress(address)) {
     location.dso = ProcessTable::kKernelDso;
   } else if (const Mapping* m = processes_.FindMapping(pid, address)) {
-    location.dso = m->dso;
-    location.offset = address - m->start + m->pgoff;
+    if (IsAnonymousCode(processes_.DsoPath(m->dso))) {
+      // JIT code: named by the process's /tmp/perf-PID.map, by address.
+      location.dso = processes_.InternDso(PerfMapPath(pid));
+    } else {
+      location.dso = m->dso;
+      location.offset = address - m->start + m->pgoff;
+    }
   }
   auto [it, inserted] = location_ids_.emplace(location, static_cast<uint32_t>(locations_.size()));
   if (inserted) locations_.push_back(location);
@@ -348,87 +353,48 @@ void Loader::AddGroupReads(const SampleRecord& s, uint32_t event, ProfileSample&
   header.reads_count = static_cast<uint32_t>(sample_reads_.size() - header.reads_begin);
 }
 
-// Loads a binary's symbols, refusing one whose build-id differs from the
-// recorded one (a rebuilt or upgraded file would name the wrong functions).
-std::optional<ElfSymbols> Loader::LoadBinary(uint32_t dso) {
-  const std::string& path = processes_.DsoPath(dso);
-  // --symfs: the recorded path under another root (perf's semantic: only
-  // there). A full symbol-file finder will take this over.
-  const std::string& root = options_.symfs;
-  auto loaded = ElfSymbols::Load(root + path);
-  if (!loaded) {
-    if (path.starts_with('/')) ++out_.stats.missing_binaries;  // not [vdso] and the like
-    return std::nullopt;
-  }
-  // Distribution binaries are stripped; their full symbol tables live in
-  // separate debug files found by build-id (Debian's *-dbg/-dbgsym).
-  if (!loaded->has_symtab() && loaded->build_id().size() > 2) {
-    const std::string& id = loaded->build_id();
-    auto debug = ElfSymbols::Load(
-        fmt::format("{}/usr/lib/debug/.build-id/{}/{}.debug", root, id.substr(0, 2), id.substr(2)));
-    if (debug && debug->build_id() == id) loaded->MergeDebugSymbols(*debug);
-  }
-  const auto recorded = format::FindMetadata(reader_.build_ids(), path);
-  if (recorded && !recorded->empty() && loaded->build_id() != *recorded) {
-    ++out_.stats.mismatched_binaries;
-    if (!options_.force) {
-      out_.warnings.push_back(fmt::format(
-          "{} has build-id {} but the recording saw {}; its frames are shown as [unknown] "
-          "(--force uses it anyway)",
-          path, loaded->build_id().empty() ? "none" : loaded->build_id(), *recorded));
-      return std::nullopt;
-    }
-    out_.warnings.push_back(
-        fmt::format("{} has build-id {} but the recording saw {}; used anyway (--force)", path,
-                    loaded->build_id().empty() ? "none" : loaded->build_id(), *recorded));
-  }
-  return std::move(*loaded);
-}
-
-void Loader::Symbolize(Profile& profile, std::vector<uint32_t>& function_of_location,
-                       std::vector<uint64_t>& offset_of_location) {
-  // One ELF load per DSO, one lookup per distinct location.
-  const std::vector<KernelSymbol> kernel_symbols = ParseKallsyms(reader_.kernel_symbols());
-  std::unordered_map<uint32_t, std::optional<ElfSymbols>> elves;
+Loader::LocationFunctions Loader::Symbolize(unsigned jobs) {
   std::vector<uint64_t> uses(locations_.size(), 0);
   for (const ProfileSample& s : samples_) {
     for (uint32_t id : frame_stacks_.Get({s.frames_begin, s.frames_count})) {
       ++uses[frames_[id].location];
     }
   }
-  function_of_location.resize(locations_.size());
-  offset_of_location.assign(locations_.size(), FrameAddress::kNoOffset);
+  std::vector<std::string> dso_paths;
+  for (size_t i = 0; i < processes_.dso_count(); ++i) {
+    dso_paths.push_back(processes_.DsoPath(static_cast<uint32_t>(i)));
+  }
+  SymbolizeOptions options;
+  options.jobs = jobs;
+  options.force = options_.force;
+  options.srclines = options_.srclines;
+  options.symfs = options_.symfs;
+  options.use_debuginfod = options_.use_debuginfod;
+  options.show_progress = options_.show_progress;
+  SymbolizeResult result = SymbolizeLocations(locations_, dso_paths, reader_.build_ids(),
+                                              reader_.kernel_symbols(), options);
+  out_.stats.mismatched_binaries += result.mismatched_binaries;
+  out_.stats.missing_binaries += result.missing_binaries;
+  out_.symbol_sources = std::move(result.symbol_sources);
+  out_.warnings.insert(out_.warnings.end(), result.warnings.begin(), result.warnings.end());
+
+  LocationFunctions out;
+  out.begin = std::move(result.frames_begin);
+  out.count = std::move(result.frames_count);
+  out.functions.reserve(result.frames.size());
+  out.offsets.reserve(result.frames.size());
   for (size_t i = 0; i < locations_.size(); ++i) {
     const Location& loc = locations_[i];
     const bool kernel = loc.dso == ProcessTable::kKernelDso;
-    if (kernel) {
-      if (const KernelSymbol* ks = FindKernelSymbol(kernel_symbols, loc.offset)) {
-        function_of_location[i] = profile.InternFunction(loc.dso, ks->name, true, true);
-        offset_of_location[i] = loc.offset - ks->addr;
-        continue;
-      }
-    }
-    const ElfSymbol* symbol = nullptr;
-    uint64_t vaddr = 0;
-    if (loc.dso != ProcessTable::kUnknownDso && !kernel) {
-      auto [it, inserted] = elves.try_emplace(loc.dso);
-      if (inserted) it->second = LoadBinary(loc.dso);
-      if (it->second) {
-        if (auto v = it->second->FileOffsetToVaddr(loc.offset)) {
-          vaddr = *v;
-          symbol = it->second->Find(vaddr);
-        }
-      }
-    }
-    if (symbol != nullptr) {
-      function_of_location[i] = profile.InternFunction(loc.dso, symbol->name, kernel, true);
-      offset_of_location[i] = vaddr - symbol->start;
-    } else {
-      out_.stats.unknown_frames += uses[i];
-      function_of_location[i] = profile.InternFunction(
-          loc.dso, fmt::format("[unknown] {:#x}", loc.offset), kernel, false);
+    for (uint32_t f = out.begin[i]; f < out.begin[i] + out.count[i]; ++f) {
+      const ResolvedFrame& frame = result.frames[f];
+      if (!frame.known) out_.stats.unknown_frames += uses[i];
+      out.functions.push_back(out_.profile.InternFunction(loc.dso, frame.name, kernel, frame.known,
+                                                          frame.inlined, frame.srcline));
+      out.offsets.push_back(frame.symbol_offset);
     }
   }
+  return out;
 }
 
 }  // namespace

@@ -57,6 +57,8 @@ struct Recording {
   uint64_t file_size = 0;
   uint64_t valid_end = 0;  // bytes read before a torn end (== file_size if none)
   std::vector<std::string> warnings;
+  // Binary path -> where its symbols came from (e.g. "build-id dir + DWARF").
+  format::Metadata symbol_sources;
 };
 
 struct LoadOptions {
@@ -68,6 +70,12 @@ struct LoadOptions {
   // only from there (as perf does), so a directory of copies stands in for
   // the recording machine's files. Empty: the recorded path itself.
   std::string symfs;
+  // Load source lines (for --sort srcline); they cost DWARF line tables.
+  bool srclines = false;
+  // Ask debuginfod servers (when DEBUGINFOD_URLS is set) for missing files.
+  bool use_debuginfod = true;
+  // Show debuginfod downloads as a progress line on stderr.
+  bool show_progress = false;
 };
 
 Result<Recording> LoadRecording(const std::string& path, const LoadOptions& options = {});

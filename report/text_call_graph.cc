@@ -46,7 +46,9 @@ class TreeDrawer {
     return shown;
   }
 
-  std::string Name(const CallNode& node) const { return profile_.function(node.function).name; }
+  std::string Name(const CallNode& node) const {
+    return FunctionLabel(profile_.function(node.function));
+  }
 
   void DrawChildren(const CallNode& node, const std::string& prefix) {
     const auto shown = Shown(node);
@@ -96,7 +98,7 @@ void AppendCallGraph(const Profile& profile, const CallNode& root, const CallGra
         if (share < options.spec.threshold) continue;
         out += fmt::format("{:>{}}\n", Percent(share), options.indent + 5);
         for (const CallNode* node : chain.nodes) {
-          out += frame_indent + profile.function(node->function).name + "\n";
+          out += frame_indent + FunctionLabel(profile.function(node->function)) + "\n";
         }
         out += "\n";
       }
@@ -109,7 +111,7 @@ void AppendCallGraph(const Profile& profile, const CallNode& root, const CallGra
         std::string line = Percent(share) + " ";
         for (size_t i = 0; i < chain.nodes.size(); ++i) {
           if (i != 0) line += ';';
-          line += profile.function(chain.nodes[i]->function).name;
+          line += FunctionLabel(profile.function(chain.nodes[i]->function));
         }
         out += line + "\n";
       }

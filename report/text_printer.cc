@@ -62,6 +62,8 @@ std::string SortKeyTitle(SortKey key) {
       return "Shared Object";
     case SortKey::kSym:
       return "Symbol";
+    case SortKey::kSrcline:
+      return "Source:Line";
   }
   return "";
 }
@@ -80,8 +82,10 @@ std::string SortKeyCell(const Profile& profile, const FlatEntry& e, SortKey key)
       return Basename(profile.dso_name(e.dso));
     case SortKey::kSym: {
       const Function& f = profile.function(e.function);
-      return (f.kernel ? "[k] " : "[.] ") + f.name;
+      return (f.kernel ? "[k] " : "[.] ") + FunctionLabel(f);
     }
+    case SortKey::kSrcline:
+      return profile.srcline(e.srcline);
   }
   return "";
 }

@@ -13,7 +13,7 @@ namespace sample::report {
 namespace {
 
 std::string FrameText(const ScriptFrame& f) {
-  std::string symbol = f.function->known ? f.function->name : "[unknown]";
+  std::string symbol = f.function->known ? FunctionLabel(*f.function) : "[unknown]";
   if (f.symbol_offset != FrameAddress::kNoOffset) symbol += fmt::format("+{:#x}", f.symbol_offset);
   return fmt::format("{:>16x} {} ({})", f.ip, symbol, *f.dso);
 }
@@ -27,9 +27,9 @@ std::string FormatScriptText(const ScriptView& script) {
     // As perf script: the command unpadded when chains follow, else in 16.
     const std::string& comm = profile.comm(s->comm);
     out += script.callchains ? comm : fmt::format("{:>16}", comm);
-    out += fmt::format(" {:>5} [{:03}] {:>5}.{:06}: {:>10} {}:", s->tid, s->cpu,
-                       s->time / 1000000000u, (s->time / 1000u) % 1000000u, s->period,
-                       profile.event_name(s->event));
+    out +=
+        fmt::format(" {:>5} [{:03}] {:>5}.{:06}: {:>10} {}:", s->tid, s->cpu, s->time / 1000000000u,
+                    (s->time / 1000u) % 1000000u, s->period, profile.event_name(s->event));
     const auto frames = script.Frames(*s);
     if (!script.callchains) {
       out += frames.empty() ? "\n" : " " + FrameText(frames[0]) + "\n";

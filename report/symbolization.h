@@ -1,0 +1,74 @@
+// Symbolization of a recording's distinct code locations.
+//
+// A location is a DSO and an offset: a file offset for binaries, the
+// absolute address for the kernel, for JIT code (the pseudo-DSO
+// /tmp/perf-PID.map, as perf names it) and for unknown addresses. Each
+// binary is found once (DebugFileFinder: recorded path or --symfs, build-id
+// check, .gnu_debuglink, the build-id directory, debuginfod) and its
+// locations are looked up by one BinarySymbolizer (DWARF names, inline
+// frames, source lines; ELF symbols otherwise). Binaries are spread over
+// `jobs` threads, each with its own finder and symbolizers (libdw is not
+// thread-safe); the kernel and JIT maps are done on the calling thread.
+// Computes only; the pipeline turns frames into Profile functions.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "formats/chunk_codec.h"
+
+namespace sample::report {
+
+struct Location {
+  uint32_t dso;
+  uint64_t offset;
+  bool operator==(const Location&) const = default;
+};
+
+// One frame of a location, innermost first: inlined calls, then the function.
+struct ResolvedFrame {
+  std::string name;     // demangled; "[unknown] 0x..." when nothing names it
+  std::string srcline;  // "file.c:12" (basename), "" when unknown or not asked for
+  bool inlined = false;
+  bool known = true;
+  // Offset of the location in the (outer) function, for --script; UINT64_MAX
+  // when unknown.
+  uint64_t symbol_offset = UINT64_MAX;
+};
+
+struct SymbolizeOptions {
+  unsigned jobs = 1;
+  bool force = false;  // use binaries whose build-id differs from the recorded one
+  bool srclines = false;
+  std::string symfs;
+  bool use_debuginfod = true;
+  // Print debuginfod downloads on stderr as a one-line progress (a terminal).
+  bool show_progress = false;
+};
+
+struct SymbolizeResult {
+  // By location: the range of `frames` holding its frames (at least one).
+  std::vector<uint32_t> frames_begin;
+  std::vector<uint32_t> frames_count;
+  std::vector<ResolvedFrame> frames;
+  uint64_t mismatched_binaries = 0;
+  uint64_t missing_binaries = 0;
+  // Path -> where its symbols came from ("recorded path", "build-id dir",
+  // "debuginfod", ... or "none: reason"), for --header and --stats.
+  format::Metadata symbol_sources;
+  std::vector<std::string> warnings;
+};
+
+// `dso_paths` by DSO id (ProcessTable's); `build_ids` as recorded;
+// `kernel_symbols` the file's kallsyms text.
+SymbolizeResult SymbolizeLocations(const std::vector<Location>& locations,
+                                   const std::vector<std::string>& dso_paths,
+                                   const format::Metadata& build_ids,
+                                   const std::string& kernel_symbols,
+                                   const SymbolizeOptions& options);
+
+// The pseudo-DSO path of a process's JIT code: "/tmp/perf-PID.map".
+std::string PerfMapPath(uint32_t pid);
+
+}  // namespace sample::report
