@@ -1,0 +1,109 @@
+// End to end: what the report's symbolizer adds over ELF symbols: inline
+// frames and source lines from DWARF, and names for JIT code from
+// /tmp/perf-PID.map (with its ownership rule).
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <regex>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "tests/e2e/e2e_util.h"
+
+namespace sample::e2e {
+namespace {
+
+const std::string kRecord = SAMPLE_RECORD_PATH;
+const std::string kReport = SAMPLE_REPORT_PATH;
+const std::string kInline = WORKLOAD_INLINE_PATH;
+const std::string kInlineSource = WORKLOAD_INLINE_SOURCE;
+const std::string kJit = WORKLOAD_JIT_PATH;
+
+// The 1-based line of `source` holding `marker`, or 0.
+int LineOf(const std::string& source, const std::string& marker) {
+  std::ifstream in(source);
+  std::string line;
+  for (int n = 1; std::getline(in, line); ++n) {
+    if (line.find(marker) != std::string::npos) return n;
+  }
+  return 0;
+}
+
+class SymbolizeTest : public ::testing::Test {
+ protected:
+  ScratchDir dir_;
+};
+
+TEST_F(SymbolizeTest, InlinedCallsAreFramesWithTheirOwnSourceLines) {
+  const int spin_line = LineOf(kInlineSource, "SPIN LINE");
+  const int call_line = LineOf(kInlineSource, "CALL LINE");
+  ASSERT_GT(spin_line, 0);
+  ASSERT_GT(call_line, 0);
+  const std::string data = dir_ / "inline.data";
+  const RunResult rec =
+      RunTool({kRecord, "-e", "cpu-clock", "-g", "-o", data, "--", kInline, "0.4"}, dir_);
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+
+  // The leaf is the inlined function, at the line of its loop.
+  const RunResult lines =
+      RunTool({kReport, "-i", data, "--no-children", "--sort", "sym,srcline"}, dir_);
+  ASSERT_EQ(lines.exit_code, 0) << lines.err;
+  const auto hot =
+      OverheadOfRow(lines.out, {"spin_inlined (inlined)", "inline.c:" + std::to_string(spin_line)});
+  ASSERT_TRUE(hot) << lines.out;
+  EXPECT_GT(*hot, 90.0) << lines.out;
+
+  // Its caller is the function it was inlined into; both share addresses.
+  const RunResult graph = RunTool({kReport, "-i", data, "-g", "caller", "--sort", "sym"}, dir_);
+  ASSERT_EQ(graph.exit_code, 0) << graph.err;
+  EXPECT_TRUE(std::regex_search(graph.out, std::regex("hot_outer\\n *spin_inlined \\(inlined\\)")))
+      << graph.out;
+  // Without srcline in the sort keys the entry is one per function.
+  const auto outer = OverheadOf(graph.out, "hot_outer");
+  ASSERT_TRUE(outer) << graph.out;
+  EXPECT_GT(*outer, 90.0);
+
+  // The caller's line is the call site of the inlined function.
+  const RunResult callers =
+      RunTool({kReport, "-i", data, "--sort", "sym,srcline", "--children"}, dir_);
+  ASSERT_EQ(callers.exit_code, 0) << callers.err;
+  EXPECT_TRUE(OverheadOfRow(callers.out, {"hot_outer", "inline.c:" + std::to_string(call_line)}))
+      << callers.out;
+}
+
+TEST_F(SymbolizeTest, JitCodeIsNamedFromItsPerfMap) {
+#if !defined(__x86_64__)
+  GTEST_SKIP() << "the fake JIT writes x86-64 machine code";
+#endif
+  const std::string data = dir_ / "jit.data";
+  const RunResult rec = RunTool({kRecord, "-e", "cpu-clock", "-o", data, "--", kJit, "0.4"}, dir_);
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  const std::string map = Lines(rec.out).at(0);
+  ASSERT_TRUE(map.starts_with("/tmp/perf-")) << rec.out;
+  struct MapRemover {
+    std::string path;
+    ~MapRemover() { unlink(path.c_str()); }
+  } remove_map{map};
+  const std::string map_name = map.substr(5);  // "perf-PID.map", as the dso column shows it
+
+  const RunResult rep = RunTool({kReport, "-i", data, "--no-children", "--sort", "dso,sym"}, dir_);
+  ASSERT_EQ(rep.exit_code, 0) << rep.err;
+  const auto jit = OverheadOfRow(rep.out, {map_name, "jit_countdown"});
+  ASSERT_TRUE(jit) << rep.out;
+  EXPECT_GT(*jit, 90.0) << rep.out;
+
+  // A map someone else owns could put any name on our code: ignored, with a note.
+  if (geteuid() != 0) GTEST_SKIP() << "changing the map's owner needs root";
+  ASSERT_EQ(chown(map.c_str(), 65534, 65534), 0);
+  const RunResult foreign =
+      RunTool({kReport, "-i", data, "--no-children", "--sort", "dso,sym"}, dir_);
+  ASSERT_EQ(foreign.exit_code, 0) << foreign.err;
+  EXPECT_EQ(foreign.out.find("jit_countdown"), std::string::npos) << foreign.out;
+  EXPECT_NE(foreign.err.find(map), std::string::npos) << foreign.err;
+  EXPECT_NE(foreign.err.find("owned by"), std::string::npos) << foreign.err;
+}
+
+}  // namespace
+}  // namespace sample::e2e
