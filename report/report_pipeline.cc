@@ -354,10 +354,18 @@ void Loader::AddGroupReads(const SampleRecord& s, uint32_t event, ProfileSample&
 }
 
 Loader::LocationFunctions Loader::Symbolize(unsigned jobs) {
-  std::vector<uint64_t> uses(locations_.size(), 0);
+  // Samples per distinct stack, then frames per stack: unknown frames are
+  // counted as perf does (per sample), without walking every sample's frames.
+  std::unordered_map<uint32_t, std::pair<uint32_t, uint64_t>> stack_samples;  // begin -> (count, n)
   for (const ProfileSample& s : samples_) {
-    for (uint32_t id : frame_stacks_.Get({s.frames_begin, s.frames_count})) {
-      ++uses[frames_[id].location];
+    auto& [count, n] = stack_samples[s.frames_begin];
+    count = s.frames_count;
+    ++n;
+  }
+  std::vector<uint64_t> uses(locations_.size(), 0);
+  for (const auto& [begin, stack] : stack_samples) {
+    for (uint32_t id : frame_stacks_.Get({begin, stack.first})) {
+      uses[frames_[id].location] += stack.second;
     }
   }
   std::vector<std::string> dso_paths;

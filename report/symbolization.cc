@@ -102,23 +102,20 @@ class BinaryWork {
     for (uint32_t id : location_ids) {
       std::vector<ResolvedFrame>& out = per_location_[id];
       const uint64_t offset = locations_[id].offset;
-      if (symbolizer) {
-        for (const SymbolFrame& frame : symbolizer->SymbolizeFileOffset(offset)) {
-          if (frame.function.empty()) continue;
-          ResolvedFrame r;
-          r.name = frame.function;
-          r.inlined = frame.inlined;
-          if (options_.srclines) r.srcline = SourceLine(frame);
-          out.push_back(std::move(r));
-        }
+      const std::vector<SymbolFrame> frames =
+          symbolizer ? symbolizer->SymbolizeFileOffset(offset) : std::vector<SymbolFrame>();
+      for (const SymbolFrame& frame : frames) {
+        if (frame.function.empty()) continue;
+        ResolvedFrame r;
+        r.name = frame.function;
+        r.inlined = frame.inlined;
+        if (options_.srclines) r.srcline = SourceLine(frame);
+        out.push_back(std::move(r));
       }
       if (out.empty()) {
         out.push_back(UnknownFrame(offset));
-        if (options_.srclines && symbolizer) {
-          // A line without a function (rare) still helps --sort srcline.
-          auto frames = symbolizer->SymbolizeFileOffset(offset);
-          if (!frames.empty()) out.back().srcline = SourceLine(frames.front());
-        }
+        // A line without a function (rare) still helps --sort srcline.
+        if (options_.srclines && !frames.empty()) out.back().srcline = SourceLine(frames.front());
         continue;
       }
       // The outer function as its ELF symbol names it, when one covers the
