@@ -1,5 +1,8 @@
 #include "libsample/perf_record.h"
 
+#include <algorithm>
+#include <bit>
+
 #include "libsample/byte_reader.h"
 
 namespace sample {
@@ -122,6 +125,39 @@ std::optional<SampleRecord> ParseSample(std::span<const std::byte> record,
     std::span<const std::byte> ips;
     in.ReadBytes(nr * sizeof(uint64_t), &ips);
     s.callchain = U64List(ips.data(), nr);
+  }
+  if (t & PERF_SAMPLE_RAW) {
+    uint32_t size;
+    if (!in.Read(&size) || !in.ReadBytes(size, &s.raw)) return std::nullopt;
+  }
+  if (t & PERF_SAMPLE_BRANCH_STACK) {
+    // nr, then hw_idx when branch_sample_type asks, then 24-byte entries.
+    uint64_t nr;
+    if (!in.Read(&nr)) return std::nullopt;
+    if (attr.branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX && !in.Read(&scratch)) {
+      return std::nullopt;
+    }
+    if (nr > in.remaining() / 24 || !in.Skip(nr * 24)) return std::nullopt;
+  }
+  if (t & PERF_SAMPLE_REGS_USER) {
+    if (!in.Read(&s.regs_abi)) return std::nullopt;
+    if (s.regs_abi != PERF_SAMPLE_REGS_ABI_NONE) {
+      const size_t count = static_cast<size_t>(std::popcount(attr.sample_regs_user));
+      std::span<const std::byte> regs;
+      if (!in.ReadBytes(count * sizeof(uint64_t), &regs)) return std::nullopt;
+      s.user_regs = U64List(regs.data(), count);
+    }
+  }
+  if (t & PERF_SAMPLE_STACK_USER) {
+    // size, data[size], then dyn_size only when size is not zero.
+    uint64_t size;
+    if (!in.Read(&size) || size > in.remaining()) return std::nullopt;
+    if (size != 0) {
+      std::span<const std::byte> data;
+      uint64_t dyn_size;
+      if (!in.ReadBytes(size, &data) || !in.Read(&dyn_size)) return std::nullopt;
+      s.user_stack = data.first(std::min(size, dyn_size));
+    }
   }
   return s;
 }

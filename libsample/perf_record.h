@@ -90,6 +90,16 @@ struct SampleRecord {
   uint64_t time_running = 0;
   ReadValues read;
   U64List callchain;  // includes PERF_CONTEXT_* markers, as the kernel wrote it
+  std::span<const std::byte> raw;  // PERF_SAMPLE_RAW payload
+  // PERF_SAMPLE_REGS_USER: the user registers at the sample, one per bit of
+  // attr.sample_regs_user in increasing bit order; empty when regs_abi is
+  // PERF_SAMPLE_REGS_ABI_NONE (a kernel thread: no user state).
+  uint64_t regs_abi = PERF_SAMPLE_REGS_ABI_NONE;
+  U64List user_regs;
+  // PERF_SAMPLE_STACK_USER: the copied user stack, from the stack pointer
+  // up. Only the first stack_dyn_size bytes are valid; the kernel pads the
+  // copy to the requested size.
+  std::span<const std::byte> user_stack;
 };
 
 struct Mmap2Record {

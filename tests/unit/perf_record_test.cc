@@ -4,6 +4,8 @@
 
 #include <sys/mman.h>
 
+#include <algorithm>
+#include <cstring>
 #include <functional>
 #include <vector>
 
@@ -198,6 +200,66 @@ TEST(PerfRecordTest, SampleReadValuesAreParsed) {
   f.read_values = {3, 1, 2};
   f.callchain.clear();
   EXPECT_FALSE(ParseSample(testing::MakeSample(attr, f), attr).has_value());
+}
+
+TEST(PerfRecordTest, UserRegsAndStackAreParsed) {
+  auto attr = MakeAttr(kRecorderSampleType | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER, true);
+  attr.sample_regs_user = 0b1011;  // three registers
+  SampleFields f = FullSample();
+  f.extra = testing::RegsUserBlock(PERF_SAMPLE_REGS_ABI_64, {11, 22, 33});
+  std::vector<std::byte> stack(40);
+  for (size_t i = 0; i < stack.size(); ++i) stack[i] = std::byte(i);
+  const Bytes stack_block = testing::StackUserBlock(stack, 64);
+  f.extra.insert(f.extra.end(), stack_block.begin(), stack_block.end());
+  auto s = ParseSample(testing::MakeSample(attr, f), attr);
+  ASSERT_TRUE(s.has_value());
+  EXPECT_EQ(s->regs_abi, uint64_t{PERF_SAMPLE_REGS_ABI_64});
+  EXPECT_EQ(ToVector(s->user_regs), (std::vector<uint64_t>{11, 22, 33}));
+  ASSERT_EQ(s->user_stack.size(), 40u);  // dyn_size, not the padded size
+  EXPECT_TRUE(std::ranges::equal(s->user_stack, stack));
+  EXPECT_EQ(ToVector(s->callchain), f.callchain);
+
+  // A kernel thread: no registers, an empty stack (size 0, no dyn_size).
+  f.extra = testing::RegsUserBlock(PERF_SAMPLE_REGS_ABI_NONE, {});
+  const Bytes empty_stack = testing::StackUserBlock({}, 0);
+  f.extra.insert(f.extra.end(), empty_stack.begin(), empty_stack.end());
+  s = ParseSample(testing::MakeSample(attr, f), attr);
+  ASSERT_TRUE(s.has_value());
+  EXPECT_TRUE(s->user_regs.empty());
+  EXPECT_TRUE(s->user_stack.empty());
+
+  // A stack size past the record's end.
+  f.extra = testing::RegsUserBlock(PERF_SAMPLE_REGS_ABI_64, {1, 2, 3});
+  const Bytes torn = testing::StackUserBlock(stack, 64);
+  f.extra.insert(f.extra.end(), torn.begin(), torn.begin() + 40);
+  EXPECT_FALSE(ParseSample(testing::MakeSample(attr, f), attr).has_value());
+  // Registers missing.
+  f.extra = testing::RegsUserBlock(PERF_SAMPLE_REGS_ABI_64, {1, 2});
+  EXPECT_FALSE(ParseSample(testing::MakeSample(attr, f), attr).has_value());
+}
+
+TEST(PerfRecordTest, RawAndBranchStackAreSkipped) {
+  auto attr = MakeAttr(PERF_SAMPLE_IP | PERF_SAMPLE_RAW | PERF_SAMPLE_BRANCH_STACK |
+                           PERF_SAMPLE_REGS_USER,
+                       true);
+  attr.sample_regs_user = 1;
+  SampleFields f;
+  f.ip = 0x1234;
+  // RAW: u32 size + 12 bytes = 16; branch stack: nr = 1 and one entry.
+  f.extra.resize(16 + 8 + 24);
+  const uint32_t raw_size = 12;
+  std::memcpy(f.extra.data(), &raw_size, 4);
+  f.extra[4] = std::byte{0xaa};
+  const uint64_t nr = 1;
+  std::memcpy(f.extra.data() + 16, &nr, 8);
+  const Bytes regs = testing::RegsUserBlock(PERF_SAMPLE_REGS_ABI_64, {77});
+  f.extra.insert(f.extra.end(), regs.begin(), regs.end());
+  auto s = ParseSample(testing::MakeSample(attr, f), attr);
+  ASSERT_TRUE(s.has_value());
+  ASSERT_EQ(s->raw.size(), 12u);
+  EXPECT_EQ(s->raw[0], std::byte{0xaa});
+  ASSERT_EQ(s->user_regs.size(), 1u);
+  EXPECT_EQ(s->user_regs[0], 77u);
 }
 
 TEST(PerfRecordTest, SampleWithImpossibleCountsIsRejected) {

@@ -2,6 +2,7 @@
 
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 
@@ -92,6 +93,25 @@ perf_event_attr MakeAttr(uint64_t sample_type, bool sample_id_all, uint64_t read
   attr.read_format = read_format;
   attr.sample_id_all = sample_id_all ? 1 : 0;
   return attr;
+}
+
+Bytes RegsUserBlock(uint64_t abi, const std::vector<uint64_t>& regs) {
+  Bytes out(sizeof(uint64_t) * (1 + regs.size()));
+  std::memcpy(out.data(), &abi, sizeof(abi));
+  if (!regs.empty()) std::memcpy(out.data() + 8, regs.data(), regs.size() * sizeof(uint64_t));
+  return out;
+}
+
+Bytes StackUserBlock(std::span<const std::byte> stack, uint64_t size) {
+  Bytes out(sizeof(uint64_t));
+  std::memcpy(out.data(), &size, sizeof(size));
+  if (size == 0) return out;
+  const size_t data_at = out.size();
+  out.resize(data_at + size + sizeof(uint64_t));
+  std::memcpy(out.data() + data_at, stack.data(), std::min<size_t>(stack.size(), size));
+  const uint64_t dyn_size = stack.size();
+  std::memcpy(out.data() + data_at + size, &dyn_size, sizeof(dyn_size));
+  return out;
 }
 
 Bytes MakeSample(const perf_event_attr& attr, const SampleFields& f) {

@@ -64,6 +64,12 @@ struct SampleFields {
 
 Bytes MakeSample(const perf_event_attr& attr, const SampleFields& fields);
 
+// The PERF_SAMPLE_REGS_USER block (abi, then the values; none for
+// PERF_SAMPLE_REGS_ABI_NONE) and the PERF_SAMPLE_STACK_USER block (size,
+// the bytes padded to `size`, dyn_size), for SampleFields::extra.
+Bytes RegsUserBlock(uint64_t abi, const std::vector<uint64_t>& regs);
+Bytes StackUserBlock(std::span<const std::byte> stack, uint64_t size);
+
 struct Mmap2Fields {
   uint16_t misc = PERF_RECORD_MISC_USER;
   uint32_t pid = 0;
