@@ -1,0 +1,96 @@
+#include "libsample/user_regs.h"
+
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cstring>
+#include <vector>
+
+namespace sample {
+namespace {
+
+U64List ListOf(const std::vector<uint64_t>& words) {
+  return U64List(reinterpret_cast<const std::byte*>(words.data()), words.size());
+}
+
+TEST(UserRegsTest, ArchFromMachine) {
+  EXPECT_EQ(ArchFromMachine("x86_64"), Arch::kX86_64);
+  EXPECT_EQ(ArchFromMachine("aarch64"), Arch::kAarch64);
+  EXPECT_EQ(ArchFromMachine("riscv64"), Arch::kUnknown);
+  EXPECT_EQ(UnwindRegsMask(Arch::kUnknown), 0u);
+}
+
+TEST(UserRegsTest, X86MaskAndDwarfNumbering) {
+  const uint64_t mask = UnwindRegsMask(Arch::kX86_64);
+  EXPECT_EQ(std::popcount(mask), 17);
+  // In perf order: AX BX CX DX SI DI BP SP IP R8..R15.
+  std::vector<uint64_t> values = {100, 101, 102, 103, 104, 105, 106, 107, 0x401000,
+                                  108, 109, 110, 111, 112, 113, 114, 115};
+  auto regs = ToDwarfRegisters(Arch::kX86_64, mask, ListOf(values));
+  ASSERT_TRUE(regs.has_value());
+  EXPECT_EQ(regs->count, 17u);
+  EXPECT_EQ(regs->value[0], 100u);  // rax
+  EXPECT_EQ(regs->value[1], 103u);  // rdx
+  EXPECT_EQ(regs->value[2], 102u);  // rcx
+  EXPECT_EQ(regs->value[3], 101u);  // rbx
+  EXPECT_EQ(regs->value[6], 106u);  // rbp
+  EXPECT_EQ(regs->value[7], 107u);  // rsp
+  EXPECT_EQ(regs->value[8], 108u);  // r8
+  EXPECT_EQ(regs->value[15], 115u);
+  EXPECT_EQ(regs->value[16], 0x401000u);  // return address column = pc
+  EXPECT_EQ(regs->pc, 0x401000u);
+  EXPECT_EQ(regs->sp, 107u);
+  EXPECT_EQ(regs->present, (uint64_t{1} << 17) - 1);
+}
+
+TEST(UserRegsTest, X86LeafMaskAndPerfsWiderMask) {
+  // BP, SP, IP only.
+  auto leaf = ToDwarfRegisters(Arch::kX86_64, LeafRegsMask(Arch::kX86_64), ListOf({6, 7, 8}));
+  ASSERT_TRUE(leaf.has_value());
+  EXPECT_EQ(leaf->value[6], 6u);
+  EXPECT_EQ(leaf->sp, 7u);
+  EXPECT_EQ(leaf->pc, 8u);
+  EXPECT_FALSE(leaf->Has(3));
+  // perf's mask also carries FLAGS, CS, SS: they are skipped.
+  const uint64_t perf_mask = UnwindRegsMask(Arch::kX86_64) | (0x7ull << 9);
+  std::vector<uint64_t> values(20);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = i;
+  auto regs = ToDwarfRegisters(Arch::kX86_64, perf_mask, ListOf(values));
+  ASSERT_TRUE(regs.has_value());
+  EXPECT_EQ(regs->pc, 8u);
+  EXPECT_EQ(regs->value[8], 12u);  // R8 follows FLAGS, CS, SS
+  EXPECT_EQ(regs->value[15], 19u);
+}
+
+TEST(UserRegsTest, Aarch64Numbering) {
+  const uint64_t mask = UnwindRegsMask(Arch::kAarch64);
+  EXPECT_EQ(std::popcount(mask), 33);
+  std::vector<uint64_t> values(33);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = 1000 + i;
+  auto regs = ToDwarfRegisters(Arch::kAarch64, mask, ListOf(values));
+  ASSERT_TRUE(regs.has_value());
+  EXPECT_EQ(regs->count, 32u);
+  EXPECT_EQ(regs->value[29], 1029u);  // fp
+  EXPECT_EQ(regs->value[30], 1030u);  // lr
+  EXPECT_EQ(regs->sp, 1031u);
+  EXPECT_EQ(regs->value[31], 1031u);
+  EXPECT_EQ(regs->pc, 1032u);
+  auto leaf = ToDwarfRegisters(Arch::kAarch64, LeafRegsMask(Arch::kAarch64),
+                               ListOf({29, 30, 31, 32}));
+  ASSERT_TRUE(leaf.has_value());
+  EXPECT_EQ(leaf->value[30], 30u);
+  EXPECT_EQ(leaf->pc, 32u);
+}
+
+TEST(UserRegsTest, MissingPcOrSpOrCountMismatch) {
+  // SP without IP.
+  EXPECT_FALSE(ToDwarfRegisters(Arch::kX86_64, 1ull << 7, ListOf({1})).has_value());
+  // IP without SP.
+  EXPECT_FALSE(ToDwarfRegisters(Arch::kX86_64, 1ull << 8, ListOf({1})).has_value());
+  // Fewer values than the mask has bits.
+  EXPECT_FALSE(ToDwarfRegisters(Arch::kX86_64, 0x180, ListOf({1})).has_value());
+  EXPECT_FALSE(ToDwarfRegisters(Arch::kUnknown, 0x180, ListOf({1, 2})).has_value());
+}
+
+}  // namespace
+}  // namespace sample
