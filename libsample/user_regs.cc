@@ -14,8 +14,8 @@ constexpr int kPc = -2;
 // IP FLAGS CS SS DS ES FS GS R8..R15, mapped to the DWARF numbering of the
 // System V psABI: rax rdx rcx rbx rsi rdi rbp rsp r8..r15, return address 16.
 constexpr std::array<int, 24> kX86PerfToDwarf = {
-    0, 3, 2, 1, 4, 5, 6, 7, kPc, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
-    8, 9, 10, 11, 12, 13, 14, 15};
+    0,     3,     2,     1,     4, 5, 6,  7,  kPc, kNone, kNone, kNone,
+    kNone, kNone, kNone, kNone, 8, 9, 10, 11, 12,  13,    14,    15};
 constexpr int kX86Sp = 7;
 constexpr size_t kX86FrameRegs = 17;  // 0..16, the return address column included
 

@@ -75,8 +75,8 @@ TEST(UserRegsTest, Aarch64Numbering) {
   EXPECT_EQ(regs->sp, 1031u);
   EXPECT_EQ(regs->value[31], 1031u);
   EXPECT_EQ(regs->pc, 1032u);
-  auto leaf = ToDwarfRegisters(Arch::kAarch64, LeafRegsMask(Arch::kAarch64),
-                               ListOf({29, 30, 31, 32}));
+  auto leaf =
+      ToDwarfRegisters(Arch::kAarch64, LeafRegsMask(Arch::kAarch64), ListOf({29, 30, 31, 32}));
   ASSERT_TRUE(leaf.has_value());
   EXPECT_EQ(leaf->value[30], 30u);
   EXPECT_EQ(leaf->pc, 32u);

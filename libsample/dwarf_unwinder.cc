@@ -1,0 +1,282 @@
+#include "libsample/dwarf_unwinder.h"
+
+#include <dwarf.h>
+#include <elfutils/libdwfl.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "libsample/elf_file.h"
+
+namespace sample {
+namespace {
+
+// How far past the end of the stack copy a read still counts as "the copy
+// was too small" rather than a wild address: stacks are at most a few MiB.
+constexpr uint64_t kStackReach = uint64_t{64} << 20;
+
+struct DwflDeleter {
+  void operator()(Dwfl* dwfl) const { dwfl_end(dwfl); }
+};
+using DwflPtr = std::unique_ptr<Dwfl, DwflDeleter>;
+
+// Modules are reported with their ELF files; libdwfl never has to find one.
+int NoElf(Dwfl_Module*, void**, const char*, Dwarf_Addr, char**, Elf**) { return -1; }
+
+// .debug_frame lives in the separate debug file the report already found
+// (build-id checked); the module's userdata points at its UnwindModule.
+int FindDebugFile(Dwfl_Module*, void** userdata, const char*, Dwarf_Addr, const char*, const char*,
+                  GElf_Word, char** debuginfo_file_name) {
+  const auto* module = static_cast<const UnwindModule*>(*userdata);
+  if (module == nullptr || module->debug.empty()) return -1;
+  const int fd = open(module->debug.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd >= 0) *debuginfo_file_name = strdup(module->debug.c_str());
+  return fd;
+}
+
+const Dwfl_Callbacks kDwflCallbacks = {
+    .find_elf = NoElf,
+    .find_debuginfo = FindDebugFile,
+    .section_address = dwfl_offline_section_address,
+    .debuginfo_path = nullptr,
+};
+
+}  // namespace
+
+struct DwarfUnwinder::Process {
+  DwflPtr dwfl;
+  uint64_t version = 0;
+  bool attached = false;
+  // The sample being unwound, and what went wrong reading its memory.
+  const UnwindRequest* request = nullptr;
+  UnwindStop memory_failure = UnwindStop::kComplete;
+  std::vector<uint64_t>* pcs = nullptr;
+  bool hit_max_depth = false;
+};
+
+namespace {
+
+using Process = DwarfUnwinder::Process;
+
+bool ReadFromElf(Dwfl* dwfl, Dwarf_Addr addr, Dwarf_Word* result) {
+  Dwfl_Module* module = dwfl_addrmodule(dwfl, addr);
+  if (module == nullptr) return false;
+  Dwarf_Addr bias = 0;
+  Elf* elf = dwfl_module_getelf(module, &bias);
+  if (elf == nullptr) return false;
+  size_t raw_size = 0;
+  const char* raw = elf_rawfile(elf, &raw_size);
+  size_t count = 0;
+  if (raw == nullptr || elf_getphdrnum(elf, &count) != 0) return false;
+  const uint64_t vaddr = addr - bias;
+  for (size_t i = 0; i < count; ++i) {
+    GElf_Phdr phdr;
+    if (gelf_getphdr(elf, static_cast<int>(i), &phdr) == nullptr || phdr.p_type != PT_LOAD) {
+      continue;
+    }
+    if (vaddr < phdr.p_vaddr || vaddr - phdr.p_vaddr + sizeof(*result) > phdr.p_filesz) continue;
+    const uint64_t offset = phdr.p_offset + (vaddr - phdr.p_vaddr);
+    if (offset > raw_size || raw_size - offset < sizeof(*result)) return false;
+    std::memcpy(result, raw + offset, sizeof(*result));
+    return true;
+  }
+  return false;
+}
+
+bool MemoryRead(Dwfl* dwfl, Dwarf_Addr addr, Dwarf_Word* result, void* arg) {
+  auto* process = static_cast<Process*>(arg);
+  const UnwindRequest& request = *process->request;
+  const uint64_t sp = request.regs.sp;
+  const uint64_t size = request.stack.size();
+  if (addr >= sp && addr - sp <= size && size - (addr - sp) >= sizeof(*result)) {
+    std::memcpy(result, request.stack.data() + (addr - sp), sizeof(*result));
+    return true;
+  }
+  if (ReadFromElf(dwfl, addr, result)) return true;
+  process->memory_failure = addr >= sp && addr - sp < size + kStackReach
+                                ? UnwindStop::kStackTooSmall
+                                : UnwindStop::kBadMemory;
+  return false;
+}
+
+pid_t NextThread(Dwfl*, void*, void**) { return 0; }
+
+bool GetThread(Dwfl*, pid_t, void* arg, void** thread_arg) {
+  *thread_arg = arg;
+  return true;
+}
+
+bool SetInitialRegisters(Dwfl_Thread* thread, void* arg) {
+  const DwarfRegisters& regs = static_cast<Process*>(arg)->request->regs;
+  // One call per run of consecutive registers the sample holds; the rest
+  // stay undefined, so CFI that needs them fails instead of reading junk.
+  for (size_t first = 0; first < regs.count;) {
+    if (!regs.Has(first)) {
+      ++first;
+      continue;
+    }
+    size_t end = first;
+    while (end < regs.count && regs.Has(end)) ++end;
+    static_assert(sizeof(Dwarf_Word) == sizeof(uint64_t));
+    if (!dwfl_thread_state_registers(thread, static_cast<int>(first),
+                                     static_cast<unsigned>(end - first),
+                                     reinterpret_cast<const Dwarf_Word*>(&regs.value[first]))) {
+      return false;
+    }
+    first = end;
+  }
+  dwfl_thread_state_register_pc(thread, regs.pc);
+  return true;
+}
+
+const Dwfl_Thread_Callbacks kThreadCallbacks = {
+    .next_thread = NextThread,
+    .get_thread = GetThread,
+    .memory_read = MemoryRead,
+    .set_initial_registers = SetInitialRegisters,
+    .detach = nullptr,
+    .thread_detach = nullptr,
+};
+
+int OnFrame(Dwfl_Frame* frame, void* arg) {
+  auto* process = static_cast<Process*>(arg);
+  Dwarf_Addr pc = 0;
+  if (!dwfl_frame_pc(frame, &pc, nullptr)) return DWARF_CB_ABORT;
+  // A zero return address is how some outermost frames end.
+  if (pc == 0 && !process->pcs->empty()) return DWARF_CB_ABORT;
+  process->pcs->push_back(pc);
+  if (process->pcs->size() >= process->request->max_frames) {
+    process->hit_max_depth = true;
+    return DWARF_CB_ABORT;
+  }
+  return DWARF_CB_OK;
+}
+
+}  // namespace
+
+const char* UnwindStopName(UnwindStop stop) {
+  switch (stop) {
+    case UnwindStop::kComplete:
+      return "complete";
+    case UnwindStop::kStackTooSmall:
+      return "stack copy too small";
+    case UnwindStop::kNoCfi:
+      return "no CFI";
+    case UnwindStop::kNoModule:
+      return "pc outside mapped files";
+    case UnwindStop::kBadMemory:
+      return "bad memory read";
+    case UnwindStop::kMaxDepth:
+      return "frame limit";
+    case UnwindStop::kNoRegisters:
+      return "no user registers";
+    case UnwindStop::kFailed:
+      return "other";
+  }
+  return "other";
+}
+
+DwarfUnwinder::DwarfUnwinder() = default;
+DwarfUnwinder::~DwarfUnwinder() = default;
+DwarfUnwinder::DwarfUnwinder(DwarfUnwinder&&) noexcept = default;
+DwarfUnwinder& DwarfUnwinder::operator=(DwarfUnwinder&&) noexcept = default;
+
+void DwarfUnwinder::Forget(uint32_t pid) { processes_.erase(pid); }
+
+DwarfUnwinder::Process* DwarfUnwinder::ProcessFor(const UnwindRequest& request) {
+  std::unique_ptr<Process>& slot = processes_[request.pid];
+  if (!slot) {
+    slot = std::make_unique<Process>();
+    slot->dwfl.reset(dwfl_begin(&kDwflCallbacks));
+    if (!slot->dwfl) return nullptr;
+  }
+  Process* process = slot.get();
+  if (process->version == request.space->version && process->attached) return process;
+  // Re-reporting keeps the modules reported again (and their parsed CFI);
+  // the rest are dropped at dwfl_report_end.
+  Dwfl* dwfl = process->dwfl.get();
+  dwfl_report_begin(dwfl);
+  for (const UnwindModule& module : request.space->modules) {
+    if (module.binary.empty()) continue;
+    // add_p_vaddr: `bias` is added to the segments' vaddrs (for ET_DYN;
+    // ET_EXEC files sit at their own addresses).
+    Dwfl_Module* reported =
+        dwfl_report_elf(dwfl, module.binary.c_str(), module.binary.c_str(), -1, module.bias, true);
+    if (reported == nullptr) continue;
+    void** userdata = nullptr;
+    dwfl_module_info(reported, &userdata, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr);
+    if (userdata != nullptr) *userdata = const_cast<UnwindModule*>(&module);
+  }
+  dwfl_report_end(dwfl, nullptr, nullptr);
+  process->version = request.space->version;
+  if (!process->attached) {
+    // The architecture comes from the reported modules' ELF headers, so a
+    // recording from another architecture unwinds with its own backend.
+    process->attached = dwfl_attach_state(dwfl, nullptr, static_cast<pid_t>(request.pid),
+                                          &kThreadCallbacks, process);
+  }
+  return process->attached ? process : nullptr;
+}
+
+UnwindStop DwarfUnwinder::Unwind(const UnwindRequest& request, std::vector<uint64_t>* pcs) {
+  if (request.space == nullptr || request.regs.count == 0) return UnwindStop::kNoRegisters;
+  const size_t first = pcs->size();
+  Process* process = ProcessFor(request);
+  if (process == nullptr) {
+    pcs->push_back(request.regs.pc);
+    return UnwindStop::kNoModule;
+  }
+  process->request = &request;
+  process->memory_failure = UnwindStop::kComplete;
+  process->pcs = pcs;
+  process->hit_max_depth = false;
+  const int rc =
+      dwfl_getthread_frames(process->dwfl.get(), static_cast<pid_t>(request.tid), OnFrame, process);
+  process->request = nullptr;
+  process->pcs = nullptr;
+  if (pcs->size() == first) pcs->push_back(request.regs.pc);
+  if (process->hit_max_depth) return UnwindStop::kMaxDepth;
+  // libdw ends the walk quietly (rc 0) when a memory read fails: our
+  // callback's note is the only record of it.
+  if (process->memory_failure != UnwindStop::kComplete) return process->memory_failure;
+  if (rc == 0) return UnwindStop::kComplete;
+  // libdw could not step past the last frame found: tell a pc in no module
+  // from one whose module has no CFI (nor a frame pointer to follow).
+  const uint64_t last = pcs->back();
+  if (dwfl_addrmodule(process->dwfl.get(), last) == nullptr) return UnwindStop::kNoModule;
+  if (rc == DWARF_CB_ABORT) return UnwindStop::kComplete;  // a zero return address
+  return UnwindStop::kNoCfi;
+}
+
+Result<uint64_t> ElfLoadBias(const std::string& path, uint64_t start, uint64_t pgoff) {
+  auto file = ElfFile::Open(path);
+  if (!file) return tl::unexpected(file.error());
+  if (file->ehdr().e_type == ET_EXEC) return 0;
+  size_t count = 0;
+  if (elf_getphdrnum(file->get(), &count) != 0) {
+    return Fail(fmt::format("{}: unreadable program headers: {}", path, elf_errmsg(-1)));
+  }
+  for (size_t i = 0; i < count; ++i) {
+    GElf_Phdr phdr;
+    if (gelf_getphdr(file->get(), static_cast<int>(i), &phdr) == nullptr ||
+        phdr.p_type != PT_LOAD) {
+      continue;
+    }
+    // Mappings start on page boundaries: compare page-aligned offsets.
+    const uint64_t align = phdr.p_align > 1 ? phdr.p_align : 1;
+    const uint64_t seg_offset = phdr.p_offset & ~(align - 1);
+    const uint64_t seg_end = phdr.p_offset + phdr.p_filesz;
+    if (pgoff < seg_offset || pgoff >= seg_end) continue;
+    // Runtime address of file offset X in this segment: bias + p_vaddr + (X - p_offset).
+    return start - (phdr.p_vaddr + pgoff - phdr.p_offset);
+  }
+  return Fail(fmt::format("{}: no loadable segment holds file offset {:#x}", path, pgoff));
+}
+
+}  // namespace sample

@@ -1,0 +1,219 @@
+#include "libsample/dwarf_unwinder.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace sample {
+namespace {
+
+// The test's own stack, captured as a --call-graph dwarf sample would hold
+// it: the registers at one instruction and the stack bytes above rsp.
+struct Captured {
+  std::vector<uint64_t> perf_regs;  // in UnwindRegsMask(kX86_64) order
+  std::vector<std::byte> stack;
+  uint64_t return_addresses[3] = {};  // of level_three, level_two, level_one
+};
+
+Captured* g_captured = nullptr;
+uint64_t g_stack_end = 0;  // where the main thread's stack mapping ends
+constexpr size_t kCopy = 16384;
+
+uint64_t MainStackEnd() {
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  while (std::getline(maps, line)) {
+    if (line.ends_with("[stack]")) {
+      return std::stoull(line.substr(line.find('-') + 1), nullptr, 16);
+    }
+  }
+  return 0;
+}
+
+#if defined(__x86_64__)
+// Without frame pointers, so only CFI (not rbp) finds the callers.
+__attribute__((noinline, optimize("omit-frame-pointer"))) void CaptureLeaf() {
+  // perf order: AX BX CX DX SI DI BP SP IP R8..R15. Only the registers CFI
+  // may need are captured; the scratch ones are zero.
+  uint64_t r[17] = {};
+  asm volatile(
+      "lea 0(%%rip), %%rax\n\t"
+      "mov %%rax, 64(%0)\n\t"
+      "mov %%rsp, 56(%0)\n\t"
+      "mov %%rbp, 48(%0)\n\t"
+      "mov %%rbx, 8(%0)\n\t"
+      "mov %%r12, 104(%0)\n\t"
+      "mov %%r13, 112(%0)\n\t"
+      "mov %%r14, 120(%0)\n\t"
+      "mov %%r15, 128(%0)\n\t"
+      :
+      : "r"(r)
+      : "rax", "memory");
+  g_captured->perf_regs.assign(r, r + 17);
+  // Like the kernel, copy no further than the stack's end.
+  const size_t size = std::min<uint64_t>(kCopy, g_stack_end - r[7]);
+  g_captured->stack.resize(size);
+  std::memcpy(g_captured->stack.data(), reinterpret_cast<const void*>(r[7]), size);
+}
+
+__attribute__((noinline, optimize("omit-frame-pointer"))) void LevelThree() {
+  g_captured->return_addresses[0] = reinterpret_cast<uint64_t>(__builtin_return_address(0));
+  CaptureLeaf();
+  asm volatile("" ::: "memory");  // not a tail call
+}
+
+__attribute__((noinline, optimize("omit-frame-pointer"))) void LevelTwo() {
+  g_captured->return_addresses[1] = reinterpret_cast<uint64_t>(__builtin_return_address(0));
+  LevelThree();
+  asm volatile("" ::: "memory");
+}
+
+__attribute__((noinline, optimize("omit-frame-pointer"))) void LevelOne() {
+  g_captured->return_addresses[2] = reinterpret_cast<uint64_t>(__builtin_return_address(0));
+  LevelTwo();
+  asm volatile("" ::: "memory");
+}
+#endif
+
+// The executable file mappings of this process, as the recorder sees them.
+UnwindSpace SelfSpace() {
+  UnwindSpace space;
+  space.version = 1;
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  while (std::getline(maps, line)) {
+    std::istringstream in(line);
+    std::string range, perms, offset, dev, inode, path;
+    in >> range >> perms >> offset >> dev >> inode >> path;
+    if (perms.size() < 3 || perms[2] != 'x' || path.empty() || path[0] != '/') continue;
+    UnwindModule m;
+    m.start = std::stoull(range.substr(0, range.find('-')), nullptr, 16);
+    m.end = std::stoull(range.substr(range.find('-') + 1), nullptr, 16);
+    const uint64_t pgoff = std::stoull(offset, nullptr, 16);
+    auto bias = ElfLoadBias(path, m.start, pgoff);
+    if (!bias) continue;
+    m.bias = *bias;
+    m.binary = path;
+    space.modules.push_back(m);
+  }
+  return space;
+}
+
+class DwarfUnwinderTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+#if !defined(__x86_64__)
+    GTEST_SKIP() << "the captured-stack tests are written for x86_64";
+#else
+    g_captured = &captured_;
+    g_stack_end = MainStackEnd();
+    ASSERT_NE(g_stack_end, 0u);
+    LevelOne();
+    g_captured = nullptr;
+    space_ = SelfSpace();
+#endif
+  }
+
+  UnwindRequest Request(size_t stack_bytes) {
+    const U64List values(reinterpret_cast<const std::byte*>(captured_.perf_regs.data()),
+                         captured_.perf_regs.size());
+    UnwindRequest request;
+    request.pid = 1;
+    request.tid = 1;
+    request.space = &space_;
+    request.regs = *ToDwarfRegisters(Arch::kX86_64, UnwindRegsMask(Arch::kX86_64), values);
+    request.stack = std::span(captured_.stack).first(std::min(stack_bytes, captured_.stack.size()));
+    return request;
+  }
+
+  Captured captured_;
+  UnwindSpace space_;
+};
+
+TEST_F(DwarfUnwinderTest, UnwindsThroughFunctionsWithoutFramePointers) {
+  DwarfUnwinder unwinder;
+  std::vector<uint64_t> pcs;
+  const UnwindStop stop = unwinder.Unwind(Request(kCopy), &pcs);
+  ASSERT_GE(pcs.size(), 5u) << UnwindStopName(stop);
+  EXPECT_EQ(pcs[0], captured_.perf_regs[8]);
+  // pcs[1] returns into LevelThree, whose own return address is pcs[2].
+  EXPECT_EQ(pcs[2], captured_.return_addresses[0]);
+  EXPECT_EQ(pcs[3], captured_.return_addresses[1]);
+  EXPECT_EQ(pcs[4], captured_.return_addresses[2]);
+  // The walk goes on into the test fixture's callers (gtest, main, libc);
+  // 16 KiB may or may not reach _start, but it never fails for lack of CFI.
+  EXPECT_TRUE(stop == UnwindStop::kComplete || stop == UnwindStop::kStackTooSmall)
+      << UnwindStopName(stop);
+  EXPECT_GT(pcs.size(), 6u);
+
+  // The same process again reuses its Dwfl and gives the same frames.
+  std::vector<uint64_t> again;
+  EXPECT_EQ(unwinder.Unwind(Request(kCopy), &again), stop);
+  EXPECT_EQ(again, pcs);
+}
+
+TEST_F(DwarfUnwinderTest, ShortStackCopyKeepsTheFramesFound) {
+  DwarfUnwinder unwinder;
+  std::vector<uint64_t> full;
+  unwinder.Unwind(Request(kCopy), &full);
+  // Enough for the leaf's frame only: the walk stops at the copy's end.
+  std::vector<uint64_t> pcs;
+  EXPECT_EQ(unwinder.Unwind(Request(16), &pcs), UnwindStop::kStackTooSmall);
+  ASSERT_GE(pcs.size(), 1u);
+  ASSERT_LT(pcs.size(), full.size());
+  EXPECT_TRUE(std::equal(pcs.begin(), pcs.end(), full.begin()));
+}
+
+TEST_F(DwarfUnwinderTest, FrameLimitAndMissingModules) {
+  DwarfUnwinder unwinder;
+  UnwindRequest request = Request(kCopy);
+  request.max_frames = 2;
+  std::vector<uint64_t> pcs;
+  EXPECT_EQ(unwinder.Unwind(request, &pcs), UnwindStop::kMaxDepth);
+  EXPECT_EQ(pcs.size(), 2u);
+
+  // No modules at all: the sampled pc is kept, nothing more.
+  UnwindSpace empty;
+  empty.version = 7;
+  request = Request(kCopy);
+  request.pid = 2;
+  request.space = &empty;
+  pcs.clear();
+  EXPECT_EQ(unwinder.Unwind(request, &pcs), UnwindStop::kNoModule);
+  EXPECT_EQ(pcs, std::vector<uint64_t>{captured_.perf_regs[8]});
+
+  // A space that changes version under the same pid is re-reported.
+  request.space = &space_;
+  pcs.clear();
+  unwinder.Unwind(request, &pcs);
+  EXPECT_GE(pcs.size(), 5u);
+}
+
+TEST_F(DwarfUnwinderTest, RegistersMissing) {
+  DwarfUnwinder unwinder;
+  UnwindRequest request = Request(kCopy);
+  request.regs = DwarfRegisters{};
+  std::vector<uint64_t> pcs;
+  EXPECT_EQ(unwinder.Unwind(request, &pcs), UnwindStop::kNoRegisters);
+  EXPECT_TRUE(pcs.empty());
+}
+
+TEST(ElfLoadBiasTest, SharedObjectAndErrors) {
+  // This test binary is PIE or not; either way its text mapping's bias must
+  // place the mapping's file offset at the mapping's start.
+  const UnwindSpace space = SelfSpace();
+  ASSERT_FALSE(space.modules.empty());
+  EXPECT_FALSE(ElfLoadBias("/nonexistent", 0, 0).has_value());
+  EXPECT_FALSE(ElfLoadBias("/proc/self/maps", 0, 0).has_value());
+  auto far = ElfLoadBias(space.modules[0].binary, 0x10000000, uint64_t{1} << 40);
+  ASSERT_FALSE(far.has_value());
+  EXPECT_NE(far.error().message.find("no loadable segment"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace sample
