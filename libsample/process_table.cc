@@ -106,6 +106,11 @@ std::string_view ProcessTable::CommOf(uint32_t pid, uint32_t tid) {
   return scratch_;
 }
 
+const std::map<uint64_t, Mapping>* ProcessTable::MappingsOf(uint32_t pid) const {
+  auto it = processes_.find(pid);
+  return it == processes_.end() ? nullptr : &it->second.maps;
+}
+
 const Mapping* ProcessTable::FindMapping(uint32_t pid, uint64_t addr) const {
   auto process = processes_.find(pid);
   if (process == processes_.end()) return nullptr;

@@ -44,6 +44,8 @@ class ProcessTable {
   std::string_view CommOf(uint32_t pid, uint32_t tid);
   // The mapping of `pid` containing `addr`, or nullptr.
   const Mapping* FindMapping(uint32_t pid, uint64_t addr) const;
+  // Every mapping of `pid` by start address, or nullptr for an unknown pid.
+  const std::map<uint64_t, Mapping>* MappingsOf(uint32_t pid) const;
 
   const std::string& DsoPath(uint32_t dso) const { return dsos_[dso]; }
   size_t dso_count() const { return dsos_.size(); }

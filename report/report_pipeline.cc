@@ -55,10 +55,16 @@ class Loader {
 
  private:
   void Apply(const TimedRecord& record);
-  void AddSample(const SampleRecord& sample, uint32_t event);
+  void AddSample(const SampleRecord& sample, uint32_t event, const perf_event_attr& attr);
+  // Before a record changes `pid`'s mappings: unwinds its queued samples
+  // against the old ones, then drops what was kept of them.
+  void MappingsChanging(uint32_t pid);
+  void FlushUnwinding();
   uint32_t LocationId(uint32_t pid, uint64_t ip, bool return_address);
   uint32_t FrameId(uint32_t pid, uint64_t ip, bool return_address);
-  SequenceInterner::Ref StackOf(const SampleRecord& sample);
+  // The stack of a call chain (with context markers) or, if it is empty, of
+  // the ip alone.
+  SequenceInterner::Ref StackOf(uint32_t pid, uint64_t ip, const U64List& callchain);
   void AddGroupReads(const SampleRecord& sample, uint32_t event, ProfileSample& header);
   // Function ids (innermost first: inlined calls, then the function) and
   // symbol offsets of every location.
@@ -72,6 +78,7 @@ class Loader {
   const LoadOptions& options_;
   Recording out_;
   ProcessTable processes_;
+  std::optional<StackUnwinding> unwinding_;
   std::vector<Location> locations_;
   std::unordered_map<Location, uint32_t, LocationHash> location_ids_;
   std::vector<SeenFrame> frames_;
@@ -101,6 +108,13 @@ class Loader {
 Result<Recording> Loader::Run() {
   const unsigned jobs =
       options_.jobs != 0 ? options_.jobs : std::max(1u, std::thread::hardware_concurrency());
+  StackUnwindingOptions unwind_options;
+  unwind_options.jobs = jobs;
+  const auto machine = format::FindMetadata(reader_.metadata(), "arch");
+  unwind_options.arch = machine ? ArchFromMachine(*machine) : HostArch();
+  unwind_options.symfs = options_.symfs;
+  unwind_options.force = options_.force;
+  unwinding_.emplace(unwind_options, processes_, reader_.build_ids());
   OrderedRecordStream stream(reader_, jobs);
   bool any = false;
   for (auto batch = stream.NextBatch(); !batch.empty(); batch = stream.NextBatch()) {
@@ -108,7 +122,11 @@ Result<Recording> Loader::Run() {
     any = true;
     out_.stats.last_time = batch.back().time;
     for (const TimedRecord& record : batch) Apply(record);
+    FlushUnwinding();  // the batch's bytes go away with the next one
   }
+  out_.stats.unwind = unwinding_->stats();
+  out_.stats.missing_binaries += unwinding_->stats().missing_binaries;
+  unwinding_.reset();
   const RecordStreamStats& stream_stats = stream.stats();
   out_.stats.bad_chunks += stream_stats.bad_chunks;
   out_.stats.malformed_records += stream_stats.malformed_chunks;
@@ -182,7 +200,7 @@ void Loader::Apply(const TimedRecord& timed) {
   switch (header.type) {
     case PERF_RECORD_SAMPLE:
       if (auto s = ParseSample(record, attr)) {
-        AddSample(*s, timed.event);
+        AddSample(*s, timed.event, attr);
       } else {
         ok = false;
       }
@@ -191,6 +209,7 @@ void Loader::Apply(const TimedRecord& timed) {
       if (auto m = ParseMmap2(record, attr)) {
         // Only executable mappings matter for symbolization.
         if (m->prot & 0x4 /* PROT_EXEC */) {
+          MappingsChanging(m->pid);
           processes_.ApplyMmap(m->pid, m->addr, m->len, m->pgoff, m->filename);
           chain_cache_.erase(m->pid);
         }
@@ -200,6 +219,7 @@ void Loader::Apply(const TimedRecord& timed) {
       break;
     case PERF_RECORD_COMM:
       if (auto c = ParseComm(record, attr)) {
+        if (c->exec) MappingsChanging(c->pid);
         processes_.ApplyComm(c->pid, c->tid, c->comm, c->exec);
         if (c->exec) chain_cache_.erase(c->pid);
       } else {
@@ -208,6 +228,7 @@ void Loader::Apply(const TimedRecord& timed) {
       break;
     case PERF_RECORD_FORK:
       if (auto f = ParseTask(record, attr)) {
+        if (f->pid != f->ppid) MappingsChanging(f->pid);  // a new process
         processes_.ApplyFork(f->pid, f->ppid, f->tid, f->ptid);
       } else {
         ok = false;
@@ -274,7 +295,23 @@ uint32_t Loader::FrameId(uint32_t pid, uint64_t ip, bool return_address) {
   return it->second;
 }
 
-void Loader::AddSample(const SampleRecord& s, uint32_t event) {
+void Loader::MappingsChanging(uint32_t pid) {
+  if (unwinding_->HasQueuedFor(pid)) FlushUnwinding();
+  unwinding_->MappingsChanged(pid);
+}
+
+void Loader::FlushUnwinding() {
+  unwinding_->Flush([this](size_t index, std::span<const uint64_t> chain) {
+    ProfileSample& sample = samples_[index];
+    const U64List list(reinterpret_cast<const std::byte*>(chain.data()), chain.size());
+    const SequenceInterner::Ref stack = StackOf(sample.pid, 0, list);
+    sample.frames_begin = stack.begin;
+    sample.frames_count = stack.count;
+    out_.stats.frames += stack.count;
+  });
+}
+
+void Loader::AddSample(const SampleRecord& s, uint32_t event, const perf_event_attr& attr) {
   ++out_.stats.samples;
   ++out_.stats.per_cpu[s.cpu].samples;
   ProfileSample header;
@@ -286,16 +323,19 @@ void Loader::AddSample(const SampleRecord& s, uint32_t event) {
   header.time = s.time;
   header.period = s.period;
   AddGroupReads(s, event, header);
-  const SequenceInterner::Ref stack = StackOf(s);
-  header.frames_begin = stack.begin;
-  header.frames_count = stack.count;
-  out_.stats.frames += header.frames_count;
+  // Unwound samples get their stack when the unwinding stage flushes.
+  if (!unwinding_->Queue(samples_.size(), s, attr)) {
+    const SequenceInterner::Ref stack = StackOf(s.pid, s.ip, s.callchain);
+    header.frames_begin = stack.begin;
+    header.frames_count = stack.count;
+    out_.stats.frames += header.frames_count;
+  }
   samples_.push_back(header);
 }
 
-SequenceInterner::Ref Loader::StackOf(const SampleRecord& s) {
+SequenceInterner::Ref Loader::StackOf(uint32_t pid, uint64_t ip, const U64List& callchain) {
   const std::span<const std::byte> chain =
-      s.callchain.empty() ? std::as_bytes(std::span(&s.ip, 1)) : s.callchain.bytes();
+      callchain.empty() ? std::as_bytes(std::span(&ip, 1)) : callchain.bytes();
   uint64_t hash = 0xcbf29ce484222325ull;
   for (size_t i = 0; i + 8 <= chain.size(); i += 8) {
     uint64_t word;
@@ -303,7 +343,7 @@ SequenceInterner::Ref Loader::StackOf(const SampleRecord& s) {
     hash = (hash ^ word) * 0x100000001b3ull;
     hash ^= hash >> 29;
   }
-  auto& cache = chain_cache_[s.pid];
+  auto& cache = chain_cache_[pid];
   auto cached = cache.find(hash);
   if (cached != cache.end() && std::ranges::equal(cached->second.chain, chain)) {
     return cached->second.stack;
@@ -312,16 +352,16 @@ SequenceInterner::Ref Loader::StackOf(const SampleRecord& s) {
   // The first address after each context marker is where that context was
   // interrupted (exact); the rest are return addresses.
   bool exact = true;
-  for (size_t i = 0; i < s.callchain.size(); ++i) {
-    const uint64_t ip = s.callchain[i];
-    if (IsContextMarker(ip)) {
+  for (size_t i = 0; i < callchain.size(); ++i) {
+    const uint64_t address = callchain[i];
+    if (IsContextMarker(address)) {
       exact = true;
       continue;
     }
-    scratch_.push_back(FrameId(s.pid, ip, !exact));
+    scratch_.push_back(FrameId(pid, address, !exact));
     exact = false;
   }
-  if (scratch_.empty()) scratch_.push_back(FrameId(s.pid, s.ip, false));
+  if (scratch_.empty()) scratch_.push_back(FrameId(pid, ip, false));
   const SequenceInterner::Ref stack = frame_stacks_.Intern(scratch_);
   if (cached == cache.end()) {  // a colliding entry stays; this chain is not cached
     cache.emplace(hash, CachedChain{std::vector<std::byte>(chain.begin(), chain.end()), stack});

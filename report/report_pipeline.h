@@ -17,6 +17,7 @@
 #include "formats/chunk_codec.h"
 #include "libsample/profile.h"
 #include "libsample/result.h"
+#include "report/stack_unwinding.h"
 
 namespace sample::report {
 
@@ -40,6 +41,7 @@ struct LoadStats {
   uint64_t mismatched_binaries = 0;  // build-id differs from the recorded one
   uint64_t missing_binaries = 0;     // DSOs with samples whose file could not be read
   uint64_t unknown_group_reads = 0;  // group read values with an id of no known event
+  UnwindStats unwind;                // --call-graph dwarf and fp,leaf samples
   uint64_t first_time = 0;
   uint64_t last_time = 0;
   // By the CPU field of the sample or of the record's sample_id trailer.

@@ -1,0 +1,203 @@
+#include "report/stack_unwinding.h"
+
+#include <algorithm>
+#include <atomic>
+#include <thread>
+
+namespace sample::report {
+namespace {
+
+// Below this many queued samples, starting threads costs more than it saves.
+constexpr size_t kMinParallelItems = 64;
+
+// The fp,leaf check needs one step: the leaf and its caller.
+constexpr size_t kLeafFrames = 2;
+
+// Where the user part of a kernel call chain starts: the index after its
+// PERF_CONTEXT_USER marker, or the chain's size if it has none.
+size_t UserPartStart(const U64List& chain) {
+  for (size_t i = 0; i < chain.size(); ++i) {
+    if (chain[i] == static_cast<uint64_t>(PERF_CONTEXT_USER)) return i + 1;
+  }
+  return chain.size();
+}
+
+}  // namespace
+
+StackMode StackModeOf(const perf_event_attr& attr) {
+  constexpr uint64_t kUserState = PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+  if ((attr.sample_type & kUserState) != kUserState || attr.sample_stack_user == 0) {
+    return StackMode::kKernelChain;
+  }
+  // A user chain from the kernel next to the stack copy: only the leaf is
+  // to be checked. Without one, the copy is the user chain.
+  if ((attr.sample_type & PERF_SAMPLE_CALLCHAIN) && !attr.exclude_callchain_user) {
+    return StackMode::kLeafFix;
+  }
+  return StackMode::kDwarf;
+}
+
+StackUnwinding::StackUnwinding(const StackUnwindingOptions& options,
+                               const ProcessTable& processes, const format::Metadata& build_ids)
+    : options_(options),
+      processes_(processes),
+      build_ids_(build_ids),
+      finder_([&] {
+        DebugFileFinderOptions finder_options;
+        finder_options.symfs = options.symfs;
+        finder_options.use_debuginfod = false;
+        return finder_options;
+      }()) {
+  unwinders_.resize(std::max(1u, options_.jobs));
+}
+
+StackUnwinding::~StackUnwinding() = default;
+
+const StackUnwinding::ResolvedBinary& StackUnwinding::Resolve(uint32_t dso) {
+  auto [it, inserted] = binaries_.try_emplace(dso);
+  if (!inserted) return it->second;
+  const std::string& path = processes_.DsoPath(dso);
+  if (path.empty() || path[0] != '/') return it->second;  // [vdso], //anon, ...
+  const auto recorded = format::FindMetadata(build_ids_, path);
+  const FoundFiles found = finder_.Find(path, recorded.value_or(""));
+  if (!found.binary.empty()) {
+    it->second.binary = found.binary;
+    it->second.debug = found.debug;
+  } else if (options_.force && !found.mismatched_binary.empty()) {
+    it->second.binary = found.mismatched_binary;
+  } else {
+    ++stats_.missing_binaries;
+  }
+  return it->second;
+}
+
+std::shared_ptr<const UnwindSpace> StackUnwinding::SpaceOf(uint32_t pid) {
+  auto& space = spaces_[pid];
+  if (space) return space;
+  auto fresh = std::make_shared<UnwindSpace>();
+  fresh->version = next_version_++;
+  if (const auto* maps = processes_.MappingsOf(pid)) {
+    for (const auto& [start, mapping] : *maps) {
+      const ResolvedBinary& files = Resolve(mapping.dso);
+      if (files.binary.empty()) continue;
+      auto [bias, inserted] =
+          biases_.try_emplace({mapping.dso, mapping.start, mapping.pgoff}, std::nullopt);
+      if (inserted) {
+        if (auto computed = ElfLoadBias(files.binary, mapping.start, mapping.pgoff)) {
+          bias->second = *computed;
+        }
+      }
+      if (!bias->second) continue;
+      // A file mapped in several executable pieces is one module to libdw.
+      const bool same_file = !fresh->modules.empty() &&
+                             fresh->modules.back().binary == files.binary &&
+                             fresh->modules.back().bias == *bias->second;
+      if (same_file) {
+        fresh->modules.back().end = mapping.end;
+        continue;
+      }
+      fresh->modules.push_back(
+          UnwindModule{mapping.start, mapping.end, *bias->second, files.binary, files.debug});
+    }
+  }
+  space = std::move(fresh);
+  return space;
+}
+
+void StackUnwinding::MappingsChanged(uint32_t pid) { spaces_.erase(pid); }
+
+bool StackUnwinding::Queue(size_t index, const SampleRecord& sample,
+                           const perf_event_attr& attr) {
+  const StackMode mode = StackModeOf(attr);
+  if (mode == StackMode::kKernelChain || sample.regs_abi == PERF_SAMPLE_REGS_ABI_NONE) {
+    return false;
+  }
+  Item item;
+  item.index = index;
+  item.mode = mode;
+  item.pid = sample.pid;
+  item.tid = sample.tid;
+  item.ip = sample.ip;
+  item.stack = sample.user_stack;
+  item.callchain = sample.callchain;
+  if (mode == StackMode::kDwarf) {
+    ++stats_.dwarf_samples;
+  } else {
+    ++stats_.leaf_samples;
+  }
+  // 32-bit processes (PERF_SAMPLE_REGS_ABI_32) are not unwound.
+  auto regs = sample.regs_abi == PERF_SAMPLE_REGS_ABI_64
+                  ? ToDwarfRegisters(options_.arch, attr.sample_regs_user, sample.user_regs)
+                  : std::nullopt;
+  if (regs) {
+    item.regs = *regs;
+    item.space = SpaceOf(sample.pid);
+  }
+  queued_pids_.insert(sample.pid);
+  queue_.push_back(std::move(item));
+  return true;
+}
+
+void StackUnwinding::Work(DwarfUnwinder& unwinder, Item& item) const {
+  item.chain.clear();
+  const size_t user_start = UserPartStart(item.callchain);
+  UnwindRequest request;
+  request.pid = item.pid;
+  request.tid = item.tid;
+  request.space = item.space.get();
+  request.regs = item.regs;
+  request.stack = item.stack;
+  if (item.mode == StackMode::kDwarf) {
+    // Kernel frames as the kernel gave them, then the unwound user frames.
+    const size_t kernel_end = user_start == item.callchain.size() ? user_start : user_start - 1;
+    for (size_t i = 0; i < kernel_end; ++i) item.chain.push_back(item.callchain[i]);
+    item.chain.push_back(static_cast<uint64_t>(PERF_CONTEXT_USER));
+    const size_t first_user = item.chain.size();
+    item.stop = request.space ? unwinder.Unwind(request, &item.chain) : UnwindStop::kNoRegisters;
+    if (item.chain.size() == first_user) item.chain.pop_back();  // no user frames
+    if (item.chain.empty()) item.chain.push_back(item.ip);
+    return;
+  }
+  // fp,leaf: u0 is the sampled user pc, u1 what the frame pointer chain
+  // names as its caller. If the leaf's CFI says its caller is someone else,
+  // the leaf had not pushed a frame yet and the chain skipped that caller.
+  for (size_t i = 0; i < item.callchain.size(); ++i) item.chain.push_back(item.callchain[i]);
+  if (request.space == nullptr || user_start >= item.callchain.size()) return;
+  std::vector<uint64_t> step;
+  request.max_frames = kLeafFrames;
+  unwinder.Unwind(request, &step);
+  if (step.size() < kLeafFrames || step[0] != item.callchain[user_start]) return;
+  const bool has_u1 = user_start + 1 < item.callchain.size();
+  if (has_u1 && step[1] == item.callchain[user_start + 1]) return;
+  item.chain.insert(item.chain.begin() + static_cast<std::ptrdiff_t>(user_start + 1), step[1]);
+  item.caller_inserted = true;
+}
+
+void StackUnwinding::Flush(const std::function<void(size_t, std::span<const uint64_t>)>& done) {
+  if (queue_.empty()) return;
+  const size_t threads = queue_.size() < kMinParallelItems ? 1 : unwinders_.size();
+  std::atomic<size_t> next{0};
+  auto run = [&](DwarfUnwinder& unwinder) {
+    for (size_t i = next++; i < queue_.size(); i = next++) Work(unwinder, queue_[i]);
+  };
+  {
+    std::vector<std::jthread> helpers;
+    for (size_t t = 1; t < threads; ++t) helpers.emplace_back([&, t] { run(unwinders_[t]); });
+    run(unwinders_[0]);
+  }
+  for (Item& item : queue_) {
+    if (item.mode == StackMode::kDwarf) {
+      ++stats_.stops[static_cast<size_t>(item.stop)];
+      const size_t user_start = UserPartStart(U64List(
+          reinterpret_cast<const std::byte*>(item.chain.data()), item.chain.size()));
+      stats_.dwarf_frames += item.chain.size() - user_start;
+    } else if (item.caller_inserted) {
+      ++stats_.leaf_callers_inserted;
+    }
+    done(item.index, item.chain);
+  }
+  queue_.clear();
+  queued_pids_.clear();
+}
+
+}  // namespace sample::report

@@ -1,0 +1,133 @@
+// StackUnwinding: the reporter's unwinding stage, between the time-ordered
+// records and the stacks of frames.
+//
+// Samples recorded with --call-graph dwarf carry user registers and a copy
+// of the user stack instead of a user call chain: their user frames are
+// unwound here with DWARF CFI and joined below the kernel frames of the
+// kernel's chain, as perf shows them. Samples recorded with
+// --call-graph fp,leaf carry a frame-pointer chain plus the registers and a
+// few hundred bytes of stack: one CFI step from the leaf finds its real
+// caller, which the frame-pointer chain skips when the leaf had not set up
+// its frame (gcc omits that in leaf functions), and inserts it.
+//
+// Samples are queued while records are applied and unwound together by
+// Flush() on `jobs` threads (each with its own DwarfUnwinder, so one Dwfl
+// per process per thread). The caller must flush before a record changes
+// the mappings of a process with queued samples (HasQueuedFor), so that
+// each sample unwinds against the mappings it was taken with and the
+// caller resolves the frames against the same ones.
+//
+// Owns the unwinders, the per-process module lists and the binary lookups
+// (build-id checked, never debuginfod: that is the symbolizer's job).
+#pragma once
+
+#include <linux/perf_event.h>
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "formats/chunk_codec.h"
+#include "libsample/debug_file_finder.h"
+#include "libsample/dwarf_unwinder.h"
+#include "libsample/perf_record.h"
+#include "libsample/process_table.h"
+
+namespace sample::report {
+
+enum class StackMode {
+  kKernelChain,  // the kernel's call chain (or just the ip) as recorded
+  kDwarf,        // user frames unwound from the copied stack
+  kLeafFix,      // a frame-pointer chain checked against the leaf's CFI
+};
+StackMode StackModeOf(const perf_event_attr& attr);
+
+struct UnwindStats {
+  uint64_t dwarf_samples = 0;  // samples whose user stack was unwound
+  std::array<uint64_t, kUnwindStopCount> stops{};  // why each of those walks ended
+  uint64_t dwarf_frames = 0;                       // user frames they gave
+  uint64_t leaf_samples = 0;                       // fp,leaf samples checked
+  uint64_t leaf_callers_inserted = 0;              // callers the fp chain had skipped
+  uint64_t missing_binaries = 0;                   // binaries not found for unwinding
+};
+
+struct StackUnwindingOptions {
+  unsigned jobs = 1;
+  Arch arch = Arch::kUnknown;  // of the recording host
+  std::string symfs;
+  bool force = false;  // use binaries whose build-id differs from the recorded one
+};
+
+class StackUnwinding {
+ public:
+  StackUnwinding(const StackUnwindingOptions& options, const ProcessTable& processes,
+                 const format::Metadata& build_ids);
+  ~StackUnwinding();
+
+  // Queues sample `index` (the caller's numbering), written by an event
+  // with `attr`, for unwinding; false if it needs none (not a dwarf or
+  // fp,leaf event, or no user registers: then the recorded chain stands).
+  bool Queue(size_t index, const SampleRecord& sample, const perf_event_attr& attr);
+  bool empty() const { return queue_.empty(); }
+  bool HasQueuedFor(uint32_t pid) const { return queued_pids_.contains(pid); }
+
+  // The mappings of `pid` changed (after a flush, if it had queued samples).
+  void MappingsChanged(uint32_t pid);
+
+  // Unwinds every queued sample, then calls `done` in queue order with each
+  // sample's index and its full chain: kernel frames, PERF_CONTEXT_USER,
+  // then user frames (the same shape as a kernel call chain). The sample
+  // bytes given to Queue must live until then.
+  void Flush(const std::function<void(size_t, std::span<const uint64_t>)>& done);
+
+  const UnwindStats& stats() const { return stats_; }
+
+ private:
+  struct Item {
+    size_t index;
+    StackMode mode;
+    uint32_t pid;
+    uint32_t tid;
+    uint64_t ip;
+    std::shared_ptr<const UnwindSpace> space;
+    DwarfRegisters regs;
+    std::span<const std::byte> stack;
+    U64List callchain;
+    // Filled by the workers.
+    std::vector<uint64_t> chain;
+    UnwindStop stop = UnwindStop::kComplete;
+    bool caller_inserted = false;  // fp,leaf: the skipped caller was put back
+  };
+  struct ResolvedBinary {
+    std::string binary;
+    std::string debug;
+  };
+
+  std::shared_ptr<const UnwindSpace> SpaceOf(uint32_t pid);
+  const ResolvedBinary& Resolve(uint32_t dso);
+  void Work(DwarfUnwinder& unwinder, Item& item) const;
+
+  StackUnwindingOptions options_;
+  const ProcessTable& processes_;
+  const format::Metadata& build_ids_;
+  DebugFileFinder finder_;
+  std::vector<DwarfUnwinder> unwinders_;  // one per job
+  std::vector<Item> queue_;
+  std::unordered_set<uint32_t> queued_pids_;
+  std::unordered_map<uint32_t, std::shared_ptr<const UnwindSpace>> spaces_;
+  uint64_t next_version_ = 1;
+  std::unordered_map<uint32_t, ResolvedBinary> binaries_;  // by dso id
+  // (dso, start, pgoff) -> load bias; nullopt when the file is unreadable.
+  std::map<std::tuple<uint32_t, uint64_t, uint64_t>, std::optional<uint64_t>> biases_;
+  UnwindStats stats_;
+};
+
+}  // namespace sample::report
