@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -50,6 +51,9 @@ const Dwfl_Callbacks kDwflCallbacks = {
 }  // namespace
 
 struct DwarfUnwinder::Process {
+  // Modules reported, by (start, binary), with the copy their userdata
+  // points at (declared first: the Dwfl goes first).
+  std::map<std::pair<uint64_t, std::string>, std::unique_ptr<UnwindModule>> reported;
   DwflPtr dwfl;
   uint64_t version = 0;
   bool attached = false;
@@ -191,27 +195,49 @@ void DwarfUnwinder::Forget(uint32_t pid) { processes_.erase(pid); }
 
 DwarfUnwinder::Process* DwarfUnwinder::ProcessFor(const UnwindRequest& request) {
   std::unique_ptr<Process>& slot = processes_[request.pid];
+  if (slot && slot->version == request.space->version) return slot->attached ? slot.get() : nullptr;
+  const std::vector<UnwindModule>& modules = request.space->modules;
+  // Mappings mostly only grow (libraries loading): then the new modules
+  // are added to the Dwfl and the CFI already parsed stays. Any module gone
+  // or moved (munmap, exec) means a fresh Dwfl: libdw re-reporting through
+  // dwfl_report_begin after dwfl_attach_state loses the modules' CFI
+  // (measured: every later unwind fell back to frame pointers).
+  if (slot) {
+    for (const auto& [key, unused] : slot->reported) {
+      const bool kept = std::any_of(modules.begin(), modules.end(), [&](const UnwindModule& m) {
+        return m.start == key.first && m.binary == key.second;
+      });
+      if (!kept) {
+        slot.reset();
+        break;
+      }
+    }
+  }
   if (!slot) {
     slot = std::make_unique<Process>();
     slot->dwfl.reset(dwfl_begin(&kDwflCallbacks));
     if (!slot->dwfl) return nullptr;
   }
   Process* process = slot.get();
-  if (process->version == request.space->version && process->attached) return process;
-  // Re-reporting keeps the modules reported again (and their parsed CFI);
-  // the rest are dropped at dwfl_report_end.
   Dwfl* dwfl = process->dwfl.get();
-  dwfl_report_begin(dwfl);
-  for (const UnwindModule& module : request.space->modules) {
+  dwfl_report_begin_add(dwfl);
+  for (const UnwindModule& module : modules) {
     if (module.binary.empty()) continue;
+    auto [it, inserted] = process->reported.try_emplace({module.start, module.binary});
+    if (!inserted) {
+      it->second->debug = module.debug;
+      continue;
+    }
     // add_p_vaddr: `bias` is added to the segments' vaddrs (for ET_DYN;
     // ET_EXEC files sit at their own addresses).
     Dwfl_Module* reported =
         dwfl_report_elf(dwfl, module.binary.c_str(), module.binary.c_str(), -1, module.bias, true);
+    // The debug file's path must outlive the space that named it.
+    it->second = std::make_unique<UnwindModule>(module);
     if (reported == nullptr) continue;
     void** userdata = nullptr;
     dwfl_module_info(reported, &userdata, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr);
-    if (userdata != nullptr) *userdata = const_cast<UnwindModule*>(&module);
+    if (userdata != nullptr) *userdata = it->second.get();
   }
   dwfl_report_end(dwfl, nullptr, nullptr);
   process->version = request.space->version;

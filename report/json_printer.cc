@@ -144,8 +144,21 @@ void JsonPrinter::Stats(const HeaderView& h, const LoadStats& stats) {
       .Field("frames", stats.frames)
       .Field("unknown_frames", stats.unknown_frames)
       .Field("missing_binaries", stats.missing_binaries)
-      .Field("mismatched_binaries", stats.mismatched_binaries)
-      .Field("finalized", h.finalized);
+      .Field("mismatched_binaries", stats.mismatched_binaries);
+  const UnwindStats& unwind = stats.unwind;
+  json_.Key("unwinding")
+      .BeginObject()
+      .Field("dwarf_samples", unwind.dwarf_samples)
+      .Field("dwarf_frames", unwind.dwarf_frames);
+  json_.Key("ended").BeginObject();
+  for (size_t i = 0; i < unwind.stops.size(); ++i) {
+    json_.Field(UnwindStopName(static_cast<UnwindStop>(i)), unwind.stops[i]);
+  }
+  json_.EndObject();
+  json_.Field("leaf_samples", unwind.leaf_samples)
+      .Field("leaf_callers_inserted", unwind.leaf_callers_inserted)
+      .EndObject();
+  json_.Field("finalized", h.finalized);
   json_.EndObject();
 }
 

@@ -37,12 +37,9 @@ StackMode StackModeOf(const perf_event_attr& attr) {
   return StackMode::kDwarf;
 }
 
-StackUnwinding::StackUnwinding(const StackUnwindingOptions& options,
-                               const ProcessTable& processes, const format::Metadata& build_ids)
-    : options_(options),
-      processes_(processes),
-      build_ids_(build_ids),
-      finder_([&] {
+StackUnwinding::StackUnwinding(const StackUnwindingOptions& options, const ProcessTable& processes,
+                               const format::Metadata& build_ids)
+    : options_(options), processes_(processes), build_ids_(build_ids), finder_([&] {
         DebugFileFinderOptions finder_options;
         finder_options.symfs = options.symfs;
         finder_options.use_debuginfod = false;
@@ -106,8 +103,7 @@ std::shared_ptr<const UnwindSpace> StackUnwinding::SpaceOf(uint32_t pid) {
 
 void StackUnwinding::MappingsChanged(uint32_t pid) { spaces_.erase(pid); }
 
-bool StackUnwinding::Queue(size_t index, const SampleRecord& sample,
-                           const perf_event_attr& attr) {
+bool StackUnwinding::Queue(size_t index, const SampleRecord& sample, const perf_event_attr& attr) {
   const StackMode mode = StackModeOf(attr);
   if (mode == StackMode::kKernelChain || sample.regs_abi == PERF_SAMPLE_REGS_ABI_NONE) {
     return false;
@@ -188,8 +184,8 @@ void StackUnwinding::Flush(const std::function<void(size_t, std::span<const uint
   for (Item& item : queue_) {
     if (item.mode == StackMode::kDwarf) {
       ++stats_.stops[static_cast<size_t>(item.stop)];
-      const size_t user_start = UserPartStart(U64List(
-          reinterpret_cast<const std::byte*>(item.chain.data()), item.chain.size()));
+      const size_t user_start = UserPartStart(
+          U64List(reinterpret_cast<const std::byte*>(item.chain.data()), item.chain.size()));
       stats_.dwarf_frames += item.chain.size() - user_start;
     } else if (item.caller_inserted) {
       ++stats_.leaf_callers_inserted;

@@ -51,7 +51,7 @@ enum class StackMode {
 StackMode StackModeOf(const perf_event_attr& attr);
 
 struct UnwindStats {
-  uint64_t dwarf_samples = 0;  // samples whose user stack was unwound
+  uint64_t dwarf_samples = 0;                      // samples whose user stack was unwound
   std::array<uint64_t, kUnwindStopCount> stops{};  // why each of those walks ended
   uint64_t dwarf_frames = 0;                       // user frames they gave
   uint64_t leaf_samples = 0;                       // fp,leaf samples checked

@@ -91,6 +91,21 @@ std::string FormatStatsText(const HeaderView& h, const LoadStats& stats) {
   row("unknown frames", stats.unknown_frames, fmt::format(" of {} frames", stats.frames));
   row("missing binaries", stats.missing_binaries);
   row("mismatched binaries", stats.mismatched_binaries);
+  const UnwindStats& unwind = stats.unwind;
+  if (unwind.dwarf_samples != 0) {
+    out += "\nDWARF unwinding:\n";
+    row("samples unwound", unwind.dwarf_samples,
+        fmt::format(", {} user frames", unwind.dwarf_frames));
+    for (size_t i = 0; i < unwind.stops.size(); ++i) {
+      if (unwind.stops[i] == 0) continue;
+      row(fmt::format("ended: {}", UnwindStopName(static_cast<UnwindStop>(i))), unwind.stops[i]);
+    }
+  }
+  if (unwind.leaf_samples != 0) {
+    out += "\nLeaf check (fp,leaf):\n";
+    row("samples checked", unwind.leaf_samples);
+    row("callers inserted", unwind.leaf_callers_inserted);
+  }
   out += fmt::format("\nFile: {}\n", FileState(h));
   return out;
 }
