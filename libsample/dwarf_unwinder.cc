@@ -10,10 +10,13 @@
 #include <cerrno>
 #include <cstring>
 #include <map>
+#include <optional>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
 #include "libsample/elf_file.h"
+#include "libsample/x86_frame_rule.h"
 
 namespace sample {
 namespace {
@@ -62,6 +65,9 @@ struct DwarfUnwinder::Process {
   UnwindStop memory_failure = UnwindStop::kComplete;
   std::vector<uint64_t>* pcs = nullptr;
   bool hit_max_depth = false;
+  // x86_64 CFI rules by lookup pc, for the fast path; cleared when the
+  // modules change.
+  std::unordered_map<uint64_t, X86FrameRule> rules;
 };
 
 namespace {
@@ -162,6 +168,81 @@ int OnFrame(Dwfl_Frame* frame, void* arg) {
   return DWARF_CB_OK;
 }
 
+// The rule for `pc` (a lookup pc: the caller's return address minus one),
+// from .eh_frame, else .debug_frame, as libdw's unwinder looks them up.
+const X86FrameRule& RuleFor(Process* process, uint64_t pc) {
+  auto [it, inserted] = process->rules.try_emplace(pc);
+  if (!inserted) return it->second;
+  Dwfl_Module* module = dwfl_addrmodule(process->dwfl.get(), pc);
+  if (module == nullptr) return it->second;
+  for (int source = 0; source < 2; ++source) {
+    Dwarf_Addr bias = 0;
+    Dwarf_CFI* cfi =
+        source == 0 ? dwfl_module_eh_cfi(module, &bias) : dwfl_module_dwarf_cfi(module, &bias);
+    Dwarf_Frame* frame = nullptr;
+    if (cfi == nullptr || dwarf_cfi_addrframe(cfi, pc - bias, &frame) != 0) continue;
+    it->second = ReadX86FrameRule(frame);
+    free(frame);
+    break;
+  }
+  return it->second;
+}
+
+// Walks an x86_64 stack with cached rules. nullopt (and `pcs` as it was)
+// when some frame needs more than the rules hold: libdw then walks it.
+std::optional<UnwindStop> WalkWithRules(Process* process, const UnwindRequest& request,
+                                        std::vector<uint64_t>* pcs) {
+  using Kind = X86FrameRule::Kind;
+  constexpr auto& kRegs = X86FrameRule::kDwarfRegs;
+  const size_t first = pcs->size();
+  std::array<uint64_t, kRegs.size()> value{};
+  uint32_t known = 0;
+  for (size_t i = 0; i < kRegs.size(); ++i) {
+    if (kRegs[i] != 16 && request.regs.Has(kRegs[i])) {
+      value[i] = request.regs.value[kRegs[i]];
+      known |= 1u << i;
+    }
+  }
+  uint64_t pc = request.regs.pc;
+  uint64_t sp = request.regs.sp;
+  pcs->push_back(pc);
+  for (bool innermost = true;; innermost = false) {
+    if (pcs->size() - first >= request.max_frames) return UnwindStop::kMaxDepth;
+    // A caller's pc is a return address: its call is at pc - 1.
+    const X86FrameRule& rule = RuleFor(process, innermost ? pc : pc - 1);
+    const bool rbp_known = (known >> X86FrameRule::kRbp & 1) != 0;
+    if (!rule.usable || (rule.cfa_from_rbp && !rbp_known) ||
+        rule.kind[X86FrameRule::kReturnAddress] == Kind::kSame) {
+      pcs->resize(first);
+      return std::nullopt;
+    }
+    if (rule.kind[X86FrameRule::kReturnAddress] == Kind::kUndefined) return UnwindStop::kComplete;
+    const uint64_t cfa = (rule.cfa_from_rbp ? value[X86FrameRule::kRbp] : sp) +
+                         static_cast<uint64_t>(rule.cfa_offset);
+    for (size_t i = 0; i < kRegs.size(); ++i) {
+      if (rule.kind[i] == Kind::kUndefined) {
+        known &= ~(1u << i);
+      } else if (rule.kind[i] == Kind::kAtCfa) {
+        Dwarf_Word word;
+        const bool read = MemoryRead(process->dwfl.get(),
+                                     cfa + static_cast<uint64_t>(rule.offset[i]), &word, process);
+        if (!read && i == X86FrameRule::kReturnAddress) return process->memory_failure;
+        if (read) {
+          value[i] = word;
+          known |= 1u << i;
+        } else {
+          known &= ~(1u << i);
+        }
+      }
+    }
+    process->memory_failure = UnwindStop::kComplete;  // a lost saved register is no failure
+    pc = value[X86FrameRule::kReturnAddress];
+    sp = cfa;  // x86_64: the caller's stack pointer is the CFA
+    if (pc == 0) return UnwindStop::kComplete;
+    pcs->push_back(pc);
+  }
+}
+
 }  // namespace
 
 const char* UnwindStopName(UnwindStop stop) {
@@ -186,7 +267,7 @@ const char* UnwindStopName(UnwindStop stop) {
   return "other";
 }
 
-DwarfUnwinder::DwarfUnwinder() = default;
+DwarfUnwinder::DwarfUnwinder(bool use_rule_cache) : use_rule_cache_(use_rule_cache) {}
 DwarfUnwinder::~DwarfUnwinder() = default;
 DwarfUnwinder::DwarfUnwinder(DwarfUnwinder&&) noexcept = default;
 DwarfUnwinder& DwarfUnwinder::operator=(DwarfUnwinder&&) noexcept = default;
@@ -241,6 +322,7 @@ DwarfUnwinder::Process* DwarfUnwinder::ProcessFor(const UnwindRequest& request) 
   }
   dwfl_report_end(dwfl, nullptr, nullptr);
   process->version = request.space->version;
+  process->rules.clear();  // a pc in no module may be in a new one
   if (!process->attached) {
     // The architecture comes from the reported modules' ELF headers, so a
     // recording from another architecture unwinds with its own backend.
@@ -260,6 +342,14 @@ UnwindStop DwarfUnwinder::Unwind(const UnwindRequest& request, std::vector<uint6
   }
   process->request = &request;
   process->memory_failure = UnwindStop::kComplete;
+  if (use_rule_cache_ && request.regs.count == 17 /* x86_64 */) {
+    const auto stop = WalkWithRules(process, request, pcs);
+    if (stop) {
+      process->request = nullptr;
+      return *stop;
+    }
+    process->memory_failure = UnwindStop::kComplete;
+  }
   process->pcs = pcs;
   process->hit_max_depth = false;
   const int rc =

@@ -68,7 +68,10 @@ struct UnwindRequest {
 
 class DwarfUnwinder {
  public:
-  DwarfUnwinder();
+  // `use_rule_cache`: on x86_64, step frames with cached CFI rules and use
+  // libdw's own walk only for the samples they cannot handle (tests turn it
+  // off to compare the two).
+  explicit DwarfUnwinder(bool use_rule_cache = true);
   ~DwarfUnwinder();
   DwarfUnwinder(DwarfUnwinder&&) noexcept;
   DwarfUnwinder& operator=(DwarfUnwinder&&) noexcept;
@@ -88,6 +91,7 @@ class DwarfUnwinder {
  private:
   Process* ProcessFor(const UnwindRequest& request);
 
+  bool use_rule_cache_ = true;
   std::unordered_map<uint32_t, std::unique_ptr<Process>> processes_;
 };
 

@@ -203,6 +203,28 @@ TEST_F(DwarfUnwinderTest, RegistersMissing) {
   EXPECT_TRUE(pcs.empty());
 }
 
+TEST_F(DwarfUnwinderTest, CachedRulesWalkLikeLibdw) {
+  // The same samples through libdw's walk and through the cached x86_64
+  // rules: the same frames and the same reason to stop, whatever the copy.
+  for (size_t bytes : {size_t{16}, size_t{200}, size_t{1024}, kCopy}) {
+    for (size_t max_frames : {size_t{2}, size_t{256}}) {
+      DwarfUnwinder libdw(/*use_rule_cache=*/false);
+      DwarfUnwinder cached(/*use_rule_cache=*/true);
+      UnwindRequest request = Request(bytes);
+      request.max_frames = max_frames;
+      std::vector<uint64_t> expected, actual;
+      const UnwindStop expected_stop = libdw.Unwind(request, &expected);
+      // Twice: the second walk runs on rules cached by the first.
+      for (int round = 0; round < 2; ++round) {
+        actual.clear();
+        EXPECT_EQ(cached.Unwind(request, &actual), expected_stop)
+            << bytes << " bytes, round " << round;
+        EXPECT_EQ(actual, expected) << bytes << " bytes, round " << round;
+      }
+    }
+  }
+}
+
 TEST(ElfLoadBiasTest, SharedObjectAndErrors) {
   // This test binary is PIE or not; either way its text mapping's bias must
   // place the mapping's file offset at the mapping's start.
