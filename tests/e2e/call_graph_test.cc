@@ -190,6 +190,13 @@ TEST_F(CallGraphTest, DwarfSamplesCarryRegistersAndStackAndOnlyKernelChains) {
   EXPECT_GT(returns_to_level_three, hot * 95 / 100) << hot;
   // The clock reads enter the kernel now and then.
   EXPECT_GT(kernel_chains, 0u);
+
+  const RunResult header = RunTool({kReport, "-i", data_, "--header-only"}, dir_);
+  ASSERT_EQ(header.exit_code, 0) << header.err;
+  EXPECT_NE(header.out.find("CALLCHAIN|REGS_USER|STACK_USER, call-graph = dwarf (8192 bytes of "
+                            "user stack), sample_regs_user = 0xff01ff, exclude_callchain_user = 1"),
+            std::string::npos)
+      << header.out;
 }
 
 // 64 frames of over 256 bytes: the stack above the leaf is deeper than the
