@@ -23,7 +23,7 @@
 namespace sample {
 namespace {
 
-constexpr std::string_view kGenericTerms = "period, freq, call-graph, name";
+constexpr std::string_view kGenericTerms = "period, freq, call-graph, stack-size, name";
 
 // The PMU of a PMU event, and the terms its name implies.
 struct Resolved {
@@ -57,11 +57,11 @@ class Resolver {
   std::optional<Tracefs> tracefs_;
 };
 
-// period, freq, call-graph, name, and for PMU events config, config1,
-// config2. False if `term` is none of them.
+// period, freq, call-graph, stack-size, name, and for PMU events config,
+// config1, config2. False if `term` is none of them.
 Result<bool> ApplyGenericTerm(const PmuTerm& term, bool pmu_event, EventSpec* spec) {
   const std::string& key = term.key;
-  const bool numeric = key == "period" || key == "freq" ||
+  const bool numeric = key == "period" || key == "freq" || key == "stack-size" ||
                        (pmu_event && (key == "config" || key == "config1" || key == "config2"));
   if (!numeric && key != "call-graph" && key != "name") return false;
   if (!term.value || term.value->empty()) return Fail(fmt::format("term '{}' needs a value", key));
@@ -83,7 +83,11 @@ Result<bool> ApplyGenericTerm(const PmuTerm& term, bool pmu_event, EventSpec* sp
   }
   auto value = ParseTermNumber(*term.value);
   if (!value) return Fail(fmt::format("term '{}': {}", key, value.error().message));
-  if (key == "config") {
+  if (key == "stack-size") {
+    auto size = CheckStackSize(*value);
+    if (!size) return tl::unexpected(size.error());
+    spec->stack_size = *size;
+  } else if (key == "config") {
     spec->attr.config = *value;
   } else if (key == "config1") {
     spec->attr.config1 = *value;

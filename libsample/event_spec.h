@@ -11,8 +11,9 @@
 //   uprobe:/bin/ls:main+4             uprobe / uretprobe through the uprobe
 //   uretprobe:/bin/ls:main            PMU (no tracefs probe definitions)
 // Any event takes slash terms (`cpu-clock/period=100000,call-graph=fp/`:
-// period, freq, call-graph, name; PMU events also config, config1, config2
-// and their format terms) and modifiers after ':' or right after the closing
+// period, freq, call-graph (fp, dwarf or no), stack-size (bytes of user
+// stack for dwarf), name; PMU events also config, config1, config2 and their
+// format terms) and modifiers after ':' or right after the closing
 // slash: u, k, h (count only in user, kernel, hypervisor), p/pp/ppp (skid),
 // S (groups: the leader samples, the members are read with it).
 //
@@ -28,11 +29,10 @@
 #include <string_view>
 #include <vector>
 
+#include "libsample/call_graph_mode.h"
 #include "libsample/result.h"
 
 namespace sample {
-
-enum class CallGraphMode { kNone, kFramePointer, kDwarf };
 
 // One event of a parsed `-e` list.
 struct EventSpec {
@@ -50,6 +50,7 @@ struct EventSpec {
   bool period_given = false;                // a period=N term
   bool freq_given = false;                  // a freq=N term
   std::optional<CallGraphMode> call_graph;  // a call-graph=fp|dwarf|no term
+  std::optional<uint32_t> stack_size;       // a stack-size=N term, checked and rounded to 8
   int group_index = -1;       // -1: not in a group; else its group's index (0, 1, ...)
   bool group_leader = false;  // first event of its group
   // In a group with the S modifier: only the leader samples, and its
@@ -60,7 +61,6 @@ struct EventSpec {
   // perf_event_open, while this string is alive. config2 already holds the
   // file offset of the probe.
   std::string uprobe_path;
-
 };
 
 struct EventParseOptions {

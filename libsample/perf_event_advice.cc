@@ -37,6 +37,24 @@ std::string EventKind(const perf_event_attr& attr) {
   }
 }
 
+// EINVAL for an event that samples user registers and stack: the stack size
+// is the likely culprit when it breaks the kernel's rules (a multiple of 8
+// below 65535), else the register mask or the kernel's support for either.
+std::string CallGraphAdvice(const std::string& what, const perf_event_attr& attr) {
+  const uint32_t size = attr.sample_stack_user;
+  if ((attr.sample_type & PERF_SAMPLE_STACK_USER) && (size % 8 != 0 || size >= 65535)) {
+    return fmt::format(
+        "{}.\n  The user stack size {} is not one the kernel takes: a multiple of 8 below "
+        "65535 (--call-graph dwarf,SIZE or stack-size=SIZE; at most 65528).",
+        what, size);
+  }
+  return fmt::format(
+      "{}.\n  The kernel rejected the call-graph attributes (user registers {:#x}, {} bytes of "
+      "user stack): it may not support them for this event or architecture. Use --call-graph "
+      "fp, or a smaller stack size.",
+      what, attr.sample_regs_user, size);
+}
+
 }  // namespace
 
 std::optional<int> ReadPerfEventParanoid() {
@@ -99,7 +117,18 @@ std::string ExplainPerfEventOpenError(int err, const perf_event_attr& attr, pid_
               what, attr.sample_freq, *max_rate);
         }
       }
+      if (attr.sample_type & (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)) {
+        return CallGraphAdvice(what, attr);
+      }
       return fmt::format("{}.\n  The kernel rejected the event's attributes.", what);
+    case ENOSYS:
+      if (attr.sample_type & (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)) {
+        return fmt::format(
+            "{}.\n  This kernel cannot sample user registers or copy user stacks on this "
+            "architecture, which --call-graph dwarf and fp,leaf need. Use --call-graph fp.",
+            what);
+      }
+      return what + ".";
     case ENODEV:
       return fmt::format("{}.\n  CPU {} is offline or does not exist.", what, cpu);
     case EBUSY:

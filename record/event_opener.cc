@@ -12,6 +12,27 @@ namespace {
 
 bool IsLeaderOrAlone(const EventSpec& spec) { return spec.group_index < 0 || spec.group_leader; }
 
+// The recording's call-graph settings as the event's terms change them, as
+// perf does: call-graph=MODE replaces the mode (keeping the recording's
+// leaf and size when the mode is the same), stack-size=N replaces the size
+// of whichever mode copies the stack.
+Result<CallGraphOptions> EventCallGraph(const EventSpec& spec, const CallGraphOptions& defaults) {
+  CallGraphOptions options = defaults;
+  if (spec.call_graph && *spec.call_graph != defaults.mode) {
+    options = DefaultCallGraph(*spec.call_graph);
+  }
+  if (spec.stack_size) {
+    if (options.stack_size == 0) {
+      return Fail(fmt::format(
+          "stack-size={} needs a call graph that copies the stack: add call-graph=dwarf to the "
+          "event or use --call-graph dwarf (or fp,leaf)",
+          *spec.stack_size));
+    }
+    options.stack_size = *spec.stack_size;
+  }
+  return options;
+}
+
 }  // namespace
 
 Result<EventOpener> EventOpener::Create(std::vector<EventSpec> specs,
@@ -36,20 +57,16 @@ Result<EventOpener> EventOpener::Create(std::vector<EventSpec> specs,
         attr.sample_freq = defaults.frequency;
       }
     }
-    bool callchain = defaults.callchain;
-    if (spec.call_graph) {
-      if (*spec.call_graph == CallGraphMode::kDwarf) {
-        return Fail(fmt::format(
-            "event '{}': call-graph=dwarf is not supported by this version yet; use "
-            "call-graph=fp (frame pointers)",
-            spec.name));
-      }
-      callchain = *spec.call_graph == CallGraphMode::kFramePointer;
-    }
     // IDENTIFIER first: every record names its event, whatever the layout.
     attr.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
                        PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
-    if (callchain) attr.sample_type |= PERF_SAMPLE_CALLCHAIN;
+    auto call_graph = EventCallGraph(spec, defaults.call_graph);
+    if (!call_graph) {
+      return Fail(fmt::format("event '{}': {}", spec.name, call_graph.error().message));
+    }
+    if (auto applied = ApplyCallGraph(*call_graph, defaults.arch, &attr); !applied) {
+      return Fail(fmt::format("event '{}': {}", spec.name, applied.error().message));
+    }
     if (spec.sample_read && spec.group_leader) {
       attr.sample_type |= PERF_SAMPLE_READ;
       attr.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_ID;
@@ -76,8 +93,8 @@ Result<EventOpener> EventOpener::Create(std::vector<EventSpec> specs,
     // Wake up when a quarter of the buffer is full: early enough that a
     // burst does not overflow it before we drain.
     attr.watermark = 1;
-    attr.wakeup_watermark = static_cast<uint32_t>(
-        defaults.mmap_pages * static_cast<size_t>(sysconf(_SC_PAGESIZE)) / 4);
+    attr.wakeup_watermark =
+        static_cast<uint32_t>(defaults.mmap_pages * static_cast<size_t>(sysconf(_SC_PAGESIZE)) / 4);
     attrs.push_back(attr);
   }
   return EventOpener(std::move(specs), std::move(attrs), defaults.mmap_pages);

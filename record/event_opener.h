@@ -12,10 +12,12 @@
 #include <string>
 #include <vector>
 
+#include "libsample/call_graph_mode.h"
 #include "libsample/event_spec.h"
 #include "libsample/event_table.h"
 #include "libsample/perf_event.h"
 #include "libsample/result.h"
+#include "libsample/user_regs.h"
 #include "record/record_target.h"
 
 namespace sample::record {
@@ -24,9 +26,10 @@ namespace sample::record {
 // otherwise.
 struct SamplingDefaults {
   uint64_t frequency = 4000;
-  uint64_t period = 0;  // non-zero: fixed period instead of frequency
-  bool callchain = false;
-  bool delayed = false;  // -D: do not enable on exec
+  uint64_t period = 0;          // non-zero: fixed period instead of frequency
+  CallGraphOptions call_graph;  // -g / --call-graph
+  Arch arch = HostArch();       // whose user registers dwarf and fp,leaf ask for
+  bool delayed = false;         // -D: do not enable on exec
   bool switch_events = false;
   size_t mmap_pages = 128;
 };
@@ -54,7 +57,9 @@ class EventOpener {
 
  private:
   EventOpener(std::vector<EventSpec> specs, std::vector<perf_event_attr> attrs, size_t pages)
-      : specs_(std::move(specs)), attrs_(std::move(attrs)), mmap_pages_(pages),
+      : specs_(std::move(specs)),
+        attrs_(std::move(attrs)),
+        mmap_pages_(pages),
         ids_(specs_.size()) {}
 
   std::vector<EventSpec> specs_;

@@ -5,9 +5,10 @@
 #include <string>
 #include <vector>
 
-#include <boost/program_options.hpp>
 #include <fmt/format.h>
+#include <boost/program_options.hpp>
 
+#include "libsample/call_graph_mode.h"
 #include "libsample/event_spec.h"
 #include "libsample/perf_event.h"
 #include "record/record_session.h"
@@ -25,10 +26,12 @@ constexpr const char* kUsage =
 // Options that take a value as the next argument; everything before the
 // first other non-option argument (or "--") belongs to us, the rest is the
 // command.
+// clang-format off
 const std::set<std::string> kOptionsWithValue = {
     "-o", "--output", "-F", "--freq", "-c", "--count", "-e", "--event", "-m", "--mmap-pages",
     "-z", "--compression-level", "-p", "--pid", "-t", "--tid", "-C", "--cpu", "--duration",
-    "-D", "--delay"};
+    "-D", "--delay", "--call-graph"};
+// clang-format on
 
 void SplitCommandLine(int argc, char** argv, std::vector<std::string>* ours,
                       std::vector<std::string>* command) {
@@ -90,18 +93,29 @@ int main(int argc, char** argv) {
   for (int i = 0; i < argc; ++i) options.invocation.push_back(argv[i]);
 
   std::string frequency;
+  std::string call_graph;
+  bool frame_pointers = false;
   po::options_description desc("Options");
+  // One option a line reads better than the chained calls clang-format
+  // would make of them.
+  // clang-format off
   desc.add_options()
       ("help,h", "show this help")
       ("output,o", po::value(&options.output)->default_value("sample.data"),
        "output file (an existing one is renamed FILE.old)")
       ("event,e", po::value(&options.events)->composing(),
        "events to sample, perf syntax (repeatable, comma lists, {groups}, :modifiers, "
-       "/terms/, tracepoints sub:name, uprobe:PATH:SYM, mem:ADDR); default cycles, or "
-       "cpu-clock where there is no PMU")
+       "/terms/ such as call-graph=dwarf,stack-size=N, tracepoints sub:name, uprobe:PATH:SYM, "
+       "mem:ADDR); default cycles, or cpu-clock where there is no PMU")
       ("freq,F", po::value(&frequency), "samples per second (default 4000), or 'max'")
       ("count,c", po::value(&options.period), "sample every N events instead of -F")
-      ("call-graph,g", po::bool_switch(&options.callchain), "record frame-pointer call chains")
+      (",g", po::bool_switch(&frame_pointers), "frame-pointer call chains (--call-graph fp)")
+      ("call-graph", po::value(&call_graph)->value_name("MODE"),
+       "call chains: fp (frame pointers, as -g); fp,leaf[,SIZE] (fp, plus 3 registers and "
+       "SIZE bytes of user stack, default 512, from which the report finds the caller of a "
+       "leaf function without frame set-up); dwarf[,SIZE] (user frames unwound by the report "
+       "with CFI from every register and SIZE bytes of user stack, default 8192, at most "
+       "65528; no frame pointers needed); no")
       ("mmap-pages,m", po::value(&options.mmap_pages), "ring buffer data pages per CPU "
        "(a power of two; default 128 = 512 KiB)")
       ("compression-level,z", po::value(&options.zstd_level),
@@ -118,6 +132,7 @@ int main(int argc, char** argv) {
       ("quiet,q", po::bool_switch(&options.quiet), "print nothing but errors")
       ("list-events", po::value<std::string>()->implicit_value(""),
        "list the events this machine offers; with GLOB, the matching tracepoints too");
+  // clang-format on
   try {
     po::variables_map vm;
     po::store(po::command_line_parser(ours).options(desc).run(), vm);
@@ -148,6 +163,14 @@ int main(int argc, char** argv) {
         options.frequency = std::stoull(frequency, &used);
         if (used != frequency.size() || options.frequency == 0) throw std::invalid_argument("");
       }
+    }
+    if (vm.count("call-graph")) {
+      // --call-graph wins over -g whatever their order, as in perf.
+      auto parsed = sample::ParseCallGraph(call_graph);
+      if (!parsed) throw po::error("--call-graph " + parsed.error().message);
+      options.call_graph = *parsed;
+    } else if (frame_pointers) {
+      options.call_graph = sample::DefaultCallGraph(sample::CallGraphMode::kFramePointer);
     }
     if (!IsPowerOfTwo(options.mmap_pages)) {
       throw po::error(fmt::format("-m {} is not a power of two", options.mmap_pages));

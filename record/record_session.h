@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "libsample/call_graph_mode.h"
 #include "libsample/result.h"
 #include "record/record_target.h"
 
@@ -25,13 +26,13 @@ struct RecordOptions {
   TargetOptions target;
   std::string output = "sample.data";
   std::vector<std::string> events;  // -e arguments; empty: cycles, else cpu-clock
-  uint64_t frequency = 4000;  // samples per second, when period == 0
-  uint64_t period = 0;        // -c: a sample every `period` events
-  bool callchain = false;     // -g: kernel frame-pointer call chains
-  size_t mmap_pages = 128;    // data pages per CPU ring buffer (512 KiB)
+  uint64_t frequency = 4000;        // samples per second, when period == 0
+  uint64_t period = 0;              // -c: a sample every `period` events
+  CallGraphOptions call_graph;      // -g (fp) or --call-graph MODE
+  size_t mmap_pages = 128;          // data pages per CPU ring buffer (512 KiB)
   int zstd_level = 1;
-  double duration_s = 0;      // --duration; 0 = until the target ends
-  uint64_t delay_ms = 0;      // -D: start disabled, enable after this
+  double duration_s = 0;       // --duration; 0 = until the target ends
+  uint64_t delay_ms = 0;       // -D: start disabled, enable after this
   bool switch_events = false;  // --switch-events: PERF_RECORD_SWITCH
   bool quiet = false;
   std::vector<std::string> invocation;  // our own argv, stored in the file

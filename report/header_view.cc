@@ -131,6 +131,9 @@ HeaderView BuildHeaderView(const Recording& recording) {
     e.sample_type_names = SampleTypeNames(a.sample_type);
     e.read_format = a.read_format;
     e.read_format_names = ReadFormatNames(a.read_format);
+    e.call_graph = CallGraphFromAttr(a);
+    e.sample_regs_user = a.sample_regs_user;
+    e.exclude_callchain_user = a.exclude_callchain_user;
     e.exclude_user = a.exclude_user;
     e.exclude_kernel = a.exclude_kernel;
     e.inherit = a.inherit;

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "libsample/call_graph_mode.h"
 #include "report/report_pipeline.h"
 
 namespace sample::report {
@@ -27,6 +28,10 @@ struct EventInfo {
   std::string sample_type_names;  // "IDENTIFIER|IP|TID|..."
   uint64_t read_format = 0;
   std::string read_format_names;
+  // How call chains were recorded, and the attrs that say so.
+  CallGraphOptions call_graph;
+  uint64_t sample_regs_user = 0;
+  bool exclude_callchain_user = false;
   bool exclude_user = false;
   bool exclude_kernel = false;
   bool inherit = false;

@@ -17,6 +17,12 @@ std::string EventLine(const EventInfo& e) {
                   e.config, e.freq ? "sample_freq" : "sample_period", e.period_or_freq);
   line += fmt::format(", sample_type = {}", e.sample_type_names);
   if (e.read_format != 0) line += fmt::format(", read_format = {}", e.read_format_names);
+  if (e.call_graph.mode != sample::CallGraphMode::kNone) {
+    line += fmt::format(", call-graph = {}", DescribeCallGraph(e.call_graph));
+  }
+  if (e.sample_regs_user != 0)
+    line += fmt::format(", sample_regs_user = {:#x}", e.sample_regs_user);
+  if (e.exclude_callchain_user) line += ", exclude_callchain_user = 1";
   if (e.exclude_user) line += ", exclude_user = 1";
   if (e.exclude_kernel) line += ", exclude_kernel = 1";
   if (e.inherit) line += ", inherit = 1";

@@ -24,10 +24,9 @@ class EventsTest : public ::testing::Test {
 TEST_F(EventsTest, UprobeCountsEveryCall) {
   setenv("SPLIT_PRINT_ROUNDS", "1", 1);
   const std::string data = dir_ / "uprobe.data";
-  const RunResult rec = RunTool(
-      {kRecord, "-e", "uprobe:" + kSplit + ":run_round", "-c", "1", "-o", data, "--", kSplit,
-       "0.3"},
-      dir_);
+  const RunResult rec = RunTool({kRecord, "-e", "uprobe:" + kSplit + ":run_round", "-c", "1", "-o",
+                                 data, "--", kSplit, "0.3"},
+                                dir_);
   unsetenv("SPLIT_PRINT_ROUNDS");
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
   std::smatch m;
@@ -61,9 +60,8 @@ TEST_F(EventsTest, TracepointSamplesAreKernelFunctions) {
 
 TEST_F(EventsTest, EachEventGetsItsOwnSection) {
   const std::string data = dir_ / "two.data";
-  const RunResult rec =
-      RunTool({kRecord, "-e", "cpu-clock", "-e", "page-faults", "-o", data, "--", kSplit, "0.3"},
-              dir_);
+  const RunResult rec = RunTool(
+      {kRecord, "-e", "cpu-clock", "-e", "page-faults", "-o", data, "--", kSplit, "0.3"}, dir_);
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
   const RunResult rep = RunTool({kReport, "-i", data, "--sort", "sym"}, dir_);
   ASSERT_EQ(rep.exit_code, 0) << rep.err;
@@ -80,8 +78,8 @@ TEST_F(EventsTest, EachEventGetsItsOwnSection) {
 TEST_F(EventsTest, PerEventPeriodTerm) {
   const std::string data = dir_ / "term.data";
   // task-clock counts ns of CPU: one sample per 2 ms of 0.4 s is ~200.
-  const RunResult rec = RunTool(
-      {kRecord, "-e", "task-clock/period=2000000/", "-o", data, "--", kSplit, "0.4"}, dir_);
+  const RunResult rec =
+      RunTool({kRecord, "-e", "task-clock/period=2000000/", "-o", data, "--", kSplit, "0.4"}, dir_);
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
   const RunResult rep = RunTool({kReport, "-i", data}, dir_);
   EXPECT_NEAR(SampleCount(rep.out), 200, 30) << rep.out;
@@ -89,8 +87,8 @@ TEST_F(EventsTest, PerEventPeriodTerm) {
 
 TEST_F(EventsTest, GroupWithSampleReadRecords) {
   const std::string data = dir_ / "group.data";
-  const RunResult rec = RunTool(
-      {kRecord, "-e", "{cpu-clock,page-faults}:S", "-o", data, "--", kSplit, "0.3"}, dir_);
+  const RunResult rec =
+      RunTool({kRecord, "-e", "{cpu-clock,page-faults}:S", "-o", data, "--", kSplit, "0.3"}, dir_);
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
   const RunResult rep = RunTool({kReport, "-i", data, "--sort", "sym"}, dir_);
   ASSERT_EQ(rep.exit_code, 0) << rep.err;
@@ -105,14 +103,6 @@ TEST_F(EventsTest, GroupWithSampleReadRecords) {
   const std::string line = rep.out.substr(count, rep.out.find('\n', count) - count);
   EXPECT_NE(line.find("(page-faults)"), std::string::npos) << line;
   EXPECT_EQ(line.find(", 0 (page-faults)"), std::string::npos) << line;
-}
-
-TEST_F(EventsTest, DwarfCallGraphTermIsRefusedClearly) {
-  const RunResult rec = RunTool({kRecord, "-e", "cpu-clock/call-graph=dwarf/", "-o",
-                                 dir_ / "d.data", "--", kSplit, "0.1"},
-                                dir_);
-  EXPECT_NE(rec.exit_code, 0);
-  EXPECT_NE(rec.err.find("dwarf"), std::string::npos) << rec.err;
 }
 
 TEST_F(EventsTest, MissingHardwareFallsBackOnlyForTheDefault) {

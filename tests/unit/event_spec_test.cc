@@ -119,7 +119,7 @@ TEST_F(EventSpecTest, TermsOnGenericEvents) {
 
   const std::string unknown = Error("cpu-clock/foo=1/");
   EXPECT_THAT(unknown, HasSubstr("unknown term 'foo' in 'cpu-clock/foo=1/'"));
-  EXPECT_THAT(unknown, HasSubstr("period, freq, call-graph, name"));
+  EXPECT_THAT(unknown, HasSubstr("period, freq, call-graph, stack-size, name"));
   EXPECT_THAT(Error("cycles/config=3/"), HasSubstr("unknown term 'config'"));
   EXPECT_THAT(Error("cpu-clock/period=1,freq=2/"), HasSubstr("period or freq, not both"));
   EXPECT_THAT(Error("cycles/call-graph=lbr/"), HasSubstr("fp, dwarf or no"));
@@ -129,6 +129,28 @@ TEST_F(EventSpecTest, TermsOnGenericEvents) {
   EXPECT_THAT(Error("cycles/period=1"), HasSubstr("no closing '/'"));
   EXPECT_THAT(Error("cycles/period=1,,freq=2/"), HasSubstr("empty term"));
   EXPECT_THAT(Error("cycles:u/period=1/k"), HasSubstr("two modifier lists"));
+}
+
+// perf's stack-size=N: bytes of user stack per sample for dwarf call
+// graphs, rounded up to a multiple of 8 as the kernel requires.
+TEST_F(EventSpecTest, StackSizeTerm) {
+  const EventSpec dwarf = Parse("cpu-clock/call-graph=dwarf,stack-size=4096/");
+  EXPECT_EQ(dwarf.call_graph, CallGraphMode::kDwarf);
+  EXPECT_EQ(dwarf.stack_size, 4096u);
+  EXPECT_EQ(dwarf.name, "cpu-clock/call-graph=dwarf,stack-size=4096/");
+  // Alone it changes the recording's size (checked when the events open).
+  const EventSpec alone = Parse("cpu-clock/stack-size=1001/");
+  EXPECT_FALSE(alone.call_graph);
+  EXPECT_EQ(alone.stack_size, 1008u);
+  EXPECT_EQ(Parse("cpu-clock/stack-size=0x100/").stack_size, 256u);
+  EXPECT_EQ(Parse("cpu-clock/stack-size=65528/").stack_size, 65528u);
+  EXPECT_FALSE(Parse("cpu-clock/period=3/").stack_size);
+
+  EXPECT_THAT(Error("cpu-clock/stack-size=0/"),
+              HasSubstr("'cpu-clock/stack-size=0/': stack size 0: must be at least 1 byte"));
+  EXPECT_THAT(Error("cpu-clock/stack-size=65529/"), HasSubstr("at most 65528 bytes"));
+  EXPECT_THAT(Error("cpu-clock/stack-size=big/"), HasSubstr("term 'stack-size'"));
+  EXPECT_THAT(Error("cpu-clock/stack-size/"), HasSubstr("needs a value"));
 }
 
 TEST_F(EventSpecTest, PmuFormatTerms) {

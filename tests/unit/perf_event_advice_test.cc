@@ -1,12 +1,17 @@
 // Tests that kernel errors become advice naming what to change.
 #include "libsample/perf_event_advice.h"
 
+#include <linux/perf_event.h>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cerrno>
 #include <fstream>
 #include <string>
+
+#include "libsample/perf_event.h"
+#include "libsample/user_regs.h"
 
 namespace sample {
 namespace {
@@ -76,6 +81,49 @@ TEST(PerfEventAdviceTest, OtherErrorsSayWhatToDo) {
   // Unknown errors still name the call and the errno text.
   EXPECT_THAT(ExplainPerfEventOpenError(EIO, attr, 3, 1),
               AllOf(HasSubstr("pid 3, cpu 1"), HasSubstr(strerror(EIO))));
+}
+
+perf_event_attr CallGraphAttr(uint32_t stack_size) {
+  perf_event_attr attr = Attr(PERF_TYPE_SOFTWARE);
+  attr.config = PERF_COUNT_SW_CPU_CLOCK;
+  attr.sample_period = 1000000;
+  attr.sample_type =
+      PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+  attr.sample_regs_user = LeafRegsMask(HostArch());
+  attr.sample_stack_user = stack_size;
+  attr.disabled = 1;
+  return attr;
+}
+
+TEST(PerfEventAdviceTest, CallGraphAttrsTheKernelRejects) {
+  for (uint32_t size : {100u, 65535u, 65536u}) {
+    EXPECT_THAT(ExplainPerfEventOpenError(EINVAL, CallGraphAttr(size), 0, -1),
+                AllOf(HasSubstr("user stack size " + std::to_string(size)),
+                      HasSubstr("a multiple of 8 below 65535"), HasSubstr("at most 65528")));
+  }
+  EXPECT_THAT(ExplainPerfEventOpenError(EINVAL, CallGraphAttr(8192), 0, -1),
+              AllOf(HasSubstr("rejected the call-graph attributes"), HasSubstr("--call-graph fp")));
+  EXPECT_THAT(ExplainPerfEventOpenError(ENOSYS, CallGraphAttr(8192), 0, -1),
+              AllOf(HasSubstr("cannot sample user registers or copy user stacks"),
+                    HasSubstr("--call-graph fp")));
+}
+
+// The rules the advice and --call-graph's rounding rely on, checked against
+// this kernel: unaligned sizes and sizes of 65535 or more are refused, 65528
+// is taken.
+TEST(PerfEventAdviceTest, KernelTakesOnlyAlignedStackSizesBelow65535) {
+  if (HostArch() == Arch::kUnknown) GTEST_SKIP() << "no register mask for this architecture";
+  auto taken = PerfEvent::Open(CallGraphAttr(65528), 0, -1, -1, 0);
+  if (!taken && (taken.error().sys_errno == EACCES || taken.error().sys_errno == EPERM)) {
+    GTEST_SKIP() << "perf_event_open is not allowed here: " << taken.error().message;
+  }
+  ASSERT_TRUE(taken) << taken.error().message;
+  for (uint32_t size : {100u, 65535u, 65536u}) {
+    auto refused = PerfEvent::Open(CallGraphAttr(size), 0, -1, -1, 0);
+    ASSERT_FALSE(refused) << size;
+    EXPECT_EQ(refused.error().sys_errno, EINVAL) << size;
+    EXPECT_THAT(refused.error().message, HasSubstr("not one the kernel takes")) << size;
+  }
 }
 
 TEST(PerfEventAdviceTest, MmapFailureNamesTheLimitsAndDashM) {

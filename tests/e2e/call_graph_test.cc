@@ -1,0 +1,313 @@
+// End to end: what --call-graph dwarf and fp,leaf put in a recording, read
+// straight from the file: the registers, the copied user stack (which must
+// start at the sample's stack pointer: the word there is the leaf's return
+// address) and which call chain the kernel adds. The unwinding itself is the
+// reporter's and is tested there.
+#include <linux/perf_event.h>
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "formats/sample_file_reader.h"
+#include "libsample/elf_symbols.h"
+#include "libsample/perf_record.h"
+#include "libsample/record_walker.h"
+#include "libsample/user_regs.h"
+#include "tests/e2e/e2e_util.h"
+
+namespace sample::e2e {
+namespace {
+
+const std::string kRecord = SAMPLE_RECORD_PATH;
+const std::string kReport = SAMPLE_REPORT_PATH;
+const std::string kUnwindNofp = WORKLOAD_UNWIND_NOFP_PATH;
+const std::string kLeaf = WORKLOAD_LEAF_PATH;
+
+// A sample of the recording, copied out of its payload.
+struct Sample {
+  uint32_t pid = 0, tid = 0;
+  bool user_mode = false;
+  uint64_t ip = 0;
+  uint64_t regs_abi = 0;
+  std::vector<uint64_t> regs;
+  std::vector<std::byte> stack;
+  std::vector<uint64_t> callchain;
+
+  uint64_t StackWord(size_t offset) const {
+    uint64_t word = 0;
+    if (offset + sizeof(word) <= stack.size()) std::memcpy(&word, stack.data() + offset, 8);
+    return word;
+  }
+};
+
+// An executable mapping of a file, from MMAP2.
+struct Mapping {
+  std::string path;
+  uint64_t start = 0, end = 0, pgoff = 0;
+};
+
+struct Recording {
+  perf_event_attr attr{};
+  std::vector<Sample> samples;
+  std::vector<Mapping> mappings;
+};
+
+Recording Read(const std::string& path) {
+  Recording out;
+  auto reader = format::SampleFileReader::Open(path);
+  EXPECT_TRUE(reader) << reader.error().message;
+  if (!reader) return out;
+  EXPECT_EQ(reader->events().events().size(), 1u);
+  out.attr = reader->events().events().at(0).attr;
+  for (const auto& chunk : reader->record_chunks()) {
+    auto payload = reader->ReadPayload(chunk);
+    EXPECT_TRUE(payload);
+    if (!payload) continue;
+    ForEachRecord(payload->bytes(), [&](const perf_event_header& h, auto record) {
+      if (h.type == PERF_RECORD_MMAP2) {
+        auto m = ParseMmap2(record, out.attr);
+        if (m && (m->prot & PROT_EXEC)) {
+          out.mappings.push_back({std::string(m->filename), m->addr, m->addr + m->len, m->pgoff});
+        }
+        return;
+      }
+      if (h.type != PERF_RECORD_SAMPLE) return;
+      auto s = ParseSample(record, out.attr);
+      EXPECT_TRUE(s);
+      if (!s) return;
+      Sample sample;
+      sample.pid = s->pid;
+      sample.tid = s->tid;
+      sample.user_mode = (h.misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_USER;
+      sample.ip = s->ip;
+      sample.regs_abi = s->regs_abi;
+      for (size_t i = 0; i < s->user_regs.size(); ++i) sample.regs.push_back(s->user_regs[i]);
+      sample.stack.assign(s->user_stack.begin(), s->user_stack.end());
+      for (size_t i = 0; i < s->callchain.size(); ++i) sample.callchain.push_back(s->callchain[i]);
+      out.samples.push_back(std::move(sample));
+    });
+  }
+  return out;
+}
+
+// Names addresses in one binary through its mappings in the recording.
+class Symbolizer {
+ public:
+  Symbolizer(const std::string& binary, const Recording& recording) {
+    auto symbols = ElfSymbols::Load(binary);
+    EXPECT_TRUE(symbols) << symbols.error().message;
+    if (symbols) symbols_.emplace(std::move(*symbols));
+    for (const Mapping& m : recording.mappings) {
+      if (m.path == binary) mappings_.push_back(m);
+    }
+    EXPECT_FALSE(mappings_.empty()) << "no executable mapping of " << binary;
+  }
+
+  // The function containing `address`, or "" when outside the binary.
+  std::string Name(uint64_t address) const {
+    if (!symbols_) return "";
+    for (const Mapping& m : mappings_) {
+      if (address < m.start || address >= m.end) continue;
+      auto vaddr = symbols_->FileOffsetToVaddr(address - m.start + m.pgoff);
+      const ElfSymbol* symbol = vaddr ? symbols_->Find(*vaddr) : nullptr;
+      return symbol != nullptr ? symbol->name : "";
+    }
+    return "";
+  }
+
+ private:
+  std::optional<ElfSymbols> symbols_;
+  std::vector<Mapping> mappings_;
+};
+
+bool IsKernelAddress(uint64_t address) { return address >= 0xffff800000000000ull; }
+
+size_t RegisterCount(uint64_t mask) { return static_cast<size_t>(__builtin_popcountll(mask)); }
+
+class CallGraphTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (HostArch() != Arch::kX86_64) {
+      GTEST_SKIP() << "the workloads' frames and register counts are checked for x86_64 only";
+    }
+  }
+
+  Recording RecordWith(const std::vector<std::string>& options,
+                       const std::vector<std::string>& command) {
+    std::vector<std::string> argv = {kRecord, "-e", "cpu-clock", "-F", "1000", "-o", data_};
+    argv.insert(argv.end(), options.begin(), options.end());
+    argv.push_back("--");
+    argv.insert(argv.end(), command.begin(), command.end());
+    const RunResult rec = RunTool(argv, dir_);
+    EXPECT_EQ(rec.exit_code, 0) << rec.err;
+    return Read(data_);
+  }
+
+  ScratchDir dir_;
+  const std::string data_ = dir_ / "cg.data";
+};
+
+TEST_F(CallGraphTest, DwarfSamplesCarryRegistersAndStackAndOnlyKernelChains) {
+  const Recording r = RecordWith({"--call-graph", "dwarf"}, {kUnwindNofp, "chain"});
+  EXPECT_EQ(r.attr.sample_stack_user, 8192u);
+  EXPECT_EQ(r.attr.sample_regs_user, UnwindRegsMask(Arch::kX86_64));
+  EXPECT_EQ(r.attr.exclude_callchain_user, 1u);
+  ASSERT_GT(r.samples.size(), 100u);
+
+  const Symbolizer symbols(kUnwindNofp, r);
+  size_t hot = 0, returns_to_level_three = 0, kernel_chains = 0;
+  for (const Sample& s : r.samples) {
+    ASSERT_EQ(s.regs_abi, PERF_SAMPLE_REGS_ABI_64);
+    ASSERT_EQ(s.regs.size(), 17u);
+    ASSERT_FALSE(s.stack.empty());
+    ASSERT_LE(s.stack.size(), 8192u);
+    // User frames are left to the reporter: no PERF_CONTEXT_USER part, and
+    // nothing but kernel addresses after the markers.
+    for (uint64_t entry : s.callchain) {
+      ASSERT_NE(entry, static_cast<uint64_t>(PERF_CONTEXT_USER));
+      ASSERT_TRUE(entry >= PERF_CONTEXT_MAX || IsKernelAddress(entry)) << std::hex << entry;
+    }
+    if (!s.user_mode) {
+      kernel_chains += !s.callchain.empty();
+      continue;
+    }
+    EXPECT_TRUE(s.callchain.empty());
+    // The copy starts at the stack pointer; hot_leaf pushes nothing, so the
+    // word there is its return address, in level_three.
+    if (symbols.Name(s.ip) != "hot_leaf") continue;
+    ++hot;
+    returns_to_level_three += symbols.Name(s.StackWord(0)) == "level_three";
+  }
+  EXPECT_GT(hot, r.samples.size() * 8 / 10);
+  EXPECT_GT(returns_to_level_three, hot * 95 / 100) << hot;
+  // The clock reads enter the kernel now and then.
+  EXPECT_GT(kernel_chains, 0u);
+
+  const RunResult header = RunTool({kReport, "-i", data_, "--header-only"}, dir_);
+  ASSERT_EQ(header.exit_code, 0) << header.err;
+  EXPECT_NE(header.out.find("CALLCHAIN|REGS_USER|STACK_USER, call-graph = dwarf (8192 bytes of "
+                            "user stack), sample_regs_user = 0xff01ff, exclude_callchain_user = 1"),
+            std::string::npos)
+      << header.out;
+}
+
+// 64 frames of over 256 bytes: the stack above the leaf is deeper than the
+// default copy, so every copy taken in the leaf is full.
+TEST_F(CallGraphTest, DeepStacksFillTheCopy) {
+  const Recording r = RecordWith({"--call-graph", "dwarf"}, {kUnwindNofp, "deep", "64"});
+  EXPECT_EQ(r.attr.sample_stack_user, 8192u);
+  const Symbolizer symbols(kUnwindNofp, r);
+  size_t leaf = 0, full = 0;
+  for (const Sample& s : r.samples) {
+    ASSERT_LE(s.stack.size(), 8192u);
+    if (!s.user_mode || symbols.Name(s.ip) != "deep_leaf") continue;
+    ++leaf;
+    full += s.stack.size() == 8192u;
+  }
+  EXPECT_GT(leaf, 100u);
+  EXPECT_EQ(full, leaf);
+}
+
+TEST_F(CallGraphTest, EachThreadGetsItsOwnStack) {
+  const Recording r = RecordWith({"--call-graph", "dwarf,2048"}, {kUnwindNofp, "threads", "0.2"});
+  const Symbolizer symbols(kUnwindNofp, r);
+  std::map<std::string, std::set<uint32_t>> tids_by_leaf;
+  for (const Sample& s : r.samples) {
+    ASSERT_LE(s.stack.size(), 2048u);
+    if (!s.user_mode) continue;
+    ASSERT_EQ(s.regs.size(), 17u);
+    const std::string name = symbols.Name(s.ip);
+    if (name == "a_leaf" || name == "b_leaf") {
+      tids_by_leaf[name].insert(s.tid);
+      // Each leaf returns into its own thread's work function.
+      EXPECT_EQ(symbols.Name(s.StackWord(0)), name == "a_leaf" ? "thread_a_work" : "thread_b_work");
+    }
+  }
+  ASSERT_EQ(tids_by_leaf["a_leaf"].size(), 1u);
+  ASSERT_EQ(tids_by_leaf["b_leaf"].size(), 1u);
+  EXPECT_NE(*tids_by_leaf["a_leaf"].begin(), *tids_by_leaf["b_leaf"].begin());
+}
+
+TEST_F(CallGraphTest, PerEventTermsSetTheModeAndSize) {
+  const std::string data = dir_ / "term.data";
+  const RunResult rec = RunTool({kRecord, "-e", "cpu-clock/call-graph=dwarf,stack-size=1001/", "-F",
+                                 "1000", "-o", data, "--", kUnwindNofp, "chain", "0.1"},
+                                dir_);
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  const Recording r = Read(data);
+  EXPECT_EQ(r.attr.sample_stack_user, 1008u);  // rounded up to a multiple of 8
+  EXPECT_EQ(r.attr.exclude_callchain_user, 1u);
+  ASSERT_FALSE(r.samples.empty());
+  for (const Sample& s : r.samples) {
+    ASSERT_EQ(s.regs.size(), 17u);
+    ASSERT_LE(s.stack.size(), 1008u);
+  }
+}
+
+// leaf_fn sets up no frame, so the frame-pointer chain of a sample in it
+// skips parent_fn; fp,leaf keeps that chain and adds what recovers
+// parent_fn: the stack pointer, and the word it points at.
+TEST_F(CallGraphTest, LeafModeRecordsTheLeafsReturnAddress) {
+  const Recording r = RecordWith({"--call-graph", "fp,leaf"}, {kLeaf});
+  EXPECT_EQ(r.attr.sample_stack_user, 512u);
+  EXPECT_EQ(r.attr.exclude_callchain_user, 0u);
+  const Symbolizer symbols(kLeaf, r);
+  size_t in_leaf = 0, skips_parent = 0, returns_to_parent = 0;
+  for (const Sample& s : r.samples) {
+    ASSERT_EQ(s.regs_abi, PERF_SAMPLE_REGS_ABI_64);
+    ASSERT_EQ(s.regs.size(), RegisterCount(LeafRegsMask(Arch::kX86_64)));
+    ASSERT_LE(s.stack.size(), 512u);
+    if (!s.user_mode || symbols.Name(s.ip) != "leaf_fn") continue;
+    ++in_leaf;
+    // [PERF_CONTEXT_USER, ip, caller's return address, ...]
+    ASSERT_GE(s.callchain.size(), 3u);
+    ASSERT_EQ(s.callchain[0], static_cast<uint64_t>(PERF_CONTEXT_USER));
+    skips_parent += symbols.Name(s.callchain[2]) == "main";
+    returns_to_parent += symbols.Name(s.StackWord(0)) == "parent_fn";
+  }
+  EXPECT_GT(in_leaf, r.samples.size() * 8 / 10);
+  EXPECT_GT(skips_parent, in_leaf * 95 / 100) << "the workload no longer shows the problem";
+  EXPECT_GT(returns_to_parent, in_leaf * 95 / 100);
+}
+
+TEST_F(CallGraphTest, DashGAndCallGraphNo) {
+  Recording r = RecordWith({"-g"}, {kUnwindNofp, "chain", "0.05"});
+  EXPECT_NE(r.attr.sample_type & PERF_SAMPLE_CALLCHAIN, 0u);
+  EXPECT_EQ(r.attr.sample_type & PERF_SAMPLE_STACK_USER, 0u);
+  r = RecordWith({"-g", "--call-graph=no"}, {kUnwindNofp, "chain", "0.05"});
+  EXPECT_EQ(r.attr.sample_type & PERF_SAMPLE_CALLCHAIN, 0u);
+}
+
+TEST_F(CallGraphTest, BadModesAreRefusedBeforeRunning) {
+  struct Case {
+    std::string mode, message;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"dwarf,0", "--call-graph 'dwarf,0': stack size 0: must be at least 1 byte"},
+           {"dwarf,70000", "--call-graph 'dwarf,70000': stack size 70000: at most 65528 bytes"},
+           {"frame", "--call-graph 'frame': expected fp, fp,leaf[,SIZE], dwarf[,SIZE] or no"}}) {
+    const RunResult rec = RunTool(
+        {kRecord, "--call-graph", c.mode, "-o", dir_ / "bad.data", "--", kUnwindNofp, "chain"},
+        dir_);
+    EXPECT_EQ(rec.exit_code, 2) << c.mode;
+    EXPECT_NE(rec.err.find(c.message), std::string::npos) << rec.err;
+  }
+  const RunResult term = RunTool({kRecord, "-e", "cpu-clock/stack-size=512/", "-o",
+                                  dir_ / "bad.data", "--", kUnwindNofp, "chain"},
+                                 dir_);
+  EXPECT_EQ(term.exit_code, 1);
+  EXPECT_NE(term.err.find("stack-size=512 needs a call graph that copies the stack"),
+            std::string::npos)
+      << term.err;
+}
+
+}  // namespace
+}  // namespace sample::e2e

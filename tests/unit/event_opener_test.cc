@@ -1,0 +1,125 @@
+// Tests for the attrs EventOpener::Create builds from parsed events and the
+// recording's defaults, call graphs above all: what the file's event table
+// records is what these attrs hold. Nothing is opened here.
+#include "record/event_opener.h"
+
+#include <linux/perf_event.h>
+
+#include <string>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace sample::record {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr uint64_t kUserBits = PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+
+RecordTarget CommandTarget() {
+  RecordTarget target;
+  target.kind = TargetKind::kCommand;
+  target.cpus = {0};
+  target.threads = {1};
+  return target;
+}
+
+Result<EventOpener> Create(const std::string& events, const SamplingDefaults& defaults) {
+  auto specs = ParseEventList(events, {});
+  EXPECT_TRUE(specs) << specs.error().message;
+  if (!specs) return tl::unexpected(specs.error());
+  return EventOpener::Create(std::move(*specs), defaults, CommandTarget());
+}
+
+std::vector<EventDesc> Described(const std::string& events, const SamplingDefaults& defaults) {
+  auto opener = Create(events, defaults);
+  EXPECT_TRUE(opener) << opener.error().message;
+  return opener ? opener->Describe() : std::vector<EventDesc>{};
+}
+
+SamplingDefaults WithCallGraph(std::string_view mode) {
+  SamplingDefaults defaults;
+  defaults.arch = Arch::kX86_64;
+  defaults.call_graph = ParseCallGraph(mode).value();
+  return defaults;
+}
+
+TEST(EventOpenerTest, NoCallGraphByDefault) {
+  const auto events = Described("cpu-clock", SamplingDefaults{});
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].attr.sample_type & (PERF_SAMPLE_CALLCHAIN | kUserBits), 0u);
+  EXPECT_EQ(events[0].attr.sample_type & PERF_SAMPLE_IDENTIFIER, PERF_SAMPLE_IDENTIFIER);
+}
+
+TEST(EventOpenerTest, DwarfModeReachesEveryEvent) {
+  const auto events = Described("cpu-clock,page-faults", WithCallGraph("dwarf,4000"));
+  ASSERT_EQ(events.size(), 2u);
+  for (const EventDesc& e : events) {
+    EXPECT_EQ(e.attr.sample_type & (PERF_SAMPLE_CALLCHAIN | kUserBits),
+              PERF_SAMPLE_CALLCHAIN | kUserBits)
+        << e.name;
+    EXPECT_EQ(e.attr.sample_regs_user, UnwindRegsMask(Arch::kX86_64));
+    EXPECT_EQ(e.attr.sample_stack_user, 4000u);
+    EXPECT_EQ(e.attr.exclude_callchain_user, 1u);
+    EXPECT_EQ(CallGraphFromAttr(e.attr), ParseCallGraph("dwarf,4000").value());
+  }
+}
+
+TEST(EventOpenerTest, LeafModeAddsRegistersToFramePointerChains) {
+  const auto events = Described("cpu-clock", WithCallGraph("fp,leaf"));
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].attr.sample_type & (PERF_SAMPLE_CALLCHAIN | kUserBits),
+            PERF_SAMPLE_CALLCHAIN | kUserBits);
+  EXPECT_EQ(events[0].attr.sample_regs_user, LeafRegsMask(Arch::kX86_64));
+  EXPECT_EQ(events[0].attr.sample_stack_user, 512u);
+  EXPECT_EQ(events[0].attr.exclude_callchain_user, 0u);
+}
+
+TEST(EventOpenerTest, EventTermsOverrideTheRecordingMode) {
+  SamplingDefaults defaults = WithCallGraph("fp");
+  const auto events = Described(
+      "cpu-clock/call-graph=dwarf/,task-clock/call-graph=dwarf,stack-size=1024/,"
+      "page-faults/call-graph=no/,minor-faults",
+      defaults);
+  ASSERT_EQ(events.size(), 4u);
+  EXPECT_EQ(CallGraphFromAttr(events[0].attr), ParseCallGraph("dwarf").value());
+  EXPECT_EQ(CallGraphFromAttr(events[1].attr), ParseCallGraph("dwarf,1024").value());
+  EXPECT_EQ(CallGraphFromAttr(events[2].attr), CallGraphOptions{});
+  EXPECT_EQ(CallGraphFromAttr(events[3].attr), ParseCallGraph("fp").value());
+  // The same mode as the recording's keeps its settings; stack-size alone
+  // resizes the recording's copy.
+  const auto leaf =
+      Described("cpu-clock/call-graph=fp/,task-clock/stack-size=64/", WithCallGraph("fp,leaf,256"));
+  ASSERT_EQ(leaf.size(), 2u);
+  EXPECT_EQ(CallGraphFromAttr(leaf[0].attr), ParseCallGraph("fp,leaf,256").value());
+  EXPECT_EQ(CallGraphFromAttr(leaf[1].attr), ParseCallGraph("fp,leaf,64").value());
+  // A term turns call chains on without -g, as in perf.
+  const auto term_only = Described("cpu-clock/call-graph=dwarf/", SamplingDefaults{});
+  ASSERT_EQ(term_only.size(), 1u);
+  EXPECT_EQ(CallGraphFromAttr(term_only[0].attr).mode, CallGraphMode::kDwarf);
+}
+
+TEST(EventOpenerTest, StackSizeNeedsAModeThatCopiesTheStack) {
+  for (const char* mode : {"no", "fp"}) {
+    auto opener = Create("cpu-clock/stack-size=4096/", WithCallGraph(mode));
+    ASSERT_FALSE(opener) << mode;
+    EXPECT_THAT(opener.error().message,
+                HasSubstr("event 'cpu-clock/stack-size=4096/': stack-size=4096 needs a call "
+                          "graph that copies the stack"));
+  }
+  EXPECT_TRUE(Create("cpu-clock/call-graph=dwarf,stack-size=4096/", WithCallGraph("fp")));
+}
+
+TEST(EventOpenerTest, UnknownArchitectureFailsClearly) {
+  SamplingDefaults defaults = WithCallGraph("dwarf");
+  defaults.arch = Arch::kUnknown;
+  auto opener = Create("cpu-clock", defaults);
+  ASSERT_FALSE(opener);
+  EXPECT_THAT(opener.error().message, HasSubstr("event 'cpu-clock': dwarf call graphs need"));
+  defaults.call_graph = ParseCallGraph("fp").value();
+  EXPECT_TRUE(Create("cpu-clock", defaults));
+}
+
+}  // namespace
+}  // namespace sample::record
