@@ -1,0 +1,244 @@
+// End to end: call chains of binaries built without frame pointers, from
+// --call-graph dwarf (user stack copies unwound by the reporter with CFI),
+// and the caller a frame-pointer chain skips in a leaf, put back by
+// --call-graph fp,leaf. Chains are read from sample-report --script.
+#include <algorithm>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "tests/e2e/e2e_util.h"
+
+namespace sample::e2e {
+namespace {
+
+const std::string kRecord = SAMPLE_RECORD_PATH;
+const std::string kReport = SAMPLE_REPORT_PATH;
+const std::string kNoFp = WORKLOAD_UNWIND_NOFP_PATH;
+const std::string kFp = WORKLOAD_UNWIND_FP_PATH;
+const std::string kLeaf = WORKLOAD_LEAF_PATH;
+
+struct Frame {
+  std::string function;  // without +offset and " (inlined)"
+  std::string dso;
+};
+using Chain = std::vector<Frame>;  // leaf first
+
+// The chains of every sample in `script` (sample-report --script output).
+std::vector<Chain> ParseScript(const std::string& script) {
+  std::vector<Chain> chains;
+  bool in_sample = false;
+  for (const std::string& line : Lines(script)) {
+    if (line.empty()) {
+      in_sample = false;
+      continue;
+    }
+    if (line[0] != '\t') {  // "comm pid [cpu] time: period event:"
+      chains.emplace_back();
+      in_sample = true;
+      continue;
+    }
+    if (!in_sample) continue;
+    // "\t    addr function+0x1f (dso)"
+    const size_t addr = line.find_first_not_of(" \t");
+    const size_t name = line.find(' ', addr);
+    const size_t dso = line.rfind(" (");
+    if (name == std::string::npos || dso == std::string::npos || dso <= name) continue;
+    std::string function = line.substr(name + 1, dso - name - 1);
+    if (function.ends_with(" (inlined)")) function.resize(function.size() - 10);
+    if (const size_t plus = function.rfind("+0x"); plus != std::string::npos) {
+      function.resize(plus);
+    }
+    chains.back().push_back(Frame{function, line.substr(dso + 2, line.size() - dso - 3)});
+  }
+  return chains;
+}
+
+bool Has(const Chain& chain, const std::string& function) {
+  return std::any_of(chain.begin(), chain.end(),
+                     [&](const Frame& f) { return f.function == function; });
+}
+
+// The functions of `chain` from its leaf up to and including `last` (all of
+// them if `last` is absent).
+std::vector<std::string> NamesUpTo(const Chain& chain, const std::string& last) {
+  std::vector<std::string> names;
+  for (const Frame& f : chain) {
+    names.push_back(f.function);
+    if (f.function == last) break;
+  }
+  return names;
+}
+
+std::string Show(const Chain& chain) {
+  std::string out;
+  for (const Frame& f : chain) out += f.function + " (" + f.dso + ")\n";
+  return out;
+}
+
+class UnwindTest : public ::testing::Test {
+ protected:
+  // Records `argv` with `call_graph` (the --call-graph value) and returns
+  // the report's chains.
+  std::vector<Chain> RecordChains(const std::vector<std::string>& command,
+                                  const std::string& call_graph, const std::string& name) {
+    const std::string data = dir_ / (name + ".data");
+    std::vector<std::string> argv = {kRecord,        "-e",       "cpu-clock", "-F", "2000",
+                                     "--call-graph", call_graph, "-o",        data, "--"};
+    argv.insert(argv.end(), command.begin(), command.end());
+    const RunResult rec = RunTool(argv, dir_);
+    EXPECT_EQ(rec.exit_code, 0) << rec.err;
+    const RunResult script = RunTool({kReport, "-i", data, "--script"}, dir_);
+    EXPECT_EQ(script.exit_code, 0) << script.err;
+    stats_ = RunTool({kReport, "-i", data, "--stats"}, dir_).out;
+    return ParseScript(script.out);
+  }
+
+  ScratchDir dir_;
+  std::string stats_;
+};
+
+TEST_F(UnwindTest, ChainsWithoutFramePointersReachMain) {
+  const auto chains = RecordChains({kNoFp, "chain", "0.5"}, "dwarf", "nofp");
+  size_t in_chain = 0, complete = 0;
+  for (const Chain& chain : chains) {
+    if (chain.empty() || !(chain[0].function == "hot_leaf" || chain[0].function == "level_three")) {
+      continue;
+    }
+    ++in_chain;
+    const std::vector<std::string> expected =
+        chain[0].function == "hot_leaf"
+            ? std::vector<std::string>{"hot_leaf", "level_three", "level_two", "level_one", "main"}
+            : std::vector<std::string>{"level_three", "level_two", "level_one", "main"};
+    if (NamesUpTo(chain, "main") == expected) {
+      ++complete;
+    } else if (in_chain - complete < 3) {
+      ADD_FAILURE() << "incomplete chain:\n" << Show(chain);
+    }
+  }
+  ASSERT_GT(in_chain, 300u) << stats_;
+  EXPECT_GE(complete * 100, in_chain * 95) << complete << " of " << in_chain << "\n" << stats_;
+  EXPECT_NE(stats_.find("samples unwound"), std::string::npos) << stats_;
+}
+
+TEST_F(UnwindTest, DwarfCallersMatchTheFramePointerBuild) {
+  // The frame-pointer build's own chains, from -g, against its DWARF chains
+  // and the no-frame-pointer build's: the same callers in the same order.
+  auto most_common = [](const std::vector<Chain>& chains) {
+    std::map<std::vector<std::string>, size_t> counts;
+    for (const Chain& chain : chains) {
+      if (!chain.empty() && chain[0].function == "hot_leaf") ++counts[NamesUpTo(chain, "main")];
+    }
+    auto best = std::max_element(counts.begin(), counts.end(),
+                                 [](const auto& a, const auto& b) { return a.second < b.second; });
+    return best == counts.end() ? std::vector<std::string>{} : best->first;
+  };
+  const auto fp = most_common(RecordChains({kFp, "chain", "0.3"}, "fp", "fp"));
+  const auto fp_dwarf = most_common(RecordChains({kFp, "chain", "0.3"}, "dwarf", "fp-dwarf"));
+  const auto nofp_dwarf = most_common(RecordChains({kNoFp, "chain", "0.3"}, "dwarf", "nofp"));
+  const std::vector<std::string> expected = {"hot_leaf", "level_three", "level_two", "level_one",
+                                             "main"};
+  EXPECT_EQ(fp, expected);
+  EXPECT_EQ(fp_dwarf, fp);
+  EXPECT_EQ(nofp_dwarf, fp);
+}
+
+TEST_F(UnwindTest, CallbackUnwindsThroughLibc) {
+  const auto chains = RecordChains({kNoFp, "qsort", "0.5"}, "dwarf", "qsort");
+  size_t callbacks = 0, through_libc = 0;
+  for (const Chain& chain : chains) {
+    if (chain.empty() || chain[0].function != "compare_items") continue;
+    ++callbacks;
+    // compare_items, then libc's sorting frames, then sort_many and main.
+    const auto sort_many = std::find_if(chain.begin(), chain.end(),
+                                        [](const Frame& f) { return f.function == "sort_many"; });
+    const bool libc_between =
+        sort_many != chain.end() && std::any_of(chain.begin() + 1, sort_many, [](const Frame& f) {
+          return f.dso.find("libc.so") != std::string::npos;
+        });
+    if (libc_between && Has(chain, "main")) ++through_libc;
+  }
+  ASSERT_GT(callbacks, 200u) << stats_;
+  EXPECT_GE(through_libc * 100, callbacks * 95) << through_libc << " of " << callbacks;
+}
+
+TEST_F(UnwindTest, EveryThreadUnwinds) {
+  const auto chains = RecordChains({kNoFp, "threads", "0.4"}, "dwarf", "threads");
+  size_t a = 0, b = 0, a_ok = 0, b_ok = 0;
+  for (const Chain& chain : chains) {
+    if (chain.empty()) continue;
+    if (chain[0].function == "a_leaf") {
+      ++a;
+      a_ok +=
+          chain.size() >= 2 && chain[1].function == "thread_a_work" && Has(chain, "start_thread");
+    } else if (chain[0].function == "b_leaf") {
+      ++b;
+      b_ok +=
+          chain.size() >= 2 && chain[1].function == "thread_b_work" && Has(chain, "start_thread");
+    }
+  }
+  ASSERT_GT(a, 100u);
+  ASSERT_GT(b, 100u);
+  EXPECT_GE(a_ok * 100, a * 95) << a_ok << " of " << a;
+  EXPECT_GE(b_ok * 100, b * 95) << b_ok << " of " << b;
+}
+
+TEST_F(UnwindTest, StackDeeperThanTheCopyIsTruncatedAndCounted) {
+  // 64 frames of 256+ bytes: deeper than 8 KiB, within 64 KiB.
+  const auto small = RecordChains({kNoFp, "deep", "64", "0.3"}, "dwarf", "deep-small");
+  const std::string small_stats = stats_;
+  size_t leaves = 0, reached_main = 0;
+  for (const Chain& chain : small) {
+    if (chain.empty() || chain[0].function != "deep_leaf") continue;
+    ++leaves;
+    reached_main += Has(chain, "main");
+    EXPECT_TRUE(chain.size() > 10) << "truncated chains keep the frames found:\n" << Show(chain);
+  }
+  ASSERT_GT(leaves, 100u);
+  EXPECT_EQ(reached_main, 0u);
+  EXPECT_NE(small_stats.find("ended: stack copy too small"), std::string::npos) << small_stats;
+
+  const auto large = RecordChains({kNoFp, "deep", "64", "0.3"}, "dwarf,65528", "deep-large");
+  leaves = reached_main = 0;
+  for (const Chain& chain : large) {
+    if (chain.empty() || chain[0].function != "deep_leaf") continue;
+    ++leaves;
+    reached_main += Has(chain, "main");
+  }
+  ASSERT_GT(leaves, 100u);
+  EXPECT_GE(reached_main * 100, leaves * 95) << reached_main << " of " << leaves;
+}
+
+TEST_F(UnwindTest, LeafCheckPutsBackTheCallerAFramePointerChainSkips) {
+  // Plain frame pointers: leaf_fn has no frame of its own, so its chain
+  // goes straight to main.
+  const auto plain = RecordChains({kLeaf, "0.3"}, "fp", "leaf-fp");
+  size_t leaves = 0, skipped = 0;
+  for (const Chain& chain : plain) {
+    if (chain.empty() || chain[0].function != "leaf_fn") continue;
+    ++leaves;
+    skipped += chain.size() >= 2 && chain[1].function == "main";
+  }
+  ASSERT_GT(leaves, 200u);
+  EXPECT_GE(skipped * 100, leaves * 95)
+      << "gcc gave leaf_fn a frame? " << skipped << " of " << leaves;
+
+  // With the leaf check, parent_fn is back between them.
+  const auto fixed = RecordChains({kLeaf, "0.3"}, "fp,leaf", "leaf-fixed");
+  leaves = 0;
+  size_t restored = 0;
+  for (const Chain& chain : fixed) {
+    if (chain.empty() || chain[0].function != "leaf_fn") continue;
+    ++leaves;
+    restored +=
+        NamesUpTo(chain, "main") == std::vector<std::string>{"leaf_fn", "parent_fn", "main"};
+  }
+  ASSERT_GT(leaves, 200u);
+  EXPECT_GE(restored * 100, leaves * 95) << restored << " of " << leaves << "\n" << stats_;
+  EXPECT_NE(stats_.find("callers inserted"), std::string::npos) << stats_;
+}
+
+}  // namespace
+}  // namespace sample::e2e
