@@ -11,6 +11,7 @@
 #   FREQ=50000         -F of both recordings
 #   BUILD=<repo>/build, PERF=/usr/bin/perf
 #   KEEP=1             keep the scratch directory (recordings, raw timings)
+#   CALL_GRAPH=fp      or dwarf: see below
 #
 # Workload: the bundled `threads` (2 threads, frame pointers, a fixed call
 # tree), recorded with `-e cpu-clock -F FREQ -g` by `perf record
@@ -22,6 +23,12 @@
 #              sample-report -g                    (children + call graph)
 #   srcline    perf report --stdio --no-children -g none --sort sym,srcline
 #              sample-report --no-children --sort sym,srcline
+# With CALL_GRAPH=dwarf the workload is instead the bundled `unwind-nofp
+# qsort` (no frame pointers; a comparison callback called from inside
+# libc's qsort), recorded by both tools with `--call-graph dwarf` (8 KiB
+# stack copies) and -m 1024, SIZE / FREQ CPU seconds; defaults then
+# SIZES="20000 100000" and FREQ=10000 (perf.data takes ~8.5 KB a sample).
+# The table then also gives sample-report's samples unwound per second.
 # A view sample-report rejects is shown as n/a with its error, not skipped
 # silently. Uses /usr/bin/time, perf and python3 only.
 set -euo pipefail
@@ -31,12 +38,29 @@ ROOT=$(cd "$HERE/.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
 PERF=${PERF:-/usr/bin/perf}
 TIME=/usr/bin/time
-SIZES=${SIZES:-"100000 1000000 3000000"}
+CALL_GRAPH=${CALL_GRAPH:-fp}
 ROUNDS=${ROUNDS:-3}
-FREQ=${FREQ:-50000}
 SREC=$BUILD/record/sample-record
 SREP=$BUILD/report/sample-report
-THREADS=$BUILD/tests/workloads/threads
+case $CALL_GRAPH in
+  fp)
+    SIZES=${SIZES:-"100000 1000000 3000000"}
+    FREQ=${FREQ:-50000}
+    THREADS=$BUILD/tests/workloads/threads
+    workload_args=()
+    record_args=(-g)
+    threads_per_run=2 ;;
+  dwarf)
+    SIZES=${SIZES:-"20000 100000"}
+    FREQ=${FREQ:-10000}
+    THREADS=$BUILD/tests/workloads/unwind-nofp
+    workload_args=(qsort)
+    record_args=(--call-graph dwarf -m 1024)
+    threads_per_run=1 ;;
+  *)
+    echo "report_bench: CALL_GRAPH must be fp or dwarf" >&2
+    exit 1 ;;
+esac
 
 for f in "$PERF" "$TIME" "$SREC" "$SREP" "$THREADS"; do
   if [[ ! -x $f ]]; then
@@ -51,7 +75,7 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/report_bench.XXXXXX")
 cp "$SREC" "$SREP" "$THREADS" "$TMP/"
 SREC=$TMP/sample-record
 SREP=$TMP/sample-report
-THREADS=$TMP/threads
+THREADS=$TMP/$(basename "$THREADS")
 cleanup() {
   if [[ ${KEEP:-0} == 1 ]]; then echo "report_bench: scratch kept in $TMP" >&2; else rm -rf "$TMP"; fi
 }
@@ -71,14 +95,14 @@ sample_samples() { "$SREP" -i "$1" --no-children 2>/dev/null |
   sed -n 's/^# Samples: \([0-9]*\).*/\1/p' | awk '{ s += $1 } END { print s + 0 }'; }
 
 for size in $SIZES; do
-  seconds=$(python3 -c "print(round($size / (2 * $FREQ), 2))")
+  seconds=$(python3 -c "print(round($size / ($threads_per_run * $FREQ), 2))")
   pdata=$TMP/perf-$size.data
   sdata=$TMP/sample-$size.data
   echo "report_bench: recording $size samples ($seconds CPU s per thread) with each tool" >&2
-  "$PERF" record -q --no-bpf-event -e cpu-clock -F "$FREQ" -g -o "$pdata" -- \
-    "$THREADS" "$seconds" >/dev/null 2>"$TMP/perf-record.err"
-  "$SREC" -q -e cpu-clock -F "$FREQ" -g -o "$sdata" -- "$THREADS" "$seconds" \
-    >/dev/null 2>"$TMP/sample-record.err"
+  "$PERF" record -q --no-bpf-event -e cpu-clock -F "$FREQ" "${record_args[@]}" -o "$pdata" -- \
+    "$THREADS" "${workload_args[@]}" "$seconds" >/dev/null 2>"$TMP/perf-record.err"
+  "$SREC" -q -e cpu-clock -F "$FREQ" "${record_args[@]}" -o "$sdata" -- "$THREADS" \
+    "${workload_args[@]}" "$seconds" >/dev/null 2>"$TMP/sample-record.err"
   psamples=$(perf_samples "$pdata")
   ssamples=$(sample_samples "$sdata")
   echo "report_bench:   perf.data $(stat -c %s "$pdata") bytes, $psamples samples;" \
@@ -122,4 +146,4 @@ for size in $SIZES; do
   done
 done
 
-python3 "$HERE/report_bench_table.py" "$RAW"
+python3 "$HERE/report_bench_table.py" "$RAW" "$CALL_GRAPH"

@@ -20,7 +20,7 @@ def fmt(value, spec, suffix=""):
     return "n/a" if math.isnan(value) else format(value, spec) + suffix
 
 
-def main(path):
+def main(path, call_graph="fp"):
     rows = defaultdict(dict)  # (size, view) -> {(tool, round): (wall, rss)}
     samples = {}
     notes = {}
@@ -36,10 +36,13 @@ def main(path):
             if note:
                 notes[key] = note
 
+    if call_graph == "dwarf":
+        print("Recorded with --call-graph dwarf: every sample's user stack is unwound "
+              "by the reporter.\n")
     print("| samples (perf / sample) | view | perf report s | sample-report s | speed-up "
-          "(perf/sample) | sample-report ns per sample | perf MB | sample MB | memory ratio "
-          "(perf/sample) |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+          "(perf/sample) | sample-report ns per sample | sample-report samples/s | perf MB | "
+          "sample MB | memory ratio (perf/sample) |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for key in order:
         size, view = key
         runs = rows[key]
@@ -56,13 +59,15 @@ def main(path):
                          and runs[("sample", r)][1] > 0])
         n_sample = samples.get((size, "sample"), 0)
         per_k = wall["sample"] / n_sample * 1e9 if n_sample else math.nan
+        rate = n_sample / wall["sample"] if n_sample and wall["sample"] > 0 else math.nan
         print(f"| {samples.get((size, 'perf'), 0):,} / {n_sample:,} | {view} | "
               f"{fmt(wall['perf'], '.2f')} | {fmt(wall['sample'], '.2f')} | "
-              f"{fmt(speed, '.1f', 'x')} | {fmt(per_k, '.0f')} | {fmt(rss['perf'], '.0f')} | "
+              f"{fmt(speed, '.1f', 'x')} | {fmt(per_k, '.0f')} | {fmt(rate, ',.0f')} | "
+              f"{fmt(rss['perf'], '.0f')} | "
               f"{fmt(rss['sample'], '.0f')} | {fmt(memory, '.2f', 'x')} |")
     for key, note in notes.items():
         print(f"\n{key[1]} at {key[0]:,}: sample-report failed: {note}")
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(*sys.argv[1:3])

@@ -128,6 +128,12 @@ int main(int argc, char** argv) {
     options.load.srclines = std::find(view.sort_keys.begin(), view.sort_keys.end(),
                                       sample::SortKey::kSrcline) != view.sort_keys.end();
     options.load.use_debuginfod = !no_debuginfod;
+    // Call chains matter to every view but the flat profile without
+    // children and call graph (as perf, which then unwinds nothing either);
+    // --stats shows the unwinding counts.
+    const bool flat_only = view.children == false && view.call_graph &&
+                           view.call_graph->mode == sample::report::CallGraphMode::kNone;
+    options.load.unwind = !flat_only || options.script || options.stats;
     options.load.show_progress = isatty(STDERR_FILENO) != 0;
   } catch (const std::exception& e) {
     std::cerr << "sample-report: " << e.what() << "\n" << kUsage;

@@ -324,7 +324,7 @@ void Loader::AddSample(const SampleRecord& s, uint32_t event, const perf_event_a
   header.period = s.period;
   AddGroupReads(s, event, header);
   // Unwound samples get their stack when the unwinding stage flushes.
-  if (!unwinding_->Queue(samples_.size(), s, attr)) {
+  if (!options_.unwind || !unwinding_->Queue(samples_.size(), s, attr)) {
     const SequenceInterner::Ref stack = StackOf(s.pid, s.ip, s.callchain);
     header.frames_begin = stack.begin;
     header.frames_count = stack.count;

@@ -78,6 +78,11 @@ struct LoadOptions {
   bool use_debuginfod = true;
   // Show debuginfod downloads as a progress line on stderr.
   bool show_progress = false;
+  // Unwind --call-graph dwarf samples' user stacks (and check fp,leaf
+  // leaves). A view without call chains (flat --no-children -g none) turns
+  // it off: its samples keep the kernel's chain, whose user part is the
+  // sampled ip.
+  bool unwind = true;
 };
 
 Result<Recording> LoadRecording(const std::string& path, const LoadOptions& options = {});

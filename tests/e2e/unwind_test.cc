@@ -121,6 +121,25 @@ TEST_F(UnwindTest, ChainsWithoutFramePointersReachMain) {
   ASSERT_GT(in_chain, 300u) << stats_;
   EXPECT_GE(complete * 100, in_chain * 95) << complete << " of " << in_chain << "\n" << stats_;
   EXPECT_NE(stats_.find("samples unwound"), std::string::npos) << stats_;
+
+  // The flat profile skips unwinding (only leaves count) and must not
+  // change for it.
+  const std::string data = dir_ / "nofp.data";
+  const RunResult flat = RunTool({kReport, "-i", data, "--no-children", "-g", "none"}, dir_);
+  const RunResult unwound = RunTool({kReport, "-i", data, "--no-children"}, dir_);
+  ASSERT_EQ(flat.exit_code, 0) << flat.err;
+  auto rows = [](const std::string& report) {
+    std::vector<std::string> out;
+    for (const std::string& line : Lines(report)) {
+      if (line.find("%  ") != std::string::npos && line.find('|') == std::string::npos &&
+          line.find("--") == std::string::npos) {
+        out.push_back(line);
+      }
+    }
+    return out;
+  };
+  EXPECT_EQ(rows(flat.out), rows(unwound.out));
+  EXPECT_FALSE(rows(flat.out).empty());
 }
 
 TEST_F(UnwindTest, DwarfCallersMatchTheFramePointerBuild) {
