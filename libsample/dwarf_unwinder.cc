@@ -65,6 +65,7 @@ struct DwarfUnwinder::Process {
   UnwindStop memory_failure = UnwindStop::kComplete;
   std::vector<uint64_t>* pcs = nullptr;
   bool hit_max_depth = false;
+  uint64_t last_use = 0;
   // x86_64 CFI rules by lookup pc, for the fast path; cleared when the
   // modules change.
   std::unordered_map<uint64_t, X86FrameRule> rules;
@@ -275,7 +276,14 @@ DwarfUnwinder& DwarfUnwinder::operator=(DwarfUnwinder&&) noexcept = default;
 void DwarfUnwinder::Forget(uint32_t pid) { processes_.erase(pid); }
 
 DwarfUnwinder::Process* DwarfUnwinder::ProcessFor(const UnwindRequest& request) {
+  if (!processes_.contains(request.pid) && processes_.size() >= kMaxProcesses) {
+    auto oldest = std::min_element(processes_.begin(), processes_.end(), [](auto& a, auto& b) {
+      return a.second->last_use < b.second->last_use;
+    });
+    processes_.erase(oldest);
+  }
   std::unique_ptr<Process>& slot = processes_[request.pid];
+  if (slot) slot->last_use = ++uses_;
   if (slot && slot->version == request.space->version) return slot->attached ? slot.get() : nullptr;
   const std::vector<UnwindModule>& modules = request.space->modules;
   // Mappings mostly only grow (libraries loading): then the new modules
@@ -296,6 +304,7 @@ DwarfUnwinder::Process* DwarfUnwinder::ProcessFor(const UnwindRequest& request) 
   }
   if (!slot) {
     slot = std::make_unique<Process>();
+    slot->last_use = ++uses_;
     slot->dwfl.reset(dwfl_begin(&kDwflCallbacks));
     if (!slot->dwfl) return nullptr;
   }

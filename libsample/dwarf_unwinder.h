@@ -84,6 +84,10 @@ class DwarfUnwinder {
   // Drops the state kept for `pid` (after it exited).
   void Forget(uint32_t pid);
 
+  // At most this many processes keep a Dwfl (each holds its files open);
+  // the least recently unwound goes first.
+  static constexpr size_t kMaxProcesses = 64;
+
   // One process's Dwfl and the sample it is unwinding (libdw's callbacks
   // see it); defined in the .cc.
   struct Process;
@@ -93,6 +97,7 @@ class DwarfUnwinder {
 
   bool use_rule_cache_ = true;
   std::unordered_map<uint32_t, std::unique_ptr<Process>> processes_;
+  uint64_t uses_ = 0;  // a clock for evicting the least recently used
 };
 
 // The load bias of the ELF file `path` mapped at `start` from file offset

@@ -159,7 +159,8 @@ void JsonPrinter::Stats(const HeaderView& h, const LoadStats& stats) {
     json_.Field(UnwindStopName(static_cast<UnwindStop>(i)), unwind.stops[i]);
   }
   json_.EndObject();
-  json_.Field("leaf_samples", unwind.leaf_samples)
+  json_.Field("missing_binaries", unwind.missing_binaries)
+      .Field("leaf_samples", unwind.leaf_samples)
       .Field("leaf_callers_inserted", unwind.leaf_callers_inserted)
       .EndObject();
   json_.Field("finalized", h.finalized);

@@ -125,7 +125,6 @@ Result<Recording> Loader::Run() {
     FlushUnwinding();  // the batch's bytes go away with the next one
   }
   out_.stats.unwind = unwinding_->stats();
-  out_.stats.missing_binaries += unwinding_->stats().missing_binaries;
   unwinding_.reset();
   const RecordStreamStats& stream_stats = stream.stats();
   out_.stats.bad_chunks += stream_stats.bad_chunks;

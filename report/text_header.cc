@@ -106,6 +106,7 @@ std::string FormatStatsText(const HeaderView& h, const LoadStats& stats) {
       if (unwind.stops[i] == 0) continue;
       row(fmt::format("ended: {}", UnwindStopName(static_cast<UnwindStop>(i))), unwind.stops[i]);
     }
+    if (unwind.missing_binaries != 0) row("binaries not found", unwind.missing_binaries);
   }
   if (unwind.leaf_samples != 0) {
     out += "\nLeaf check (fp,leaf):\n";
