@@ -3,6 +3,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 
 #include <fmt/format.h>
@@ -31,6 +32,33 @@ Result<CallGraphOptions> EventCallGraph(const EventSpec& spec, const CallGraphOp
     options.stack_size = *spec.stack_size;
   }
   return options;
+}
+
+// A sample larger than the ring buffer is dropped whole, and one that fills
+// most of it leaves no room for the next while we drain: -m 2 (8 KiB) with
+// 8 KiB stack copies loses every sample. Room for four is asked for (a
+// quarter is the wakeup watermark, so we wake up about once per sample).
+Result<void> CheckBufferFitsStacks(const std::vector<perf_event_attr>& attrs, size_t pages) {
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  size_t largest = 0;
+  uint32_t stack = 0;
+  for (const perf_event_attr& attr : attrs) {
+    if ((attr.sample_type & PERF_SAMPLE_STACK_USER) == 0) continue;
+    // The copy, the registers, and 256 bytes for the header, the other
+    // fields and a kernel call chain.
+    const size_t sample = attr.sample_stack_user +
+                          8 * static_cast<size_t>(__builtin_popcountll(attr.sample_regs_user)) +
+                          256;
+    if (sample > largest) largest = sample;
+    stack = std::max(stack, attr.sample_stack_user);
+  }
+  if (pages * page >= 4 * largest) return {};
+  size_t needed = 1;
+  while (needed * page < 4 * largest) needed *= 2;
+  return Fail(fmt::format(
+      "-m {} ({} KiB per CPU) holds fewer than four samples with {}-byte user stack copies; "
+      "use -m {} or more, or copy less stack (--call-graph dwarf,SIZE or stack-size=SIZE)",
+      pages, pages * page / 1024, stack, needed));
 }
 
 }  // namespace
@@ -96,6 +124,9 @@ Result<EventOpener> EventOpener::Create(std::vector<EventSpec> specs,
     attr.wakeup_watermark =
         static_cast<uint32_t>(defaults.mmap_pages * static_cast<size_t>(sysconf(_SC_PAGESIZE)) / 4);
     attrs.push_back(attr);
+  }
+  if (auto fits = CheckBufferFitsStacks(attrs, defaults.mmap_pages); !fits) {
+    return tl::unexpected(fits.error());
   }
   return EventOpener(std::move(specs), std::move(attrs), defaults.mmap_pages);
 }

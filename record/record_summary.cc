@@ -44,14 +44,22 @@ void PrintSummary(const RecordSummary& summary, const std::vector<CpuCounters>& 
   uint64_t throttles = 0;
   for (size_t i = 0; i < counters.size(); ++i) {
     const uint64_t lost = counters[i].lost_samples + counters[i].dropped_samples;
-    if (lost != 0) per_cpu += fmt::format("{}cpu{}: {}", per_cpu.empty() ? "" : ", ", cpus[i], lost);
+    if (lost != 0) {
+      per_cpu += fmt::format("{}cpu{}: {}", per_cpu.empty() ? "" : ", ", cpus[i], lost);
+    }
     throttles += counters[i].throttles;
   }
+  // A stack copy is most of a dwarf sample: 8 KiB of the default 8.4.
+  const uint32_t stack = options.call_graph.stack_size;
+  const std::string smaller_stack =
+      stack >= 1024 ? fmt::format(", or copy less user stack (--call-graph {},{})",
+                                  CallGraphName(options.call_graph), stack / 2)
+                    : "";
   fmt::print(stderr,
              "sample-record: WARNING: {} samples lost ({}). Use a larger buffer (-m {}) or a "
-             "lower frequency (-F {}).\n",
+             "lower frequency (-F {}){}.\n",
              summary.lost_samples, per_cpu, options.mmap_pages * 4,
-             options.period == 0 ? options.frequency / 2 : 1000);
+             options.period == 0 ? options.frequency / 2 : 1000, smaller_stack);
   if (throttles != 0) {
     fmt::print(stderr,
                "sample-record: the kernel throttled sampling {} times "

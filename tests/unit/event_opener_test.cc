@@ -4,8 +4,11 @@
 #include "record/event_opener.h"
 
 #include <linux/perf_event.h>
+#include <unistd.h>
 
 #include <string>
+
+#include <fmt/format.h>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -119,6 +122,31 @@ TEST(EventOpenerTest, UnknownArchitectureFailsClearly) {
   EXPECT_THAT(opener.error().message, HasSubstr("event 'cpu-clock': dwarf call graphs need"));
   defaults.call_graph = ParseCallGraph("fp").value();
   EXPECT_TRUE(Create("cpu-clock", defaults));
+}
+
+// A buffer that cannot hold a few samples loses them all: -m 2 is 8 KiB,
+// less than one sample with an 8 KiB stack copy.
+TEST(EventOpenerTest, RingBufferMustHoldSeveralStackCopies) {
+  SamplingDefaults defaults = WithCallGraph("dwarf");
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  if (page != 4096) GTEST_SKIP() << "the sizes below are for 4 KiB pages";
+  defaults.mmap_pages = 2;
+  auto opener = Create("cpu-clock", defaults);
+  ASSERT_FALSE(opener);
+  EXPECT_THAT(opener.error().message,
+              HasSubstr(fmt::format("-m 2 ({} KiB per CPU) holds fewer than four samples with "
+                                    "8192-byte user stack copies; use -m {} or more",
+                                    2 * page / 1024, 16)));
+  defaults.mmap_pages = 64 * 1024 / page;
+  EXPECT_TRUE(Create("cpu-clock", defaults));
+  // Terms count too; fp,leaf's small copies fit a page, and -g copies none.
+  defaults.call_graph = CallGraphOptions{};
+  defaults.mmap_pages = 1;
+  EXPECT_FALSE(Create("cpu-clock/call-graph=dwarf/", defaults));
+  EXPECT_TRUE(Create("cpu-clock", WithCallGraph("fp")));
+  SamplingDefaults leaf = WithCallGraph("fp,leaf");
+  leaf.mmap_pages = 1;
+  EXPECT_TRUE(Create("cpu-clock", leaf));
 }
 
 }  // namespace
