@@ -64,6 +64,7 @@ struct DwarfUnwinder::Process {
   const UnwindRequest* request = nullptr;
   UnwindStop memory_failure = UnwindStop::kComplete;
   std::vector<uint64_t>* pcs = nullptr;
+  size_t first_pc = 0;  // where this walk's frames start in *pcs
   bool hit_max_depth = false;
   uint64_t last_use = 0;
   // x86_64 CFI rules by lookup pc, for the fast path; cleared when the
@@ -88,7 +89,10 @@ bool ReadFromElf(Dwfl* dwfl, Dwarf_Addr addr, Dwarf_Word* result) {
   const uint64_t vaddr = addr - bias;
   for (size_t i = 0; i < count; ++i) {
     GElf_Phdr phdr;
-    if (gelf_getphdr(elf, static_cast<int>(i), &phdr) == nullptr || phdr.p_type != PT_LOAD) {
+    // Writable segments hold the file's initial data, not what the process
+    // had there at the sample: reading them would mislead.
+    if (gelf_getphdr(elf, static_cast<int>(i), &phdr) == nullptr || phdr.p_type != PT_LOAD ||
+        (phdr.p_flags & PF_W) != 0) {
       continue;
     }
     if (vaddr < phdr.p_vaddr || vaddr - phdr.p_vaddr + sizeof(*result) > phdr.p_filesz) continue;
@@ -160,9 +164,10 @@ int OnFrame(Dwfl_Frame* frame, void* arg) {
   Dwarf_Addr pc = 0;
   if (!dwfl_frame_pc(frame, &pc, nullptr)) return DWARF_CB_ABORT;
   // A zero return address is how some outermost frames end.
-  if (pc == 0 && !process->pcs->empty()) return DWARF_CB_ABORT;
+  const size_t found = process->pcs->size() - process->first_pc;
+  if (pc == 0 && found != 0) return DWARF_CB_ABORT;
   process->pcs->push_back(pc);
-  if (process->pcs->size() >= process->request->max_frames) {
+  if (found + 1 >= process->request->max_frames) {
     process->hit_max_depth = true;
     return DWARF_CB_ABORT;
   }
@@ -182,8 +187,8 @@ const X86FrameRule& RuleFor(Process* process, uint64_t pc) {
         source == 0 ? dwfl_module_eh_cfi(module, &bias) : dwfl_module_dwarf_cfi(module, &bias);
     Dwarf_Frame* frame = nullptr;
     if (cfi == nullptr || dwarf_cfi_addrframe(cfi, pc - bias, &frame) != 0) continue;
+    const std::unique_ptr<Dwarf_Frame, decltype(&free)> owned(frame, &free);  // malloc'd by libdw
     it->second = ReadX86FrameRule(frame);
-    free(frame);
     break;
   }
   return it->second;
@@ -306,7 +311,10 @@ DwarfUnwinder::Process* DwarfUnwinder::ProcessFor(const UnwindRequest& request) 
     slot = std::make_unique<Process>();
     slot->last_use = ++uses_;
     slot->dwfl.reset(dwfl_begin(&kDwflCallbacks));
-    if (!slot->dwfl) return nullptr;
+    if (!slot->dwfl) {
+      processes_.erase(request.pid);
+      return nullptr;
+    }
   }
   Process* process = slot.get();
   Dwfl* dwfl = process->dwfl.get();
@@ -351,15 +359,18 @@ UnwindStop DwarfUnwinder::Unwind(const UnwindRequest& request, std::vector<uint6
   }
   process->request = &request;
   process->memory_failure = UnwindStop::kComplete;
-  if (use_rule_cache_ && request.regs.count == 17 /* x86_64 */) {
+  if (use_rule_cache_ && request.regs.arch == Arch::kX86_64) {
     const auto stop = WalkWithRules(process, request, pcs);
     if (stop) {
       process->request = nullptr;
+      ++counts_.cached_walks;
       return *stop;
     }
     process->memory_failure = UnwindStop::kComplete;
   }
+  ++counts_.libdw_walks;
   process->pcs = pcs;
+  process->first_pc = first;
   process->hit_max_depth = false;
   const int rc =
       dwfl_getthread_frames(process->dwfl.get(), static_cast<pid_t>(request.tid), OnFrame, process);
@@ -379,6 +390,28 @@ UnwindStop DwarfUnwinder::Unwind(const UnwindRequest& request, std::vector<uint6
   return UnwindStop::kNoCfi;
 }
 
+std::optional<uint64_t> DwarfUnwinder::UnchainedCaller(const UnwindRequest& request) {
+  if (request.space == nullptr || request.regs.arch != Arch::kX86_64) return std::nullopt;
+  Process* process = ProcessFor(request);
+  if (process == nullptr) return std::nullopt;
+  const X86FrameRule& rule = RuleFor(process, request.regs.pc);
+  // A CFA computed from rbp means the function set rbp up as its frame
+  // pointer: the frame-pointer chain is right as it is.
+  if (!rule.usable || rule.cfa_from_rbp ||
+      rule.kind[X86FrameRule::kReturnAddress] != X86FrameRule::Kind::kAtCfa) {
+    return std::nullopt;
+  }
+  const uint64_t cfa = request.regs.sp + static_cast<uint64_t>(rule.cfa_offset);
+  process->request = &request;
+  Dwarf_Word caller = 0;
+  const bool read = MemoryRead(
+      process->dwfl.get(), cfa + static_cast<uint64_t>(rule.offset[X86FrameRule::kReturnAddress]),
+      &caller, process);
+  process->request = nullptr;
+  if (!read || dwfl_addrmodule(process->dwfl.get(), caller) == nullptr) return std::nullopt;
+  return caller;
+}
+
 Result<uint64_t> ElfLoadBias(const std::string& path, uint64_t start, uint64_t pgoff) {
   auto file = ElfFile::Open(path);
   if (!file) return tl::unexpected(file.error());
@@ -387,21 +420,30 @@ Result<uint64_t> ElfLoadBias(const std::string& path, uint64_t start, uint64_t p
   if (elf_getphdrnum(file->get(), &count) != 0) {
     return Fail(fmt::format("{}: unreadable program headers: {}", path, elf_errmsg(-1)));
   }
+  // The mapping starts on a page boundary at or below its segment's
+  // p_offset. Linkers that pack segments (lld, mold) put the executable one
+  // in the same page as the one before it, so an executable mapping's
+  // offset can fall in a read-only segment's range too: prefer PF_X.
+  constexpr uint64_t kPage = 4096;
+  std::optional<GElf_Phdr> any;
   for (size_t i = 0; i < count; ++i) {
     GElf_Phdr phdr;
     if (gelf_getphdr(file->get(), static_cast<int>(i), &phdr) == nullptr ||
         phdr.p_type != PT_LOAD) {
       continue;
     }
-    // Mappings start on page boundaries: compare page-aligned offsets.
-    const uint64_t align = phdr.p_align > 1 ? phdr.p_align : 1;
-    const uint64_t seg_offset = phdr.p_offset & ~(align - 1);
-    const uint64_t seg_end = phdr.p_offset + phdr.p_filesz;
-    if (pgoff < seg_offset || pgoff >= seg_end) continue;
-    // Runtime address of file offset X in this segment: bias + p_vaddr + (X - p_offset).
-    return start - (phdr.p_vaddr + pgoff - phdr.p_offset);
+    const uint64_t first_page = phdr.p_offset & ~(kPage - 1);
+    if (pgoff < first_page || pgoff >= phdr.p_offset + phdr.p_filesz) continue;
+    if (phdr.p_flags & PF_X) {
+      any = phdr;
+      break;
+    }
+    if (!any) any = phdr;
   }
-  return Fail(fmt::format("{}: no loadable segment holds file offset {:#x}", path, pgoff));
+  if (!any)
+    return Fail(fmt::format("{}: no loadable segment holds file offset {:#x}", path, pgoff));
+  // File offset X of the segment is at runtime bias + p_vaddr + (X - p_offset).
+  return start - (any->p_vaddr + pgoff - any->p_offset);
 }
 
 }  // namespace sample

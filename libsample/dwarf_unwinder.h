@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -81,12 +82,27 @@ class DwarfUnwinder {
   // failure are kept.
   UnwindStop Unwind(const UnwindRequest& request, std::vector<uint64_t>* pcs);
 
+  // For --call-graph fp,leaf: the sampled function's return address, when
+  // its CFI at the sampled pc says it has not made rbp its frame pointer
+  // (no frame set up yet, or none at all), so a frame-pointer chain taken
+  // there skipped its caller; nullopt when the frame is set up, the CFI or
+  // the stack copy does not tell, or the address is in no mapped file.
+  // x86_64 only (nullopt elsewhere).
+  std::optional<uint64_t> UnchainedCaller(const UnwindRequest& request);
+
+  struct Counts {
+    uint64_t cached_walks = 0;      // walked with cached CFI rules alone
+    uint64_t libdw_walks = 0;       // walked by libdw
+    uint64_t unopened_modules = 0;  // files libdw could not open
+  };
+  const Counts& counts() const { return counts_; }
+
   // Drops the state kept for `pid` (after it exited).
   void Forget(uint32_t pid);
 
-  // At most this many processes keep a Dwfl (each holds its files open);
-  // the least recently unwound goes first.
-  static constexpr size_t kMaxProcesses = 64;
+  // At most this many processes keep a Dwfl (each holds an fd and a map of
+  // every file it reported); the least recently unwound goes first.
+  static constexpr size_t kMaxProcesses = 32;
 
   // One process's Dwfl and the sample it is unwinding (libdw's callbacks
   // see it); defined in the .cc.
@@ -96,6 +112,7 @@ class DwarfUnwinder {
   Process* ProcessFor(const UnwindRequest& request);
 
   bool use_rule_cache_ = true;
+  Counts counts_;
   std::unordered_map<uint32_t, std::unique_ptr<Process>> processes_;
   uint64_t uses_ = 0;  // a clock for evicting the least recently used
 };

@@ -82,6 +82,7 @@ std::optional<DwarfRegisters> ToDwarfRegisters(Arch arch, uint64_t perf_mask,
   if (arch == Arch::kUnknown) return std::nullopt;
   if (static_cast<size_t>(std::popcount(perf_mask)) != values.size()) return std::nullopt;
   DwarfRegisters regs;
+  regs.arch = arch;
   regs.count = arch == Arch::kX86_64 ? kX86FrameRegs : kArm64FrameRegs;
   bool has_pc = false;
   size_t index = 0;

@@ -35,6 +35,7 @@ uint64_t LeafRegsMask(Arch arch);
 // A register file in DWARF numbering, as the unwinder seeds its first frame.
 struct DwarfRegisters {
   static constexpr size_t kMax = 32;
+  Arch arch = Arch::kUnknown;
   std::array<uint64_t, kMax> value{};
   uint64_t present = 0;  // bit n: value[n] was in the sample
   size_t count = 0;      // registers 0..count-1 are the architecture's frame set

@@ -7,7 +7,9 @@ namespace sample {
 X86FrameRule ReadX86FrameRule(Dwarf_Frame* frame) {
   X86FrameRule rule;
   bool signal_frame = false;
-  if (dwarf_frame_info(frame, nullptr, nullptr, &signal_frame) < 0 || signal_frame) return rule;
+  // The return address column is 16 in x86_64 CFI; anything else is not
+  // what the cached walk knows how to step.
+  if (dwarf_frame_info(frame, nullptr, nullptr, &signal_frame) != 16 || signal_frame) return rule;
   // CFA: DW_CFA_def_cfa reg, offset comes back as one DW_OP_bregx.
   Dwarf_Op* ops = nullptr;
   size_t nops = 0;

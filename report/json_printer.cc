@@ -160,6 +160,9 @@ void JsonPrinter::Stats(const HeaderView& h, const LoadStats& stats) {
   }
   json_.EndObject();
   json_.Field("missing_binaries", unwind.missing_binaries)
+      .Field("unopened_binaries", unwind.unopened_modules)
+      .Field("cached_walks", unwind.cached_walks)
+      .Field("libdw_walks", unwind.libdw_walks)
       .Field("leaf_samples", unwind.leaf_samples)
       .Field("leaf_callers_inserted", unwind.leaf_callers_inserted)
       .EndObject();

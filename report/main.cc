@@ -1,5 +1,6 @@
 // sample-report: print profiles from a sample.data file. Options only; the
 // work is RunReport's (report/report_runner.h).
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -39,7 +40,19 @@ std::vector<std::string> JoinCallGraphArgument(int argc, char** argv) {
 
 }  // namespace
 
+// libdw keeps every binary it unwinds through open (an fd and a map per
+// file, per process, per -j thread): take the hard limit on open files, as
+// the soft default of 1024 can run out on machine-wide recordings.
+void RaiseOpenFileLimit() {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
+    limit.rlim_cur = limit.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &limit);
+  }
+}
+
 int main(int argc, char** argv) {
+  RaiseOpenFileLimit();
   sample::report::ReportOptions options;
   sample::report::ViewOptions& view = options.view;
   sample::report::FilterText& filters = options.filters;

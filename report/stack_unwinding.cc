@@ -10,9 +10,6 @@ namespace {
 // Below this many queued samples, starting threads costs more than it saves.
 constexpr size_t kMinParallelItems = 64;
 
-// The fp,leaf check needs one step: the leaf and its caller.
-constexpr size_t kLeafFrames = 2;
-
 // Where the user part of a kernel call chain starts: the index after its
 // PERF_CONTEXT_USER marker, or the chain's size if it has none.
 size_t UserPartStart(const U64List& chain) {
@@ -154,18 +151,19 @@ void StackUnwinding::Work(DwarfUnwinder& unwinder, Item& item) const {
     if (item.chain.empty()) item.chain.push_back(item.ip);
     return;
   }
-  // fp,leaf: u0 is the sampled user pc, u1 what the frame pointer chain
-  // names as its caller. If the leaf's CFI says its caller is someone else,
-  // the leaf had not pushed a frame yet and the chain skipped that caller.
+  // fp,leaf: u0 is the sampled user pc, u1 what the frame-pointer chain
+  // names as its caller. When the leaf's CFI says it had not set up rbp as
+  // its frame pointer, the chain skipped its real caller: put it back.
   for (size_t i = 0; i < item.callchain.size(); ++i) item.chain.push_back(item.callchain[i]);
-  if (request.space == nullptr || user_start >= item.callchain.size()) return;
-  std::vector<uint64_t> step;
-  request.max_frames = kLeafFrames;
-  unwinder.Unwind(request, &step);
-  if (step.size() < kLeafFrames || step[0] != item.callchain[user_start]) return;
+  if (request.space == nullptr || user_start >= item.callchain.size() ||
+      request.regs.pc != item.callchain[user_start]) {
+    return;
+  }
+  const std::optional<uint64_t> caller = unwinder.UnchainedCaller(request);
+  if (!caller) return;
   const bool has_u1 = user_start + 1 < item.callchain.size();
-  if (has_u1 && step[1] == item.callchain[user_start + 1]) return;
-  item.chain.insert(item.chain.begin() + static_cast<std::ptrdiff_t>(user_start + 1), step[1]);
+  if (has_u1 && *caller == item.callchain[user_start + 1]) return;
+  item.chain.insert(item.chain.begin() + static_cast<std::ptrdiff_t>(user_start + 1), *caller);
   item.caller_inserted = true;
 }
 
@@ -194,6 +192,12 @@ void StackUnwinding::Flush(const std::function<void(size_t, std::span<const uint
   }
   queue_.clear();
   queued_pids_.clear();
+  stats_.cached_walks = stats_.libdw_walks = stats_.unopened_modules = 0;
+  for (const DwarfUnwinder& unwinder : unwinders_) {
+    stats_.cached_walks += unwinder.counts().cached_walks;
+    stats_.libdw_walks += unwinder.counts().libdw_walks;
+    stats_.unopened_modules += unwinder.counts().unopened_modules;
+  }
 }
 
 }  // namespace sample::report

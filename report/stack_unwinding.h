@@ -57,6 +57,9 @@ struct UnwindStats {
   uint64_t leaf_samples = 0;                       // fp,leaf samples checked
   uint64_t leaf_callers_inserted = 0;              // callers the fp chain had skipped
   uint64_t missing_binaries = 0;                   // binaries not found for unwinding
+  uint64_t cached_walks = 0;                       // x86_64 walks done with cached CFI rules alone
+  uint64_t libdw_walks = 0;                        // walks done (or finished) by libdw
+  uint64_t unopened_modules = 0;                   // binary files libdw could not open
 };
 
 struct StackUnwindingOptions {

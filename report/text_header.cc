@@ -107,6 +107,9 @@ std::string FormatStatsText(const HeaderView& h, const LoadStats& stats) {
       row(fmt::format("ended: {}", UnwindStopName(static_cast<UnwindStop>(i))), unwind.stops[i]);
     }
     if (unwind.missing_binaries != 0) row("binaries not found", unwind.missing_binaries);
+    if (unwind.unopened_modules != 0) row("binaries not opened", unwind.unopened_modules);
+    row("walks, cached rules", unwind.cached_walks);
+    row("walks, libdw", unwind.libdw_walks);
   }
   if (unwind.leaf_samples != 0) {
     out += "\nLeaf check (fp,leaf):\n";

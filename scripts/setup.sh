@@ -11,7 +11,7 @@ packages=(
   libboost-program-options-dev libgtest-dev libgmock-dev
   libfmt-dev libexpected-dev
   libiberty-dev libdebuginfod-dev debuginfod
-  python3 binutils
+  python3 binutils lld
 )
 
 missing=()

@@ -257,6 +257,22 @@ TEST_F(UnwindTest, LeafCheckPutsBackTheCallerAFramePointerChainSkips) {
   ASSERT_GT(leaves, 200u);
   EXPECT_GE(restored * 100, leaves * 95) << restored << " of " << leaves << "\n" << stats_;
   EXPECT_NE(stats_.find("callers inserted"), std::string::npos) << stats_;
+
+  // Leaves that set up their frame keep their (correct) chains: nothing is
+  // inserted into them.
+  const auto framed = RecordChains({kFp, "chain", "0.3"}, "fp,leaf", "framed");
+  leaves = 0;
+  size_t unchanged = 0;
+  for (const Chain& chain : framed) {
+    if (chain.empty() || chain[0].function != "hot_leaf") continue;
+    ++leaves;
+    unchanged +=
+        NamesUpTo(chain, "main") ==
+        std::vector<std::string>{"hot_leaf", "level_three", "level_two", "level_one", "main"};
+  }
+  ASSERT_GT(leaves, 200u);
+  // A sample in the leaf's own push/pop of rbp is rightly fixed; few are.
+  EXPECT_GE(unchanged * 100, leaves * 95) << unchanged << " of " << leaves << "\n" << stats_;
 }
 
 }  // namespace

@@ -1,13 +1,24 @@
 #include "libsample/dwarf_unwinder.h"
 
+#include <gelf.h>
+
 #include <gtest/gtest.h>
+
+#include <limits.h>
+#include <link.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
 #include <fstream>
+#include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include "libsample/elf_file.h"
 
 namespace sample {
 namespace {
@@ -170,12 +181,19 @@ TEST_F(DwarfUnwinderTest, ShortStackCopyKeepsTheFramesFound) {
 }
 
 TEST_F(DwarfUnwinderTest, FrameLimitAndMissingModules) {
+  // The limit counts this walk's frames, not what `pcs` held before (the
+  // kernel's frames), in both walks.
+  for (bool cached : {false, true}) {
+    DwarfUnwinder unwinder(cached);
+    UnwindRequest request = Request(kCopy);
+    request.max_frames = 3;
+    std::vector<uint64_t> pcs = {1, 2, 3, 4, 5, 6};
+    EXPECT_EQ(unwinder.Unwind(request, &pcs), UnwindStop::kMaxDepth);
+    EXPECT_EQ(pcs.size(), 9u) << cached;
+  }
   DwarfUnwinder unwinder;
   UnwindRequest request = Request(kCopy);
-  request.max_frames = 2;
   std::vector<uint64_t> pcs;
-  EXPECT_EQ(unwinder.Unwind(request, &pcs), UnwindStop::kMaxDepth);
-  EXPECT_EQ(pcs.size(), 2u);
 
   // No modules at all: the sampled pc is kept, nothing more.
   UnwindSpace empty;
@@ -221,8 +239,78 @@ TEST_F(DwarfUnwinderTest, CachedRulesWalkLikeLibdw) {
             << bytes << " bytes, round " << round;
         EXPECT_EQ(actual, expected) << bytes << " bytes, round " << round;
       }
+      // The cached rules did the walking, not a fallback to libdw.
+      EXPECT_EQ(cached.counts().cached_walks, 2u);
+      EXPECT_EQ(cached.counts().libdw_walks, 0u);
+      EXPECT_EQ(libdw.counts().cached_walks, 0u);
     }
   }
+}
+
+int AddLoadBias(dl_phdr_info* info, size_t, void* data) {
+  auto* biases = static_cast<std::map<std::string, uint64_t>*>(data);
+  std::string name = info->dlpi_name;
+  if (name.empty()) {  // the executable
+    char buf[4096];
+    const ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+    if (n <= 0) return 0;
+    name.assign(buf, static_cast<size_t>(n));
+  }
+  char resolved[PATH_MAX];
+  if (realpath(name.c_str(), resolved) != nullptr) (*biases)[resolved] = info->dlpi_addr;
+  return 0;
+}
+
+TEST(ElfLoadBiasTest, MatchesTheDynamicLoader) {
+  // Every file this process maps executable: the bias computed from its
+  // mapping is the one ld.so applied.
+  std::map<std::string, uint64_t> loader;
+  dl_iterate_phdr(AddLoadBias, &loader);
+  size_t checked = 0;
+  for (const UnwindModule& m : SelfSpace().modules) {
+    char resolved[PATH_MAX];
+    if (realpath(m.binary.c_str(), resolved) == nullptr || !loader.contains(resolved)) continue;
+    EXPECT_EQ(m.bias, loader[resolved]) << m.binary;
+    ++checked;
+  }
+  EXPECT_GE(checked, 2u);  // the test binary and libc at least
+}
+
+TEST(ElfLoadBiasTest, PackedSegmentsOfLld) {
+  // lld packs segments: the executable one shares a page with the read-only
+  // one before it, so the mapping's offset lies in both.
+  if (system("command -v ld.lld >/dev/null 2>&1") != 0) {
+    GTEST_SKIP() << "ld.lld is not installed (scripts/setup.sh installs lld)";
+  }
+  char dir_template[] = "/tmp/lld_bias.XXXXXX";
+  ASSERT_NE(mkdtemp(dir_template), nullptr);
+  const std::string dir = dir_template;
+  {
+    std::ofstream source(dir + "/p.c");
+    source << "int main(void) { return 0; }\n";
+  }
+  const std::string binary = dir + "/p";
+  ASSERT_EQ(system(("cc -O1 -fPIE -pie -fuse-ld=lld -o " + binary + " " + dir + "/p.c").c_str()),
+            0);
+  auto file = ElfFile::Open(binary);
+  ASSERT_TRUE(file.has_value()) << file.error().message;
+  size_t count = 0;
+  ASSERT_EQ(elf_getphdrnum(file->get(), &count), 0);
+  std::optional<GElf_Phdr> text;
+  for (size_t i = 0; i < count; ++i) {
+    GElf_Phdr phdr;
+    gelf_getphdr(file->get(), static_cast<int>(i), &phdr);
+    if (phdr.p_type == PT_LOAD && (phdr.p_flags & PF_X)) text = phdr;
+  }
+  ASSERT_TRUE(text.has_value());
+  // The kernel maps the page holding the segment's start.
+  const uint64_t base = 0x7f1234560000;
+  const uint64_t start = base + (text->p_vaddr & ~uint64_t{0xfff});
+  const uint64_t pgoff = text->p_offset & ~uint64_t{0xfff};
+  auto bias = ElfLoadBias(binary, start, pgoff);
+  ASSERT_TRUE(bias.has_value()) << bias.error().message;
+  EXPECT_EQ(*bias, base);
+  system(("rm -rf " + dir).c_str());
 }
 
 TEST(ElfLoadBiasTest, SharedObjectAndErrors) {
