@@ -3,6 +3,8 @@
 // and the caller a frame-pointer chain skips in a leaf, put back by
 // --call-graph fp,leaf. Chains are read from sample-report --script.
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <string>
 #include <vector>
@@ -19,6 +21,7 @@ const std::string kReport = SAMPLE_REPORT_PATH;
 const std::string kNoFp = WORKLOAD_UNWIND_NOFP_PATH;
 const std::string kFp = WORKLOAD_UNWIND_FP_PATH;
 const std::string kLeaf = WORKLOAD_LEAF_PATH;
+const std::string kDebugFrame = WORKLOAD_UNWIND_DEBUGFRAME_PATH;
 
 struct Frame {
   std::string function;  // without +offset and " (inlined)"
@@ -140,6 +143,34 @@ TEST_F(UnwindTest, ChainsWithoutFramePointersReachMain) {
   };
   EXPECT_EQ(rows(flat.out), rows(unwound.out));
   EXPECT_FALSE(rows(flat.out).empty());
+}
+
+TEST_F(UnwindTest, DebugFrameFromASeparateDebugFile) {
+  // No .eh_frame for the workload's own code: its CFI is .debug_frame,
+  // moved into a debug file found through .gnu_debuglink.
+  const std::string binary = dir_ / "unwind-df";
+  const std::string debug = dir_ / "unwind-df.debug";
+  const std::string split = "cp " + kDebugFrame + " " + binary + " && objcopy --only-keep-debug " +
+                            binary + " " + debug + " && strip --strip-debug " + binary +
+                            " && objcopy --add-gnu-debuglink=" + debug + " " + binary;
+  ASSERT_EQ(std::system(split.c_str()), 0) << split;
+  auto complete_share = [&](const std::vector<Chain>& chains) {
+    size_t leaves = 0, complete = 0;
+    for (const Chain& chain : chains) {
+      if (chain.empty() || chain[0].function != "hot_leaf") continue;
+      ++leaves;
+      complete +=
+          NamesUpTo(chain, "main") ==
+          std::vector<std::string>{"hot_leaf", "level_three", "level_two", "level_one", "main"};
+    }
+    EXPECT_GT(leaves, 200u);
+    return leaves == 0 ? 0.0 : 100.0 * static_cast<double>(complete) / static_cast<double>(leaves);
+  };
+  EXPECT_GE(complete_share(RecordChains({binary, "chain", "0.4"}, "dwarf", "df")), 95.0) << stats_;
+  // Without the debug file there is no CFI for those frames.
+  ASSERT_EQ(std::rename(debug.c_str(), (debug + ".gone").c_str()), 0);
+  const RunResult again = RunTool({kReport, "-i", dir_ / "df.data", "--script"}, dir_);
+  EXPECT_LT(complete_share(ParseScript(again.out)), 5.0);
 }
 
 TEST_F(UnwindTest, DwarfCallersMatchTheFramePointerBuild) {
