@@ -119,6 +119,16 @@ Result<void> SampleFileReader::Scan() {
         kernel_symbols_.append(reinterpret_cast<const char*>(bytes.data()), bytes.size());
         break;
       }
+      case ChunkType::kVdso: {
+        auto payload = ReadPayload(ref);
+        if (!payload) {
+          warnings_.push_back(
+              fmt::format("{}: [vdso] image skipped: {}", path_, payload.error().message));
+          break;
+        }
+        vdso_image_ = std::move(*payload);
+        break;
+      }
       case ChunkType::kTrailer: {
         auto payload = ReadPayload(ref);
         auto trailer = payload ? DecodeTrailer(payload->bytes(), payload_offset)

@@ -230,6 +230,49 @@ TEST_F(SampleFileTest, RoundTrip) {
   }
 }
 
+TEST_F(SampleFileTest, VdsoImageAndItsBuildIdRoundTrip) {
+  // Any bytes will do for the format: the image is stored as it is.
+  Bytes image(8192 + 24);
+  for (size_t i = 0; i < image.size(); ++i) image[i] = static_cast<std::byte>(i * 7 + i / 256);
+  const Metadata build_ids = {{"/bin/app", "00ff"}, {"[vdso]", "1234abcd"}};
+  for (int level : {1, 0}) {
+    const std::string path = PathOf("vdso" + std::to_string(level) + ".sample");
+    auto writer = SampleFileWriter::Create(path, WriterOptions{.zstd_level = level});
+    ASSERT_TRUE(writer.has_value()) << writer.error().message;
+    (*writer)->Submit(ChunkType::kEvents, EncodeEvents(TestEvents()));
+    (*writer)->Submit(ChunkType::kBuildIds, EncodeMetadata(build_ids));
+    (*writer)->Submit(ChunkType::kVdso, image);
+    ASSERT_TRUE((*writer)->Finish(Trailer{}).has_value());
+    writer->reset();
+
+    auto reader = SampleFileReader::Open(path);
+    ASSERT_TRUE(reader.has_value()) << reader.error().message;
+    EXPECT_TRUE(reader->warnings().empty()) << reader->warnings().front();
+    EXPECT_TRUE(std::ranges::equal(reader->vdso_image(), image));
+    EXPECT_EQ(FindMetadata(reader->build_ids(), "[vdso]"), "1234abcd");
+    EXPECT_TRUE(reader->record_chunks().empty());  // not mistaken for records
+
+    // A corrupt image is skipped with a warning; the file still opens.
+    Bytes bytes = ReadFileBytes(path);
+    const uint64_t vdso_chunk = reader->trailer()->chunk_offsets.at(2);
+    bytes[vdso_chunk + sizeof(ChunkHeader) + 5] ^= std::byte{0x40};
+    const std::string flipped = PathOf("vdso-flipped" + std::to_string(level));
+    WriteFileBytes(flipped, bytes);
+    auto damaged = SampleFileReader::Open(flipped);
+    ASSERT_TRUE(damaged.has_value()) << damaged.error().message;
+    EXPECT_TRUE(damaged->vdso_image().empty());
+    EXPECT_TRUE(std::ranges::any_of(damaged->warnings(), [](const std::string& w) {
+      return Contains(w, "[vdso] image skipped") && Contains(w, "checksum");
+    })) << ::testing::PrintToString(damaged->warnings());
+  }
+  // Files written before the chunk existed have no image.
+  const std::string old = PathOf("old.sample");
+  WriteFile(old, 1);
+  auto reader = SampleFileReader::Open(old);
+  ASSERT_TRUE(reader.has_value());
+  EXPECT_TRUE(reader->vdso_image().empty());
+}
+
 // The offsets where each chunk starts, plus the end of the file.
 std::vector<uint64_t> ChunkBoundaries(const SampleFileReader& reader) {
   std::vector<uint64_t> b = reader.trailer()->chunk_offsets;
