@@ -23,17 +23,29 @@ for f in fixture_symbolizer fixture_symbolizer.debug; do
   { head -c 32 /dev/zero; cat "$fixtures/$f"; } >"$corpus/dwarf/seed-$f"
 done
 
-# A short recording with call chains, and the golden recording cut short.
+# A short recording with call chains (zstd, and stored uncompressed so that
+# mutations reach the records), and the golden recording cut short.
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-build/record/sample-record -q -g -e cpu-clock -F 500 -o "$tmp/split.data" -- \
+build/record/sample-record -q -g -e cpu-clock -F 500 -o "$tmp/split" -- \
   build/tests/workloads/split 0.04
-cp "$tmp/split.data" "$corpus/sample_file/seed-split-recording"
-cp tests/golden/truncated.data "$corpus/sample_file/seed-truncated-recording"
-# report's input starts with a view selector (see report_fuzz.cc).
+build/record/sample-record -q -g -z 0 -e cpu-clock -F 500 -o "$tmp/split-raw" -- \
+  build/tests/workloads/split 0.02
+cp tests/golden/truncated.data "$tmp/truncated"
+byte() { printf "\\$(printf '%03o' "$1")"; }
+# sample_file's input starts with flags (bit 0: fix checksums), report's
+# with a view selector (see report_fuzz.cc).
+rm -f "$corpus"/sample_file/seed-* "$corpus"/report/seed-*
+for f in split split-raw truncated; do
+  for flags in 0 1; do
+    { byte "$flags"; cat "$tmp/$f"; } >"$corpus/sample_file/seed-$f-$flags"
+  done
+done
 for selector in 0 1 2 3 4 5 6 7 68 131 196; do
-  { printf "\\$(printf '%03o' "$selector")"; cat "$tmp/split.data"; } \
-    >"$corpus/report/seed-split-view$selector"
+  { byte "$selector"; cat "$tmp/split"; } >"$corpus/report/seed-split-view$selector"
+done
+for selector in 32 35 36; do
+  { byte "$selector"; cat "$tmp/split-raw"; } >"$corpus/report/seed-split-raw-view$selector"
 done
 chmod 644 "$corpus"/*/seed-*
 echo "seeds written under $corpus"

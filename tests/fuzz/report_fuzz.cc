@@ -2,11 +2,13 @@
 // (ordered records, process table, symbolization, profile) and one of the
 // views, picked by the input, in text or JSON. Binaries are looked for only
 // under a --symfs that does not exist and debuginfod is off, so the result
-// depends on the input alone. Input: u8 view selector, then the file.
+// depends on the input alone. Input: u8 view selector (bit 5: rewrite every
+// chunk's checksum first, as sample_file_fuzz.cc does), then the file.
 #include <cstdlib>
 
 #include "libsample/memory_file.h"
 #include "report/report_runner.h"
+#include "tests/fuzz/chunk_checksums.h"
 #include "tests/fuzz/fuzz_target.h"
 
 SAMPLE_FUZZ_TARGET(report)(std::span<const std::byte> input) {
@@ -19,7 +21,9 @@ SAMPLE_FUZZ_TARGET(report)(std::span<const std::byte> input) {
   }();
   fuzz::InputTaker take(input);
   const uint8_t selector = take.Take<uint8_t>();
-  if (!file->Assign(take.rest())) std::abort();
+  std::vector<std::byte> bytes(take.rest().begin(), take.rest().end());
+  if (selector & 0x20) fuzz::FixChunkChecksums(bytes);
+  if (!file->Assign(bytes)) std::abort();
 
   ReportOptions options;
   options.input = file->path();

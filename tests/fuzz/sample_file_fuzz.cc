@@ -10,6 +10,7 @@
 #include "libsample/memory_file.h"
 #include "libsample/perf_record.h"
 #include "libsample/record_walker.h"
+#include "tests/fuzz/chunk_checksums.h"
 #include "tests/fuzz/fuzz_target.h"
 
 SAMPLE_FUZZ_TARGET(sample_file)(std::span<const std::byte> input) {
@@ -20,7 +21,11 @@ SAMPLE_FUZZ_TARGET(sample_file)(std::span<const std::byte> input) {
     if (!created) std::abort();
     return new MemoryFile(std::move(*created));
   }();
-  if (!file->Assign(input)) std::abort();
+  fuzz::InputTaker take(input);
+  const uint8_t flags = take.Take<uint8_t>();
+  std::vector<std::byte> bytes(take.rest().begin(), take.rest().end());
+  if (flags & 1) fuzz::FixChunkChecksums(bytes);
+  if (!file->Assign(bytes)) std::abort();
   auto reader = format::SampleFileReader::Open(file->path());
   if (!reader) return 0;
   if (reader->valid_end() > reader->file_size()) std::abort();
