@@ -32,6 +32,11 @@
 //   kKernelSymbols  kallsyms text ("addr t name[\tmodule]" lines) for the
 //              kernel symbols covering sampled kernel addresses, each with
 //              its successor; absent when kallsyms was unreadable.
+//   kVdso      the ELF image of the recording host's [vdso], as the kernel
+//              maps it into (64-bit) processes: it is on no disk, so this is
+//              the only way to name frames in it. Written at close when a
+//              [vdso] mapping was seen; its build-id is in kBuildIds under
+//              the key "[vdso]".
 //   kTrailer   TrailerHeader, then cpu_count x TrailerCpu, then
 //              chunk_count x u64 file offsets of every preceding chunk
 //              (the table of contents).
@@ -55,6 +60,7 @@ enum class ChunkType : uint16_t {
   kRecords = 3,
   kBuildIds = 4,
   kKernelSymbols = 5,
+  kVdso = 6,
   kTrailer = 15,
 };
 
@@ -113,8 +119,8 @@ static_assert(sizeof(TrailerHeader) == 64);
 
 struct TrailerCpu {
   uint64_t samples;
-  uint64_t lost_samples;  // from PERF_RECORD_LOST
-  uint64_t lost_records;  // number of PERF_RECORD_LOST records
+  uint64_t lost_samples;     // from PERF_RECORD_LOST
+  uint64_t lost_records;     // number of PERF_RECORD_LOST records
   uint64_t dropped_samples;  // from PERF_RECORD_LOST_SAMPLES
   uint64_t throttles;
 };

@@ -119,6 +119,16 @@ Result<void> SampleFileReader::Scan() {
         kernel_symbols_.append(reinterpret_cast<const char*>(bytes.data()), bytes.size());
         break;
       }
+      case ChunkType::kVdso: {
+        auto payload = ReadPayload(ref);
+        if (!payload) {
+          warnings_.push_back(
+              fmt::format("{}: [vdso] image skipped: {}", path_, payload.error().message));
+          break;
+        }
+        vdso_image_ = std::move(*payload);
+        break;
+      }
       case ChunkType::kTrailer: {
         auto payload = ReadPayload(ref);
         auto trailer = payload ? DecodeTrailer(payload->bytes(), payload_offset)
@@ -182,16 +192,30 @@ Result<void> SampleFileReader::ReadPayloadInto(const ChunkRef& chunk, Payload& p
     return Fail(fmt::format("{}: offset {}: chunk claims {} bytes uncompressed", path_,
                             chunk.offset, h.raw_size));
   }
-  payload.Resize(h.raw_size);
+  // Sizes are checked against the stored bytes before the payload is
+  // allocated: a header alone must not make us allocate gigabytes.
   switch (static_cast<Compression>(h.compression)) {
     case Compression::kNone:
       if (h.stored_size != h.raw_size) {
         return Fail(fmt::format("{}: offset {}: stored chunk sizes differ ({} vs {})", path_,
                                 chunk.offset, h.stored_size, h.raw_size));
       }
+      payload.Resize(h.raw_size);
       std::memcpy(payload.mutable_bytes().data(), stored.data(), stored.size());
       return {};
     case Compression::kZstd: {
+      // The writer's frames record their content size (zstd's default).
+      const unsigned long long content = ZSTD_getFrameContentSize(stored.data(), stored.size());
+      if (content != h.raw_size) {
+        return Fail(fmt::format(
+            "{}: offset {}: the zstd frame holds {} bytes, not the {} the chunk header says", path_,
+            chunk.offset,
+            content == ZSTD_CONTENTSIZE_UNKNOWN ? "an unknown number of"
+            : content == ZSTD_CONTENTSIZE_ERROR ? "no valid frame, so no"
+                                                : std::to_string(content),
+            h.raw_size));
+      }
+      payload.Resize(h.raw_size);
       const size_t size =
           ZSTD_decompressDCtx(ThreadDecompressionContext(), payload.mutable_bytes().data(),
                               h.raw_size, stored.data(), stored.size());

@@ -64,6 +64,8 @@ class SampleFileReader {
   const Metadata& build_ids() const { return build_ids_; }
   // kallsyms-format text of the kernel symbols the samples hit; may be empty.
   const std::string& kernel_symbols() const { return kernel_symbols_; }
+  // The recording host's [vdso] ELF image (kVdso); empty if not stored.
+  std::span<const std::byte> vdso_image() const { return vdso_image_.bytes(); }
   // Chunks of kernel records, in file order.
   const std::vector<ChunkRef>& record_chunks() const { return record_chunks_; }
   // The trailer, when the recorder closed the file cleanly.
@@ -97,6 +99,7 @@ class SampleFileReader {
   Metadata metadata_;
   Metadata build_ids_;
   std::string kernel_symbols_;
+  Payload vdso_image_;
   std::vector<ChunkRef> record_chunks_;
   std::optional<Trailer> trailer_;
   uint64_t valid_end_ = 0;

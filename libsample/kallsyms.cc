@@ -30,6 +30,9 @@ bool ParseKallsymsLine(std::string_view line, KallsymsLine& out) {
   std::string_view rest = line.substr(sp1 + 3);
   const size_t tab = rest.find('\t');
   out.name = rest.substr(0, tab);
+  // "addr t \tmodule" names nothing; kept, it would name every address
+  // up to the next symbol "" and would not survive FormatKallsyms.
+  if (out.name.empty()) return false;
   out.module = {};
   if (tab != std::string_view::npos) {
     std::string_view module = rest.substr(tab + 1);

@@ -5,14 +5,24 @@
 #include "formats/chunk_codec.h"
 #include "libsample/elf_symbols.h"
 #include "libsample/kallsyms.h"
+#include "libsample/memory_file.h"
 #include "libsample/perf_record.h"
 #include "libsample/process_table.h"
+#include "record/vdso_image.h"
 
 namespace sample::record {
+namespace {
+
+// The name the kernel gives the vDSO's mapping in MMAP2 records and maps.
+constexpr std::string_view kVdsoPath = "[vdso]";
+
+}  // namespace
 
 void PostmortemFacts::AddBinary(std::string_view path) {
-  // Only real files have build-ids: skip [vdso], //anon, memfd: and such.
+  // Only real files have build-ids: skip //anon, memfd: and such. The
+  // [vdso] is on no disk; its image is stored instead.
   if (!path.empty() && path.front() == '/') binaries_.emplace(path);
+  if (path == kVdsoPath) saw_vdso_ = true;
 }
 
 void PostmortemFacts::Observe(const perf_event_header& header, std::span<const std::byte> record,
@@ -36,11 +46,27 @@ void PostmortemFacts::Observe(const perf_event_header& header, std::span<const s
   }
 }
 
-std::vector<std::byte> PostmortemFacts::BuildIdPayload() const {
+std::vector<std::byte> PostmortemFacts::VdsoPayload(std::string* note) const {
+  if (!saw_vdso_) return {};
+  auto image = ReadOwnVdsoImage();
+  if (!image) {
+    *note = "[vdso] frames will be unknown: " + image.error().message;
+    return {};
+  }
+  return std::move(*image);
+}
+
+std::vector<std::byte> PostmortemFacts::BuildIdPayload(std::span<const std::byte> vdso) const {
   format::Metadata ids;
   for (const std::string& path : binaries_) {
     auto id = ReadElfBuildId(path);
     if (id && !id->empty()) ids.emplace_back(path, *id);
+  }
+  if (!vdso.empty()) {
+    // libelf reads files: the image goes through an in-memory one.
+    auto file = MemoryFile::Create("vdso", vdso);
+    auto id = file ? ReadElfBuildId(file->path()) : tl::unexpected(file.error());
+    if (id && !id->empty()) ids.emplace_back(kVdsoPath, *id);
   }
   std::sort(ids.begin(), ids.end());
   return format::EncodeMetadata(ids);

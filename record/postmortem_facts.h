@@ -2,7 +2,8 @@
 // be reported on another machine: the binaries mapped by profiled
 // processes (their build-ids are read at close) and the kernel addresses
 // that were sampled (the kallsyms symbols covering them are stored at
-// close). Observing costs one comparison per user frame.
+// close), and whether the [vdso] was mapped (its image is stored at close).
+// Observing costs one comparison per user frame.
 #pragma once
 
 #include <linux/perf_event.h>
@@ -25,9 +26,14 @@ class PostmortemFacts {
   // Records the path of a mapping (for synthesized MMAP2s).
   void AddBinary(std::string_view path);
 
+  // kVdso payload: the recorder's own [vdso] image (the one every 64-bit
+  // process maps) when a [vdso] mapping was seen; empty otherwise, or when
+  // it cannot be read (then `note` says why).
+  std::vector<std::byte> VdsoPayload(std::string* note) const;
   // kBuildIds payload (metadata layout): path -> build-id hex, for each
-  // seen binary that has one.
-  std::vector<std::byte> BuildIdPayload() const;
+  // seen binary that has one, and "[vdso]" for the build-id of `vdso`
+  // (a VdsoPayload) when it has one.
+  std::vector<std::byte> BuildIdPayload(std::span<const std::byte> vdso = {}) const;
   // kKernelSymbols payload; empty when no kernel address was sampled or
   // kallsyms is unreadable (then `note` says why).
   std::vector<std::byte> KernelSymbolsPayload(const KallsymsSnapshotOptions& options,
@@ -37,6 +43,7 @@ class PostmortemFacts {
 
  private:
   std::unordered_set<std::string> binaries_;
+  bool saw_vdso_ = false;
   std::unordered_set<uint64_t> kernel_addresses_;
 };
 

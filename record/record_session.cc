@@ -401,7 +401,10 @@ Result<RecordSummary> Recorder::Run() {
 
 Result<RecordSummary> Recorder::Finish(int exit_status) {
   const double seconds = (MonotonicNowNs() - start_ns_) / 1e9;
-  writer_->Submit(format::ChunkType::kBuildIds, facts_.BuildIdPayload(), facts_.binary_count());
+  std::string vdso_note;
+  std::vector<std::byte> vdso = facts_.VdsoPayload(&vdso_note);
+  writer_->Submit(format::ChunkType::kBuildIds, facts_.BuildIdPayload(vdso), facts_.binary_count());
+  if (!vdso.empty()) writer_->Submit(format::ChunkType::kVdso, std::move(vdso));
   std::string kernel_note;
   auto kernel_symbols = facts_.KernelSymbolsPayload(DefaultKallsymsSnapshotOptions(), &kernel_note);
   if (!kernel_symbols.empty()) {
@@ -427,6 +430,7 @@ Result<RecordSummary> Recorder::Finish(int exit_status) {
   if (status_line_) fmt::print(stderr, "\r\033[K");
   if (!options_.quiet) {
     if (!kernel_note.empty()) fmt::print(stderr, "sample-record: note: {}\n", kernel_note);
+    if (!vdso_note.empty()) fmt::print(stderr, "sample-record: note: {}\n", vdso_note);
     PrintSummary(summary, counters_, target_.cpus, options_);
   }
   return summary;

@@ -47,7 +47,10 @@ void OrderedRecordStream::Decode(uint32_t index, Decoded& out) const {
   }
   const EventTable& events = reader_.events();
   const auto bytes = out.payload.bytes();
-  out.refs.reserve(chunk.header.record_count);
+  // The header's count is untrusted: no more records than the payload can
+  // hold (each has at least a header).
+  out.refs.reserve(
+      std::min<uint64_t>(chunk.header.record_count, bytes.size() / sizeof(perf_event_header)));
   const size_t walked = ForEachRecord(bytes, [&](const perf_event_header&,
                                                  std::span<const std::byte> record) {
     auto event = events.EventIndexFor(record);

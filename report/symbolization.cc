@@ -14,6 +14,7 @@
 #include "libsample/binary_symbolizer.h"
 #include "libsample/debug_file_finder.h"
 #include "libsample/kallsyms.h"
+#include "libsample/memory_file.h"
 #include "libsample/perf_map.h"
 #include "libsample/process_table.h"
 
@@ -46,6 +47,44 @@ struct BinaryOutcome {
   bool mismatched = false;
   bool missing = false;
 };
+
+// Fills the frames of each of `location_ids` (file offsets in the binary)
+// from `symbolizer`; every location gets an [unknown] frame when it is
+// nullptr or knows nothing of the offset.
+void ResolveLocations(BinarySymbolizer* symbolizer, const std::vector<uint32_t>& location_ids,
+                      const std::vector<Location>& locations, bool srclines,
+                      std::vector<std::vector<ResolvedFrame>>& per_location) {
+  for (uint32_t id : location_ids) {
+    std::vector<ResolvedFrame>& out = per_location[id];
+    const uint64_t offset = locations[id].offset;
+    const std::vector<SymbolFrame> frames =
+        symbolizer ? symbolizer->SymbolizeFileOffset(offset) : std::vector<SymbolFrame>();
+    for (const SymbolFrame& frame : frames) {
+      if (frame.function.empty()) continue;
+      ResolvedFrame r;
+      r.name = frame.function;
+      r.inlined = frame.inlined;
+      if (srclines) r.srcline = SourceLine(frame);
+      out.push_back(std::move(r));
+    }
+    if (out.empty()) {
+      out.push_back(UnknownFrame(offset));
+      // A line without a function (rare) still helps --sort srcline.
+      if (srclines && !frames.empty()) out.back().srcline = SourceLine(frames.front());
+      continue;
+    }
+    // The outer function as its ELF symbol names it, when one covers the
+    // address (perf's names: DWARF may know a glibc function by an
+    // internal alias such as __GI___clock_gettime), and the offset in it.
+    const ElfSymbols& elf = symbolizer->elf_symbols();
+    if (auto vaddr = elf.FileOffsetToVaddr(offset)) {
+      if (const ElfSymbol* symbol = elf.Find(*vaddr)) {
+        out.back().symbol_offset = *vaddr - symbol->start;
+        if (!out.back().inlined && out.back().known) out.back().name = symbol->name;
+      }
+    }
+  }
+}
 
 class BinaryWork {
  public:
@@ -99,36 +138,8 @@ class BinaryWork {
       if (!outcome.mismatched && path.starts_with('/')) outcome.missing = true;
       outcome.source = outcome.mismatched ? "none: build-id differs" : "none: not found";
     }
-    for (uint32_t id : location_ids) {
-      std::vector<ResolvedFrame>& out = per_location_[id];
-      const uint64_t offset = locations_[id].offset;
-      const std::vector<SymbolFrame> frames =
-          symbolizer ? symbolizer->SymbolizeFileOffset(offset) : std::vector<SymbolFrame>();
-      for (const SymbolFrame& frame : frames) {
-        if (frame.function.empty()) continue;
-        ResolvedFrame r;
-        r.name = frame.function;
-        r.inlined = frame.inlined;
-        if (options_.srclines) r.srcline = SourceLine(frame);
-        out.push_back(std::move(r));
-      }
-      if (out.empty()) {
-        out.push_back(UnknownFrame(offset));
-        // A line without a function (rare) still helps --sort srcline.
-        if (options_.srclines && !frames.empty()) out.back().srcline = SourceLine(frames.front());
-        continue;
-      }
-      // The outer function as its ELF symbol names it, when one covers the
-      // address (perf's names: DWARF may know a glibc function by an
-      // internal alias such as __GI___clock_gettime), and the offset in it.
-      const ElfSymbols& elf = symbolizer->elf_symbols();
-      if (auto vaddr = elf.FileOffsetToVaddr(offset)) {
-        if (const ElfSymbol* symbol = elf.Find(*vaddr)) {
-          out.back().symbol_offset = *vaddr - symbol->start;
-          if (!out.back().inlined && out.back().known) out.back().name = symbol->name;
-        }
-      }
-    }
+    ResolveLocations(symbolizer ? &*symbolizer : nullptr, location_ids, locations_,
+                     options_.srclines, per_location_);
     return outcome;
   }
 
@@ -139,6 +150,57 @@ class BinaryWork {
   const SymbolizeOptions& options_;
   std::vector<std::vector<ResolvedFrame>>& per_location_;
 };
+
+// The name of the vDSO's mapping (the kernel's, in MMAP2 records).
+constexpr std::string_view kVdsoPath = "[vdso]";
+
+// Frames in the [vdso]. The image is on no disk: the recording carries the
+// recording host's copy, checked against the build-id recorded for
+// "[vdso]" as a binary on disk would be.
+BinaryOutcome SymbolizeVdso(const std::vector<uint32_t>& location_ids,
+                            const std::vector<Location>& locations,
+                            const format::Metadata& build_ids, const SymbolizeOptions& options,
+                            std::vector<std::vector<ResolvedFrame>>& per_location) {
+  BinaryOutcome outcome;
+  std::optional<BinarySymbolizer> symbolizer;
+  if (options.vdso_image.empty()) {
+    outcome.source = "none: not in the recording";
+  } else {
+    // libelf and libdw read files: the image goes through an in-memory one.
+    auto file = MemoryFile::Create("vdso", options.vdso_image);
+    auto opened = file ? BinarySymbolizer::Open(file->path()) : tl::unexpected(file.error());
+    const auto recorded = format::FindMetadata(build_ids, std::string(kVdsoPath));
+    if (!opened) {
+      outcome.warnings.push_back(
+          fmt::format("the recording's [vdso] image is unreadable: {}", opened.error().message));
+      outcome.source = "none: unreadable image";
+    } else if (const std::string& id = opened->elf_symbols().build_id();
+               recorded && !recorded->empty() && *recorded != id) {
+      outcome.mismatched = true;
+      const std::string seen = id.empty() ? "none" : id;
+      if (options.force) {
+        outcome.warnings.push_back(fmt::format(
+            "the recording's [vdso] image has build-id {} but the recording saw {}; used anyway "
+            "(--force)",
+            seen, *recorded));
+        symbolizer = std::move(*opened);
+        outcome.source = "recorded image (build-id differs)";
+      } else {
+        outcome.warnings.push_back(fmt::format(
+            "the recording's [vdso] image has build-id {} but the recording saw {}; its frames "
+            "are shown as [unknown] (--force uses it anyway)",
+            seen, *recorded));
+        outcome.source = "none: build-id differs";
+      }
+    } else {
+      symbolizer = std::move(*opened);
+      outcome.source = "recorded image";
+    }
+  }
+  ResolveLocations(symbolizer ? &*symbolizer : nullptr, location_ids, locations, options.srclines,
+                   per_location);
+  return outcome;
+}
 
 // One progress line for debuginfod downloads, shared by the worker threads.
 class ProgressLine {
@@ -175,6 +237,7 @@ SymbolizeResult SymbolizeLocations(const std::vector<Location>& locations,
   std::vector<std::vector<ResolvedFrame>> per_location(locations.size());
   std::map<uint32_t, std::vector<uint32_t>> binaries;  // dso -> location ids
   std::map<uint32_t, std::vector<uint32_t>> perf_maps;
+  std::vector<uint32_t> vdso_ids;
   const std::vector<KernelSymbol> kernel = ParseKallsyms(kernel_symbols);
   for (uint32_t i = 0; i < locations.size(); ++i) {
     const Location& loc = locations[i];
@@ -191,6 +254,8 @@ SymbolizeResult SymbolizeLocations(const std::vector<Location>& locations,
       per_location[i].push_back(UnknownFrame(loc.offset));
     } else if (IsPerfMapPath(dso_paths[loc.dso])) {
       perf_maps[loc.dso].push_back(i);
+    } else if (dso_paths[loc.dso] == kVdsoPath) {
+      vdso_ids.push_back(i);
     } else {
       binaries[loc.dso].push_back(i);
     }
@@ -218,6 +283,13 @@ SymbolizeResult SymbolizeLocations(const std::vector<Location>& locations,
       f.symbol_offset = locations[id].offset - symbol->start;
       per_location[id].push_back(std::move(f));
     }
+  }
+
+  if (!vdso_ids.empty()) {
+    BinaryOutcome o = SymbolizeVdso(vdso_ids, locations, build_ids, options, per_location);
+    result.symbol_sources.emplace_back(kVdsoPath, o.source);
+    result.warnings.insert(result.warnings.end(), o.warnings.begin(), o.warnings.end());
+    if (o.mismatched) ++result.mismatched_binaries;
   }
 
   // Binaries, biggest first so one large library does not finish last.

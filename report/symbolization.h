@@ -6,13 +6,17 @@
 // binary is found once (DebugFileFinder: recorded path or --symfs, build-id
 // check, .gnu_debuglink, the build-id directory, debuginfod) and its
 // locations are looked up by one BinarySymbolizer (DWARF names, inline
-// frames, source lines; ELF symbols otherwise). Binaries are spread over
-// `jobs` threads, each with its own finder and symbolizers (libdw is not
-// thread-safe); the kernel and JIT maps are done on the calling thread.
+// frames, source lines; ELF symbols otherwise). Frames in the [vdso] are
+// looked up in the image the recording stores, after the same build-id
+// check. Binaries are spread over `jobs` threads, each with its own finder
+// and symbolizers (libdw is not thread-safe); the kernel, JIT maps and the
+// [vdso] are done on the calling thread.
 // Computes only; the pipeline turns frames into Profile functions.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -45,6 +49,10 @@ struct SymbolizeOptions {
   bool use_debuginfod = true;
   // Print debuginfod downloads on stderr as a one-line progress (a terminal).
   bool show_progress = false;
+  // The recording host's [vdso] image (the file's kVdso chunk), which names
+  // frames in "[vdso]" mappings; empty when the file has none. Must outlive
+  // the call.
+  std::span<const std::byte> vdso_image;
 };
 
 struct SymbolizeResult {

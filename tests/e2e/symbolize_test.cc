@@ -1,6 +1,7 @@
 // End to end: what the report's symbolizer adds over ELF symbols: inline
-// frames and source lines from DWARF, and names for JIT code from
-// /tmp/perf-PID.map (with its ownership rule).
+// frames and source lines from DWARF, names for JIT code from
+// /tmp/perf-PID.map (with its ownership rule), and names in the [vdso] from
+// the image the recording stores.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -20,6 +21,7 @@ const std::string kReport = SAMPLE_REPORT_PATH;
 const std::string kInline = WORKLOAD_INLINE_PATH;
 const std::string kInlineSource = WORKLOAD_INLINE_SOURCE;
 const std::string kJit = WORKLOAD_JIT_PATH;
+const std::string kVdsoClock = WORKLOAD_VDSO_CLOCK_PATH;
 
 // The 1-based line of `source` holding `marker`, or 0.
 int LineOf(const std::string& source, const std::string& marker) {
@@ -103,6 +105,38 @@ TEST_F(SymbolizeTest, JitCodeIsNamedFromItsPerfMap) {
   EXPECT_EQ(foreign.out.find("jit_countdown"), std::string::npos) << foreign.out;
   EXPECT_NE(foreign.err.find(map), std::string::npos) << foreign.err;
   EXPECT_NE(foreign.err.find("owned by"), std::string::npos) << foreign.err;
+}
+
+TEST_F(SymbolizeTest, VdsoFramesAreNamedFromTheImageInTheRecording) {
+  const std::string data = dir_ / "vdso.data";
+  const RunResult rec =
+      RunTool({kRecord, "-e", "cpu-clock", "-g", "-o", data, "--", kVdsoClock, "0.4"}, dir_);
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  const RunResult rep = RunTool({kReport, "-i", data, "--no-children", "--sort", "dso,sym"}, dir_);
+  ASSERT_EQ(rep.exit_code, 0) << rep.err;
+  if (rep.out.find("[vdso]") == std::string::npos) {
+    std::ifstream source("/sys/devices/system/clocksource/clocksource0/current_clocksource");
+    std::string clocksource;
+    std::getline(source, clocksource);
+    GTEST_SKIP() << "no samples in the [vdso]: the vDSO cannot read clocksource '" << clocksource
+                 << "', so clock_gettime is a system call here";
+  }
+  // x86_64 and aarch64 name it so; the weak alias clock_gettime loses.
+  const auto vdso = OverheadOfRow(rep.out, {"[vdso]", "__vdso_clock_gettime"});
+  ASSERT_TRUE(vdso) << rep.out;
+  EXPECT_GT(*vdso, 50.0) << rep.out;
+  EXPECT_FALSE(OverheadOfRow(rep.out, {"[vdso]", "[unknown]"})) << rep.out;
+  EXPECT_EQ(rep.err.find("[vdso]"), std::string::npos) << rep.err;  // no warning
+
+  // The image travels in the file: a --symfs without any binary still names it.
+  const RunResult symfs = RunTool(
+      {kReport, "-i", data, "--no-children", "--sort", "dso,sym", "--symfs", dir_ / "empty"}, dir_);
+  ASSERT_EQ(symfs.exit_code, 0) << symfs.err;
+  EXPECT_TRUE(OverheadOfRow(symfs.out, {"[vdso]", "__vdso_clock_gettime"})) << symfs.out;
+  // Its build-id is listed with the binaries'.
+  const RunResult header = RunTool({kReport, "-i", data, "--header-only"}, dir_);
+  EXPECT_TRUE(std::regex_search(header.out, std::regex("# build-id +: [0-9a-f]{40} \\[vdso\\]")))
+      << header.out;
 }
 
 }  // namespace

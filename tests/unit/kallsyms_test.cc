@@ -32,6 +32,16 @@ TEST(KallsymsTest, HiddenAddressesGiveNothing) {
   EXPECT_TRUE(ParseKallsyms("0000000000000000 T _text\n0000000000000000 t foo\n").empty());
 }
 
+TEST(KallsymsTest, LinesWithoutANameAreSkipped) {
+  // Found by the kallsyms fuzz target: an empty name parsed, then vanished
+  // when the table was written back with FormatKallsyms.
+  const auto symbols = ParseKallsyms(
+      "ffffffff81000000 T _text\nffffffff81000300 W \t\nffffffff81000400 t \t[mod]\n");
+  ASSERT_EQ(symbols.size(), 1u);
+  EXPECT_EQ(symbols[0].name, "_text");
+  EXPECT_EQ(ParseKallsyms(FormatKallsyms(symbols)).size(), 1u);
+}
+
 TEST(KallsymsTest, FindUsesTheLastSymbolAtOrBelow) {
   const auto symbols = ParseKallsyms(kText);
   EXPECT_EQ(FindKernelSymbol(symbols, 0xffffffff80ffffffu), nullptr);

@@ -39,7 +39,9 @@ class OrderedRecordsTest : public ::testing::Test {
   // Writes chunks of samples; each chunk holds two "CPUs" whose records are
   // each in order, interleaved in blocks as a drain of two rings would be.
   // Consecutive chunks overlap in time. Returns all records in file order.
-  std::vector<Seen> WriteFile(const std::string& path, int chunks, bool corrupt_third) {
+  // `claimed_count`, if not 0, is the record count every chunk header states.
+  std::vector<Seen> WriteFile(const std::string& path, int chunks, bool corrupt_third,
+                              uint64_t claimed_count = 0) {
     format::WriterOptions options;
     auto writer = format::SampleFileWriter::Create(path, options);
     EXPECT_TRUE(writer) << writer.error().message;
@@ -78,7 +80,8 @@ class OrderedRecordsTest : public ::testing::Test {
           }
         }
       }
-      (*writer)->Submit(format::ChunkType::kRecords, payload, count, tmin, tmax);
+      (*writer)->Submit(format::ChunkType::kRecords, payload,
+                        claimed_count != 0 ? claimed_count : count, tmin, tmax);
     }
     format::Trailer trailer;
     EXPECT_TRUE((*writer)->Finish(trailer));
@@ -145,6 +148,20 @@ TEST_F(OrderedRecordsTest, ACorruptChunkIsSkippedAndCounted) {
     ASSERT_EQ(stats.warnings.size(), 1u);
     EXPECT_NE(stats.warnings[0].find("checksum"), std::string::npos) << stats.warnings[0];
   }
+}
+
+TEST_F(OrderedRecordsTest, ARecordCountThatThePayloadCannotHoldIsNotBelieved) {
+  // Found by the report fuzz target: the header's count sized an allocation
+  // (here 2^45 entries), which failed before a record was read.
+  const std::string path = (dir_.path() / "count.data").string();
+  std::vector<Seen> expected = WriteFile(path, 3, false, uint64_t{1} << 45);
+  std::stable_partition(expected.begin(), expected.end(),
+                        [](const Seen& s) { return s.time == 0; });
+  std::stable_sort(expected.begin(), expected.end(),
+                   [](const Seen& a, const Seen& b) { return a.time < b.time; });
+  RecordStreamStats stats;
+  EXPECT_EQ(Stream(path, 1, &stats), expected);
+  EXPECT_EQ(stats.bad_chunks, 0u);
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "formats/chunk_codec.h"
+#include "formats/crc32.h"
 #include "formats/sample_file_reader.h"
 #include "formats/sample_file_writer.h"
 #include "tests/unit/synthetic_records.h"
@@ -164,6 +165,14 @@ void ExpectEventsEqual(const EventTable& table, const std::vector<EventDesc>& wa
   }
 }
 
+// The payload of record chunk `index`, as bytes.
+Bytes ReadPayloadOf(const SampleFileReader& reader, size_t index) {
+  auto payload = reader.ReadPayload(reader.record_chunks().at(index));
+  EXPECT_TRUE(payload.has_value()) << payload.error().message;
+  if (!payload) return {};
+  return Bytes(payload->bytes().begin(), payload->bytes().end());
+}
+
 void ExpectPayload(const SampleFileReader& reader, const ChunkRef& chunk, const Bytes& want) {
   auto payload = reader.ReadPayload(chunk);
   ASSERT_TRUE(payload.has_value()) << payload.error().message;
@@ -228,6 +237,80 @@ TEST_F(SampleFileTest, RoundTrip) {
     EXPECT_EQ(t.chunk_offsets[4], chunks[1].offset);
     EXPECT_EQ(t.chunk_offsets[5], chunks[2].offset);
   }
+}
+
+TEST_F(SampleFileTest, AnUncompressedSizeTheStoredBytesCannotHoldIsAnErrorBeforeAllocating) {
+  // Found by the sample_file fuzz target: a header claiming 2.6 GB made the
+  // reader allocate that much before looking at the payload.
+  for (int level : {1, 0}) {
+    const std::string path = PathOf("claim" + std::to_string(level) + ".sample");
+    WriteFile(path, level);
+    Bytes bytes = ReadFileBytes(path);
+    auto original = SampleFileReader::Open(path);
+    ASSERT_TRUE(original.has_value());
+    const ChunkRef ref = original->record_chunks()[0];
+    ChunkHeader header = ref.header;
+    header.raw_size = uint64_t{3} << 30;
+    header.crc32 = 0;  // a consistent checksum: only the size is wrong
+    const std::span<const std::byte> payload =
+        std::span(bytes).subspan(ref.offset + sizeof(ChunkHeader), header.stored_size);
+    header.crc32 = Crc32(payload, Crc32(std::as_bytes(std::span(&header, 1))));
+    std::memcpy(bytes.data() + ref.offset, &header, sizeof(header));
+    const std::string claimed = PathOf("claimed" + std::to_string(level));
+    WriteFileBytes(claimed, bytes);
+
+    auto reader = SampleFileReader::Open(claimed);
+    ASSERT_TRUE(reader.has_value()) << reader.error().message;
+    auto read = reader->ReadPayload(reader->record_chunks()[0]);
+    ASSERT_FALSE(read.has_value());
+    EXPECT_TRUE(Contains(read.error().message, level == 0 ? "sizes differ" : "zstd frame holds"))
+        << read.error().message;
+    EXPECT_TRUE(Contains(read.error().message, std::to_string(uint64_t{3} << 30)));
+    ExpectPayload(*reader, reader->record_chunks()[1], ReadPayloadOf(*original, 1));
+  }
+}
+
+TEST_F(SampleFileTest, VdsoImageAndItsBuildIdRoundTrip) {
+  // Any bytes will do for the format: the image is stored as it is.
+  Bytes image(8192 + 24);
+  for (size_t i = 0; i < image.size(); ++i) image[i] = static_cast<std::byte>(i * 7 + i / 256);
+  const Metadata build_ids = {{"/bin/app", "00ff"}, {"[vdso]", "1234abcd"}};
+  for (int level : {1, 0}) {
+    const std::string path = PathOf("vdso" + std::to_string(level) + ".sample");
+    auto writer = SampleFileWriter::Create(path, WriterOptions{.zstd_level = level});
+    ASSERT_TRUE(writer.has_value()) << writer.error().message;
+    (*writer)->Submit(ChunkType::kEvents, EncodeEvents(TestEvents()));
+    (*writer)->Submit(ChunkType::kBuildIds, EncodeMetadata(build_ids));
+    (*writer)->Submit(ChunkType::kVdso, image);
+    ASSERT_TRUE((*writer)->Finish(Trailer{}).has_value());
+    writer->reset();
+
+    auto reader = SampleFileReader::Open(path);
+    ASSERT_TRUE(reader.has_value()) << reader.error().message;
+    EXPECT_TRUE(reader->warnings().empty()) << reader->warnings().front();
+    EXPECT_TRUE(std::ranges::equal(reader->vdso_image(), image));
+    EXPECT_EQ(FindMetadata(reader->build_ids(), "[vdso]"), "1234abcd");
+    EXPECT_TRUE(reader->record_chunks().empty());  // not mistaken for records
+
+    // A corrupt image is skipped with a warning; the file still opens.
+    Bytes bytes = ReadFileBytes(path);
+    const uint64_t vdso_chunk = reader->trailer()->chunk_offsets.at(2);
+    bytes[vdso_chunk + sizeof(ChunkHeader) + 5] ^= std::byte{0x40};
+    const std::string flipped = PathOf("vdso-flipped" + std::to_string(level));
+    WriteFileBytes(flipped, bytes);
+    auto damaged = SampleFileReader::Open(flipped);
+    ASSERT_TRUE(damaged.has_value()) << damaged.error().message;
+    EXPECT_TRUE(damaged->vdso_image().empty());
+    EXPECT_TRUE(std::ranges::any_of(damaged->warnings(), [](const std::string& w) {
+      return Contains(w, "[vdso] image skipped") && Contains(w, "checksum");
+    })) << ::testing::PrintToString(damaged->warnings());
+  }
+  // Files written before the chunk existed have no image.
+  const std::string old = PathOf("old.sample");
+  WriteFile(old, 1);
+  auto reader = SampleFileReader::Open(old);
+  ASSERT_TRUE(reader.has_value());
+  EXPECT_TRUE(reader->vdso_image().empty());
 }
 
 // The offsets where each chunk starts, plus the end of the file.

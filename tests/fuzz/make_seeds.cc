@@ -1,0 +1,219 @@
+// Writes the synthetic seeds of the fuzz corpus (tests/fuzz/corpus/NAME/
+// seed-*): valid inputs for each target, in its input layout, made with the
+// same builders the unit tests use. Run by tests/fuzz/make_seeds.sh, which
+// adds seeds taken from real files (ELF fixtures, recordings). Seeds are
+// checked in; this only makes them reproducible.
+//
+// Usage: fuzz_make_seeds CORPUS_DIR
+#include <linux/perf_event.h>
+
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "formats/chunk_codec.h"
+#include "tests/unit/synthetic_records.h"
+
+namespace sample::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+class SeedWriter {
+ public:
+  explicit SeedWriter(fs::path corpus) : corpus_(std::move(corpus)) {}
+
+  void Write(const std::string& target, const std::string& name, const Bytes& bytes) {
+    const fs::path dir = corpus_ / target;
+    fs::create_directories(dir);
+    std::ofstream out(dir / ("seed-" + name), std::ios::binary | std::ios::trunc);
+    out.write(reinterpret_cast<const char*>(bytes.data()),
+              static_cast<std::streamsize>(bytes.size()));
+  }
+  void Write(const std::string& target, const std::string& name, std::string_view text) {
+    const auto* p = reinterpret_cast<const std::byte*>(text.data());
+    Write(target, name, Bytes(p, p + text.size()));
+  }
+
+ private:
+  fs::path corpus_;
+};
+
+template <typename T>
+void Put(Bytes& out, const T& value) {
+  const auto* p = reinterpret_cast<const std::byte*>(&value);
+  out.insert(out.end(), p, p + sizeof(T));
+}
+
+void PutBytes(Bytes& out, std::span<const std::byte> bytes) {
+  out.insert(out.end(), bytes.begin(), bytes.end());
+}
+
+void PutText(Bytes& out, std::string_view text) {
+  PutBytes(out, std::as_bytes(std::span(text.data(), text.size())));
+}
+
+// perf_record's input: the attr fields it varies, then the record.
+Bytes PerfRecordInput(const perf_event_attr& attr, const Bytes& record) {
+  Bytes out;
+  Put(out, uint64_t{attr.sample_type});
+  Put(out, uint64_t{attr.read_format});
+  Put(out, uint64_t{attr.sample_regs_user});
+  Put(out, uint64_t{attr.branch_sample_type});
+  Put(out, uint8_t(attr.sample_id_all ? 1 : 0));
+  PutBytes(out, record);
+  return out;
+}
+
+void PerfRecordSeeds(SeedWriter& w) {
+  // The recorder's layout (record/event_opener.cc asks for these).
+  constexpr uint64_t kRecorder = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+                                 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
+                                 PERF_SAMPLE_CALLCHAIN;
+  const perf_event_attr attr = MakeAttr(kRecorder, true);
+  const SampleIdFields sid{.pid = 41, .tid = 42, .time = 1000, .id = 7, .stream_id = 8, .cpu = 1};
+  SampleFields s;
+  s.id = 7;
+  s.ip = 0x401000;
+  s.pid = 41;
+  s.tid = 42;
+  s.time = 1000;
+  s.cpu = 1;
+  s.period = 250000;
+  s.callchain = {PERF_CONTEXT_KERNEL, 0xffffffff81001234, PERF_CONTEXT_USER, 0x401000, 0x402000};
+  w.Write("perf_record", "sample", PerfRecordInput(attr, MakeSample(attr, s)));
+  w.Write("perf_record", "mmap2",
+          PerfRecordInput(
+              attr,
+              MakeMmap2(attr, MakeMmap2Fields("/usr/bin/true", 41, 41, 0x400000, 0x1000, 0), sid)));
+  Mmap2Fields with_id = MakeMmap2Fields("/lib/libc.so.6", 41, 41, 0x7f0000000000, 0x2000, 0x1000);
+  with_id.build_id = {0xde, 0xad, 0xbe, 0xef, 1,  2,  3,  4,  5,  6,
+                      7,    8,    9,    10,   11, 12, 13, 14, 15, 16};
+  w.Write("perf_record", "mmap2_build_id", PerfRecordInput(attr, MakeMmap2(attr, with_id, sid)));
+  w.Write("perf_record", "comm", PerfRecordInput(attr, MakeComm(attr, 41, 42, "split", true, sid)));
+  w.Write("perf_record", "fork", PerfRecordInput(attr, MakeFork(attr, 43, 41, 43, 42, 1100, sid)));
+  w.Write("perf_record", "exit", PerfRecordInput(attr, MakeExit(attr, 43, 41, 43, 42, 1200, sid)));
+  w.Write("perf_record", "lost", PerfRecordInput(attr, MakeLost(attr, 7, 12, sid)));
+  w.Write("perf_record", "lost_samples", PerfRecordInput(attr, MakeLostSamples(attr, 3, sid)));
+  w.Write("perf_record", "throttle",
+          PerfRecordInput(attr, MakeThrottle(attr, false, 1300, 7, 8, sid)));
+
+  // A group read with every read_format bit, and the DWARF unwinding fields.
+  perf_event_attr group =
+      MakeAttr(kRecorder | PERF_SAMPLE_READ | PERF_SAMPLE_RAW | PERF_SAMPLE_BRANCH_STACK |
+                   PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER | PERF_SAMPLE_ADDR |
+                   PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID,
+               true,
+               PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_LOST |
+                   PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING);
+  group.sample_regs_user = 0x3;
+  SampleFields g = s;
+  g.read_values = {2, 5000, 4000, 100, 7, 0, 200, 9, 1};  // nr, times, {value, id, lost} x 2
+  g.callchain = {PERF_CONTEXT_USER, 0x401000};
+  Bytes extra;
+  Put(extra, uint32_t{4});  // RAW: size, then 4 bytes: 8 in all
+  Put(extra, uint32_t{0x01020304});
+  Put(extra, uint64_t{1});  // BRANCH_STACK: nr = 1, one 24-byte entry
+  Put(extra, uint64_t{0x401000});
+  Put(extra, uint64_t{0x402000});
+  Put(extra, uint64_t{0});
+  PutBytes(extra, RegsUserBlock(PERF_SAMPLE_REGS_ABI_64, {0x7ffc0000, 0x401000}));
+  const std::byte stack[16] = {std::byte{1}, std::byte{2}, std::byte{3}};
+  PutBytes(extra, StackUserBlock(stack, 16));
+  g.extra = extra;
+  w.Write("perf_record", "sample_everything", PerfRecordInput(group, MakeSample(group, g)));
+}
+
+void ChunkCodecSeeds(SeedWriter& w) {
+  EventDesc event;
+  event.attr = MakeAttr(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME, true);
+  event.name = "cpu-clock";
+  event.ids = {7, 8};
+  Bytes events{std::byte{0}};
+  PutBytes(events, format::EncodeEvents({event, event}));
+  w.Write("chunk_codec", "events", events);
+
+  Bytes metadata{std::byte{1}};
+  PutBytes(metadata, format::EncodeMetadata({{"hostname", "box"}, {"arch", "x86_64"}}));
+  w.Write("chunk_codec", "metadata", metadata);
+
+  format::Trailer trailer;
+  trailer.header.record_count = 10;
+  trailer.header.sample_count = 8;
+  trailer.cpus.resize(2);
+  trailer.cpus[1].samples = 8;
+  trailer.chunk_offsets = {64, 400, 900};
+  Bytes encoded{std::byte{2}};
+  PutBytes(encoded, format::EncodeTrailer(trailer));
+  w.Write("chunk_codec", "trailer", encoded);
+}
+
+void TextSeeds(SeedWriter& w) {
+  // kallsyms: u8 address count, the addresses, then the text.
+  Bytes kallsyms{std::byte{2}};
+  Put(kallsyms, uint64_t{0xffffffff81000010});
+  Put(kallsyms, uint64_t{0xffffffffc0001004});
+  PutText(kallsyms,
+          "ffffffff81000000 T _text\n"
+          "ffffffff81000000 T startup_64\n"
+          "ffffffff81000100 t secondary_startup_64\n"
+          "ffffffff81000200 D some_data\n"
+          "ffffffff81000300 W weak_function\n"
+          "ffffffffc0001000 t module_function\t[e1000]\n"
+          "ffffffffc0002000 t module_other\t[e1000]\n");
+  w.Write("kallsyms", "text", kallsyms);
+  Bytes restricted{std::byte{1}};
+  Put(restricted, uint64_t{0x10});
+  PutText(restricted, "0000000000000000 T _text\n0000000000000000 t other\n");
+  w.Write("kallsyms", "kptr_restrict", restricted);
+
+  w.Write("perf_map", "map",
+          "7f0000001000 40 jit_countdown\n"
+          "0x7f0000001040 0x20 Interpreter::run(int) const\n"
+          "7f0000001000 10 reused\n"
+          "\n"
+          "not a line\n"
+          "7f0000002000 0 empty\n");
+
+  // pmu_format: u64 value, then a format file or a term list.
+  for (const auto& [name, text] :
+       std::vector<std::pair<std::string, std::string>>{{"config", "config:0-7\n"},
+                                                        {"config1_split", "config1:0-15,32-47"},
+                                                        {"bit", "config:21"},
+                                                        {"config2", "config2:0-63"},
+                                                        {"terms", "event=0x3c,umask=0x00,edge"},
+                                                        {"number", "0x1234"}}) {
+    Bytes seed;
+    Put(seed, uint64_t{0x5a});
+    PutText(seed, text);
+    w.Write("pmu_format", name, seed);
+  }
+
+  // gnu_debuglink: u8 (bit 0: big-endian), then the section contents.
+  for (const uint8_t big : {0, 1}) {
+    Bytes link{std::byte{big}};
+    PutText(link, "split.debug");
+    link.resize(link.size() + 1);  // NUL, already 4-aligned at 12 bytes
+    Put(link, uint32_t{0x12345678});
+    w.Write("gnu_debuglink", big ? "big_endian" : "little_endian", link);
+  }
+}
+
+}  // namespace
+}  // namespace sample::testing
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: %s CORPUS_DIR\n", argv[0]);
+    return 2;
+  }
+  sample::testing::SeedWriter writer(argv[1]);
+  sample::testing::PerfRecordSeeds(writer);
+  sample::testing::ChunkCodecSeeds(writer);
+  sample::testing::TextSeeds(writer);
+  return 0;
+}

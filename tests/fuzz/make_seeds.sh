@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Rewrites the seeds of the fuzz corpus (tests/fuzz/corpus/NAME/seed-*):
+# synthetic inputs from fuzz_make_seeds, the ELF fixtures, and a short
+# recording of the split workload made here. Crash reproducers
+# (corpus/NAME/crash-*) are never touched. Review `git status` afterwards.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+corpus=tests/fuzz/corpus
+ninja -C build tests/fuzz/fuzz_make_seeds record/sample-record tests/workloads/split \
+  tests/fixtures/fixture_prog tests/fixtures/fixture_elf32 tests/fixtures/libfixture_lib.so \
+  tests/fixtures/fixture_symbolizer tests/fixtures/fixture_symbolizer.debug \
+  tests/fixtures/fixture_symbolizer_stripped_all >/dev/null
+build/tests/fuzz/fuzz_make_seeds "$corpus"
+
+fixtures=build/tests/fixtures
+mkdir -p "$corpus/elf" "$corpus/dwarf" "$corpus/sample_file" "$corpus/report"
+for f in fixture_prog fixture_elf32 libfixture_lib.so fixture_symbolizer.debug \
+  fixture_symbolizer_stripped_all; do
+  cp "$fixtures/$f" "$corpus/elf/seed-$f"
+done
+# dwarf's input starts with four u64 addresses to look up.
+for f in fixture_symbolizer fixture_symbolizer.debug; do
+  { head -c 32 /dev/zero; cat "$fixtures/$f"; } >"$corpus/dwarf/seed-$f"
+done
+
+# A short recording with call chains (zstd, and stored uncompressed so that
+# mutations reach the records), and the golden recording cut short.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+build/record/sample-record -q -g -e cpu-clock -F 500 -o "$tmp/split" -- \
+  build/tests/workloads/split 0.04
+build/record/sample-record -q -g -z 0 -e cpu-clock -F 500 -o "$tmp/split-raw" -- \
+  build/tests/workloads/split 0.02
+cp tests/golden/truncated.data "$tmp/truncated"
+byte() { printf "\\$(printf '%03o' "$1")"; }
+# sample_file's input starts with flags (bit 0: fix checksums), report's
+# with a view selector (see report_fuzz.cc).
+rm -f "$corpus"/sample_file/seed-* "$corpus"/report/seed-*
+for f in split split-raw truncated; do
+  for flags in 0 1; do
+    { byte "$flags"; cat "$tmp/$f"; } >"$corpus/sample_file/seed-$f-$flags"
+  done
+done
+for selector in 0 1 2 3 4 5 6 7 68 131 196; do
+  { byte "$selector"; cat "$tmp/split"; } >"$corpus/report/seed-split-view$selector"
+done
+for selector in 32 35 36; do
+  { byte "$selector"; cat "$tmp/split-raw"; } >"$corpus/report/seed-split-raw-view$selector"
+done
+chmod 644 "$corpus"/*/seed-*
+echo "seeds written under $corpus"

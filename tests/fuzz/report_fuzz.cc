@@ -1,0 +1,70 @@
+// Fuzz target: sample-report end to end on an arbitrary file: loading
+// (ordered records, process table, symbolization, profile) and one of the
+// views, picked by the input, in text or JSON. Binaries are looked for only
+// under a --symfs that does not exist and debuginfod is off, so the result
+// depends on the input alone. Input: u8 view selector (bit 5: rewrite every
+// chunk's checksum first, as sample_file_fuzz.cc does), then the file.
+#include <cstdlib>
+
+#include "libsample/memory_file.h"
+#include "report/report_runner.h"
+#include "tests/fuzz/chunk_checksums.h"
+#include "tests/fuzz/fuzz_target.h"
+
+SAMPLE_FUZZ_TARGET(report)(std::span<const std::byte> input) {
+  using namespace sample;
+  using namespace sample::report;
+  static MemoryFile* file = [] {
+    auto created = MemoryFile::Create("fuzz-report", {});
+    if (!created) std::abort();
+    return new MemoryFile(std::move(*created));
+  }();
+  fuzz::InputTaker take(input);
+  const uint8_t selector = take.Take<uint8_t>();
+  std::vector<std::byte> bytes(take.rest().begin(), take.rest().end());
+  if (selector & 0x20) fuzz::FixChunkChecksums(bytes);
+  if (!file->Assign(bytes)) std::abort();
+
+  ReportOptions options;
+  options.input = file->path();
+  options.load.jobs = 1;
+  options.load.symfs = "/nonexistent-sample-fuzz-symfs";
+  options.load.use_debuginfod = false;
+  options.load.srclines = (selector & 0x40) != 0;
+  options.format = (selector & 0x80) != 0 ? OutputFormat::kJson : OutputFormat::kText;
+  switch (selector & 7) {
+    case 0:
+      break;
+    case 1:
+      options.header_only = true;
+      break;
+    case 2:
+      options.stats = true;
+      options.header = true;
+      break;
+    case 3:
+      options.script = true;
+      break;
+    case 4:
+      options.view.call_graph = CallGraphSpec{};
+      options.view.call_graph->threshold = 0;
+      break;
+    case 5:
+      options.view.call_graph = CallGraphSpec{CallGraphMode::kFolded, 0, CallOrder::kCaller};
+      options.view.sort_keys = {SortKey::kSym, SortKey::kSrcline};
+      break;
+    case 6:
+      options.view.children = true;
+      options.view.sort_keys = {SortKey::kPid, SortKey::kTid, SortKey::kCpu, SortKey::kDso};
+      options.view.show_nr_samples = true;
+      options.view.show_total_period = true;
+      break;
+    default:
+      options.view.call_graph = CallGraphSpec{CallGraphMode::kFractal, 0, CallOrder::kCallee};
+      options.filters.time = "10%-90%";
+      break;
+  }
+  [[maybe_unused]] volatile size_t size = 0;
+  if (auto output = RunReport(options)) size = output->text.size();
+  return 0;
+}
