@@ -7,6 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 corpus=tests/fuzz/corpus
 ninja -C build tests/fuzz/fuzz_make_seeds record/sample-record tests/workloads/split \
+  tests/workloads/unwind-nofp \
   tests/fixtures/fixture_prog tests/fixtures/fixture_elf32 tests/fixtures/libfixture_lib.so \
   tests/fixtures/fixture_symbolizer tests/fixtures/fixture_symbolizer.debug \
   tests/fixtures/fixture_symbolizer_stripped_all >/dev/null
@@ -31,6 +32,9 @@ build/record/sample-record -q -g -e cpu-clock -F 500 -o "$tmp/split" -- \
   build/tests/workloads/split 0.04
 build/record/sample-record -q -g -z 0 -e cpu-clock -F 500 -o "$tmp/split-raw" -- \
   build/tests/workloads/split 0.02
+# With user stack copies, so the reporter's unwinding gets fuzzed too.
+build/record/sample-record -q --call-graph dwarf,1024 -z 0 -e cpu-clock -F 500 \
+  -o "$tmp/unwind-raw" -- build/tests/workloads/unwind-nofp chain 0.02
 cp tests/golden/truncated.data "$tmp/truncated"
 byte() { printf "\\$(printf '%03o' "$1")"; }
 # sample_file's input starts with flags (bit 0: fix checksums), report's
@@ -46,6 +50,9 @@ for selector in 0 1 2 3 4 5 6 7 68 131 196; do
 done
 for selector in 32 35 36; do
   { byte "$selector"; cat "$tmp/split-raw"; } >"$corpus/report/seed-split-raw-view$selector"
+done
+for selector in 32 34 36; do
+  { byte "$selector"; cat "$tmp/unwind-raw"; } >"$corpus/report/seed-unwind-raw-view$selector"
 done
 chmod 644 "$corpus"/*/seed-*
 echo "seeds written under $corpus"
