@@ -144,8 +144,10 @@ int main(int argc, char** argv) {
     // Call chains matter to every view but the flat profile without
     // children and call graph (as perf, which then unwinds nothing either);
     // --stats shows the unwinding counts.
-    const bool flat_only = view.children == false && view.call_graph &&
-                           view.call_graph->mode == sample::report::CallGraphMode::kNone;
+    // (No call graph unless asked for: --no-children alone is flat too.)
+    const bool flat_only =
+        view.children == false &&
+        (!view.call_graph || view.call_graph->mode == sample::report::CallGraphMode::kNone);
     options.load.unwind = !flat_only || options.script || options.stats;
     options.load.show_progress = isatty(STDERR_FILENO) != 0;
   } catch (const std::exception& e) {
