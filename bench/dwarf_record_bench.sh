@@ -75,19 +75,10 @@ emit() { printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$ROUND" "$1" "$2" "$3" "$4" "$5" >>"
 t_wall() { awk '{print $1}' "$1"; }
 t_cpu() { awk '{printf "%.6f\n", $2 + $3}' "$1"; }
 
-# perf's sample and lost-sample counts from the per-event section of --stats.
-perf_counts() { # FILE -> "samples lost"
-  "$PERF" report -i "$1" --stats 2>/dev/null | awk '
-    / stats:$/ && !/^Aggregated/ { inev = 1 }
-    inev && /SAMPLE events:/ && !/LOST/ { s += $3 }
-    inev && /LOST_SAMPLES events:/ { l += $3 }
-    END { printf "%d %d\n", s, l }'
-}
-# sample-record's summary line: "[ sample-record: N samples, M lost, ...]".
-sample_counts() { # STDERR_FILE -> "samples lost"
-  sed -n 's/.*\[ sample-record: \([0-9]*\) samples, \([0-9]*\) lost.*/\1 \2/p' "$1" | tail -n 1
-}
-# ... and its compression ratio: "(12.3x compressed)".
+# perf_counts FILE, sample_counts STDERR_FILE -> "samples lost".
+# shellcheck source=bench/counts.sh
+source "$HERE/counts.sh"
+# sample-record's compression ratio: "(12.3x compressed)".
 sample_ratio() { # STDERR_FILE -> ratio
   sed -n 's/.*(\([0-9.]*\)x compressed).*/\1/p' "$1" | tail -n 1
 }

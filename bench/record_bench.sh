@@ -81,19 +81,9 @@ TFMT='%e %U %S'
 t_wall() { tail -n 1 "$1" | awk '{print $1}'; }
 t_cpu() { tail -n 1 "$1" | awk '{printf "%.3f\n", $2 + $3}'; }
 
-# perf's sample and lost-sample counts from the per-event section of --stats
-# (the kernel's lost count arrives as LOST_SAMPLES; summed if there are several).
-perf_counts() { # FILE -> "samples lost"
-  "$PERF" report -i "$1" --stats 2>/dev/null | awk '
-    / stats:$/ && !/^Aggregated/ { inev = 1 }
-    inev && /SAMPLE events:/ && !/LOST/ { s += $3 }
-    inev && /LOST_SAMPLES events:/ { l += $3 }
-    END { printf "%d %d\n", s, l }'
-}
-# sample-record's summary line: "[ sample-record: N samples, M lost, ...]".
-sample_counts() { # STDERR_FILE -> "samples lost"
-  sed -n 's/.*\[ sample-record: \([0-9]*\) samples, \([0-9]*\) lost.*/\1 \2/p' "$1" | tail -n 1
-}
+# perf_counts FILE, sample_counts STDERR_FILE -> "samples lost".
+# shellcheck source=bench/counts.sh
+source "$HERE/counts.sh"
 
 # Runs the recorder of TOOL (perf | perfz | sample) with EXTRA options on
 # WORKLOAD ARG, records figures under SECTION/CONFIG.

@@ -1,0 +1,16 @@
+# Sourced by the recorder benchmarks: sample and lost-sample counts as each
+# tool reports them. Needs $PERF.
+
+# perf's sample and lost-sample counts from the per-event section of --stats
+# (the kernel's lost count arrives as LOST_SAMPLES; summed if there are several).
+perf_counts() { # FILE -> "samples lost"
+  "$PERF" report -i "$1" --stats 2>/dev/null | awk '
+    / stats:$/ && !/^Aggregated/ { inev = 1 }
+    inev && /SAMPLE events:/ && !/LOST/ { s += $3 }
+    inev && /LOST_SAMPLES events:/ { l += $3 }
+    END { printf "%d %d\n", s, l }'
+}
+# sample-record's summary line: "[ sample-record: N samples, M lost, ...]".
+sample_counts() { # STDERR_FILE -> "samples lost"
+  sed -n 's/.*\[ sample-record: \([0-9]*\) samples, \([0-9]*\) lost.*/\1 \2/p' "$1" | tail -n 1
+}
