@@ -114,6 +114,7 @@ Result<Recording> Loader::Run() {
   unwind_options.arch = machine ? ArchFromMachine(*machine) : HostArch();
   unwind_options.symfs = options_.symfs;
   unwind_options.force = options_.force;
+  unwind_options.vdso_image = reader_.vdso_image();
   unwinding_.emplace(unwind_options, processes_, reader_.build_ids());
   OrderedRecordStream stream(reader_, jobs);
   bool any = false;

@@ -4,6 +4,8 @@
 #include <atomic>
 #include <thread>
 
+#include "libsample/elf_symbols.h"
+
 namespace sample::report {
 namespace {
 
@@ -51,8 +53,23 @@ const StackUnwinding::ResolvedBinary& StackUnwinding::Resolve(uint32_t dso) {
   auto [it, inserted] = binaries_.try_emplace(dso);
   if (!inserted) return it->second;
   const std::string& path = processes_.DsoPath(dso);
-  if (path.empty() || path[0] != '/') return it->second;  // [vdso], //anon, ...
   const auto recorded = format::FindMetadata(build_ids_, path);
+  if (path == "[vdso]") {
+    // The image the recording carries, if it is the one recorded (a
+    // different one would step with the wrong CFI).
+    if (options_.vdso_image.empty()) return it->second;
+    if (!vdso_file_) {
+      auto file = MemoryFile::Create("vdso", options_.vdso_image);
+      if (!file) return it->second;
+      vdso_file_.emplace(std::move(*file));
+    }
+    const auto id = ReadElfBuildId(vdso_file_->path());
+    if (options_.force || !recorded || recorded->empty() || (id && *id == *recorded)) {
+      it->second.binary = vdso_file_->path();
+    }
+    return it->second;
+  }
+  if (path.empty() || path[0] != '/') return it->second;  // //anon, [heap], ...
   const FoundFiles found = finder_.Find(path, recorded.value_or(""));
   if (!found.binary.empty()) {
     it->second.binary = found.binary;
@@ -86,12 +103,9 @@ std::shared_ptr<const UnwindSpace> StackUnwinding::SpaceOf(uint32_t pid) {
       const bool same_file = !fresh->modules.empty() &&
                              fresh->modules.back().binary == files.binary &&
                              fresh->modules.back().bias == *bias->second;
-      if (same_file) {
-        fresh->modules.back().end = mapping.end;
-        continue;
-      }
+      if (same_file) continue;
       fresh->modules.push_back(
-          UnwindModule{mapping.start, mapping.end, *bias->second, files.binary, files.debug});
+          UnwindModule{mapping.start, *bias->second, files.binary, files.debug});
     }
   }
   space = std::move(fresh);
@@ -147,7 +161,8 @@ void StackUnwinding::Work(DwarfUnwinder& unwinder, Item& item) const {
     item.chain.push_back(static_cast<uint64_t>(PERF_CONTEXT_USER));
     const size_t first_user = item.chain.size();
     item.stop = request.space ? unwinder.Unwind(request, &item.chain) : UnwindStop::kNoRegisters;
-    if (item.chain.size() == first_user) item.chain.pop_back();  // no user frames
+    item.user_frames = item.chain.size() - first_user;
+    if (item.user_frames == 0) item.chain.pop_back();
     if (item.chain.empty()) item.chain.push_back(item.ip);
     return;
   }
@@ -182,9 +197,7 @@ void StackUnwinding::Flush(const std::function<void(size_t, std::span<const uint
   for (Item& item : queue_) {
     if (item.mode == StackMode::kDwarf) {
       ++stats_.stops[static_cast<size_t>(item.stop)];
-      const size_t user_start = UserPartStart(
-          U64List(reinterpret_cast<const std::byte*>(item.chain.data()), item.chain.size()));
-      stats_.dwarf_frames += item.chain.size() - user_start;
+      stats_.dwarf_frames += item.user_frames;
     } else if (item.caller_inserted) {
       ++stats_.leaf_callers_inserted;
     }

@@ -28,6 +28,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <tuple>
@@ -38,6 +39,7 @@
 #include "formats/chunk_codec.h"
 #include "libsample/debug_file_finder.h"
 #include "libsample/dwarf_unwinder.h"
+#include "libsample/memory_file.h"
 #include "libsample/perf_record.h"
 #include "libsample/process_table.h"
 
@@ -67,6 +69,8 @@ struct StackUnwindingOptions {
   Arch arch = Arch::kUnknown;  // of the recording host
   std::string symfs;
   bool force = false;  // use binaries whose build-id differs from the recorded one
+  // The recording's [vdso] image (its CFI unwinds frames in the vDSO).
+  std::span<const std::byte> vdso_image;
 };
 
 class StackUnwinding {
@@ -106,6 +110,7 @@ class StackUnwinding {
     U64List callchain;
     // Filled by the workers.
     std::vector<uint64_t> chain;
+    size_t user_frames = 0;  // dwarf: the unwound frames at the end of `chain`
     UnwindStop stop = UnwindStop::kComplete;
     bool caller_inserted = false;  // fp,leaf: the skipped caller was put back
   };
@@ -122,6 +127,7 @@ class StackUnwinding {
   const ProcessTable& processes_;
   const format::Metadata& build_ids_;
   DebugFileFinder finder_;
+  std::optional<MemoryFile> vdso_file_;   // the image, for libdw, once needed
   std::vector<DwarfUnwinder> unwinders_;  // one per job
   std::vector<Item> queue_;
   std::unordered_set<uint32_t> queued_pids_;

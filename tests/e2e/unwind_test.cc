@@ -22,6 +22,7 @@ const std::string kNoFp = WORKLOAD_UNWIND_NOFP_PATH;
 const std::string kFp = WORKLOAD_UNWIND_FP_PATH;
 const std::string kLeaf = WORKLOAD_LEAF_PATH;
 const std::string kDebugFrame = WORKLOAD_UNWIND_DEBUGFRAME_PATH;
+const std::string kVdsoClock = WORKLOAD_VDSO_CLOCK_PATH;
 
 struct Frame {
   std::string function;  // without +offset and " (inlined)"
@@ -171,6 +172,23 @@ TEST_F(UnwindTest, DebugFrameFromASeparateDebugFile) {
   ASSERT_EQ(std::rename(debug.c_str(), (debug + ".gone").c_str()), 0);
   const RunResult again = RunTool({kReport, "-i", dir_ / "df.data", "--script"}, dir_);
   EXPECT_LT(complete_share(ParseScript(again.out)), 5.0);
+}
+
+TEST_F(UnwindTest, VdsoFramesUnwindWithTheRecordedImagesCfi) {
+  const auto chains = RecordChains({kVdsoClock, "0.3"}, "dwarf", "vdso");
+  size_t in_vdso = 0, complete = 0;
+  for (const Chain& chain : chains) {
+    if (chain.empty() || chain[0].dso != "[vdso]") continue;
+    ++in_vdso;
+    complete += Has(chain, "read_clock_loop") && Has(chain, "main");
+  }
+  ASSERT_GT(in_vdso, 200u) << stats_;
+  EXPECT_GE(complete * 100, in_vdso * 95) << complete << " of " << in_vdso;
+  // Stepped by the vDSO's own CFI (cached rules), not libdw's frame-pointer
+  // guess: libdw walks only a few samples outside it.
+  const size_t at = stats_.find("walks, libdw:");
+  ASSERT_NE(at, std::string::npos) << stats_;
+  EXPECT_LT(std::stoul(stats_.substr(at + 13)) * 20, in_vdso) << stats_;
 }
 
 TEST_F(UnwindTest, DwarfCallersMatchTheFramePointerBuild) {
