@@ -1,5 +1,19 @@
-# Sourced by the recorder benchmarks: sample and lost-sample counts as each
-# tool reports them. Needs $PERF.
+# Sourced by the benchmarks: checks for the tools they run, and sample and
+# lost-sample counts as each tool reports them (needs $PERF).
+
+# require_tools NAME FILE...: exits unless every FILE is executable (and
+# python3 is there), naming the benchmark NAME in the message.
+require_tools() {
+  local name=$1 f
+  shift
+  for f in "$@"; do
+    if [[ ! -x $f ]]; then
+      echo "$name: $f is missing (build first: ninja -C $BUILD)" >&2
+      exit 1
+    fi
+  done
+  command -v python3 >/dev/null || { echo "$name: python3 is needed" >&2; exit 1; }
+}
 
 # perf's sample and lost-sample counts from the per-event section of --stats
 # (the kernel's lost count arrives as LOST_SAMPLES; summed if there are several).

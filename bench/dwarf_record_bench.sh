@@ -46,13 +46,9 @@ SREC=$BUILD/record/sample-record
 NOFP=$BUILD/tests/workloads/unwind-nofp
 FP=$BUILD/tests/workloads/unwind-fp
 
-for f in "$PERF" "$TIME" "$SREC" "$NOFP" "$FP"; do
-  if [[ ! -x $f ]]; then
-    echo "dwarf_record_bench: $f is missing (build first: ninja -C $BUILD)" >&2
-    exit 1
-  fi
-done
-command -v python3 >/dev/null || { echo "dwarf_record_bench: python3 is needed" >&2; exit 1; }
+# shellcheck source=bench/common.sh
+source "$HERE/common.sh"
+require_tools dwarf_record_bench "$PERF" "$TIME" "$SREC" "$NOFP" "$FP"
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/dwarf_record_bench.XXXXXX")
 # Private copies: the build tree may be rebuilt while the benchmark runs.
@@ -75,9 +71,6 @@ emit() { printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$ROUND" "$1" "$2" "$3" "$4" "$5" >>"
 t_wall() { awk '{print $1}' "$1"; }
 t_cpu() { awk '{printf "%.6f\n", $2 + $3}' "$1"; }
 
-# perf_counts FILE, sample_counts STDERR_FILE -> "samples lost".
-# shellcheck source=bench/counts.sh
-source "$HERE/counts.sh"
 # sample-record's compression ratio: "(12.3x compressed)".
 sample_ratio() { # STDERR_FILE -> ratio
   sed -n 's/.*(\([0-9.]*\)x compressed).*/\1/p' "$1" | tail -n 1

@@ -51,13 +51,9 @@ SREC=$BUILD/record/sample-record
 SPLIT=$BUILD/tests/workloads/split
 THREADS=$BUILD/tests/workloads/threads
 
-for f in "$PERF" "$TIME" "$SREC" "$SPLIT" "$THREADS"; do
-  if [[ ! -x $f ]]; then
-    echo "record_bench: $f is missing (build first: ninja -C $BUILD)" >&2
-    exit 1
-  fi
-done
-command -v python3 >/dev/null || { echo "record_bench: python3 is needed" >&2; exit 1; }
+# shellcheck source=bench/common.sh
+source "$HERE/common.sh"
+require_tools record_bench "$PERF" "$TIME" "$SREC" "$SPLIT" "$THREADS"
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/record_bench.XXXXXX")
 # Run a private copy: the build tree may be rebuilt while the benchmark runs.
@@ -81,9 +77,6 @@ TFMT='%e %U %S'
 t_wall() { tail -n 1 "$1" | awk '{print $1}'; }
 t_cpu() { tail -n 1 "$1" | awk '{printf "%.3f\n", $2 + $3}'; }
 
-# perf_counts FILE, sample_counts STDERR_FILE -> "samples lost".
-# shellcheck source=bench/counts.sh
-source "$HERE/counts.sh"
 
 # Runs the recorder of TOOL (perf | perfz | sample) with EXTRA options on
 # WORKLOAD ARG, records figures under SECTION/CONFIG.

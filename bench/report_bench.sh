@@ -62,13 +62,9 @@ case $CALL_GRAPH in
     exit 1 ;;
 esac
 
-for f in "$PERF" "$TIME" "$SREC" "$SREP" "$THREADS"; do
-  if [[ ! -x $f ]]; then
-    echo "report_bench: $f is missing (build first: ninja -C $BUILD)" >&2
-    exit 1
-  fi
-done
-command -v python3 >/dev/null || { echo "report_bench: python3 is needed" >&2; exit 1; }
+# shellcheck source=bench/common.sh
+source "$HERE/common.sh"
+require_tools report_bench "$PERF" "$TIME" "$SREC" "$SREP" "$THREADS"
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/report_bench.XXXXXX")
 # Private copies: the build tree may be rebuilt while the benchmark runs.

@@ -278,8 +278,6 @@ DwarfUnwinder::~DwarfUnwinder() = default;
 DwarfUnwinder::DwarfUnwinder(DwarfUnwinder&&) noexcept = default;
 DwarfUnwinder& DwarfUnwinder::operator=(DwarfUnwinder&&) noexcept = default;
 
-void DwarfUnwinder::Forget(uint32_t pid) { processes_.erase(pid); }
-
 DwarfUnwinder::Process* DwarfUnwinder::ProcessFor(const UnwindRequest& request) {
   if (!processes_.contains(request.pid) && processes_.size() >= kMaxProcesses) {
     auto oldest = std::min_element(processes_.begin(), processes_.end(), [](auto& a, auto& b) {

@@ -29,8 +29,7 @@ namespace sample {
 
 // One executable mapping of a process, with the files to read it from.
 struct UnwindModule {
-  uint64_t start = 0;  // the mapping as recorded
-  uint64_t end = 0;    // exclusive
+  uint64_t start = 0;  // the (first) executable mapping's start, as recorded
   uint64_t bias = 0;   // load bias: runtime address = bias + ELF vaddr
   std::string binary;  // the file to read CFI and code from
   std::string debug;   // a separate debug file (for .debug_frame), or empty
@@ -96,9 +95,6 @@ class DwarfUnwinder {
     uint64_t unopened_modules = 0;  // files libdw could not open
   };
   const Counts& counts() const { return counts_; }
-
-  // Drops the state kept for `pid` (after it exited).
-  void Forget(uint32_t pid);
 
   // At most this many processes keep a Dwfl (each holds an fd and a map of
   // every file it reported); the least recently unwound goes first.

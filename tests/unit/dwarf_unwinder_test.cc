@@ -104,7 +104,6 @@ UnwindSpace SelfSpace() {
     if (perms.size() < 3 || perms[2] != 'x' || path.empty() || path[0] != '/') continue;
     UnwindModule m;
     m.start = std::stoull(range.substr(0, range.find('-')), nullptr, 16);
-    m.end = std::stoull(range.substr(range.find('-') + 1), nullptr, 16);
     const uint64_t pgoff = std::stoull(offset, nullptr, 16);
     auto bias = ElfLoadBias(path, m.start, pgoff);
     if (!bias) continue;
