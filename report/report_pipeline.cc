@@ -1,5 +1,7 @@
 #include "report/report_pipeline.h"
 
+#include <malloc.h>
+
 #include <algorithm>
 #include <cstring>
 #include <memory>
@@ -47,6 +49,22 @@ struct SeenFrameHash {
   }
 };
 
+// Records the file's chunks claim to hold: a reservation hint for the
+// samples (which are most records), so the sample vector is allocated once
+// instead of doubling through the load. Chunk headers are untrusted: a
+// chunk counts no more records than its payload has headers' room for,
+// and the total no more than the file has stored bytes (real recordings
+// take several bytes per record even compressed).
+size_t ExpectedRecords(const format::SampleFileReader& reader) {
+  uint64_t records = 0, stored = 0;
+  for (const format::ChunkRef& chunk : reader.record_chunks()) {
+    records += std::min<uint64_t>(chunk.header.record_count,
+                                  chunk.header.raw_size / sizeof(perf_event_header));
+    stored += chunk.header.stored_size;
+  }
+  return static_cast<size_t>(std::min(records, stored));
+}
+
 class Loader {
  public:
   Loader(const format::SampleFileReader& reader, const LoadOptions& options)
@@ -60,6 +78,8 @@ class Loader {
   // against the old ones, then drops what was kept of them.
   void MappingsChanging(uint32_t pid);
   void FlushUnwinding();
+  // Frees the indexes only loading uses and returns freed heap to the system.
+  void ReleaseLoadingState();
   uint32_t LocationId(uint32_t pid, uint64_t ip, bool return_address);
   uint32_t FrameId(uint32_t pid, uint64_t ip, bool return_address);
   // The stack of a call chain (with context markers) or, if it is empty, of
@@ -116,23 +136,30 @@ Result<Recording> Loader::Run() {
   unwind_options.force = options_.force;
   unwind_options.vdso_image = reader_.vdso_image();
   unwinding_.emplace(unwind_options, processes_, reader_.build_ids());
-  OrderedRecordStream stream(reader_, jobs);
-  bool any = false;
-  for (auto batch = stream.NextBatch(); !batch.empty(); batch = stream.NextBatch()) {
-    if (!any) out_.stats.first_time = batch.front().time;
-    any = true;
-    out_.stats.last_time = batch.back().time;
-    for (const TimedRecord& record : batch) Apply(record);
-    FlushUnwinding();  // the batch's bytes go away with the next one
+  samples_.reserve(ExpectedRecords(reader_));
+  {
+    OrderedRecordStream stream(reader_, jobs);
+    bool any = false;
+    for (auto batch = stream.NextBatch(); !batch.empty(); batch = stream.NextBatch()) {
+      if (!any) out_.stats.first_time = batch.front().time;
+      any = true;
+      out_.stats.last_time = batch.back().time;
+      for (const TimedRecord& record : batch) Apply(record);
+      FlushUnwinding();  // the batch's bytes go away with the next one
+    }
+    out_.stats.unwind = unwinding_->stats();
+    unwinding_.reset();
+    const RecordStreamStats& stream_stats = stream.stats();
+    out_.stats.bad_chunks += stream_stats.bad_chunks;
+    out_.stats.malformed_records += stream_stats.malformed_chunks;
+    out_.stats.unknown_event_records += stream_stats.unknown_event_records;
+    out_.warnings.insert(out_.warnings.end(), stream_stats.warnings.begin(),
+                         stream_stats.warnings.end());
   }
-  out_.stats.unwind = unwinding_->stats();
-  unwinding_.reset();
-  const RecordStreamStats& stream_stats = stream.stats();
-  out_.stats.bad_chunks += stream_stats.bad_chunks;
-  out_.stats.malformed_records += stream_stats.malformed_chunks;
-  out_.stats.unknown_event_records += stream_stats.unknown_event_records;
-  out_.warnings.insert(out_.warnings.end(), stream_stats.warnings.begin(),
-                       stream_stats.warnings.end());
+  // Symbolization opens DWARF (libc's debug file alone inflates to ~10 MB):
+  // give back what only loading needed (decoded chunks, the unwinders'
+  // state, the lookup indexes) first, so the two peaks do not add up.
+  ReleaseLoadingState();
 
   const LocationFunctions symbols = Symbolize(jobs);
   std::vector<uint32_t> frames;
@@ -298,6 +325,17 @@ uint32_t Loader::FrameId(uint32_t pid, uint64_t ip, bool return_address) {
 void Loader::MappingsChanging(uint32_t pid) {
   if (unwinding_->HasQueuedFor(pid)) FlushUnwinding();
   unwinding_->MappingsChanged(pid);
+}
+
+void Loader::ReleaseLoadingState() {
+  location_ids_ = {};
+  frame_ids_ = {};
+  chain_cache_ = {};
+  last_read_ = {};
+  scratch_ = {};
+  // glibc keeps freed chunks (the decoded payloads are megabytes each) in
+  // its arenas; without a trim they would still count in the peak RSS.
+  malloc_trim(0);
 }
 
 void Loader::FlushUnwinding() {
