@@ -166,6 +166,9 @@ void JsonPrinter::Stats(const HeaderView& h, const LoadStats& stats) {
       .Field("leaf_samples", unwind.leaf_samples)
       .Field("leaf_callers_inserted", unwind.leaf_callers_inserted)
       .EndObject();
+  json_.Key("symbol_sources").BeginObject();
+  for (const auto& [path, source] : stats.symbol_sources) json_.Field(path, source);
+  json_.EndObject();
   json_.Field("finalized", h.finalized);
   json_.EndObject();
 }

@@ -462,7 +462,7 @@ Loader::LocationFunctions Loader::Symbolize(unsigned jobs) {
                                               reader_.kernel_symbols(), options);
   out_.stats.mismatched_binaries += result.mismatched_binaries;
   out_.stats.missing_binaries += result.missing_binaries;
-  out_.symbol_sources = std::move(result.symbol_sources);
+  out_.stats.symbol_sources = std::move(result.symbol_sources);
   out_.warnings.insert(out_.warnings.end(), result.warnings.begin(), result.warnings.end());
 
   LocationFunctions out;

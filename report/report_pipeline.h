@@ -46,6 +46,9 @@ struct LoadStats {
   uint64_t last_time = 0;
   // By the CPU field of the sample or of the record's sample_id trailer.
   std::map<uint32_t, CpuCounts> per_cpu;
+  // Binary path -> where its symbols came from ("recorded path, DWARF",
+  // "none: build-id differs", ...), sorted by path.
+  format::Metadata symbol_sources;
 };
 
 struct Recording {
@@ -59,8 +62,6 @@ struct Recording {
   uint64_t file_size = 0;
   uint64_t valid_end = 0;  // bytes read before a torn end (== file_size if none)
   std::vector<std::string> warnings;
-  // Binary path -> where its symbols came from (e.g. "build-id dir + DWARF").
-  format::Metadata symbol_sources;
 };
 
 struct LoadOptions {

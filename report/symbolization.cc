@@ -239,9 +239,11 @@ SymbolizeResult SymbolizeLocations(const std::vector<Location>& locations,
   std::map<uint32_t, std::vector<uint32_t>> perf_maps;
   std::vector<uint32_t> vdso_ids;
   const std::vector<KernelSymbol> kernel = ParseKallsyms(kernel_symbols);
+  bool any_kernel = false;
   for (uint32_t i = 0; i < locations.size(); ++i) {
     const Location& loc = locations[i];
     if (loc.dso == ProcessTable::kKernelDso) {
+      any_kernel = true;
       if (const KernelSymbol* ks = FindKernelSymbol(kernel, loc.offset)) {
         ResolvedFrame f;
         f.name = ks->name;
@@ -262,6 +264,12 @@ SymbolizeResult SymbolizeLocations(const std::vector<Location>& locations,
   }
 
   SymbolizeResult result;
+  if (any_kernel) {
+    result.symbol_sources.emplace_back(
+        dso_paths[ProcessTable::kKernelDso],
+        kernel.empty() ? "none: the recording holds no kernel symbols"
+                       : fmt::format("recorded kallsyms ({} symbols)", kernel.size()));
+  }
   // JIT code: the process's own map of names (perf's convention).
   for (const auto& [dso, ids] : perf_maps) {
     const std::string path = options.symfs + dso_paths[dso];

@@ -116,6 +116,12 @@ std::string FormatStatsText(const HeaderView& h, const LoadStats& stats) {
     row("samples checked", unwind.leaf_samples);
     row("callers inserted", unwind.leaf_callers_inserted);
   }
+  if (!stats.symbol_sources.empty()) {
+    out += "\nSymbols from:\n";
+    for (const auto& [path, source] : stats.symbol_sources) {
+      out += fmt::format("  {}: {}\n", path, source);
+    }
+  }
   out += fmt::format("\nFile: {}\n", FileState(h));
   return out;
 }
