@@ -148,7 +148,8 @@ int main(int argc, char** argv) {
     const bool flat_only =
         view.children == false &&
         (!view.call_graph || view.call_graph->mode == sample::report::CallGraphMode::kNone);
-    options.load.unwind = !flat_only || options.script || options.stats;
+    options.load.unwind = (!flat_only || options.script || options.stats) && !options.header_only;
+    options.load.symbolize = !options.header_only;
     options.load.show_progress = isatty(STDERR_FILENO) != 0;
   } catch (const std::exception& e) {
     std::cerr << "sample-report: " << e.what() << "\n" << kUsage;

@@ -458,6 +458,7 @@ Loader::LocationFunctions Loader::Symbolize(unsigned jobs) {
   options.use_debuginfod = options_.use_debuginfod;
   options.show_progress = options_.show_progress;
   options.vdso_image = reader_.vdso_image();
+  options.names = options_.symbolize;
   SymbolizeResult result = SymbolizeLocations(locations_, dso_paths, reader_.build_ids(),
                                               reader_.kernel_symbols(), options);
   out_.stats.mismatched_binaries += result.mismatched_binaries;

@@ -84,6 +84,9 @@ struct LoadOptions {
   // it off: its samples keep the kernel's chain, whose user part is the
   // sampled ip.
   bool unwind = true;
+  // Name frames (read binaries, debug files, kallsyms). --header-only,
+  // which prints no frames, turns it off.
+  bool symbolize = true;
 };
 
 Result<Recording> LoadRecording(const std::string& path, const LoadOptions& options = {});

@@ -238,11 +238,14 @@ SymbolizeResult SymbolizeLocations(const std::vector<Location>& locations,
   std::map<uint32_t, std::vector<uint32_t>> binaries;  // dso -> location ids
   std::map<uint32_t, std::vector<uint32_t>> perf_maps;
   std::vector<uint32_t> vdso_ids;
-  const std::vector<KernelSymbol> kernel = ParseKallsyms(kernel_symbols);
+  const std::vector<KernelSymbol> kernel =
+      options.names ? ParseKallsyms(kernel_symbols) : std::vector<KernelSymbol>{};
   bool any_kernel = false;
   for (uint32_t i = 0; i < locations.size(); ++i) {
     const Location& loc = locations[i];
-    if (loc.dso == ProcessTable::kKernelDso) {
+    if (!options.names) {
+      per_location[i].push_back(UnknownFrame(loc.offset));
+    } else if (loc.dso == ProcessTable::kKernelDso) {
       any_kernel = true;
       if (const KernelSymbol* ks = FindKernelSymbol(kernel, loc.offset)) {
         ResolvedFrame f;

@@ -53,6 +53,9 @@ struct SymbolizeOptions {
   // frames in "[vdso]" mappings; empty when the file has none. Must outlive
   // the call.
   std::span<const std::byte> vdso_image;
+  // False: every frame is "[unknown]" and no file is read (for views that
+  // print no frames, such as --header-only).
+  bool names = true;
 };
 
 struct SymbolizeResult {
