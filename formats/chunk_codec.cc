@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "libsample/byte_reader.h"
+#include "libsample/record_walker.h"
 
 namespace sample::format {
 namespace {
@@ -23,7 +24,39 @@ void AppendValue(std::vector<std::byte>& out, const T& value) {
   Append(out, &value, sizeof(value), sizeof(value));
 }
 
+// Calls fn(time_field) for each sample in `records` long enough to hold a
+// time at `time_offset`, in order.
+template <typename Fn>
+void ForEachSampleTime(std::span<std::byte> records, uint32_t time_offset, Fn&& fn) {
+  ForEachRecord(records, [&](const perf_event_header& header, std::span<const std::byte> record) {
+    if (header.type != PERF_RECORD_SAMPLE || record.size() < size_t{time_offset} + 8) return;
+    // The walker hands out const views of our own mutable bytes.
+    fn(const_cast<std::byte*>(record.data()) + time_offset);
+  });
+}
+
 }  // namespace
+
+void EncodeSampleTimeDeltas(std::span<std::byte> records, uint32_t time_offset) {
+  uint64_t previous = 0;
+  ForEachSampleTime(records, time_offset, [&](std::byte* field) {
+    uint64_t time;
+    std::memcpy(&time, field, 8);
+    const uint64_t delta = time - previous;  // modulo 2^64: times may step back
+    std::memcpy(field, &delta, 8);
+    previous = time;
+  });
+}
+
+void DecodeSampleTimeDeltas(std::span<std::byte> records, uint32_t time_offset) {
+  uint64_t time = 0;
+  ForEachSampleTime(records, time_offset, [&](std::byte* field) {
+    uint64_t delta;
+    std::memcpy(&delta, field, 8);
+    time += delta;
+    std::memcpy(field, &time, 8);
+  });
+}
 
 std::vector<std::byte> EncodeEvents(const std::vector<EventDesc>& events) {
   std::vector<std::byte> out;

@@ -36,6 +36,15 @@ Result<Metadata> DecodeMetadata(std::span<const std::byte> payload, uint64_t fil
 std::vector<std::byte> EncodeTrailer(const Trailer& trailer);
 Result<Trailer> DecodeTrailer(std::span<const std::byte> payload, uint64_t file_offset);
 
+// kChunkFlagSampleTimeDeltas (sample_file_format.h): replaces the time of
+// every PERF_RECORD_SAMPLE in `records`, at byte `time_offset` of the
+// record, with its difference from the previous sample's, in place. A
+// sample too short to hold the field is left alone, by both directions.
+void EncodeSampleTimeDeltas(std::span<std::byte> records, uint32_t time_offset);
+// Adds the differences back up. Stops where the records stop being well
+// formed (as ForEachRecord does); readers report that when they walk them.
+void DecodeSampleTimeDeltas(std::span<std::byte> records, uint32_t time_offset);
+
 // The value for `key`, or nullopt.
 std::optional<std::string> FindMetadata(const Metadata& metadata, std::string_view key);
 

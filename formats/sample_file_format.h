@@ -25,7 +25,9 @@
 //              (perf_event_header + body), concatenated; sizes multiples
 //              of 8. Records of different CPUs are interleaved; readers
 //              order them by time. record_count and time_min/max describe
-//              the chunk.
+//              the chunk. With kChunkFlagSampleTimeDeltas in the chunk's
+//              flags, one field differs (see there): the time of each
+//              PERF_RECORD_SAMPLE.
 //   kBuildIds  the kMetadata layout: key = path of a mapped binary, value
 //              = its GNU build-id in lowercase hex. Written at close for
 //              every file-backed executable mapping seen.
@@ -69,6 +71,24 @@ enum class Compression : uint16_t {
   kZstd = 1,
 };
 
+// ChunkHeader.flags of a kRecords chunk.
+//
+// kChunkFlagSampleTimeDeltas: the time field of every PERF_RECORD_SAMPLE,
+// at byte offset kChunkTimeOffset(flags) of the record (the same for every
+// event of a recording), holds its time minus the time of the previous
+// PERF_RECORD_SAMPLE in the chunk (minus 0 for the first), modulo 2^64.
+// Readers add them back up. Samples come microseconds apart, and small
+// deltas compress far better than 8-byte nanosecond clocks: 17-29% smaller
+// files at -g -F 50000 and 10000. Writers set it only on compressed chunks.
+inline constexpr uint32_t kChunkFlagSampleTimeDeltas = 1u << 0;
+inline constexpr uint32_t kChunkTimeOffsetShift = 8;  // bits 8-15: the offset
+inline constexpr uint32_t kChunkTimeOffsetMask = 0xffu << kChunkTimeOffsetShift;
+// A chunk with a bit outside these is from a newer writer: readers skip it.
+inline constexpr uint32_t kChunkKnownFlags = kChunkFlagSampleTimeDeltas | kChunkTimeOffsetMask;
+constexpr uint32_t ChunkTimeOffset(uint32_t flags) {
+  return (flags & kChunkTimeOffsetMask) >> kChunkTimeOffsetShift;
+}
+
 #pragma pack(push, 1)
 
 struct FileHeader {
@@ -92,7 +112,7 @@ struct ChunkHeader {
   uint64_t time_min;  // perf clock, ns; 0 when the chunk has no times
   uint64_t time_max;
   uint32_t crc32;
-  uint32_t reserved;
+  uint32_t flags;  // kChunkFlag* bits; 0 in files of recorders before them
 };
 static_assert(sizeof(ChunkHeader) == 56);
 

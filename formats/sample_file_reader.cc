@@ -188,6 +188,19 @@ Result<void> SampleFileReader::ReadPayloadInto(const ChunkRef& chunk, Payload& p
         fmt::format("{}: offset {}: chunk checksum mismatch (stored {:08x}, computed {:08x})",
                     path_, chunk.offset, h.crc32, crc));
   }
+  if ((h.flags & ~kChunkKnownFlags) != 0) {
+    return Fail(
+        fmt::format("{}: offset {}: chunk flags {:#x} include ones this reader does not know "
+                    "(a newer recorder wrote it)",
+                    path_, chunk.offset, h.flags));
+  }
+  const uint32_t time_offset = ChunkTimeOffset(h.flags);
+  const bool time_deltas = (h.flags & kChunkFlagSampleTimeDeltas) != 0;
+  if (time_deltas && (h.type != static_cast<uint16_t>(ChunkType::kRecords) || time_offset < 8 ||
+                      time_offset % 8 != 0)) {
+    return Fail(fmt::format("{}: offset {}: chunk flags {:#x} are inconsistent", path_,
+                            chunk.offset, h.flags));
+  }
   if (h.raw_size > kMaxRawChunkSize) {
     return Fail(fmt::format("{}: offset {}: chunk claims {} bytes uncompressed", path_,
                             chunk.offset, h.raw_size));
@@ -202,6 +215,7 @@ Result<void> SampleFileReader::ReadPayloadInto(const ChunkRef& chunk, Payload& p
       }
       payload.Resize(h.raw_size);
       std::memcpy(payload.mutable_bytes().data(), stored.data(), stored.size());
+      if (time_deltas) DecodeSampleTimeDeltas(payload.mutable_bytes(), time_offset);
       return {};
     case Compression::kZstd: {
       // The writer's frames record their content size (zstd's default).
@@ -224,6 +238,7 @@ Result<void> SampleFileReader::ReadPayloadInto(const ChunkRef& chunk, Payload& p
                                 path_, chunk.offset, h.raw_size,
                                 ZSTD_isError(size) ? ZSTD_getErrorName(size) : "size mismatch"));
       }
+      if (time_deltas) DecodeSampleTimeDeltas(payload.mutable_bytes(), time_offset);
       return {};
     }
   }

@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "formats/chunk_codec.h"
 #include "formats/crc32.h"
 
 namespace sample::format {
@@ -62,8 +63,9 @@ SampleFileWriter::~SampleFileWriter() {
 }
 
 void SampleFileWriter::Submit(ChunkType type, std::vector<std::byte> payload, uint64_t record_count,
-                              uint64_t time_min, uint64_t time_max) {
+                              uint64_t time_min, uint64_t time_max, uint32_t sample_time_offset) {
   Pending chunk;
+  chunk.sample_time_offset = sample_time_offset;
   chunk.header.magic = kChunkMagic;
   chunk.header.type = static_cast<uint16_t>(type);
   chunk.header.raw_size = payload.size();
@@ -116,6 +118,12 @@ Result<void> SampleFileWriter::WriteChunk(Pending& chunk) {
   std::span<const std::byte> stored = chunk.payload;
   chunk.header.compression = static_cast<uint16_t>(Compression::kNone);
   if (zstd_ctx_ && !chunk.payload.empty()) {
+    const uint32_t offset = chunk.sample_time_offset;
+    if (chunk.header.type == static_cast<uint16_t>(ChunkType::kRecords) && offset != 0 &&
+        offset % 8 == 0 && offset <= ChunkTimeOffset(kChunkTimeOffsetMask)) {
+      EncodeSampleTimeDeltas(chunk.payload, offset);
+      chunk.header.flags |= kChunkFlagSampleTimeDeltas | (offset << kChunkTimeOffsetShift);
+    }
     // Grows to the largest chunk's bound once; only growth is zero-filled.
     const size_t bound = ZSTD_compressBound(chunk.payload.size());
     if (compressed_.size() < bound) compressed_.resize(bound);

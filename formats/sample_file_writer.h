@@ -41,8 +41,12 @@ class SampleFileWriter {
   SampleFileWriter& operator=(const SampleFileWriter&) = delete;
 
   // Queues a chunk for writing. Chunks are written in submission order.
+  // `sample_time_offset`, for kRecords chunks: where the time field sits in
+  // the records' PERF_RECORD_SAMPLEs (the same for all of the recording's
+  // events); when nonzero and the chunk is compressed, sample times are
+  // stored as deltas (kChunkFlagSampleTimeDeltas), on the writer's thread.
   void Submit(ChunkType type, std::vector<std::byte> payload, uint64_t record_count = 0,
-              uint64_t time_min = 0, uint64_t time_max = 0);
+              uint64_t time_min = 0, uint64_t time_max = 0, uint32_t sample_time_offset = 0);
 
   // A payload buffer the writer is done with (cleared, capacity kept), or
   // an empty vector when none is spare. Recorders build their next chunk
@@ -62,6 +66,7 @@ class SampleFileWriter {
  private:
   struct Pending {
     ChunkHeader header{};
+    uint32_t sample_time_offset = 0;
     std::vector<std::byte> payload;
   };
 

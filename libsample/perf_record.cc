@@ -247,15 +247,20 @@ std::optional<SampleId> ParseSampleIdTrailer(std::span<const std::byte> record,
   return id;
 }
 
+uint32_t SampleTimeOffset(const perf_event_attr& attr) {
+  if (!(attr.sample_type & PERF_SAMPLE_TIME)) return 0;
+  uint32_t offset = sizeof(perf_event_header);
+  if (attr.sample_type & PERF_SAMPLE_IDENTIFIER) offset += 8;
+  if (attr.sample_type & PERF_SAMPLE_IP) offset += 8;
+  if (attr.sample_type & PERF_SAMPLE_TID) offset += 8;
+  return offset;
+}
+
 uint64_t RecordTime(std::span<const std::byte> record, const perf_event_attr& attr) {
   if (!(attr.sample_type & PERF_SAMPLE_TIME)) return 0;
   const perf_event_header header = ReadRecordHeader(record);
   if (header.type == PERF_RECORD_SAMPLE) {
-    // Time sits after identifier, ip and tid when present.
-    size_t offset = sizeof(perf_event_header);
-    if (attr.sample_type & PERF_SAMPLE_IDENTIFIER) offset += 8;
-    if (attr.sample_type & PERF_SAMPLE_IP) offset += 8;
-    if (attr.sample_type & PERF_SAMPLE_TID) offset += 8;
+    const size_t offset = SampleTimeOffset(attr);
     uint64_t time = 0;
     if (record.size() >= offset + 8) std::memcpy(&time, record.data() + offset, 8);
     return time;

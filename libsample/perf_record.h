@@ -89,7 +89,7 @@ struct SampleRecord {
   uint64_t time_enabled = 0;
   uint64_t time_running = 0;
   ReadValues read;
-  U64List callchain;  // includes PERF_CONTEXT_* markers, as the kernel wrote it
+  U64List callchain;               // includes PERF_CONTEXT_* markers, as the kernel wrote it
   std::span<const std::byte> raw;  // PERF_SAMPLE_RAW payload
   // PERF_SAMPLE_REGS_USER: the user registers at the sample, one per bit of
   // attr.sample_regs_user in increasing bit order; empty when regs_abi is
@@ -171,6 +171,10 @@ std::optional<ThrottleRecord> ParseThrottle(std::span<const std::byte> record,
 // The sample_id trailer of a non-sample record (zeroes when absent).
 std::optional<SampleId> ParseSampleIdTrailer(std::span<const std::byte> record,
                                              const perf_event_attr& attr);
+
+// Where PERF_SAMPLE_TIME sits in a PERF_RECORD_SAMPLE of `attr`'s event
+// (after the identifier, ip and tid when present); 0 without a time.
+uint32_t SampleTimeOffset(const perf_event_attr& attr);
 
 // The timestamp used to order `record`: the sample's time, or the sample_id
 // trailer's time for other records. 0 when the record carries none.

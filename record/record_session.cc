@@ -108,6 +108,7 @@ class Recorder {
   uint64_t chunk_time_min_ = UINT64_MAX;
   uint64_t chunk_time_max_ = 0;
   uint64_t total_records_ = 0;
+  uint32_t sample_time_offset_ = 0;  // for the writer's time deltas; 0: none
   uint64_t first_time_ = UINT64_MAX;
   uint64_t last_time_ = 0;
 };
@@ -153,6 +154,12 @@ Result<void> Recorder::OpenEvents() {
   if (!opened) return opened;
   attr_ = opener_->first_attr();
   table_ = EventTable(opener_->Describe());
+  // Sample times are stored as deltas only where every event puts them at
+  // the same place (the writer rewrites them without looking events up).
+  sample_time_offset_ = SampleTimeOffset(attr_);
+  for (const EventDesc& e : table_.events()) {
+    if (SampleTimeOffset(e.attr) != sample_time_offset_) sample_time_offset_ = 0;
+  }
   return {};
 }
 
@@ -245,7 +252,8 @@ void Recorder::FlushChunk() {
     last_time_ = std::max(last_time_, chunk_time_max_);
   }
   writer_->Submit(format::ChunkType::kRecords, std::move(chunk_), chunk_records_,
-                  chunk_time_min_ == UINT64_MAX ? 0 : chunk_time_min_, chunk_time_max_);
+                  chunk_time_min_ == UINT64_MAX ? 0 : chunk_time_min_, chunk_time_max_,
+                  sample_time_offset_);
   chunk_ = writer_->TakeSpareBuffer();
   chunk_.reserve(chunk_capacity_);
   chunk_records_ = 0;

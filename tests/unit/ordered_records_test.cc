@@ -63,13 +63,14 @@ class OrderedRecordsTest : public ::testing::Test {
           t += random() % 3 == 0 ? 0 : random() % 40;  // equal times happen
           // Every tenth record of the first chunk has no time.
           const uint64_t time = (c == 0 && i % 10 == 5) ? 0 : t;
-          st::SampleFields f{.id = 7,
-                             .ip = ip,
-                             .pid = 1,
-                             .tid = 1,
-                             .time = time,
-                             .cpu = uint32_t(cpu),
-                             .period = 1};
+          st::SampleFields f;
+          f.id = 7;
+          f.ip = ip;
+          f.pid = 1;
+          f.tid = 1;
+          f.time = time;
+          f.cpu = uint32_t(cpu);
+          f.period = 1;
           const st::Bytes record = st::MakeSample(attr_, f);
           payload.insert(payload.end(), record.begin(), record.end());
           all.push_back({time, ip++});

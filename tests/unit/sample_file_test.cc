@@ -17,6 +17,7 @@
 #include "formats/crc32.h"
 #include "formats/sample_file_reader.h"
 #include "formats/sample_file_writer.h"
+#include "libsample/perf_record.h"
 #include "tests/unit/synthetic_records.h"
 
 namespace sample::format {
@@ -134,7 +135,8 @@ class SampleFileTest : public ::testing::Test {
       e.time_min.push_back(t0);
       e.time_max.push_back(t0 + count);
       raw += e.payloads.back().size();
-      (*writer)->Submit(ChunkType::kRecords, e.payloads.back(), count, t0, t0 + count);
+      (*writer)->Submit(ChunkType::kRecords, e.payloads.back(), count, t0, t0 + count,
+                        SampleTimeOffset(st::MakeAttr(kSampleType, true)));
     }
     e.trailer.header.record_count = e.counts[0] + e.counts[1] + e.counts[2];
     e.trailer.header.sample_count = 12345;
@@ -210,6 +212,12 @@ TEST_F(SampleFileTest, RoundTrip) {
       } else {
         EXPECT_LT(h.stored_size, h.raw_size);  // the records compress
       }
+      // Compressed record chunks store sample times as deltas; reading
+      // gives back the kernel's records byte for byte (ExpectPayload).
+      EXPECT_EQ(h.flags, level == 0 ? 0u
+                                    : kChunkFlagSampleTimeDeltas |
+                                          (SampleTimeOffset(st::MakeAttr(kSampleType, true))
+                                           << kChunkTimeOffsetShift));
       EXPECT_EQ(h.record_count, e.counts[i]);
       EXPECT_EQ(h.time_min, e.time_min[i]);
       EXPECT_EQ(h.time_max, e.time_max[i]);
@@ -400,6 +408,34 @@ TEST_F(SampleFileTest, FlippedPayloadByteFailsTheChecksumOfThatChunkOnly) {
   }
 }
 
+TEST_F(SampleFileTest, ChunkFlagsFromANewerWriterSkipThatChunkWithAMessage) {
+  const std::string path = PathOf("flags.sample");
+  const Expected e = WriteFile(path, 1);
+  Bytes bytes = ReadFileBytes(path);
+  auto original = SampleFileReader::Open(path);
+  ASSERT_TRUE(original.has_value());
+  const ChunkRef victim = original->record_chunks()[1];
+  // A flag bit nobody defined yet, with a checksum that matches it.
+  ChunkHeader header = victim.header;
+  header.flags |= 1u << 20;
+  header.crc32 = 0;
+  const std::span<const std::byte> stored(bytes.data() + victim.offset + sizeof(ChunkHeader),
+                                          header.stored_size);
+  header.crc32 = Crc32(stored, Crc32(std::as_bytes(std::span(&header, 1))));
+  std::memcpy(bytes.data() + victim.offset, &header, sizeof(header));
+  const std::string copy = PathOf("flags-newer.sample");
+  WriteFileBytes(copy, bytes);
+
+  auto reader = SampleFileReader::Open(copy);
+  ASSERT_TRUE(reader.has_value()) << reader.error().message;
+  auto bad = reader->ReadPayload(reader->record_chunks()[1]);
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_TRUE(Contains(bad.error().message, "flags")) << bad.error().message;
+  EXPECT_TRUE(Contains(bad.error().message, std::to_string(victim.offset))) << bad.error().message;
+  ExpectPayload(*reader, reader->record_chunks()[0], e.payloads[0]);
+  ExpectPayload(*reader, reader->record_chunks()[2], e.payloads[2]);
+}
+
 TEST_F(SampleFileTest, BadFileHeaderIsAnError) {
   const std::string path = PathOf("good.sample");
   WriteFile(path, 1);
@@ -456,6 +492,60 @@ TEST_F(SampleFileTest, WriterCreatesPrivateFileAndNeverOverwrites) {
 
 // Decoders on every prefix of a payload: an error naming an offset inside the
 // payload, or (at an entry boundary) the complete entries before the cut.
+uint64_t TimeField(const Bytes& payload, size_t record_offset, uint32_t time_offset) {
+  uint64_t time;
+  std::memcpy(&time, payload.data() + record_offset + time_offset, 8);
+  return time;
+}
+
+TEST(ChunkCodecTest, SampleTimeDeltasTouchOnlySampleTimesAndRoundTrip) {
+  const auto attr = st::MakeAttr(kSampleType, true);
+  const uint32_t offset = SampleTimeOffset(attr);
+  ASSERT_EQ(offset, 32u);  // header, identifier, ip, tid
+  Bytes payload;
+  std::vector<size_t> samples;  // record offsets
+  std::vector<uint64_t> times = {5000, 5010, 4990 /* another CPU, earlier */, 5020, 0};
+  const st::SampleIdFields sid{
+      .pid = 1, .tid = 1, .time = 4000, .id = 100, .stream_id = 0, .cpu = 0};
+  st::Append(payload, st::MakeComm(attr, 1, 1, "app", false, sid));
+  for (uint64_t time : times) {
+    samples.push_back(payload.size());
+    st::SampleFields fields;
+    fields.id = 101;
+    fields.ip = 0x1000;
+    fields.time = time;
+    fields.callchain = {0x1000, 0x2000};
+    st::Append(payload, st::MakeSample(attr, fields));
+    st::Append(payload, st::MakeLost(attr, 100, 1, sid));  // sideband between samples
+  }
+  const Bytes original = payload;
+
+  EncodeSampleTimeDeltas(payload, offset);
+  const std::vector<uint64_t> deltas = {5000, 10, uint64_t(-20), 30, uint64_t(-5020)};
+  for (size_t i = 0; i < samples.size(); ++i) {
+    EXPECT_EQ(TimeField(payload, samples[i], offset), deltas[i]) << i;
+  }
+  // Everything else is as it was: only the sample time fields differ.
+  size_t differing = 0;
+  for (size_t i = 0; i < payload.size(); ++i) differing += payload[i] != original[i];
+  EXPECT_GT(differing, 0u);
+  for (size_t i = 0; i < samples.size(); ++i) {
+    std::memcpy(payload.data() + samples[i] + offset, original.data() + samples[i] + offset, 8);
+  }
+  EXPECT_EQ(payload, original);
+
+  EncodeSampleTimeDeltas(payload, offset);
+  DecodeSampleTimeDeltas(payload, offset);
+  EXPECT_EQ(payload, original);
+
+  // A malformed record ends the walk; decoding stops there without reading past it.
+  Bytes cut = original;
+  EncodeSampleTimeDeltas(cut, offset);
+  cut.resize(samples[2] + 16);
+  DecodeSampleTimeDeltas(cut, offset);
+  EXPECT_EQ(TimeField(cut, samples[1], offset), 5010u);
+}
+
 TEST(ChunkCodecTest, TruncatedPayloadsAreErrorsNotCrashes) {
   constexpr uint64_t kBase = 5000;
   const std::vector<EventDesc> events = TestEvents();
