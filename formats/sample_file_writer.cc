@@ -1,6 +1,7 @@
 #include "formats/sample_file_writer.h"
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -89,6 +90,14 @@ std::vector<std::byte> SampleFileWriter::TakeSpareBuffer() {
 }
 
 void SampleFileWriter::Run() {
+  if (options_.nice_increment != 0) {
+    // This thread only: on Linux, nice is per thread (PRIO_PROCESS of a tid).
+    errno = 0;
+    const int nice = getpriority(PRIO_PROCESS, static_cast<id_t>(gettid()));
+    if (errno == 0) {
+      (void)setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), nice + options_.nice_increment);
+    }
+  }
   for (;;) {
     Pending chunk;
     {

@@ -28,6 +28,9 @@ namespace sample::format {
 struct WriterOptions {
   // zstd level; 0 stores chunks uncompressed.
   int zstd_level = 1;
+  // Added to the writer thread's nice value. A recorder raises it so that
+  // compressing a chunk never delays the thread draining ring buffers.
+  int nice_increment = 0;
 };
 
 class SampleFileWriter {

@@ -335,6 +335,9 @@ Result<RecordSummary> Recorder::Run() {
   if (auto moved = MoveOldOutput(options_.output); !moved) return tl::unexpected(moved.error());
   format::WriterOptions writer_options;
   writer_options.zstd_level = options_.zstd_level;
+  // Compression yields to the draining thread (and to the target): a 4 MiB
+  // chunk takes milliseconds of zstd, as long as a small buffer lasts.
+  writer_options.nice_increment = 10;
   auto writer = format::SampleFileWriter::Create(options_.output, writer_options);
   if (!writer) return tl::unexpected(writer.error());
   writer_ = std::move(*writer);
