@@ -28,3 +28,14 @@ perf_counts() { # FILE -> "samples lost"
 sample_counts() { # STDERR_FILE -> "samples lost"
   sed -n 's/.*\[ sample-record: \([0-9]*\) samples, \([0-9]*\) lost.*/\1 \2/p' "$1" | tail -n 1
 }
+
+# The machine and tools a run measured (needs $PERF and $SREC_BUILT).
+machine_info() {
+  echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+  echo "nproc: $(nproc); kernel: $(uname -r); perf: $("$PERF" --version 2>/dev/null)"
+  echo "sample-record: $SREC_BUILT ($(stat -c '%y' "$SREC_BUILT" | cut -d. -f1))"
+  echo "cpu: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
+  echo "perf_event_max_sample_rate: $(cat /proc/sys/kernel/perf_event_max_sample_rate);" \
+       "perf_event_mlock_kb: $(cat /proc/sys/kernel/perf_event_mlock_kb);" \
+       "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+}

@@ -111,13 +111,7 @@ record() { # SECTION CONFIG TOOL "OPTIONS" WORKLOAD MODE
 
 echo "== dwarf_record_bench: ROUNDS=$ROUNDS WORK_SECONDS=$WORK_SECONDS FREQS='$FREQS'" \
      "MODES='$MODES'"
-echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
-echo "nproc: $(nproc); kernel: $(uname -r); perf: $("$PERF" --version 2>/dev/null)"
-echo "sample-record: $SREC_BUILT ($(stat -c '%y' "$SREC_BUILT" | cut -d. -f1))"
-echo "cpu: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
-echo "perf_event_max_sample_rate: $(cat /proc/sys/kernel/perf_event_max_sample_rate);" \
-     "perf_event_mlock_kb: $(cat /proc/sys/kernel/perf_event_mlock_kb);" \
-     "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+machine_info
 START=$(date +%s)
 cd "$TMP"
 for ((ROUND = 1; ROUND <= ROUNDS; ROUND++)); do

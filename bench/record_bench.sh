@@ -145,16 +145,6 @@ loop_time() { # SECTION CONFIG TOOL CMD...
   emit "$sec" "$cfg" "$tool" loop_wall "$(t_wall "$t")"
 }
 
-machine_info() {
-  echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
-  echo "nproc: $(nproc); kernel: $(uname -r); perf: $("$PERF" --version 2>/dev/null)"
-  echo "sample-record: $SREC_BUILT ($(stat -c '%y' "$SREC_BUILT" | cut -d. -f1))"
-  echo "cpu: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
-  echo "perf_event_max_sample_rate: $(cat /proc/sys/kernel/perf_event_max_sample_rate);" \
-       "perf_event_mlock_kb: $(cat /proc/sys/kernel/perf_event_mlock_kb);" \
-       "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
-}
-
 echo "== record_bench: ROUNDS=$ROUNDS WORK_SECONDS=$WORK_SECONDS FREQS='$FREQS'" \
      "SYS_SECONDS=$SYS_SECONDS SYS_FREQ=$SYS_FREQ FIXED_REPS=$FIXED_REPS"
 machine_info

@@ -89,7 +89,7 @@ struct SampleRecord {
   uint64_t time_enabled = 0;
   uint64_t time_running = 0;
   ReadValues read;
-  U64List callchain;               // includes PERF_CONTEXT_* markers, as the kernel wrote it
+  U64List callchain;  // includes PERF_CONTEXT_* markers, as the kernel wrote it
   std::span<const std::byte> raw;  // PERF_SAMPLE_RAW payload
   // PERF_SAMPLE_REGS_USER: the user registers at the sample, one per bit of
   // attr.sample_regs_user in increasing bit order; empty when regs_abi is
