@@ -27,7 +27,12 @@
 //              order them by time. record_count and time_min/max describe
 //              the chunk. With kChunkFlagSampleTimeDeltas in the chunk's
 //              flags, one field differs (see there): the time of each
-//              PERF_RECORD_SAMPLE.
+//              PERF_RECORD_SAMPLE. Recorders may leave PERF_SAMPLE_CPU
+//              out of what the kernel writes (each ring buffer is one
+//              CPU's, and smaller records fit more samples in it) and
+//              insert it from the buffer's CPU before writing: the records
+//              are then those the kernel writes for the kEvents attrs,
+//              which include the bit.
 //   kBuildIds  the kMetadata layout: key = path of a mapped binary, value
 //              = its GNU build-id in lowercase hex. Written at close for
 //              every file-backed executable mapping seen.

@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -55,35 +56,58 @@ SampleFileWriter::SampleFileWriter(UniqueFd fd, const WriterOptions& options)
 }
 
 SampleFileWriter::~SampleFileWriter() {
-  {
-    std::lock_guard lock(mutex_);
-    closing_ = true;
-  }
-  wake_.notify_one();
+  pending_.release();  // the release that finds the queue empty
   if (thread_.joinable()) thread_.join();
 }
 
-void SampleFileWriter::Submit(ChunkType type, std::vector<std::byte> payload, uint64_t record_count,
-                              uint64_t time_min, uint64_t time_max, uint32_t sample_time_offset) {
+void SampleFileWriter::Submit(ChunkType type, std::vector<std::byte> payload,
+                              uint64_t record_count) {
   Pending chunk;
-  chunk.sample_time_offset = sample_time_offset;
   chunk.header.magic = kChunkMagic;
   chunk.header.type = static_cast<uint16_t>(type);
-  chunk.header.raw_size = payload.size();
   chunk.header.record_count = record_count;
-  chunk.header.time_min = time_min;
-  chunk.header.time_max = time_max;
   chunk.payload = std::move(payload);
   {
     std::lock_guard lock(mutex_);
     queue_.push_back(std::move(chunk));
   }
-  wake_.notify_one();
+  pending_.release();
+}
+
+SampleFileWriter::Pending SampleFileWriter::MakePending(RecordsChunk& records) {
+  Pending chunk;
+  chunk.header.magic = kChunkMagic;
+  chunk.header.type = static_cast<uint16_t>(ChunkType::kRecords);
+  chunk.header.record_count = records.record_count;
+  chunk.header.time_min = records.time_min;
+  chunk.header.time_max = records.time_max;
+  chunk.payload = std::move(records.records);
+  chunk.records = std::move(records);
+  return chunk;
+}
+
+void SampleFileWriter::SubmitRecords(RecordsChunk records) {
+  Pending chunk = MakePending(records);
+  {
+    std::lock_guard lock(mutex_);
+    queue_.push_back(std::move(chunk));
+  }
+  pending_.release();
+}
+
+bool SampleFileWriter::TrySubmitRecords(RecordsChunk& records) {
+  {
+    std::unique_lock lock(mutex_, std::try_to_lock);
+    if (!lock.owns_lock()) return false;
+    queue_.push_back(MakePending(records));
+  }
+  pending_.release();
+  return true;
 }
 
 std::vector<std::byte> SampleFileWriter::TakeSpareBuffer() {
-  std::lock_guard lock(mutex_);
-  if (spare_.empty()) return {};
+  std::unique_lock lock(mutex_, std::try_to_lock);
+  if (!lock.owns_lock() || spare_.empty()) return {};
   std::vector<std::byte> buffer = std::move(spare_.back());
   spare_.pop_back();
   return buffer;
@@ -101,9 +125,9 @@ void SampleFileWriter::Run() {
   for (;;) {
     Pending chunk;
     {
-      std::unique_lock lock(mutex_);
-      wake_.wait(lock, [this] { return closing_ || !queue_.empty(); });
-      if (queue_.empty()) return;  // closing and drained
+      pending_.acquire();
+      std::lock_guard lock(mutex_);
+      if (queue_.empty()) return;  // Finish or the destructor
       chunk = std::move(queue_.front());
       queue_.pop_front();
     }
@@ -120,16 +144,39 @@ void SampleFileWriter::Run() {
   }
 }
 
-Result<void> SampleFileWriter::WriteChunk(Pending& chunk) {
-  if (chunk.header.type == static_cast<uint16_t>(ChunkType::kRecords)) {
-    raw_bytes_.fetch_add(chunk.payload.size(), std::memory_order_relaxed);
+void SampleFileWriter::InsertCpus(Pending& chunk) {
+  expanded_.clear();
+  // Most records grow by 8 bytes; samples are rarely under 64.
+  expanded_.reserve(chunk.payload.size() + chunk.payload.size() / 8 + 4096);
+  size_t start = 0;
+  for (const CpuRun& run : chunk.records.cpu_runs) {
+    const size_t end = std::min(run.end, chunk.payload.size());
+    if (end <= start) continue;
+    InsertCpuField(std::span<const std::byte>(chunk.payload).subspan(start, end - start), run.cpu,
+                   *chunk.records.cpu_field, expanded_);
+    start = end;
   }
+  if (start < chunk.payload.size()) {  // not in any run: kept as it came
+    const size_t old = expanded_.size();
+    expanded_.resize(old + chunk.payload.size() - start);
+    std::memcpy(expanded_.data() + old, chunk.payload.data() + start, chunk.payload.size() - start);
+  }
+  // The drained buffer (recycled as a spare by the caller) and this one
+  // swap roles, so neither is allocated again.
+  std::swap(chunk.payload, expanded_);
+}
+
+Result<void> SampleFileWriter::WriteChunk(Pending& chunk) {
+  const bool records = chunk.header.type == static_cast<uint16_t>(ChunkType::kRecords);
+  if (records && chunk.records.cpu_field) InsertCpus(chunk);
+  chunk.header.raw_size = chunk.payload.size();
+  if (records) raw_bytes_.fetch_add(chunk.payload.size(), std::memory_order_relaxed);
   std::span<const std::byte> stored = chunk.payload;
   chunk.header.compression = static_cast<uint16_t>(Compression::kNone);
   if (zstd_ctx_ && !chunk.payload.empty()) {
-    const uint32_t offset = chunk.sample_time_offset;
-    if (chunk.header.type == static_cast<uint16_t>(ChunkType::kRecords) && offset != 0 &&
-        offset % 8 == 0 && offset <= ChunkTimeOffset(kChunkTimeOffsetMask)) {
+    const uint32_t offset = chunk.records.sample_time_offset;
+    if (records && offset != 0 && offset % 8 == 0 &&
+        offset <= ChunkTimeOffset(kChunkTimeOffsetMask)) {
       EncodeSampleTimeDeltas(chunk.payload, offset);
       chunk.header.flags |= kChunkFlagSampleTimeDeltas | (offset << kChunkTimeOffsetShift);
     }
@@ -184,11 +231,7 @@ Result<void> SampleFileWriter::WriteAll(std::span<const std::byte> a,
 }
 
 Result<void> SampleFileWriter::Finish(Trailer trailer) {
-  {
-    std::lock_guard lock(mutex_);
-    closing_ = true;
-  }
-  wake_.notify_one();
+  pending_.release();  // the release that finds the queue empty
   if (thread_.joinable()) thread_.join();
   if (!status_) return status_;
   trailer.chunk_offsets = chunk_offsets_;

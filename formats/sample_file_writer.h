@@ -8,11 +8,12 @@
 #pragma once
 
 #include <atomic>
-#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <semaphore>
 #include <span>
 #include <string>
 #include <thread>
@@ -20,6 +21,7 @@
 
 #include "formats/chunk_codec.h"
 #include "formats/sample_file_format.h"
+#include "libsample/perf_record.h"
 #include "libsample/result.h"
 #include "libsample/unique_fd.h"
 
@@ -33,6 +35,33 @@ struct WriterOptions {
   int nice_increment = 0;
 };
 
+// Records drained from one CPU's ring buffer: those before byte `end` of
+// the chunk (and after the previous run's end).
+struct CpuRun {
+  size_t end = 0;
+  uint32_t cpu = 0;
+};
+
+// A kRecords chunk as a recorder hands it over: records as the kernel wrote
+// them into the ring buffers. What the writer changes is done on its own
+// thread, off the draining path.
+struct RecordsChunk {
+  std::vector<std::byte> records;
+  uint64_t record_count = 0;
+  uint64_t time_min = 0;
+  uint64_t time_max = 0;
+  // Where the time field sits in the records' PERF_RECORD_SAMPLEs (the same
+  // for all of the recording's events); when nonzero and the chunk is
+  // compressed, sample times are stored as deltas (kChunkFlagSampleTimeDeltas).
+  uint32_t sample_time_offset = 0;
+  // Set when the recording's events leave PERF_SAMPLE_CPU out, so that
+  // ring buffers hold more samples: the writer inserts each run's CPU
+  // where the field goes, and the file holds the records the kernel would
+  // have written with it (the kEvents chunk's attrs include it).
+  std::optional<CpuFieldPlace> cpu_field;
+  std::vector<CpuRun> cpu_runs;
+};
+
 class SampleFileWriter {
  public:
   // Creates `path` with mode 0600; fails if it exists or is a symlink (the
@@ -44,15 +73,20 @@ class SampleFileWriter {
   SampleFileWriter& operator=(const SampleFileWriter&) = delete;
 
   // Queues a chunk for writing. Chunks are written in submission order.
-  // `sample_time_offset`, for kRecords chunks: where the time field sits in
-  // the records' PERF_RECORD_SAMPLEs (the same for all of the recording's
-  // events); when nonzero and the chunk is compressed, sample times are
-  // stored as deltas (kChunkFlagSampleTimeDeltas), on the writer's thread.
-  void Submit(ChunkType type, std::vector<std::byte> payload, uint64_t record_count = 0,
-              uint64_t time_min = 0, uint64_t time_max = 0, uint32_t sample_time_offset = 0);
+  void Submit(ChunkType type, std::vector<std::byte> payload, uint64_t record_count = 0);
+  // Queues a kRecords chunk, in the same order.
+  void SubmitRecords(RecordsChunk chunk);
+  // The same without waiting: when the writer thread holds the queue's
+  // lock, returns false and leaves `chunk` as it was. A thread that must
+  // not stall (a recorder's draining thread) uses this and tries again
+  // later: the writer runs at a low priority and can be preempted while
+  // holding the lock, for milliseconds when the CPUs are busy, longer than
+  // a small ring buffer lasts.
+  bool TrySubmitRecords(RecordsChunk& chunk);
 
   // A payload buffer the writer is done with (cleared, capacity kept), or
-  // an empty vector when none is spare. Recorders build their next chunk
+  // an empty vector when none is spare (or the lock is held: this never
+  // waits either). Recorders build their next chunk
   // in it: a fresh 4 MiB buffer costs a page fault and a kernel page clear
   // per 4 KiB, which was over half of sample-record's CPU at -F 50000.
   std::vector<std::byte> TakeSpareBuffer();
@@ -69,12 +103,14 @@ class SampleFileWriter {
  private:
   struct Pending {
     ChunkHeader header{};
-    uint32_t sample_time_offset = 0;
+    RecordsChunk records;  // kRecords: payload in records.records
     std::vector<std::byte> payload;
   };
 
   SampleFileWriter(UniqueFd fd, const WriterOptions& options);
+  static Pending MakePending(RecordsChunk& records);
   void Run();
+  void InsertCpus(Pending& chunk);
   Result<void> WriteChunk(Pending& chunk);
   Result<void> WriteAll(std::span<const std::byte> a, std::span<const std::byte> b);
 
@@ -83,13 +119,16 @@ class SampleFileWriter {
   std::shared_ptr<void> zstd_ctx_;  // ZSTD_CCtx, owned, used only by the writer thread
 
   std::mutex mutex_;
-  std::condition_variable wake_;
+  // One release per queued chunk and one to close. Releasing never waits
+  // for a lock (a condition variable's notify can, on glibc's internal
+  // one), so submitting never waits on the writer thread.
+  std::counting_semaphore<> pending_{0};
   std::deque<Pending> queue_;
   std::vector<std::vector<std::byte>> spare_;  // written payloads, for reuse
-  bool closing_ = false;
-  Result<void> status_;  // first error; written by the writer thread
+  Result<void> status_;                        // first error; written by the writer thread
 
   std::vector<std::byte> compressed_;  // writer thread only; reused across chunks
+  std::vector<std::byte> expanded_;    // writer thread only: records with CPUs inserted
   std::vector<uint64_t> chunk_offsets_;
   std::atomic<uint64_t> bytes_written_{0};
   std::atomic<uint64_t> raw_bytes_{0};

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstddef>
 
 #include "libsample/byte_reader.h"
+#include "libsample/record_walker.h"
 
 namespace sample {
 namespace {
@@ -254,6 +256,54 @@ uint32_t SampleTimeOffset(const perf_event_attr& attr) {
   if (attr.sample_type & PERF_SAMPLE_IP) offset += 8;
   if (attr.sample_type & PERF_SAMPLE_TID) offset += 8;
   return offset;
+}
+
+CpuFieldPlace CpuFieldPlaceOf(const perf_event_attr& attr) {
+  const uint64_t t = attr.sample_type;
+  CpuFieldPlace place;
+  place.sample_offset = sizeof(perf_event_header);
+  for (uint64_t before : {PERF_SAMPLE_IDENTIFIER, PERF_SAMPLE_IP, PERF_SAMPLE_TID, PERF_SAMPLE_TIME,
+                          PERF_SAMPLE_ADDR, PERF_SAMPLE_ID, PERF_SAMPLE_STREAM_ID}) {
+    if (t & before) place.sample_offset += 8;
+  }
+  if (attr.sample_id_all && (t & PERF_SAMPLE_CPU)) {
+    place.trailers = true;
+    place.from_trailer_end = (t & PERF_SAMPLE_IDENTIFIER) ? 8 : 0;
+    place.trailer_size = static_cast<uint32_t>(SampleIdTrailerSize(attr) - 8);
+  }
+  return place;
+}
+
+void InsertCpuField(std::span<const std::byte> records, uint32_t cpu, const CpuFieldPlace& place,
+                    std::vector<std::byte>& out) {
+  const uint32_t field[2] = {cpu, 0};
+  const size_t walked =
+      ForEachRecord(records, [&](const perf_event_header& header, std::span<const std::byte> r) {
+        size_t at = r.size() + 1;  // none
+        if (header.type == PERF_RECORD_SAMPLE) {
+          if (r.size() >= place.sample_offset) at = place.sample_offset;
+        } else if (place.trailers && r.size() >= sizeof(perf_event_header) + place.trailer_size) {
+          at = r.size() - place.from_trailer_end;
+        }
+        const size_t old = out.size();
+        if (at > r.size() || r.size() + 8 > UINT16_MAX) {
+          out.resize(old + r.size());
+          std::memcpy(out.data() + old, r.data(), r.size());
+          return;
+        }
+        out.resize(old + r.size() + 8);
+        std::byte* dst = out.data() + old;
+        std::memcpy(dst, r.data(), at);
+        std::memcpy(dst + at, field, 8);
+        std::memcpy(dst + at + 8, r.data() + at, r.size() - at);
+        const uint16_t size = static_cast<uint16_t>(r.size() + 8);
+        std::memcpy(dst + offsetof(perf_event_header, size), &size, sizeof(size));
+      });
+  const size_t old = out.size();
+  if (records.size() > walked) {
+    out.resize(old + records.size() - walked);
+    std::memcpy(out.data() + old, records.data() + walked, records.size() - walked);
+  }
 }
 
 uint64_t RecordTime(std::span<const std::byte> record, const perf_event_attr& attr) {

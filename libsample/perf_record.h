@@ -14,6 +14,7 @@
 #include <optional>
 #include <span>
 #include <string_view>
+#include <vector>
 
 namespace sample {
 
@@ -175,6 +176,29 @@ std::optional<SampleId> ParseSampleIdTrailer(std::span<const std::byte> record,
 // Where PERF_SAMPLE_TIME sits in a PERF_RECORD_SAMPLE of `attr`'s event
 // (after the identifier, ip and tid when present); 0 without a time.
 uint32_t SampleTimeOffset(const perf_event_attr& attr);
+
+// Where PERF_SAMPLE_CPU's {u32 cpu, u32 res} sits in the records of an
+// event whose sample_type has it: bytes from the start of a
+// PERF_RECORD_SAMPLE, and bytes after it to the end of another record's
+// sample_id trailer, whose size without the field is `trailer_size`
+// (records have no trailer without sample_id_all).
+struct CpuFieldPlace {
+  uint32_t sample_offset = 0;
+  bool trailers = false;
+  uint32_t from_trailer_end = 0;
+  uint32_t trailer_size = 0;
+  bool operator==(const CpuFieldPlace&) const = default;
+};
+// `attr` must have PERF_SAMPLE_CPU.
+CpuFieldPlace CpuFieldPlaceOf(const perf_event_attr& attr);
+
+// Appends `records` to `out`, each with a {cpu, 0} field inserted where
+// `place` says and its size grown by 8: the records as the kernel would
+// have written them had the event's sample_type included PERF_SAMPLE_CPU.
+// A record too short to hold the field's neighbours, and any bytes after
+// the first malformed record, are appended unchanged.
+void InsertCpuField(std::span<const std::byte> records, uint32_t cpu, const CpuFieldPlace& place,
+                    std::vector<std::byte>& out);
 
 // The timestamp used to order `record`: the sample's time, or the sample_id
 // trailer's time for other records. 0 when the record carries none.

@@ -8,8 +8,13 @@
 
 #include <fmt/format.h>
 
+#include "libsample/perf_record.h"
+
 namespace sample::record {
 namespace {
+
+// Stack copies above this keep PERF_SAMPLE_CPU in the ring buffers.
+constexpr uint32_t kMaxStackWithoutRingCpu = 32768;
 
 bool IsLeaderOrAlone(const EventSpec& spec) { return spec.group_index < 0 || spec.group_leader; }
 
@@ -86,9 +91,14 @@ Result<EventOpener> EventOpener::Create(std::vector<EventSpec> specs,
         attr.sample_freq = defaults.frequency;
       }
     }
-    // IDENTIFIER first: every record names its event, whatever the layout.
-    attr.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-                       PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
+    // What crosses the ring buffer is kept as small as perf's, so that a
+    // buffer holds as many samples: the CPU is known from the buffer (each
+    // is one CPU's) and is inserted by the file writer (cpu_field()), and
+    // the identifier is asked for only when there are several events to
+    // tell apart (first then: every record names its event, whatever its
+    // layout).
+    attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD;
+    if (specs.size() > 1) attr.sample_type |= PERF_SAMPLE_IDENTIFIER;
     auto call_graph = EventCallGraph(spec, defaults.call_graph);
     if (!call_graph) {
       return Fail(fmt::format("event '{}': {}", spec.name, call_graph.error().message));
@@ -134,7 +144,24 @@ Result<EventOpener> EventOpener::Create(std::vector<EventSpec> specs,
   if (auto fits = CheckBufferFitsStacks(attrs, defaults.mmap_pages); !fits) {
     return tl::unexpected(fits.error());
   }
-  return EventOpener(std::move(specs), std::move(attrs), defaults.mmap_pages);
+  // The CPU field goes in at one place for every event, or the kernel
+  // writes it (the writer does not look records' events up). So it does
+  // with stack copies that can bring a sample near the 64 KiB a record's
+  // size allows: no room to insert the field (and 8 bytes are nothing
+  // beside such a copy).
+  std::optional<CpuFieldPlace> cpu_field;
+  for (const perf_event_attr& attr : attrs) {
+    perf_event_attr with_cpu = attr;
+    with_cpu.sample_type |= PERF_SAMPLE_CPU;
+    const CpuFieldPlace place = CpuFieldPlaceOf(with_cpu);
+    if (attr.sample_stack_user > kMaxStackWithoutRingCpu || (cpu_field && !(*cpu_field == place))) {
+      cpu_field.reset();
+      for (perf_event_attr& a : attrs) a.sample_type |= PERF_SAMPLE_CPU;
+      break;
+    }
+    cpu_field = place;
+  }
+  return EventOpener(std::move(specs), std::move(attrs), defaults.mmap_pages, cpu_field);
 }
 
 Result<void> EventOpener::Open(const RecordTarget& target) {
@@ -185,6 +212,14 @@ Result<void> EventOpener::Open(const RecordTarget& target) {
     }
   }
   return {};
+}
+
+std::vector<EventDesc> EventOpener::DescribeFile() const {
+  std::vector<EventDesc> descs = Describe();
+  if (cpu_field_) {
+    for (EventDesc& d : descs) d.attr.sample_type |= PERF_SAMPLE_CPU;
+  }
+  return descs;
 }
 
 std::vector<EventDesc> EventOpener::Describe() const {

@@ -9,6 +9,7 @@
 
 #include <linux/perf_event.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,7 @@
 #include "libsample/event_spec.h"
 #include "libsample/event_table.h"
 #include "libsample/perf_event.h"
+#include "libsample/perf_record.h"
 #include "libsample/result.h"
 #include "libsample/user_regs.h"
 #include "record/record_target.h"
@@ -47,8 +49,15 @@ class EventOpener {
   std::vector<PerfEvent>& events() { return events_; }
   // Per CPU index: the index in events() of the event owning its buffer.
   const std::vector<size_t>& ring_owners() const { return ring_owners_; }
-  // Names, attributes and ids of the events, for the file and for parsing.
+  // Names, attributes and ids of the events, for parsing what the ring
+  // buffers hold.
   std::vector<EventDesc> Describe() const;
+  // The same for the file: what the records are once the writer has
+  // inserted their CPU (cpu_field()).
+  std::vector<EventDesc> DescribeFile() const;
+  // Where the CPU field goes when the events leave it out of the ring
+  // buffers (each buffer is one CPU's); nullopt when the kernel writes it.
+  const std::optional<CpuFieldPlace>& cpu_field() const { return cpu_field_; }
   const perf_event_attr& first_attr() const { return attrs_.front(); }
   const std::vector<EventSpec>& specs() const { return specs_; }
   // Events that start disabled and must be enabled with an ioctl (all but
@@ -56,15 +65,18 @@ class EventOpener {
   bool needs_enable() const { return !attrs_.front().enable_on_exec; }
 
  private:
-  EventOpener(std::vector<EventSpec> specs, std::vector<perf_event_attr> attrs, size_t pages)
+  EventOpener(std::vector<EventSpec> specs, std::vector<perf_event_attr> attrs, size_t pages,
+              std::optional<CpuFieldPlace> cpu_field)
       : specs_(std::move(specs)),
         attrs_(std::move(attrs)),
         mmap_pages_(pages),
+        cpu_field_(cpu_field),
         ids_(specs_.size()) {}
 
   std::vector<EventSpec> specs_;
   std::vector<perf_event_attr> attrs_;
   size_t mmap_pages_;
+  std::optional<CpuFieldPlace> cpu_field_;
   std::vector<std::vector<uint64_t>> ids_;  // per spec
   std::vector<PerfEvent> events_;
   std::vector<size_t> ring_owners_;

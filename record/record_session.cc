@@ -84,7 +84,7 @@ class Recorder {
   Result<void> Start();
   void DrainAll();
   void Account(size_t cpu_index, std::span<const std::byte> bytes);
-  void FlushChunk();
+  bool FlushChunk(bool wait);
   bool TargetsGone() const;
   void ShowStatus(uint64_t now);
   Result<RecordSummary> Finish(int child_status);
@@ -103,6 +103,7 @@ class Recorder {
   uint64_t last_status_ns_ = 0;
 
   std::vector<std::byte> chunk_;
+  std::vector<format::CpuRun> chunk_cpus_;  // whose ring each part of chunk_ came from
   size_t chunk_capacity_ = 0;
   uint64_t chunk_records_ = 0;
   uint64_t chunk_time_min_ = UINT64_MAX;
@@ -186,8 +187,15 @@ Result<void> Recorder::Start() {
   ForEachRecord(synthesized, [&](const perf_event_header& h, std::span<const std::byte> r) {
     facts_.Observe(h, r, attr_);
   });
-  writer_->Submit(format::ChunkType::kRecords, std::move(synthesized),
-                  counts.threads + counts.mappings, now, now);
+  format::RecordsChunk chunk;
+  chunk.record_count = counts.threads + counts.mappings;
+  chunk.time_min = chunk.time_max = now;
+  if (opener_->cpu_field()) {
+    chunk.cpu_field = opener_->cpu_field();
+    chunk.cpu_runs.push_back({synthesized.size(), 0});  // as perf's synthesized records
+  }
+  chunk.records = std::move(synthesized);
+  writer_->SubmitRecords(std::move(chunk));
   total_records_ += counts.threads + counts.mappings;
   return {};
 }
@@ -240,25 +248,48 @@ void Recorder::DrainAll() {
     const size_t before = chunk_.size();
     if (events[owners[cpu]].ring().Drain(chunk_) != 0) {
       Account(cpu, std::span<const std::byte>(chunk_).subspan(before));
+      const auto ring_cpu = static_cast<uint32_t>(target_.cpus[cpu]);
+      if (!chunk_cpus_.empty() && chunk_cpus_.back().cpu == ring_cpu) {
+        chunk_cpus_.back().end = chunk_.size();
+      } else {
+        chunk_cpus_.push_back({chunk_.size(), ring_cpu});
+      }
     }
   }
 }
 
-void Recorder::FlushChunk() {
-  if (chunk_.empty()) return;
+// Hands the chunk to the writer. While recording (`wait` false) this never
+// blocks: if the writer thread holds its lock, the chunk grows until the
+// next try.
+bool Recorder::FlushChunk(bool wait) {
+  if (chunk_.empty()) return true;
+  format::RecordsChunk chunk;
+  chunk.record_count = chunk_records_;
+  chunk.time_min = chunk_time_min_ == UINT64_MAX ? 0 : chunk_time_min_;
+  chunk.time_max = chunk_time_max_;
+  chunk.sample_time_offset = sample_time_offset_;
+  chunk.cpu_field = opener_->cpu_field();
+  chunk.cpu_runs = std::move(chunk_cpus_);  // the writer ignores them without cpu_field
+  chunk.records = std::move(chunk_);
+  if (wait) {
+    writer_->SubmitRecords(std::move(chunk));
+  } else if (!writer_->TrySubmitRecords(chunk)) {
+    chunk_ = std::move(chunk.records);
+    chunk_cpus_ = std::move(chunk.cpu_runs);
+    return false;
+  }
+  chunk_cpus_.clear();
   total_records_ += chunk_records_;
   if (chunk_time_min_ != UINT64_MAX) {
     first_time_ = std::min(first_time_, chunk_time_min_);
     last_time_ = std::max(last_time_, chunk_time_max_);
   }
-  writer_->Submit(format::ChunkType::kRecords, std::move(chunk_), chunk_records_,
-                  chunk_time_min_ == UINT64_MAX ? 0 : chunk_time_min_, chunk_time_max_,
-                  sample_time_offset_);
   chunk_ = writer_->TakeSpareBuffer();
   chunk_.reserve(chunk_capacity_);
   chunk_records_ = 0;
   chunk_time_min_ = UINT64_MAX;
   chunk_time_max_ = 0;
+  return true;
 }
 
 // A task is gone once it is a zombie: kill(pid, 0) still succeeds then, but
@@ -361,14 +392,15 @@ Result<RecordSummary> Recorder::Run() {
   };
 
   if (auto opened = OpenEvents(); !opened) return abandon(opened.error());
-  writer_->Submit(format::ChunkType::kEvents, format::EncodeEvents(table_.events()));
+  writer_->Submit(format::ChunkType::kEvents, format::EncodeEvents(opener_->DescribeFile()));
   writer_->Submit(format::ChunkType::kMetadata,
                   format::EncodeMetadata(CollectHostFacts(options_.invocation)));
   // A chunk is flushed once it reaches kChunkBytes after a DrainAll, which
-  // adds at most every ring's size: with room for that it never reallocates.
+  // adds at most every ring's size: with room for that, twice (a flush can
+  // be put off once, FlushChunk), it does not reallocate.
   chunk_capacity_ = kChunkBytes;
   for (size_t owner : opener_->ring_owners()) {
-    chunk_capacity_ += opener_->events()[owner].ring().size();
+    chunk_capacity_ += 2 * opener_->events()[owner].ring().size();
   }
   chunk_.reserve(chunk_capacity_);
 
@@ -436,8 +468,8 @@ Result<RecordSummary> Recorder::Run() {
       if (TargetsGone()) child_done = true;
     }
     DrainAll();
-    if (chunk_.size() >= kChunkBytes || now >= last_flush_ns + kChunkMaxAgeNs) {
-      FlushChunk();
+    if ((chunk_.size() >= kChunkBytes || now >= last_flush_ns + kChunkMaxAgeNs) &&
+        FlushChunk(/*wait=*/false)) {
       last_flush_ns = now;
     }
     ShowStatus(now);
@@ -446,7 +478,7 @@ Result<RecordSummary> Recorder::Run() {
   // Stop counting, then take what is left in every buffer.
   for (PerfEvent& event : opener_->events()) (void)event.Disable();
   DrainAll();
-  FlushChunk();
+  FlushChunk(/*wait=*/true);
   if (child > 0 && !child_done) {
     // Stopped by a signal or --duration: pass the signal on (a terminal's
     // SIGINT reached the command already) and wait for the command to go.

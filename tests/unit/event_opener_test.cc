@@ -52,7 +52,38 @@ TEST(EventOpenerTest, NoCallGraphByDefault) {
   const auto events = Described("cpu-clock", SamplingDefaults{});
   ASSERT_EQ(events.size(), 1u);
   EXPECT_EQ(events[0].attr.sample_type & (PERF_SAMPLE_CALLCHAIN | kUserBits), 0u);
-  EXPECT_EQ(events[0].attr.sample_type & PERF_SAMPLE_IDENTIFIER, PERF_SAMPLE_IDENTIFIER);
+}
+
+// The ring buffers carry what perf's do: no CPU (the buffer is one CPU's),
+// no identifier with a single event. The file's attrs have the CPU the
+// writer inserts, at the place cpu_field() gives.
+TEST(EventOpenerTest, RingRecordsLeaveTheCpuToTheWriter) {
+  auto one = Create("cpu-clock", SamplingDefaults{});
+  ASSERT_TRUE(one);
+  const uint64_t ring = one->Describe()[0].attr.sample_type;
+  EXPECT_EQ(ring & (PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER), 0u);
+  EXPECT_EQ(one->DescribeFile()[0].attr.sample_type, ring | PERF_SAMPLE_CPU);
+  ASSERT_TRUE(one->cpu_field());
+  EXPECT_EQ(one->cpu_field()->sample_offset, 8u + 3 * 8);  // header, ip, tid, time
+  EXPECT_EQ(one->cpu_field()->from_trailer_end, 0u);
+
+  auto two = Create("cpu-clock,page-faults", SamplingDefaults{});
+  ASSERT_TRUE(two);
+  for (const EventDesc& e : two->Describe()) {
+    EXPECT_EQ(e.attr.sample_type & (PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER),
+              uint64_t{PERF_SAMPLE_IDENTIFIER})
+        << e.name;
+  }
+  ASSERT_TRUE(two->cpu_field());
+  EXPECT_EQ(two->cpu_field()->sample_offset, 8u + 4 * 8);
+  EXPECT_EQ(two->cpu_field()->from_trailer_end, 8u);  // the identifier ends the trailer
+
+  // A sample near 64 KiB has no room for the field: the kernel writes it.
+  auto big = Create("cpu-clock", WithCallGraph("dwarf,65528"));
+  ASSERT_TRUE(big);
+  EXPECT_FALSE(big->cpu_field());
+  EXPECT_EQ(big->Describe()[0].attr.sample_type & PERF_SAMPLE_CPU, uint64_t{PERF_SAMPLE_CPU});
+  EXPECT_EQ(big->DescribeFile()[0].attr.sample_type, big->Describe()[0].attr.sample_type);
 }
 
 TEST(EventOpenerTest, DwarfModeReachesEveryEvent) {

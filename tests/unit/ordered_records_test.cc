@@ -81,8 +81,12 @@ class OrderedRecordsTest : public ::testing::Test {
           }
         }
       }
-      (*writer)->Submit(format::ChunkType::kRecords, payload,
-                        claimed_count != 0 ? claimed_count : count, tmin, tmax);
+      format::RecordsChunk chunk;
+      chunk.records = payload;
+      chunk.record_count = claimed_count != 0 ? claimed_count : count;
+      chunk.time_min = tmin;
+      chunk.time_max = tmax;
+      (*writer)->SubmitRecords(std::move(chunk));
     }
     format::Trailer trailer;
     EXPECT_TRUE((*writer)->Finish(trailer));

@@ -557,5 +557,59 @@ TEST(EventTableTest, WithoutIdentifierOnlyUniformEventsResolve) {
   EXPECT_TRUE(EventTable().empty());
 }
 
+// The recorder leaves PERF_SAMPLE_CPU out of what the kernel writes and
+// inserts it from the ring buffer's CPU: the result must be, byte for byte,
+// what the kernel writes with the bit set, for every record kind and
+// whether or not the identifier and other fields are there.
+TEST(PerfRecordTest, InsertingTheCpuFieldGivesTheKernelsLayoutWithIt) {
+  for (uint64_t t : {kAllSampleFields & ~uint64_t{PERF_SAMPLE_CPU},
+                     kRecorderSampleType & ~uint64_t{PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER},
+                     uint64_t{PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME}}) {
+    for (bool id_all : {true, false}) {
+      const auto without = MakeAttr(t, id_all);
+      const auto with = MakeAttr(t | PERF_SAMPLE_CPU, id_all);
+      SampleFields sample = FullSample();
+      SampleIdFields sid{.pid = 5, .tid = 6, .time = 77, .id = 0x1111, .stream_id = 3, .cpu = 0};
+      auto stream = [&](const perf_event_attr& attr) {
+        Bytes out;
+        testing::Append(out, testing::MakeSample(attr, sample));
+        testing::Append(out, testing::MakeComm(attr, 5, 6, "worker", true, sid));
+        testing::Append(out, testing::MakeMmap2(attr, testing::MakeMmap2Fields("/bin/x"), sid));
+        testing::Append(out, testing::MakeLost(attr, 0x1111, 12, sid));
+        testing::Append(out, testing::MakeSample(attr, sample));
+        return out;
+      };
+      sample.cpu = 0;
+      const Bytes ring = stream(without);
+      sample.cpu = 3;
+      sid.cpu = 3;
+      const Bytes want = stream(with);
+      Bytes got = {std::byte{0xAA}};  // appended to, not replaced
+      InsertCpuField(ring, 3, CpuFieldPlaceOf(with), got);
+      ASSERT_EQ(got.size(), 1 + want.size()) << t << " " << id_all;
+      EXPECT_TRUE(std::equal(want.begin(), want.end(), got.begin() + 1)) << t << " " << id_all;
+    }
+  }
+}
+
+TEST(PerfRecordTest, InsertingTheCpuFieldKeepsMalformedBytes) {
+  const auto attr = MakeAttr(kRecorderSampleType, true);
+  Bytes ring = testing::MakeSample(MakeAttr(kRecorderSampleType & ~uint64_t{PERF_SAMPLE_CPU}, true),
+                                   FullSample());
+  const size_t good = ring.size();
+  // A header claiming more bytes than there are: kept as it came.
+  perf_event_header bad{PERF_RECORD_SAMPLE, 0, 64};
+  const auto* b = reinterpret_cast<const std::byte*>(&bad);
+  ring.insert(ring.end(), b, b + sizeof(bad));
+  Bytes got;
+  InsertCpuField(ring, 1, CpuFieldPlaceOf(attr), got);
+  ASSERT_EQ(got.size(), ring.size() + 8);
+  EXPECT_TRUE(std::equal(ring.begin() + good, ring.end(), got.begin() + good + 8));
+  auto s = ParseSample(std::span<const std::byte>(got).first(good + 8), attr);
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->cpu, 1u);
+  EXPECT_EQ(s->period, FullSample().period);
+}
+
 }  // namespace
 }  // namespace sample

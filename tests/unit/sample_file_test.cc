@@ -55,8 +55,9 @@ std::vector<EventDesc> TestEvents() {
 }
 
 // A records chunk payload: sideband and samples from `cpu`, times from `t0`.
-Bytes RecordsPayload(uint32_t cpu, uint64_t t0, uint64_t* count) {
-  const auto attr = st::MakeAttr(kSampleType, true);
+Bytes RecordsPayload(uint32_t cpu, uint64_t t0, uint64_t* count,
+                     uint64_t sample_type = kSampleType) {
+  const auto attr = st::MakeAttr(sample_type, true);
   const st::SampleIdFields sid{
       .pid = 10, .tid = 11, .time = t0, .id = 100, .stream_id = 0, .cpu = cpu};
   Bytes out;
@@ -135,8 +136,13 @@ class SampleFileTest : public ::testing::Test {
       e.time_min.push_back(t0);
       e.time_max.push_back(t0 + count);
       raw += e.payloads.back().size();
-      (*writer)->Submit(ChunkType::kRecords, e.payloads.back(), count, t0, t0 + count,
-                        SampleTimeOffset(st::MakeAttr(kSampleType, true)));
+      RecordsChunk chunk;
+      chunk.records = e.payloads.back();
+      chunk.record_count = count;
+      chunk.time_min = t0;
+      chunk.time_max = t0 + count;
+      chunk.sample_time_offset = SampleTimeOffset(st::MakeAttr(kSampleType, true));
+      (*writer)->SubmitRecords(std::move(chunk));
     }
     e.trailer.header.record_count = e.counts[0] + e.counts[1] + e.counts[2];
     e.trailer.header.sample_count = 12345;
@@ -244,6 +250,52 @@ TEST_F(SampleFileTest, RoundTrip) {
     EXPECT_EQ(t.chunk_offsets[2], chunks[0].offset);
     EXPECT_EQ(t.chunk_offsets[4], chunks[1].offset);
     EXPECT_EQ(t.chunk_offsets[5], chunks[2].offset);
+  }
+}
+
+// Ring buffers without PERF_SAMPLE_CPU: the writer inserts each run's CPU,
+// and the file holds what the kernel writes with the field.
+TEST_F(SampleFileTest, WriterInsertsTheCpuOfEachRun) {
+  constexpr uint64_t kRingType = kSampleType & ~uint64_t{PERF_SAMPLE_CPU};
+  for (int level : {1, 0}) {
+    const std::string path = PathOf("cpus" + std::to_string(level) + ".sample");
+    auto writer = SampleFileWriter::Create(path, WriterOptions{.zstd_level = level});
+    ASSERT_TRUE(writer.has_value()) << writer.error().message;
+    uint64_t count = 0, n = 0;
+    Bytes ring = RecordsPayload(2, 1000, &n, kRingType);
+    count += n;
+    const size_t first_run = ring.size();
+    st::Append(ring, RecordsPayload(0, 2000, &n, kRingType));
+    count += n;
+    Bytes want = RecordsPayload(2, 1000, &n);
+    st::Append(want, RecordsPayload(0, 2000, &n));
+    RecordsChunk chunk;
+    chunk.records = ring;
+    chunk.record_count = count;
+    chunk.sample_time_offset = SampleTimeOffset(st::MakeAttr(kSampleType, true));
+    chunk.cpu_field = CpuFieldPlaceOf(st::MakeAttr(kSampleType, true));
+    chunk.cpu_runs = {{first_run, 2}, {ring.size(), 0}};
+    (*writer)->Submit(ChunkType::kEvents, EncodeEvents(TestEvents()));
+    if (level == 0) {
+      // The draining thread's way: never waits; nothing else holds the
+      // lock for long here, so it succeeds within a few tries.
+      int tries = 0;
+      while (!(*writer)->TrySubmitRecords(chunk)) {
+        ASSERT_FALSE(chunk.records.empty()) << "a failed try keeps the records";
+        ASSERT_LT(++tries, 1000000);
+      }
+      EXPECT_TRUE(chunk.records.empty());  // handed over
+    } else {
+      (*writer)->SubmitRecords(std::move(chunk));
+    }
+    Trailer trailer;
+    ASSERT_TRUE((*writer)->Finish(trailer));
+    EXPECT_EQ((*writer)->raw_bytes(), want.size());  // what the file holds, not the ring
+    auto reader = SampleFileReader::Open(path);
+    ASSERT_TRUE(reader.has_value()) << reader.error().message;
+    ASSERT_EQ(reader->record_chunks().size(), 1u);
+    EXPECT_EQ(reader->record_chunks()[0].header.raw_size, want.size());
+    ExpectPayload(*reader, reader->record_chunks()[0], want);
   }
 }
 
