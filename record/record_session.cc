@@ -126,10 +126,12 @@ Result<void> Recorder::OpenEvents() {
   const auto paranoid = ReadPerfEventParanoid();
   if (geteuid() != 0 && paranoid && *paranoid >= 2) {
     parse.exclude_kernel_default = true;
-    fmt::print(stderr,
-               "sample-record: kernel.perf_event_paranoid is {}: recording user space only "
-               "(sysctl kernel.perf_event_paranoid=1 or CAP_PERFMON to include the kernel).\n",
-               *paranoid);
+    if (!options_.quiet) {
+      fmt::print(stderr,
+                 "sample-record: kernel.perf_event_paranoid is {}: recording user space only "
+                 "(sysctl kernel.perf_event_paranoid=1 or CAP_PERFMON to include the kernel).\n",
+                 *paranoid);
+    }
   }
   const bool default_event = options_.events.empty();
   std::string list = default_event ? "cycles" : "";
@@ -147,9 +149,11 @@ Result<void> Recorder::OpenEvents() {
   const int err = opened ? 0 : opened.error().sys_errno;
   if (!opened && default_event && (err == ENOENT || err == EOPNOTSUPP)) {
     // perf does the same: no PMU (typical in VMs) means a timer-based event.
-    fmt::print(stderr,
-               "sample-record: the hardware event 'cycles' is not available here (no PMU); "
-               "using cpu-clock instead.\n");
+    if (!options_.quiet) {
+      fmt::print(stderr,
+                 "sample-record: the hardware event 'cycles' is not available here (no PMU); "
+                 "using cpu-clock instead.\n");
+    }
     opened = open("cpu-clock");
   }
   if (!opened) return opened;

@@ -116,6 +116,10 @@ TEST_F(EventsTest, MissingHardwareFallsBackOnlyForTheDefault) {
   // Asked for explicitly, a missing PMU is an error with advice, not a swap.
   EXPECT_NE(explicit_cycles.exit_code, 0);
   EXPECT_NE(explicit_cycles.err.find("PMU"), std::string::npos) << explicit_cycles.err;
+  // -q keeps the fallback note to itself (and still falls back).
+  const RunResult quiet = RunTool({kRecord, "-q", "-o", dir_ / "q.data", "--", kSplit, "0.1"}, dir_);
+  ASSERT_EQ(quiet.exit_code, 0) << quiet.err;
+  EXPECT_EQ(quiet.err, "");
 }
 
 }  // namespace
