@@ -146,8 +146,8 @@ void SampleFileWriter::Run() {
 
 void SampleFileWriter::InsertCpus(Pending& chunk) {
   expanded_.clear();
-  // Most records grow by 8 bytes; samples are rarely under 64.
-  expanded_.reserve(chunk.payload.size() + chunk.payload.size() / 8 + 4096);
+  // Every record grows by 8 bytes, and none is under 32.
+  expanded_.reserve(chunk.payload.size() + chunk.payload.size() / 4 + 4096);
   size_t start = 0;
   for (const CpuRun& run : chunk.records.cpu_runs) {
     const size_t end = std::min(run.end, chunk.payload.size());
@@ -235,6 +235,7 @@ Result<void> SampleFileWriter::Finish(Trailer trailer) {
   if (thread_.joinable()) thread_.join();
   if (!status_) return status_;
   trailer.chunk_offsets = chunk_offsets_;
+  trailer.header.bytes_raw = raw_bytes();  // every records chunk is counted by now
   Pending chunk;
   chunk.header.magic = kChunkMagic;
   chunk.header.type = static_cast<uint16_t>(ChunkType::kTrailer);

@@ -91,8 +91,8 @@ class SampleFileWriter {
   // per 4 KiB, which was over half of sample-record's CPU at -F 50000.
   std::vector<std::byte> TakeSpareBuffer();
 
-  // Writes every queued chunk, then the trailer (its chunk offsets filled in
-  // here), and closes the file. Returns the first error met while writing.
+  // Writes every queued chunk, then the trailer (its chunk offsets and
+  // bytes_raw filled in here), and closes the file. Returns the first error met while writing.
   Result<void> Finish(Trailer trailer);
 
   // Bytes in the file so far and kernel-record bytes before compression;

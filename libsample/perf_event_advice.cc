@@ -63,6 +63,12 @@ std::optional<int> ReadPerfEventParanoid() {
   return static_cast<int>(*value);
 }
 
+std::optional<int> ReadPerfEventMaxStack() {
+  auto value = ReadProcNumber("/proc/sys/kernel/perf_event_max_stack");
+  if (!value) return std::nullopt;
+  return static_cast<int>(*value);
+}
+
 std::string ExplainPerfEventOpenError(int err, const perf_event_attr& attr, pid_t pid, int cpu) {
   const std::string what = fmt::format("perf_event_open ({}, pid {}, cpu {}) failed: {}",
                                        EventKind(attr), pid, cpu, strerror(err));

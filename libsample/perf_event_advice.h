@@ -17,5 +17,8 @@ std::string ExplainPerfMmapError(int err, size_t data_pages);
 
 // /proc/sys/kernel/perf_event_paranoid, or nullopt if unreadable.
 std::optional<int> ReadPerfEventParanoid();
+// /proc/sys/kernel/perf_event_max_stack (the deepest call chain the kernel
+// writes when attr.sample_max_stack is 0), or nullopt if unreadable.
+std::optional<int> ReadPerfEventMaxStack();
 
 }  // namespace sample

@@ -8,13 +8,33 @@
 
 #include <fmt/format.h>
 
+#include "libsample/perf_event_advice.h"
 #include "libsample/perf_record.h"
 
 namespace sample::record {
 namespace {
 
-// Stack copies above this keep PERF_SAMPLE_CPU in the ring buffers.
-constexpr uint32_t kMaxStackWithoutRingCpu = 32768;
+// Samples that may come near the 64 KiB a record's u16 size allows keep
+// PERF_SAMPLE_CPU in the ring buffers: no room to insert it afterwards.
+constexpr size_t kLargestSampleWithoutRingCpu = 60 * 1024;
+
+// An upper bound on a sample's size for `attr`, `events` being how many
+// events a group read may report.
+size_t LargestSample(const perf_event_attr& attr, size_t events) {
+  size_t size = 8 * 16;  // header and every fixed-size field, generously
+  if (attr.sample_type & PERF_SAMPLE_CALLCHAIN) {
+    size_t depth = attr.sample_max_stack;
+    if (depth == 0) depth = static_cast<size_t>(ReadPerfEventMaxStack().value_or(127));
+    size += 8 * (depth + 1 + 8);  // nr, entries, context markers
+  }
+  if (attr.sample_type & PERF_SAMPLE_READ) size += 8 * 3 + 16 * events;
+  if (attr.sample_type & PERF_SAMPLE_REGS_USER) {
+    size += 8 * (1 + static_cast<size_t>(__builtin_popcountll(attr.sample_regs_user)));
+  }
+  if (attr.sample_type & PERF_SAMPLE_STACK_USER) size += 16 + attr.sample_stack_user;
+  if (attr.sample_type & PERF_SAMPLE_RAW) size += 8192;  // the kernel's largest trace record
+  return size;
+}
 
 bool IsLeaderOrAlone(const EventSpec& spec) { return spec.group_index < 0 || spec.group_leader; }
 
@@ -146,15 +166,15 @@ Result<EventOpener> EventOpener::Create(std::vector<EventSpec> specs,
   }
   // The CPU field goes in at one place for every event, or the kernel
   // writes it (the writer does not look records' events up). So it does
-  // with stack copies that can bring a sample near the 64 KiB a record's
-  // size allows: no room to insert the field (and 8 bytes are nothing
-  // beside such a copy).
+  // when a sample can come near 64 KiB (large stack copies, very deep
+  // chains): no room to insert the field, and 8 bytes are nothing there.
   std::optional<CpuFieldPlace> cpu_field;
   for (const perf_event_attr& attr : attrs) {
     perf_event_attr with_cpu = attr;
     with_cpu.sample_type |= PERF_SAMPLE_CPU;
     const CpuFieldPlace place = CpuFieldPlaceOf(with_cpu);
-    if (attr.sample_stack_user > kMaxStackWithoutRingCpu || (cpu_field && !(*cpu_field == place))) {
+    if (LargestSample(attr, attrs.size()) > kLargestSampleWithoutRingCpu ||
+        (cpu_field && !(*cpu_field == place))) {
       cpu_field.reset();
       for (perf_event_attr& a : attrs) a.sample_type |= PERF_SAMPLE_CPU;
       break;

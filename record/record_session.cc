@@ -41,6 +41,7 @@ namespace {
 constexpr size_t kChunkBytes = 4 << 20;
 constexpr uint64_t kChunkMaxAgeNs = 500'000'000;
 constexpr uint64_t kStatusIntervalNs = 500'000'000;
+constexpr uint64_t kFlushRetryNs = 1'000'000;
 // How often -p/-t targets are checked for having exited (a /proc read per
 // target): each wakeup would cost a file open per target.
 constexpr uint64_t kTargetCheckIntervalNs = 100'000'000;
@@ -400,8 +401,9 @@ Result<RecordSummary> Recorder::Run() {
   writer_->Submit(format::ChunkType::kMetadata,
                   format::EncodeMetadata(CollectHostFacts(options_.invocation)));
   // A chunk is flushed once it reaches kChunkBytes after a DrainAll, which
-  // adds at most every ring's size: with room for that, twice (a flush can
-  // be put off once, FlushChunk), it does not reallocate.
+  // adds at most every ring's size: with room for that twice, a flush can be
+  // put off once (FlushChunk) without reallocating; put off longer, the
+  // chunk grows (a copy on the draining thread, but nothing lost).
   chunk_capacity_ = kChunkBytes;
   for (size_t owner : opener_->ring_owners()) {
     chunk_capacity_ += 2 * opener_->events()[owner].ring().size();
@@ -472,9 +474,11 @@ Result<RecordSummary> Recorder::Run() {
       if (TargetsGone()) child_done = true;
     }
     DrainAll();
-    if ((chunk_.size() >= kChunkBytes || now >= last_flush_ns + kChunkMaxAgeNs) &&
-        FlushChunk(/*wait=*/false)) {
-      last_flush_ns = now;
+    if (chunk_.size() >= kChunkBytes || now >= last_flush_ns + kChunkMaxAgeNs) {
+      // When the writer holds its lock, try again in a millisecond (not at
+      // once: the deadline has passed, and polling with no wait would spin
+      // against the writer we wait for).
+      last_flush_ns = FlushChunk(/*wait=*/false) ? now : now - kChunkMaxAgeNs + kFlushRetryNs;
     }
     ShowStatus(now);
   }
@@ -507,7 +511,6 @@ Result<RecordSummary> Recorder::Finish(int exit_status) {
   trailer.header.record_count = total_records_;
   trailer.header.start_clock_ns = first_time_ == UINT64_MAX ? 0 : first_time_;
   trailer.header.end_clock_ns = last_time_;
-  trailer.header.bytes_raw = writer_->raw_bytes();
   if (auto finished = writer_->Finish(trailer); !finished) {
     return Fail(fmt::format("{}: {}", options_.output, finished.error().message));
   }
@@ -517,7 +520,7 @@ Result<RecordSummary> Recorder::Finish(int exit_status) {
   summary.samples = trailer.header.sample_count;
   summary.lost_samples = trailer.header.lost_samples;
   summary.bytes_written = writer_->bytes_written();
-  summary.raw_bytes = trailer.header.bytes_raw;
+  summary.raw_bytes = writer_->raw_bytes();  // complete once Finish has written everything
   summary.seconds = seconds;
   summary.exit_status = exit_status;
   if (status_line_) fmt::print(stderr, "\r\033[K");

@@ -117,9 +117,12 @@ TEST_F(EventsTest, MissingHardwareFallsBackOnlyForTheDefault) {
   EXPECT_NE(explicit_cycles.exit_code, 0);
   EXPECT_NE(explicit_cycles.err.find("PMU"), std::string::npos) << explicit_cycles.err;
   // -q keeps the fallback note to itself (and still falls back).
-  const RunResult quiet = RunTool({kRecord, "-q", "-o", dir_ / "q.data", "--", kSplit, "0.1"}, dir_);
+  const RunResult quiet =
+      RunTool({kRecord, "-q", "-o", dir_ / "q.data", "--", kSplit, "0.1"}, dir_);
   ASSERT_EQ(quiet.exit_code, 0) << quiet.err;
   EXPECT_EQ(quiet.err, "");
+  const RunResult rep = RunTool({kReport, "-i", dir_ / "q.data"}, dir_);
+  EXPECT_NE(rep.out.find("of event 'cpu-clock'"), std::string::npos) << rep.out;
 }
 
 }  // namespace

@@ -91,6 +91,27 @@ TEST_F(TargetsTest, CpuWideRecordingSeesEveryProcess) {
   EXPECT_GT(*b, 25.0) << comms.out;
 }
 
+// The CPU of a sample is the ring buffer's, inserted by the writer: -C 1
+// with a busy process pinned there shows CPU 1 only (not the ring's index,
+// which is 0, nor a constant).
+TEST_F(TargetsTest, SamplesCarryTheCpuOfTheirBuffer) {
+  if (sysconf(_SC_NPROCESSORS_ONLN) < 2) GTEST_SKIP() << "needs a second CPU";
+  const pid_t alpha =
+      Start({"/usr/bin/taskset", "-c", "1", WORKLOAD_CHILD_ALPHA_PATH, "3"}, dir_, "a");
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  const std::string data = dir_ / "cpu1.data";
+  const RunResult rec = RunTool({kRecord, "-a", "-C", "1", "--duration", "0.5", "-o", data}, dir_);
+  kill(-alpha, SIGKILL);
+  Wait(alpha, dir_, "a");
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  const RunResult by_cpu = RunTool({kReport, "-i", data, "--sort", "cpu,comm"}, dir_);
+  ASSERT_EQ(by_cpu.exit_code, 0) << by_cpu.err;
+  const auto alpha_on_1 = OverheadOfRow(by_cpu.out, {" 001 ", " child-alpha"});
+  ASSERT_TRUE(alpha_on_1.has_value()) << by_cpu.out;
+  EXPECT_GT(*alpha_on_1, 50.0) << by_cpu.out;
+  EXPECT_FALSE(OverheadOf(by_cpu.out, "000").has_value()) << by_cpu.out;
+}
+
 TEST_F(TargetsTest, DurationStopsTheRecording) {
   const std::string data = dir_ / "dur.data";
   const auto begin = std::chrono::steady_clock::now();
