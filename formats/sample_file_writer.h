@@ -85,14 +85,15 @@ class SampleFileWriter {
   bool TrySubmitRecords(RecordsChunk& chunk);
 
   // A payload buffer the writer is done with (cleared, capacity kept), or
-  // an empty vector when none is spare (or the lock is held: this never
-  // waits either). Recorders build their next chunk
-  // in it: a fresh 4 MiB buffer costs a page fault and a kernel page clear
-  // per 4 KiB, which was over half of sample-record's CPU at -F 50000.
+  // an empty vector when none is spare or the lock is held (this never
+  // waits either). Recorders build their next chunk in it: a fresh 4 MiB
+  // buffer costs a page fault and a kernel page clear per 4 KiB, which was
+  // over half of sample-record's CPU at -F 50000.
   std::vector<std::byte> TakeSpareBuffer();
 
   // Writes every queued chunk, then the trailer (its chunk offsets and
-  // bytes_raw filled in here), and closes the file. Returns the first error met while writing.
+  // bytes_raw filled in here), and closes the file. Returns the first error
+  // met while writing.
   Result<void> Finish(Trailer trailer);
 
   // Bytes in the file so far and kernel-record bytes before compression;
@@ -103,7 +104,7 @@ class SampleFileWriter {
  private:
   struct Pending {
     ChunkHeader header{};
-    RecordsChunk records;  // kRecords: payload in records.records
+    RecordsChunk records;  // kRecords: how to write them (the bytes are moved to payload)
     std::vector<std::byte> payload;
   };
 

@@ -18,6 +18,16 @@ namespace {
 // PERF_SAMPLE_CPU in the ring buffers: no room to insert it afterwards.
 constexpr size_t kLargestSampleWithoutRingCpu = 60 * 1024;
 
+// The user stack copy and the user registers a sample of `attr` carries.
+size_t StackCopyBytes(const perf_event_attr& attr) {
+  size_t size = 0;
+  if (attr.sample_type & PERF_SAMPLE_REGS_USER) {
+    size += 8 * static_cast<size_t>(__builtin_popcountll(attr.sample_regs_user));
+  }
+  if (attr.sample_type & PERF_SAMPLE_STACK_USER) size += attr.sample_stack_user;
+  return size;
+}
+
 // An upper bound on a sample's size for `attr`, `events` being how many
 // events a group read may report.
 size_t LargestSample(const perf_event_attr& attr, size_t events) {
@@ -28,10 +38,7 @@ size_t LargestSample(const perf_event_attr& attr, size_t events) {
     size += 8 * (depth + 1 + 8);  // nr, entries, context markers
   }
   if (attr.sample_type & PERF_SAMPLE_READ) size += 8 * 3 + 16 * events;
-  if (attr.sample_type & PERF_SAMPLE_REGS_USER) {
-    size += 8 * (1 + static_cast<size_t>(__builtin_popcountll(attr.sample_regs_user)));
-  }
-  if (attr.sample_type & PERF_SAMPLE_STACK_USER) size += 16 + attr.sample_stack_user;
+  size += StackCopyBytes(attr) + 8 * 3;                  // and the abi, size and dyn_size words
   if (attr.sample_type & PERF_SAMPLE_RAW) size += 8192;  // the kernel's largest trace record
   return size;
 }
@@ -72,9 +79,7 @@ Result<void> CheckBufferFitsStacks(const std::vector<perf_event_attr>& attrs, si
     if ((attr.sample_type & PERF_SAMPLE_STACK_USER) == 0) continue;
     // The copy, the registers, and 256 bytes for the header, the other
     // fields and a kernel call chain.
-    const size_t sample = attr.sample_stack_user +
-                          8 * static_cast<size_t>(__builtin_popcountll(attr.sample_regs_user)) +
-                          256;
+    const size_t sample = StackCopyBytes(attr) + 256;
     if (sample > largest) largest = sample;
     stack = std::max(stack, attr.sample_stack_user);
   }

@@ -195,10 +195,8 @@ Result<void> Recorder::Start() {
   format::RecordsChunk chunk;
   chunk.record_count = counts.threads + counts.mappings;
   chunk.time_min = chunk.time_max = now;
-  if (opener_->cpu_field()) {
-    chunk.cpu_field = opener_->cpu_field();
-    chunk.cpu_runs.push_back({synthesized.size(), 0});  // as perf's synthesized records
-  }
+  chunk.cpu_field = opener_->cpu_field();
+  chunk.cpu_runs.push_back({synthesized.size(), 0});  // CPU 0, as perf's synthesized records
   chunk.records = std::move(synthesized);
   writer_->SubmitRecords(std::move(chunk));
   total_records_ += counts.threads + counts.mappings;
