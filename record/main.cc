@@ -10,6 +10,7 @@
 
 #include "libsample/call_graph_mode.h"
 #include "libsample/event_spec.h"
+#include "libsample/option_number.h"
 #include "libsample/perf_event.h"
 #include "record/record_session.h"
 
@@ -56,6 +57,72 @@ void SplitCommandLine(int argc, char** argv, std::vector<std::string>* ours,
 
 bool IsPowerOfTwo(size_t n) { return n != 0 && (n & (n - 1)) == 0; }
 
+// The kernel's ceiling on -F (kernel.perf_event_max_sample_rate).
+uint64_t MaxSampleRate() {
+  FILE* f = std::fopen("/proc/sys/kernel/perf_event_max_sample_rate", "r");
+  unsigned long long max = 0;
+  const bool read = f != nullptr && std::fscanf(f, "%llu", &max) == 1;
+  if (f != nullptr) std::fclose(f);
+  if (!read) throw po::error("cannot read /proc/sys/kernel/perf_event_max_sample_rate");
+  return max;
+}
+
+template <typename T>
+T Whole(const char* option, const std::string& text, const char* what, sample::WholeRange range) {
+  auto value = sample::ParseWholeOption(option, text, what, range);
+  if (!value) throw po::error(value.error().message);
+  return static_cast<T>(*value);
+}
+
+// The numeric options, taken as text (see libsample/option_number.h).
+struct NumberText {
+  std::string frequency, period, mmap_pages, zstd_level, duration, delay;
+};
+
+void ParseNumbers(const po::variables_map& vm, const NumberText& text,
+                  sample::record::RecordOptions* options) {
+  if (vm.count("count")) {
+    // The kernel takes the period as a u64 but refuses the top bit.
+    options->period = Whole<uint64_t>("-c", text.period, "events", {1, INT64_MAX});
+  }
+  if (vm.count("freq")) {
+    if (vm.count("count")) throw po::error("use either -F or -c, not both");
+    const uint64_t max = MaxSampleRate();
+    if (text.frequency == "max") {
+      options->frequency = max;
+    } else {
+      options->frequency =
+          Whole<uint64_t>("-F", text.frequency, "samples per second, or 'max'", {1, UINT32_MAX});
+      if (options->frequency > max) {
+        throw po::error(fmt::format(
+            "-F {} is above the kernel's limit, kernel.perf_event_max_sample_rate = {}: use -F {} "
+            "(or -F max), or raise the limit (sysctl kernel.perf_event_max_sample_rate={})",
+            options->frequency, max, max, options->frequency));
+      }
+    }
+  }
+  if (vm.count("mmap-pages")) {
+    // 2^20 pages: 4 GiB a CPU, far beyond any mlock limit.
+    options->mmap_pages = Whole<size_t>("-m", text.mmap_pages, "pages", {1, 1 << 20});
+    if (!IsPowerOfTwo(options->mmap_pages)) {
+      throw po::error(fmt::format("-m {} is not a power of two", options->mmap_pages));
+    }
+  }
+  if (vm.count("compression-level")) {
+    options->zstd_level = Whole<int>("-z", text.zstd_level, "zstd level", {0, 22});
+  }
+  if (vm.count("duration")) {
+    auto seconds = sample::ParseDecimalOption("--duration", text.duration, "seconds",
+                                              {0, 1e9, /*min_exclusive=*/true});
+    if (!seconds) throw po::error(seconds.error().message);
+    options->duration_s = *seconds;
+  }
+  if (vm.count("delay")) {
+    // perf's -1 (start disabled until asked) is not supported yet.
+    options->delay_ms = Whole<uint64_t>("-D", text.delay, "milliseconds", {0, UINT32_MAX});
+  }
+}
+
 // Hardware events are listed only when this machine can count them.
 bool Opens(const std::string& name) {
   auto specs = sample::ParseEventList(name, {});
@@ -92,7 +159,7 @@ int main(int argc, char** argv) {
   SplitCommandLine(argc, argv, &ours, &options.target.command);
   for (int i = 0; i < argc; ++i) options.invocation.push_back(argv[i]);
 
-  std::string frequency;
+  NumberText numbers;
   std::string call_graph;
   bool frame_pointers = false;
   po::options_description desc("Options");
@@ -107,8 +174,8 @@ int main(int argc, char** argv) {
        "events to sample, perf syntax (repeatable, comma lists, {groups}, :modifiers, "
        "/terms/ such as call-graph=dwarf,stack-size=N, tracepoints sub:name, uprobe:PATH:SYM, "
        "mem:ADDR); default cycles, or cpu-clock where there is no PMU")
-      ("freq,F", po::value(&frequency), "samples per second (default 4000), or 'max'")
-      ("count,c", po::value(&options.period), "sample every N events instead of -F")
+      ("freq,F", po::value(&numbers.frequency), "samples per second (default 4000), or 'max'")
+      ("count,c", po::value(&numbers.period), "sample every N events instead of -F")
       (",g", po::bool_switch(&frame_pointers), "frame-pointer call chains (--call-graph fp)")
       ("call-graph", po::value(&call_graph)->value_name("MODE"),
        "call chains: fp (frame pointers, as -g); fp,leaf[,SIZE] (fp, plus 3 registers and "
@@ -116,9 +183,9 @@ int main(int argc, char** argv) {
        "leaf function without frame set-up); dwarf[,SIZE] (user frames unwound by the report "
        "with CFI from every register and SIZE bytes of user stack, default 8192, at most "
        "65528; no frame pointers needed); no")
-      ("mmap-pages,m", po::value(&options.mmap_pages), "ring buffer data pages per CPU "
+      ("mmap-pages,m", po::value(&numbers.mmap_pages), "ring buffer data pages per CPU "
        "(a power of two; default 128 = 512 KiB)")
-      ("compression-level,z", po::value(&options.zstd_level),
+      ("compression-level,z", po::value(&numbers.zstd_level),
        "zstd level (default 1, with the double-fast match finder; 0 stores chunks uncompressed)")
       ("pid,p", po::value(&options.target.pids), "record running processes (all threads)")
       ("tid,t", po::value(&options.target.tids), "record running threads (no inherit)")
@@ -126,8 +193,8 @@ int main(int argc, char** argv) {
       ("cpu,C", po::value(&options.target.cpu_list), "only these CPUs, e.g. 0,2-3")
       ("no-inherit", "do not follow threads and children created later")
       ("inherit", "follow threads and children created later (default except with -t)")
-      ("duration", po::value(&options.duration_s), "stop after this many seconds")
-      ("delay,D", po::value(&options.delay_ms), "start recording after this many milliseconds")
+      ("duration", po::value(&numbers.duration), "stop after this many seconds")
+      ("delay,D", po::value(&numbers.delay), "start recording after this many milliseconds")
       ("switch-events", po::bool_switch(&options.switch_events), "record context switches")
       ("quiet,q", po::bool_switch(&options.quiet), "print nothing but errors")
       ("list-events", po::value<std::string>()->implicit_value(""),
@@ -147,23 +214,7 @@ int main(int argc, char** argv) {
     }
     if (vm.count("no-inherit")) options.target.inherit = false;
     if (vm.count("inherit")) options.target.inherit = true;
-    if (options.duration_s < 0) throw po::error("--duration takes a positive number of seconds");
-    if (!frequency.empty()) {
-      if (options.period != 0) throw po::error("use either -F or -c, not both");
-      if (frequency == "max") {
-        FILE* f = std::fopen("/proc/sys/kernel/perf_event_max_sample_rate", "r");
-        unsigned long long max = 0;
-        if (f == nullptr || std::fscanf(f, "%llu", &max) != 1) {
-          throw po::error("cannot read /proc/sys/kernel/perf_event_max_sample_rate");
-        }
-        std::fclose(f);
-        options.frequency = max;
-      } else {
-        size_t used = 0;
-        options.frequency = std::stoull(frequency, &used);
-        if (used != frequency.size() || options.frequency == 0) throw std::invalid_argument("");
-      }
-    }
+    ParseNumbers(vm, numbers, &options);
     if (vm.count("call-graph")) {
       // --call-graph wins over -g whatever their order, as in perf.
       auto parsed = sample::ParseCallGraph(call_graph);
@@ -172,15 +223,6 @@ int main(int argc, char** argv) {
     } else if (frame_pointers) {
       options.call_graph = sample::DefaultCallGraph(sample::CallGraphMode::kFramePointer);
     }
-    if (!IsPowerOfTwo(options.mmap_pages)) {
-      throw po::error(fmt::format("-m {} is not a power of two", options.mmap_pages));
-    }
-    if (options.zstd_level < 0 || options.zstd_level > 22) {
-      throw po::error("-z takes a level from 0 to 22");
-    }
-  } catch (const std::invalid_argument&) {
-    std::cerr << "sample-record: -F takes a positive number of samples per second or 'max'\n";
-    return 2;
   } catch (const std::exception& e) {
     std::cerr << "sample-record: " << e.what() << "\n" << kUsage;
     return 2;

@@ -10,6 +10,7 @@
 
 #include <boost/program_options.hpp>
 
+#include "libsample/option_number.h"
 #include "libsample/profile.h"
 #include "report/call_graph_spec.h"
 #include "report/report_runner.h"
@@ -38,6 +39,13 @@ std::vector<std::string> JoinCallGraphArgument(int argc, char** argv) {
   return args;
 }
 
+size_t Whole(const char* option, const std::string& text, const char* what,
+             sample::WholeRange range) {
+  auto value = sample::ParseWholeOption(option, text, what, range);
+  if (!value) throw po::error(value.error().message);
+  return static_cast<size_t>(*value);
+}
+
 }  // namespace
 
 // libdw keeps every binary it unwinds through open (an fd and a map per
@@ -64,6 +72,7 @@ int main(int argc, char** argv) {
   bool children = false;
   bool no_debuginfod = false;
   bool inverted = false;
+  std::string max_stack, percent_limit, jobs;  // numbers, read by ParseNumbers
   po::options_description desc("Options");
   // One option a line reads better than the formatter's layout.
   // clang-format off
@@ -74,7 +83,7 @@ int main(int argc, char** argv) {
        "show call chains under each entry: [graph|fractal|flat|folded|none][,THRESHOLD%]"
        "[,caller|callee] (default graph,0.5)")
       ("inverted,G", po::bool_switch(&inverted), "same as -g caller")
-      ("max-stack", po::value(&view.max_stack),
+      ("max-stack", po::value(&max_stack),
        "use at most this many frames of each chain, from the leaf (default all)")
       ("children", po::bool_switch(&children),
        "add callers' shares (default when the file has call chains)")
@@ -82,7 +91,7 @@ int main(int argc, char** argv) {
       ("sort,s", po::value(&sort), "sort keys: comm,pid,tid,dso,sym,cpu (default comm,dso,sym)")
       ("show-nr-samples,n", po::bool_switch(&view.show_nr_samples), "show a Samples column")
       ("show-total-period", po::bool_switch(&view.show_total_period), "show a Period column")
-      ("percent-limit", po::value(&view.percent_limit), "hide entries below this percentage")
+      ("percent-limit", po::value(&percent_limit), "hide entries below this percentage")
       ("percentage", po::value(&percentage),
        "relative (default): percentages of the samples the filters keep; absolute: of all "
        "samples of the event")
@@ -104,7 +113,7 @@ int main(int argc, char** argv) {
        "read binaries from this directory (recorded path appended), as perf --symfs")
       ("no-debuginfod", po::bool_switch(&no_debuginfod),
        "never ask debuginfod servers (DEBUGINFOD_URLS) for missing binaries or debug info")
-      ("jobs,j", po::value(&options.load.jobs),
+      ("jobs,j", po::value(&jobs),
        "threads for reading the file (default: one per core)")
       ("force,f", po::bool_switch(&options.load.force),
        "use binaries even when their build-id differs from the recorded one")
@@ -118,6 +127,20 @@ int main(int argc, char** argv) {
     if (vm.count("help")) {
       std::cout << kUsage << desc;
       return 0;
+    }
+    if (vm.count("max-stack")) {
+      // perf's --max-stack 0 keeps no frames; ours would keep whole chains,
+      // so the range starts at 1 (whole chains: leave it out).
+      view.max_stack = Whole("--max-stack", max_stack, "frames", {1, UINT32_MAX});
+    }
+    if (vm.count("jobs")) {
+      options.load.jobs = Whole("-j", jobs, "threads", {1, 1024});
+    }
+    if (vm.count("percent-limit")) {
+      auto limit =
+          sample::ParseDecimalOption("--percent-limit", percent_limit, "percent", {0, 100});
+      if (!limit) throw po::error(limit.error().message);
+      view.percent_limit = *limit;
     }
     if (children && no_children) throw po::error("--children and --no-children contradict");
     if (children) view.children = true;

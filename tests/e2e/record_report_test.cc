@@ -21,7 +21,7 @@ const std::string kReport = SAMPLE_REPORT_PATH;
 const std::string kSplit = WORKLOAD_SPLIT_PATH;
 
 bool FileExists(const std::string& path) {
-  struct stat st{};
+  struct stat st {};
   return lstat(path.c_str(), &st) == 0;
 }
 
@@ -72,7 +72,8 @@ TEST_F(RecordReportTest, CallChainsNameTheCallers) {
   ASSERT_EQ(RunTool({kRecord, "-g", "-o", data, "--", kSplit, "1"}, dir_).exit_code, 0);
 
   // Callee order under each leaf: the leaf, then run_round, then main.
-  const RunResult flat = RunTool({kReport, "-i", data, "--no-children", "-g", "--sort", "sym"}, dir_);
+  const RunResult flat =
+      RunTool({kReport, "-i", data, "--no-children", "-g", "--sort", "sym"}, dir_);
   ASSERT_EQ(flat.exit_code, 0) << flat.err;
   for (const std::string leaf : {"compute_sixty", "compute_thirty", "compute_ten"}) {
     const auto chain = ChainUnder(flat.out, "[.] " + leaf);
@@ -93,8 +94,8 @@ TEST_F(RecordReportTest, CallChainsNameTheCallers) {
 TEST_F(RecordReportTest, ForkedAndExecedChildrenAreNamed) {
   const std::string data = dir_ / "fork.data";
   const RunResult rec = RunTool({kRecord, "-o", data, "--", WORKLOAD_FORKEXEC_PATH,
-                             WORKLOAD_CHILD_ALPHA_PATH, WORKLOAD_CHILD_BETA_PATH},
-                            dir_);
+                                 WORKLOAD_CHILD_ALPHA_PATH, WORKLOAD_CHILD_BETA_PATH},
+                                dir_);
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
   const RunResult rep = RunTool({kReport, "-i", data, "--sort", "comm,sym"}, dir_);
   ASSERT_EQ(rep.exit_code, 0) << rep.err;
@@ -161,8 +162,8 @@ TEST_F(RecordReportTest, SigtermStopsCleanly) {
 // so 0.5 s of CPU at -c 1000000 is about 500 samples.
 TEST_F(RecordReportTest, FixedPeriodSampling) {
   const std::string data = dir_ / "period.data";
-  const RunResult rec =
-      RunTool({kRecord, "-e", "task-clock", "-c", "1000000", "-o", data, "--", kSplit, "0.5"}, dir_);
+  const RunResult rec = RunTool(
+      {kRecord, "-e", "task-clock", "-c", "1000000", "-o", data, "--", kSplit, "0.5"}, dir_);
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
   const RunResult rep = RunTool({kReport, "-i", data, "--sort", "sym"}, dir_);
   ASSERT_EQ(rep.exit_code, 0) << rep.err;
@@ -183,7 +184,7 @@ TEST_F(RecordReportTest, ExistingOutputIsKeptAsOld) {
   ASSERT_EQ(RunTool({kRecord, "-q", "-o", data, "--", kSplit, "0.1"}, dir_).exit_code, 0);
   EXPECT_TRUE(FileExists(data));
   EXPECT_TRUE(FileExists(data + ".old"));
-  struct stat st{};
+  struct stat st {};
   ASSERT_EQ(stat(data.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0600u);
 }
@@ -196,9 +197,71 @@ TEST_F(RecordReportTest, MissingCommandIsAClearError) {
   EXPECT_FALSE(FileExists(data)) << "a failed start must not leave an output file";
 }
 
+// Boost reads "-1" into an unsigned option as 2^64 - 1: -D -1 used to
+// record at once, -j -1 to die allocating threads. Every numeric option
+// refuses what is out of its range, by name, before recording anything.
+TEST_F(RecordReportTest, NumericOptionsOutOfRangeAreRefusedByName) {
+  const std::string data = dir_ / "never.data";
+  const std::vector<std::pair<std::vector<std::string>, std::string>> record_cases = {
+      {{"-D", "-1"}, "-D '-1' is negative"},
+      {{"-D", "99999999999999999999"}, "-D '99999999999999999999' is too large"},
+      {{"-c", "-1"}, "-c '-1' is negative"},
+      {{"-c", "0"}, "-c '0' is zero"},
+      {{"-c", "9223372036854775808"}, "-c '9223372036854775808' is too large"},
+      {{"-F", "-1"}, "-F '-1' is negative"},
+      {{"-F", "0"}, "-F '0' is zero"},
+      {{"-F", "4000x"}, "-F '4000x' is not a whole number"},
+      {{"-F", "4294967295"}, "-F 4294967295 is above the kernel's limit"},
+      {{"-m", "-1"}, "-m '-1' is negative"},
+      {{"-m", "0"}, "-m '0' is zero"},
+      {{"-m", "3"}, "-m 3 is not a power of two"},
+      {{"-z", "-1"}, "-z '-1' is negative"},
+      {{"-z", "23"}, "-z '23' is too large"},
+      {{"--duration", "-1"}, "--duration '-1' is negative"},
+      {{"--duration", "0"}, "--duration '0' is zero"},
+      {{"--duration", "nan"}, "--duration 'nan' is not a number"},
+  };
+  for (const auto& [args, message] : record_cases) {
+    std::vector<std::string> argv = {kRecord, "-e", "cpu-clock", "-o", data};
+    argv.insert(argv.end(), args.begin(), args.end());
+    argv.insert(argv.end(), {"--", kSplit, "0.01"});
+    const RunResult rec = RunTool(argv, dir_);
+    EXPECT_EQ(rec.exit_code, 2) << args[0] << " " << args[1] << "\n" << rec.err;
+    EXPECT_NE(rec.err.find("sample-record: " + message), std::string::npos)
+        << args[0] << " " << args[1] << "\n"
+        << rec.err;
+    EXPECT_NE(access(data.c_str(), F_OK), 0) << args[0] << " " << args[1] << " recorded";
+  }
+
+  ASSERT_EQ(
+      RunTool({kRecord, "-q", "-e", "cpu-clock", "-o", data, "--", kSplit, "0.05"}, dir_).exit_code,
+      0);
+  const std::vector<std::pair<std::vector<std::string>, std::string>> report_cases = {
+      {{"-j", "-1"}, "-j '-1' is negative"},
+      {{"-j", "0"}, "-j '0' is zero"},
+      {{"-j", "100000"}, "-j '100000' is too large"},
+      {{"--max-stack", "-1"}, "--max-stack '-1' is negative"},
+      {{"--max-stack", "0"}, "--max-stack '0' is zero"},
+      {{"--percent-limit", "-5"}, "--percent-limit '-5' is negative"},
+      {{"--percent-limit", "101"}, "--percent-limit '101' is too large"},
+      {{"--percent-limit", "nan"}, "--percent-limit 'nan' is not a number"},
+  };
+  for (const auto& [args, message] : report_cases) {
+    std::vector<std::string> argv = {kReport, "-i", data};
+    argv.insert(argv.end(), args.begin(), args.end());
+    const RunResult rep = RunTool(argv, dir_);
+    EXPECT_EQ(rep.exit_code, 2) << args[0] << " " << args[1] << "\n" << rep.err;
+    EXPECT_NE(rep.err.find("sample-report: " + message), std::string::npos)
+        << args[0] << " " << args[1] << "\n"
+        << rep.err;
+    EXPECT_EQ(rep.out, "") << args[0] << " " << args[1];
+  }
+}
+
 TEST_F(RecordReportTest, ReportRejectsGarbageWithFileAndOffset) {
   const std::string junk = dir_ / "junk.data";
-  std::ofstream(junk) << "this is not a recording, just some text that is long enough to fill a header";
+  std::ofstream(junk)
+      << "this is not a recording, just some text that is long enough to fill a header";
   const RunResult rep = RunTool({kReport, "-i", junk}, dir_);
   EXPECT_EQ(rep.exit_code, 1);
   EXPECT_NE(rep.err.find(junk), std::string::npos) << rep.err;
