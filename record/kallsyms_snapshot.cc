@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdlib>
+#include <fstream>
 #include <optional>
 
 #include <fmt/format.h>
@@ -196,10 +197,19 @@ KallsymsSnapshot TakeKallsymsSnapshot(const std::vector<uint64_t>& addresses,
     // Either no sampled address lies inside the table, or the addresses are
     // hidden (all zero); the full parse tells which, on this rare path only.
     if (ParseKallsyms(text).empty()) {
+      // The kernel shows them to CAP_SYSLOG, and with kptr_restrict 0 to
+      // anyone while perf_event_paranoid is 1 or less (kallsyms_show_value).
+      const auto level = [](const char* path) {
+        std::ifstream in(path);
+        int value = 0;
+        return in >> value ? fmt::format("{}", value) : std::string("unknown");
+      };
       snapshot.note = fmt::format(
-          "{} hides addresses (kernel.kptr_restrict); kernel frames will show as [unknown]. "
-          "Record as root or set kernel.kptr_restrict=0.",
-          options.kallsyms_path);
+          "{} hides addresses from this user; kernel frames will show as [unknown]. They are "
+          "shown to root (CAP_SYSLOG) and, with kernel.kptr_restrict=0 (it is {}), to every user "
+          "while kernel.perf_event_paranoid is 1 or less (it is {}).",
+          options.kallsyms_path, level("/proc/sys/kernel/kptr_restrict"),
+          level("/proc/sys/kernel/perf_event_paranoid"));
     }
     return snapshot;
   }

@@ -20,6 +20,7 @@
 #include <fmt/format.h>
 
 #include "formats/sample_file_writer.h"
+#include "libsample/capabilities.h"
 #include "libsample/event_spec.h"
 #include "libsample/perf_event.h"
 #include "libsample/perf_event_advice.h"
@@ -125,7 +126,9 @@ Result<void> Recorder::OpenEvents() {
   defaults.mmap_pages = options_.mmap_pages;
   EventParseOptions parse;
   const auto paranoid = ReadPerfEventParanoid();
-  if (geteuid() != 0 && paranoid && *paranoid >= 2) {
+  // The kernel's own test (perf_allow_kernel): paranoid above 1 and neither
+  // CAP_PERFMON nor CAP_SYS_ADMIN in effect, whoever the user is.
+  if (paranoid && *paranoid >= 2 && !PerfmonCapable()) {
     parse.exclude_kernel_default = true;
     if (!options_.quiet) {
       fmt::print(stderr,

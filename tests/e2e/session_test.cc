@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <regex>
 
@@ -29,9 +30,18 @@ int Paranoid() {
   return level;
 }
 
-// argv run as user nobody (uid/gid 65534, no groups).
-std::vector<std::string> AsNobody(std::vector<std::string> argv) {
-  argv.insert(argv.begin(), {kSetpriv, "--reuid=65534", "--regid=65534", "--clear-groups", "--"});
+// argv run as user nobody (uid/gid 65534, no groups), holding
+// `capability` (setpriv's name, e.g. "perfmon") when one is given.
+std::vector<std::string> AsNobody(std::vector<std::string> argv,
+                                  const std::string& capability = "") {
+  std::vector<std::string> prefix = {kSetpriv, "--reuid=65534", "--regid=65534", "--clear-groups"};
+  if (!capability.empty()) {
+    // Ambient capabilities survive the exec (they must be inheritable too).
+    prefix.push_back("--inh-caps=+" + capability);
+    prefix.push_back("--ambient-caps=+" + capability);
+  }
+  prefix.push_back("--");
+  argv.insert(argv.begin(), prefix.begin(), prefix.end());
   return argv;
 }
 
@@ -40,6 +50,15 @@ class SessionTest : public ::testing::Test {
   void SetUp() override {
     // The unprivileged runs write their files here.
     chmod(dir_.path().c_str(), 0777);
+  }
+  // A copy of the executable `path` that nobody can run: the checkout, and
+  // so the build, may be in a directory other users cannot enter (a 0700
+  // mktemp directory or home).
+  std::string ForNobody(const std::string& path) {
+    const std::string copy = dir_ / std::filesystem::path(path).filename().string();
+    std::filesystem::copy_file(path, copy, std::filesystem::copy_options::overwrite_existing);
+    chmod(copy.c_str(), 0755);
+    return copy;
   }
   // Skips unless root can drop to nobody and paranoid is at Debian's 2.
   bool CanTestUnprivileged() {
@@ -57,8 +76,9 @@ TEST_F(SessionTest, UnprivilegedUserRecordsUserSpaceOnlyWithANote) {
                  << Paranoid() << ")";
   }
   const std::string data = dir_ / "user.data";
-  const RunResult rec =
-      RunTool(AsNobody({kRecord, "-e", "cpu-clock", "-o", data, "--", kSplit, "0.3"}), dir_);
+  const std::string split = ForNobody(kSplit);
+  const RunResult rec = RunTool(
+      AsNobody({ForNobody(kRecord), "-e", "cpu-clock", "-o", data, "--", split, "0.3"}), dir_);
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
   EXPECT_NE(rec.err.find("recording user space only"), std::string::npos) << rec.err;
   EXPECT_EQ(std::count(rec.err.begin(), rec.err.end(), '\n'), 2) << "one note, one summary\n"
@@ -71,14 +91,48 @@ TEST_F(SessionTest, UnprivilegedUserRecordsUserSpaceOnlyWithANote) {
   EXPECT_TRUE(OverheadOf(rep.out, "compute_sixty")) << rep.out;
 }
 
+// The kernel lets a user holding CAP_PERFMON or CAP_SYS_ADMIN profile the
+// kernel whatever perf_event_paranoid says, so the recorder must neither
+// exclude it nor advise getting the capability it has.
+TEST_F(SessionTest, UnprivilegedUserWithCapPerfmonRecordsTheKernel) {
+  if (!CanTestUnprivileged()) {
+    GTEST_SKIP() << "needs root, " << kSetpriv << " and perf_event_paranoid >= 2 (it is "
+                 << Paranoid() << ")";
+  }
+  const std::string record = ForNobody(kRecord);
+  const std::string split = ForNobody(kSplit);
+  for (const std::string capability : {"perfmon", "sys_admin"}) {
+    SCOPED_TRACE(capability);
+    const std::string data = dir_ / (capability + ".data");
+    const RunResult rec = RunTool(
+        AsNobody({record, "-e", "cpu-clock", "-o", data, "--", split, "0.2"}, capability), dir_);
+    if (rec.exit_code == 127 || rec.err.find("setpriv") != std::string::npos) {
+      GTEST_SKIP() << "setpriv cannot grant " << capability << ": " << rec.err;
+    }
+    ASSERT_EQ(rec.exit_code, 0) << rec.err;
+    EXPECT_EQ(rec.err.find("user space only"), std::string::npos) << rec.err;
+    EXPECT_EQ(rec.err.find("CAP_PERFMON"), std::string::npos) << rec.err;
+    // /proc/kallsyms may still hide addresses (that takes CAP_SYSLOG): the
+    // note must not send the user after a setting that is already right.
+    if (rec.err.find("hides addresses") != std::string::npos) {
+      EXPECT_NE(rec.err.find("CAP_SYSLOG"), std::string::npos) << rec.err;
+    }
+    const RunResult header =
+        RunTool({kReport, "-i", data, "--header-only", "--format", "json"}, dir_);
+    ASSERT_EQ(header.exit_code, 0) << header.err;
+    EXPECT_NE(header.out.find("\"exclude_kernel\": false"), std::string::npos) << header.out;
+    EXPECT_EQ(header.out.find("\"exclude_kernel\": true"), std::string::npos) << header.out;
+  }
+}
+
 TEST_F(SessionTest, UnprivilegedSystemWideRecordingExplainsParanoid) {
   if (!CanTestUnprivileged()) {
     GTEST_SKIP() << "needs root, " << kSetpriv << " and perf_event_paranoid >= 2 (it is "
                  << Paranoid() << ")";
   }
-  const RunResult rec = RunTool(
-      AsNobody({kRecord, "-a", "-e", "cpu-clock", "--duration", "0.2", "-o", dir_ / "a.data"}),
-      dir_);
+  const RunResult rec = RunTool(AsNobody({ForNobody(kRecord), "-a", "-e", "cpu-clock", "--duration",
+                                          "0.2", "-o", dir_ / "a.data"}),
+                                dir_);
   EXPECT_NE(rec.exit_code, 0);
   EXPECT_NE(rec.err.find("Permission denied"), std::string::npos) << rec.err;
   EXPECT_NE(rec.err.find("sysctl -w kernel.perf_event_paranoid=0"), std::string::npos) << rec.err;
@@ -90,8 +144,8 @@ TEST_F(SessionTest, RingBufferOverTheLockLimitSuggestsDashM) {
     GTEST_SKIP() << "needs root, setpriv, prlimit and perf_event_paranoid >= 2";
   }
   // 4 MiB per CPU is far above perf_event_mlock_kb (516 KiB) plus 64 KiB.
-  std::vector<std::string> argv = AsNobody(
-      {kRecord, "-m", "1024", "-e", "cpu-clock", "-o", dir_ / "m.data", "--", kSplit, "0.1"});
+  std::vector<std::string> argv = AsNobody({ForNobody(kRecord), "-m", "1024", "-e", "cpu-clock",
+                                            "-o", dir_ / "m.data", "--", ForNobody(kSplit), "0.1"});
   argv.insert(argv.begin(), {kPrlimit, "--memlock=65536:65536", "--"});
   const RunResult rec = RunTool(argv, dir_);
   EXPECT_NE(rec.exit_code, 0);
