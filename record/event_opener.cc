@@ -45,6 +45,25 @@ size_t LargestSample(const perf_event_attr& attr, size_t events) {
 
 bool IsLeaderOrAlone(const EventSpec& spec) { return spec.group_index < 0 || spec.group_leader; }
 
+// The dummy event that tracks the sideband of a delayed recording: the
+// first event's privilege (a user-only recording's sideband is the user's)
+// and call-graph settings (so that every event's records have one layout).
+EventSpec TrackingSpec(const EventSpec& first) {
+  EventSpec spec;
+  spec.attr.type = PERF_TYPE_SOFTWARE;
+  spec.attr.config = PERF_COUNT_SW_DUMMY;
+  spec.attr.exclude_kernel = first.attr.exclude_kernel;
+  spec.attr.exclude_user = first.attr.exclude_user;
+  spec.attr.exclude_hv = first.attr.exclude_hv;
+  spec.name = spec.attr.exclude_kernel ? "dummy:u" : "dummy";
+  // It never counts anything: a fixed period spares the frequency logic.
+  spec.attr.sample_period = 1;
+  spec.period_given = true;
+  spec.call_graph = first.call_graph;
+  spec.stack_size = first.stack_size;
+  return spec;
+}
+
 // The recording's call-graph settings as the event's terms change them, as
 // perf does: call-graph=MODE replaces the mode (keeping the recording's
 // leaf and size when the mode is the same), stack-size=N replaces the size
@@ -98,6 +117,14 @@ Result<EventOpener> EventOpener::Create(std::vector<EventSpec> specs,
                                         const SamplingDefaults& defaults,
                                         const RecordTarget& target) {
   if (specs.empty()) return Fail("no events to record");
+  // Sampling that starts late (-D) must still see the exec's COMM and every
+  // MMAP2 before it, or no frame resolves: a dummy event (it never samples)
+  // carries the sideband from the start.
+  size_t tracking = 0;
+  if (defaults.delayed) {
+    tracking = specs.size();
+    specs.push_back(TrackingSpec(specs.front()));
+  }
   std::vector<perf_event_attr> attrs;
   for (size_t i = 0; i < specs.size(); ++i) {
     const EventSpec& spec = specs[i];
@@ -137,10 +164,11 @@ Result<EventOpener> EventOpener::Create(std::vector<EventSpec> specs,
     }
     // Group members follow their leader's enable state.
     const bool leader = IsLeaderOrAlone(spec);
+    const bool on_at_exec = !defaults.delayed || i == tracking;
     attr.disabled = leader;
-    attr.enable_on_exec = leader && target.kind == TargetKind::kCommand && !defaults.delayed;
+    attr.enable_on_exec = leader && target.kind == TargetKind::kCommand && on_at_exec;
     attr.inherit = target.inherit;
-    if (i == 0) {
+    if (i == tracking) {
       attr.mmap = 1;
       attr.mmap2 = 1;
       attr.comm = 1;
@@ -186,11 +214,29 @@ Result<EventOpener> EventOpener::Create(std::vector<EventSpec> specs,
     }
     cpu_field = place;
   }
-  return EventOpener(std::move(specs), std::move(attrs), defaults.mmap_pages, cpu_field);
+  return EventOpener(std::move(specs), std::move(attrs), defaults.mmap_pages, cpu_field, tracking);
+}
+
+Result<void> EventOpener::EnableTracking() { return Enable(/*tracking_only=*/true); }
+
+Result<void> EventOpener::EnableAll() { return Enable(/*tracking_only=*/false); }
+
+Result<void> EventOpener::Enable(bool tracking_only) {
+  for (size_t k = 0; k < events_.size(); ++k) {
+    const size_t spec = event_specs_[k];
+    if (tracking_only && spec != tracking_) continue;
+    if (!IsLeaderOrAlone(specs_[spec])) continue;  // members follow their leader
+    // enable_on_exec events wait for the exec; turning them on now would
+    // sample the launcher between fork and exec.
+    if (attrs_[spec].enable_on_exec) continue;
+    if (auto enabled = events_[k].Enable(); !enabled) return enabled;
+  }
+  return {};
 }
 
 Result<void> EventOpener::Open(const RecordTarget& target) {
   events_.clear();
+  event_specs_.clear();
   ring_owners_.clear();
   for (auto& ids : ids_) ids.clear();
   for (int cpu : target.cpus) {
@@ -218,6 +264,7 @@ Result<void> EventOpener::Open(const RecordTarget& target) {
         if (specs_[i].group_leader) leader_fd = event->fd();
         ids_[i].push_back(event->id());
         events_.push_back(std::move(*event));
+        event_specs_.push_back(i);
       }
       if (thread_gone) {
         // Drop what was opened for this thread (and its ids).
@@ -225,6 +272,7 @@ Result<void> EventOpener::Open(const RecordTarget& target) {
           for (auto& ids : ids_) std::erase(ids, events_[k].id());
         }
         events_.erase(events_.begin() + static_cast<std::ptrdiff_t>(thread_start), events_.end());
+        event_specs_.resize(thread_start);
       }
     }
     if (events_.size() == owner) return Fail("every target thread exited while attaching");

@@ -3,8 +3,11 @@
 // For every CPU and every target thread it opens each event (group members
 // with their leader's fd), maps one ring buffer per CPU and points every
 // other event on that CPU at it with PERF_EVENT_IOC_SET_OUTPUT. Sideband
-// tracking (mmap, comm, task, switch) is asked of the first event only, so
-// each record arrives once. Owns the opened events.
+// tracking (mmap, comm, task, switch) is asked of one event only, so each
+// record arrives once: the first, or, when sampling starts late (-D), a
+// dummy event added for it that is on from the start (as perf's), so that
+// the mappings and names of the time before are known. Owns the opened
+// events.
 #pragma once
 
 #include <linux/perf_event.h>
@@ -31,7 +34,9 @@ struct SamplingDefaults {
   uint64_t period = 0;          // non-zero: fixed period instead of frequency
   CallGraphOptions call_graph;  // -g / --call-graph
   Arch arch = HostArch();       // whose user registers dwarf and fp,leaf ask for
-  bool delayed = false;         // -D: do not enable on exec
+  // -D: sampling events are turned on later (EnableAll), not at exec; a
+  // dummy event tracks the sideband meanwhile.
+  bool delayed = false;
   bool switch_events = false;
   size_t mmap_pages = 128;
 };
@@ -60,25 +65,32 @@ class EventOpener {
   const std::optional<CpuFieldPlace>& cpu_field() const { return cpu_field_; }
   const perf_event_attr& first_attr() const { return attrs_.front(); }
   const std::vector<EventSpec>& specs() const { return specs_; }
-  // Events that start disabled and must be enabled with an ioctl (all but
-  // those enabled at exec).
-  bool needs_enable() const { return !attrs_.front().enable_on_exec; }
+  // Turns on the sideband-tracking event, unless the exec does. For
+  // delayed recordings: sampling stays off until EnableAll.
+  Result<void> EnableTracking();
+  // Turns on every event (those the exec turns on are left to it until
+  // sampling is delayed past it).
+  Result<void> EnableAll();
 
  private:
   EventOpener(std::vector<EventSpec> specs, std::vector<perf_event_attr> attrs, size_t pages,
-              std::optional<CpuFieldPlace> cpu_field)
+              std::optional<CpuFieldPlace> cpu_field, size_t tracking)
       : specs_(std::move(specs)),
         attrs_(std::move(attrs)),
         mmap_pages_(pages),
         cpu_field_(cpu_field),
+        tracking_(tracking),
         ids_(specs_.size()) {}
+  Result<void> Enable(bool tracking_only);
 
   std::vector<EventSpec> specs_;
   std::vector<perf_event_attr> attrs_;
   size_t mmap_pages_;
   std::optional<CpuFieldPlace> cpu_field_;
+  size_t tracking_;                         // the spec asked for the sideband
   std::vector<std::vector<uint64_t>> ids_;  // per spec
   std::vector<PerfEvent> events_;
+  std::vector<size_t> event_specs_;  // per event: its index in specs_
   std::vector<size_t> ring_owners_;
 };
 

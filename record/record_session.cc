@@ -84,6 +84,7 @@ class Recorder {
  private:
   Result<void> OpenEvents();
   Result<void> Start();
+  Result<void> StartSampling();
   void DrainAll();
   void Account(size_t cpu_index, std::span<const std::byte> bytes);
   bool FlushChunk(bool wait);
@@ -172,17 +173,15 @@ Result<void> Recorder::OpenEvents() {
   return {};
 }
 
-// Turns the events on (unless enable_on_exec does it) and, for targets that
-// were running before us, describes them from /proc. Enabling first means a
-// mapping created meanwhile is reported by the kernel; one described twice
-// is harmless.
+// Turns the events on (unless enable_on_exec does it; with -D only the
+// sideband-tracking event, sampling comes in StartSampling) and, for
+// targets that were running before us, describes them from /proc. Enabling
+// first means a mapping created meanwhile is reported by the kernel; one
+// described twice is harmless.
 Result<void> Recorder::Start() {
   const uint64_t now = MonotonicNowNs();
-  if (opener_->needs_enable()) {
-    for (PerfEvent& event : opener_->events()) {
-      if (auto enabled = event.Enable(); !enabled) return enabled;
-    }
-  }
+  auto enabled = options_.delay_ms == 0 ? opener_->EnableAll() : opener_->EnableTracking();
+  if (!enabled) return enabled;
   if (target_.kind == TargetKind::kCommand) return {};
   std::vector<std::byte> synthesized;
   ProcSynthesizer synthesizer(attr_, opener_->events().front().id(), now);
@@ -205,6 +204,9 @@ Result<void> Recorder::Start() {
   total_records_ += counts.threads + counts.mappings;
   return {};
 }
+
+// -D: the delay is over.
+Result<void> Recorder::StartSampling() { return opener_->EnableAll(); }
 
 void Recorder::Account(size_t cpu_index, std::span<const std::byte> bytes) {
   CpuCounters& c = counters_[cpu_index];
@@ -416,11 +418,8 @@ Result<RecordSummary> Recorder::Run() {
     if (auto released = launcher_->Release(); !released) return abandon(released.error());
   }
   uint64_t enable_at = start_ns_ + options_.delay_ms * 1000000;
-  bool started = false;
-  if (options_.delay_ms == 0) {
-    if (auto ok = Start(); !ok) return abandon(ok.error());
-    started = true;
-  }
+  if (auto ok = Start(); !ok) return abandon(ok.error());
+  bool started = options_.delay_ms == 0;
   const uint64_t stop_at =
       options_.duration_s > 0 ? enable_at + static_cast<uint64_t>(options_.duration_s * 1e9) : 0;
 
@@ -441,7 +440,7 @@ Result<RecordSummary> Recorder::Run() {
   while (!child_done && stop_signal == 0) {
     uint64_t now = MonotonicNowNs();
     if (!started && now >= enable_at) {
-      if (auto ok = Start(); !ok) return abandon(ok.error());
+      if (auto ok = StartSampling(); !ok) return abandon(ok.error());
       started = true;
     }
     if (stop_at != 0 && now >= stop_at) break;

@@ -34,8 +34,8 @@ TEST_F(TargetsTest, AttachToRunningProcess) {
   const pid_t workload = Start({kSplit, "4"}, dir_, "workload");
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   const std::string data = dir_ / "attach.data";
-  const RunResult rec = RunTool(
-      {kRecord, "-p", std::to_string(workload), "--duration", "1", "-o", data}, dir_);
+  const RunResult rec =
+      RunTool({kRecord, "-p", std::to_string(workload), "--duration", "1", "-o", data}, dir_);
   kill(-workload, SIGKILL);
   Wait(workload, dir_, "workload");
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
@@ -64,8 +64,10 @@ TEST_F(TargetsTest, AttachEndsWhenTheProcessExits) {
 
 // -a -C 0 with two busy processes pinned to CPU 0: both are in the report.
 TEST_F(TargetsTest, CpuWideRecordingSeesEveryProcess) {
-  const pid_t alpha = Start({"/usr/bin/taskset", "-c", "0", WORKLOAD_CHILD_ALPHA_PATH, "3"}, dir_, "a");
-  const pid_t beta = Start({"/usr/bin/taskset", "-c", "0", WORKLOAD_CHILD_BETA_PATH, "3"}, dir_, "b");
+  const pid_t alpha =
+      Start({"/usr/bin/taskset", "-c", "0", WORKLOAD_CHILD_ALPHA_PATH, "3"}, dir_, "a");
+  const pid_t beta =
+      Start({"/usr/bin/taskset", "-c", "0", WORKLOAD_CHILD_BETA_PATH, "3"}, dir_, "b");
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   const std::string data = dir_ / "cpu0.data";
   const RunResult rec = RunTool({kRecord, "-a", "-C", "0", "--duration", "1", "-o", data}, dir_);
@@ -158,13 +160,50 @@ TEST_F(TargetsTest, DelaySkipsTheStart) {
   EXPECT_LT(first_sample, std::stoull(*start) + 1'500'000'000ull);
 }
 
+// Sampling that starts late still knows the command's name and mappings:
+// without sideband during the delay every frame was [unknown] and the
+// command showed as ":PID".
+TEST_F(TargetsTest, DelayedRecordingNamesFunctionsLikeAnImmediateOne) {
+  const std::string data = dir_ / "delay-names.data";
+  const RunResult rec =
+      RunTool({kRecord, "-e", "cpu-clock", "-D", "100", "-o", data, "--", kSplit, "0.8"}, dir_);
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  const RunResult rep = RunTool({kReport, "-i", data, "--no-children", "--sort", "comm,sym"}, dir_);
+  ASSERT_EQ(rep.exit_code, 0) << rep.err;
+  EXPECT_EQ(rep.out.find("[unknown]"), std::string::npos) << rep.out;
+  const auto sixty = OverheadOfRow(rep.out, {"split", "compute_sixty"});
+  const auto thirty = OverheadOfRow(rep.out, {"split", "compute_thirty"});
+  ASSERT_TRUE(sixty && thirty) << rep.out;
+  EXPECT_NEAR(*sixty, 60, 10) << rep.out;
+  EXPECT_NEAR(*thirty, 30, 8) << rep.out;
+  // The dummy that carried the sideband has no section of its own.
+  EXPECT_EQ(rep.out.find("dummy"), std::string::npos) << rep.out;
+}
+
+// The same for a running process: the tracking event is on from the start.
+TEST_F(TargetsTest, DelayedAttachNamesFunctions) {
+  const pid_t target = Start({kSplit, "3"}, dir_, "target");
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  const std::string data = dir_ / "delay-attach.data";
+  const RunResult rec = RunTool({kRecord, "-e", "cpu-clock", "-D", "200", "--duration", "0.6", "-p",
+                                 std::to_string(target), "-o", data},
+                                dir_);
+  kill(target, SIGKILL);
+  Wait(target, dir_, "target");
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  const RunResult rep = RunTool({kReport, "-i", data, "--no-children", "--sort", "comm,sym"}, dir_);
+  ASSERT_EQ(rep.exit_code, 0) << rep.err;
+  EXPECT_GT(SampleCount(rep.out), 0) << rep.out;
+  EXPECT_TRUE(OverheadOfRow(rep.out, {"split", "compute_sixty"})) << rep.out;
+}
+
 // A one-page buffer at a high rate with call chains overflows; the loss the
 // recorder reports and the loss the report shows must be the same number,
 // and it must not be zero.
 TEST_F(TargetsTest, OverloadLossIsCountedNotHidden) {
   const std::string data = dir_ / "lost.data";
-  const RunResult rec = RunTool(
-      {kRecord, "-g", "-m", "1", "-F", "max", "-o", data, "--", kSplit, "1"}, dir_);
+  const RunResult rec =
+      RunTool({kRecord, "-g", "-m", "1", "-F", "max", "-o", data, "--", kSplit, "1"}, dir_);
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
   std::smatch m;
   ASSERT_TRUE(std::regex_search(rec.err, m, std::regex("samples, ([0-9]+) lost"))) << rec.err;
@@ -189,7 +228,8 @@ size_t CountRecords(const std::string& path, uint32_t type) {
     auto payload = reader->ReadPayload(chunk);
     EXPECT_TRUE(payload);
     if (!payload) continue;
-    ForEachRecord(payload->bytes(), [&](const perf_event_header& h, auto) { count += h.type == type; });
+    ForEachRecord(payload->bytes(),
+                  [&](const perf_event_header& h, auto) { count += h.type == type; });
   }
   return count;
 }

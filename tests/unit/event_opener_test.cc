@@ -86,6 +86,51 @@ TEST(EventOpenerTest, RingRecordsLeaveTheCpuToTheWriter) {
   EXPECT_EQ(big->DescribeFile()[0].attr.sample_type, big->Describe()[0].attr.sample_type);
 }
 
+// Without -D the first event tracks the sideband and every leader is turned
+// on by the exec.
+TEST(EventOpenerTest, FirstEventTracksTheSidebandWithoutDelay) {
+  const auto events = Described("cpu-clock,page-faults", SamplingDefaults{});
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_TRUE(events[0].attr.mmap2 && events[0].attr.comm && events[0].attr.task);
+  EXPECT_FALSE(events[1].attr.mmap2 || events[1].attr.comm || events[1].attr.task);
+  EXPECT_TRUE(events[0].attr.enable_on_exec);
+  EXPECT_TRUE(events[1].attr.enable_on_exec);
+}
+
+// -D: sampling starts late, but the exec's COMM and the MMAP2s before the
+// delay ends are needed to name anything; a dummy event, on from the exec,
+// carries them (the sampling events wait, off, for the delay).
+TEST(EventOpenerTest, DelayedSamplingKeepsTheSidebandFlowing) {
+  SamplingDefaults defaults = WithCallGraph("dwarf,4096");
+  defaults.delayed = true;
+  const auto events = Described("{cpu-clock,task-clock}:S", defaults);
+  ASSERT_EQ(events.size(), 3u);
+  const perf_event_attr& dummy = events[2].attr;
+  EXPECT_EQ(events[2].name, "dummy");
+  EXPECT_EQ(dummy.type, uint32_t{PERF_TYPE_SOFTWARE});
+  EXPECT_EQ(dummy.config, uint64_t{PERF_COUNT_SW_DUMMY});
+  EXPECT_TRUE(dummy.mmap && dummy.mmap2 && dummy.comm && dummy.comm_exec && dummy.task);
+  EXPECT_TRUE(dummy.disabled);
+  EXPECT_TRUE(dummy.enable_on_exec);
+  EXPECT_TRUE(dummy.sample_id_all);
+  for (size_t i = 0; i < 2; ++i) {
+    SCOPED_TRACE(events[i].name);
+    EXPECT_FALSE(events[i].attr.mmap || events[i].attr.mmap2 || events[i].attr.comm ||
+                 events[i].attr.task);
+    EXPECT_FALSE(events[i].attr.enable_on_exec);
+    // The same record layout as the dummy's, so sideband parses alike.
+    EXPECT_EQ(events[i].attr.sample_type & ~uint64_t{PERF_SAMPLE_READ}, dummy.sample_type);
+  }
+  EXPECT_TRUE(events[0].attr.disabled);   // the leader waits for the delay
+  EXPECT_FALSE(events[1].attr.disabled);  // the member follows it
+
+  // A user-only recording's dummy is user-only too.
+  auto user = Described("cpu-clock:u", defaults);
+  ASSERT_EQ(user.size(), 2u);
+  EXPECT_EQ(user[1].name, "dummy:u");
+  EXPECT_TRUE(user[1].attr.exclude_kernel);
+}
+
 TEST(EventOpenerTest, DwarfModeReachesEveryEvent) {
   const auto events = Described("cpu-clock,page-faults", WithCallGraph("dwarf,4000"));
   ASSERT_EQ(events.size(), 2u);
