@@ -188,7 +188,7 @@ Result<EventOpener> EventOpener::Create(std::vector<EventSpec> specs,
     // quarter meant 1,150 wakeups a second and twice perf's recorder CPU
     // for the wakeups alone; the half left as headroom suffices because the
     // draining thread asks for a short scheduler slice and so runs as soon
-    // as it is woken (record_session.cc, RequestShortSlice).
+    // as it is woken (ring_drainer.cc, RequestShortSlice).
     attr.watermark = 1;
     attr.wakeup_watermark =
         static_cast<uint32_t>(defaults.mmap_pages * static_cast<size_t>(sysconf(_SC_PAGESIZE)) / 2);

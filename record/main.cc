@@ -12,7 +12,7 @@
 #include "libsample/event_spec.h"
 #include "libsample/option_number.h"
 #include "libsample/perf_event.h"
-#include "record/record_session.h"
+#include "record/recorder.h"
 
 namespace po = boost::program_options;
 

@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "record/record_session.h"
+#include "record/recorder.h"
 
 namespace sample::record {
 

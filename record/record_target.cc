@@ -1,15 +1,19 @@
 #include "record/record_target.h"
 
 #include <dirent.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <charconv>
+#include <cstdio>
 #include <fstream>
 
 #include <fmt/format.h>
 
 #include "libsample/comma_list.h"
 #include "libsample/cpu_list.h"
+#include "libsample/unique_fd.h"
 
 namespace sample::record {
 namespace {
@@ -31,7 +35,32 @@ std::optional<pid_t> ProcessOfThread(pid_t tid) {
   return std::nullopt;
 }
 
+// A task is gone once it is a zombie: kill(pid, 0) still succeeds then, but
+// it will never run again. State is the field after the ")" of the comm.
+bool TaskGone(pid_t pid) {
+  char path[64];
+  snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+  UniqueFd fd(open(path, O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) return true;
+  char buffer[512];
+  const ssize_t n = read(fd.get(), buffer, sizeof(buffer) - 1);
+  if (n <= 0) return true;
+  const std::string_view stat(buffer, static_cast<size_t>(n));
+  const size_t paren = stat.rfind(')');
+  if (paren == std::string_view::npos || paren + 2 >= stat.size()) return false;
+  const char state = stat[paren + 2];
+  return state == 'Z' || state == 'X';
+}
+
 }  // namespace
+
+bool TargetsGone(const RecordTarget& target) {
+  if (target.kind != TargetKind::kProcesses && target.kind != TargetKind::kThreads) return false;
+  for (pid_t pid : target.kind == TargetKind::kProcesses ? target.processes : target.threads) {
+    if (!TaskGone(pid)) return false;
+  }
+  return true;
+}
 
 Result<std::vector<pid_t>> ParseIdList(const std::string& text, const char* what) {
   std::vector<pid_t> ids;
@@ -76,8 +105,8 @@ Result<RecordTarget> ResolveTarget(const TargetOptions& options) {
     if (!selected) return tl::unexpected(selected.error());
     for (int cpu : *selected) {
       if (!std::binary_search(online->begin(), online->end(), cpu)) {
-        return Fail(fmt::format("CPU {} in -C {} is not online (online: {})", cpu,
-                                options.cpu_list, fmt::join(*online, ",")));
+        return Fail(fmt::format("CPU {} in -C {} is not online (online: {})", cpu, options.cpu_list,
+                                fmt::join(*online, ",")));
       }
     }
     target.cpus = *selected;

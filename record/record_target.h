@@ -22,18 +22,18 @@ enum class TargetKind { kCommand, kProcesses, kThreads, kCpus };
 
 struct TargetOptions {
   std::vector<std::string> command;
-  std::string pids;        // -p
-  std::string tids;        // -t
-  bool all_cpus = false;   // -a
-  std::string cpu_list;    // -C
+  std::string pids;             // -p
+  std::string tids;             // -t
+  bool all_cpus = false;        // -a
+  std::string cpu_list;         // -C
   std::optional<bool> inherit;  // --no-inherit / --inherit; default per kind
 };
 
 struct RecordTarget {
   TargetKind kind = TargetKind::kCommand;
-  std::vector<int> cpus;          // CPUs to open events on
-  std::vector<pid_t> processes;   // -p: the processes; -t: their owning processes
-  std::vector<pid_t> threads;     // the pids to open events with (-1 for kCpus)
+  std::vector<int> cpus;         // CPUs to open events on
+  std::vector<pid_t> processes;  // -p: the processes; -t: their owning processes
+  std::vector<pid_t> threads;    // the pids to open events with (-1 for kCpus)
   bool inherit = true;
   // Processes whose /proc state must be synthesized at start (empty for a
   // command, every process for kCpus).
@@ -46,6 +46,11 @@ Result<RecordTarget> ResolveTarget(const TargetOptions& options);
 
 // Thread ids of a running process, from /proc/PID/task.
 Result<std::vector<pid_t>> ThreadsOf(pid_t pid);
+
+// Whether every process (-p) or thread (-t) of the target has ended (a
+// zombie counts as ended: it will never run again). Always false for a
+// command (its end comes as SIGCHLD) and for CPUs.
+bool TargetsGone(const RecordTarget& target);
 
 // Parses "1,2,3" into ids; errors name the bad part.
 Result<std::vector<pid_t>> ParseIdList(const std::string& text, const char* what);

@@ -1,11 +1,10 @@
-#include "record/record_session.h"
+#include "record/recorder.h"
 
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -33,13 +32,13 @@
 #include "record/postmortem_facts.h"
 #include "record/proc_synthesis.h"
 #include "record/record_summary.h"
+#include "record/ring_drainer.h"
 
 namespace sample::record {
 namespace {
 
-// A chunk goes to the writer when it reaches this size or this age, so a
-// killed recorder loses at most the last half second.
-constexpr size_t kChunkBytes = 4 << 20;
+// A chunk goes to the writer when it is full (RingDrainer) or this old, so
+// a killed recorder loses at most the last half second.
 constexpr uint64_t kChunkMaxAgeNs = 500'000'000;
 constexpr uint64_t kStatusIntervalNs = 500'000'000;
 constexpr uint64_t kFlushRetryNs = 1'000'000;
@@ -47,74 +46,52 @@ constexpr uint64_t kFlushRetryNs = 1'000'000;
 // target): each wakeup would cost a file open per target.
 constexpr uint64_t kTargetCheckIntervalNs = 100'000'000;
 
-// The draining thread asks the scheduler for the shortest time slice
-// (EEVDF, Linux 6.6+: sched_attr.sched_runtime of a SCHED_OTHER thread is
-// its slice, clamped to 0.1-100 ms, and since 6.12 a shorter slice lets a
-// waking thread preempt the running one). A ring-buffer wakeup then runs
-// the drain at once instead of after the busy target's slice, which is
-// what small buffers (-m 8: ~6 ms of samples at 50 kHz) need to lose
-// nothing. Unprivileged; policy and nice stay as they were; threads
-// started earlier (the writer) and later (none) keep the default. Older
-// kernels reject or ignore it, which changes nothing.
-void RequestShortSlice() {
-  struct SchedAttr {  // struct sched_attr, SCHED_ATTR_SIZE_VER0
-    uint32_t size;
-    uint32_t sched_policy;
-    uint64_t sched_flags;
-    int32_t sched_nice;
-    uint32_t sched_priority;
-    uint64_t sched_runtime;
-    uint64_t sched_deadline;
-    uint64_t sched_period;
-  };
-  SchedAttr attr{};
-  if (syscall(SYS_sched_getattr, 0, &attr, sizeof(attr), 0) != 0) return;
-  if (attr.sched_policy != SCHED_OTHER) return;  // leave batch, idle, RT alone
-  attr.size = sizeof(attr);
-  attr.sched_flags = 0x01;  // SCHED_FLAG_RESET_ON_FORK
-  attr.sched_runtime = 100'000;
-  (void)syscall(SYS_sched_setattr, 0, &attr, 0);
-}
+// How a recording ended: the command's wait status (when there is a
+// command and it ended), the stop signal that arrived, if any.
+struct StopCause {
+  bool child_done = false;
+  int child_status = 0;
+  int stop_signal = 0;
+};
 
+// One recording. Run() is the three stages: Prepare (target, output file,
+// command held before exec, events, the file's first chunks), Record (the
+// draining loop, until the target ends, the duration runs out or a signal
+// arrives) and Finish (the last drain, the command's end, the trailer).
+// A failure at any stage goes through Abandon, the one exit that stops the
+// command and leaves either a finished file or none.
 class Recorder {
  public:
   explicit Recorder(const RecordOptions& options) : options_(options) {}
   Result<RecordSummary> Run();
 
  private:
+  Result<void> Prepare();
   Result<void> OpenEvents();
+  Result<StopCause> Record();
   Result<void> Start();
   Result<void> StartSampling();
-  void DrainAll();
-  void Account(size_t cpu_index, std::span<const std::byte> bytes);
-  bool FlushChunk(bool wait);
-  bool TargetsGone() const;
+  void StopAndDrain();
   void ShowStatus(uint64_t now);
-  Result<RecordSummary> Finish(int child_status);
+  int EndCommand(const StopCause& cause);
+  Result<RecordSummary> Finish(int exit_status);
+  Result<RecordSummary> Abandon(Error error);
 
   const RecordOptions& options_;
   RecordTarget target_;
   std::optional<EventOpener> opener_;
-  EventTable table_;        // to parse records by the event that wrote them
-  perf_event_attr attr_{};  // the first event's: time and trailer layout are common to all
-  std::vector<CpuCounters> counters_;
   std::unique_ptr<format::SampleFileWriter> writer_;
   std::optional<CommandLauncher> launcher_;
+  pid_t child_ = -1;  // the command, once launched
+  sigset_t original_mask_{};
+  UniqueFd signal_fd_;  // stop signals and SIGCHLD
   PostmortemFacts facts_;
   bool status_line_ = false;
+  bool started_ = false;  // events on: from here a failure keeps the file
   uint64_t start_ns_ = 0;
   uint64_t last_status_ns_ = 0;
 
-  std::vector<std::byte> chunk_;
-  std::vector<format::CpuRun> chunk_cpus_;  // whose ring each part of chunk_ came from
-  size_t chunk_capacity_ = 0;
-  uint64_t chunk_records_ = 0;
-  uint64_t chunk_time_min_ = UINT64_MAX;
-  uint64_t chunk_time_max_ = 0;
-  uint64_t total_records_ = 0;
-  uint32_t sample_time_offset_ = 0;  // for the writer's time deltas; 0: none
-  uint64_t first_time_ = UINT64_MAX;
-  uint64_t last_time_ = 0;
+  std::optional<RingDrainer> drainer_;  // once the events are open
 };
 
 Result<void> Recorder::OpenEvents() {
@@ -161,16 +138,7 @@ Result<void> Recorder::OpenEvents() {
     }
     opened = open("cpu-clock");
   }
-  if (!opened) return opened;
-  attr_ = opener_->first_attr();
-  table_ = EventTable(opener_->Describe());
-  // Sample times are stored as deltas only where every event puts them at
-  // the same place (the writer rewrites them without looking events up).
-  sample_time_offset_ = SampleTimeOffset(attr_);
-  for (const EventDesc& e : table_.events()) {
-    if (SampleTimeOffset(e.attr) != sample_time_offset_) sample_time_offset_ = 0;
-  }
-  return {};
+  return opened;
 }
 
 // Turns the events on (unless enable_on_exec does it; with -D only the
@@ -182,9 +150,11 @@ Result<void> Recorder::Start() {
   const uint64_t now = MonotonicNowNs();
   auto enabled = options_.delay_ms == 0 ? opener_->EnableAll() : opener_->EnableTracking();
   if (!enabled) return enabled;
+  started_ = true;
   if (target_.kind == TargetKind::kCommand) return {};
   std::vector<std::byte> synthesized;
-  ProcSynthesizer synthesizer(attr_, opener_->events().front().id(), now);
+  const perf_event_attr& attr = opener_->first_attr();
+  ProcSynthesizer synthesizer(attr, opener_->events().front().id(), now);
   if (target_.synthesize_all) {
     synthesizer.AddAllProcesses(synthesized);
   } else {
@@ -192,7 +162,7 @@ Result<void> Recorder::Start() {
   }
   const auto counts = synthesizer.counts();
   ForEachRecord(synthesized, [&](const perf_event_header& h, std::span<const std::byte> r) {
-    facts_.Observe(h, r, attr_);
+    facts_.Observe(h, r, attr);
   });
   format::RecordsChunk chunk;
   chunk.record_count = counts.threads + counts.mappings;
@@ -201,135 +171,18 @@ Result<void> Recorder::Start() {
   chunk.cpu_runs.push_back({synthesized.size(), 0});  // CPU 0, as perf's synthesized records
   chunk.records = std::move(synthesized);
   writer_->SubmitRecords(std::move(chunk));
-  total_records_ += counts.threads + counts.mappings;
+  drainer_->CountWritten(counts.threads + counts.mappings);
   return {};
 }
 
 // -D: the delay is over.
 Result<void> Recorder::StartSampling() { return opener_->EnableAll(); }
 
-void Recorder::Account(size_t cpu_index, std::span<const std::byte> bytes) {
-  CpuCounters& c = counters_[cpu_index];
-  ForEachRecord(bytes, [&](const perf_event_header& header, std::span<const std::byte> record) {
-    ++chunk_records_;
-    const uint64_t time = RecordTime(record, attr_);
-    if (time != 0) {
-      chunk_time_min_ = std::min(chunk_time_min_, time);
-      chunk_time_max_ = std::max(chunk_time_max_, time);
-    }
-    switch (header.type) {
-      case PERF_RECORD_SAMPLE:
-        ++c.samples;
-        // Only kernel-mode samples hold kernel addresses worth noting; the
-        // event lookup (layouts differ between events) is paid only for them.
-        if ((header.misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL) {
-          if (auto event = table_.EventIndexFor(record)) {
-            facts_.Observe(header, record, table_.events()[*event].attr);
-          }
-        }
-        break;
-      case PERF_RECORD_MMAP2:
-        facts_.Observe(header, record, attr_);
-        break;
-      case PERF_RECORD_LOST:
-        if (auto lost = ParseLost(record, attr_)) {
-          c.lost_samples += lost->lost;
-          ++c.lost_records;
-        }
-        break;
-      case PERF_RECORD_LOST_SAMPLES:
-        if (auto lost = ParseLostSamples(record, attr_)) c.dropped_samples += lost->lost;
-        break;
-      case PERF_RECORD_THROTTLE:
-        ++c.throttles;
-        break;
-      default:
-        break;
-    }
-  });
-}
-
-void Recorder::DrainAll() {
-  auto& events = opener_->events();
-  const auto& owners = opener_->ring_owners();
-  for (size_t cpu = 0; cpu < owners.size(); ++cpu) {
-    const size_t before = chunk_.size();
-    if (events[owners[cpu]].ring().Drain(chunk_) != 0) {
-      Account(cpu, std::span<const std::byte>(chunk_).subspan(before));
-      const auto ring_cpu = static_cast<uint32_t>(target_.cpus[cpu]);
-      if (!chunk_cpus_.empty() && chunk_cpus_.back().cpu == ring_cpu) {
-        chunk_cpus_.back().end = chunk_.size();
-      } else {
-        chunk_cpus_.push_back({chunk_.size(), ring_cpu});
-      }
-    }
-  }
-}
-
-// Hands the chunk to the writer. While recording (`wait` false) this never
-// blocks: if the writer thread holds its lock, the chunk grows until the
-// next try.
-bool Recorder::FlushChunk(bool wait) {
-  if (chunk_.empty()) return true;
-  format::RecordsChunk chunk;
-  chunk.record_count = chunk_records_;
-  chunk.time_min = chunk_time_min_ == UINT64_MAX ? 0 : chunk_time_min_;
-  chunk.time_max = chunk_time_max_;
-  chunk.sample_time_offset = sample_time_offset_;
-  chunk.cpu_field = opener_->cpu_field();
-  chunk.cpu_runs = std::move(chunk_cpus_);  // the writer ignores them without cpu_field
-  chunk.records = std::move(chunk_);
-  if (wait) {
-    writer_->SubmitRecords(std::move(chunk));
-  } else if (!writer_->TrySubmitRecords(chunk)) {
-    chunk_ = std::move(chunk.records);
-    chunk_cpus_ = std::move(chunk.cpu_runs);
-    return false;
-  }
-  chunk_cpus_.clear();
-  total_records_ += chunk_records_;
-  if (chunk_time_min_ != UINT64_MAX) {
-    first_time_ = std::min(first_time_, chunk_time_min_);
-    last_time_ = std::max(last_time_, chunk_time_max_);
-  }
-  chunk_ = writer_->TakeSpareBuffer();
-  chunk_.reserve(chunk_capacity_);
-  chunk_records_ = 0;
-  chunk_time_min_ = UINT64_MAX;
-  chunk_time_max_ = 0;
-  return true;
-}
-
-// A task is gone once it is a zombie: kill(pid, 0) still succeeds then, but
-// it will never run again. State is the field after the ")" of the comm.
-bool TaskGone(pid_t pid) {
-  char path[64];
-  snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-  UniqueFd fd(open(path, O_RDONLY | O_CLOEXEC));
-  if (!fd.valid()) return true;
-  char buffer[512];
-  const ssize_t n = read(fd.get(), buffer, sizeof(buffer) - 1);
-  if (n <= 0) return true;
-  const std::string_view stat(buffer, static_cast<size_t>(n));
-  const size_t paren = stat.rfind(')');
-  if (paren == std::string_view::npos || paren + 2 >= stat.size()) return false;
-  const char state = stat[paren + 2];
-  return state == 'Z' || state == 'X';
-}
-
-bool Recorder::TargetsGone() const {
-  if (target_.kind != TargetKind::kProcesses && target_.kind != TargetKind::kThreads) return false;
-  for (pid_t pid : target_.kind == TargetKind::kProcesses ? target_.processes : target_.threads) {
-    if (!TaskGone(pid)) return false;
-  }
-  return true;
-}
-
 void Recorder::ShowStatus(uint64_t now) {
   if (!status_line_ || now - last_status_ns_ < kStatusIntervalNs) return;
   last_status_ns_ = now;
   uint64_t samples = 0, lost = 0;
-  for (const CpuCounters& c : counters_) {
+  for (const CpuCounters& c : drainer_->counters()) {
     samples += c.samples;
     lost += c.lost_samples + c.dropped_samples;
   }
@@ -356,20 +209,27 @@ int ShellStatus(int wait_status) {
 }
 
 Result<RecordSummary> Recorder::Run() {
+  if (auto prepared = Prepare(); !prepared) return Abandon(prepared.error());
+  auto stopped = Record();
+  if (!stopped) return Abandon(stopped.error());
+  StopAndDrain();
+  return Finish(EndCommand(*stopped));
+}
+
+Result<void> Recorder::Prepare() {
   auto target = ResolveTarget(options_.target);
   if (!target) return tl::unexpected(target.error());
   target_ = std::move(*target);
-  counters_.assign(target_.cpus.size(), {});
   status_line_ = !options_.quiet && isatty(STDERR_FILENO);
 
   // Stop signals and SIGCHLD arrive through a signalfd polled with the
   // ring buffers; a command gets the original mask back before exec.
-  sigset_t stop_signals, original;
+  sigset_t stop_signals;
   sigemptyset(&stop_signals);
   for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGCHLD}) sigaddset(&stop_signals, sig);
-  sigprocmask(SIG_BLOCK, &stop_signals, &original);
-  UniqueFd signal_fd(signalfd(-1, &stop_signals, SFD_CLOEXEC | SFD_NONBLOCK));
-  if (!signal_fd.valid()) return Fail(fmt::format("signalfd: {}", strerror(errno)));
+  sigprocmask(SIG_BLOCK, &stop_signals, &original_mask_);
+  signal_fd_ = UniqueFd(signalfd(-1, &stop_signals, SFD_CLOEXEC | SFD_NONBLOCK));
+  if (!signal_fd_.valid()) return Fail(fmt::format("signalfd: {}", strerror(errno)));
 
   if (auto moved = MoveOldOutput(options_.output); !moved) return tl::unexpected(moved.error());
   format::WriterOptions writer_options;
@@ -381,71 +241,54 @@ Result<RecordSummary> Recorder::Run() {
   if (!writer) return tl::unexpected(writer.error());
   writer_ = std::move(*writer);
 
-  pid_t child = -1;
   if (target_.kind == TargetKind::kCommand) {
-    auto launcher = CommandLauncher::Start(options_.target.command, original);
+    auto launcher = CommandLauncher::Start(options_.target.command, original_mask_);
     if (!launcher) return tl::unexpected(launcher.error());
-    child = launcher->pid();
+    child_ = launcher->pid();
     launcher_.emplace(std::move(*launcher));
-    target_.threads = {child};
+    target_.threads = {child_};
   }
-  auto abandon = [&](Error error) -> Result<RecordSummary> {
-    if (child > 0) {
-      kill(child, SIGKILL);
-      waitpid(child, nullptr, 0);
-    }
-    writer_.reset();
-    unlink(options_.output.c_str());
-    return tl::unexpected(std::move(error));
-  };
 
-  if (auto opened = OpenEvents(); !opened) return abandon(opened.error());
+  if (auto opened = OpenEvents(); !opened) return opened;
   writer_->Submit(format::ChunkType::kEvents, format::EncodeEvents(opener_->DescribeFile()));
   writer_->Submit(format::ChunkType::kMetadata,
                   format::EncodeMetadata(CollectHostFacts(options_.invocation)));
-  // A chunk is flushed once it reaches kChunkBytes after a DrainAll, which
-  // adds at most every ring's size: with room for that twice, a flush can be
-  // put off once (FlushChunk) without reallocating; put off longer, the
-  // chunk grows (a copy on the draining thread, but nothing lost).
-  chunk_capacity_ = kChunkBytes;
-  for (size_t owner : opener_->ring_owners()) {
-    chunk_capacity_ += 2 * opener_->events()[owner].ring().size();
-  }
-  chunk_.reserve(chunk_capacity_);
+  drainer_.emplace(*opener_, target_.cpus, *writer_, facts_);
+  return {};
+}
 
+Result<StopCause> Recorder::Record() {
   start_ns_ = MonotonicNowNs();
   if (launcher_) {
-    if (auto released = launcher_->Release(); !released) return abandon(released.error());
+    if (auto released = launcher_->Release(); !released) return tl::unexpected(released.error());
   }
-  uint64_t enable_at = start_ns_ + options_.delay_ms * 1000000;
-  if (auto ok = Start(); !ok) return abandon(ok.error());
-  bool started = options_.delay_ms == 0;
+  const uint64_t enable_at = start_ns_ + options_.delay_ms * 1000000;
+  if (auto ok = Start(); !ok) return tl::unexpected(ok.error());
+  bool sampling = options_.delay_ms == 0;
   const uint64_t stop_at =
       options_.duration_s > 0 ? enable_at + static_cast<uint64_t>(options_.duration_s * 1e9) : 0;
 
   std::vector<pollfd> fds;
-  fds.push_back({signal_fd.get(), POLLIN, 0});
+  fds.push_back({signal_fd_.get(), POLLIN, 0});
   for (size_t owner : opener_->ring_owners()) {
     fds.push_back({opener_->events()[owner].fd(), POLLIN, 0});
   }
 
-  bool child_done = false;
-  int child_status = 0;
-  int stop_signal = 0;
+  StopCause cause;
   uint64_t last_flush_ns = start_ns_;
   uint64_t last_target_check_ns = 0;
   const bool watching_targets =
       target_.kind == TargetKind::kProcesses || target_.kind == TargetKind::kThreads;
   RequestShortSlice();
-  while (!child_done && stop_signal == 0) {
+  while (!cause.child_done && cause.stop_signal == 0) {
     uint64_t now = MonotonicNowNs();
-    if (!started && now >= enable_at) {
-      if (auto ok = StartSampling(); !ok) return abandon(ok.error());
-      started = true;
+    if (!sampling && now >= enable_at) {
+      if (auto ok = StartSampling(); !ok) return tl::unexpected(ok.error());
+      sampling = true;
     }
     if (stop_at != 0 && now >= stop_at) break;
     uint64_t deadline = last_flush_ns + kChunkMaxAgeNs;
-    if (!started) deadline = std::min(deadline, enable_at);
+    if (!sampling) deadline = std::min(deadline, enable_at);
     if (stop_at != 0) deadline = std::min(deadline, stop_at);
     if (watching_targets)
       deadline = std::min(deadline, last_target_check_ns + kTargetCheckIntervalNs);
@@ -463,37 +306,74 @@ Result<RecordSummary> Recorder::Run() {
     }
     if (fds[0].revents & POLLIN) {
       signalfd_siginfo info;
-      while (read(signal_fd.get(), &info, sizeof(info)) == sizeof(info)) {
-        if (info.ssi_signo != SIGCHLD) stop_signal = static_cast<int>(info.ssi_signo);
+      while (read(signal_fd_.get(), &info, sizeof(info)) == sizeof(info)) {
+        if (info.ssi_signo != SIGCHLD) cause.stop_signal = static_cast<int>(info.ssi_signo);
       }
-      if (child > 0 && waitpid(child, &child_status, WNOHANG) == child) child_done = true;
+      if (child_ > 0 && waitpid(child_, &cause.child_status, WNOHANG) == child_) {
+        cause.child_done = true;
+      }
     }
     now = MonotonicNowNs();
-    if (hangup || now >= last_target_check_ns + kTargetCheckIntervalNs) {
+    if (watching_targets && (hangup || now >= last_target_check_ns + kTargetCheckIntervalNs)) {
       last_target_check_ns = now;
-      if (TargetsGone()) child_done = true;
+      if (TargetsGone(target_)) cause.child_done = true;
     }
-    DrainAll();
-    if (chunk_.size() >= kChunkBytes || now >= last_flush_ns + kChunkMaxAgeNs) {
+    drainer_->DrainAll();
+    if (drainer_->chunk_full() || now >= last_flush_ns + kChunkMaxAgeNs) {
       // When the writer holds its lock, try again in a millisecond (not at
       // once: the deadline has passed, and polling with no wait would spin
       // against the writer we wait for).
-      last_flush_ns = FlushChunk(/*wait=*/false) ? now : now - kChunkMaxAgeNs + kFlushRetryNs;
+      last_flush_ns = drainer_->Flush(/*wait=*/false) ? now : now - kChunkMaxAgeNs + kFlushRetryNs;
     }
     ShowStatus(now);
   }
+  return cause;
+}
 
-  // Stop counting, then take what is left in every buffer.
+// Stops counting, then takes what is left in every buffer.
+void Recorder::StopAndDrain() {
   for (PerfEvent& event : opener_->events()) (void)event.Disable();
-  DrainAll();
-  FlushChunk(/*wait=*/true);
-  if (child > 0 && !child_done) {
-    // Stopped by a signal or --duration: pass the signal on (a terminal's
-    // SIGINT reached the command already) and wait for the command to go.
-    if (stop_signal != SIGINT) kill(child, stop_signal != 0 ? stop_signal : SIGTERM);
-    waitpid(child, &child_status, 0);
+  drainer_->DrainAll();
+  drainer_->Flush(/*wait=*/true);
+}
+
+// Waits for the command to end and returns its exit status, shell-style
+// (0 without a command). Stopped by a signal or --duration, the command is
+// sent the signal (a terminal's SIGINT reached it already) or SIGTERM.
+int Recorder::EndCommand(const StopCause& cause) {
+  if (child_ <= 0) return 0;
+  int status = cause.child_status;
+  if (!cause.child_done) {
+    if (cause.stop_signal != SIGINT)
+      kill(child_, cause.stop_signal != 0 ? cause.stop_signal : SIGTERM);
+    waitpid(child_, &status, 0);
   }
-  return Finish(child > 0 ? ShellStatus(child_status) : 0);
+  child_ = -1;
+  return ShellStatus(status);
+}
+
+// The one way out after a failure: the command is killed (it must not run
+// on unobserved, or wait forever for its release), and the output is
+// finished if recording had started (what was recorded stays readable) or
+// removed if not.
+Result<RecordSummary> Recorder::Abandon(Error error) {
+  if (child_ > 0) {
+    kill(child_, SIGKILL);
+    waitpid(child_, nullptr, 0);
+    child_ = -1;
+  }
+  if (started_ && drainer_) {
+    StopAndDrain();
+    if (Finish(/*exit_status=*/1)) {
+      error.message += fmt::format(" ({} keeps what was recorded until then)", options_.output);
+      return tl::unexpected(std::move(error));
+    }
+  }
+  if (writer_) {
+    writer_.reset();
+    unlink(options_.output.c_str());
+  }
+  return tl::unexpected(std::move(error));
 }
 
 Result<RecordSummary> Recorder::Finish(int exit_status) {
@@ -507,10 +387,12 @@ Result<RecordSummary> Recorder::Finish(int exit_status) {
   if (!kernel_symbols.empty()) {
     writer_->Submit(format::ChunkType::kKernelSymbols, std::move(kernel_symbols));
   }
-  format::Trailer trailer = MakeTrailer(counters_);
-  trailer.header.record_count = total_records_;
-  trailer.header.start_clock_ns = first_time_ == UINT64_MAX ? 0 : first_time_;
-  trailer.header.end_clock_ns = last_time_;
+  format::Trailer trailer = MakeTrailer(drainer_->counters());
+  trailer.header.record_count = drainer_->records_written();
+  if (auto range = drainer_->time_range()) {
+    trailer.header.start_clock_ns = range->first;
+    trailer.header.end_clock_ns = range->second;
+  }
   if (auto finished = writer_->Finish(trailer); !finished) {
     return Fail(fmt::format("{}: {}", options_.output, finished.error().message));
   }
@@ -527,7 +409,7 @@ Result<RecordSummary> Recorder::Finish(int exit_status) {
   if (!options_.quiet) {
     if (!kernel_note.empty()) fmt::print(stderr, "sample-record: note: {}\n", kernel_note);
     if (!vdso_note.empty()) fmt::print(stderr, "sample-record: note: {}\n", vdso_note);
-    PrintSummary(summary, counters_, target_.cpus, options_);
+    PrintSummary(summary, drainer_->counters(), target_.cpus, options_);
   }
   return summary;
 }

@@ -1,4 +1,5 @@
-// RecordSession: one recording from start to a finalized file.
+// RunRecording: one recording from start to a finalized file (the Recorder
+// class in recorder.cc does it).
 //
 // Resolves the target (a command held before exec, running processes or
 // threads, or whole CPUs), opens one sampling event per (thread, CPU) with

@@ -1,0 +1,156 @@
+#include "record/ring_drainer.h"
+
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
+
+#include "libsample/perf_record.h"
+#include "libsample/record_walker.h"
+
+namespace sample::record {
+namespace {
+
+// A chunk goes to the writer when it reaches this size (or, the recorder's
+// rule, half a second of age).
+constexpr size_t kChunkBytes = 4 << 20;
+
+// Sample times are stored as deltas only where every event puts them at
+// the same place (the writer rewrites them without looking events up).
+uint32_t CommonSampleTimeOffset(const EventTable& table) {
+  if (table.events().empty()) return 0;
+  const uint32_t offset = SampleTimeOffset(table.events().front().attr);
+  for (const EventDesc& e : table.events()) {
+    if (SampleTimeOffset(e.attr) != offset) return 0;
+  }
+  return offset;
+}
+
+// A chunk is flushed once it reaches kChunkBytes after a DrainAll, which
+// adds at most every ring's size: with room for that twice, a flush can be
+// put off once (Flush without waiting) without reallocating; put off
+// longer, the chunk grows (a copy on the draining thread, but nothing lost).
+size_t ChunkCapacity(EventOpener& opener) {
+  size_t capacity = kChunkBytes;
+  for (size_t owner : opener.ring_owners()) capacity += 2 * opener.events()[owner].ring().size();
+  return capacity;
+}
+
+}  // namespace
+
+RingDrainer::RingDrainer(EventOpener& opener, std::vector<int> cpus,
+                         format::SampleFileWriter& writer, PostmortemFacts& facts)
+    : opener_(opener),
+      cpus_(std::move(cpus)),
+      writer_(writer),
+      facts_(facts),
+      table_(opener.Describe()),
+      attr_(opener.first_attr()),
+      counters_(cpus_.size()),
+      chunk_(ChunkCapacity(opener), opener.cpu_field(), CommonSampleTimeOffset(table_)) {}
+
+void RingDrainer::Account(size_t ring, std::span<const std::byte> bytes) {
+  CpuCounters& c = counters_[ring];
+  ForEachRecord(bytes, [&](const perf_event_header& header, std::span<const std::byte> record) {
+    chunk_.CountRecord(RecordTime(record, attr_));
+    switch (header.type) {
+      case PERF_RECORD_SAMPLE:
+        ++c.samples;
+        // Only kernel-mode samples hold kernel addresses worth noting; the
+        // event lookup (layouts differ between events) is paid only for them.
+        if ((header.misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL) {
+          if (auto event = table_.EventIndexFor(record)) {
+            facts_.Observe(header, record, table_.events()[*event].attr);
+          }
+        }
+        break;
+      case PERF_RECORD_MMAP2:
+        facts_.Observe(header, record, attr_);
+        break;
+      case PERF_RECORD_LOST:
+        if (auto lost = ParseLost(record, attr_)) {
+          c.lost_samples += lost->lost;
+          ++c.lost_records;
+        }
+        break;
+      case PERF_RECORD_LOST_SAMPLES:
+        if (auto lost = ParseLostSamples(record, attr_)) c.dropped_samples += lost->lost;
+        break;
+      case PERF_RECORD_THROTTLE:
+        ++c.throttles;
+        break;
+      default:
+        break;
+    }
+  });
+}
+
+void RingDrainer::DrainAll() {
+  auto& events = opener_.events();
+  const auto& owners = opener_.ring_owners();
+  for (size_t ring = 0; ring < owners.size(); ++ring) {
+    std::vector<std::byte>& buffer = chunk_.buffer();
+    const size_t before = buffer.size();
+    if (events[owners[ring]].ring().Drain(buffer) != 0) {
+      Account(ring, std::span<const std::byte>(buffer).subspan(before));
+      chunk_.Appended(before, static_cast<uint32_t>(cpus_[ring]));
+    }
+  }
+}
+
+bool RingDrainer::Flush(bool wait) {
+  if (chunk_.empty()) return true;
+  format::RecordsChunk chunk = chunk_.Take();
+  if (wait) {
+    writer_.SubmitRecords(std::move(chunk));
+  } else if (!writer_.TrySubmitRecords(chunk)) {
+    chunk_.Restore(std::move(chunk));
+    return false;
+  }
+  if (auto range = chunk_.time_range()) {
+    first_time_ = std::min(first_time_, range->first);
+    last_time_ = std::max(last_time_, range->second);
+  }
+  records_written_ += chunk_.records();
+  chunk_.Reset(writer_.TakeSpareBuffer());
+  return true;
+}
+
+// The draining thread asks the scheduler for the shortest time slice
+// (EEVDF, Linux 6.6+: sched_attr.sched_runtime of a SCHED_OTHER thread is
+// its slice, clamped to 0.1-100 ms, and since 6.12 a shorter slice lets a
+// waking thread preempt the running one). A ring-buffer wakeup then runs
+// the drain at once instead of after the busy target's slice, which is
+// what small buffers (-m 8: ~6 ms of samples at 50 kHz) need to lose
+// nothing. Unprivileged; policy and nice stay as they were; threads
+// started earlier (the writer) and later (none) keep the default. Older
+// kernels reject or ignore it, which changes nothing.
+void RequestShortSlice() {
+  struct SchedAttr {  // struct sched_attr, SCHED_ATTR_SIZE_VER0
+    uint32_t size;
+    uint32_t sched_policy;
+    uint64_t sched_flags;
+    int32_t sched_nice;
+    uint32_t sched_priority;
+    uint64_t sched_runtime;
+    uint64_t sched_deadline;
+    uint64_t sched_period;
+  };
+  SchedAttr attr{};
+  if (syscall(SYS_sched_getattr, 0, &attr, sizeof(attr), 0) != 0) return;
+  if (attr.sched_policy != SCHED_OTHER) return;  // leave batch, idle, RT alone
+  attr.size = sizeof(attr);
+  attr.sched_flags = 0x01;  // SCHED_FLAG_RESET_ON_FORK
+  attr.sched_runtime = 100'000;
+  (void)syscall(SYS_sched_setattr, 0, &attr, 0);
+}
+
+bool RingDrainer::chunk_full() const { return chunk_.size() >= kChunkBytes; }
+
+std::optional<std::pair<uint64_t, uint64_t>> RingDrainer::time_range() const {
+  if (first_time_ == UINT64_MAX) return std::nullopt;
+  return std::pair{first_time_, last_time_};
+}
+
+}  // namespace sample::record
