@@ -31,8 +31,8 @@ uint32_t Crc32(std::span<const std::byte> data, uint32_t crc) {
   while (n >= 4) {
     crc ^= static_cast<uint32_t>(p[0]) | static_cast<uint32_t>(p[1]) << 8 |
            static_cast<uint32_t>(p[2]) << 16 | static_cast<uint32_t>(p[3]) << 24;
-    crc = kTables[3][crc & 0xFF] ^ kTables[2][(crc >> 8) & 0xFF] ^
-          kTables[1][(crc >> 16) & 0xFF] ^ kTables[0][crc >> 24];
+    crc = kTables[3][crc & 0xFF] ^ kTables[2][(crc >> 8) & 0xFF] ^ kTables[1][(crc >> 16) & 0xFF] ^
+          kTables[0][crc >> 24];
     p += 4;
     n -= 4;
   }

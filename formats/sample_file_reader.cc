@@ -29,11 +29,9 @@ ZSTD_DCtx* ThreadDecompressionContext() {
 }  // namespace
 
 Result<SampleFileReader> SampleFileReader::Open(const std::string& path) {
-  auto file = MappedFile::Open(path);
-  if (!file) return tl::unexpected(file.error());
-  SampleFileReader reader(path, std::move(*file));
-  auto scanned = reader.Scan();
-  if (!scanned) return tl::unexpected(scanned.error());
+  TRY_ASSIGN(auto file, MappedFile::Open(path));
+  SampleFileReader reader(path, std::move(file));
+  TRY(reader.Scan());
   return reader;
 }
 
@@ -172,7 +170,7 @@ void SampleFileReader::AppendKeyValues(const ChunkRef& ref, uint64_t payload_off
 
 Result<Payload> SampleFileReader::ReadPayload(const ChunkRef& chunk) const {
   Payload payload;
-  if (auto read = ReadPayloadInto(chunk, payload); !read) return tl::unexpected(read.error());
+  TRY(ReadPayloadInto(chunk, payload));
   return payload;
 }
 

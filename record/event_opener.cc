@@ -194,9 +194,7 @@ Result<EventOpener> EventOpener::Create(std::vector<EventSpec> specs,
         static_cast<uint32_t>(defaults.mmap_pages * static_cast<size_t>(sysconf(_SC_PAGESIZE)) / 2);
     attrs.push_back(attr);
   }
-  if (auto fits = CheckBufferFitsStacks(attrs, defaults.mmap_pages); !fits) {
-    return tl::unexpected(fits.error());
-  }
+  TRY(CheckBufferFitsStacks(attrs, defaults.mmap_pages));
   // The CPU field goes in at one place for every event, or the kernel
   // writes it (the writer does not look records' events up). So it does
   // when a sample can come near 64 KiB (large stack copies, very deep

@@ -97,19 +97,17 @@ Result<RecordTarget> ResolveTarget(const TargetOptions& options) {
     return Fail("nothing to record: give a command, -p PID, -t TID, -a or -C CPUS");
   }
 
-  auto online = OnlineCpus();
-  if (!online) return tl::unexpected(online.error());
-  target.cpus = *online;
+  TRY_ASSIGN(auto online, OnlineCpus());
+  target.cpus = online;
   if (!options.cpu_list.empty()) {
-    auto selected = ParseCpuList(options.cpu_list);
-    if (!selected) return tl::unexpected(selected.error());
-    for (int cpu : *selected) {
-      if (!std::binary_search(online->begin(), online->end(), cpu)) {
+    TRY_ASSIGN(auto selected, ParseCpuList(options.cpu_list));
+    for (int cpu : selected) {
+      if (!std::binary_search(online.begin(), online.end(), cpu)) {
         return Fail(fmt::format("CPU {} in -C {} is not online (online: {})", cpu, options.cpu_list,
-                                fmt::join(*online, ",")));
+                                fmt::join(online, ",")));
       }
     }
-    target.cpus = *selected;
+    target.cpus = selected;
   }
 
   if (!options.command.empty()) {
@@ -117,21 +115,18 @@ Result<RecordTarget> ResolveTarget(const TargetOptions& options) {
     target.inherit = options.inherit.value_or(true);
   } else if (!options.pids.empty()) {
     target.kind = TargetKind::kProcesses;
-    auto pids = ParseIdList(options.pids, "process id");
-    if (!pids) return tl::unexpected(pids.error());
-    target.processes = *pids;
-    for (pid_t pid : *pids) {
-      auto threads = ThreadsOf(pid);
-      if (!threads) return tl::unexpected(threads.error());
-      target.threads.insert(target.threads.end(), threads->begin(), threads->end());
+    TRY_ASSIGN(auto pids, ParseIdList(options.pids, "process id"));
+    target.processes = pids;
+    for (pid_t pid : pids) {
+      TRY_ASSIGN(auto threads, ThreadsOf(pid));
+      target.threads.insert(target.threads.end(), threads.begin(), threads.end());
     }
     target.inherit = options.inherit.value_or(true);
   } else if (!options.tids.empty()) {
     target.kind = TargetKind::kThreads;
-    auto tids = ParseIdList(options.tids, "thread id");
-    if (!tids) return tl::unexpected(tids.error());
-    target.threads = *tids;
-    for (pid_t tid : *tids) {
+    TRY_ASSIGN(auto tids, ParseIdList(options.tids, "thread id"));
+    target.threads = tids;
+    for (pid_t tid : tids) {
       auto pid = ProcessOfThread(tid);
       if (!pid) return Fail(fmt::format("no thread {} (cannot read /proc/{}/status)", tid, tid));
       if (std::find(target.processes.begin(), target.processes.end(), *pid) ==

@@ -120,11 +120,9 @@ Result<void> Recorder::OpenEvents() {
   for (const std::string& e : options_.events) list += (list.empty() ? "" : ",") + e;
 
   auto open = [&](const std::string& text) -> Result<void> {
-    auto specs = ParseEventList(text, parse);
-    if (!specs) return tl::unexpected(specs.error());
-    auto opener = EventOpener::Create(std::move(*specs), defaults, target_);
-    if (!opener) return tl::unexpected(opener.error());
-    opener_.emplace(std::move(*opener));
+    TRY_ASSIGN(auto specs, ParseEventList(text, parse));
+    TRY_ASSIGN(auto opener, EventOpener::Create(std::move(specs), defaults, target_));
+    opener_.emplace(std::move(opener));
     return opener_->Open(target_);
   };
   auto opened = open(list);
@@ -217,9 +215,8 @@ Result<RecordSummary> Recorder::Run() {
 }
 
 Result<void> Recorder::Prepare() {
-  auto target = ResolveTarget(options_.target);
-  if (!target) return tl::unexpected(target.error());
-  target_ = std::move(*target);
+  TRY_ASSIGN(auto target, ResolveTarget(options_.target));
+  target_ = std::move(target);
   status_line_ = !options_.quiet && isatty(STDERR_FILENO);
 
   // Stop signals and SIGCHLD arrive through a signalfd polled with the
@@ -231,21 +228,19 @@ Result<void> Recorder::Prepare() {
   signal_fd_ = UniqueFd(signalfd(-1, &stop_signals, SFD_CLOEXEC | SFD_NONBLOCK));
   if (!signal_fd_.valid()) return Fail(fmt::format("signalfd: {}", strerror(errno)));
 
-  if (auto moved = MoveOldOutput(options_.output); !moved) return tl::unexpected(moved.error());
+  TRY(MoveOldOutput(options_.output));
   format::WriterOptions writer_options;
   writer_options.zstd_level = options_.zstd_level;
   // Compression yields to the draining thread (and to the target): a 4 MiB
   // chunk takes milliseconds of zstd, as long as a small buffer lasts.
   writer_options.nice_increment = 10;
-  auto writer = format::SampleFileWriter::Create(options_.output, writer_options);
-  if (!writer) return tl::unexpected(writer.error());
-  writer_ = std::move(*writer);
+  TRY_ASSIGN(auto writer, format::SampleFileWriter::Create(options_.output, writer_options));
+  writer_ = std::move(writer);
 
   if (target_.kind == TargetKind::kCommand) {
-    auto launcher = CommandLauncher::Start(options_.target.command, original_mask_);
-    if (!launcher) return tl::unexpected(launcher.error());
-    child_ = launcher->pid();
-    launcher_.emplace(std::move(*launcher));
+    TRY_ASSIGN(auto launcher, CommandLauncher::Start(options_.target.command, original_mask_));
+    child_ = launcher.pid();
+    launcher_.emplace(std::move(launcher));
     target_.threads = {child_};
   }
 
@@ -260,10 +255,10 @@ Result<void> Recorder::Prepare() {
 Result<StopCause> Recorder::Record() {
   start_ns_ = MonotonicNowNs();
   if (launcher_) {
-    if (auto released = launcher_->Release(); !released) return tl::unexpected(released.error());
+    TRY(launcher_->Release());
   }
   const uint64_t enable_at = start_ns_ + options_.delay_ms * 1000000;
-  if (auto ok = Start(); !ok) return tl::unexpected(ok.error());
+  TRY(Start());
   bool sampling = options_.delay_ms == 0;
   const uint64_t stop_at =
       options_.duration_s > 0 ? enable_at + static_cast<uint64_t>(options_.duration_s * 1e9) : 0;
@@ -283,7 +278,7 @@ Result<StopCause> Recorder::Record() {
   while (!cause.child_done && cause.stop_signal == 0) {
     uint64_t now = MonotonicNowNs();
     if (!sampling && now >= enable_at) {
-      if (auto ok = StartSampling(); !ok) return tl::unexpected(ok.error());
+      TRY(StartSampling());
       sampling = true;
     }
     if (stop_at != 0 && now >= stop_at) break;

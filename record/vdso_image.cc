@@ -40,10 +40,9 @@ Result<uintptr_t> MappingEnd(uintptr_t start) {
 Result<std::vector<std::byte>> ReadOwnVdsoImage() {
   const uintptr_t start = getauxval(AT_SYSINFO_EHDR);
   if (start == 0) return Fail("this process has no vDSO (AT_SYSINFO_EHDR is 0)");
-  auto end = MappingEnd(start);
-  if (!end) return tl::unexpected(end.error());
+  TRY_ASSIGN(auto end, MappingEnd(start));
   const auto* image = reinterpret_cast<const std::byte*>(start);
-  const size_t size = *end - start;
+  const size_t size = end - start;
   if (size < EI_NIDENT || std::memcmp(image, ELFMAG, SELFMAG) != 0) {
     return Fail(fmt::format("the vDSO at {:#x} ({} bytes) is not an ELF image", start, size));
   }
