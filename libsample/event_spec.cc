@@ -161,6 +161,9 @@ bool Resolver::IsEventOfSomePmu(std::string_view name) {
                      [&](const Pmu& pmu) { return pmu.FindEvent(name) != nullptr; });
 }
 
+// The kernel's dynamic probe PMUs: each event is one probed place.
+bool IsProbePmu(std::string_view name) { return name == "uprobe" || name == "kprobe"; }
+
 bool IsPlainEvent(std::string_view name) {
   return FindGenericEvent(name) != nullptr || ParseCacheEvent(name) || ParseRawEvent(name);
 }
@@ -208,6 +211,10 @@ Result<EventSpec> Resolver::Resolve(const RawEvent& raw) {
     }
   }
   const bool tracepoint = resolved.tracepoint;
+  // Also tracepoint/config=N/ and the probe PMUs written with terms.
+  spec.every_hit = spec.attr.type == PERF_TYPE_TRACEPOINT ||
+                   spec.attr.type == PERF_TYPE_BREAKPOINT || !spec.uprobe_path.empty() ||
+                   (resolved.pmu != nullptr && IsProbePmu(resolved.pmu->name()));
   if (auto done = ApplyTerms(raw, std::move(resolved), &spec); !done) {
     return tl::unexpected(done.error());
   }

@@ -47,8 +47,14 @@ struct EventSpec {
   // sample_freq, only when a term gives them. Everything else is zero: size
   // and the sampling flags are the recorder's.
   perf_event_attr attr{};
-  bool period_given = false;                // a period=N term
-  bool freq_given = false;                  // a freq=N term
+  bool period_given = false;  // a period=N term
+  bool freq_given = false;    // a freq=N term
+  // Tracepoints, breakpoints and uprobe/kprobe PMU events count
+  // occurrences that each matter (a syscall, a write to a variable, a call):
+  // unless -c, -F or a period/freq term says otherwise they sample every
+  // hit (period 1), as perf does, not at the recording's frequency, which
+  // would keep a handful of a thousand calls.
+  bool every_hit = false;
   std::optional<CallGraphMode> call_graph;  // a call-graph=fp|dwarf|no term
   std::optional<uint32_t> stack_size;       // a stack-size=N term, checked and rounded to 8
   int group_index = -1;       // -1: not in a group; else its group's index (0, 1, ...)
