@@ -81,6 +81,9 @@ int ListEvents(const std::string& glob) {
     if (hardware && !Opens(name)) continue;
     std::cout << name << "\n";
   }
+  for (const sample::EventForm& form : sample::ParametrizedEventForms({})) {
+    std::cout << fmt::format("{:<32}{}\n", form.syntax, form.description);
+  }
   return 0;
 }
 
