@@ -1,6 +1,8 @@
 // End to end: event kinds beyond the default timer, recorded and reported.
 #include <stdlib.h>
+#include <unistd.h>
 
+#include <fstream>
 #include <regex>
 
 #include <gtest/gtest.h>
@@ -114,6 +116,61 @@ TEST_F(EventsTest, TracepointSamplesAreKernelFunctions) {
   const auto schedule = OverheadOfRow(rep.out, {"[k] __schedule"});
   ASSERT_TRUE(schedule) << rep.out;
   EXPECT_EQ(*schedule, 100.0) << rep.out;
+}
+
+// A cgroup v2 directory of its own, removed (once empty) on destruction; the
+// kernel counts cgroup-switches only between tasks of different cgroups.
+class ScratchCgroup {
+ public:
+  ScratchCgroup() {
+    std::ifstream mounts("/proc/mounts");
+    std::string device, mount_point, type, rest;
+    while (mounts >> device >> mount_point >> type && std::getline(mounts, rest)) {
+      if (type != "cgroup2") continue;
+      std::string pattern = mount_point + "/sample-e2e-XXXXXX";
+      // mkdtemp makes the directory, which in cgroupfs makes the cgroup.
+      if (mkdtemp(pattern.data()) != nullptr) {
+        path_ = pattern;
+        return;
+      }
+    }
+  }
+  ~ScratchCgroup() {
+    if (!path_.empty()) rmdir(path_.c_str());
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+TEST_F(EventsTest, CgroupSwitchesRecords) {
+  const std::string workload = "sleep 0.01; sleep 0.01; sleep 0.01";
+  const RunResult rec = RunTool(
+      {kRecord, "-e", "cgroup-switches", "-o", dir_ / "cg.data", "--", "/bin/sh", "-c", workload},
+      dir_);
+  if (rec.exit_code != 0 && rec.err.find("perf_event_open") != std::string::npos) {
+    GTEST_SKIP() << "the kernel refuses cgroup-switches (Linux 5.13+): " << rec.err;
+  }
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  const RunResult rep = RunTool({kReport, "-i", dir_ / "cg.data"}, dir_);
+  ASSERT_EQ(rep.exit_code, 0) << rep.err;
+  EXPECT_NE(rep.out.find("of event 'cgroup-switches'"), std::string::npos) << rep.out;
+
+  // Switches happen between the recorded tasks and others (idle, at least)
+  // only when they are in a cgroup of their own.
+  const ScratchCgroup cgroup;
+  if (cgroup.path().empty()) {
+    GTEST_SKIP() << "recorded, but no cgroup v2 directory could be made to give the workload "
+                    "a cgroup of its own, so there are no cgroup switches to count";
+  }
+  const RunResult in_cgroup = RunTool(
+      {"/bin/sh", "-c", "echo $$ > \"$0/cgroup.procs\" && exec \"$@\"", cgroup.path(), kRecord,
+       "-e", "cgroup-switches", "-o", dir_ / "cg2.data", "--", "/bin/sh", "-c", workload},
+      dir_);
+  ASSERT_EQ(in_cgroup.exit_code, 0) << in_cgroup.err;
+  const RunResult counted = RunTool({kReport, "-i", dir_ / "cg2.data"}, dir_);
+  EXPECT_GE(SampleCount(counted.out), 3) << counted.out;  // one sleep at least each
 }
 
 TEST_F(EventsTest, EachEventGetsItsOwnSection) {
