@@ -1,7 +1,9 @@
 // End to end: event kinds beyond the default timer, recorded and reported.
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 #include <regex>
 
@@ -171,6 +173,50 @@ TEST_F(EventsTest, CgroupSwitchesRecords) {
   ASSERT_EQ(in_cgroup.exit_code, 0) << in_cgroup.err;
   const RunResult counted = RunTool({kReport, "-i", dir_ / "cg2.data"}, dir_);
   EXPECT_GE(SampleCount(counted.out), 3) << counted.out;  // one sleep at least each
+}
+
+// An unprivileged user asking for a tracepoint while tracefs is mounted
+// root-only (its default mode, 0700) is told exactly that, not that tracefs
+// is not mounted. Runs the recorder as nobody from a copy in a directory
+// nobody can reach (the checkout may be in a private one).
+TEST_F(EventsTest, RootOnlyTracefsIsNotCalledUnmounted) {
+  const std::string tracing = "/sys/kernel/tracing";
+  struct stat st {};
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to run the recorder as another user";
+  if (stat((tracing + "/events").c_str(), &st) != 0) {
+    GTEST_SKIP() << "no tracefs mounted at " << tracing;
+  }
+  stat(tracing.c_str(), &st);
+  if ((st.st_mode & 0005) != 0) {
+    GTEST_SKIP() << tracing << " is readable by others here (mode " << std::oct
+                 << (st.st_mode & 07777) << "): nothing to diagnose";
+  }
+  const std::string setpriv = "/usr/bin/setpriv";
+  if (access(setpriv.c_str(), X_OK) != 0) GTEST_SKIP() << "no " << setpriv << " to become nobody";
+  std::string pattern = "/tmp/sample-nobody-XXXXXX";
+  ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+  const std::filesystem::path home = pattern;
+  struct Cleanup {
+    std::filesystem::path path;
+    ~Cleanup() {
+      std::error_code ec;
+      std::filesystem::remove_all(path, ec);
+    }
+  } cleanup{home};
+  std::filesystem::copy_file(kRecord, home / "sample-record");
+  ASSERT_EQ(chmod(home.c_str(), 0755), 0);
+  ASSERT_EQ(chown(home.c_str(), 65534, 65534), 0);
+  const RunResult rec =
+      RunTool({setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", "/bin/sh", "-c",
+               "cd \"$0\" && exec ./sample-record -e sched:sched_switch -o x.data -- /bin/true",
+               home.string()},
+              dir_);
+  EXPECT_NE(rec.exit_code, 0) << rec.err;
+  EXPECT_NE(rec.err.find("tracefs is mounted at " + tracing), std::string::npos) << rec.err;
+  EXPECT_NE(rec.err.find("but this user (uid 65534) may not read it: permission denied"),
+            std::string::npos)
+      << rec.err;
+  EXPECT_EQ(rec.err.find("not mounted"), std::string::npos) << rec.err;
 }
 
 TEST_F(EventsTest, EachEventGetsItsOwnSection) {
