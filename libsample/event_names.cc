@@ -17,6 +17,11 @@ namespace {
 
 constexpr uint32_t kSw = PERF_TYPE_SOFTWARE;
 constexpr uint32_t kHw = PERF_TYPE_HARDWARE;
+// PERF_COUNT_SW_BPF_OUTPUT (Linux 4.4) and PERF_COUNT_SW_CGROUP_SWITCHES
+// (5.13) as numbers: the uapi values are fixed, and older headers, where
+// these enumerators are missing, cannot be tested with #ifdef.
+constexpr uint64_t kSwBpfOutput = 10;
+constexpr uint64_t kSwCgroupSwitches = 11;
 
 // perf's generic event names and aliases (tools/perf/util/parse-events.c).
 constexpr std::array kGenericEvents = {
@@ -33,6 +38,8 @@ constexpr std::array kGenericEvents = {
     GenericEvent{"alignment-faults", "alignment-faults", kSw, PERF_COUNT_SW_ALIGNMENT_FAULTS},
     GenericEvent{"emulation-faults", "emulation-faults", kSw, PERF_COUNT_SW_EMULATION_FAULTS},
     GenericEvent{"dummy", "dummy", kSw, PERF_COUNT_SW_DUMMY},
+    GenericEvent{"bpf-output", "bpf-output", kSw, kSwBpfOutput},
+    GenericEvent{"cgroup-switches", "cgroup-switches", kSw, kSwCgroupSwitches},
     GenericEvent{"cycles", "cycles", kHw, PERF_COUNT_HW_CPU_CYCLES},
     GenericEvent{"cpu-cycles", "cycles", kHw, PERF_COUNT_HW_CPU_CYCLES},
     GenericEvent{"instructions", "instructions", kHw, PERF_COUNT_HW_INSTRUCTIONS},

@@ -161,6 +161,17 @@ bool Resolver::IsEventOfSomePmu(std::string_view name) {
                      [&](const Pmu& pmu) { return pmu.FindEvent(name) != nullptr; });
 }
 
+// The kernel's dynamic probe PMUs: each event is one probed place.
+bool IsProbePmu(std::string_view name) { return name == "uprobe" || name == "kprobe"; }
+
+// PMUs whose every event needs a parameter (a tracepoint id, an address, a
+// path or function name the kernel takes as a pointer): "pmu//" alone
+// fails with EINVAL.
+bool NeedsParameter(const Pmu& pmu) {
+  return pmu.type() == PERF_TYPE_TRACEPOINT || pmu.type() == PERF_TYPE_BREAKPOINT ||
+         IsProbePmu(pmu.name());
+}
+
 bool IsPlainEvent(std::string_view name) {
   return FindGenericEvent(name) != nullptr || ParseCacheEvent(name) || ParseRawEvent(name);
 }
@@ -208,6 +219,10 @@ Result<EventSpec> Resolver::Resolve(const RawEvent& raw) {
     }
   }
   const bool tracepoint = resolved.tracepoint;
+  // Also tracepoint/config=N/ and the probe PMUs written with terms.
+  spec.every_hit = spec.attr.type == PERF_TYPE_TRACEPOINT ||
+                   spec.attr.type == PERF_TYPE_BREAKPOINT || !spec.uprobe_path.empty() ||
+                   (resolved.pmu != nullptr && IsProbePmu(resolved.pmu->name()));
   if (auto done = ApplyTerms(raw, std::move(resolved), &spec); !done) {
     return tl::unexpected(done.error());
   }
@@ -404,11 +419,11 @@ Result<std::vector<std::string>> ListEvents(const EventParseOptions& options,
   }
   for (std::string& cache : CacheEventNames()) names.push_back(std::move(cache));
   for (const std::string& name : Pmu::List(options.sysfs_root)) {
-    names.push_back(name + "//");
-    if (auto pmu = Pmu::Load(options.sysfs_root, name)) {
-      for (const std::string& event : pmu->EventNames()) {
-        names.push_back(fmt::format("{}/{}/", name, event));
-      }
+    auto pmu = Pmu::Load(options.sysfs_root, name);
+    if (!pmu) continue;  // -e could not use it either
+    if (!NeedsParameter(*pmu)) names.push_back(name + "//");
+    for (const std::string& event : pmu->EventNames()) {
+      names.push_back(fmt::format("{}/{}/", name, event));
     }
   }
   if (!tracepoint_glob.empty()) {
@@ -417,6 +432,28 @@ Result<std::vector<std::string>> ListEvents(const EventParseOptions& options,
     for (std::string& name : tracefs->List(tracepoint_glob)) names.push_back(std::move(name));
   }
   return names;
+}
+
+std::vector<EventForm> ParametrizedEventForms(const EventParseOptions& options) {
+  const auto has_pmu = [&](std::string_view name) {
+    return Pmu::Load(options.sysfs_root, name).has_value();
+  };
+  std::vector<EventForm> forms;
+  if (has_pmu("tracepoint")) {
+    forms.push_back({"SUBSYSTEM:EVENT", "tracepoint; --list-events 'GLOB' lists them ('sched:*')"});
+  }
+  if (has_pmu("breakpoint")) {
+    forms.push_back({"mem:ADDR[/LEN][:rwx]",
+                     "hardware breakpoint on an address (LEN 1, 2, 4 or 8; default rw)"});
+  }
+  if (auto uprobe = Pmu::Load(options.sysfs_root, "uprobe")) {
+    forms.push_back({"uprobe:PATH:SYMBOL[+OFFSET]",
+                     "user-space probe on a function of a binary (or a 0x address)"});
+    if (uprobe->FindFormat("retprobe") != nullptr) {
+      forms.push_back({"uretprobe:PATH:SYMBOL", "user-space probe on a function's returns"});
+    }
+  }
+  return forms;
 }
 
 }  // namespace sample

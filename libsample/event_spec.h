@@ -47,8 +47,14 @@ struct EventSpec {
   // sample_freq, only when a term gives them. Everything else is zero: size
   // and the sampling flags are the recorder's.
   perf_event_attr attr{};
-  bool period_given = false;                // a period=N term
-  bool freq_given = false;                  // a freq=N term
+  bool period_given = false;  // a period=N term
+  bool freq_given = false;    // a freq=N term
+  // Tracepoints, breakpoints and uprobe/kprobe PMU events count
+  // occurrences that each matter (a syscall, a write to a variable, a call):
+  // unless -c, -F or a period/freq term says otherwise they sample every
+  // hit (period 1), as perf does, not at the recording's frequency, which
+  // would keep a handful of a thousand calls.
+  bool every_hit = false;
   std::optional<CallGraphMode> call_graph;  // a call-graph=fp|dwarf|no term
   std::optional<uint32_t> stack_size;       // a stack-size=N term, checked and rounded to 8
   int group_index = -1;       // -1: not in a group; else its group's index (0, 1, ...)
@@ -85,11 +91,23 @@ Result<std::vector<EventSpec>> ParseEventList(std::string_view text,
 
 // The events --list-events shows: generic software events, generic hardware
 // events (all of them: which open depends on the machine), hardware cache
-// events, every sysfs PMU as "pmu//" and its named events as "pmu/event/",
+// events, sysfs PMUs as "pmu//" and their named events as "pmu/event/",
 // and, if `tracepoint_glob` is not empty, the tracepoints matching it
-// ("sched:*"). An error only if tracepoints were asked for and tracefs
-// cannot be found.
+// ("sched:*"). PMUs whose events need a tracepoint id, an address or a path
+// (tracepoint, breakpoint, uprobe, kprobe) are not listed as "pmu//", which
+// the kernel refuses: ParametrizedEventForms gives their syntax. An error
+// only if tracepoints were asked for and tracefs cannot be found.
 Result<std::vector<std::string>> ListEvents(const EventParseOptions& options,
                                             std::string_view tracepoint_glob);
+
+// How to write an event that takes a parameter, for --list-events.
+struct EventForm {
+  std::string syntax;       // "mem:ADDR[/LEN][:rwx]"
+  std::string description;  // "hardware breakpoint: ..."
+};
+
+// The parametrized events this kernel offers (its sysfs has their PMU) and
+// -e accepts: tracepoints, breakpoints, uprobes and uretprobes.
+std::vector<EventForm> ParametrizedEventForms(const EventParseOptions& options);
 
 }  // namespace sample

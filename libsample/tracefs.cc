@@ -2,6 +2,8 @@
 
 #include <fnmatch.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -11,8 +13,11 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <optional>
 
 #include <fmt/format.h>
+
+#include "libsample/perf_event_advice.h"
 
 namespace sample {
 namespace {
@@ -27,10 +32,17 @@ constexpr std::string_view kMountHint =
     "reading it as another user also needs "
     "'sudo mount -o remount,mode=755 /sys/kernel/tracing'";
 
-bool HasEvents(const fs::path& dir) {
-  std::error_code ec;
-  return fs::is_directory(dir / "events", ec);
+// 0 if `dir` holds an events/ directory, else why not: ENOENT (no tracefs
+// there), EACCES (one this user may not look into), ...
+int EventsError(const fs::path& dir) {
+  struct stat st {};
+  if (stat((dir / "events").c_str(), &st) != 0) return errno;
+  return S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
 }
+
+bool HasEvents(const fs::path& dir) { return EventsError(dir) == 0; }
+
+bool IsPermissionError(int err) { return err == EACCES || err == EPERM; }
 
 // /proc/mounts escapes blanks in paths as octal (\040).
 std::string UnescapeMountPath(std::string_view path) {
@@ -50,16 +62,15 @@ std::string UnescapeMountPath(std::string_view path) {
   return out;
 }
 
-// The first tracefs mount point in /proc/mounts that holds events/.
-std::string MountedTracefs() {
+// The tracefs mount points listed in /proc/mounts.
+std::vector<std::string> MountedTracefs() {
+  std::vector<std::string> paths;
   std::ifstream mounts("/proc/mounts");
   std::string device, mount_point, type, rest;
   while (mounts >> device >> mount_point >> type && std::getline(mounts, rest)) {
-    if (type != "tracefs") continue;
-    std::string path = UnescapeMountPath(mount_point);
-    if (HasEvents(path)) return path;
+    if (type == "tracefs") paths.push_back(UnescapeMountPath(mount_point));
   }
-  return {};
+  return paths;
 }
 
 // Tracepoint subsystems and names are C identifiers in practice; refusing
@@ -73,15 +84,49 @@ bool IsTracepointName(std::string_view name) {
 
 }  // namespace
 
+Error Tracefs::PermissionError(const std::string& root) {
+  std::string mode;
+  struct stat st {};
+  if (stat(root.c_str(), &st) == 0) {
+    mode = fmt::format(" (mode {:04o}, owner uid {})", st.st_mode & 07777, st.st_uid);
+  }
+  const std::optional<int> paranoid = ReadPerfEventParanoid();
+  return Error{
+      fmt::format("tracefs is mounted at {}{} but this user (uid {}) may not read it: permission "
+                  "denied. Tracefs is root-only by default: run as root, or let others read it "
+                  "with 'sudo chmod 755 {}' (or the mount option: 'sudo mount -o "
+                  "remount,mode=755 {}'); opening a tracepoint then also needs "
+                  "kernel.perf_event_paranoid 1 or lower (0 with -a or -C; it is {}) or "
+                  "CAP_PERFMON",
+                  root, mode, geteuid(), root, root,
+                  paranoid ? fmt::format("{}", *paranoid) : std::string("unreadable")),
+      EACCES};
+}
+
 Result<Tracefs> Tracefs::Locate(const std::string& root) {
   if (!root.empty()) {
-    if (!HasEvents(root)) return Fail(fmt::format("{} has no events/ directory", root));
+    const int err = EventsError(root);
+    if (IsPermissionError(err)) return tl::unexpected(PermissionError(root));
+    if (err != 0) return Fail(fmt::format("{} has no events/ directory", root), err);
     return Tracefs(root);
   }
-  if (std::string mounted = MountedTracefs(); !mounted.empty()) return Tracefs(mounted);
-  for (const char* dir : {kTracingDir, kDebugTracingDir}) {
-    if (HasEvents(dir)) return Tracefs(dir);
+  // A tracefs this user may not look into is reported as such, not as
+  // missing: mounting another one would not help (and needs root anyway).
+  std::string denied;
+  for (const std::string& mounted : MountedTracefs()) {
+    const int err = EventsError(mounted);
+    if (err == 0) return Tracefs(mounted);
+    if (IsPermissionError(err) && denied.empty()) denied = mounted;
   }
+  for (const char* dir : {kTracingDir, kDebugTracingDir}) {
+    const int err = EventsError(dir);
+    if (err == 0) return Tracefs(dir);
+    // /sys/kernel/tracing is a world-readable sysfs directory until tracefs
+    // is mounted on it; debugfs itself may be root-only, which says nothing
+    // about tracefs.
+    if (IsPermissionError(err) && denied.empty() && dir == kTracingDir) denied = dir;
+  }
+  if (!denied.empty()) return tl::unexpected(PermissionError(denied));
   std::error_code ec;
   if (!fs::is_directory(kTracingDir, ec)) {
     return Fail(
@@ -109,13 +154,7 @@ Result<uint64_t> Tracefs::TracepointId(std::string_view subsystem, std::string_v
   const fs::path events = fs::path(root_) / "events";
   std::error_code ec;
   if (!fs::is_directory(events / std::string(subsystem), ec)) {
-    if (ec == std::errc::permission_denied) {
-      return Fail(fmt::format("cannot read {}: permission denied; tracefs is root-only by "
-                              "default: run as root or "
-                              "'sudo mount -o remount,mode=755 {}'",
-                              events.string(), root_),
-                  EACCES);
-    }
+    if (ec == std::errc::permission_denied) return tl::unexpected(PermissionError(root_));
     return Fail(fmt::format("no tracepoint subsystem '{}' in {}", subsystem, events.string()),
                 ENOENT);
   }
@@ -123,12 +162,10 @@ Result<uint64_t> Tracefs::TracepointId(std::string_view subsystem, std::string_v
   std::ifstream in(id_path);
   if (!in) {
     const int err = errno;
-    if (err == EACCES) {
-      return Fail(fmt::format("cannot read {}: permission denied; tracefs is root-only by "
-                              "default: run as root or "
-                              "'sudo mount -o remount,mode=755 {}'",
-                              id_path.string(), root_),
-                  err);
+    if (IsPermissionError(err)) {
+      Error denied = PermissionError(root_);
+      denied.message = fmt::format("cannot read {}: {}", id_path.string(), denied.message);
+      return tl::unexpected(std::move(denied));
     }
     return Fail(fmt::format("no tracepoint '{}:{}' ({} does not exist)", subsystem, event,
                             id_path.string()),

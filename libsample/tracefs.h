@@ -23,8 +23,15 @@ class Tracefs {
   // tree); it must contain events/. Empty: a tracefs listed in /proc/mounts,
   // else /sys/kernel/tracing or /sys/kernel/debug/tracing if they hold
   // events/, else tracefs is mounted at /sys/kernel/tracing (mount(2), needs
-  // CAP_SYS_ADMIN). The error says how to mount it by hand.
+  // CAP_SYS_ADMIN). The errors tell apart a tracefs this user may not read
+  // (tracefs is mode 0700 by default; EACCES, see PermissionError) from one
+  // that is not mounted (which says how to mount it by hand).
   static Result<Tracefs> Locate(const std::string& root);
+
+  // The error for a tracefs mounted at `root` that this user cannot look
+  // into: who may, and how to run or open it up. Public so that tests can
+  // check it without being another user.
+  static Error PermissionError(const std::string& root);
 
   const std::string& root() const { return root_; }
 

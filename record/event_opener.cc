@@ -138,9 +138,11 @@ Result<EventOpener> EventOpener::Create(std::vector<EventSpec> specs,
     } else if (!spec.period_given && !spec.freq_given) {
       if (defaults.period != 0) {
         attr.sample_period = defaults.period;
-      } else {
+      } else if (defaults.frequency != 0 || !spec.every_hit) {
         attr.freq = 1;
-        attr.sample_freq = defaults.frequency;
+        attr.sample_freq = defaults.frequency != 0 ? defaults.frequency : kDefaultFrequency;
+      } else {
+        attr.sample_period = 1;
       }
     }
     // What crosses the ring buffer is kept as small as perf's, so that a

@@ -27,10 +27,15 @@
 
 namespace sample::record {
 
+// Samples per second of events that -c, -F and their terms leave alone.
+constexpr uint64_t kDefaultFrequency = 4000;
+
 // Recording-wide settings every event gets unless its own terms say
-// otherwise.
+// otherwise. Without -c or -F, events that count occurrences
+// (EventSpec::every_hit) sample every hit and the others kDefaultFrequency
+// times a second.
 struct SamplingDefaults {
-  uint64_t frequency = 4000;
+  uint64_t frequency = 0;       // -F; 0: not given
   uint64_t period = 0;          // non-zero: fixed period instead of frequency
   CallGraphOptions call_graph;  // -g / --call-graph
   Arch arch = HostArch();       // whose user registers dwarf and fp,leaf ask for

@@ -148,6 +148,9 @@ int ListEvents(const std::string& glob) {
     if (hardware && !Opens(name)) continue;
     std::cout << name << "\n";
   }
+  for (const sample::EventForm& form : sample::ParametrizedEventForms({})) {
+    std::cout << fmt::format("{:<32}{}\n", form.syntax, form.description);
+  }
   return 0;
 }
 
@@ -174,7 +177,8 @@ int main(int argc, char** argv) {
        "events to sample, perf syntax (repeatable, comma lists, {groups}, :modifiers, "
        "/terms/ such as call-graph=dwarf,stack-size=N, tracepoints sub:name, uprobe:PATH:SYM, "
        "mem:ADDR); default cycles, or cpu-clock where there is no PMU")
-      ("freq,F", po::value(&numbers.frequency), "samples per second (default 4000), or 'max'")
+      ("freq,F", po::value(&numbers.frequency), "samples per second (default 4000, but tracepoints, "
+       "probes and mem: breakpoints sample every hit), or 'max'")
       ("count,c", po::value(&numbers.period), "sample every N events instead of -F")
       (",g", po::bool_switch(&frame_pointers), "frame-pointer call chains (--call-graph fp)")
       ("call-graph", po::value(&call_graph)->value_name("MODE"),

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "record/event_opener.h"
 #include "record/recorder.h"
 
 namespace sample::record {
@@ -55,11 +56,12 @@ void PrintSummary(const RecordSummary& summary, const std::vector<CpuCounters>& 
       stack >= 1024 ? fmt::format(", or copy less user stack (--call-graph {},{})",
                                   CallGraphName(options.call_graph), stack / 2)
                     : "";
+  const uint64_t frequency = options.frequency != 0 ? options.frequency : kDefaultFrequency;
   fmt::print(stderr,
              "sample-record: WARNING: {} samples lost ({}). Use a larger buffer (-m {}) or a "
              "lower frequency (-F {}){}.\n",
              summary.lost_samples, per_cpu, options.mmap_pages * 4,
-             options.period == 0 ? options.frequency / 2 : 1000, smaller_stack);
+             options.period == 0 ? frequency / 2 : 1000, smaller_stack);
   if (throttles != 0) {
     fmt::print(stderr,
                "sample-record: the kernel throttled sampling {} times "

@@ -27,7 +27,7 @@ struct RecordOptions {
   TargetOptions target;
   std::string output = "sample.data";
   std::vector<std::string> events;  // -e arguments; empty: cycles, else cpu-clock
-  uint64_t frequency = 4000;        // samples per second, when period == 0
+  uint64_t frequency = 0;           // -F, when period == 0; 0: see SamplingDefaults
   uint64_t period = 0;              // -c: a sample every `period` events
   CallGraphOptions call_graph;      // -g (fp) or --call-graph MODE
   size_t mmap_pages = 128;          // data pages per CPU ring buffer (512 KiB)

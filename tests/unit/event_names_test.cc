@@ -7,12 +7,14 @@
 
 #include <linux/perf_event.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "libsample/event_names.h"
 #include "tests/unit/event_spec_fixture.h"
 
 namespace sample {
@@ -46,6 +48,8 @@ TEST_F(EventNamesTest, GenericEventsAndAliases) {
       {"alignment-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_ALIGNMENT_FAULTS, "alignment-faults"},
       {"emulation-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_EMULATION_FAULTS, "emulation-faults"},
       {"dummy", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY, "dummy"},
+      {"bpf-output", PERF_TYPE_SOFTWARE, 10, "bpf-output"},            // PERF_COUNT_SW_BPF_OUTPUT
+      {"cgroup-switches", PERF_TYPE_SOFTWARE, 11, "cgroup-switches"},  // ..._CGROUP_SWITCHES
       {"cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, "cycles"},
       {"cpu-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, "cycles"},
       {"instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, "instructions"},
@@ -71,6 +75,20 @@ TEST_F(EventNamesTest, GenericEventsAndAliases) {
     EXPECT_EQ(spec.attr.config, c.config) << c.text;
     EXPECT_EQ(spec.name, c.name) << c.text;
     ExpectPlain(spec);
+  }
+}
+
+// Every software event of the uapi we build against has its perf name, and
+// --list-events shows it.
+TEST_F(EventNamesTest, EverySoftwareEventHasAName) {
+  auto listed = ListEvents(options_, "");
+  ASSERT_TRUE(listed) << listed.error().message;
+  for (uint64_t config = 0; config < PERF_COUNT_SW_MAX; ++config) {
+    const auto named = std::find_if(
+        GenericEvents().begin(), GenericEvents().end(),
+        [&](const GenericEvent& e) { return e.type == PERF_TYPE_SOFTWARE && e.config == config; });
+    ASSERT_NE(named, GenericEvents().end()) << "software event config " << config << " has no name";
+    EXPECT_THAT(*listed, ::testing::Contains(std::string(named->canonical))) << config;
   }
 }
 

@@ -13,6 +13,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "tests/unit/event_spec_fixture.h"
+
 namespace sample::record {
 namespace {
 
@@ -129,6 +131,66 @@ TEST(EventOpenerTest, DelayedSamplingKeepsTheSidebandFlowing) {
   ASSERT_EQ(user.size(), 2u);
   EXPECT_EQ(user[1].name, "dummy:u");
   EXPECT_TRUE(user[1].attr.exclude_kernel);
+}
+
+// Tracepoints, breakpoints and uprobes count occurrences that each matter:
+// without -c or -F they sample every hit (period 1, no frequency), as perf
+// does; a timer keeps the 4 kHz default. The fake trees give the tracepoint
+// and the uprobe PMU; the uprobe's binary is the fixture program.
+TEST(EventOpenerTest, EventsThatCountOccurrencesSampleEveryHit) {
+  const testing::FakeTrees trees;
+  const std::string prog = FIXTURE_PROG_PATH;
+  const std::string list = "sched:sched_switch,mem:0x1000:w,uprobe:" + prog +
+                           ":main,uretprobe:" + prog + ":main,cpu-clock,fakepmu/event=1/";
+  auto describe = [&](const SamplingDefaults& defaults) {
+    auto specs = ParseEventList(list, trees.options());
+    EXPECT_TRUE(specs) << specs.error().message;
+    if (!specs) return std::vector<EventDesc>{};
+    auto opener = EventOpener::Create(std::move(*specs), defaults, CommandTarget());
+    EXPECT_TRUE(opener) << opener.error().message;
+    return opener ? opener->Describe() : std::vector<EventDesc>{};
+  };
+  const auto plain = describe(SamplingDefaults{});
+  ASSERT_EQ(plain.size(), 6u);
+  for (size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(plain[i].attr.freq, 0u) << plain[i].name;
+    EXPECT_EQ(plain[i].attr.sample_period, 1u) << plain[i].name;
+  }
+  for (size_t i = 4; i < 6; ++i) {
+    EXPECT_EQ(plain[i].attr.freq, 1u) << plain[i].name;
+    EXPECT_EQ(plain[i].attr.sample_freq, kDefaultFrequency) << plain[i].name;
+  }
+  // -c and -F are for every event, these included, as in perf.
+  SamplingDefaults count;
+  count.period = 100;
+  for (const EventDesc& e : describe(count)) {
+    EXPECT_EQ(e.attr.freq, 0u) << e.name;
+    EXPECT_EQ(e.attr.sample_period, 100u) << e.name;
+  }
+  SamplingDefaults freq;
+  freq.frequency = 500;
+  for (const EventDesc& e : describe(freq)) {
+    EXPECT_EQ(e.attr.freq, 1u) << e.name;
+    EXPECT_EQ(e.attr.sample_freq, 500u) << e.name;
+  }
+  SamplingDefaults default_freq;
+  default_freq.frequency = kDefaultFrequency;  // -F 4000 given explicitly
+  for (const EventDesc& e : describe(default_freq)) {
+    EXPECT_EQ(e.attr.freq, 1u) << e.name;
+    EXPECT_EQ(e.attr.sample_freq, kDefaultFrequency) << e.name;
+  }
+  // So are an event's own terms.
+  auto specs =
+      ParseEventList("sched:sched_switch/period=7/,sched:sched_wakeup/freq=30/", trees.options());
+  ASSERT_TRUE(specs) << specs.error().message;
+  auto terms = EventOpener::Create(std::move(*specs), SamplingDefaults{}, CommandTarget());
+  ASSERT_TRUE(terms) << terms.error().message;
+  const auto termed = terms->Describe();
+  ASSERT_EQ(termed.size(), 2u);
+  EXPECT_EQ(termed[0].attr.freq, 0u);
+  EXPECT_EQ(termed[0].attr.sample_period, 7u);
+  EXPECT_EQ(termed[1].attr.freq, 1u);
+  EXPECT_EQ(termed[1].attr.sample_freq, 30u);
 }
 
 TEST(EventOpenerTest, DwarfModeReachesEveryEvent) {

@@ -316,7 +316,6 @@ TEST_F(EventSpecTest, ListEvents) {
   EXPECT_THAT(*names, Contains("fakepmu//"));
   EXPECT_THAT(*names, Contains("fakepmu/cache-misses/"));
   EXPECT_THAT(*names, Not(Contains("fakepmu/cache-misses.scale/")));
-  EXPECT_THAT(*names, Contains("uprobe//"));
   EXPECT_THAT(*names, Not(Contains("sched:sched_switch")));
 
   auto sched = ListEvents(options_, "sched:*");
@@ -330,6 +329,41 @@ TEST_F(EventSpecTest, ListEvents) {
       EXPECT_TRUE(ParseEventList(name, options_)) << name;
     }
   }
+}
+
+// PMUs whose events need what no term can give (a tracepoint id, an
+// address, a path) are not listed as "pmu//", which the kernel refuses
+// (EINVAL): their own syntax is listed instead, for the kinds this kernel
+// has.
+TEST_F(EventSpecTest, ListEventsShowsProbeSyntaxNotBarePmus) {
+  trees_.Write("sys/bus/event_source/devices/tracepoint/type", "2\n");
+  trees_.Write("sys/bus/event_source/devices/breakpoint/type", "5\n");
+  trees_.Write("sys/bus/event_source/devices/kprobe/type", "8\n");
+  trees_.Write("sys/bus/event_source/devices/kprobe/format/retprobe", "config:0\n");
+  trees_.Write("sys/bus/event_source/devices/software/type", "1\n");
+  auto names = ListEvents(options_, "");
+  ASSERT_TRUE(names) << names.error().message;
+  for (const char* bare : {"tracepoint//", "breakpoint//", "uprobe//", "kprobe//"}) {
+    EXPECT_THAT(*names, Not(Contains(bare)));
+  }
+  EXPECT_THAT(*names, Contains("fakepmu//"));
+  EXPECT_THAT(*names, Contains("software//"));  // opens: cpu-clock
+
+  std::vector<std::string> forms;
+  for (const EventForm& form : ParametrizedEventForms(options_)) {
+    forms.push_back(form.syntax);
+    EXPECT_FALSE(form.description.empty()) << form.syntax;
+  }
+  EXPECT_THAT(forms,
+              ::testing::ElementsAre("SUBSYSTEM:EVENT", "mem:ADDR[/LEN][:rwx]",
+                                     "uprobe:PATH:SYMBOL[+OFFSET]", "uretprobe:PATH:SYMBOL"));
+
+  // Only the kinds whose PMU this kernel has.
+  std::filesystem::remove_all(trees_.root() / "sys/bus/event_source/devices/breakpoint");
+  std::filesystem::remove_all(trees_.root() / "sys/bus/event_source/devices/uprobe");
+  forms.clear();
+  for (const EventForm& form : ParametrizedEventForms(options_)) forms.push_back(form.syntax);
+  EXPECT_THAT(forms, ::testing::ElementsAre("SUBSYSTEM:EVENT"));
 }
 
 }  // namespace
