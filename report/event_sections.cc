@@ -40,7 +40,7 @@ std::vector<EventSection> BuildEventSections(const Recording& recording, const V
       for (uint32_t m : section.members) section.title += ", " + profile.event_name(m);
       section.title += " }";
     }
-    section.children = view.children.value_or(profile.has_callchains());
+    section.children = view.children.value_or(recording.callchains);
     section.call_graph = view.call_graph && view.call_graph->mode != CallGraphMode::kNone;
 
     FlatOptions flat;
