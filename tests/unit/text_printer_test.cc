@@ -1,6 +1,7 @@
 // Tests for the text printer's parts that need more than one event to show:
-// per-section header lines. The Recording is built in code (events, a
-// Profile with hand-made stacks), so what each section must say is known.
+// per-section header lines, group members in --script. The Recording is
+// built in code (events, a Profile with hand-made stacks), so what each
+// part must say is known.
 #include "report/text_printer.h"
 
 #include <linux/perf_event.h>
@@ -14,6 +15,7 @@
 #include "libsample/sample_filter.h"
 #include "report/event_sections.h"
 #include "report/report_options.h"
+#include "report/script_view.h"
 
 namespace sample::report {
 namespace {
@@ -45,14 +47,15 @@ class TwoEventRecording {
     unknown_ = profile.InternFunction(0, "[unknown] 0x10", false, false);
   }
 
-  void AddSample(uint32_t event, uint32_t pid, std::vector<uint32_t> frames) {
+  void AddSample(uint32_t event, uint32_t pid, std::vector<uint32_t> frames,
+                 std::vector<MemberCount> reads = {}) {
     ProfileSample sample;
     sample.event = event;
     sample.pid = sample.tid = pid;
     sample.comm = recording_.profile.InternComm("prog");
     sample.time = ++time_;
     sample.period = 1000;
-    recording_.profile.AddSample(sample, frames);
+    recording_.profile.AddSample(sample, frames, {}, reads);
     // What the loader counts for the whole file: every address once.
     for (uint32_t f : frames) {
       if (!recording_.profile.function(f).inlined) ++recording_.stats.frames;
@@ -64,6 +67,10 @@ class TwoEventRecording {
     TextPrinter printer(recording_, view);
     printer.Sections(BuildEventSections(recording_, view, filter));
     return printer.Finish();
+  }
+
+  std::string Script() const {
+    return FormatScriptText(BuildScriptView(recording_, SampleFilter(), 0));
   }
 
   uint32_t main_ = 0, work_ = 0, inlined_ = 0, unknown_ = 0;
@@ -114,6 +121,27 @@ TEST(TextPrinterTest, UnresolvedFramesCountOnlyTheKeptSamples) {
       << text;
   // task-clock keeps no sample: no section at all, or one without the line.
   EXPECT_THAT(SectionHeader(text, "task-clock"), Not(HasSubstr("Unresolved"))) << text;
+}
+
+// A group leader's sample (-e '{cpu-clock,task-clock}:S') is followed by
+// one entry per member, with the member's count and the same frames, as
+// perf script prints it; a sample without reads stays alone.
+TEST(TextPrinterTest, ScriptShowsEachGroupMembersCountWithTheLeadersChain) {
+  TwoEventRecording r;
+  r.AddSample(0, 7, {r.work_, r.main_}, {MemberCount{1, 1234}});
+  r.AddSample(0, 7, {r.main_});
+  EXPECT_EQ(r.Script(),
+            "prog     7 [000]     0.000000:       1000 cpu-clock:\n"
+            "\t               0 work (/bin/prog)\n"
+            "\t               0 main (/bin/prog)\n"
+            "\n"
+            "prog     7 [000]     0.000000:       1234 task-clock:\n"
+            "\t               0 work (/bin/prog)\n"
+            "\t               0 main (/bin/prog)\n"
+            "\n"
+            "prog     7 [000]     0.000000:       1000 cpu-clock:\n"
+            "\t               0 main (/bin/prog)\n"
+            "\n");
 }
 
 }  // namespace
