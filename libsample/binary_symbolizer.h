@@ -3,7 +3,8 @@
 //
 // Opened on an ELF file and, optionally, a separate debug file for it (same
 // build-id; DebugFileFinder finds one). Function names come from DWARF
-// (DW_TAG_subprogram: the demangled linkage name, else DW_AT_name) and, where
+// (DwarfNames: the demangled linkage name, else DW_AT_name qualified by its
+// scopes, for inlined calls as for the functions holding them) and, where
 // DWARF says nothing, from the ELF symbols: .symtab (the debug file's if the
 // binary has none), else .dynsym, and `name@plt` for PLT stubs (ElfSymbols).
 // Inlined calls become frames of their own. C++ and Rust names are demangled.

@@ -5,8 +5,6 @@
 #include <algorithm>
 #include <utility>
 
-#include "libsample/demangle.h"
-
 namespace sample {
 namespace {
 
@@ -43,15 +41,11 @@ uint32_t UdataAttr(Dwarf_Die* die, unsigned int name) {
   return static_cast<uint32_t>(value);
 }
 
-const char* StringAttr(Dwarf_Die* die, unsigned int name) {
-  Dwarf_Attribute attr;
-  return dwarf_formstring(dwarf_attr_integrate(die, name, &attr));
-}
-
 }  // namespace
 
 DwarfUnitIndex DwarfUnitIndex::Build(Dwarf_Die cu) {
   DwarfUnitIndex index;
+  index.names_of_ = DwarfNames(dwarf_srclang(&cu));
   std::vector<Interval> intervals;
   index.CollectFunctions(&cu, 0, &intervals);
   index.function_segments_ = Flatten(std::move(intervals));
@@ -263,14 +257,7 @@ const std::string& DwarfUnitIndex::ScopeName(int32_t index) {
   std::optional<std::string>& name = names_[static_cast<size_t>(index)];
   if (name) return *name;
   Dwarf_Die die = scopes_[static_cast<size_t>(index)].die;
-  const char* linkage = StringAttr(&die, DW_AT_linkage_name);
-  if (linkage == nullptr) linkage = StringAttr(&die, DW_AT_MIPS_linkage_name);
-  if (linkage != nullptr) {
-    name = Demangle(linkage);
-  } else {
-    const char* plain = StringAttr(&die, DW_AT_name);
-    name = plain != nullptr ? plain : "";
-  }
+  name = names_of_.FunctionName(&die);
   return *name;
 }
 

@@ -29,6 +29,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "libsample/dwarf_names.h"
+
 namespace sample {
 
 class DwarfUnitIndex {
@@ -63,9 +65,9 @@ class DwarfUnitIndex {
   // A file-table entry (DW_AT_call_file numbering), or nullptr.
   const std::string* FileName(uint32_t index);
 
-  // The demangled linkage name of a scope's function, else its DW_AT_name;
-  // empty if it has neither. Both are found through DW_AT_abstract_origin and
-  // DW_AT_specification. Cached.
+  // The name of a scope's function (DwarfNames: the demangled linkage name,
+  // else DW_AT_name qualified by its scopes); empty if DWARF names nothing.
+  // Cached.
   const std::string& ScopeName(int32_t index);
 
   size_t function_count() const { return functions_.size(); }
@@ -118,6 +120,7 @@ class DwarfUnitIndex {
 
   std::vector<Scope> scopes_;
   std::vector<std::optional<std::string>> names_;  // by scope, filled on demand
+  DwarfNames names_of_{-1};
   std::vector<Function> functions_;
   std::vector<Segment> function_segments_;  // scope = index in functions_
   std::vector<LineRow> lines_;              // sorted by addr

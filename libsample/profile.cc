@@ -140,7 +140,6 @@ void Profile::Account(const ProfileSample& sample) {
   if (sample.event >= totals_.size()) totals_.resize(sample.event + 1);
   totals_[sample.event].period += sample.period;
   ++totals_[sample.event].samples;
-  if (sample.frames_count > 1) has_callchains_ = true;
 }
 
 void Profile::AddSample(ProfileSample sample, std::span<const uint32_t> frames,

@@ -130,7 +130,6 @@ class Profile {
   uint64_t sample_count(uint32_t event) const {
     return event < totals_.size() ? totals_[event].samples : 0;
   }
-  bool has_callchains() const { return has_callchains_; }
 
  private:
   std::vector<ProfileSample> samples_;
@@ -144,7 +143,7 @@ class Profile {
     }
   };
   std::unordered_map<std::array<uint64_t, 3>, uint32_t, SlotKeyHash> slot_ids_;
-  // Totals, time range and call chain presence for one added sample.
+  // Totals and time range for one added sample.
   void Account(const ProfileSample& sample);
   uint64_t accounted_ = 0;
 
@@ -169,7 +168,6 @@ class Profile {
   };
   std::vector<std::string> event_names_;
   std::vector<Totals> totals_;
-  bool has_callchains_ = false;
 };
 
 enum class SortKey { kComm, kPid, kTid, kDso, kSym, kCpu, kSrcline };

@@ -26,6 +26,10 @@ struct EventSection {
   uint64_t all_samples = 0;            // of this event, before filtering
   uint64_t percent_base = 0;           // the period that is 100%
   std::vector<uint64_t> member_bases;  // the same, per member
+  // Frames of the kept samples (each sampled or return address once, its
+  // inlined calls not counted), and how many of them nothing named.
+  uint64_t frames = 0;
+  uint64_t unknown_frames = 0;
 };
 
 // Sections for the events that have samples (every event when none has),

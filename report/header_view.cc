@@ -76,6 +76,90 @@ std::string TypeName(uint32_t type) {
   }
 }
 
+std::string ClockName(int32_t clockid) {
+  switch (clockid) {
+    case CLOCK_REALTIME:
+      return "CLOCK_REALTIME";
+    case CLOCK_MONOTONIC:
+      return "CLOCK_MONOTONIC";
+    case CLOCK_MONOTONIC_RAW:
+      return "CLOCK_MONOTONIC_RAW";
+    case CLOCK_BOOTTIME:
+      return "CLOCK_BOOTTIME";
+    case CLOCK_TAI:
+      return "CLOCK_TAI";
+    default:
+      return "";
+  }
+}
+
+// The fields of `a` that EventInfo has no key of its own for, when set.
+// Which attr fields have their own keys: type, config, freq and
+// sample_period/sample_freq, sample_type, read_format, sample_regs_user,
+// sample_stack_user (when it describes the call graph), exclude_user,
+// exclude_kernel, exclude_callchain_user and inherit.
+std::vector<AttrField> OtherAttrFields(const perf_event_attr& a, bool stack_shown) {
+  std::vector<AttrField> fields;
+  auto add = [&](const char* name, uint64_t value, bool hex = false) {
+    if (value != 0) fields.push_back(AttrField{name, value, hex, ""});
+  };
+  add("size", a.size);
+  // The flags, in the order of the bitfield.
+  add("disabled", a.disabled);
+  add("pinned", a.pinned);
+  add("exclusive", a.exclusive);
+  add("exclude_hv", a.exclude_hv);
+  add("exclude_idle", a.exclude_idle);
+  add("mmap", a.mmap);
+  add("comm", a.comm);
+  add("inherit_stat", a.inherit_stat);
+  add("enable_on_exec", a.enable_on_exec);
+  add("task", a.task);
+  add("watermark", a.watermark);
+  add("precise_ip", a.precise_ip);
+  add("mmap_data", a.mmap_data);
+  add("sample_id_all", a.sample_id_all);
+  add("exclude_host", a.exclude_host);
+  add("exclude_guest", a.exclude_guest);
+  add("exclude_callchain_kernel", a.exclude_callchain_kernel);
+  add("mmap2", a.mmap2);
+  add("comm_exec", a.comm_exec);
+  add("use_clockid", a.use_clockid);
+  add("context_switch", a.context_switch);
+  add("write_backward", a.write_backward);
+  add("namespaces", a.namespaces);
+  add("ksymbol", a.ksymbol);
+  add("bpf_event", a.bpf_event);
+  add("aux_output", a.aux_output);
+  add("cgroup", a.cgroup);
+  add("text_poke", a.text_poke);
+  add("build_id", a.build_id);
+  add("inherit_thread", a.inherit_thread);
+  add("remove_on_exec", a.remove_on_exec);
+  add("sigtrap", a.sigtrap);
+  // The values after the flags; unions named by what selects them.
+  add(a.watermark ? "wakeup_watermark" : "wakeup_events", a.wakeup_events);
+  add("bp_type", a.bp_type);
+  const bool breakpoint = a.type == PERF_TYPE_BREAKPOINT;
+  add(breakpoint ? "bp_addr" : "config1", a.config1, true);
+  add(breakpoint ? "bp_len" : "config2", a.config2, !breakpoint);
+  add("branch_sample_type", a.branch_sample_type, true);
+  if (!stack_shown) add("sample_stack_user", a.sample_stack_user);
+  if (a.use_clockid) {
+    // CLOCK_REALTIME is 0: with use_clockid even 0 says which clock.
+    fields.push_back(AttrField{"clockid", static_cast<uint64_t>(static_cast<uint32_t>(a.clockid)),
+                               false, ClockName(a.clockid)});
+  } else {
+    add("clockid", static_cast<uint32_t>(a.clockid));
+  }
+  add("sample_regs_intr", a.sample_regs_intr, true);
+  add("aux_watermark", a.aux_watermark);
+  add("sample_max_stack", a.sample_max_stack);
+  add("aux_sample_size", a.aux_sample_size);
+  add("sig_data", a.sig_data, true);
+  return fields;
+}
+
 std::string Fact(const format::Metadata& metadata, std::string_view key) {
   return format::FindMetadata(metadata, key).value_or("");
 }
@@ -137,6 +221,7 @@ HeaderView BuildHeaderView(const Recording& recording) {
     e.exclude_user = a.exclude_user;
     e.exclude_kernel = a.exclude_kernel;
     e.inherit = a.inherit;
+    e.attr_fields = OtherAttrFields(a, e.call_graph.stack_size != 0);
     e.ids = desc.ids.size();
     for (uint32_t member : profile.group_members(static_cast<uint32_t>(i))) {
       e.group_members.push_back(recording.events[member].name);

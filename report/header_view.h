@@ -17,6 +17,14 @@
 
 namespace sample::report {
 
+// A field of perf_event_attr that has no key of its own in EventInfo.
+struct AttrField {
+  std::string name;  // as in linux/perf_event.h ("precise_ip", "clockid")
+  uint64_t value = 0;
+  bool hex = false;     // a mask or an address: shown in hex
+  std::string meaning;  // "CLOCK_MONOTONIC" for a clockid; usually empty
+};
+
 struct EventInfo {
   std::string name;
   uint32_t type = 0;
@@ -35,6 +43,11 @@ struct EventInfo {
   bool exclude_user = false;
   bool exclude_kernel = false;
   bool inherit = false;
+  // Every other field the recorder set (non-zero; clockid whenever
+  // use_clockid is), in the struct's order: flags such as disabled,
+  // exclude_hv, precise_ip, use_clockid, context_switch, and values such as
+  // clockid, wakeup_events, sample_max_stack.
+  std::vector<AttrField> attr_fields;
   size_t ids = 0;                          // file descriptors opened for it (CPUs x threads)
   std::vector<std::string> group_members;  // read with this event's samples
   uint64_t samples = 0;

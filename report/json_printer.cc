@@ -90,9 +90,17 @@ void JsonPrinter::Header(const HeaderView& h) {
         .Field("exclude_callchain_user", e.exclude_callchain_user)
         .Field("exclude_user", e.exclude_user)
         .Field("exclude_kernel", e.exclude_kernel)
-        .Field("inherit", e.inherit)
-        .Field("ids", e.ids)
-        .Field("samples", e.samples);
+        .Field("inherit", e.inherit);
+    json_.Key("attr").BeginObject();
+    for (const AttrField& f : e.attr_fields) {
+      if (f.hex) {
+        json_.Field(f.name, Hex(f.value));
+      } else {
+        json_.Field(f.name, f.value);
+      }
+    }
+    json_.EndObject();
+    json_.Field("ids", e.ids).Field("samples", e.samples);
     json_.Key("group_members").BeginArray();
     for (const std::string& m : e.group_members) json_.String(m);
     json_.EndArray().EndObject();

@@ -210,6 +210,9 @@ Result<Recording> Loader::Run() {
   out_.metadata = reader_.metadata();
   out_.build_ids = reader_.build_ids();
   out_.events = events.events();
+  out_.callchains = std::ranges::any_of(out_.events, [](const EventDesc& e) {
+    return (e.attr.sample_type & (PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_STACK_USER)) != 0;
+  });
   out_.trailer = reader_.trailer();
   out_.finalized = reader_.finalized();
   out_.file_size = reader_.file_size();

@@ -57,6 +57,11 @@ struct Recording {
   format::Metadata metadata;
   format::Metadata build_ids;  // binary path -> build-id, as recorded
   std::vector<EventDesc> events;
+  // Some event was recorded with call chains (PERF_SAMPLE_CALLCHAIN, which
+  // -g and --call-graph dwarf set, or a user stack copy to unwind). Decides
+  // the default children mode and --script's layout; a leaf expanded into
+  // inlined calls does not count, it is still one sampled address.
+  bool callchains = false;
   std::optional<format::Trailer> trailer;  // present when finalized
   bool finalized = false;
   uint64_t file_size = 0;

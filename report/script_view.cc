@@ -27,7 +27,7 @@ ScriptView BuildScriptView(const Recording& recording, const SampleFilter& filte
   ScriptView view;
   view.profile = &recording.profile;
   view.max_stack = max_stack;
-  view.callchains = recording.profile.has_callchains();
+  view.callchains = recording.callchains;
   for (const ProfileSample& s : recording.profile.samples()) {
     if (filter.Keeps(recording.profile, s)) view.samples.push_back(&s);
   }

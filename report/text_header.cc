@@ -26,6 +26,11 @@ std::string EventLine(const EventInfo& e) {
   if (e.exclude_user) line += ", exclude_user = 1";
   if (e.exclude_kernel) line += ", exclude_kernel = 1";
   if (e.inherit) line += ", inherit = 1";
+  for (const AttrField& f : e.attr_fields) {
+    line += f.hex ? fmt::format(", {} = {:#x}", f.name, f.value)
+                  : fmt::format(", {} = {}", f.name, f.value);
+    if (!f.meaning.empty()) line += fmt::format(" ({})", f.meaning);
+  }
   line += fmt::format(", ids = {}", e.ids);
   if (!e.group_members.empty()) {
     line += ", group members = {";

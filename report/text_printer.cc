@@ -121,9 +121,9 @@ void TextPrinter::Section(const EventSection& s) {
   }
   out_ += count + "\n";
   out_ += fmt::format("# Lost samples: {}\n", stats.lost_samples);
-  if (stats.unknown_frames != 0) {
-    out_ += fmt::format("# Unresolved frames: {} of {} shown as [unknown]\n", stats.unknown_frames,
-                        stats.frames);
+  if (s.unknown_frames != 0) {
+    out_ += fmt::format("# Unresolved frames: {} of {} shown as [unknown]\n", s.unknown_frames,
+                        s.frames);
   }
   if (!recording_.finalized) out_ += "# Warning: the file was not finalized; partial recording\n";
   if (s.filtered) {

@@ -3,7 +3,8 @@
 //   comm tid [cpu] seconds.micros: period event:
 //   <tab>address symbol+0xoff (dso)      one line per frame, leaf first
 // followed by an empty line; without call chains the leaf goes on the
-// sample's own line.
+// sample's own line. A group leader's sample is followed by one such entry
+// per group member, with the member's count in the period's place.
 #include <fmt/format.h>
 
 #include "report/script_view.h"
@@ -24,20 +25,31 @@ std::string FormatScriptText(const ScriptView& script) {
   std::string out;
   const Profile& profile = *script.profile;
   for (const ProfileSample* s : script.samples) {
+    const auto frames = script.Frames(*s);
     // As perf script: the command unpadded when chains follow, else in 16.
     const std::string& comm = profile.comm(s->comm);
-    out += script.callchains ? comm : fmt::format("{:>16}", comm);
-    out +=
-        fmt::format(" {:>5} [{:03}] {:>5}.{:06}: {:>10} {}:", s->tid, s->cpu, s->time / 1000000000u,
-                    (s->time / 1000u) % 1000000u, s->period, profile.event_name(s->event));
-    const auto frames = script.Frames(*s);
-    if (!script.callchains) {
-      out += frames.empty() ? "\n" : " " + FrameText(frames[0]) + "\n";
-      continue;
+    const std::string prefix =
+        fmt::format("{} {:>5} [{:03}] {:>5}.{:06}: ",
+                    script.callchains ? comm : fmt::format("{:>16}", comm), s->tid, s->cpu,
+                    s->time / 1000000000u, (s->time / 1000u) % 1000000u);
+    auto entry = [&](uint64_t period, const std::string& event) {
+      out += prefix + fmt::format("{:>10} {}:", period, event);
+      if (!script.callchains) {
+        out += frames.empty() ? "\n" : " " + FrameText(frames[0]) + "\n";
+        return;
+      }
+      out += "\n";
+      for (const ScriptFrame& f : frames) out += "\t" + FrameText(f) + "\n";
+      out += "\n";
+    };
+    entry(s->period, profile.event_name(s->event));
+    // A group leader's sample read its members too (-e '{a,b}:S'): each
+    // member follows as a sample of its own with what it counted since the
+    // leader's previous sample, at the same time and frames, as perf script
+    // prints such a sample.
+    for (const MemberCount& read : profile.reads(*s)) {
+      entry(read.count, profile.event_name(read.event));
     }
-    out += "\n";
-    for (const ScriptFrame& f : frames) out += "\t" + FrameText(f) + "\n";
-    out += "\n";
   }
   return out;
 }

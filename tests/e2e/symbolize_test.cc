@@ -75,6 +75,40 @@ TEST_F(SymbolizeTest, InlinedCallsAreFramesWithTheirOwnSourceLines) {
       << callers.out;
 }
 
+// Without -g a sample has no call chain, even when its leaf expands into an
+// inlined call and the function it was inlined into: the default is the
+// self-only layout (one Overhead column), as the README promises and perf
+// does, and --script prints the leaf on the sample's own line.
+TEST_F(SymbolizeTest, InlineExpansionWithoutCallChainsKeepsTheSelfOnlyLayout) {
+  const std::string data = dir_ / "inline.data";
+  const RunResult rec =
+      RunTool({kRecord, "-e", "cpu-clock", "-o", data, "--", kInline, "0.3"}, dir_);
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+
+  const RunResult rep = RunTool({kReport, "-i", data, "--sort", "sym"}, dir_);
+  ASSERT_EQ(rep.exit_code, 0) << rep.err;
+  EXPECT_NE(rep.out.find("# Overhead  Symbol"), std::string::npos) << rep.out;
+  EXPECT_EQ(rep.out.find("Children"), std::string::npos) << rep.out;
+  const auto hot = OverheadOf(rep.out, "spin_inlined (inlined)");
+  ASSERT_TRUE(hot) << rep.out;
+  EXPECT_GT(*hot, 90.0) << rep.out;
+  // In children mode hot_outer would show ~100% as the inline frame's caller.
+  EXPECT_FALSE(OverheadOf(rep.out, "hot_outer")) << rep.out;
+
+  const RunResult json = RunTool({kReport, "-i", data, "--format", "json"}, dir_);
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_NE(json.out.find("\"children\": false"), std::string::npos) << json.out;
+
+  // One line a sample: "comm tid [cpu] time: period event: ip symbol (dso)".
+  const RunResult script = RunTool({kReport, "-i", data, "--script", "--comm", "inline"}, dir_);
+  ASSERT_EQ(script.exit_code, 0) << script.err;
+  const std::vector<std::string> lines = Lines(script.out);
+  ASSERT_FALSE(lines.empty()) << script.out;
+  for (const std::string& line : lines) {
+    ASSERT_NE(line.find("cpu-clock:"), std::string::npos) << script.out;
+  }
+}
+
 TEST_F(SymbolizeTest, JitCodeIsNamedFromItsPerfMap) {
 #if !defined(__x86_64__)
   GTEST_SKIP() << "the fake JIT writes x86-64 machine code";

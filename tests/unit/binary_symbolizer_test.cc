@@ -5,6 +5,7 @@
 #include "libsample/binary_symbolizer.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <string>
 #include <string_view>
@@ -32,6 +33,9 @@ const char* const kSymStripped = FIXTURE_SYMBOLIZER_STRIPPED_PATH;
 const char* const kSymStrippedAll = FIXTURE_SYMBOLIZER_STRIPPED_ALL_PATH;
 const char* const kProgSource = FIXTURE_PROG_SOURCE;
 const char* const kProgDebug = FIXTURE_PROG_DEBUG_PATH;
+const char* const kCxxSource = FIXTURE_INLINE_CXX_SOURCE;
+const char* const kCxxInline = FIXTURE_INLINE_CXX_PATH;
+const char* const kCxxOutOfLine = FIXTURE_INLINE_CXX_OUTOFLINE_PATH;
 
 #define ASSERT_OPENED(var, ...)                              \
   auto var##_result = BinarySymbolizer::Open(__VA_ARGS__);   \
@@ -256,6 +260,73 @@ TEST(BinarySymbolizerTest, CxxNamesFromDwarfAreDemangledLinkageNames) {
     EXPECT_EQ(frames[0].name_source, NameSource::kDwarf);
     EXPECT_EQ(Describe(frames[0]),
               Expect(c.name, false, kProgSource, LineOf(kProgSource, c.marker)));
+  }
+}
+
+// Inlined C++ calls are named as fully as out-of-line functions: as the
+// demangler names the symbol the function would have out of line (what perf
+// and our report show for a function that was not inlined), parameter list
+// included. The reference is the demangled .symtab name of the same
+// function in fixture_inline_cxx_outofline (same source, nothing inlined):
+// CxxInlineNamesMatchTheOutOfLineSymbols checks the literals below against
+// it, so they are not a guess.
+//
+// Neither addr2line nor llvm-symbolizer is the reference, on purpose:
+// `addr2line -f -i -C` (binutils 2.40) prints the demangled linkage name
+// where DWARF has one (acc::shared, the class methods: the same as here),
+// but for a function without one (internal linkage, anonymous namespace,
+// lambdas) it prints the name of the function it was inlined into, which
+// is wrong; `llvm-symbolizer` prints the bare DW_AT_name ("folded",
+// "operator()"). Without a linkage name the name here is built from the
+// DWARF scopes of the function's declaration, with C++ parameter types
+// spelled as the demangler spells them ("unsigned long", "char const*"),
+// a lambda as "{lambda(PARAMETERS)#N}" (N counting the closures of the same
+// signature in the enclosing function, in DIE order, which is GCC's
+// numbering order) and "const" for a const member function.
+struct CxxInlineCase {
+  const char* name;
+  const char* marker;
+};
+const CxxInlineCase kCxxInlineCases[] = {
+    {"acc::(anonymous namespace)::hidden(unsigned long)", "LINE:hidden_body"},
+    {"acc::folded(unsigned long)", "LINE:folded_body"},
+    {"acc::shared(unsigned long)", "LINE:shared_body"},
+    {"acc::Accumulator::add(unsigned long)", "LINE:add_body"},
+    {"acc::Scaled<long>::apply(long) const", "LINE:apply_body"},
+    {"acc::run_all(unsigned long)::{lambda(int)#1}::operator()(int) const", "LINE:twist_body"},
+    {"acc::run_all(unsigned long)::{lambda(int)#2}::operator()(int) const", "LINE:turn_body"},
+};
+
+TEST(BinarySymbolizerTest, CxxInlineFramesAreFullyQualified) {
+  ASSERT_OPENED(symbolizer, kCxxInline);
+  const ElfSymbol* caller = SymbolNamed(symbolizer, "acc::run_all(unsigned long)");
+  ASSERT_NE(caller, nullptr);
+  // Innermost frame name by line, over every address of the caller.
+  std::map<uint32_t, std::set<std::string>> names_at_line;
+  for (uint64_t vaddr = caller->start; vaddr < caller->start + caller->size; ++vaddr) {
+    const auto frames = symbolizer.SymbolizeVaddr(vaddr);
+    if (frames.size() < 2 || !frames[0].inlined) continue;
+    EXPECT_EQ(frames.back().function, "acc::run_all(unsigned long)");
+    names_at_line[frames[0].line].insert(frames[0].function);
+  }
+  for (const CxxInlineCase& c : kCxxInlineCases) {
+    SCOPED_TRACE(c.marker);
+    EXPECT_THAT(names_at_line[LineOf(kCxxSource, c.marker)], ElementsAre(c.name));
+  }
+}
+
+TEST(BinarySymbolizerTest, CxxInlineNamesMatchTheOutOfLineSymbols) {
+  ASSERT_OPENED(out_of_line, kCxxOutOfLine);
+  for (const CxxInlineCase& c : kCxxInlineCases) {
+    SCOPED_TRACE(c.name);
+    // The demangled .symtab name (the reference for the literal) ...
+    const ElfSymbol* symbol = SymbolNamed(out_of_line, c.name);
+    ASSERT_NE(symbol, nullptr) << "no out-of-line symbol of that name";
+    // ... and the DWARF name of the out-of-line copy agrees with it too.
+    const auto frames = out_of_line.SymbolizeVaddr(symbol->start);
+    ASSERT_EQ(frames.size(), 1u);
+    EXPECT_EQ(frames[0].function, c.name);
+    EXPECT_EQ(frames[0].line, LineOf(kCxxSource, c.marker));
   }
 }
 

@@ -1,0 +1,69 @@
+// DwarfNames: the name a report shows for a function DIE (DW_TAG_subprogram
+// or DW_TAG_inlined_subroutine), as fully qualified for an inlined call as
+// for a function that was not inlined.
+//
+// - A linkage name (DW_AT_linkage_name, or DW_AT_MIPS_linkage_name, on the
+//   DIE or reached through DW_AT_abstract_origin and DW_AT_specification)
+//   is demangled: the symbol's own name, parameter list included.
+// - Without one (C++ functions with internal linkage or in an anonymous
+//   namespace, lambdas, what a compiler left out), C++ and other languages
+//   with scopes get DW_AT_name qualified by the scopes enclosing the
+//   function's declaration: namespaces ("(anonymous namespace)" when
+//   unnamed), classes as DWARF spells them (template arguments included),
+//   and an enclosing function by its own full name. In C++ the parameter
+//   list follows, spelled as the demangler spells it ("(unsigned long)",
+//   "(char const*)", " const" for a const member function), so that the name
+//   reads as the demangled symbol of an out-of-line copy would. A lambda's
+//   closure type is "{lambda(PARAMETERS)#N}", N counting the closures of the
+//   same parameters in the same scope in DIE order (GCC numbers them in
+//   that order too).
+// - C functions (and units of unknown language) keep their DW_AT_name: C
+//   has no scopes for functions, and the walk to find a DIE's parents is not
+//   paid where it cannot change anything.
+//
+// libdw has no parent links: a declaration's enclosing scopes are found by
+// descending from its unit's root, stepping over siblings whose subtree
+// ends before it, so a lookup costs the siblings on its path, not the unit.
+// Names are cached by DIE. Holds no DIE data of its own beyond the cache
+// keys (addresses inside the Dwarf's sections, which must outlive it).
+// Not thread-safe (the cache; libdw).
+#pragma once
+
+#include <elfutils/libdw.h>
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace sample {
+
+class DwarfNames {
+ public:
+  // `language` is the DW_LANG_* of the unit the DIEs are looked up from
+  // (dwarf_srclang of its root; -1 when unknown: names as DWARF has them).
+  explicit DwarfNames(int language) : language_(language) {}
+
+  // The function's name as described above; empty if DWARF names nothing.
+  std::string FunctionName(Dwarf_Die* die);
+
+ private:
+  std::string FunctionNameAt(Dwarf_Die* die, unsigned depth);
+  // "a::B::" for the scopes in `chain` (a DIE's parents, outermost first).
+  std::string ScopePrefix(std::vector<Dwarf_Die> chain, unsigned depth);
+  // A class's own name, or "{lambda(int)#1}", "{unnamed type}".
+  std::string LocalTypeName(Dwarf_Die* type, Dwarf_Die* parent, unsigned depth);
+  std::string QualifiedTypeName(Dwarf_Die* type, unsigned depth);
+  std::string TypeOf(Dwarf_Die* die, unsigned depth, bool top_level);
+  // "(int, char const*)": the types of the parameters that are not artificial.
+  std::string ParameterList(Dwarf_Die* function, unsigned depth);
+  static bool IsConstMember(Dwarf_Die* function);
+  bool cplusplus() const;
+  bool has_scopes() const;
+
+  int language_;
+  // By the DIE's address in the section data: unique across units.
+  std::unordered_map<const void*, std::string> function_names_;
+  std::unordered_map<const void*, std::string> type_names_;
+};
+
+}  // namespace sample
