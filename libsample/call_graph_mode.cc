@@ -43,7 +43,11 @@ Result<uint32_t> ParseStackSize(std::string_view text) {
   if (text.empty() || ec == std::errc::invalid_argument || end != text.data() + text.size()) {
     return Fail(fmt::format("stack size '{}': not a number of bytes", text));
   }
-  if (ec == std::errc::result_out_of_range) bytes = UINT64_MAX;
+  if (ec == std::errc::result_out_of_range) {
+    return Fail(fmt::format("stack size {}: at most {} bytes (the kernel's limit for a sample's "
+                            "stack copy)",
+                            text, kMaxStackSize));
+  }
   return CheckStackSize(bytes);
 }
 

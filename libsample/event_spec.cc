@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <set>
@@ -96,6 +97,10 @@ Result<bool> ApplyGenericTerm(const PmuTerm& term, bool pmu_event, EventSpec* sp
   } else if (*value == 0) {
     return Fail(fmt::format("{}=0: must be at least 1", key));
   } else if (key == "period") {
+    // The kernel refuses a period with the top bit set (EINVAL).
+    if (*value > static_cast<uint64_t>(INT64_MAX)) {
+      return Fail(fmt::format("period={}: at most {}", *value, INT64_MAX));
+    }
     spec->attr.sample_period = *value;
     spec->period_given = true;
   } else {

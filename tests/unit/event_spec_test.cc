@@ -126,6 +126,10 @@ TEST_F(EventSpecTest, TermsOnGenericEvents) {
   EXPECT_THAT(Error("cycles/period=abc/"), HasSubstr("not a number"));
   EXPECT_THAT(Error("cycles/period/"), HasSubstr("needs a value"));
   EXPECT_THAT(Error("cycles/period=0/"), HasSubstr("at least 1"));
+  // The kernel refuses the top bit; say so before it does, with the bound.
+  EXPECT_THAT(Error("cycles/period=0x8000000000000000/"),
+              HasSubstr("period=9223372036854775808: at most 9223372036854775807"));
+  EXPECT_TRUE(ParseEventList("cycles/period=0x7fffffffffffffff/", {}));
   EXPECT_THAT(Error("cycles/period=1"), HasSubstr("no closing '/'"));
   EXPECT_THAT(Error("cycles/period=1,,freq=2/"), HasSubstr("empty term"));
   EXPECT_THAT(Error("cycles:u/period=1/k"), HasSubstr("two modifier lists"));
