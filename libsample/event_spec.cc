@@ -244,6 +244,8 @@ Result<EventSpec> Resolver::Resolve(const RawEvent& raw) {
   merged.hv |= group_mods->hv;
   merged.precise = std::max(merged.precise, group_mods->precise);
   ApplyModifiers(merged, options_.exclude_kernel_default && !tracepoint, &spec.attr);
+  spec.kernel_excluded_by_default =
+      options_.exclude_kernel_default && !tracepoint && !merged.privilege_given();
   spec.group_index = raw.group;
   spec.group_leader = raw.leader;
   spec.sample_read = group_mods->sample_read;

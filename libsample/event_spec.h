@@ -62,6 +62,9 @@ struct EventSpec {
   // In a group with the S modifier: only the leader samples, and its
   // samples carry the members' counts (PERF_SAMPLE_READ, PERF_FORMAT_GROUP).
   bool sample_read = false;
+  // exclude_kernel came from EventParseOptions::exclude_kernel_default (no
+  // u/k/h modifier): the recorder says why the kernel is left out.
+  bool kernel_excluded_by_default = false;
   // uprobe PMU events: the kernel takes the path as a user pointer, so the
   // recorder sets attr.config1 = (uint64_t)uprobe_path.c_str() right before
   // perf_event_open, while this string is alive. config2 already holds the

@@ -106,15 +106,7 @@ Result<void> Recorder::OpenEvents() {
   const auto paranoid = ReadPerfEventParanoid();
   // The kernel's own test (perf_allow_kernel): paranoid above 1 and neither
   // CAP_PERFMON nor CAP_SYS_ADMIN in effect, whoever the user is.
-  if (paranoid && *paranoid >= 2 && !PerfmonCapable()) {
-    parse.exclude_kernel_default = true;
-    if (!options_.quiet) {
-      fmt::print(stderr,
-                 "sample-record: kernel.perf_event_paranoid is {}: recording user space only "
-                 "(sysctl kernel.perf_event_paranoid=1 or CAP_PERFMON to include the kernel).\n",
-                 *paranoid);
-    }
-  }
+  if (paranoid && *paranoid >= 2 && !PerfmonCapable()) parse.exclude_kernel_default = true;
   const bool default_event = options_.events.empty();
   std::string list = default_event ? "cycles" : "";
   for (const std::string& e : options_.events) list += (list.empty() ? "" : ",") + e;
@@ -136,7 +128,19 @@ Result<void> Recorder::OpenEvents() {
     }
     opened = open("cpu-clock");
   }
-  return opened;
+  if (!opened) return opened;
+  // Said once the events are open, and only of events it applies to (not
+  // of tracepoints, nor of events given u/k/h).
+  const auto& specs = opener_->specs();
+  if (!options_.quiet && std::any_of(specs.begin(), specs.end(), [](const EventSpec& spec) {
+        return spec.kernel_excluded_by_default;
+      })) {
+    fmt::print(stderr,
+               "sample-record: kernel.perf_event_paranoid is {}: recording user space only "
+               "(sysctl kernel.perf_event_paranoid=1 or CAP_PERFMON to include the kernel).\n",
+               *paranoid);
+  }
+  return {};
 }
 
 // Turns the events on (unless enable_on_exec does it; with -D only the
