@@ -19,9 +19,9 @@
 #include <string>
 #include <vector>
 
-#include "libsample/binary_symbolizer.h"
-#include "libsample/dwarf_file.h"
-#include "libsample/elf_symbols.h"
+#include "libsample/symbols/binary_symbolizer.h"
+#include "libsample/symbols/dwarf_file.h"
+#include "libsample/symbols/elf_symbols.h"
 
 namespace {
 

@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include "libsample/byte_reader.h"
-#include "libsample/record_walker.h"
+#include "libsample/perf/record_walker.h"
 
 namespace sample::format {
 namespace {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "formats/sample_file_format.h"
-#include "libsample/event_table.h"
+#include "libsample/perf/event_table.h"
 #include "libsample/result.h"
 
 namespace sample::format {

@@ -18,8 +18,8 @@
 
 #include "formats/chunk_codec.h"
 #include "formats/sample_file_format.h"
-#include "libsample/event_table.h"
 #include "libsample/mapped_file.h"
+#include "libsample/perf/event_table.h"
 #include "libsample/result.h"
 
 namespace sample::format {

@@ -21,7 +21,7 @@
 
 #include "formats/chunk_codec.h"
 #include "formats/sample_file_format.h"
-#include "libsample/perf_record.h"
+#include "libsample/perf/perf_record.h"
 #include "libsample/result.h"
 #include "libsample/unique_fd.h"
 

@@ -8,8 +8,8 @@
 
 #include <fmt/format.h>
 
-#include "libsample/perf_event_advice.h"
-#include "libsample/perf_record.h"
+#include "libsample/perf/perf_event_advice.h"
+#include "libsample/perf/perf_record.h"
 
 namespace sample::record {
 namespace {

@@ -16,13 +16,13 @@
 #include <string>
 #include <vector>
 
-#include "libsample/call_graph_mode.h"
-#include "libsample/event_spec.h"
-#include "libsample/event_table.h"
-#include "libsample/perf_event.h"
-#include "libsample/perf_record.h"
+#include "libsample/events/event_spec.h"
+#include "libsample/perf/call_graph_mode.h"
+#include "libsample/perf/event_table.h"
+#include "libsample/perf/perf_event.h"
+#include "libsample/perf/perf_record.h"
+#include "libsample/perf/user_regs.h"
 #include "libsample/result.h"
-#include "libsample/user_regs.h"
 #include "record/record_target.h"
 
 namespace sample::record {

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "libsample/kallsyms.h"
+#include "libsample/symbols/kallsyms.h"
 
 namespace sample::record {
 

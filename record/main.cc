@@ -8,10 +8,10 @@
 #include <fmt/format.h>
 #include <boost/program_options.hpp>
 
-#include "libsample/call_graph_mode.h"
-#include "libsample/event_spec.h"
+#include "libsample/events/event_spec.h"
 #include "libsample/option_number.h"
-#include "libsample/perf_event.h"
+#include "libsample/perf/call_graph_mode.h"
+#include "libsample/perf/perf_event.h"
 #include "record/recorder.h"
 
 namespace po = boost::program_options;

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "formats/sample_file_writer.h"
-#include "libsample/perf_record.h"
+#include "libsample/perf/perf_record.h"
 
 namespace sample::record {
 

@@ -3,11 +3,11 @@
 #include <algorithm>
 
 #include "formats/chunk_codec.h"
-#include "libsample/elf_symbols.h"
-#include "libsample/kallsyms.h"
 #include "libsample/memory_file.h"
-#include "libsample/perf_record.h"
-#include "libsample/process_table.h"
+#include "libsample/model/process_table.h"
+#include "libsample/perf/perf_record.h"
+#include "libsample/symbols/elf_symbols.h"
+#include "libsample/symbols/kallsyms.h"
 #include "record/vdso_image.h"
 
 namespace sample::record {

@@ -12,7 +12,7 @@
 
 #include <fmt/format.h>
 
-#include "libsample/record_builder.h"
+#include "libsample/perf/record_builder.h"
 #include "libsample/unique_fd.h"
 
 namespace sample::record {

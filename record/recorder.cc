@@ -19,12 +19,12 @@
 #include <fmt/format.h>
 
 #include "formats/sample_file_writer.h"
-#include "libsample/capabilities.h"
-#include "libsample/event_spec.h"
-#include "libsample/perf_event.h"
-#include "libsample/perf_event_advice.h"
-#include "libsample/perf_record.h"
-#include "libsample/record_walker.h"
+#include "libsample/events/event_spec.h"
+#include "libsample/perf/capabilities.h"
+#include "libsample/perf/perf_event.h"
+#include "libsample/perf/perf_event_advice.h"
+#include "libsample/perf/perf_record.h"
+#include "libsample/perf/record_walker.h"
 #include "libsample/unique_fd.h"
 #include "record/command_launcher.h"
 #include "record/event_opener.h"

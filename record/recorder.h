@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "libsample/call_graph_mode.h"
+#include "libsample/perf/call_graph_mode.h"
 #include "libsample/result.h"
 #include "record/record_target.h"
 

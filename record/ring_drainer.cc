@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "libsample/perf_record.h"
-#include "libsample/record_walker.h"
+#include "libsample/perf/perf_record.h"
+#include "libsample/perf/record_walker.h"
 
 namespace sample::record {
 namespace {

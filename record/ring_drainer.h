@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "formats/sample_file_writer.h"
-#include "libsample/event_table.h"
+#include "libsample/perf/event_table.h"
 #include "record/event_opener.h"
 #include "record/pending_chunk.h"
 #include "record/postmortem_facts.h"

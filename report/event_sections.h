@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "libsample/profile.h"
-#include "libsample/sample_filter.h"
+#include "libsample/model/profile.h"
+#include "libsample/model/sample_filter.h"
 #include "report/report_options.h"
 #include "report/report_pipeline.h"
 

@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "libsample/call_graph_mode.h"
+#include "libsample/perf/call_graph_mode.h"
 #include "report/report_pipeline.h"
 
 namespace sample::report {

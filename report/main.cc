@@ -10,8 +10,8 @@
 
 #include <boost/program_options.hpp>
 
+#include "libsample/model/profile.h"
 #include "libsample/option_number.h"
-#include "libsample/profile.h"
 #include "report/call_graph_spec.h"
 #include "report/report_runner.h"
 

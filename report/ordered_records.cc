@@ -5,8 +5,8 @@
 
 #include <fmt/format.h>
 
-#include "libsample/perf_record.h"
-#include "libsample/record_walker.h"
+#include "libsample/perf/perf_record.h"
+#include "libsample/perf/record_walker.h"
 
 namespace sample::report {
 

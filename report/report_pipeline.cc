@@ -12,9 +12,9 @@
 #include <fmt/format.h>
 
 #include "formats/sample_file_reader.h"
-#include "libsample/perf_record.h"
-#include "libsample/process_table.h"
-#include "libsample/sequence_interner.h"
+#include "libsample/model/process_table.h"
+#include "libsample/model/sequence_interner.h"
+#include "libsample/perf/perf_record.h"
 #include "report/ordered_records.h"
 #include "report/symbolization.h"
 

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "formats/chunk_codec.h"
-#include "libsample/profile.h"
+#include "libsample/model/profile.h"
 #include "libsample/result.h"
 #include "report/stack_unwinding.h"
 

@@ -7,7 +7,7 @@
 
 #include "libsample/comma_list.h"
 #include "libsample/cpu_list.h"
-#include "libsample/sample_filter.h"
+#include "libsample/model/sample_filter.h"
 #include "report/event_sections.h"
 #include "report/header_view.h"
 #include "report/json_printer.h"

@@ -4,7 +4,8 @@
 #include <atomic>
 #include <thread>
 
-#include "libsample/elf_symbols.h"
+#include "libsample/symbols/elf_file.h"
+#include "libsample/symbols/elf_symbols.h"
 
 namespace sample::report {
 namespace {

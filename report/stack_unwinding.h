@@ -37,11 +37,11 @@
 #include <vector>
 
 #include "formats/chunk_codec.h"
-#include "libsample/debug_file_finder.h"
-#include "libsample/dwarf_unwinder.h"
 #include "libsample/memory_file.h"
-#include "libsample/perf_record.h"
-#include "libsample/process_table.h"
+#include "libsample/model/process_table.h"
+#include "libsample/perf/perf_record.h"
+#include "libsample/symbols/debug_file_finder.h"
+#include "libsample/unwind/dwarf_unwinder.h"
 
 namespace sample::report {
 

@@ -11,12 +11,12 @@
 
 #include <fmt/format.h>
 
-#include "libsample/binary_symbolizer.h"
-#include "libsample/debug_file_finder.h"
-#include "libsample/kallsyms.h"
 #include "libsample/memory_file.h"
-#include "libsample/perf_map.h"
-#include "libsample/process_table.h"
+#include "libsample/model/process_table.h"
+#include "libsample/symbols/binary_symbolizer.h"
+#include "libsample/symbols/debug_file_finder.h"
+#include "libsample/symbols/kallsyms.h"
+#include "libsample/symbols/perf_map.h"
 
 namespace sample::report {
 namespace {

@@ -12,7 +12,7 @@
 
 #include <gtest/gtest.h>
 
-#include "libsample/elf_symbols.h"
+#include "libsample/symbols/elf_symbols.h"
 #include "tests/debuginfod_server.h"
 #include "tests/e2e/e2e_util.h"
 

@@ -12,8 +12,8 @@
 #include <gtest/gtest.h>
 
 #include "formats/sample_file_reader.h"
-#include "libsample/perf_record.h"
-#include "libsample/record_walker.h"
+#include "libsample/perf/perf_record.h"
+#include "libsample/perf/record_walker.h"
 #include "tests/e2e/e2e_util.h"
 
 namespace sample::e2e {

@@ -5,8 +5,8 @@
 // walking of what libdw returns. Input: u64 x 4 addresses, then the file.
 #include <cstdlib>
 
-#include "libsample/binary_symbolizer.h"
 #include "libsample/memory_file.h"
+#include "libsample/symbols/binary_symbolizer.h"
 #include "tests/fuzz/fuzz_target.h"
 
 SAMPLE_FUZZ_TARGET(dwarf)(std::span<const std::byte> input) {

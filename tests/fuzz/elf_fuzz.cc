@@ -5,10 +5,10 @@
 // bytes. Input: the file.
 #include <cstdlib>
 
-#include "libsample/elf_file.h"
-#include "libsample/elf_symbols.h"
-#include "libsample/gnu_debuglink.h"
 #include "libsample/memory_file.h"
+#include "libsample/symbols/elf_file.h"
+#include "libsample/symbols/elf_symbols.h"
+#include "libsample/symbols/gnu_debuglink.h"
 #include "tests/fuzz/fuzz_target.h"
 
 SAMPLE_FUZZ_TARGET(elf)(std::span<const std::byte> input) {

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "libsample/gnu_debuglink.h"
+#include "libsample/symbols/gnu_debuglink.h"
 #include "tests/fuzz/fuzz_target.h"
 
 namespace sample {

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "libsample/kallsyms.h"
+#include "libsample/symbols/kallsyms.h"
 #include "tests/fuzz/fuzz_target.h"
 
 namespace sample {

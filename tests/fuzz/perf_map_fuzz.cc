@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "libsample/perf_map.h"
+#include "libsample/symbols/perf_map.h"
 #include "tests/fuzz/fuzz_target.h"
 
 SAMPLE_FUZZ_TARGET(perf_map)(std::span<const std::byte> input) {

@@ -1,4 +1,4 @@
-// Fuzz target: the kernel record parsers (libsample/perf_record.h), which
+// Fuzz target: the kernel record parsers (libsample/perf/perf_record.h), which
 // read whatever a recording file holds. The attr that decides the layout is
 // taken from the input too, so every combination of sample_type,
 // read_format, sample_id_all, branch and register flags gets tried. Every
@@ -12,8 +12,8 @@
 #include <span>
 #include <string_view>
 
-#include "libsample/perf_record.h"
-#include "libsample/record_walker.h"
+#include "libsample/perf/perf_record.h"
+#include "libsample/perf/record_walker.h"
 #include "tests/fuzz/fuzz_target.h"
 
 namespace sample {

@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "libsample/pmu_format.h"
+#include "libsample/events/pmu_format.h"
 #include "tests/fuzz/fuzz_target.h"
 
 SAMPLE_FUZZ_TARGET(pmu_format)(std::span<const std::byte> input) {

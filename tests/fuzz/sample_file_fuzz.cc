@@ -8,8 +8,8 @@
 
 #include "formats/sample_file_reader.h"
 #include "libsample/memory_file.h"
-#include "libsample/perf_record.h"
-#include "libsample/record_walker.h"
+#include "libsample/perf/perf_record.h"
+#include "libsample/perf/record_walker.h"
 #include "tests/fuzz/chunk_checksums.h"
 #include "tests/fuzz/fuzz_target.h"
 

@@ -2,7 +2,7 @@
 // and lines, inline chains, ELF fallbacks (.symtab, PLT), separate debug
 // files, C++ and Rust names. Expected lines come from markers in the fixture
 // sources, so the fixtures can change without editing numbers here.
-#include "libsample/binary_symbolizer.h"
+#include "libsample/symbols/binary_symbolizer.h"
 
 #include <algorithm>
 #include <map>

@@ -1,7 +1,7 @@
 // Tests for --call-graph's syntax and the attrs each mode sets: the stack
 // size rules are the kernel's (a multiple of 8 below 65535), the register
 // masks those of user_regs.h.
-#include "libsample/call_graph_mode.h"
+#include "libsample/perf/call_graph_mode.h"
 
 #include <linux/perf_event.h>
 

@@ -2,7 +2,7 @@
 // looked for, and why candidates are turned down (build-id mismatch, CRC
 // mismatch), on copies of the symbolizer fixtures laid out in a scratch
 // directory. debuginfod is off here (tests/unit/debuginfod_test.cc has it).
-#include "libsample/debug_file_finder.h"
+#include "libsample/symbols/debug_file_finder.h"
 
 #include <cstdlib>
 #include <fstream>
@@ -12,8 +12,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "libsample/binary_symbolizer.h"
-#include "libsample/elf_symbols.h"
+#include "libsample/symbols/binary_symbolizer.h"
+#include "libsample/symbols/elf_symbols.h"
 #include "tests/unit/symbolizer_test_util.h"
 
 namespace sample {

@@ -15,9 +15,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "libsample/binary_symbolizer.h"
-#include "libsample/debug_file_finder.h"
-#include "libsample/elf_symbols.h"
+#include "libsample/symbols/binary_symbolizer.h"
+#include "libsample/symbols/debug_file_finder.h"
+#include "libsample/symbols/elf_symbols.h"
 #include "libsample/unique_fd.h"
 #include "tests/debuginfod_server.h"
 #include "tests/unit/symbolizer_test_util.h"

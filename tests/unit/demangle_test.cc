@@ -1,5 +1,5 @@
 // Tests for Demangle: C++ and both Rust manglings, on name strings.
-#include "libsample/demangle.h"
+#include "libsample/symbols/demangle.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "libsample/dwarf_unwinder.h"
+#include "libsample/unwind/dwarf_unwinder.h"
 
 #include <gelf.h>
 
@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "libsample/elf_file.h"
+#include "libsample/symbols/elf_file.h"
 
 namespace sample {
 namespace {

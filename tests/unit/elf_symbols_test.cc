@@ -2,7 +2,7 @@
 // known functions, aliases, PLT calls and layouts. Where a test needs ground
 // truth (load layout, PLT slots), it reads the file with tests/fixtures/raw_elf.h
 // rather than through the code under test.
-#include "libsample/elf_symbols.h"
+#include "libsample/symbols/elf_symbols.h"
 
 #include <dlfcn.h>
 #include <elf.h>

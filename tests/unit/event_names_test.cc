@@ -3,7 +3,7 @@
 // spellings, raw rNNNN events, and the close matches offered for an unknown
 // name. Parsed through ParseEventList against the fake trees of
 // tests/unit/event_spec_fixture.h (PMU events are candidates too).
-#include "libsample/event_spec.h"
+#include "libsample/events/event_spec.h"
 
 #include <linux/perf_event.h>
 
@@ -14,7 +14,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "libsample/event_names.h"
+#include "libsample/events/event_names.h"
 #include "tests/unit/event_spec_fixture.h"
 
 namespace sample {

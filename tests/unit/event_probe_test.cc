@@ -4,7 +4,7 @@
 // fixture program read with <elf.h> (tests/fixtures/raw_elf.h), not through
 // the code under test. The live tests at the end ask the running kernel to
 // accept what the parser built: a uprobe and the sched_switch tracepoint.
-#include "libsample/event_spec.h"
+#include "libsample/events/event_spec.h"
 
 #include <elf.h>
 #include <fcntl.h>
@@ -28,7 +28,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "libsample/elf_symbols.h"
+#include "libsample/symbols/elf_symbols.h"
 #include "tests/fixtures/raw_elf.h"
 #include "tests/unit/event_spec_fixture.h"
 

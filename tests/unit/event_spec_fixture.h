@@ -15,7 +15,7 @@
 
 #include <gtest/gtest.h>
 
-#include "libsample/event_spec.h"
+#include "libsample/events/event_spec.h"
 
 namespace sample::testing {
 

@@ -5,7 +5,7 @@
 // tracefs trees of tests/unit/event_spec_fixture.h. Names are tested in
 // event_names_test.cc, breakpoints, uprobes and the live kernel in
 // event_probe_test.cc.
-#include "libsample/event_spec.h"
+#include "libsample/events/event_spec.h"
 
 #include <linux/perf_event.h>
 

@@ -1,6 +1,6 @@
 // Tests for the .gnu_debuglink reader and its CRC-32, against the link
 // objcopy --add-gnu-debuglink wrote into the stripped symbolizer fixture.
-#include "libsample/gnu_debuglink.h"
+#include "libsample/symbols/gnu_debuglink.h"
 
 #include <cstring>
 #include <span>
@@ -8,7 +8,7 @@
 
 #include <gtest/gtest.h>
 
-#include "libsample/elf_file.h"
+#include "libsample/symbols/elf_file.h"
 
 namespace sample {
 namespace {

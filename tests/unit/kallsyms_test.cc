@@ -1,4 +1,4 @@
-#include "libsample/kallsyms.h"
+#include "libsample/symbols/kallsyms.h"
 
 #include <gtest/gtest.h>
 

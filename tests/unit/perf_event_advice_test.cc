@@ -1,5 +1,5 @@
 // Tests that kernel errors become advice naming what to change.
-#include "libsample/perf_event_advice.h"
+#include "libsample/perf/perf_event_advice.h"
 
 #include <linux/perf_event.h>
 
@@ -10,8 +10,8 @@
 #include <fstream>
 #include <string>
 
-#include "libsample/perf_event.h"
-#include "libsample/user_regs.h"
+#include "libsample/perf/perf_event.h"
+#include "libsample/perf/user_regs.h"
 
 namespace sample {
 namespace {

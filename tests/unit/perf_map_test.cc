@@ -1,7 +1,7 @@
 // Tests for PerfMap: the /tmp/perf-PID.map parser (synthetic text), address
 // lookup, and the rule that only maps owned by the reading user or root are
 // used.
-#include "libsample/perf_map.h"
+#include "libsample/symbols/perf_map.h"
 
 #include <sys/stat.h>
 #include <unistd.h>

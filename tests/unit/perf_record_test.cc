@@ -1,4 +1,4 @@
-#include "libsample/perf_record.h"
+#include "libsample/perf/perf_record.h"
 
 #include <gtest/gtest.h>
 
@@ -9,8 +9,8 @@
 #include <functional>
 #include <vector>
 
-#include "libsample/event_table.h"
-#include "libsample/record_walker.h"
+#include "libsample/perf/event_table.h"
+#include "libsample/perf/record_walker.h"
 #include "tests/unit/synthetic_records.h"
 
 namespace sample {

@@ -1,6 +1,6 @@
 // Tests for the sysfs PMU format parser, the term list parser and Pmu::Load
 // against a fake sysfs tree built in a temporary directory.
-#include "libsample/pmu_format.h"
+#include "libsample/events/pmu_format.h"
 
 #include <linux/perf_event.h>
 #include <stdlib.h>

@@ -10,9 +10,9 @@
 
 #include <gtest/gtest.h>
 
-#include "libsample/perf_record.h"
-#include "libsample/process_table.h"
-#include "libsample/record_walker.h"
+#include "libsample/model/process_table.h"
+#include "libsample/perf/perf_record.h"
+#include "libsample/perf/record_walker.h"
 
 namespace sample::record {
 namespace {

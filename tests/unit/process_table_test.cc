@@ -1,4 +1,4 @@
-#include "libsample/process_table.h"
+#include "libsample/model/process_table.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
-#include "libsample/profile.h"
+#include "libsample/model/profile.h"
 
-#include "libsample/sample_filter.h"
+#include "libsample/model/sample_filter.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

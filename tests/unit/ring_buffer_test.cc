@@ -1,4 +1,4 @@
-#include "libsample/ring_buffer.h"
+#include "libsample/perf/ring_buffer.h"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <random>
 #include <vector>
 
-#include "libsample/record_walker.h"
+#include "libsample/perf/record_walker.h"
 #include "tests/unit/synthetic_records.h"
 
 namespace sample {

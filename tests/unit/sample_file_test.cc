@@ -17,7 +17,7 @@
 #include "formats/crc32.h"
 #include "formats/sample_file_reader.h"
 #include "formats/sample_file_writer.h"
-#include "libsample/perf_record.h"
+#include "libsample/perf/perf_record.h"
 #include "tests/unit/synthetic_records.h"
 
 namespace sample::format {

@@ -16,7 +16,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "libsample/binary_symbolizer.h"
+#include "libsample/symbols/binary_symbolizer.h"
 
 namespace sample::testing {
 

@@ -30,7 +30,7 @@ using Bytes = std::vector<std::byte>;
 perf_event_attr MakeAttr(uint64_t sample_type, bool sample_id_all, uint64_t read_format = 0);
 
 // The sample_id trailer of a non-sample record (see SampleId in
-// libsample/perf_record.h); `id` is written both for PERF_SAMPLE_ID and
+// libsample/perf/perf_record.h); `id` is written both for PERF_SAMPLE_ID and
 // PERF_SAMPLE_IDENTIFIER, as the kernel does.
 struct SampleIdFields {
   uint32_t pid = 0;

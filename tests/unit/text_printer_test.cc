@@ -12,7 +12,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "libsample/sample_filter.h"
+#include "libsample/model/sample_filter.h"
 #include "report/event_sections.h"
 #include "report/report_options.h"
 #include "report/script_view.h"

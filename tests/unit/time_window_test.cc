@@ -1,4 +1,4 @@
-#include "libsample/time_window.h"
+#include "libsample/model/time_window.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

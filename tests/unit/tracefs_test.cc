@@ -3,7 +3,7 @@
 // checked twice: the message built for it (PermissionError, as for any
 // user), and Locate run by a forked child that became nobody, which needs
 // root to arrange.
-#include "libsample/tracefs.h"
+#include "libsample/events/tracefs.h"
 
 #include <sys/stat.h>
 #include <sys/wait.h>

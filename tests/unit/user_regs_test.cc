@@ -1,4 +1,4 @@
-#include "libsample/user_regs.h"
+#include "libsample/perf/user_regs.h"
 
 #include <gtest/gtest.h>
 

@@ -11,9 +11,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "libsample/elf_symbols.h"
 #include "libsample/memory_file.h"
-#include "libsample/process_table.h"
+#include "libsample/model/process_table.h"
+#include "libsample/symbols/elf_symbols.h"
 #include "record/vdso_image.h"
 #include "report/symbolization.h"
 

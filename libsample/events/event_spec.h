@@ -1,0 +1,116 @@
+// The `-e` event list, parsed as perf spells it, into perf_event_attr.
+//
+// Accepted (comma-separated; braces make a group, `{a,b}:S` included):
+//   cpu-clock, cs, cycles, ...        generic software and hardware events
+//   L1-dcache-load-misses, LLC-loads  hardware cache events
+//   r1a8                              raw event (hex config)
+//   cpu/event=0x3c,umask=0/, msr/tsc/ a sysfs PMU with format terms or
+//                                     one of its named events
+//   sched:sched_switch                tracepoint (id from tracefs)
+//   mem:0x1000/8:w                    hardware breakpoint (r, w, x, rw)
+//   uprobe:/bin/ls:main+4             uprobe / uretprobe through the uprobe
+//   uretprobe:/bin/ls:main            PMU (no tracefs probe definitions)
+// Any event takes slash terms (`cpu-clock/period=100000,call-graph=fp/`:
+// period, freq, call-graph (fp, dwarf or no), stack-size (bytes of user
+// stack for dwarf), name; PMU events also config, config1, config2 and their
+// format terms) and modifiers after ':' or right after the closing
+// slash: u, k, h (count only in user, kernel, hypervisor), p/pp/ppp (skid),
+// S (groups: the leader samples, the members are read with it).
+//
+// Parsing touches sysfs only for PMU events and uprobes, tracefs only for
+// tracepoints; both roots are options so tests can use fake trees.
+#pragma once
+
+#include <linux/perf_event.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "libsample/perf/call_graph_mode.h"
+#include "libsample/result.h"
+
+namespace sample {
+
+// One event of a parsed `-e` list.
+struct EventSpec {
+  // Display name: the canonical perf name for generic and cache events
+  // ("cycles" for cpu-cycles, "context-switches" for cs) followed by the
+  // event's terms and modifiers as written ("cycles:u"); anything else as
+  // written ("sched:sched_switch", "r1a8", "cpu/event=0x3c/"). A name= term
+  // replaces it.
+  std::string name;
+  // type, config, config1, config2, bp_type/bp_addr/bp_len, exclude_user,
+  // exclude_kernel, exclude_hv, precise_ip; sample_period, or freq and
+  // sample_freq, only when a term gives them. Everything else is zero: size
+  // and the sampling flags are the recorder's.
+  perf_event_attr attr{};
+  bool period_given = false;  // a period=N term
+  bool freq_given = false;    // a freq=N term
+  // Tracepoints, breakpoints and uprobe/kprobe PMU events count
+  // occurrences that each matter (a syscall, a write to a variable, a call):
+  // unless -c, -F or a period/freq term says otherwise they sample every
+  // hit (period 1), as perf does, not at the recording's frequency, which
+  // would keep a handful of a thousand calls.
+  bool every_hit = false;
+  std::optional<CallGraphMode> call_graph;  // a call-graph=fp|dwarf|no term
+  std::optional<uint32_t> stack_size;       // a stack-size=N term, checked and rounded to 8
+  int group_index = -1;       // -1: not in a group; else its group's index (0, 1, ...)
+  bool group_leader = false;  // first event of its group
+  // In a group with the S modifier: only the leader samples, and its
+  // samples carry the members' counts (PERF_SAMPLE_READ, PERF_FORMAT_GROUP).
+  bool sample_read = false;
+  // exclude_kernel came from EventParseOptions::exclude_kernel_default (no
+  // u/k/h modifier): the recorder says why the kernel is left out.
+  bool kernel_excluded_by_default = false;
+  // uprobe PMU events: the kernel takes the path as a user pointer, so the
+  // recorder sets attr.config1 = (uint64_t)uprobe_path.c_str() right before
+  // perf_event_open, while this string is alive. config2 already holds the
+  // file offset of the probe.
+  std::string uprobe_path;
+};
+
+struct EventParseOptions {
+  // Where bus/event_source/devices/ lives.
+  std::string sysfs_root = "/sys";
+  // Empty: find (or mount) the system's tracefs, see Tracefs::Locate.
+  std::string tracefs_root;
+  // The recorder sets this when it is not root and perf_event_paranoid >= 2:
+  // events without an explicit u/k/h modifier get exclude_kernel = 1.
+  // Tracepoints are exempt: they fire in the kernel, so excluding it would
+  // drop every sample (opening them needs privilege anyway).
+  bool exclude_kernel_default = false;
+};
+
+// Parses a perf `-e` argument: comma-separated events and `{...}` groups,
+// e.g. "cpu-clock,{cycles,instructions}:S,sched:sched_switch". An error
+// names the offending event and what is wrong with it: an unknown event
+// lists close matches (or points to --list-events), an unknown term lists
+// the valid ones.
+Result<std::vector<EventSpec>> ParseEventList(std::string_view text,
+                                              const EventParseOptions& options);
+
+// The events --list-events shows: generic software events, generic hardware
+// events (all of them: which open depends on the machine), hardware cache
+// events, sysfs PMUs as "pmu//" and their named events as "pmu/event/",
+// and, if `tracepoint_glob` is not empty, the tracepoints matching it
+// ("sched:*"). PMUs whose events need a tracepoint id, an address or a path
+// (tracepoint, breakpoint, uprobe, kprobe) are not listed as "pmu//", which
+// the kernel refuses: ParametrizedEventForms gives their syntax. An error
+// only if tracepoints were asked for and tracefs cannot be found.
+Result<std::vector<std::string>> ListEvents(const EventParseOptions& options,
+                                            std::string_view tracepoint_glob);
+
+// How to write an event that takes a parameter, for --list-events.
+struct EventForm {
+  std::string syntax;       // "mem:ADDR[/LEN][:rwx]"
+  std::string description;  // "hardware breakpoint: ..."
+};
+
+// The parametrized events this kernel offers (its sysfs has their PMU) and
+// -e accepts: tracepoints, breakpoints, uprobes and uretprobes.
+std::vector<EventForm> ParametrizedEventForms(const EventParseOptions& options);
+
+}  // namespace sample

@@ -1,0 +1,243 @@
+// Profile: symbolized samples, and the aggregations the views print.
+//
+// A Profile holds every sample as a small header referring to its stack of
+// function ids (leaf first), with each frame's address beside it; each
+// distinct stack is stored once (stacks repeat: a million samples have a few
+// thousand);
+// functions, command names and DSO names are interned once. Samples of an
+// event group's leader also carry the counts its members added since the
+// previous sample (PERF_SAMPLE_READ). BuildFlatProfile groups the samples a
+// filter keeps by sort keys into entries with self and children periods
+// (period-weighted, as perf) and, on request, the call tree under each
+// entry. Computing lives here; printing lives in the report's printers.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "libsample/model/sequence_interner.h"
+#include "libsample/result.h"
+
+namespace sample {
+
+class SampleFilter;
+
+struct Function {
+  uint32_t dso = 0;
+  std::string name;
+  bool kernel = false;
+  bool known = true;     // false: "[unknown]" placeholder named by address
+  bool inlined = false;  // an inlined call, shown as a frame of its own
+  // Source line id (Profile::srcline); 0 when unknown or not loaded. With
+  // source lines loaded a function is interned per line, and `symbol` is
+  // the id shared by all lines of the same function (its own id otherwise).
+  uint32_t srcline = 0;
+  uint32_t symbol = 0;
+};
+
+// The name as printed: "name", or "name (inlined)" for an inlined call.
+std::string FunctionLabel(const Function& function);
+
+struct ProfileSample {
+  uint32_t event = 0;  // index into the recording's events
+  uint32_t comm = 0;
+  uint32_t pid = 0;
+  uint32_t tid = 0;
+  uint32_t cpu = 0;
+  uint64_t time = 0;  // perf clock, ns
+  uint64_t period = 0;
+  uint32_t frames_begin = 0;
+  uint32_t frames_count = 0;
+  uint32_t reads_begin = 0;  // group member counts, see Profile::reads()
+  uint32_t reads_count = 0;
+};
+
+// Where a frame was: the address as the kernel reported it (a return
+// address for callers) and its offset into the function, when known.
+struct FrameAddress {
+  static constexpr uint64_t kNoOffset = UINT64_MAX;
+  uint64_t ip = 0;
+  uint64_t symbol_offset = kNoOffset;
+};
+
+// What one member of the leader's event group counted between the leader's
+// previous sample (on the same fd) and this one.
+struct MemberCount {
+  uint32_t event = 0;
+  uint64_t count = 0;
+};
+
+class Profile {
+ public:
+  uint32_t InternComm(std::string_view comm);
+  uint32_t InternFunction(uint32_t dso, std::string_view name, bool kernel, bool known,
+                          bool inlined = false, std::string_view srcline = {});
+  // `frames` are function ids, leaf first; at least one. `addresses`, when
+  // given, runs parallel to `frames`.
+  void AddSample(ProfileSample sample, std::span<const uint32_t> frames,
+                 std::span<const FrameAddress> addresses = {},
+                 std::span<const MemberCount> reads = {});
+
+  void set_dso_names(std::vector<std::string> names) { dso_names_ = std::move(names); }
+  void set_event_names(std::vector<std::string> names);
+  // The events whose counts ride on `leader`'s samples, in group order.
+  void set_group_members(uint32_t leader, std::vector<uint32_t> members);
+
+  // Bulk loading without a copy per sample: intern each distinct stack once
+  // with InternStack, set the samples' frames_begin/frames_count to the
+  // returned refs and reads_begin/reads_count to ranges of `reads`, then
+  // hand both over with AddSamples.
+  struct StackRef {
+    uint32_t begin = 0;
+    uint32_t count = 0;
+  };
+  StackRef InternStack(std::span<const uint32_t> frames, std::span<const FrameAddress> addresses);
+  void AddSamples(std::vector<ProfileSample> samples, std::vector<MemberCount> reads);
+  const std::vector<ProfileSample>& samples() const { return samples_; }
+  std::span<const uint32_t> frames(const ProfileSample& s) const {
+    return std::span<const uint32_t>(stack_functions_).subspan(s.frames_begin, s.frames_count);
+  }
+  // Parallel to frames(s); zero addresses when the sample was added without.
+  std::span<const FrameAddress> addresses(const ProfileSample& s) const {
+    return std::span<const FrameAddress>(stack_addresses_).subspan(s.frames_begin, s.frames_count);
+  }
+  std::span<const MemberCount> reads(const ProfileSample& s) const {
+    return std::span<const MemberCount>(reads_).subspan(s.reads_begin, s.reads_count);
+  }
+  const std::vector<uint32_t>& group_members(uint32_t leader) const;
+  // Time of the earliest and latest sample (0 without samples).
+  uint64_t first_time() const { return first_time_; }
+  uint64_t last_time() const { return last_time_; }
+  const Function& function(uint32_t id) const { return functions_[id]; }
+  // "file.c:12"; "??:0" for id 0 (unknown), as perf prints it.
+  const std::string& srcline(uint32_t id) const { return srclines_[id]; }
+  bool has_srclines() const { return srclines_.size() > 1; }
+  const std::string& comm(uint32_t id) const { return comms_[id]; }
+  const std::string& dso_name(uint32_t id) const { return dso_names_[id]; }
+  size_t event_count() const { return event_names_.size(); }
+  const std::string& event_name(uint32_t event) const { return event_names_[event]; }
+  // Sums over the samples of one event (periods of different events are
+  // in different units and never added together).
+  uint64_t total_period(uint32_t event) const {
+    return event < totals_.size() ? totals_[event].period : 0;
+  }
+  uint64_t sample_count(uint32_t event) const {
+    return event < totals_.size() ? totals_[event].samples : 0;
+  }
+
+ private:
+  std::vector<ProfileSample> samples_;
+  // Distinct frames (function id, ip, symbol offset) and distinct stacks of them;
+  // stack_functions_ and stack_addresses_ run parallel to stacks_'s pool, so
+  // a sample's frames_begin/frames_count index all three.
+  struct SlotKeyHash {
+    size_t operator()(const std::array<uint64_t, 3>& k) const {
+      return static_cast<size_t>((k[0] * 0x9E3779B97F4A7C15ull) ^ (k[1] * 0xC2B2AE3D27D4EB4Full) ^
+                                 k[2]);
+    }
+  };
+  std::unordered_map<std::array<uint64_t, 3>, uint32_t, SlotKeyHash> slot_ids_;
+  // Totals and time range for one added sample.
+  void Account(const ProfileSample& sample);
+  uint64_t accounted_ = 0;
+
+  std::vector<uint32_t> scratch_;
+  SequenceInterner stacks_;
+  std::vector<uint32_t> stack_functions_;
+  std::vector<FrameAddress> stack_addresses_;
+  std::vector<MemberCount> reads_;
+  std::vector<std::vector<uint32_t>> group_members_;  // by leader event
+  uint64_t first_time_ = 0;
+  uint64_t last_time_ = 0;
+  std::vector<Function> functions_;
+  std::vector<std::string> srclines_ = {"??:0"};
+  std::unordered_map<std::string, uint32_t> srcline_ids_;
+  std::unordered_map<std::string, uint32_t> function_ids_;  // key: dso + '\0' + name
+  std::vector<std::string> comms_;
+  std::unordered_map<std::string, uint32_t> comm_ids_;
+  std::vector<std::string> dso_names_;
+  struct Totals {
+    uint64_t period = 0;
+    uint64_t samples = 0;
+  };
+  std::vector<std::string> event_names_;
+  std::vector<Totals> totals_;
+};
+
+enum class SortKey { kComm, kPid, kTid, kDso, kSym, kCpu, kSrcline };
+
+// "comm,dso,sym" -> keys; errors name the unknown key and list valid ones.
+Result<std::vector<SortKey>> ParseSortKeys(std::string_view text);
+
+struct CallNode {
+  uint32_t function = 0;
+  uint64_t period = 0;
+  uint64_t samples = 0;
+  std::vector<CallNode> children;
+};
+
+// The direction of the call tree under an entry, as perf's -g caller/callee.
+//   kCallee, no children: leaf -> its callers -> ... -> the outermost frame
+//   kCaller, no children: the outermost frame -> ... -> the leaf
+//   kCallee, children:    the entry -> its callers -> ... -> outermost
+//   kCaller, children:    the entry -> its callees -> ... -> the leaves
+enum class CallOrder {
+  kCallee,  // perf's default without --children
+  kCaller,  // perf's default with --children
+};
+
+struct FlatEntry {
+  // The grouping values; fields not in the sort keys hold kAny.
+  static constexpr uint32_t kAny = UINT32_MAX;
+  uint32_t comm = kAny, pid = kAny, tid = kAny, cpu = kAny, dso = kAny, function = kAny,
+           srcline = kAny;
+  uint64_t self_period = 0;
+  uint64_t children_period = 0;
+  uint64_t self_samples = 0;
+  uint64_t children_samples = 0;
+  // Counts of the event's group members (Profile::group_members order),
+  // summed like self_period and children_period.
+  std::vector<uint64_t> member_self;
+  std::vector<uint64_t> member_children;
+  // The root carries the entry's period (kAny function); its children start
+  // the paths in the order of FlatOptions::order. Filled when requested.
+  CallNode tree;
+};
+
+struct FlatOptions {
+  uint32_t event = 0;  // only this event's samples
+  std::vector<SortKey> sort_keys = {SortKey::kComm, SortKey::kDso, SortKey::kSym};
+  bool children = false;  // also sum periods of samples where the entry is a caller
+  bool call_graph = false;
+  // Tree direction; unset: kCaller with children, kCallee without (as perf).
+  std::optional<CallOrder> order;
+  // Frames beyond this many (counted from the leaf) are ignored; 0 = all.
+  size_t max_stack = 0;
+  // Only samples this filter keeps are counted; null keeps all.
+  const SampleFilter* filter = nullptr;
+};
+
+// The entries of one event and the totals of the samples they came from.
+struct FlatProfile {
+  std::vector<FlatEntry> entries;
+  uint64_t samples = 0;                  // samples the filter kept
+  uint64_t period = 0;                   // their summed period
+  std::vector<uint64_t> member_periods;  // per group member
+};
+
+// Entries sorted by children period (children mode) or self period, largest
+// first; ties broken by name for stable output.
+FlatProfile BuildFlatProfile(const Profile& profile, const FlatOptions& options);
+
+// The order FlatOptions::order resolves to.
+inline CallOrder EffectiveOrder(const FlatOptions& options) {
+  return options.order.value_or(options.children ? CallOrder::kCaller : CallOrder::kCallee);
+}
+
+}  // namespace sample

@@ -1,0 +1,44 @@
+// SampleFilter: which samples a report counts, as perf report's --comm,
+// --pid, --tid, --cpu, --dso, --symbols and --time.
+//
+// Each given list must contain the sample's value; lists left empty keep
+// everything. --dso and --symbols look at the sample's own (leaf) frame: a
+// DSO matches by full path or by file name, a symbol by its name. Time
+// windows are absolute (perf clock, ns); see time_window.h for the option
+// syntax. Holds copies of the lists; no reference to a Profile.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "libsample/model/profile.h"
+#include "libsample/model/time_window.h"
+
+namespace sample {
+
+struct SampleFilterOptions {
+  std::vector<std::string> comms;
+  std::vector<uint32_t> pids;
+  std::vector<uint32_t> tids;
+  std::vector<int> cpus;
+  std::vector<std::string> dsos;
+  std::vector<std::string> symbols;
+  std::vector<TimeWindow> times;  // a sample in any window is kept
+  bool time_given = false;        // times applies even when empty (keeps nothing)
+};
+
+class SampleFilter {
+ public:
+  SampleFilter() = default;  // keeps every sample
+  explicit SampleFilter(SampleFilterOptions options) : options_(std::move(options)) {}
+
+  bool Keeps(const Profile& profile, const ProfileSample& sample) const;
+  // True when no option narrows anything.
+  bool empty() const;
+
+ private:
+  SampleFilterOptions options_;
+};
+
+}  // namespace sample

@@ -1,0 +1,98 @@
+#include "libsample/model/time_window.h"
+
+#include <charconv>
+#include <cmath>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "libsample/comma_list.h"
+
+namespace sample {
+namespace {
+
+// A non-negative decimal number (no sign, no exponent).
+bool ParseNumber(std::string_view text, double* out) {
+  if (text.empty() || text.find_first_not_of("0123456789.") != std::string_view::npos) {
+    return false;
+  }
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), *out);
+  return ec == std::errc() && end == text.data() + text.size() && std::isfinite(*out);
+}
+
+bool ParsePercent(std::string_view text, double* out) {
+  if (text.empty() || text.back() != '%') return false;
+  text.remove_suffix(1);
+  return ParseNumber(text, out) && *out <= 100.0;
+}
+
+// The time `percent` of the way from first to last.
+uint64_t At(double percent, uint64_t first, uint64_t last) {
+  const double span = static_cast<double>(last - first);
+  return first + static_cast<uint64_t>(std::llround(span * percent / 100.0));
+}
+
+TimeWindow PercentWindow(double from, double to, uint64_t first, uint64_t last) {
+  // The window closes at 100% inclusively: the last sample belongs to it.
+  const uint64_t end = to >= 100.0 ? last + 1 : At(to, first, last);
+  return TimeWindow{At(from, first, last), end};
+}
+
+}  // namespace
+
+Result<std::vector<TimeWindow>> ParseTimeWindows(std::string_view text, uint64_t first,
+                                                 uint64_t last) {
+  if (last < first) last = first;
+  const auto bad = [&](std::string_view why) {
+    return Fail(
+        fmt::format("bad --time '{}': {} (expected START,END in seconds after the first "
+                    "sample, P%/N or A%-B%)",
+                    text, why));
+  };
+  std::vector<TimeWindow> windows;
+  if (text.find('%') == std::string_view::npos) {
+    const auto parts = SplitCommaList(text);
+    if (parts.size() > 2) return bad("more than one comma");
+    double start = 0, end = 0;
+    const bool has_start = !parts[0].empty();
+    const bool has_end = parts.size() == 2 && !parts[1].empty();
+    if (!has_start && !has_end) return bad("no start and no end");
+    if (has_start && !ParseNumber(parts[0], &start)) return bad("start is not a number");
+    if (has_end && !ParseNumber(parts[1], &end)) return bad("end is not a number");
+    if (has_end && end < start) return bad("end before start");
+    TimeWindow w;
+    w.start = first + static_cast<uint64_t>(std::llround(start * 1e9));
+    w.end = has_end ? first + static_cast<uint64_t>(std::llround(end * 1e9)) + 1 : UINT64_MAX;
+    windows.push_back(w);
+    return windows;
+  }
+  for (const std::string_view item : SplitCommaList(text)) {
+    const size_t slash = item.find('/');
+    const size_t dash = item.find('-');
+    if (slash != std::string_view::npos) {
+      double size = 0;
+      unsigned index = 0;
+      const std::string_view n = item.substr(slash + 1);
+      auto [end, ec] = std::from_chars(n.data(), n.data() + n.size(), index);
+      if (!ParsePercent(item.substr(0, slash), &size) || size <= 0 || ec != std::errc() ||
+          end != n.data() + n.size() || index == 0) {
+        return bad(fmt::format("cannot parse '{}'", item));
+      }
+      if (size * (index - 1) >= 100.0) return bad(fmt::format("slice '{}' is past 100%", item));
+      windows.push_back(
+          PercentWindow(size * (index - 1), std::min(100.0, size * index), first, last));
+    } else if (dash != std::string_view::npos) {
+      double from = 0, to = 0;
+      if (!ParsePercent(item.substr(0, dash), &from) || !ParsePercent(item.substr(dash + 1), &to) ||
+          to < from) {
+        return bad(fmt::format("cannot parse '{}'", item));
+      }
+      windows.push_back(PercentWindow(from, to, first, last));
+    } else {
+      return bad(fmt::format("'{}' is neither P%/N nor A%-B%", item));
+    }
+  }
+  return windows;
+}
+
+}  // namespace sample

@@ -1,0 +1,45 @@
+#include "libsample/perf/ring_buffer.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace sample {
+namespace {
+
+// Acquire pairs with the kernel's release store of data_head (perf_output_put_handle):
+// every record byte before head is visible once we have seen head.
+uint64_t LoadHead(const perf_event_mmap_page* meta) {
+  return __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
+}
+
+}  // namespace
+
+size_t RingBuffer::Available() const {
+  const uint64_t head = LoadHead(meta_);
+  // data_tail is written only by us, so a plain read is enough.
+  return std::min<uint64_t>(head - meta_->data_tail, size_);
+}
+
+size_t RingBuffer::Drain(std::vector<std::byte>& out) {
+  const uint64_t head = LoadHead(meta_);
+  uint64_t tail = meta_->data_tail;
+  uint64_t available = head - tail;
+  if (available == 0) return 0;
+  if (available > size_) {
+    tail = head - size_;
+    available = size_;
+  }
+  const size_t start = tail & (size_ - 1);
+  const size_t first = std::min<size_t>(available, size_ - start);
+  const size_t old_size = out.size();
+  out.resize(old_size + available);
+  std::memcpy(out.data() + old_size, data_ + start, first);
+  std::memcpy(out.data() + old_size + first, data_, available - first);
+  // Release orders the copies above before the kernel can observe the new
+  // tail and overwrite the space (it reads data_tail with acquire semantics
+  // in perf_output_begin).
+  __atomic_store_n(&meta_->data_tail, head, __ATOMIC_RELEASE);
+  return available;
+}
+
+}  // namespace sample

@@ -1,0 +1,228 @@
+#include "libsample/symbols/binary_symbolizer.h"
+
+#include <dwarf.h>
+
+#include <algorithm>
+#include <optional>
+#include <unordered_map>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "libsample/symbols/dwarf_file.h"
+#include "libsample/symbols/dwarf_unit_index.h"
+
+namespace sample {
+namespace {
+
+// See DwarfUnitIndex: code the linker discarded keeps its DWARF at 0 or -1.
+bool IsDiscarded(uint64_t lo) { return lo == 0 || lo == ~uint64_t{0}; }
+
+bool EndsWith(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+}  // namespace
+
+std::string SymbolFrame::srcline() const {
+  if (file.empty() || line == 0) return "";
+  return fmt::format("{}:{}", file, line);
+}
+
+struct BinarySymbolizer::State {
+  // An address range of one compilation unit.
+  struct UnitRange {
+    uint64_t lo = 0;
+    uint64_t hi = 0;  // exclusive
+    uint32_t unit = 0;
+  };
+
+  explicit State(ElfSymbols symbols) : elf(std::move(symbols)) {}
+
+  void ReadUnitRanges();
+  DwarfUnitIndex* FindUnit(uint64_t vaddr);
+  // The outermost frame's name when DWARF gives none.
+  void NameFromElf(uint64_t vaddr, SymbolFrame* frame) const;
+
+  ElfSymbols elf;
+  std::optional<DwarfFile> dwarf;
+  std::string dwarf_path;
+  std::string dwarf_error;
+  std::vector<Dwarf_Die> unit_dies;  // DW_TAG_compile_unit DIEs
+  std::vector<UnitRange> ranges;     // sorted by lo; may overlap in a malformed file
+  std::vector<uint64_t> max_hi;      // max_hi[i]: the largest hi of ranges[0..i]
+  std::vector<std::unique_ptr<DwarfUnitIndex>> indexes;  // by unit, built on demand
+  size_t indexed = 0;
+};
+
+// The unit address table comes from .debug_aranges where the compiler wrote
+// it (GCC does; clang and rustc by default do not), else from each unit
+// DIE's DW_AT_low_pc/high_pc/ranges. Only unit headers and top DIEs are read.
+void BinarySymbolizer::State::ReadUnitRanges() {
+  Dwarf* dw = dwarf->get();
+  std::unordered_map<Dwarf_Off, uint32_t> unit_of_offset;
+  Dwarf_CU* cu = nullptr;
+  Dwarf_Die cu_die;
+  Dwarf_Die sub_die;
+  uint8_t unit_type = 0;
+  while (dwarf_get_units(dw, cu, &cu, nullptr, &unit_type, &cu_die, &sub_die) == 0) {
+    // Partial and type units hold no code of their own; split-DWARF
+    // skeletons (DW_UT_skeleton) are not supported.
+    if (unit_type != DW_UT_compile || dwarf_tag(&cu_die) != DW_TAG_compile_unit) continue;
+    unit_of_offset.emplace(dwarf_dieoffset(&cu_die), static_cast<uint32_t>(unit_dies.size()));
+    unit_dies.push_back(cu_die);
+  }
+  std::vector<bool> covered(unit_dies.size(), false);
+  Dwarf_Aranges* aranges = nullptr;
+  size_t count = 0;
+  if (dwarf_getaranges(dw, &aranges, &count) == 0) {
+    for (size_t i = 0; i < count; ++i) {
+      Dwarf_Addr start = 0;
+      Dwarf_Word length = 0;
+      Dwarf_Off offset = 0;
+      Dwarf_Arange* arange = dwarf_onearange(aranges, i);
+      if (arange == nullptr || dwarf_getarangeinfo(arange, &start, &length, &offset) != 0 ||
+          length == 0 || IsDiscarded(start)) {
+        continue;
+      }
+      auto it = unit_of_offset.find(offset);
+      if (it == unit_of_offset.end()) continue;
+      ranges.push_back(UnitRange{start, start + length, it->second});
+      covered[it->second] = true;
+    }
+  }
+  for (uint32_t unit = 0; unit < unit_dies.size(); ++unit) {
+    if (covered[unit]) continue;
+    Dwarf_Addr base = 0;
+    Dwarf_Addr start = 0;
+    Dwarf_Addr end = 0;
+    for (ptrdiff_t offset = 0;
+         (offset = dwarf_ranges(&unit_dies[unit], offset, &base, &start, &end)) > 0;) {
+      if (start < end && !IsDiscarded(start)) ranges.push_back(UnitRange{start, end, unit});
+    }
+  }
+  std::sort(ranges.begin(), ranges.end(),
+            [](const UnitRange& a, const UnitRange& b) { return a.lo < b.lo; });
+  max_hi.reserve(ranges.size());
+  for (const UnitRange& range : ranges) {
+    max_hi.push_back(max_hi.empty() ? range.hi : std::max(max_hi.back(), range.hi));
+  }
+  indexes.resize(unit_dies.size());
+}
+
+DwarfUnitIndex* BinarySymbolizer::State::FindUnit(uint64_t vaddr) {
+  auto next = std::upper_bound(ranges.begin(), ranges.end(), vaddr,
+                               [](uint64_t v, const UnitRange& r) { return v < r.lo; });
+  // Walk back over ranges starting at or before vaddr while one of them can
+  // still reach it: one step unless ranges overlap.
+  for (auto i = static_cast<size_t>(next - ranges.begin()); i > 0 && max_hi[i - 1] > vaddr; --i) {
+    const UnitRange& range = ranges[i - 1];
+    if (vaddr >= range.hi) continue;
+    std::unique_ptr<DwarfUnitIndex>& index = indexes[range.unit];
+    if (index == nullptr) {
+      index = std::make_unique<DwarfUnitIndex>(DwarfUnitIndex::Build(unit_dies[range.unit]));
+      ++indexed;
+    }
+    return index.get();
+  }
+  return nullptr;
+}
+
+void BinarySymbolizer::State::NameFromElf(uint64_t vaddr, SymbolFrame* frame) const {
+  const ElfSymbol* symbol = elf.Find(vaddr);
+  if (symbol == nullptr) return;
+  frame->function = symbol->name;
+  if (EndsWith(symbol->name, "@plt")) {
+    frame->name_source = NameSource::kPlt;
+  } else {
+    frame->name_source = elf.has_symtab() ? NameSource::kSymtab : NameSource::kDynsym;
+  }
+}
+
+Result<BinarySymbolizer> BinarySymbolizer::Open(const std::string& binary_path,
+                                                const std::string& debug_path) {
+  auto symbols = ElfSymbols::Load(binary_path);
+  if (!symbols) return tl::unexpected(symbols.error());
+  if (!debug_path.empty()) {
+    auto debug = ElfSymbols::Load(debug_path);
+    if (!debug) return tl::unexpected(debug.error());
+    // A debug file of another build would name the wrong functions.
+    if (!symbols->build_id().empty() && !debug->build_id().empty() &&
+        symbols->build_id() != debug->build_id()) {
+      return Fail(fmt::format("{}: build-id {} does not match {} of {}", debug_path,
+                              debug->build_id(), symbols->build_id(), binary_path));
+    }
+    symbols->MergeDebugSymbols(*debug);
+  }
+  auto state = std::make_unique<State>(std::move(*symbols));
+  std::vector<std::string> errors;
+  for (const std::string& path : {debug_path, binary_path}) {
+    if (path.empty()) continue;
+    auto dwarf = DwarfFile::Open(path);
+    if (!dwarf) {
+      errors.push_back(dwarf.error().message);
+      continue;
+    }
+    state->dwarf.emplace(std::move(*dwarf));
+    state->dwarf_path = path;
+    state->ReadUnitRanges();
+    break;
+  }
+  if (!state->dwarf) state->dwarf_error = fmt::format("{}", fmt::join(errors, "; "));
+  return BinarySymbolizer(std::move(state));
+}
+
+BinarySymbolizer::BinarySymbolizer(std::unique_ptr<State> state) : state_(std::move(state)) {}
+BinarySymbolizer::BinarySymbolizer(BinarySymbolizer&&) noexcept = default;
+BinarySymbolizer& BinarySymbolizer::operator=(BinarySymbolizer&&) noexcept = default;
+BinarySymbolizer::~BinarySymbolizer() = default;
+
+std::vector<SymbolFrame> BinarySymbolizer::SymbolizeFileOffset(uint64_t file_offset) {
+  const std::optional<uint64_t> vaddr = state_->elf.FileOffsetToVaddr(file_offset);
+  if (!vaddr) return {};
+  return SymbolizeVaddr(*vaddr);
+}
+
+std::vector<SymbolFrame> BinarySymbolizer::SymbolizeVaddr(uint64_t vaddr) {
+  std::vector<SymbolFrame> frames;
+  if (DwarfUnitIndex* unit = state_->dwarf ? state_->FindUnit(vaddr) : nullptr) {
+    // The innermost frame is at the address's own line; each outer frame is
+    // at the line that called the inlined frame inside it.
+    const auto line = unit->LineAt(vaddr);
+    std::string file = line ? *line->file : "";
+    uint32_t line_number = line ? line->line : 0;
+    for (int32_t s = unit->InnermostScope(vaddr); s >= 0; s = unit->scope(s).parent) {
+      const DwarfUnitIndex::Scope& scope = unit->scope(s);
+      SymbolFrame& frame = frames.emplace_back();
+      frame.function = unit->ScopeName(s);
+      if (!frame.function.empty()) frame.name_source = NameSource::kDwarf;
+      frame.file = file;
+      frame.line = line_number;
+      frame.inlined = scope.inlined;
+      if (!scope.inlined) break;
+      const std::string* call_file = unit->FileName(scope.call_file);
+      file = call_file != nullptr ? *call_file : "";
+      line_number = scope.call_line;
+    }
+    // A line but no function (assembly with line info), or an inline chain
+    // without its real function (malformed): the caller's frame is still due.
+    if ((frames.empty() && line) || (!frames.empty() && frames.back().inlined)) {
+      SymbolFrame& frame = frames.emplace_back();
+      frame.file = file;
+      frame.line = line_number;
+    }
+  }
+  if (frames.empty()) frames.emplace_back();
+  if (frames.back().function.empty()) state_->NameFromElf(vaddr, &frames.back());
+  if (frames.size() == 1 && frames[0].function.empty() && frames[0].srcline().empty()) return {};
+  return frames;
+}
+
+const ElfSymbols& BinarySymbolizer::elf_symbols() const { return state_->elf; }
+const std::string& BinarySymbolizer::dwarf_path() const { return state_->dwarf_path; }
+const std::string& BinarySymbolizer::dwarf_error() const { return state_->dwarf_error; }
+size_t BinarySymbolizer::unit_count() const { return state_->unit_dies.size(); }
+size_t BinarySymbolizer::indexed_unit_count() const { return state_->indexed; }
+
+}  // namespace sample

@@ -1,0 +1,93 @@
+// BinarySymbolizer: addresses of one binary -> functions, inline chains and
+// source lines.
+//
+// Opened on an ELF file and, optionally, a separate debug file for it (same
+// build-id; DebugFileFinder finds one). Function names come from DWARF
+// (DwarfNames: the demangled linkage name, else DW_AT_name qualified by its
+// scopes, for inlined calls as for the functions holding them) and, where
+// DWARF says nothing, from the ELF symbols: .symtab (the debug file's if the
+// binary has none), else .dynsym, and `name@plt` for PLT stubs (ElfSymbols).
+// Inlined calls become frames of their own. C++ and Rust names are demangled.
+//
+// Cost: Open reads the ELF symbols and the DWARF unit address table (no DIE
+// trees). A unit's DIE tree and line table are indexed on the unit's first
+// lookup (DwarfUnitIndex) and kept, so later lookups in it are binary
+// searches; units never looked up cost nothing.
+//
+// Owns the DWARF file (fd, Elf*, Dwarf*) and the per-unit indexes.
+// Move-only. Thread-safety: lookups fill caches and libdw is not thread-safe,
+// so one BinarySymbolizer must be used by one thread at a time. Distinct
+// BinarySymbolizers (even of the same file) may be used on different threads
+// concurrently; they share nothing.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "libsample/result.h"
+#include "libsample/symbols/elf_symbols.h"
+
+namespace sample {
+
+// Where a frame's function name came from.
+enum class NameSource {
+  kNone,    // nothing names the address
+  kDwarf,   // DW_TAG_subprogram / DW_TAG_inlined_subroutine
+  kSymtab,  // .symtab (the binary's or its debug file's)
+  kDynsym,  // .dynsym only
+  kPlt,     // a synthesised name@plt stub
+};
+
+// One frame of a symbolized address. A lookup gives a list, innermost first:
+// the inlined calls (inlined = true), then the real function.
+struct SymbolFrame {
+  std::string function;  // demangled; empty if nothing names the address
+  std::string file;      // source file as DWARF records it (usually absolute); may be empty
+  uint32_t line = 0;     // 0: unknown
+  bool inlined = false;  // this frame is an inlined call inside the next frame
+  NameSource name_source = NameSource::kNone;
+
+  // "file:line", or "" without a file or line. Printers shorten the path.
+  std::string srcline() const;
+};
+
+class BinarySymbolizer {
+ public:
+  // `binary_path` is the ELF file that was mapped (its program headers place
+  // file offsets and its PLT gives the stubs); `debug_path`, if not empty, a
+  // separate debug file for it, whose DWARF and .symtab are then used. DWARF
+  // comes from the debug file if it has some, else from the binary. Fails
+  // only if `binary_path` (or a given `debug_path`) cannot be read as ELF;
+  // a file without DWARF just gives frames without inline calls and lines.
+  static Result<BinarySymbolizer> Open(const std::string& binary_path,
+                                       const std::string& debug_path = "");
+
+  BinarySymbolizer(BinarySymbolizer&&) noexcept;
+  BinarySymbolizer& operator=(BinarySymbolizer&&) noexcept;
+  ~BinarySymbolizer();
+
+  // Frames for a file offset in the binary (ip - map_start + pgoff for a
+  // mapping); empty if no PT_LOAD segment holds it or nothing is known
+  // about it. Callers pass `pc - 1` for return addresses.
+  std::vector<SymbolFrame> SymbolizeFileOffset(uint64_t file_offset);
+  // Frames for an ELF virtual address (as symbols and DWARF use).
+  std::vector<SymbolFrame> SymbolizeVaddr(uint64_t vaddr);
+
+  const ElfSymbols& elf_symbols() const;
+  // The file whose DWARF is used; empty if neither file has DWARF.
+  const std::string& dwarf_path() const;
+  // Why no DWARF is used (e.g. "<path>: no DWARF"); empty if DWARF is used.
+  const std::string& dwarf_error() const;
+  // Compilation units with code addresses, and how many were indexed so far.
+  size_t unit_count() const;
+  size_t indexed_unit_count() const;
+
+ private:
+  struct State;
+  explicit BinarySymbolizer(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace sample

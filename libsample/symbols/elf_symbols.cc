@@ -1,0 +1,387 @@
+#include "libsample/symbols/elf_symbols.h"
+
+#include <elf.h>
+#include <gelf.h>
+
+#include <algorithm>
+#include <cstring>
+#include <unordered_map>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "libsample/symbols/elf_file.h"
+
+namespace sample {
+namespace {
+
+std::string Hex(const unsigned char* bytes, size_t size) {
+  std::string out;
+  out.reserve(size * 2);
+  for (size_t i = 0; i < size; ++i) out += fmt::format("{:02x}", bytes[i]);
+  return out;
+}
+
+// The NT_GNU_BUILD_ID in one block of notes, if there is one.
+std::optional<std::string> BuildIdInNotes(Elf_Data* data) {
+  if (data == nullptr || data->d_buf == nullptr) return std::nullopt;
+  const auto* base = static_cast<const unsigned char*>(data->d_buf);
+  GElf_Nhdr nhdr;
+  size_t name_offset = 0;
+  size_t desc_offset = 0;
+  size_t offset = 0;
+  while ((offset = gelf_getnote(data, offset, &nhdr, &name_offset, &desc_offset)) > 0) {
+    if (nhdr.n_type == NT_GNU_BUILD_ID && nhdr.n_namesz == sizeof(ELF_NOTE_GNU) &&
+        std::memcmp(base + name_offset, ELF_NOTE_GNU, sizeof(ELF_NOTE_GNU)) == 0) {
+      return Hex(base + desc_offset, nhdr.n_descsz);
+    }
+  }
+  return std::nullopt;
+}
+
+// Looks in the SHT_NOTE sections; a file without any (section headers
+// stripped, or never written) is searched through its PT_NOTE segments.
+std::string FindBuildId(Elf* elf) {
+  bool saw_note_section = false;
+  for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn != nullptr; scn = elf_nextscn(elf, scn)) {
+    GElf_Shdr shdr;
+    if (gelf_getshdr(scn, &shdr) == nullptr || shdr.sh_type != SHT_NOTE) continue;
+    saw_note_section = true;
+    if (auto id = BuildIdInNotes(elf_getdata(scn, nullptr))) return *id;
+  }
+  if (saw_note_section) return "";
+  size_t phnum = 0;
+  if (elf_getphdrnum(elf, &phnum) != 0) return "";
+  for (size_t i = 0; i < phnum; ++i) {
+    GElf_Phdr phdr;
+    if (gelf_getphdr(elf, static_cast<int>(i), &phdr) == nullptr || phdr.p_type != PT_NOTE) {
+      continue;
+    }
+    // Notes aligned to 8 use the 8-byte-padded layout (gABI); libelf needs
+    // the matching type to walk them.
+    const Elf_Type type = phdr.p_align == 8 ? ELF_T_NHDR8 : ELF_T_NHDR;
+    if (auto id = BuildIdInNotes(
+            elf_getdata_rawchunk(elf, static_cast<int64_t>(phdr.p_offset), phdr.p_filesz, type))) {
+      return *id;
+    }
+  }
+  return "";
+}
+
+// A symbol before aliases are merged; `rank` orders which alias wins.
+struct RawSymbol {
+  uint64_t start = 0;
+  uint64_t size = 0;
+  int rank = 0;
+  std::string name;  // mangled
+};
+
+int BindingRank(unsigned char binding) {
+  switch (binding) {
+    case STB_GLOBAL:
+      return 0;
+    case STB_WEAK:
+      return 1;
+    case STB_LOCAL:
+      return 2;
+    default:
+      return 3;
+  }
+}
+
+Elf_Scn* FindSectionByType(Elf* elf, Elf64_Word type) {
+  for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn != nullptr; scn = elf_nextscn(elf, scn)) {
+    GElf_Shdr shdr;
+    if (gelf_getshdr(scn, &shdr) != nullptr && shdr.sh_type == type) return scn;
+  }
+  return nullptr;
+}
+
+// Appends the STT_FUNC and STT_GNU_IFUNC symbols defined in `symtab`.
+void ReadFunctionSymbols(Elf* elf, const GElf_Ehdr& ehdr, Elf_Scn* symtab,
+                         std::vector<RawSymbol>* out) {
+  GElf_Shdr shdr;
+  Elf_Data* data = elf_getdata(symtab, nullptr);
+  if (gelf_getshdr(symtab, &shdr) == nullptr || data == nullptr) return;
+  const size_t sym_size = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
+  if (sym_size == 0) return;
+  const size_t count = data->d_size / sym_size;
+  for (size_t i = 0; i < count; ++i) {
+    GElf_Sym sym;
+    if (gelf_getsym(data, static_cast<int>(i), &sym) == nullptr) continue;
+    const unsigned char type = GELF_ST_TYPE(sym.st_info);
+    if (type != STT_FUNC && type != STT_GNU_IFUNC) continue;
+    if (sym.st_shndx == SHN_UNDEF || sym.st_value == 0) continue;
+    const char* name = elf_strptr(elf, shdr.sh_link, sym.st_name);
+    if (name == nullptr || *name == '\0') continue;
+    uint64_t start = sym.st_value;
+    if (ehdr.e_machine == EM_ARM) start &= ~uint64_t{1};  // Thumb bit, not an address bit
+    out->push_back(RawSymbol{start, sym.st_size, BindingRank(GELF_ST_BIND(sym.st_info)), name});
+  }
+}
+
+// What a GOT slot is bound to: a .dynsym symbol, or for R_*_IRELATIVE the
+// address of an ifunc resolver (which is where the ifunc symbol points).
+struct SlotTarget {
+  size_t dynsym_index = 0;
+  uint64_t ifunc = 0;
+};
+
+// GOT slot address -> target, from every relocation section against `dynsym`
+// (.rela.plt for lazy slots, .rela.dyn for the GLOB_DAT slots of .plt.got).
+// `irelative` is the machine's R_*_IRELATIVE type.
+std::unordered_map<uint64_t, SlotTarget> GotSlots(Elf* elf, Elf_Scn* dynsym, uint64_t irelative) {
+  std::unordered_map<uint64_t, SlotTarget> slots;
+  for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn != nullptr; scn = elf_nextscn(elf, scn)) {
+    GElf_Shdr shdr;
+    if (gelf_getshdr(scn, &shdr) == nullptr || shdr.sh_link != elf_ndxscn(dynsym)) continue;
+    if (shdr.sh_type != SHT_RELA && shdr.sh_type != SHT_REL) continue;
+    const bool rela = shdr.sh_type == SHT_RELA;
+    Elf_Data* data = elf_getdata(scn, nullptr);
+    const size_t size = gelf_fsize(elf, rela ? ELF_T_RELA : ELF_T_REL, 1, EV_CURRENT);
+    if (data == nullptr || size == 0) continue;
+    for (size_t i = 0; i < data->d_size / size; ++i) {
+      // gelf_getrel(a) widen an ELF32 r_info to the 64-bit split GELF_R_* use.
+      GElf_Rela r{};
+      if (rela) {
+        if (gelf_getrela(data, static_cast<int>(i), &r) == nullptr) continue;
+      } else {
+        GElf_Rel rel;
+        if (gelf_getrel(data, static_cast<int>(i), &rel) == nullptr) continue;
+        r.r_offset = rel.r_offset;
+        r.r_info = rel.r_info;
+      }
+      const uint64_t type = GELF_R_TYPE(r.r_info);
+      if (GELF_R_SYM(r.r_info) != 0) {
+        slots[r.r_offset] = SlotTarget{GELF_R_SYM(r.r_info), 0};
+      } else if (rela && type == irelative) {
+        slots[r.r_offset] = SlotTarget{0, static_cast<uint64_t>(r.r_addend)};
+      }
+    }
+  }
+  return slots;
+}
+
+uint32_t ReadLe32(const unsigned char* p) {
+  return uint32_t{p[0]} | uint32_t{p[1]} << 8 | uint32_t{p[2]} << 16 | uint32_t{p[3]} << 24;
+}
+
+// The GOT slot an x86 PLT entry at `vaddr` jumps through: "jmp *slot(%rip)"
+// on x86_64; "jmp *slot" or "jmp *offset(%ebx)" (PIC, %ebx = GOT) on i386;
+// optionally after endbr64/endbr32 and a bnd prefix.
+std::optional<uint64_t> PltEntrySlot(const unsigned char* p, size_t size, uint64_t vaddr, bool is64,
+                                     uint64_t got) {
+  size_t at = 0;
+  if (size >= 4 && p[0] == 0xf3 && p[1] == 0x0f && p[2] == 0x1e && (p[3] & 0xfe) == 0xfa) at = 4;
+  if (at < size && p[at] == 0xf2) ++at;
+  if (at + 6 > size || p[at] != 0xff) return std::nullopt;
+  const uint32_t disp = ReadLe32(p + at + 2);
+  if (is64 && p[at + 1] == 0x25) {
+    return vaddr + at + 6 + static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(disp)));
+  }
+  if (!is64 && p[at + 1] == 0x25) return disp;
+  if (!is64 && p[at + 1] == 0xa3) return static_cast<uint32_t>(got + disp);
+  return std::nullopt;
+}
+
+// Names the x86 PLT stubs `name@plt`, as objdump does: each entry of .plt,
+// .plt.sec (IBT) and .plt.got is decoded to the GOT slot it jumps through, and
+// the slot's relocation names the symbol. Decoding, rather than assuming stub
+// i belongs to relocation i, also handles libc, whose IRELATIVE slots are not
+// in stub order. Entries that jump elsewhere (the resolver header, IBT lazy
+// stubs) get no symbol. Other machines get no PLT symbols. `symbols` must be
+// sorted (ifunc names are looked up in it); the stubs are appended unsorted.
+void AddPltSymbols(Elf* elf, const GElf_Ehdr& ehdr, std::vector<ElfSymbol>* symbols) {
+  const bool is64 = ehdr.e_machine == EM_X86_64;
+  if (!is64 && ehdr.e_machine != EM_386) return;
+  Elf_Scn* dynsym = FindSectionByType(elf, SHT_DYNSYM);
+  GElf_Shdr dynsym_shdr;
+  Elf_Data* dynsym_data = dynsym ? elf_getdata(dynsym, nullptr) : nullptr;
+  if (dynsym_data == nullptr || gelf_getshdr(dynsym, &dynsym_shdr) == nullptr) return;
+  const std::unordered_map<uint64_t, SlotTarget> slots =
+      GotSlots(elf, dynsym, is64 ? R_X86_64_IRELATIVE : R_386_IRELATIVE);
+  if (slots.empty()) return;
+  uint64_t got = 0;
+  GElf_Shdr shdr;
+  Elf_Scn* got_scn = FindElfSection(elf, ".got.plt");
+  if (got_scn == nullptr) got_scn = FindElfSection(elf, ".got");
+  if (got_scn != nullptr && gelf_getshdr(got_scn, &shdr) != nullptr) got = shdr.sh_addr;
+
+  auto slot_name = [&](const SlotTarget& target) -> std::string {
+    if (target.dynsym_index == 0) {
+      auto it = std::lower_bound(symbols->begin(), symbols->end(), target.ifunc,
+                                 [](const ElfSymbol& s, uint64_t v) { return s.start < v; });
+      return it != symbols->end() && it->start == target.ifunc ? it->name + "@plt" : "";
+    }
+    GElf_Sym sym;
+    if (gelf_getsym(dynsym_data, static_cast<int>(target.dynsym_index), &sym) == nullptr) return "";
+    const char* name = elf_strptr(elf, dynsym_shdr.sh_link, sym.st_name);
+    return name == nullptr || *name == '\0' ? "" : Demangle(std::string(name) + "@plt");
+  };
+
+  std::vector<ElfSymbol> stubs;
+  for (const char* section : {".plt", ".plt.sec", ".plt.got"}) {
+    Elf_Scn* scn = FindElfSection(elf, section);
+    Elf_Data* data = scn ? elf_getdata(scn, nullptr) : nullptr;
+    if (data == nullptr || data->d_buf == nullptr || gelf_getshdr(scn, &shdr) == nullptr) continue;
+    const uint64_t entry = shdr.sh_entsize >= 8 ? shdr.sh_entsize : 16;
+    const auto* bytes = static_cast<const unsigned char*>(data->d_buf);
+    for (uint64_t offset = 0; offset + entry <= data->d_size; offset += entry) {
+      const uint64_t vaddr = shdr.sh_addr + offset;
+      const auto slot = PltEntrySlot(bytes + offset, entry, vaddr, is64, got);
+      const auto target = slot ? slots.find(*slot) : slots.end();
+      if (target == slots.end()) continue;
+      std::string name = slot_name(target->second);
+      if (!name.empty()) stubs.push_back(ElfSymbol{vaddr, entry, std::move(name)});
+    }
+  }
+  symbols->insert(symbols->end(), stubs.begin(), stubs.end());
+}
+
+// Sorts by address and keeps one symbol per address: global over weak over
+// local, then the shorter name. An alias with a size lends it to a winner
+// without one.
+std::vector<ElfSymbol> MergeAliases(std::vector<RawSymbol> raw) {
+  std::sort(raw.begin(), raw.end(), [](const RawSymbol& a, const RawSymbol& b) {
+    if (a.start != b.start) return a.start < b.start;
+    if (a.rank != b.rank) return a.rank < b.rank;
+    if (a.name.size() != b.name.size()) return a.name.size() < b.name.size();
+    return a.name < b.name;
+  });
+  std::vector<ElfSymbol> symbols;
+  for (size_t i = 0; i < raw.size();) {
+    size_t j = i;
+    uint64_t size = raw[i].size;
+    for (; j < raw.size() && raw[j].start == raw[i].start; ++j) {
+      if (size == 0) size = raw[j].size;
+    }
+    symbols.push_back(ElfSymbol{raw[i].start, size, Demangle(raw[i].name)});
+    i = j;
+  }
+  return symbols;
+}
+
+}  // namespace
+
+Result<ElfSymbols> ElfSymbols::Load(const std::string& path) {
+  auto file = ElfFile::Open(path);
+  if (!file) return tl::unexpected(file.error());
+  Elf* elf = file->get();
+
+  ElfSymbols result;
+  size_t phnum = 0;
+  if (elf_getphdrnum(elf, &phnum) != 0) {
+    return Fail(fmt::format("{}: cannot read program headers: {}", path, elf_errmsg(-1)));
+  }
+  for (size_t i = 0; i < phnum; ++i) {
+    GElf_Phdr phdr;
+    if (gelf_getphdr(elf, static_cast<int>(i), &phdr) == nullptr || phdr.p_type != PT_LOAD) {
+      continue;
+    }
+    result.segments_.push_back(LoadSegment{phdr.p_offset, phdr.p_filesz, phdr.p_vaddr, phdr.p_memsz,
+                                           (phdr.p_flags & PF_X) != 0});
+  }
+
+  std::vector<RawSymbol> raw;
+  Elf_Scn* symtab = FindSectionByType(elf, SHT_SYMTAB);
+  result.has_symtab_ = symtab != nullptr;
+  if (symtab == nullptr) symtab = FindSectionByType(elf, SHT_DYNSYM);
+  if (symtab != nullptr) ReadFunctionSymbols(elf, file->ehdr(), symtab, &raw);
+  result.symbols_ = MergeAliases(std::move(raw));
+  AddPltSymbols(elf, file->ehdr(), &result.symbols_);
+  // A real symbol at a stub's address (there should be none) wins.
+  std::stable_sort(result.symbols_.begin(), result.symbols_.end(),
+                   [](const ElfSymbol& a, const ElfSymbol& b) { return a.start < b.start; });
+  result.symbols_.erase(
+      std::unique(result.symbols_.begin(), result.symbols_.end(),
+                  [](const ElfSymbol& a, const ElfSymbol& b) { return a.start == b.start; }),
+      result.symbols_.end());
+  result.build_id_ = FindBuildId(elf);
+  return result;
+}
+
+std::optional<uint64_t> ElfSymbols::FileOffsetToVaddr(uint64_t file_offset) const {
+  // Samples come from executable mappings, so an executable segment wins if
+  // two segments' file ranges share the offset.
+  for (bool executable : {true, false}) {
+    for (const LoadSegment& segment : segments_) {
+      if (segment.executable != executable || file_offset < segment.offset) continue;
+      const uint64_t delta = file_offset - segment.offset;
+      if (delta < segment.filesz) return segment.vaddr + delta;
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<uint64_t> ElfSymbols::VaddrToFileOffset(uint64_t vaddr) const {
+  for (bool executable : {true, false}) {
+    for (const LoadSegment& segment : segments_) {
+      if (segment.executable != executable || vaddr < segment.vaddr) continue;
+      const uint64_t delta = vaddr - segment.vaddr;
+      if (delta < segment.filesz) return segment.offset + delta;
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<uint64_t> ElfSymbols::ExecutableSegmentEnd(uint64_t vaddr) const {
+  for (const LoadSegment& segment : segments_) {
+    if (segment.executable && vaddr >= segment.vaddr && vaddr - segment.vaddr < segment.memsz) {
+      return segment.vaddr + segment.memsz;
+    }
+  }
+  return std::nullopt;
+}
+
+const ElfSymbol* ElfSymbols::Find(uint64_t vaddr) const {
+  auto next = std::upper_bound(symbols_.begin(), symbols_.end(), vaddr,
+                               [](uint64_t v, const ElfSymbol& s) { return v < s.start; });
+  if (next == symbols_.begin()) return nullptr;
+  const ElfSymbol& symbol = *std::prev(next);
+  if (symbol.size != 0) return vaddr - symbol.start < symbol.size ? &symbol : nullptr;
+
+  // Size unknown: up to the next symbol, clipped to the executable segment.
+  const std::optional<uint64_t> segment_end = ExecutableSegmentEnd(symbol.start);
+  uint64_t end = symbol.start + 1;
+  if (next != symbols_.end() && segment_end) {
+    end = std::min(next->start, *segment_end);
+  } else if (next != symbols_.end()) {
+    end = next->start;
+  } else if (segment_end) {
+    end = *segment_end;
+  }
+  return vaddr < end ? &symbol : nullptr;
+}
+
+Result<std::string> ReadElfBuildId(const std::string& path) {
+  auto file = ElfFile::Open(path);
+  if (!file) return tl::unexpected(file.error());
+  return FindBuildId(file->get());
+}
+
+std::string ReadElfBuildId(const ElfFile& file) { return FindBuildId(file.get()); }
+
+}  // namespace sample
+
+namespace sample {
+
+void ElfSymbols::MergeDebugSymbols(const ElfSymbols& debug) {
+  if (!debug.has_symtab_) return;
+  std::vector<ElfSymbol> merged = debug.symbols_;
+  for (const ElfSymbol& own : symbols_) {
+    if (own.name.size() > 4 && own.name.compare(own.name.size() - 4, 4, "@plt") == 0) {
+      merged.push_back(own);
+    }
+  }
+  // One symbol per address: the debug file's name wins over a stub's.
+  std::stable_sort(merged.begin(), merged.end(),
+                   [](const ElfSymbol& a, const ElfSymbol& b) { return a.start < b.start; });
+  merged.erase(
+      std::unique(merged.begin(), merged.end(),
+                  [](const ElfSymbol& a, const ElfSymbol& b) { return a.start == b.start; }),
+      merged.end());
+  symbols_ = std::move(merged);
+  has_symtab_ = true;
+}
+
+}  // namespace sample

@@ -1,0 +1,92 @@
+// ElfSymbols: the function symbols and load layout of one ELF file.
+//
+// Read once with libelf in Load(); everything needed later (symbols with
+// demangled names, PT_LOAD segments, the build-id) is copied out, so no
+// libelf object outlives Load and an ElfSymbols is a plain value that can be
+// shared read-only across threads. Symbols come from .symtab when the file has
+// one, otherwise from .dynsym; on x86_64 and i386 the PLT stubs get
+// synthesised `name@plt` symbols. Owns its copies; holds no fd or Elf*.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "libsample/result.h"
+#include "libsample/symbols/demangle.h"  // Demangle, which the symbols use
+#include "libsample/symbols/elf_file.h"
+
+namespace sample {
+
+struct ElfSymbol {
+  uint64_t start = 0;  // ELF virtual address (st_value)
+  uint64_t size = 0;   // st_size; 0 = unknown, covers up to the next symbol
+  std::string name;    // demangled
+};
+
+class ElfSymbols {
+ public:
+  // Opens `path`; on failure the message names the path and the reason. A
+  // valid ELF file without function symbols is not an error.
+  static Result<ElfSymbols> Load(const std::string& path);
+
+  // A file offset (computed by the caller from an mmap as
+  // ip - map_start + pgoff) translated to the ELF virtual address that
+  // symbols use, via the PT_LOAD segment whose file range contains it;
+  // nullopt if none does.
+  std::optional<uint64_t> FileOffsetToVaddr(uint64_t file_offset) const;
+
+  // The inverse: the file offset of ELF virtual address `vaddr`, via the
+  // PT_LOAD segment whose file-backed part contains it (an executable
+  // segment wins); nullopt if none does, e.g. for .bss. Uprobes are placed
+  // by file offset.
+  std::optional<uint64_t> VaddrToFileOffset(uint64_t vaddr) const;
+
+  // The function containing `vaddr`, or nullptr. A symbol with a size covers
+  // [start, start + size); one with size 0 covers up to the next symbol's
+  // start, but not past the end of the executable segment it lies in (a
+  // size-0 symbol outside every executable segment, with no symbol after it,
+  // covers only its start address).
+  const ElfSymbol* Find(uint64_t vaddr) const;
+
+  // Lowercase hex of the NT_GNU_BUILD_ID note; empty if the file has none.
+  const std::string& build_id() const { return build_id_; }
+  // Sorted by start; one symbol per address.
+  const std::vector<ElfSymbol>& symbols() const { return symbols_; }
+  // True if .symtab was used (false: .dynsym only).
+  bool has_symtab() const { return has_symtab_; }
+
+  // Takes the .symtab functions of a separate debug file for this binary
+  // (same build-id; its addresses are ours), keeping our own PLT stubs,
+  // which a debug file cannot describe (its .plt has no contents).
+  void MergeDebugSymbols(const ElfSymbols& debug);
+
+ private:
+  struct LoadSegment {
+    uint64_t offset = 0;      // p_offset
+    uint64_t filesz = 0;      // p_filesz
+    uint64_t vaddr = 0;       // p_vaddr
+    uint64_t memsz = 0;       // p_memsz
+    bool executable = false;  // PF_X
+  };
+
+  ElfSymbols() = default;
+  // End (exclusive) of the executable segment containing `vaddr`, if any.
+  std::optional<uint64_t> ExecutableSegmentEnd(uint64_t vaddr) const;
+
+  std::vector<ElfSymbol> symbols_;
+  std::vector<LoadSegment> segments_;
+  std::string build_id_;
+  bool has_symtab_ = false;
+};
+
+// The build-id of an ELF file as lowercase hex, reading only the notes. An
+// error if the file cannot be opened or is not ELF; an empty string if the
+// file has no build-id note.
+Result<std::string> ReadElfBuildId(const std::string& path);
+// The same for a file already open.
+std::string ReadElfBuildId(const ElfFile& file);
+
+}  // namespace sample

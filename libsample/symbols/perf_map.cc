@@ -1,0 +1,128 @@
+#include "libsample/symbols/perf_map.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <numeric>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "libsample/unique_fd.h"
+
+namespace sample {
+namespace {
+
+// A hex number at the front of `s`, with an optional 0x, consumed.
+std::optional<uint64_t> TakeHex(std::string_view* s) {
+  if (s->starts_with("0x") || s->starts_with("0X")) s->remove_prefix(2);
+  uint64_t value = 0;
+  auto [end, ec] = std::from_chars(s->data(), s->data() + s->size(), value, 16);
+  if (ec != std::errc() || end == s->data()) return std::nullopt;
+  s->remove_prefix(static_cast<size_t>(end - s->data()));
+  return value;
+}
+
+// One line; nullopt if malformed.
+std::optional<PerfMapSymbol> ParseLine(std::string_view line) {
+  PerfMapSymbol symbol;
+  auto start = TakeHex(&line);
+  if (!start || !line.starts_with(' ')) return std::nullopt;
+  line.remove_prefix(1);
+  auto size = TakeHex(&line);
+  if (!size || !line.starts_with(' ')) return std::nullopt;
+  line.remove_prefix(1);
+  if (line.empty() || *start + *size < *start) return std::nullopt;
+  symbol.start = *start;
+  symbol.size = *size;
+  symbol.name = std::string(line);
+  return symbol;
+}
+
+uint64_t End(const PerfMapSymbol& symbol) {
+  return symbol.start + std::max<uint64_t>(symbol.size, 1);
+}
+
+}  // namespace
+
+PerfMap PerfMap::Parse(std::string_view text) {
+  PerfMap map;
+  std::vector<PerfMapSymbol> in_order;
+  while (!text.empty()) {
+    const size_t newline = text.find('\n');
+    std::string_view line = text.substr(0, newline);
+    text.remove_prefix(newline == std::string_view::npos ? text.size() : newline + 1);
+    if (line.ends_with('\r')) line.remove_suffix(1);
+    if (line.find_first_not_of(" \t") == std::string_view::npos) {
+      ++map.blank_lines_;
+      continue;
+    }
+    if (auto symbol = ParseLine(line)) {
+      in_order.push_back(std::move(*symbol));
+    } else {
+      ++map.malformed_lines_;
+    }
+  }
+  std::vector<size_t> order(in_order.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return in_order[a].start < in_order[b].start; });
+  for (size_t i : order) {
+    map.symbols_.push_back(std::move(in_order[i]));
+    map.order_.push_back(i);
+    const uint64_t end = End(map.symbols_.back());
+    map.max_end_.push_back(map.max_end_.empty() ? end : std::max(map.max_end_.back(), end));
+  }
+  return map;
+}
+
+Result<PerfMap> PerfMap::Load(const std::string& path, const PerfMapOptions& options) {
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid())
+    return Fail(fmt::format("{}: cannot open: {}", path, std::strerror(errno)), errno);
+  // Checked on the open file, so the file read is the file checked.
+  struct stat st;
+  if (fstat(fd.get(), &st) != 0) {
+    return Fail(fmt::format("{}: fstat: {}", path, std::strerror(errno)), errno);
+  }
+  if (!S_ISREG(st.st_mode)) return Fail(fmt::format("{}: ignored: not a regular file", path));
+  if (!options.force && st.st_uid != 0 && st.st_uid != options.user) {
+    return Fail(fmt::format("{}: ignored: owned by uid {}, not by uid {} or root", path, st.st_uid,
+                            options.user));
+  }
+  std::string text;
+  char buffer[65536];
+  for (;;) {
+    const ssize_t n = ::read(fd.get(), buffer, sizeof(buffer));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Fail(fmt::format("{}: read: {}", path, std::strerror(errno)), errno);
+    if (n == 0) break;
+    text.append(buffer, static_cast<size_t>(n));
+  }
+  return Parse(text);
+}
+
+const PerfMapSymbol* PerfMap::Find(uint64_t addr) const {
+  auto next = std::upper_bound(symbols_.begin(), symbols_.end(), addr,
+                               [](uint64_t a, const PerfMapSymbol& s) { return a < s.start; });
+  // Entries starting at or before addr, walked back while one can still
+  // reach it; among those containing it the latest written wins.
+  const PerfMapSymbol* best = nullptr;
+  size_t best_order = 0;
+  for (auto i = static_cast<size_t>(next - symbols_.begin()); i > 0 && max_end_[i - 1] > addr;
+       --i) {
+    const PerfMapSymbol& symbol = symbols_[i - 1];
+    if (addr < End(symbol) && (best == nullptr || order_[i - 1] > best_order)) {
+      best = &symbol;
+      best_order = order_[i - 1];
+    }
+  }
+  return best;
+}
+
+}  // namespace sample

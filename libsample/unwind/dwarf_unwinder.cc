@@ -1,0 +1,413 @@
+#include "libsample/unwind/dwarf_unwinder.h"
+
+#include <dwarf.h>
+#include <elfutils/libdwfl.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <map>
+#include <optional>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "libsample/symbols/elf_file.h"
+#include "libsample/unwind/x86_frame_rule.h"
+
+namespace sample {
+namespace {
+
+// How far past the end of the stack copy a read still counts as "the copy
+// was too small" rather than a wild address: stacks are at most a few MiB.
+constexpr uint64_t kStackReach = uint64_t{64} << 20;
+
+struct DwflDeleter {
+  void operator()(Dwfl* dwfl) const { dwfl_end(dwfl); }
+};
+using DwflPtr = std::unique_ptr<Dwfl, DwflDeleter>;
+
+// Modules are reported with their ELF files; libdwfl never has to find one.
+int NoElf(Dwfl_Module*, void**, const char*, Dwarf_Addr, char**, Elf**) { return -1; }
+
+// .debug_frame lives in the separate debug file the report already found
+// (build-id checked); the module's userdata points at its UnwindModule.
+int FindDebugFile(Dwfl_Module*, void** userdata, const char*, Dwarf_Addr, const char*, const char*,
+                  GElf_Word, char** debuginfo_file_name) {
+  const auto* module = static_cast<const UnwindModule*>(*userdata);
+  if (module == nullptr || module->debug.empty()) return -1;
+  const int fd = open(module->debug.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd >= 0) *debuginfo_file_name = strdup(module->debug.c_str());
+  return fd;
+}
+
+const Dwfl_Callbacks kDwflCallbacks = {
+    .find_elf = NoElf,
+    .find_debuginfo = FindDebugFile,
+    .section_address = dwfl_offline_section_address,
+    .debuginfo_path = nullptr,
+};
+
+}  // namespace
+
+struct DwarfUnwinder::Process {
+  // Modules reported, by (start, binary), with the copy their userdata
+  // points at (declared first: the Dwfl goes first).
+  std::map<std::pair<uint64_t, std::string>, std::unique_ptr<UnwindModule>> reported;
+  DwflPtr dwfl;
+  uint64_t version = 0;
+  bool attached = false;
+  // The sample being unwound, and what went wrong reading its memory.
+  const UnwindRequest* request = nullptr;
+  UnwindStop memory_failure = UnwindStop::kComplete;
+  std::vector<uint64_t>* pcs = nullptr;
+  size_t first_pc = 0;  // where this walk's frames start in *pcs
+  bool hit_max_depth = false;
+  uint64_t last_use = 0;
+  // x86_64 CFI rules by lookup pc, for the fast path; cleared when the
+  // modules change.
+  std::unordered_map<uint64_t, X86FrameRule> rules;
+};
+
+namespace {
+
+using Process = DwarfUnwinder::Process;
+
+bool ReadFromElf(Dwfl* dwfl, Dwarf_Addr addr, Dwarf_Word* result) {
+  Dwfl_Module* module = dwfl_addrmodule(dwfl, addr);
+  if (module == nullptr) return false;
+  Dwarf_Addr bias = 0;
+  Elf* elf = dwfl_module_getelf(module, &bias);
+  if (elf == nullptr) return false;
+  size_t raw_size = 0;
+  const char* raw = elf_rawfile(elf, &raw_size);
+  size_t count = 0;
+  if (raw == nullptr || elf_getphdrnum(elf, &count) != 0) return false;
+  const uint64_t vaddr = addr - bias;
+  for (size_t i = 0; i < count; ++i) {
+    GElf_Phdr phdr;
+    // Writable segments hold the file's initial data, not what the process
+    // had there at the sample: reading them would mislead.
+    if (gelf_getphdr(elf, static_cast<int>(i), &phdr) == nullptr || phdr.p_type != PT_LOAD ||
+        (phdr.p_flags & PF_W) != 0) {
+      continue;
+    }
+    if (vaddr < phdr.p_vaddr || vaddr - phdr.p_vaddr + sizeof(*result) > phdr.p_filesz) continue;
+    const uint64_t offset = phdr.p_offset + (vaddr - phdr.p_vaddr);
+    if (offset > raw_size || raw_size - offset < sizeof(*result)) return false;
+    std::memcpy(result, raw + offset, sizeof(*result));
+    return true;
+  }
+  return false;
+}
+
+bool MemoryRead(Dwfl* dwfl, Dwarf_Addr addr, Dwarf_Word* result, void* arg) {
+  auto* process = static_cast<Process*>(arg);
+  const UnwindRequest& request = *process->request;
+  const uint64_t sp = request.regs.sp;
+  const uint64_t size = request.stack.size();
+  if (addr >= sp && addr - sp <= size && size - (addr - sp) >= sizeof(*result)) {
+    std::memcpy(result, request.stack.data() + (addr - sp), sizeof(*result));
+    return true;
+  }
+  if (ReadFromElf(dwfl, addr, result)) return true;
+  process->memory_failure = addr >= sp && addr - sp < size + kStackReach
+                                ? UnwindStop::kStackTooSmall
+                                : UnwindStop::kBadMemory;
+  return false;
+}
+
+pid_t NextThread(Dwfl*, void*, void**) { return 0; }
+
+bool GetThread(Dwfl*, pid_t, void* arg, void** thread_arg) {
+  *thread_arg = arg;
+  return true;
+}
+
+bool SetInitialRegisters(Dwfl_Thread* thread, void* arg) {
+  const DwarfRegisters& regs = static_cast<Process*>(arg)->request->regs;
+  // One call per run of consecutive registers the sample holds; the rest
+  // stay undefined, so CFI that needs them fails instead of reading junk.
+  for (size_t first = 0; first < regs.count;) {
+    if (!regs.Has(first)) {
+      ++first;
+      continue;
+    }
+    size_t end = first;
+    while (end < regs.count && regs.Has(end)) ++end;
+    static_assert(sizeof(Dwarf_Word) == sizeof(uint64_t));
+    if (!dwfl_thread_state_registers(thread, static_cast<int>(first),
+                                     static_cast<unsigned>(end - first),
+                                     reinterpret_cast<const Dwarf_Word*>(&regs.value[first]))) {
+      return false;
+    }
+    first = end;
+  }
+  dwfl_thread_state_register_pc(thread, regs.pc);
+  return true;
+}
+
+const Dwfl_Thread_Callbacks kThreadCallbacks = {
+    .next_thread = NextThread,
+    .get_thread = GetThread,
+    .memory_read = MemoryRead,
+    .set_initial_registers = SetInitialRegisters,
+    .detach = nullptr,
+    .thread_detach = nullptr,
+};
+
+int OnFrame(Dwfl_Frame* frame, void* arg) {
+  auto* process = static_cast<Process*>(arg);
+  Dwarf_Addr pc = 0;
+  if (!dwfl_frame_pc(frame, &pc, nullptr)) return DWARF_CB_ABORT;
+  // A zero return address is how some outermost frames end.
+  const size_t found = process->pcs->size() - process->first_pc;
+  if (pc == 0 && found != 0) return DWARF_CB_ABORT;
+  process->pcs->push_back(pc);
+  if (found + 1 >= process->request->max_frames) {
+    process->hit_max_depth = true;
+    return DWARF_CB_ABORT;
+  }
+  return DWARF_CB_OK;
+}
+
+// The rule for `pc` (a lookup pc: the caller's return address minus one),
+// from .eh_frame, else .debug_frame, as libdw's unwinder looks them up.
+const X86FrameRule& RuleFor(Process* process, uint64_t pc) {
+  auto [it, inserted] = process->rules.try_emplace(pc);
+  if (!inserted) return it->second;
+  Dwfl_Module* module = dwfl_addrmodule(process->dwfl.get(), pc);
+  if (module == nullptr) return it->second;
+  for (int source = 0; source < 2; ++source) {
+    Dwarf_Addr bias = 0;
+    Dwarf_CFI* cfi =
+        source == 0 ? dwfl_module_eh_cfi(module, &bias) : dwfl_module_dwarf_cfi(module, &bias);
+    Dwarf_Frame* frame = nullptr;
+    if (cfi == nullptr || dwarf_cfi_addrframe(cfi, pc - bias, &frame) != 0) continue;
+    const std::unique_ptr<Dwarf_Frame, decltype(&free)> owned(frame, &free);  // malloc'd by libdw
+    it->second = ReadX86FrameRule(frame);
+    break;
+  }
+  return it->second;
+}
+
+// Walks an x86_64 stack with cached rules. nullopt (and `pcs` as it was)
+// when some frame needs more than the rules hold: libdw then walks it.
+std::optional<UnwindStop> WalkWithRules(Process* process, const UnwindRequest& request,
+                                        std::vector<uint64_t>* pcs) {
+  using Kind = X86FrameRule::Kind;
+  constexpr auto& kRegs = X86FrameRule::kDwarfRegs;
+  const size_t first = pcs->size();
+  std::array<uint64_t, kRegs.size()> value{};
+  uint32_t known = 0;
+  for (size_t i = 0; i < kRegs.size(); ++i) {
+    if (kRegs[i] != 16 && request.regs.Has(kRegs[i])) {
+      value[i] = request.regs.value[kRegs[i]];
+      known |= 1u << i;
+    }
+  }
+  uint64_t pc = request.regs.pc;
+  uint64_t sp = request.regs.sp;
+  pcs->push_back(pc);
+  for (bool innermost = true;; innermost = false) {
+    if (pcs->size() - first >= request.max_frames) return UnwindStop::kMaxDepth;
+    // A caller's pc is a return address: its call is at pc - 1.
+    const X86FrameRule& rule = RuleFor(process, innermost ? pc : pc - 1);
+    const bool rbp_known = (known >> X86FrameRule::kRbp & 1) != 0;
+    if (!rule.usable || (rule.cfa_from_rbp && !rbp_known) ||
+        rule.kind[X86FrameRule::kReturnAddress] == Kind::kSame) {
+      pcs->resize(first);
+      return std::nullopt;
+    }
+    if (rule.kind[X86FrameRule::kReturnAddress] == Kind::kUndefined) return UnwindStop::kComplete;
+    const uint64_t cfa = (rule.cfa_from_rbp ? value[X86FrameRule::kRbp] : sp) +
+                         static_cast<uint64_t>(rule.cfa_offset);
+    for (size_t i = 0; i < kRegs.size(); ++i) {
+      if (rule.kind[i] == Kind::kUndefined) {
+        known &= ~(1u << i);
+      } else if (rule.kind[i] == Kind::kAtCfa) {
+        Dwarf_Word word;
+        const bool read = MemoryRead(process->dwfl.get(),
+                                     cfa + static_cast<uint64_t>(rule.offset[i]), &word, process);
+        if (!read && i == X86FrameRule::kReturnAddress) return process->memory_failure;
+        if (read) {
+          value[i] = word;
+          known |= 1u << i;
+        } else {
+          known &= ~(1u << i);
+        }
+      }
+    }
+    process->memory_failure = UnwindStop::kComplete;  // a lost saved register is no failure
+    pc = value[X86FrameRule::kReturnAddress];
+    sp = cfa;  // x86_64: the caller's stack pointer is the CFA
+    if (pc == 0) return UnwindStop::kComplete;
+    pcs->push_back(pc);
+  }
+}
+
+}  // namespace
+
+const char* UnwindStopName(UnwindStop stop) {
+  switch (stop) {
+    case UnwindStop::kComplete:
+      return "complete";
+    case UnwindStop::kStackTooSmall:
+      return "stack copy too small";
+    case UnwindStop::kNoCfi:
+      return "no CFI";
+    case UnwindStop::kNoModule:
+      return "pc outside mapped files";
+    case UnwindStop::kBadMemory:
+      return "bad memory read";
+    case UnwindStop::kMaxDepth:
+      return "frame limit";
+    case UnwindStop::kNoRegisters:
+      return "no user registers";
+    case UnwindStop::kFailed:
+      return "other";
+  }
+  return "other";
+}
+
+DwarfUnwinder::DwarfUnwinder(bool use_rule_cache) : use_rule_cache_(use_rule_cache) {}
+DwarfUnwinder::~DwarfUnwinder() = default;
+DwarfUnwinder::DwarfUnwinder(DwarfUnwinder&&) noexcept = default;
+DwarfUnwinder& DwarfUnwinder::operator=(DwarfUnwinder&&) noexcept = default;
+
+DwarfUnwinder::Process* DwarfUnwinder::ProcessFor(const UnwindRequest& request) {
+  if (!processes_.contains(request.pid) && processes_.size() >= kMaxProcesses) {
+    auto oldest = std::min_element(processes_.begin(), processes_.end(), [](auto& a, auto& b) {
+      return a.second->last_use < b.second->last_use;
+    });
+    processes_.erase(oldest);
+  }
+  std::unique_ptr<Process>& slot = processes_[request.pid];
+  if (slot) slot->last_use = ++uses_;
+  if (slot && slot->version == request.space->version) return slot->attached ? slot.get() : nullptr;
+  const std::vector<UnwindModule>& modules = request.space->modules;
+  // Mappings mostly only grow (libraries loading): then the new modules
+  // are added to the Dwfl and the CFI already parsed stays. Any module gone
+  // or moved (munmap, exec) means a fresh Dwfl: libdw re-reporting through
+  // dwfl_report_begin after dwfl_attach_state loses the modules' CFI
+  // (measured: every later unwind fell back to frame pointers).
+  if (slot) {
+    for (const auto& [key, unused] : slot->reported) {
+      const bool kept = std::any_of(modules.begin(), modules.end(), [&](const UnwindModule& m) {
+        return m.start == key.first && m.binary == key.second;
+      });
+      if (!kept) {
+        slot.reset();
+        break;
+      }
+    }
+  }
+  if (!slot) {
+    slot = std::make_unique<Process>();
+    slot->last_use = ++uses_;
+    slot->dwfl.reset(dwfl_begin(&kDwflCallbacks));
+    if (!slot->dwfl) {
+      processes_.erase(request.pid);
+      return nullptr;
+    }
+  }
+  Process* process = slot.get();
+  Dwfl* dwfl = process->dwfl.get();
+  dwfl_report_begin_add(dwfl);
+  for (const UnwindModule& module : modules) {
+    if (module.binary.empty()) continue;
+    auto [it, inserted] = process->reported.try_emplace({module.start, module.binary});
+    if (!inserted) {
+      it->second->debug = module.debug;
+      continue;
+    }
+    // add_p_vaddr: `bias` is added to the segments' vaddrs (for ET_DYN;
+    // ET_EXEC files sit at their own addresses).
+    Dwfl_Module* reported =
+        dwfl_report_elf(dwfl, module.binary.c_str(), module.binary.c_str(), -1, module.bias, true);
+    // The debug file's path must outlive the space that named it.
+    it->second = std::make_unique<UnwindModule>(module);
+    if (reported == nullptr) continue;
+    void** userdata = nullptr;
+    dwfl_module_info(reported, &userdata, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr);
+    if (userdata != nullptr) *userdata = it->second.get();
+  }
+  dwfl_report_end(dwfl, nullptr, nullptr);
+  process->version = request.space->version;
+  process->rules.clear();  // a pc in no module may be in a new one
+  if (!process->attached) {
+    // The architecture comes from the reported modules' ELF headers, so a
+    // recording from another architecture unwinds with its own backend.
+    process->attached = dwfl_attach_state(dwfl, nullptr, static_cast<pid_t>(request.pid),
+                                          &kThreadCallbacks, process);
+  }
+  return process->attached ? process : nullptr;
+}
+
+UnwindStop DwarfUnwinder::Unwind(const UnwindRequest& request, std::vector<uint64_t>* pcs) {
+  if (request.space == nullptr || request.regs.count == 0) return UnwindStop::kNoRegisters;
+  const size_t first = pcs->size();
+  Process* process = ProcessFor(request);
+  if (process == nullptr) {
+    pcs->push_back(request.regs.pc);
+    return UnwindStop::kNoModule;
+  }
+  process->request = &request;
+  process->memory_failure = UnwindStop::kComplete;
+  if (use_rule_cache_ && request.regs.arch == Arch::kX86_64) {
+    const auto stop = WalkWithRules(process, request, pcs);
+    if (stop) {
+      process->request = nullptr;
+      ++counts_.cached_walks;
+      return *stop;
+    }
+    process->memory_failure = UnwindStop::kComplete;
+  }
+  ++counts_.libdw_walks;
+  process->pcs = pcs;
+  process->first_pc = first;
+  process->hit_max_depth = false;
+  const int rc =
+      dwfl_getthread_frames(process->dwfl.get(), static_cast<pid_t>(request.tid), OnFrame, process);
+  process->request = nullptr;
+  process->pcs = nullptr;
+  if (pcs->size() == first) pcs->push_back(request.regs.pc);
+  if (process->hit_max_depth) return UnwindStop::kMaxDepth;
+  // libdw ends the walk quietly (rc 0) when a memory read fails: our
+  // callback's note is the only record of it.
+  if (process->memory_failure != UnwindStop::kComplete) return process->memory_failure;
+  if (rc == 0) return UnwindStop::kComplete;
+  // libdw could not step past the last frame found: tell a pc in no module
+  // from one whose module has no CFI (nor a frame pointer to follow).
+  const uint64_t last = pcs->back();
+  if (dwfl_addrmodule(process->dwfl.get(), last) == nullptr) return UnwindStop::kNoModule;
+  if (rc == DWARF_CB_ABORT) return UnwindStop::kComplete;  // a zero return address
+  return UnwindStop::kNoCfi;
+}
+
+std::optional<uint64_t> DwarfUnwinder::UnchainedCaller(const UnwindRequest& request) {
+  if (request.space == nullptr || request.regs.arch != Arch::kX86_64) return std::nullopt;
+  Process* process = ProcessFor(request);
+  if (process == nullptr) return std::nullopt;
+  const X86FrameRule& rule = RuleFor(process, request.regs.pc);
+  // A CFA computed from rbp means the function set rbp up as its frame
+  // pointer: the frame-pointer chain is right as it is.
+  if (!rule.usable || rule.cfa_from_rbp ||
+      rule.kind[X86FrameRule::kReturnAddress] != X86FrameRule::Kind::kAtCfa) {
+    return std::nullopt;
+  }
+  const uint64_t cfa = request.regs.sp + static_cast<uint64_t>(rule.cfa_offset);
+  process->request = &request;
+  Dwarf_Word caller = 0;
+  const bool read = MemoryRead(
+      process->dwfl.get(), cfa + static_cast<uint64_t>(rule.offset[X86FrameRule::kReturnAddress]),
+      &caller, process);
+  process->request = nullptr;
+  if (!read || dwfl_addrmodule(process->dwfl.get(), caller) == nullptr) return std::nullopt;
+  return caller;
+}
+
+}  // namespace sample

@@ -1,0 +1,116 @@
+// DwarfUnwinder: walks a sampled user stack with DWARF CFI (libdw).
+//
+// A --call-graph dwarf sample carries the user registers and a copy of the
+// user stack from the stack pointer up. The unwinder replays the call frame
+// information of each function (.eh_frame, else .debug_frame from a
+// separate debug file) over those bytes: registers come from the sample,
+// memory reads from the stack copy or, for code and read-only data, from
+// the mapped ELF files. Where a pc has no CFI, libdw's architecture backend
+// follows the frame pointer (x86_64).
+//
+// One Dwfl per process, kept across samples and re-reported only when the
+// process's executable mappings change (a new UnwindSpace version), so CFI
+// parsed once serves every later sample. Not thread-safe: use one
+// DwarfUnwinder per thread. Owns the Dwfl handles and the files they open.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "libsample/perf/user_regs.h"
+#include "libsample/result.h"
+
+namespace sample {
+
+// One executable mapping of a process, with the files to read it from.
+struct UnwindModule {
+  uint64_t start = 0;  // the (first) executable mapping's start, as recorded
+  uint64_t bias = 0;   // load bias: runtime address = bias + ELF vaddr
+  std::string binary;  // the file to read CFI and code from
+  std::string debug;   // a separate debug file (for .debug_frame), or empty
+};
+
+// A process's executable modules at one moment; immutable once built, so
+// threads may share it.
+struct UnwindSpace {
+  uint64_t version = 0;  // unique per space: a new version means new modules
+  std::vector<UnwindModule> modules;
+};
+
+// Why a walk ended.
+enum class UnwindStop : uint8_t {
+  kComplete,       // reached the outermost frame (its CFI ends the chain)
+  kStackTooSmall,  // a caller's frame lies beyond the copied stack
+  kNoCfi,          // a pc with no CFI and no usable frame pointer
+  kNoModule,       // a pc outside every mapped file (or its file is missing)
+  kBadMemory,      // a read outside the stack copy and the mapped files
+  kMaxDepth,       // stopped at the frame limit
+  kNoRegisters,    // the sample has no usable user registers
+  kFailed,         // anything else libdw reported
+};
+inline constexpr size_t kUnwindStopCount = 8;
+// "complete", "stack copy too small", "no CFI", ...
+const char* UnwindStopName(UnwindStop stop);
+
+struct UnwindRequest {
+  uint32_t pid = 0;
+  uint32_t tid = 0;
+  const UnwindSpace* space = nullptr;
+  DwarfRegisters regs;
+  std::span<const std::byte> stack;  // the copy, starting at regs.sp
+  size_t max_frames = 256;
+};
+
+class DwarfUnwinder {
+ public:
+  // `use_rule_cache`: on x86_64, step frames with cached CFI rules and use
+  // libdw's own walk only for the samples they cannot handle (tests turn it
+  // off to compare the two).
+  explicit DwarfUnwinder(bool use_rule_cache = true);
+  ~DwarfUnwinder();
+  DwarfUnwinder(DwarfUnwinder&&) noexcept;
+  DwarfUnwinder& operator=(DwarfUnwinder&&) noexcept;
+
+  // Appends the frames' pcs to `pcs`, innermost first: the sampled pc, then
+  // return addresses. Returns why the walk ended; the frames found before a
+  // failure are kept.
+  UnwindStop Unwind(const UnwindRequest& request, std::vector<uint64_t>* pcs);
+
+  // For --call-graph fp,leaf: the sampled function's return address, when
+  // its CFI at the sampled pc says it has not made rbp its frame pointer
+  // (no frame set up yet, or none at all), so a frame-pointer chain taken
+  // there skipped its caller; nullopt when the frame is set up, the CFI or
+  // the stack copy does not tell, or the address is in no mapped file.
+  // x86_64 only (nullopt elsewhere).
+  std::optional<uint64_t> UnchainedCaller(const UnwindRequest& request);
+
+  struct Counts {
+    uint64_t cached_walks = 0;      // walked with cached CFI rules alone
+    uint64_t libdw_walks = 0;       // walked by libdw
+    uint64_t unopened_modules = 0;  // files libdw could not open
+  };
+  const Counts& counts() const { return counts_; }
+
+  // At most this many processes keep a Dwfl (each holds an fd and a map of
+  // every file it reported); the least recently unwound goes first.
+  static constexpr size_t kMaxProcesses = 32;
+
+  // One process's Dwfl and the sample it is unwinding (libdw's callbacks
+  // see it); defined in the .cc.
+  struct Process;
+
+ private:
+  Process* ProcessFor(const UnwindRequest& request);
+
+  bool use_rule_cache_ = true;
+  Counts counts_;
+  std::unordered_map<uint32_t, std::unique_ptr<Process>> processes_;
+  uint64_t uses_ = 0;  // a clock for evicting the least recently used
+};
+
+}  // namespace sample
