@@ -36,6 +36,18 @@ ScratchDir::~ScratchDir() {
   std::filesystem::remove_all(path_, ignored);
 }
 
+std::string ShellQuote(const std::string& word) {
+  std::string quoted = "'";
+  for (char c : word) {
+    if (c == '\'') {
+      quoted += "'\\''";
+    } else {
+      quoted += c;
+    }
+  }
+  return quoted + "'";
+}
+
 pid_t Start(const std::vector<std::string>& argv, const ScratchDir& dir, const std::string& tag) {
   const std::string out = dir / (tag + ".out");
   const std::string err = dir / (tag + ".err");

@@ -45,6 +45,9 @@ std::optional<double> OverheadOf(const std::string& report, const std::string& s
 std::optional<double> OverheadOfRow(const std::string& report,
                                     const std::vector<std::string>& parts);
 
+// `word` quoted for /bin/sh (paths may hold spaces or quotes).
+std::string ShellQuote(const std::string& word);
+
 // Lines of `text`.
 std::vector<std::string> Lines(const std::string& text);
 

@@ -161,8 +161,8 @@ TEST_F(SessionTest, RingBufferOverTheLockLimitSuggestsDashM) {
 TEST_F(SessionTest, StatusLineOnlyOnATerminal) {
   if (access(kScript, X_OK) != 0) GTEST_SKIP() << "needs " << kScript << " for a pseudo-terminal";
   const std::string data = dir_ / "tty.data";
-  const std::string command =
-      kRecord + " -e cpu-clock -F 1000 -o " + data + " -- " + kSplit + " 1.6 >/dev/null";
+  const std::string command = ShellQuote(kRecord) + " -e cpu-clock -F 1000 -o " + ShellQuote(data) +
+                              " -- " + ShellQuote(kSplit) + " 1.6 >/dev/null";
   const RunResult tty = RunTool({kScript, "-qefc", command, "/dev/null"}, dir_);
   ASSERT_EQ(tty.exit_code, 0) << tty.out << tty.err;
   const std::regex update(

@@ -151,9 +151,10 @@ TEST_F(UnwindTest, DebugFrameFromASeparateDebugFile) {
   // moved into a debug file found through .gnu_debuglink.
   const std::string binary = dir_ / "unwind-df";
   const std::string debug = dir_ / "unwind-df.debug";
-  const std::string split = "cp " + kDebugFrame + " " + binary + " && objcopy --only-keep-debug " +
-                            binary + " " + debug + " && strip --strip-debug " + binary +
-                            " && objcopy --add-gnu-debuglink=" + debug + " " + binary;
+  const std::string b = ShellQuote(binary), d = ShellQuote(debug);
+  const std::string split =
+      "cp " + ShellQuote(kDebugFrame) + " " + b + " && objcopy --only-keep-debug " + b + " " + d +
+      " && strip --strip-debug " + b + " && objcopy --add-gnu-debuglink=" + d + " " + b;
   ASSERT_EQ(std::system(split.c_str()), 0) << split;
   auto complete_share = [&](const std::vector<Chain>& chains) {
     size_t leaves = 0, complete = 0;

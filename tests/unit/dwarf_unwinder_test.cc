@@ -100,7 +100,9 @@ UnwindSpace SelfSpace() {
   while (std::getline(maps, line)) {
     std::istringstream in(line);
     std::string range, perms, offset, dev, inode, path;
-    in >> range >> perms >> offset >> dev >> inode >> path;
+    in >> range >> perms >> offset >> dev >> inode;
+    // The path is the rest of the line: the checkout's may hold spaces.
+    std::getline(in >> std::ws, path);
     if (perms.size() < 3 || perms[2] != 'x' || path.empty() || path[0] != '/') continue;
     UnwindModule m;
     m.start = std::stoull(range.substr(0, range.find('-')), nullptr, 16);
