@@ -15,7 +15,7 @@ Result<MemoryFile> MemoryFile::Create(const std::string& name, std::span<const s
   if (!fd.valid()) return Fail(fmt::format("memfd_create: {}", std::strerror(errno)), errno);
   const std::string path = fmt::format("/proc/self/fd/{}", fd.get());
   MemoryFile file(std::move(fd), path);
-  if (auto assigned = file.Assign(bytes); !assigned) return tl::unexpected(assigned.error());
+  TRY(file.Assign(bytes));
   return file;
 }
 

@@ -491,13 +491,12 @@ Loader::LocationFunctions Loader::Symbolize(unsigned jobs) {
 }  // namespace
 
 Result<Recording> LoadRecording(const std::string& path, const LoadOptions& options) {
-  auto reader = format::SampleFileReader::Open(path);
-  if (!reader) return tl::unexpected(reader.error());
-  Loader loader(*reader, options);
+  TRY_ASSIGN(auto reader, format::SampleFileReader::Open(path));
+  Loader loader(reader, options);
   auto recording = loader.Run();
   if (recording) {
-    recording->warnings.insert(recording->warnings.begin(), reader->warnings().begin(),
-                               reader->warnings().end());
+    recording->warnings.insert(recording->warnings.begin(), reader.warnings().begin(),
+                               reader.warnings().end());
   }
   return recording;
 }

@@ -43,21 +43,19 @@ Result<SampleFilter> MakeFilter(const FilterText& text, const Profile& profile) 
   options.comms = Strings(text.comms);
   options.dsos = Strings(text.dsos);
   options.symbols = Strings(text.symbols);
-  auto pids = Ids(text.pids, "--pid");
-  if (!pids) return tl::unexpected(pids.error());
-  options.pids = std::move(*pids);
-  auto tids = Ids(text.tids, "--tid");
-  if (!tids) return tl::unexpected(tids.error());
-  options.tids = std::move(*tids);
+  TRY_ASSIGN(auto pids, Ids(text.pids, "--pid"));
+  options.pids = std::move(pids);
+  TRY_ASSIGN(auto tids, Ids(text.tids, "--tid"));
+  options.tids = std::move(tids);
   if (!text.cpus.empty()) {
     auto cpus = ParseCpuList(text.cpus);
     if (!cpus) return Fail("--cpu: " + cpus.error().message);
     options.cpus = std::move(*cpus);
   }
   if (!text.time.empty()) {
-    auto windows = ParseTimeWindows(text.time, profile.first_time(), profile.last_time());
-    if (!windows) return tl::unexpected(windows.error());
-    options.times = std::move(*windows);
+    TRY_ASSIGN(auto windows,
+               ParseTimeWindows(text.time, profile.first_time(), profile.last_time()));
+    options.times = std::move(windows);
     options.time_given = true;
   }
   return SampleFilter(std::move(options));
@@ -66,30 +64,28 @@ Result<SampleFilter> MakeFilter(const FilterText& text, const Profile& profile) 
 }  // namespace
 
 Result<ReportOutput> RunReport(const ReportOptions& options) {
-  auto recording = LoadRecording(options.input, options.load);
-  if (!recording) return tl::unexpected(recording.error());
-  auto filter = MakeFilter(options.filters, recording->profile);
-  if (!filter) return tl::unexpected(filter.error());
+  TRY_ASSIGN(auto recording, LoadRecording(options.input, options.load));
+  TRY_ASSIGN(auto filter, MakeFilter(options.filters, recording.profile));
 
   std::unique_ptr<ReportPrinter> printer;
   if (options.format == OutputFormat::kJson) {
-    printer = std::make_unique<JsonPrinter>(*recording, options.view);
+    printer = std::make_unique<JsonPrinter>(recording, options.view);
   } else {
-    printer = std::make_unique<TextPrinter>(*recording, options.view);
+    printer = std::make_unique<TextPrinter>(recording, options.view);
   }
   const bool need_header = options.header || options.header_only || options.stats;
-  const HeaderView header = need_header ? BuildHeaderView(*recording) : HeaderView{};
+  const HeaderView header = need_header ? BuildHeaderView(recording) : HeaderView{};
   if (options.header || options.header_only) printer->Header(header);
   if (options.header_only) {
     // nothing else
   } else if (options.stats) {
-    printer->Stats(header, recording->stats);
+    printer->Stats(header, recording.stats);
   } else if (options.script) {
-    printer->Script(BuildScriptView(*recording, *filter, options.view.max_stack));
+    printer->Script(BuildScriptView(recording, filter, options.view.max_stack));
   } else {
-    printer->Sections(BuildEventSections(*recording, options.view, *filter));
+    printer->Sections(BuildEventSections(recording, options.view, filter));
   }
-  return ReportOutput{printer->Finish(), std::move(recording->warnings)};
+  return ReportOutput{printer->Finish(), std::move(recording.warnings)};
 }
 
 }  // namespace sample::report

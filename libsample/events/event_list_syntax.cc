@@ -64,11 +64,10 @@ Result<std::vector<RawEvent>> SplitEventList(std::string_view list) {
       group_open = pos++;
       group_first = events.size();
     }
-    auto event = ScanEvent(list, &pos);
-    if (!event) return tl::unexpected(event.error());
-    event->group = group;
-    event->leader = group >= 0 && events.size() == group_first;
-    events.push_back(*event);
+    TRY_ASSIGN(auto event, ScanEvent(list, &pos));
+    event.group = group;
+    event.leader = group >= 0 && events.size() == group_first;
+    events.push_back(event);
     if (pos < list.size() && list[pos] == '}') {
       if (group < 0) {
         return Fail(fmt::format("unbalanced braces: the '}}' at offset {} in '{}' closes no '{{'",

@@ -85,9 +85,8 @@ Result<bool> ApplyGenericTerm(const PmuTerm& term, bool pmu_event, EventSpec* sp
   auto value = ParseTermNumber(*term.value);
   if (!value) return Fail(fmt::format("term '{}': {}", key, value.error().message));
   if (key == "stack-size") {
-    auto size = CheckStackSize(*value);
-    if (!size) return tl::unexpected(size.error());
-    spec->stack_size = *size;
+    TRY_ASSIGN(auto size, CheckStackSize(*value));
+    spec->stack_size = size;
   } else if (key == "config") {
     spec->attr.config = *value;
   } else if (key == "config1") {
@@ -130,9 +129,8 @@ std::string UnknownTermMessage(const PmuTerm& term, std::string_view text, const
 
 Result<const Pmu*> Resolver::GetPmu(std::string_view name) {
   if (const auto it = pmus_.find(name); it != pmus_.end()) return &it->second;
-  auto pmu = Pmu::Load(options_.sysfs_root, name);
-  if (!pmu) return tl::unexpected(pmu.error());
-  return &pmus_.emplace(std::string(name), std::move(*pmu)).first->second;
+  TRY_ASSIGN(auto pmu, Pmu::Load(options_.sysfs_root, name));
+  return &pmus_.emplace(std::string(name), std::move(pmu)).first->second;
 }
 
 const std::vector<Pmu>& Resolver::AllPmus() {
@@ -187,13 +185,9 @@ Result<EventSpec> Resolver::Resolve(const RawEvent& raw) {
   std::string_view mods = raw.modifiers;
   Resolved resolved;
   if (raw.body.starts_with("mem:")) {
-    if (auto done = ParseBreakpoint(raw, &spec, &mods); !done) {
-      return tl::unexpected(done.error());
-    }
+    TRY(ParseBreakpoint(raw, &spec, &mods));
   } else if (HasOwnSyntax(raw.body)) {
-    if (auto done = ResolveUprobe(raw, &spec, &mods); !done) {
-      return tl::unexpected(done.error());
-    }
+    TRY(ResolveUprobe(raw, &spec, &mods));
   } else {
     std::vector<std::string_view> parts;
     for (size_t start = 0;;) {
@@ -213,14 +207,12 @@ Result<EventSpec> Resolver::Resolve(const RawEvent& raw) {
     }
     if (tracepoint) {
       if (parts.size() == 3) mods = parts[2];
-      auto done = ResolveTracepoint(parts[0], parts[1], &spec);
-      if (!done) return tl::unexpected(done.error());
+      TRY(ResolveTracepoint(parts[0], parts[1], &spec));
       resolved.tracepoint = true;
     } else {
       if (parts.size() == 2) mods = parts[1];
-      auto name = ResolveName(parts[0], raw, &spec);
-      if (!name) return tl::unexpected(name.error());
-      resolved = std::move(*name);
+      TRY_ASSIGN(auto name, ResolveName(parts[0], raw, &spec));
+      resolved = std::move(name);
     }
   }
   const bool tracepoint = resolved.tracepoint;
@@ -228,27 +220,23 @@ Result<EventSpec> Resolver::Resolve(const RawEvent& raw) {
   spec.every_hit = spec.attr.type == PERF_TYPE_TRACEPOINT ||
                    spec.attr.type == PERF_TYPE_BREAKPOINT || !spec.uprobe_path.empty() ||
                    (resolved.pmu != nullptr && IsProbePmu(resolved.pmu->name()));
-  if (auto done = ApplyTerms(raw, std::move(resolved), &spec); !done) {
-    return tl::unexpected(done.error());
-  }
-  auto event_mods = ParseModifiers(mods, raw.text);
-  if (!event_mods) return tl::unexpected(event_mods.error());
-  if (event_mods->sample_read) {
+  TRY(ApplyTerms(raw, std::move(resolved), &spec));
+  TRY_ASSIGN(auto event_mods, ParseModifiers(mods, raw.text));
+  if (event_mods.sample_read) {
     return Fail(fmt::format("'{}': the S modifier applies to groups, as in {{a,b}}:S", raw.text));
   }
-  auto group_mods = ParseModifiers(raw.group_modifiers, raw.group_text);
-  if (!group_mods) return tl::unexpected(group_mods.error());
-  Modifiers merged = *event_mods;
-  merged.user |= group_mods->user;
-  merged.kernel |= group_mods->kernel;
-  merged.hv |= group_mods->hv;
-  merged.precise = std::max(merged.precise, group_mods->precise);
+  TRY_ASSIGN(auto group_mods, ParseModifiers(raw.group_modifiers, raw.group_text));
+  Modifiers merged = event_mods;
+  merged.user |= group_mods.user;
+  merged.kernel |= group_mods.kernel;
+  merged.hv |= group_mods.hv;
+  merged.precise = std::max(merged.precise, group_mods.precise);
   ApplyModifiers(merged, options_.exclude_kernel_default && !tracepoint, &spec.attr);
   spec.kernel_excluded_by_default =
       options_.exclude_kernel_default && !tracepoint && !merged.privilege_given();
   spec.group_index = raw.group;
   spec.group_leader = raw.leader;
-  spec.sample_read = group_mods->sample_read;
+  spec.sample_read = group_mods.sample_read;
   return spec;
 }
 
@@ -342,8 +330,7 @@ Result<void> Resolver::ResolveTracepoint(std::string_view subsystem, std::string
 }
 
 Result<void> Resolver::ResolveUprobe(const RawEvent& raw, EventSpec* spec, std::string_view* mods) {
-  auto target = ParseUprobe(raw, mods);
-  if (!target) return tl::unexpected(target.error());
+  TRY_ASSIGN(auto target, ParseUprobe(raw, mods));
   auto pmu = GetPmu("uprobe");
   if (!pmu) {
     return Fail(
@@ -351,7 +338,7 @@ Result<void> Resolver::ResolveUprobe(const RawEvent& raw, EventSpec* spec, std::
                     "with CONFIG_UPROBE_EVENTS",
                     raw.text, pmu.error().message));
   }
-  return ApplyUprobe(*target, **pmu, raw.text, spec);
+  return ApplyUprobe(target, **pmu, raw.text, spec);
 }
 
 Result<void> Resolver::ApplyTerms(const RawEvent& raw, Resolved resolved, EventSpec* spec) {
@@ -404,14 +391,12 @@ Result<void> Resolver::ApplyTerms(const RawEvent& raw, Resolved resolved, EventS
 
 Result<std::vector<EventSpec>> ParseEventList(std::string_view text,
                                               const EventParseOptions& options) {
-  auto raw_events = SplitEventList(text);
-  if (!raw_events) return tl::unexpected(raw_events.error());
+  TRY_ASSIGN(auto raw_events, SplitEventList(text));
   Resolver resolver(options);
   std::vector<EventSpec> specs;
-  for (const RawEvent& raw : *raw_events) {
-    auto spec = resolver.Resolve(raw);
-    if (!spec) return tl::unexpected(spec.error());
-    specs.push_back(std::move(*spec));
+  for (const RawEvent& raw : raw_events) {
+    TRY_ASSIGN(auto spec, resolver.Resolve(raw));
+    specs.push_back(std::move(spec));
   }
   return specs;
 }
@@ -434,9 +419,8 @@ Result<std::vector<std::string>> ListEvents(const EventParseOptions& options,
     }
   }
   if (!tracepoint_glob.empty()) {
-    auto tracefs = Tracefs::Locate(options.tracefs_root);
-    if (!tracefs) return tl::unexpected(tracefs.error());
-    for (std::string& name : tracefs->List(tracepoint_glob)) names.push_back(std::move(name));
+    TRY_ASSIGN(auto tracefs, Tracefs::Locate(options.tracefs_root));
+    for (std::string& name : tracefs.List(tracepoint_glob)) names.push_back(std::move(name));
   }
   return names;
 }

@@ -155,18 +155,16 @@ Result<PmuFormat> PmuFormat::Parse(std::string_view name, std::string_view text)
       return Fail(fmt::format("format '{}' ('{}') ends with a comma", name, whole));
     }
     const size_t dash = range.find('-');
-    auto low = ParseBit(range.substr(0, dash), whole);
-    if (!low) return tl::unexpected(low.error());
-    int high = *low;
+    TRY_ASSIGN(auto low, ParseBit(range.substr(0, dash), whole));
+    int high = low;
     if (dash != std::string_view::npos) {
-      auto parsed = ParseBit(range.substr(dash + 1), whole);
-      if (!parsed) return tl::unexpected(parsed.error());
-      high = *parsed;
+      TRY_ASSIGN(auto parsed, ParseBit(range.substr(dash + 1), whole));
+      high = parsed;
     }
-    if (high < *low) {
+    if (high < low) {
       return Fail(fmt::format("format '{}' ('{}') has the range {} backwards", name, whole, range));
     }
-    for (int bit = *low; bit <= high; ++bit) format.mask_ |= uint64_t{1} << bit;
+    for (int bit = low; bit <= high; ++bit) format.mask_ |= uint64_t{1} << bit;
   }
   return format;
 }
@@ -214,17 +212,15 @@ Result<Pmu> Pmu::Load(const std::string& sysfs_root, std::string_view name) {
   }
   Pmu pmu;
   pmu.name_ = std::string(name);
-  auto type_text = ReadSmallFile(dir / "type");
-  if (!type_text) return tl::unexpected(type_text.error());
-  const std::string_view type = Trim(*type_text);
+  TRY_ASSIGN(auto type_text, ReadSmallFile(dir / "type"));
+  const std::string_view type = Trim(type_text);
   const auto [end, parse_ec] = std::from_chars(type.data(), type.data() + type.size(), pmu.type_);
   if (type.empty() || parse_ec != std::errc() || end != type.data() + type.size()) {
     return Fail(fmt::format("{}: '{}' is not a PMU type number", (dir / "type").string(), type));
   }
   for (const fs::path& path : SortedEntries(dir / "format")) {
-    auto text = ReadSmallFile(path);
-    if (!text) return tl::unexpected(text.error());
-    auto format = PmuFormat::Parse(path.filename().string(), *text);
+    TRY_ASSIGN(auto text, ReadSmallFile(path));
+    auto format = PmuFormat::Parse(path.filename().string(), text);
     if (!format) {
       // Newer kernels add fields (config3) that perf_event_attr here lacks:
       // the PMU stays usable, only that term is refused, with this reason.

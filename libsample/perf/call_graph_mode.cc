@@ -44,9 +44,10 @@ Result<uint32_t> ParseStackSize(std::string_view text) {
     return Fail(fmt::format("stack size '{}': not a number of bytes", text));
   }
   if (ec == std::errc::result_out_of_range) {
-    return Fail(fmt::format("stack size {}: at most {} bytes (the kernel's limit for a sample's "
-                            "stack copy)",
-                            text, kMaxStackSize));
+    return Fail(
+        fmt::format("stack size {}: at most {} bytes (the kernel's limit for a sample's "
+                    "stack copy)",
+                    text, kMaxStackSize));
   }
   return CheckStackSize(bytes);
 }
@@ -96,11 +97,10 @@ Result<void> ApplyCallGraph(const CallGraphOptions& options, Arch arch, perf_eve
         "(it knows x86_64 and aarch64); use --call-graph fp",
         dwarf ? "dwarf" : "fp,leaf"));
   }
-  auto size = CheckStackSize(options.stack_size);
-  if (!size) return tl::unexpected(size.error());
+  TRY_ASSIGN(auto size, CheckStackSize(options.stack_size));
   attr->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
   attr->sample_regs_user = regs;
-  attr->sample_stack_user = *size;
+  attr->sample_stack_user = size;
   // The kernel still walks its own frames; user frames are the reporter's
   // job, from the registers and the stack copy. A user chain walked by frame
   // pointers would be wrong without them, and costs bytes in every sample.

@@ -142,20 +142,18 @@ void BinarySymbolizer::State::NameFromElf(uint64_t vaddr, SymbolFrame* frame) co
 
 Result<BinarySymbolizer> BinarySymbolizer::Open(const std::string& binary_path,
                                                 const std::string& debug_path) {
-  auto symbols = ElfSymbols::Load(binary_path);
-  if (!symbols) return tl::unexpected(symbols.error());
+  TRY_ASSIGN(auto symbols, ElfSymbols::Load(binary_path));
   if (!debug_path.empty()) {
-    auto debug = ElfSymbols::Load(debug_path);
-    if (!debug) return tl::unexpected(debug.error());
+    TRY_ASSIGN(auto debug, ElfSymbols::Load(debug_path));
     // A debug file of another build would name the wrong functions.
-    if (!symbols->build_id().empty() && !debug->build_id().empty() &&
-        symbols->build_id() != debug->build_id()) {
+    if (!symbols.build_id().empty() && !debug.build_id().empty() &&
+        symbols.build_id() != debug.build_id()) {
       return Fail(fmt::format("{}: build-id {} does not match {} of {}", debug_path,
-                              debug->build_id(), symbols->build_id(), binary_path));
+                              debug.build_id(), symbols.build_id(), binary_path));
     }
-    symbols->MergeDebugSymbols(*debug);
+    symbols.MergeDebugSymbols(debug);
   }
-  auto state = std::make_unique<State>(std::move(*symbols));
+  auto state = std::make_unique<State>(std::move(symbols));
   std::vector<std::string> errors;
   for (const std::string& path : {debug_path, binary_path}) {
     if (path.empty()) continue;

@@ -26,13 +26,12 @@ struct ElfFacts {
 };
 
 Result<ElfFacts> Inspect(const std::string& path) {
-  auto file = ElfFile::Open(path);
-  if (!file) return tl::unexpected(file.error());
+  TRY_ASSIGN(auto file, ElfFile::Open(path));
   ElfFacts facts;
-  facts.build_id = ReadElfBuildId(*file);
-  facts.has_dwarf = HasDebugInfo(file->get());
-  facts.has_symtab = FindElfSection(file->get(), ".symtab") != nullptr;
-  facts.link = ReadGnuDebugLink(file->get());
+  facts.build_id = ReadElfBuildId(file);
+  facts.has_dwarf = HasDebugInfo(file.get());
+  facts.has_symtab = FindElfSection(file.get(), ".symtab") != nullptr;
+  facts.link = ReadGnuDebugLink(file.get());
   return facts;
 }
 

@@ -264,9 +264,8 @@ std::vector<ElfSymbol> MergeAliases(std::vector<RawSymbol> raw) {
 }  // namespace
 
 Result<ElfSymbols> ElfSymbols::Load(const std::string& path) {
-  auto file = ElfFile::Open(path);
-  if (!file) return tl::unexpected(file.error());
-  Elf* elf = file->get();
+  TRY_ASSIGN(auto file, ElfFile::Open(path));
+  Elf* elf = file.get();
 
   ElfSymbols result;
   size_t phnum = 0;
@@ -286,9 +285,9 @@ Result<ElfSymbols> ElfSymbols::Load(const std::string& path) {
   Elf_Scn* symtab = FindSectionByType(elf, SHT_SYMTAB);
   result.has_symtab_ = symtab != nullptr;
   if (symtab == nullptr) symtab = FindSectionByType(elf, SHT_DYNSYM);
-  if (symtab != nullptr) ReadFunctionSymbols(elf, file->ehdr(), symtab, &raw);
+  if (symtab != nullptr) ReadFunctionSymbols(elf, file.ehdr(), symtab, &raw);
   result.symbols_ = MergeAliases(std::move(raw));
-  AddPltSymbols(elf, file->ehdr(), &result.symbols_);
+  AddPltSymbols(elf, file.ehdr(), &result.symbols_);
   // A real symbol at a stub's address (there should be none) wins.
   std::stable_sort(result.symbols_.begin(), result.symbols_.end(),
                    [](const ElfSymbol& a, const ElfSymbol& b) { return a.start < b.start; });
@@ -354,9 +353,8 @@ const ElfSymbol* ElfSymbols::Find(uint64_t vaddr) const {
 }
 
 Result<std::string> ReadElfBuildId(const std::string& path) {
-  auto file = ElfFile::Open(path);
-  if (!file) return tl::unexpected(file.error());
-  return FindBuildId(file->get());
+  TRY_ASSIGN(auto file, ElfFile::Open(path));
+  return FindBuildId(file.get());
 }
 
 std::string ReadElfBuildId(const ElfFile& file) { return FindBuildId(file.get()); }

@@ -59,9 +59,8 @@ uint32_t DebugLinkCrc(std::span<const std::byte> bytes, uint32_t crc) {
 }
 
 Result<uint32_t> DebugLinkFileCrc(const std::string& path) {
-  auto file = MappedFile::Open(path);
-  if (!file) return tl::unexpected(file.error());
-  return DebugLinkCrc(file->bytes());
+  TRY_ASSIGN(auto file, MappedFile::Open(path));
+  return DebugLinkCrc(file.bytes());
 }
 
 }  // namespace sample
