@@ -11,7 +11,7 @@
 #include "libsample/model/profile.h"
 #include "libsample/model/sample_filter.h"
 #include "report/report_options.h"
-#include "report/report_pipeline.h"
+#include "report/recording_loader.h"
 
 namespace sample::report {
 

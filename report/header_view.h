@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "libsample/perf/call_graph_mode.h"
-#include "report/report_pipeline.h"
+#include "report/recording_loader.h"
 
 namespace sample::report {
 

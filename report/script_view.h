@@ -10,7 +10,7 @@
 
 #include "libsample/model/profile.h"
 #include "libsample/model/sample_filter.h"
-#include "report/report_pipeline.h"
+#include "report/recording_loader.h"
 
 namespace sample::report {
 

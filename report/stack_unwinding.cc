@@ -85,9 +85,10 @@ const StackUnwinding::ResolvedBinary& StackUnwinding::Resolve(uint32_t dso) {
 
 std::shared_ptr<const UnwindSpace> StackUnwinding::SpaceOf(uint32_t pid) {
   auto& space = spaces_[pid];
-  if (space) return space;
+  const uint64_t version = processes_.MappingsVersion(pid);
+  if (space && space->version == version) return space;
   auto fresh = std::make_shared<UnwindSpace>();
-  fresh->version = next_version_++;
+  fresh->version = version;
   if (const auto* maps = processes_.MappingsOf(pid)) {
     for (const auto& [start, mapping] : *maps) {
       const ResolvedBinary& files = Resolve(mapping.dso);
@@ -112,8 +113,6 @@ std::shared_ptr<const UnwindSpace> StackUnwinding::SpaceOf(uint32_t pid) {
   space = std::move(fresh);
   return space;
 }
-
-void StackUnwinding::MappingsChanged(uint32_t pid) { spaces_.erase(pid); }
 
 bool StackUnwinding::Queue(size_t index, const SampleRecord& sample, const perf_event_attr& attr) {
   const StackMode mode = StackModeOf(attr);

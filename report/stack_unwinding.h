@@ -12,10 +12,12 @@
 //
 // Samples are queued while records are applied and unwound together by
 // Flush() on `jobs` threads (each with its own DwarfUnwinder, so one Dwfl
-// per process per thread). The caller must flush before a record changes
-// the mappings of a process with queued samples (HasQueuedFor), so that
-// each sample unwinds against the mappings it was taken with and the
-// caller resolves the frames against the same ones.
+// per process per thread). Module lists are derived from the process
+// table's mappings and follow their changes by themselves (each sample
+// keeps the list of its moment); the caller must still flush before a
+// record changes the mappings of a process with queued samples
+// (HasQueuedFor), because it resolves the unwound frames against the
+// process table as it is when Flush calls back.
 //
 // Owns the unwinders, the per-process module lists and the binary lookups
 // (build-id checked, never debuginfod: that is the symbolizer's job).
@@ -86,8 +88,6 @@ class StackUnwinding {
   bool empty() const { return queue_.empty(); }
   bool HasQueuedFor(uint32_t pid) const { return queued_pids_.contains(pid); }
 
-  // The mappings of `pid` changed (after a flush, if it had queued samples).
-  void MappingsChanged(uint32_t pid);
 
   // Unwinds every queued sample, then calls `done` in queue order with each
   // sample's index and its full chain: kernel frames, PERF_CONTEXT_USER,
@@ -131,8 +131,9 @@ class StackUnwinding {
   std::vector<DwarfUnwinder> unwinders_;  // one per job
   std::vector<Item> queue_;
   std::unordered_set<uint32_t> queued_pids_;
+  // By pid: the modules for the mappings of ProcessTable::MappingsVersion,
+  // which is the space's version (rebuilt when the table's moves on).
   std::unordered_map<uint32_t, std::shared_ptr<const UnwindSpace>> spaces_;
-  uint64_t next_version_ = 1;
   std::unordered_map<uint32_t, ResolvedBinary> binaries_;  // by dso id
   // (dso, start, pgoff) -> load bias; nullopt when the file is unreadable.
   std::map<std::tuple<uint32_t, uint64_t, uint64_t>, std::optional<uint64_t>> biases_;

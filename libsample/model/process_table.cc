@@ -18,7 +18,16 @@ uint32_t ProcessTable::InternDso(std::string_view path) {
   return id;
 }
 
-ProcessTable::Process& ProcessTable::GetProcess(uint32_t pid) { return processes_[pid]; }
+ProcessTable::Process& ProcessTable::GetProcess(uint32_t pid) {
+  auto [it, inserted] = processes_.try_emplace(pid);
+  if (inserted) it->second.maps_version = ++last_maps_version_;
+  return it->second;
+}
+
+uint64_t ProcessTable::MappingsVersion(uint32_t pid) const {
+  auto it = processes_.find(pid);
+  return it == processes_.end() ? 0 : it->second.maps_version;
+}
 
 void ProcessTable::ApplyComm(uint32_t pid, uint32_t tid, std::string_view comm, bool exec) {
   Process& process = GetProcess(pid);
@@ -26,6 +35,7 @@ void ProcessTable::ApplyComm(uint32_t pid, uint32_t tid, std::string_view comm, 
     // exec replaced the address space; the new binary's MMAP2 records
     // follow this COMM.
     process.maps.clear();
+    process.maps_version = ++last_maps_version_;
   }
   if (pid == tid || process.comm.empty()) process.comm = comm;
   thread_comms_[tid] = comm;
@@ -44,6 +54,7 @@ void ProcessTable::ApplyFork(uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t
     // A new process: it starts as a copy of its parent.
     auto parent = processes_.find(ppid);
     Process child = parent != processes_.end() ? parent->second : Process{};
+    child.maps_version = ++last_maps_version_;
     processes_[pid] = std::move(child);
   } else {
     GetProcess(pid);
@@ -95,6 +106,7 @@ void ProcessTable::ApplyMmap(uint32_t pid, uint64_t start, uint64_t len, uint64_
   m.pgoff = pgoff;
   m.dso = InternDso(filename);
   process.maps.emplace(start, m);
+  process.maps_version = ++last_maps_version_;
 }
 
 std::string_view ProcessTable::CommOf(uint32_t pid, uint32_t tid) {

@@ -46,6 +46,12 @@ class ProcessTable {
   const Mapping* FindMapping(uint32_t pid, uint64_t addr) const;
   // Every mapping of `pid` by start address, or nullptr for an unknown pid.
   const std::map<uint64_t, Mapping>* MappingsOf(uint32_t pid) const;
+  // Changes whenever `pid`'s mappings may have (a new process, an exec, an
+  // mmap), to a number no process had before; 0 for an unknown pid. What is
+  // derived from a process's mappings (an unwinder's module list, cached
+  // chain resolutions) is kept with the version it was derived from and is
+  // stale once this differs.
+  uint64_t MappingsVersion(uint32_t pid) const;
 
   const std::string& DsoPath(uint32_t dso) const { return dsos_[dso]; }
   size_t dso_count() const { return dsos_.size(); }
@@ -55,6 +61,7 @@ class ProcessTable {
   struct Process {
     std::map<uint64_t, Mapping> maps;  // by start; non-overlapping
     std::string comm;
+    uint64_t maps_version = 0;
   };
   Process& GetProcess(uint32_t pid);
   void RemoveRange(Process& process, uint64_t start, uint64_t end);
@@ -64,6 +71,7 @@ class ProcessTable {
   std::vector<std::string> dsos_;
   std::unordered_map<std::string, uint32_t> dso_ids_;
   std::string scratch_;
+  uint64_t last_maps_version_ = 0;
 };
 
 // True for addresses in the upper half of the address space, where the

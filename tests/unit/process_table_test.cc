@@ -257,5 +257,28 @@ TEST(ProcessTableTest, KernelAddresses) {
   EXPECT_FALSE(IsKernelAddress(0x400000));
 }
 
+// What is derived from mappings is kept with their version: every change
+// gives a number no process had before, and nothing else changes it.
+TEST(ProcessTableTest, MappingsVersionMovesOnEveryMappingChangeOnly) {
+  ProcessTable table;
+  EXPECT_EQ(table.MappingsVersion(7), 0u);
+  table.ApplyComm(7, 7, "a", false);
+  const uint64_t created = table.MappingsVersion(7);
+  EXPECT_NE(created, 0u);
+  table.ApplyComm(7, 8, "b", false);  // a thread's name: mappings unchanged
+  table.ApplyExit(7, 8);
+  EXPECT_EQ(table.MappingsVersion(7), created);
+  table.ApplyMmap(7, 0x1000, 0x1000, 0, "/bin/a");
+  const uint64_t mapped = table.MappingsVersion(7);
+  EXPECT_GT(mapped, created);
+  table.ApplyComm(7, 7, "c", true);  // exec
+  const uint64_t execed = table.MappingsVersion(7);
+  EXPECT_GT(execed, mapped);
+  table.ApplyFork(9, 7, 9, 7);  // a child: a copy, but a version of its own
+  EXPECT_GT(table.MappingsVersion(9), execed);
+  table.ApplyFork(7, 7, 10, 7);  // a thread: same process
+  EXPECT_EQ(table.MappingsVersion(7), execed);
+}
+
 }  // namespace
 }  // namespace sample

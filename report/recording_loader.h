@@ -1,10 +1,13 @@
-// The report pipeline: a sample.data file in, a symbolized Profile out.
+// LoadRecording: a sample.data file in, a symbolized Profile out (the
+// loader of sample-report).
 //
-// Reads every record chunk, orders records by time across CPUs, applies
-// COMM/FORK/EXIT/MMAP2 to a ProcessTable so each sample resolves against the
-// mappings live when it was taken, collects distinct (DSO, offset)
-// locations, symbolizes each once, and builds the Profile. Problems in the
-// data are counted in LoadStats, never fatal past the file header.
+// Reads every record chunk, orders records by time across CPUs
+// (ordered_records.h), applies COMM/FORK/EXIT/MMAP2 to a ProcessTable so
+// each sample resolves against the mappings live when it was taken
+// (unresolved_stacks.h), unwinds the samples that carry a user stack
+// (stack_unwinding.h), symbolizes each distinct (DSO, offset) location once
+// (symbolization.h), and builds the Profile. Problems in the data are
+// counted in LoadStats, never fatal past the file header.
 #pragma once
 
 #include <array>

@@ -1,0 +1,396 @@
+#include "report/recording_loader.h"
+
+#include <malloc.h>
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <thread>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "formats/sample_file_reader.h"
+#include "libsample/model/process_table.h"
+#include "libsample/perf/perf_record.h"
+#include "report/group_reads.h"
+#include "report/ordered_records.h"
+#include "report/symbolization.h"
+#include "report/unresolved_stacks.h"
+
+namespace sample::report {
+namespace {
+
+// Records the file's chunks claim to hold: a reservation hint for the
+// samples (which are most records), so the sample vector is allocated once
+// instead of doubling through the load. Chunk headers are untrusted: a
+// chunk counts no more records than its payload has headers' room for,
+// and the total no more than the file has stored bytes (real recordings
+// take several bytes per record even compressed).
+size_t ExpectedRecords(const format::SampleFileReader& reader) {
+  uint64_t records = 0, stored = 0;
+  for (const format::ChunkRef& chunk : reader.record_chunks()) {
+    records += std::min<uint64_t>(chunk.header.record_count,
+                                  chunk.header.raw_size / sizeof(perf_event_header));
+    stored += chunk.header.stored_size;
+  }
+  return static_cast<size_t>(std::min(records, stored));
+}
+
+// Function ids (innermost first: inlined calls, then the function) and
+// symbol offsets of every location, by location id.
+struct LocationFunctions {
+  std::vector<uint32_t> begin, count, functions;
+  std::vector<uint64_t> offsets;  // parallel to functions
+};
+
+// Loads one recording: records in time order are applied to the process
+// table (sideband) or become samples with unresolved stacks (unwound where
+// they need it); then every distinct location is symbolized once and the
+// samples move into the Profile with function stacks.
+class Loader {
+ public:
+  Loader(const format::SampleFileReader& reader, const LoadOptions& options)
+      : reader_(reader), options_(options), group_reads_(reader.events()) {}
+  Result<Recording> Run();
+
+ private:
+  void ReadRecords(unsigned jobs);
+  // Each record type's handler returns false for a malformed record, which
+  // Apply counts.
+  void Apply(const TimedRecord& record);
+  bool ApplySample(std::span<const std::byte> record, const perf_event_attr& attr, uint32_t event);
+  bool ApplyMmap2(std::span<const std::byte> record, const perf_event_attr& attr);
+  bool ApplyComm(std::span<const std::byte> record, const perf_event_attr& attr);
+  bool ApplyFork(std::span<const std::byte> record, const perf_event_attr& attr);
+  bool ApplyExit(std::span<const std::byte> record, const perf_event_attr& attr);
+  void CountLost(uint64_t lost, uint32_t cpu);
+  // Before a record changes `pid`'s mappings: the unwound frames of its
+  // queued samples are resolved against the process table when the
+  // unwinder calls back, so they must be before the change.
+  void BeforeMappingsChange(uint32_t pid);
+  void FlushUnwinding();
+  // Frees the indexes only loading uses and returns freed heap to the system.
+  void ReleaseLoadingState();
+  LocationFunctions Symbolize(unsigned jobs);
+  void BuildProfile(const LocationFunctions& symbols);
+  void DescribeRecording();
+
+  const format::SampleFileReader& reader_;
+  const LoadOptions& options_;
+  Recording out_;
+  ProcessTable processes_;
+  std::optional<StackUnwinding> unwinding_;
+  // Samples' frames refer to stacks_ until symbolization turns them into
+  // functions.
+  UnresolvedStacks stacks_;
+  std::vector<ProfileSample> samples_;
+  std::vector<MemberCount> sample_reads_;
+  GroupReadDeltas group_reads_;
+};
+
+Result<Recording> Loader::Run() {
+  const unsigned jobs =
+      options_.jobs != 0 ? options_.jobs : std::max(1u, std::thread::hardware_concurrency());
+  ReadRecords(jobs);
+  // Symbolization opens DWARF (libc's debug file alone inflates to ~10 MB):
+  // give back what only loading needed (decoded chunks, the unwinders'
+  // state, the lookup indexes) first, so the two peaks do not add up.
+  ReleaseLoadingState();
+  BuildProfile(Symbolize(jobs));
+  DescribeRecording();
+  return std::move(out_);
+}
+
+void Loader::ReadRecords(unsigned jobs) {
+  StackUnwindingOptions unwind_options;
+  unwind_options.jobs = jobs;
+  const auto machine = format::FindMetadata(reader_.metadata(), "arch");
+  unwind_options.arch = machine ? ArchFromMachine(*machine) : HostArch();
+  unwind_options.symfs = options_.symfs;
+  unwind_options.force = options_.force;
+  unwind_options.vdso_image = reader_.vdso_image();
+  unwinding_.emplace(unwind_options, processes_, reader_.build_ids());
+  samples_.reserve(ExpectedRecords(reader_));
+  OrderedRecordStream stream(reader_, jobs);
+  bool any = false;
+  for (auto batch = stream.NextBatch(); !batch.empty(); batch = stream.NextBatch()) {
+    if (!any) out_.stats.first_time = batch.front().time;
+    any = true;
+    out_.stats.last_time = batch.back().time;
+    for (const TimedRecord& record : batch) Apply(record);
+    FlushUnwinding();  // the batch's bytes go away with the next one
+  }
+  out_.stats.unwind = unwinding_->stats();
+  unwinding_.reset();
+  const RecordStreamStats& stream_stats = stream.stats();
+  out_.stats.bad_chunks += stream_stats.bad_chunks;
+  out_.stats.malformed_records += stream_stats.malformed_chunks;
+  out_.stats.unknown_event_records += stream_stats.unknown_event_records;
+  out_.warnings.insert(out_.warnings.end(), stream_stats.warnings.begin(),
+                       stream_stats.warnings.end());
+}
+
+// Each distinct stack of frames becomes a Profile stack once; samples are
+// rewritten in place and moved into the Profile.
+void Loader::BuildProfile(const LocationFunctions& symbols) {
+  std::vector<uint32_t> frames;
+  std::vector<FrameAddress> addresses;
+  std::unordered_map<uint32_t, Profile::StackRef> stack_of;  // by frame stack begin
+  for (ProfileSample& s : samples_) {
+    auto [it, inserted] = stack_of.try_emplace(s.frames_begin);
+    if (inserted) {
+      frames.clear();
+      addresses.clear();
+      for (uint32_t id : stacks_.Frames({s.frames_begin, s.frames_count})) {
+        const SeenFrame& frame = stacks_.frame(id);
+        const uint32_t begin = symbols.begin[frame.location];
+        for (uint32_t i = begin; i < begin + symbols.count[frame.location]; ++i) {
+          frames.push_back(symbols.functions[i]);
+          FrameAddress address{frame.ip, symbols.offsets[i]};
+          // The function was found at ip - 1 for a return address; the
+          // offset shown is the ip's own, as perf script prints it.
+          if (address.symbol_offset != FrameAddress::kNoOffset && frame.return_address) {
+            ++address.symbol_offset;
+          }
+          addresses.push_back(address);
+        }
+      }
+      it->second = out_.profile.InternStack(frames, addresses);
+    }
+    s.frames_begin = it->second.begin;
+    s.frames_count = it->second.count;
+  }
+  out_.profile.AddSamples(std::move(samples_), std::move(sample_reads_));
+  for (uint32_t leader = 0; leader < group_reads_.leaders(); ++leader) {
+    const std::vector<uint32_t> members = group_reads_.MembersOf(leader);
+    if (!members.empty()) out_.profile.set_group_members(leader, members);
+  }
+}
+
+void Loader::DescribeRecording() {
+  std::vector<std::string> dso_names;
+  for (size_t i = 0; i < processes_.dso_count(); ++i) {
+    dso_names.push_back(processes_.DsoPath(static_cast<uint32_t>(i)));
+  }
+  out_.profile.set_dso_names(std::move(dso_names));
+  std::vector<std::string> event_names;
+  const EventTable& events = reader_.events();
+  for (const EventDesc& e : events.events()) event_names.push_back(e.name);
+  out_.profile.set_event_names(std::move(event_names));
+  out_.metadata = reader_.metadata();
+  out_.build_ids = reader_.build_ids();
+  out_.events = events.events();
+  out_.callchains = std::ranges::any_of(out_.events, [](const EventDesc& e) {
+    return (e.attr.sample_type & (PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_STACK_USER)) != 0;
+  });
+  out_.trailer = reader_.trailer();
+  out_.finalized = reader_.finalized();
+  out_.file_size = reader_.file_size();
+  out_.valid_end = reader_.valid_end();
+}
+
+void Loader::Apply(const TimedRecord& timed) {
+  const std::span<const std::byte> record = timed.bytes;
+  const perf_event_attr& attr = reader_.events().events()[timed.event].attr;
+  const perf_event_header header = ReadRecordHeader(record);
+  ++out_.stats.records;
+  if (header.type < out_.stats.records_by_type.size()) ++out_.stats.records_by_type[header.type];
+  bool ok = true;
+  switch (header.type) {
+    case PERF_RECORD_SAMPLE:
+      ok = ApplySample(record, attr, timed.event);
+      break;
+    case PERF_RECORD_MMAP2:
+      ok = ApplyMmap2(record, attr);
+      break;
+    case PERF_RECORD_COMM:
+      ok = ApplyComm(record, attr);
+      break;
+    case PERF_RECORD_FORK:
+      ok = ApplyFork(record, attr);
+      break;
+    case PERF_RECORD_EXIT:
+      ok = ApplyExit(record, attr);
+      break;
+    case PERF_RECORD_LOST: {
+      const auto lost = ParseLost(record, attr);
+      if (lost) CountLost(lost->lost, lost->sample_id.cpu);
+      ok = lost.has_value();
+      break;
+    }
+    case PERF_RECORD_LOST_SAMPLES: {
+      const auto lost = ParseLostSamples(record, attr);
+      if (lost) CountLost(lost->lost, lost->sample_id.cpu);
+      ok = lost.has_value();
+      break;
+    }
+    default:
+      break;
+  }
+  if (!ok) ++out_.stats.malformed_records;
+}
+
+bool Loader::ApplyMmap2(std::span<const std::byte> record, const perf_event_attr& attr) {
+  const auto m = ParseMmap2(record, attr);
+  if (!m) return false;
+  // Only executable mappings matter for symbolization.
+  if (m->prot & 0x4 /* PROT_EXEC */) {
+    BeforeMappingsChange(m->pid);
+    processes_.ApplyMmap(m->pid, m->addr, m->len, m->pgoff, m->filename);
+  }
+  return true;
+}
+
+bool Loader::ApplyComm(std::span<const std::byte> record, const perf_event_attr& attr) {
+  const auto c = ParseComm(record, attr);
+  if (!c) return false;
+  if (c->exec) BeforeMappingsChange(c->pid);
+  processes_.ApplyComm(c->pid, c->tid, c->comm, c->exec);
+  return true;
+}
+
+bool Loader::ApplyFork(std::span<const std::byte> record, const perf_event_attr& attr) {
+  const auto f = ParseTask(record, attr);
+  if (!f) return false;
+  if (f->pid != f->ppid) BeforeMappingsChange(f->pid);  // a new process
+  processes_.ApplyFork(f->pid, f->ppid, f->tid, f->ptid);
+  return true;
+}
+
+bool Loader::ApplyExit(std::span<const std::byte> record, const perf_event_attr& attr) {
+  const auto e = ParseTask(record, attr);
+  if (!e) return false;
+  processes_.ApplyExit(e->pid, e->tid);
+  return true;
+}
+
+void Loader::CountLost(uint64_t lost, uint32_t cpu) {
+  out_.stats.lost_samples += lost;
+  CpuCounts& counts = out_.stats.per_cpu[cpu];
+  counts.lost_samples += lost;
+  ++counts.lost_records;
+}
+
+void Loader::BeforeMappingsChange(uint32_t pid) {
+  if (unwinding_->HasQueuedFor(pid)) FlushUnwinding();
+}
+
+void Loader::ReleaseLoadingState() {
+  stacks_.ReleaseIndexes();
+  group_reads_.ReleaseTotals();
+  // glibc keeps freed chunks (the decoded payloads are megabytes each) in
+  // its arenas; without a trim they would still count in the peak RSS.
+  malloc_trim(0);
+}
+
+void Loader::FlushUnwinding() {
+  unwinding_->Flush([this](size_t index, std::span<const uint64_t> chain) {
+    ProfileSample& sample = samples_[index];
+    const U64List list(reinterpret_cast<const std::byte*>(chain.data()), chain.size());
+    const UnresolvedStacks::StackRef stack = stacks_.StackOf(processes_, sample.pid, 0, list);
+    sample.frames_begin = stack.begin;
+    sample.frames_count = stack.count;
+    out_.stats.frames += stack.count;
+  });
+}
+
+bool Loader::ApplySample(std::span<const std::byte> record, const perf_event_attr& attr,
+                         uint32_t event) {
+  const auto s = ParseSample(record, attr);
+  if (!s) return false;
+  ++out_.stats.samples;
+  ++out_.stats.per_cpu[s->cpu].samples;
+  ProfileSample sample;
+  sample.event = event;
+  sample.comm = out_.profile.InternComm(processes_.CommOf(s->pid, s->tid));
+  sample.pid = s->pid;
+  sample.tid = s->tid;
+  sample.cpu = s->cpu;
+  sample.time = s->time;
+  sample.period = s->period;
+  sample.reads_begin = static_cast<uint32_t>(sample_reads_.size());
+  out_.stats.unknown_group_reads += group_reads_.Add(*s, event, sample_reads_);
+  sample.reads_count = static_cast<uint32_t>(sample_reads_.size() - sample.reads_begin);
+  // Unwound samples get their stack when the unwinding stage flushes.
+  if (!options_.unwind || !unwinding_->Queue(samples_.size(), *s, attr)) {
+    const UnresolvedStacks::StackRef stack =
+        stacks_.StackOf(processes_, s->pid, s->ip, s->callchain);
+    sample.frames_begin = stack.begin;
+    sample.frames_count = stack.count;
+    out_.stats.frames += sample.frames_count;
+  }
+  samples_.push_back(sample);
+  return true;
+}
+
+LocationFunctions Loader::Symbolize(unsigned jobs) {
+  const std::vector<Location>& locations = stacks_.locations();
+  // Samples per distinct stack, then frames per stack: unknown frames are
+  // counted as perf does (per sample), without walking every sample's frames.
+  std::unordered_map<uint32_t, std::pair<uint32_t, uint64_t>> stack_samples;  // begin -> (count, n)
+  for (const ProfileSample& s : samples_) {
+    auto& [count, n] = stack_samples[s.frames_begin];
+    count = s.frames_count;
+    ++n;
+  }
+  std::vector<uint64_t> uses(locations.size(), 0);
+  for (const auto& [begin, stack] : stack_samples) {
+    for (uint32_t id : stacks_.Frames({begin, stack.first})) {
+      uses[stacks_.frame(id).location] += stack.second;
+    }
+  }
+  std::vector<std::string> dso_paths;
+  for (size_t i = 0; i < processes_.dso_count(); ++i) {
+    dso_paths.push_back(processes_.DsoPath(static_cast<uint32_t>(i)));
+  }
+  SymbolizeOptions options;
+  options.jobs = jobs;
+  options.force = options_.force;
+  options.srclines = options_.srclines;
+  options.symfs = options_.symfs;
+  options.use_debuginfod = options_.use_debuginfod;
+  options.show_progress = options_.show_progress;
+  options.vdso_image = reader_.vdso_image();
+  options.names = options_.symbolize;
+  SymbolizeResult result = SymbolizeLocations(locations, dso_paths, reader_.build_ids(),
+                                              reader_.kernel_symbols(), options);
+  out_.stats.mismatched_binaries += result.mismatched_binaries;
+  out_.stats.missing_binaries += result.missing_binaries;
+  out_.stats.symbol_sources = std::move(result.symbol_sources);
+  out_.warnings.insert(out_.warnings.end(), result.warnings.begin(), result.warnings.end());
+
+  LocationFunctions out;
+  out.begin = std::move(result.frames_begin);
+  out.count = std::move(result.frames_count);
+  out.functions.reserve(result.frames.size());
+  out.offsets.reserve(result.frames.size());
+  for (size_t i = 0; i < locations.size(); ++i) {
+    const Location& loc = locations[i];
+    const bool kernel = loc.dso == ProcessTable::kKernelDso;
+    for (uint32_t f = out.begin[i]; f < out.begin[i] + out.count[i]; ++f) {
+      const ResolvedFrame& frame = result.frames[f];
+      if (!frame.known) out_.stats.unknown_frames += uses[i];
+      out.functions.push_back(out_.profile.InternFunction(loc.dso, frame.name, kernel, frame.known,
+                                                          frame.inlined, frame.srcline));
+      out.offsets.push_back(frame.symbol_offset);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<Recording> LoadRecording(const std::string& path, const LoadOptions& options) {
+  TRY_ASSIGN(auto reader, format::SampleFileReader::Open(path));
+  Loader loader(reader, options);
+  auto recording = loader.Run();
+  if (recording) {
+    recording->warnings.insert(recording->warnings.begin(), reader.warnings().begin(),
+                               reader.warnings().end());
+  }
+  return recording;
+}
+
+}  // namespace sample::report
