@@ -36,11 +36,41 @@ Result<SampleFileReader> SampleFileReader::Open(const std::string& path) {
 }
 
 Result<void> SampleFileReader::Scan() {
-  const std::span<const std::byte> bytes = file_.bytes();
-  ByteReader in(bytes);
+  ByteReader in(file_.bytes());
+  TRY(ReadFileHeader(in));
+  uint64_t records_seen = 0;
+  bool have_events = false;
+  valid_end_ = in.position();
+  while (!in.empty()) {
+    auto ref = NextChunk(in);
+    if (!ref) break;  // a torn or foreign end: what came before stands
+    valid_end_ = in.position();
+    if (static_cast<ChunkType>(ref->header.type) == ChunkType::kRecords) {
+      record_chunks_.push_back(*ref);
+      records_seen += ref->header.record_count;
+      continue;
+    }
+    TRY(ReadMetadataChunk(*ref));
+    have_events |= static_cast<ChunkType>(ref->header.type) == ChunkType::kEvents;
+  }
+  if (!have_events) {
+    return Fail(fmt::format("{}: no event descriptions found (valid data ends at offset {})", path_,
+                            valid_end_));
+  }
+  if (!trailer_) {
+    warnings_.push_back(fmt::format(
+        "{}: the file was not finalized (the recorder was killed or crashed): recovered {} "
+        "record chunks with {} records, up to offset {} of {}",
+        path_, record_chunks_.size(), records_seen, valid_end_, file_.bytes().size()));
+  }
+  return {};
+}
+
+Result<void> SampleFileReader::ReadFileHeader(ByteReader& in) {
+  const size_t size = file_.bytes().size();
   if (!in.Read(&file_header_)) {
     return Fail(fmt::format("{}: offset 0: the file has {} bytes, fewer than the {}-byte header",
-                            path_, bytes.size(), sizeof(FileHeader)));
+                            path_, size, sizeof(FileHeader)));
   }
   if (std::memcmp(file_header_.magic, kFileMagic, sizeof(kFileMagic)) != 0) {
     return Fail(fmt::format("{}: offset 0: not a sample data file (bad magic)", path_));
@@ -54,104 +84,94 @@ Result<void> SampleFileReader::Scan() {
     return Fail(fmt::format("{}: offset 12: bad header or chunk header size ({}, {})", path_,
                             file_header_.header_size, file_header_.chunk_header_size));
   }
+  return {};
+}
 
-  uint64_t records_seen = 0;
-  bool have_events = false;
-  valid_end_ = in.position();
-  while (!in.empty()) {
-    const uint64_t offset = in.position();
-    ChunkRef ref;
-    ref.offset = offset;
-    if (!in.Read(&ref.header) || !in.Skip(file_header_.chunk_header_size - sizeof(ChunkHeader))) {
-      warnings_.push_back(
-          fmt::format("{}: offset {}: the file ends inside a chunk header ({} stray bytes ignored)",
-                      path_, offset, bytes.size() - offset));
-      break;
-    }
-    if (ref.header.magic != kChunkMagic) {
-      warnings_.push_back(
-          fmt::format("{}: offset {}: bad chunk magic; the remaining {} bytes are ignored", path_,
-                      offset, bytes.size() - offset));
-      break;
-    }
-    if (ref.header.stored_size > in.remaining()) {
-      warnings_.push_back(fmt::format(
-          "{}: offset {}: chunk of {} bytes is cut off by the end of the file after {} bytes",
-          path_, offset, ref.header.stored_size, in.remaining()));
-      break;
-    }
-    in.Skip(ref.header.stored_size);
-    valid_end_ = in.position();
-    const uint64_t payload_offset = offset + file_header_.chunk_header_size;
-
-    switch (static_cast<ChunkType>(ref.header.type)) {
-      case ChunkType::kRecords:
-        record_chunks_.push_back(ref);
-        records_seen += ref.header.record_count;
-        break;
-      case ChunkType::kEvents: {
-        auto payload = ReadPayload(ref);
-        if (!payload) return Fail(payload.error().message);
-        auto events = DecodeEvents(payload->bytes(), payload_offset);
-        if (!events) return Fail(fmt::format("{}: {}", path_, events.error().message));
-        std::vector<EventDesc> all = events_.events();
-        all.insert(all.end(), events->begin(), events->end());
-        events_ = EventTable(std::move(all));
-        have_events = true;
-        break;
-      }
-      case ChunkType::kMetadata:
-        AppendKeyValues(ref, payload_offset, "metadata", metadata_);
-        break;
-      case ChunkType::kBuildIds:
-        AppendKeyValues(ref, payload_offset, "build-ids", build_ids_);
-        break;
-      case ChunkType::kKernelSymbols: {
-        auto payload = ReadPayload(ref);
-        if (!payload) {
-          warnings_.push_back(
-              fmt::format("{}: kernel symbols skipped: {}", path_, payload.error().message));
-          break;
-        }
-        const auto bytes = payload->bytes();
-        kernel_symbols_.append(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-        break;
-      }
-      case ChunkType::kVdso: {
-        auto payload = ReadPayload(ref);
-        if (!payload) {
-          warnings_.push_back(
-              fmt::format("{}: [vdso] image skipped: {}", path_, payload.error().message));
-          break;
-        }
-        vdso_image_ = std::move(*payload);
-        break;
-      }
-      case ChunkType::kTrailer: {
-        auto payload = ReadPayload(ref);
-        auto trailer = payload ? DecodeTrailer(payload->bytes(), payload_offset)
-                               : tl::unexpected(payload.error());
-        if (!trailer) {
-          warnings_.push_back(
-              fmt::format("{}: trailer skipped: {}", path_, trailer.error().message));
-          break;
-        }
-        trailer_ = std::move(*trailer);
-        break;
-      }
-      default:
-        break;  // a newer chunk type: skipped by design
-    }
+std::optional<ChunkRef> SampleFileReader::NextChunk(ByteReader& in) {
+  const size_t size = file_.bytes().size();
+  const uint64_t offset = in.position();
+  ChunkRef ref;
+  ref.offset = offset;
+  if (!in.Read(&ref.header) || !in.Skip(file_header_.chunk_header_size - sizeof(ChunkHeader))) {
+    warnings_.push_back(
+        fmt::format("{}: offset {}: the file ends inside a chunk header ({} stray bytes ignored)",
+                    path_, offset, size - offset));
+    return std::nullopt;
   }
-  if (!have_events) {
-    return Fail(fmt::format("{}: no event descriptions found (valid data ends at offset {})", path_,
-                            valid_end_));
+  if (ref.header.magic != kChunkMagic) {
+    warnings_.push_back(
+        fmt::format("{}: offset {}: bad chunk magic; the remaining {} bytes are ignored", path_,
+                    offset, size - offset));
+    return std::nullopt;
   }
-  if (!trailer_) {
+  if (ref.header.stored_size > in.remaining()) {
     warnings_.push_back(fmt::format(
-        "{}: the file was not finalized (the recorder was killed or crashed): recovered {} "
-        "record chunks with {} records, up to offset {} of {}",
-        path_, record_chunks_.size(), records_seen, valid_end_, bytes.size()));
+        "{}: offset {}: chunk of {} bytes is cut off by the end of the file after {} bytes", path_,
+        offset, ref.header.stored_size, in.remaining()));
+    return std::nullopt;
+  }
+  in.Skip(ref.header.stored_size);
+  return ref;
+}
+
+// Every chunk but records: events (fatal when unreadable, nothing can be
+// parsed without them), then what a report can do without (skipped with a
+// warning). Unknown types are skipped by design: the format grows by
+// adding chunk types.
+Result<void> SampleFileReader::ReadMetadataChunk(const ChunkRef& ref) {
+  const uint64_t payload_offset = ref.offset + file_header_.chunk_header_size;
+  auto skipped = [&](const char* what, const Error& error) {
+    warnings_.push_back(fmt::format("{}: {} skipped: {}", path_, what, error.message));
+  };
+  switch (static_cast<ChunkType>(ref.header.type)) {
+    case ChunkType::kEvents: {
+      auto payload = ReadPayload(ref);
+      if (!payload) return Fail(payload.error().message);
+      auto events = DecodeEvents(payload->bytes(), payload_offset);
+      if (!events) return Fail(fmt::format("{}: {}", path_, events.error().message));
+      std::vector<EventDesc> all = events_.events();
+      all.insert(all.end(), events->begin(), events->end());
+      events_ = EventTable(std::move(all));
+      break;
+    }
+    case ChunkType::kMetadata:
+      AppendKeyValues(ref, payload_offset, "metadata", metadata_);
+      break;
+    case ChunkType::kBuildIds:
+      AppendKeyValues(ref, payload_offset, "build-ids", build_ids_);
+      break;
+    case ChunkType::kKernelSymbols: {
+      auto payload = ReadPayload(ref);
+      if (!payload) {
+        skipped("kernel symbols", payload.error());
+        break;
+      }
+      const auto bytes = payload->bytes();
+      kernel_symbols_.append(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+      break;
+    }
+    case ChunkType::kVdso: {
+      auto payload = ReadPayload(ref);
+      if (!payload) {
+        skipped("[vdso] image", payload.error());
+        break;
+      }
+      vdso_image_ = std::move(*payload);
+      break;
+    }
+    case ChunkType::kTrailer: {
+      auto payload = ReadPayload(ref);
+      auto trailer = payload ? DecodeTrailer(payload->bytes(), payload_offset)
+                             : tl::unexpected(payload.error());
+      if (!trailer) {
+        skipped("trailer", trailer.error());
+        break;
+      }
+      trailer_ = std::move(*trailer);
+      break;
+    }
+    default:
+      break;
   }
   return {};
 }

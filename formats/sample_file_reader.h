@@ -18,6 +18,7 @@
 
 #include "formats/chunk_codec.h"
 #include "formats/sample_file_format.h"
+#include "libsample/byte_reader.h"
 #include "libsample/mapped_file.h"
 #include "libsample/perf/event_table.h"
 #include "libsample/result.h"
@@ -87,6 +88,12 @@ class SampleFileReader {
   SampleFileReader(std::string path, MappedFile file)
       : path_(std::move(path)), file_(std::move(file)) {}
   Result<void> Scan();
+  // The fixed header; fails for anything but a sample file this reader knows.
+  Result<void> ReadFileHeader(ByteReader& in);
+  // The next chunk's header, its payload skipped; nullopt (with a warning)
+  // at a torn or foreign end.
+  std::optional<ChunkRef> NextChunk(ByteReader& in);
+  Result<void> ReadMetadataChunk(const ChunkRef& ref);
   // Decodes a chunk in the key/value layout into `out`; a bad chunk becomes
   // a warning naming `what`.
   void AppendKeyValues(const ChunkRef& ref, uint64_t payload_offset, const char* what,
