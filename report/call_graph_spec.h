@@ -7,7 +7,7 @@
 //   threshold  hide branches below this percentage (default 0.5): of the
 //              total in graph, flat and folded mode, of the parent in
 //              fractal mode.
-//   order      caller or callee (see CallOrder in libsample/model/profile.h).
+//   order      caller or callee (see CallOrder in libsample/model/flat_profile.h).
 // "function" (perf's sort key) is accepted as the only supported one.
 #pragma once
 
@@ -16,7 +16,7 @@
 #include <string_view>
 #include <vector>
 
-#include "libsample/model/profile.h"
+#include "libsample/model/flat_profile.h"
 #include "libsample/result.h"
 
 namespace sample::report {

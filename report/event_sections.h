@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "libsample/model/profile.h"
+#include "libsample/model/flat_profile.h"
 #include "libsample/model/sample_filter.h"
 #include "report/report_options.h"
 #include "report/recording_loader.h"

@@ -2,28 +2,10 @@
 
 #include <fmt/format.h>
 
+#include "report/sort_keys.h"
+
 namespace sample::report {
 namespace {
-
-const char* SortKeyName(SortKey key) {
-  switch (key) {
-    case SortKey::kComm:
-      return "comm";
-    case SortKey::kPid:
-      return "pid";
-    case SortKey::kTid:
-      return "tid";
-    case SortKey::kCpu:
-      return "cpu";
-    case SortKey::kDso:
-      return "dso";
-    case SortKey::kSym:
-      return "sym";
-    case SortKey::kSrcline:
-      return "srcline";
-  }
-  return "";
-}
 
 const char* ModeName(CallGraphMode mode) {
   switch (mode) {

@@ -10,10 +10,11 @@
 
 #include <boost/program_options.hpp>
 
-#include "libsample/model/profile.h"
+#include "libsample/model/flat_profile.h"
 #include "libsample/option_number.h"
 #include "report/call_graph_spec.h"
 #include "report/report_runner.h"
+#include "report/sort_keys.h"
 
 namespace po = boost::program_options;
 
@@ -158,7 +159,7 @@ int main(int argc, char** argv) {
     if (format != "text" && format != "json") throw po::error("--format takes text or json");
     options.format = format == "json" ? sample::report::OutputFormat::kJson
                                       : sample::report::OutputFormat::kText;
-    auto keys = sample::ParseSortKeys(sort);
+    auto keys = sample::report::ParseSortKeys(sort);
     if (!keys) throw po::error(keys.error().message);
     view.sort_keys = std::move(*keys);
     options.load.srclines = std::find(view.sort_keys.begin(), view.sort_keys.end(),

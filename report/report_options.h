@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "libsample/model/profile.h"
+#include "libsample/model/flat_profile.h"
 #include "report/call_graph_spec.h"
 #include "report/recording_loader.h"
 

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <string>
 
-#include "libsample/model/profile.h"
+#include "libsample/model/flat_profile.h"
 #include "report/call_graph_spec.h"
 
 namespace sample::report {

@@ -1,4 +1,4 @@
-// Profile: symbolized samples, and the aggregations the views print.
+// Profile: symbolized samples, interned.
 //
 // A Profile holds every sample as a small header referring to its stack of
 // function ids (leaf first), with each frame's address beside it; each
@@ -6,15 +6,12 @@
 // thousand);
 // functions, command names and DSO names are interned once. Samples of an
 // event group's leader also carry the counts its members added since the
-// previous sample (PERF_SAMPLE_READ). BuildFlatProfile groups the samples a
-// filter keeps by sort keys into entries with self and children periods
-// (period-weighted, as perf) and, on request, the call tree under each
-// entry. Computing lives here; printing lives in the report's printers.
+// previous sample (PERF_SAMPLE_READ). The aggregations the views print are
+// built from it in flat_profile.h; printing lives in the report's printers.
 #pragma once
 
 #include <array>
 #include <cstdint>
-#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -22,11 +19,8 @@
 #include <vector>
 
 #include "libsample/model/sequence_interner.h"
-#include "libsample/result.h"
 
 namespace sample {
-
-class SampleFilter;
 
 struct Function {
   uint32_t dso = 0;
@@ -169,75 +163,5 @@ class Profile {
   std::vector<std::string> event_names_;
   std::vector<Totals> totals_;
 };
-
-enum class SortKey { kComm, kPid, kTid, kDso, kSym, kCpu, kSrcline };
-
-// "comm,dso,sym" -> keys; errors name the unknown key and list valid ones.
-Result<std::vector<SortKey>> ParseSortKeys(std::string_view text);
-
-struct CallNode {
-  uint32_t function = 0;
-  uint64_t period = 0;
-  uint64_t samples = 0;
-  std::vector<CallNode> children;
-};
-
-// The direction of the call tree under an entry, as perf's -g caller/callee.
-//   kCallee, no children: leaf -> its callers -> ... -> the outermost frame
-//   kCaller, no children: the outermost frame -> ... -> the leaf
-//   kCallee, children:    the entry -> its callers -> ... -> outermost
-//   kCaller, children:    the entry -> its callees -> ... -> the leaves
-enum class CallOrder {
-  kCallee,  // perf's default without --children
-  kCaller,  // perf's default with --children
-};
-
-struct FlatEntry {
-  // The grouping values; fields not in the sort keys hold kAny.
-  static constexpr uint32_t kAny = UINT32_MAX;
-  uint32_t comm = kAny, pid = kAny, tid = kAny, cpu = kAny, dso = kAny, function = kAny,
-           srcline = kAny;
-  uint64_t self_period = 0;
-  uint64_t children_period = 0;
-  uint64_t self_samples = 0;
-  uint64_t children_samples = 0;
-  // Counts of the event's group members (Profile::group_members order),
-  // summed like self_period and children_period.
-  std::vector<uint64_t> member_self;
-  std::vector<uint64_t> member_children;
-  // The root carries the entry's period (kAny function); its children start
-  // the paths in the order of FlatOptions::order. Filled when requested.
-  CallNode tree;
-};
-
-struct FlatOptions {
-  uint32_t event = 0;  // only this event's samples
-  std::vector<SortKey> sort_keys = {SortKey::kComm, SortKey::kDso, SortKey::kSym};
-  bool children = false;  // also sum periods of samples where the entry is a caller
-  bool call_graph = false;
-  // Tree direction; unset: kCaller with children, kCallee without (as perf).
-  std::optional<CallOrder> order;
-  // Frames beyond this many (counted from the leaf) are ignored; 0 = all.
-  size_t max_stack = 0;
-  // Only samples this filter keeps are counted; null keeps all.
-  const SampleFilter* filter = nullptr;
-};
-
-// The entries of one event and the totals of the samples they came from.
-struct FlatProfile {
-  std::vector<FlatEntry> entries;
-  uint64_t samples = 0;                  // samples the filter kept
-  uint64_t period = 0;                   // their summed period
-  std::vector<uint64_t> member_periods;  // per group member
-};
-
-// Entries sorted by children period (children mode) or self period, largest
-// first; ties broken by name for stable output.
-FlatProfile BuildFlatProfile(const Profile& profile, const FlatOptions& options);
-
-// The order FlatOptions::order resolves to.
-inline CallOrder EffectiveOrder(const FlatOptions& options) {
-  return options.order.value_or(options.children ? CallOrder::kCaller : CallOrder::kCallee);
-}
 
 }  // namespace sample

@@ -1,6 +1,6 @@
 #include "libsample/model/profile.h"
 
-#include "libsample/model/sample_filter.h"
+#include <vector>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -9,243 +9,111 @@ namespace sample {
 namespace {
 
 using ::testing::ElementsAre;
-using ::testing::HasSubstr;
 
-TEST(ProfileTest, SortKeysParse) {
-  EXPECT_THAT(*ParseSortKeys("comm,dso,sym"),
-              ElementsAre(SortKey::kComm, SortKey::kDso, SortKey::kSym));
-  EXPECT_THAT(*ParseSortKeys("cpu,pid,tid"),
-              ElementsAre(SortKey::kCpu, SortKey::kPid, SortKey::kTid));
-  EXPECT_THAT(ParseSortKeys("comm,symbol").error().message, HasSubstr("'symbol'"));
-  EXPECT_FALSE(ParseSortKeys("comm,,sym"));
+TEST(ProfileTest, InterningGivesOneIdPerDistinctValue) {
+  Profile profile;
+  const uint32_t prog = profile.InternComm("prog");
+  EXPECT_EQ(profile.InternComm("prog"), prog);
+  const uint32_t other = profile.InternComm("other");
+  EXPECT_NE(other, prog);
+  EXPECT_EQ(profile.comm(other), "other");
+
+  const uint32_t f = profile.InternFunction(2, "f", false, true);
+  EXPECT_EQ(profile.InternFunction(2, "f", false, true), f);
+  EXPECT_NE(profile.InternFunction(3, "f", false, true), f);  // another DSO
+  const uint32_t inlined = profile.InternFunction(2, "f", false, true, true);
+  EXPECT_NE(inlined, f);
+  EXPECT_EQ(FunctionLabel(profile.function(f)), "f");
+  EXPECT_EQ(FunctionLabel(profile.function(inlined)), "f (inlined)");
+  EXPECT_EQ(profile.function(f).dso, 2u);
+  EXPECT_EQ(profile.function(f).symbol, f);
+  EXPECT_EQ(profile.function(f).srcline, 0u);
+  EXPECT_FALSE(profile.has_srclines());
 }
 
-class FlatProfileTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    profile_.set_event_names({"cpu-clock", "page-faults"});
-    main_ = profile_.InternFunction(2, "main", false, true);
-    a_ = profile_.InternFunction(2, "a", false, true);
-    b_ = profile_.InternFunction(2, "b", false, true);
-    comm_ = profile_.InternComm("prog");
-  }
-  void Add(std::vector<uint32_t> frames, uint64_t period, uint32_t event = 0, ProfileSample s = {},
-           std::vector<MemberCount> reads = {}) {
-    s.event = event;
-    if (s.comm == 0) s.comm = comm_;
-    s.period = period;
-    profile_.AddSample(s, frames, {}, reads);
-  }
-  const FlatEntry* Find(const std::vector<FlatEntry>& entries, uint32_t function) {
-    for (const FlatEntry& e : entries) {
-      if (e.function == function) return &e;
-    }
-    return nullptr;
-  }
-
-  Profile profile_;
-  uint32_t main_ = 0, a_ = 0, b_ = 0, comm_ = 0;
-};
-
-TEST_F(FlatProfileTest, SelfAndChildrenArePeriodWeighted) {
-  Add({a_, main_}, 30);          // main -> a
-  Add({b_, a_, main_}, 60);      // main -> a -> b
-  Add({a_, b_, a_, main_}, 10);  // recursion: a counts once
-  Add({main_}, 999, 1);          // another event: never mixed in
-  EXPECT_EQ(profile_.total_period(0), 100u);
-  EXPECT_EQ(profile_.sample_count(0), 3u);
-
-  FlatOptions options;
-  options.sort_keys = {SortKey::kSym};
-  options.children = true;
-  const auto entries = BuildFlatProfile(profile_, options).entries;
-  ASSERT_EQ(entries.size(), 3u);
-  // Sorted by children period; a and main tie at 100, a has more self.
-  EXPECT_EQ(entries[0].function, a_);
-  EXPECT_EQ(entries[1].function, main_);
-  EXPECT_EQ(entries[1].children_period, 100u);
-  EXPECT_EQ(entries[1].self_period, 0u);
-  const FlatEntry* a = Find(entries, a_);
-  EXPECT_EQ(a->self_period, 40u);
-  EXPECT_EQ(a->children_period, 100u);
-  EXPECT_EQ(a->children_samples, 3u);
-  const FlatEntry* b = Find(entries, b_);
-  EXPECT_EQ(b->self_period, 60u);
-  EXPECT_EQ(b->children_period, 70u);
-
-  options.children = false;
-  const auto flat = BuildFlatProfile(profile_, options).entries;
-  ASSERT_EQ(flat.size(), 2u);  // main never is a leaf of event 0
-  EXPECT_EQ(flat[0].function, b_);
-  EXPECT_EQ(flat[1].function, a_);
-  EXPECT_EQ(flat[1].self_samples, 2u);
-
-  options.event = 1;
-  const auto faults = BuildFlatProfile(profile_, options).entries;
-  ASSERT_EQ(faults.size(), 1u);
-  EXPECT_EQ(faults[0].self_period, 999u);
+TEST(ProfileTest, SourceLinesShareTheSymbolOfTheirFunction) {
+  Profile profile;
+  const uint32_t line1 = profile.InternFunction(2, "f", false, true, false, "f.c:1");
+  const uint32_t line2 = profile.InternFunction(2, "f", false, true, false, "f.c:2");
+  const uint32_t g = profile.InternFunction(2, "g", false, true, false, "f.c:1");
+  EXPECT_NE(line1, line2);
+  EXPECT_EQ(profile.InternFunction(2, "f", false, true, false, "f.c:2"), line2);
+  const uint32_t f = profile.InternFunction(2, "f", false, true);
+  EXPECT_EQ(profile.function(line1).symbol, f);
+  EXPECT_EQ(profile.function(line2).symbol, f);
+  EXPECT_NE(profile.function(g).symbol, f);
+  EXPECT_TRUE(profile.has_srclines());
+  EXPECT_EQ(profile.srcline(profile.function(line2).srcline), "f.c:2");
+  EXPECT_EQ(profile.function(g).srcline, profile.function(line1).srcline);  // one id per line
+  EXPECT_EQ(profile.srcline(0), "??:0");
 }
 
-TEST_F(FlatProfileTest, CallTreesFollowTheOrderOfTheMode) {
-  Add({a_, main_}, 30);
-  Add({b_, a_, main_}, 60);
-  FlatOptions options;
-  options.sort_keys = {SortKey::kSym};
-  options.call_graph = true;
-
-  // No children: from the leaf towards its callers.
-  const auto flat = BuildFlatProfile(profile_, options).entries;
-  const FlatEntry* b = Find(flat, b_);
-  ASSERT_EQ(b->tree.children.size(), 1u);
-  const CallNode& leaf = b->tree.children[0];
-  EXPECT_EQ(leaf.function, b_);
-  ASSERT_EQ(leaf.children.size(), 1u);
-  EXPECT_EQ(leaf.children[0].function, a_);
-  EXPECT_EQ(leaf.children[0].children[0].function, main_);
-
-  // Children: from the entry towards its callees, branching by period.
-  options.children = true;
-  const auto children = BuildFlatProfile(profile_, options).entries;
-  const FlatEntry* main = Find(children, main_);
-  ASSERT_EQ(main->tree.children.size(), 1u);
-  const CallNode& root = main->tree.children[0];
-  EXPECT_EQ(root.function, main_);
-  EXPECT_EQ(root.period, 90u);
-  ASSERT_EQ(root.children.size(), 1u);
-  const CallNode& a = root.children[0];
-  EXPECT_EQ(a.function, a_);
-  EXPECT_EQ(a.period, 90u);
-  ASSERT_EQ(a.children.size(), 1u);  // 30 end in a itself, 60 go on to b
-  EXPECT_EQ(a.children[0].function, b_);
-  EXPECT_EQ(a.children[0].period, 60u);
+TEST(ProfileTest, EachDistinctStackIsStoredOnce) {
+  Profile profile;
+  const uint32_t main = profile.InternFunction(2, "main", false, true);
+  const uint32_t a = profile.InternFunction(2, "a", false, true);
+  const std::vector<uint32_t> stack = {a, main};
+  const std::vector<FrameAddress> at = {{0x1010, 0x10}, {0x2020, 0x20}};
+  profile.AddSample(ProfileSample{}, stack, at);
+  profile.AddSample(ProfileSample{}, stack, at);
+  profile.AddSample(ProfileSample{}, stack);  // other addresses: another stack
+  const std::vector<ProfileSample>& samples = profile.samples();
+  ASSERT_EQ(samples.size(), 3u);
+  EXPECT_EQ(samples[0].frames_begin, samples[1].frames_begin);
+  EXPECT_NE(samples[2].frames_begin, samples[0].frames_begin);
+  EXPECT_THAT(profile.frames(samples[1]), ElementsAre(a, main));
+  EXPECT_EQ(profile.addresses(samples[1])[1].ip, 0x2020u);
+  EXPECT_EQ(profile.addresses(samples[1])[1].symbol_offset, 0x20u);
+  EXPECT_EQ(profile.addresses(samples[2])[0].ip, 0u);
+  EXPECT_THAT(profile.frames(samples[2]), ElementsAre(a, main));
 }
 
-TEST_F(FlatProfileTest, KeysWithoutSymbolMergeFunctions) {
-  Add({a_, main_}, 30);
-  Add({b_, main_}, 70);
-  FlatOptions options;
-  options.sort_keys = {SortKey::kComm, SortKey::kDso};
-  const auto entries = BuildFlatProfile(profile_, options).entries;
-  ASSERT_EQ(entries.size(), 1u);
-  EXPECT_EQ(entries[0].self_period, 100u);
-  EXPECT_EQ(entries[0].dso, 2u);
-  EXPECT_EQ(entries[0].function, FlatEntry::kAny);
-}
+TEST(ProfileTest, BulkLoadedSamplesKeepTheirReadsAndTotals) {
+  Profile profile;
+  profile.set_event_names({"cpu-clock", "task-clock", "page-faults"});
+  profile.set_group_members(0, {1, 2});
+  const uint32_t main = profile.InternFunction(2, "main", false, true);
+  ProfileSample first;
+  first.time = 300;
+  first.period = 5;
+  profile.AddSample(first, std::vector<uint32_t>{main}, {}, std::vector<MemberCount>{{1, 7}});
 
-TEST_F(FlatProfileTest, CallerOrderWithoutChildrenStartsAtTheOutermostFrame) {
-  Add({b_, a_, main_}, 60);
-  FlatOptions options;
-  options.sort_keys = {SortKey::kSym};
-  options.call_graph = true;
-  options.order = CallOrder::kCaller;
-  const auto flat = BuildFlatProfile(profile_, options).entries;
-  const FlatEntry* b = Find(flat, b_);
-  ASSERT_EQ(b->tree.children.size(), 1u);
-  EXPECT_EQ(b->tree.children[0].function, main_);
-  EXPECT_EQ(b->tree.children[0].children[0].function, a_);
-  EXPECT_EQ(b->tree.children[0].children[0].children[0].function, b_);
-}
+  const Profile::StackRef ref = profile.InternStack(std::vector<uint32_t>{main}, {});
+  ProfileSample bulk;
+  bulk.time = 100;
+  bulk.period = 10;
+  bulk.frames_begin = ref.begin;
+  bulk.frames_count = ref.count;
+  bulk.reads_begin = 0;  // ranges of the reads handed over with the samples
+  bulk.reads_count = 2;
+  ProfileSample other_event = bulk;
+  other_event.event = 2;
+  other_event.time = 200;
+  other_event.reads_begin = 2;
+  other_event.reads_count = 0;
+  profile.AddSamples({bulk, other_event}, {{1, 11}, {2, 3}});
 
-TEST_F(FlatProfileTest, CalleeOrderWithChildrenGoesToTheCallers) {
-  Add({b_, a_, main_}, 60);
-  Add({a_, main_}, 40);
-  FlatOptions options;
-  options.sort_keys = {SortKey::kSym};
-  options.children = true;
-  options.call_graph = true;
-  options.order = CallOrder::kCallee;
-  const auto entries = BuildFlatProfile(profile_, options).entries;
-  const FlatEntry* a = Find(entries, a_);
-  ASSERT_EQ(a->tree.children.size(), 1u);
-  const CallNode& root = a->tree.children[0];
-  EXPECT_EQ(root.function, a_);
-  EXPECT_EQ(root.period, 100u);
-  ASSERT_EQ(root.children.size(), 1u);
-  EXPECT_EQ(root.children[0].function, main_);
-}
+  const std::vector<ProfileSample>& samples = profile.samples();
+  ASSERT_EQ(samples.size(), 3u);
+  EXPECT_EQ(samples[1].frames_begin, samples[0].frames_begin);
+  const auto reads = profile.reads(samples[1]);
+  ASSERT_EQ(reads.size(), 2u);
+  EXPECT_EQ(reads[0].event, 1u);
+  EXPECT_EQ(reads[0].count, 11u);
+  EXPECT_EQ(reads[1].count, 3u);
+  EXPECT_EQ(profile.reads(samples[0])[0].count, 7u);
+  EXPECT_TRUE(profile.reads(samples[2]).empty());
 
-TEST_F(FlatProfileTest, MaxStackCutsChainsFromTheLeaf) {
-  Add({b_, a_, main_}, 60);
-  FlatOptions options;
-  options.sort_keys = {SortKey::kSym};
-  options.children = true;
-  options.max_stack = 2;
-  const auto entries = BuildFlatProfile(profile_, options).entries;
-  EXPECT_EQ(Find(entries, main_), nullptr);  // beyond two frames
-  EXPECT_EQ(Find(entries, a_)->children_period, 60u);
-}
-
-TEST_F(FlatProfileTest, FilteredSamplesLeaveTheTotals) {
-  ProfileSample on_cpu1;
-  on_cpu1.cpu = 1;
-  on_cpu1.pid = 7;
-  on_cpu1.time = 200;
-  Add({a_, main_}, 30, 0, on_cpu1);
-  ProfileSample on_cpu0;
-  on_cpu0.time = 100;
-  Add({b_, main_}, 70, 0, on_cpu0);
-  Add({b_, main_}, 5, 1);  // another event
-
-  SampleFilterOptions by_cpu;
-  by_cpu.cpus = {1};
-  SampleFilter cpu_filter(by_cpu);
-  FlatOptions options;
-  options.sort_keys = {SortKey::kSym};
-  options.filter = &cpu_filter;
-  auto flat = BuildFlatProfile(profile_, options);
-  EXPECT_EQ(flat.samples, 1u);
-  EXPECT_EQ(flat.period, 30u);
-  ASSERT_EQ(flat.entries.size(), 1u);
-  EXPECT_EQ(flat.entries[0].function, a_);
-
-  SampleFilterOptions by_symbol;
-  by_symbol.symbols = {"b"};
-  by_symbol.dsos = {"/lib/x.so"};
-  profile_.set_dso_names({"[unknown]", "[kernel.kallsyms]", "/lib/x.so"});
-  SampleFilter symbol_filter(by_symbol);
-  options.filter = &symbol_filter;
-  flat = BuildFlatProfile(profile_, options);
-  EXPECT_EQ(flat.period, 70u);
-  by_symbol.dsos = {"x.so"};  // a file name matches too
-  symbol_filter = SampleFilter(by_symbol);
-  EXPECT_EQ(BuildFlatProfile(profile_, options).period, 70u);
-
-  SampleFilterOptions by_time;
-  by_time.times = {TimeWindow{150, 250}};
-  by_time.time_given = true;
-  SampleFilter time_filter(by_time);
-  options.filter = &time_filter;
-  EXPECT_EQ(BuildFlatProfile(profile_, options).period, 30u);
-  EXPECT_EQ(profile_.first_time(), 0u);  // the other event's sample has time 0
-  EXPECT_EQ(profile_.last_time(), 200u);
-
-  SampleFilterOptions by_comm;
-  by_comm.comms = {"other"};
-  SampleFilter comm_filter(by_comm);
-  options.filter = &comm_filter;
-  EXPECT_EQ(BuildFlatProfile(profile_, options).samples, 0u);
-  EXPECT_FALSE(comm_filter.empty());
-  EXPECT_TRUE(SampleFilter().empty());
-}
-
-TEST_F(FlatProfileTest, GroupMemberCountsAreSummedPerEntry) {
-  profile_.set_event_names({"cpu-clock", "task-clock", "page-faults"});
-  profile_.set_group_members(0, {1, 2});
-  Add({a_, main_}, 10, 0, {}, {{1, 11}, {2, 1}});
-  Add({a_, main_}, 10, 0, {}, {{1, 9}});
-  Add({b_, main_}, 10, 0, {}, {{1, 10}, {2, 4}});
-  FlatOptions options;
-  options.sort_keys = {SortKey::kSym};
-  options.children = true;
-  const auto flat = BuildFlatProfile(profile_, options);
-  EXPECT_THAT(flat.member_periods, ElementsAre(30u, 5u));
-  const FlatEntry* a = Find(flat.entries, a_);
-  EXPECT_THAT(a->member_self, ElementsAre(20u, 1u));
-  const FlatEntry* main = Find(flat.entries, main_);
-  EXPECT_THAT(main->member_self, ElementsAre(0u, 0u));
-  EXPECT_THAT(main->member_children, ElementsAre(30u, 5u));
-  EXPECT_THAT(profile_.group_members(0), ElementsAre(1u, 2u));
-  EXPECT_TRUE(profile_.group_members(1).empty());
+  EXPECT_EQ(profile.total_period(0), 15u);
+  EXPECT_EQ(profile.sample_count(0), 2u);
+  EXPECT_EQ(profile.sample_count(1), 0u);
+  EXPECT_EQ(profile.sample_count(2), 1u);
+  EXPECT_EQ(profile.total_period(9), 0u);  // no such event
+  EXPECT_EQ(profile.event_count(), 3u);
+  EXPECT_EQ(profile.first_time(), 100u);
+  EXPECT_EQ(profile.last_time(), 300u);
+  EXPECT_THAT(profile.group_members(0), ElementsAre(1u, 2u));
+  EXPECT_TRUE(profile.group_members(2).empty());
 }
 
 }  // namespace
