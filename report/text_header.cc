@@ -17,8 +17,8 @@ std::string EventLine(const EventInfo& e) {
                   e.config, e.freq ? "sample_freq" : "sample_period", e.period_or_freq);
   line += fmt::format(", sample_type = {}", e.sample_type_names);
   if (e.read_format != 0) line += fmt::format(", read_format = {}", e.read_format_names);
-  if (e.call_graph.mode != sample::CallGraphMode::kNone) {
-    line += fmt::format(", call-graph = {}", DescribeCallGraph(e.call_graph));
+  if (e.chain_capture.mode != sample::ChainCapture::kNone) {
+    line += fmt::format(", call-graph = {}", DescribeChainCapture(e.chain_capture));
   }
   if (e.sample_regs_user != 0)
     line += fmt::format(", sample_regs_user = {:#x}", e.sample_regs_user);
