@@ -229,14 +229,14 @@ void TextPrinter::Section(const EventSection& s) {
   const std::vector<const FlatEntry*> shown = ShownEntries(s, view_.percent_limit);
   const Table table(TableColumns(s, shown, recording_.profile, view_));
   out_ += table.Heading();
-  CallGraphText graph;
+  CallGraphTextOptions graph_options;
   if (s.call_graph) {
-    graph.spec = *view_.call_graph;
-    graph.total = s.percent_base;
+    graph_options.spec = *view_.call_graph;
+    graph_options.total = s.percent_base;
   }
   for (size_t r = 0; r < shown.size(); ++r) {
     out_ += table.EntryRow(r);
-    if (s.call_graph) AppendCallGraph(recording_.profile, shown[r]->tree, graph, out_);
+    if (s.call_graph) AppendCallGraph(recording_.profile, shown[r]->tree, graph_options, out_);
   }
 }
 
