@@ -47,7 +47,7 @@ bool IsLeaderOrAlone(const EventSpec& spec) { return spec.group_index < 0 || spe
 
 // The dummy event that tracks the sideband of a delayed recording: the
 // first event's privilege (a user-only recording's sideband is the user's)
-// and call-graph settings (so that every event's records have one layout).
+// and chain capture (so that every event's records have one layout).
 EventSpec TrackingSpec(const EventSpec& first) {
   EventSpec spec;
   spec.attr.type = PERF_TYPE_SOFTWARE;
@@ -59,19 +59,20 @@ EventSpec TrackingSpec(const EventSpec& first) {
   // It never counts anything: a fixed period spares the frequency logic.
   spec.attr.sample_period = 1;
   spec.period_given = true;
-  spec.call_graph = first.call_graph;
+  spec.chain_capture = first.chain_capture;
   spec.stack_size = first.stack_size;
   return spec;
 }
 
-// The recording's call-graph settings as the event's terms change them, as
+// The recording's chain capture as the event's terms change them, as
 // perf does: call-graph=MODE replaces the mode (keeping the recording's
 // leaf and size when the mode is the same), stack-size=N replaces the size
 // of whichever mode copies the stack.
-Result<CallGraphOptions> EventCallGraph(const EventSpec& spec, const CallGraphOptions& defaults) {
-  CallGraphOptions options = defaults;
-  if (spec.call_graph && *spec.call_graph != defaults.mode) {
-    options = DefaultCallGraph(*spec.call_graph);
+Result<ChainCaptureOptions> EventChainCapture(const EventSpec& spec,
+                                              const ChainCaptureOptions& defaults) {
+  ChainCaptureOptions options = defaults;
+  if (spec.chain_capture && *spec.chain_capture != defaults.mode) {
+    options = DefaultChainCapture(*spec.chain_capture);
   }
   if (spec.stack_size) {
     if (options.stack_size == 0) {
@@ -153,11 +154,11 @@ Result<EventOpener> EventOpener::Create(std::vector<EventSpec> specs,
     // layout).
     attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD;
     if (specs.size() > 1) attr.sample_type |= PERF_SAMPLE_IDENTIFIER;
-    auto call_graph = EventCallGraph(spec, defaults.call_graph);
-    if (!call_graph) {
-      return Fail(fmt::format("event '{}': {}", spec.name, call_graph.error().message));
+    auto chain_capture = EventChainCapture(spec, defaults.chain_capture);
+    if (!chain_capture) {
+      return Fail(fmt::format("event '{}': {}", spec.name, chain_capture.error().message));
     }
-    if (auto applied = ApplyCallGraph(*call_graph, defaults.arch, &attr); !applied) {
+    if (auto applied = ApplyChainCapture(*chain_capture, defaults.arch, &attr); !applied) {
       return Fail(fmt::format("event '{}': {}", spec.name, applied.error().message));
     }
     if (spec.sample_read && spec.group_leader) {

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "libsample/events/event_spec.h"
-#include "libsample/perf/call_graph_mode.h"
+#include "libsample/perf/chain_capture.h"
 #include "libsample/perf/event_table.h"
 #include "libsample/perf/perf_event.h"
 #include "libsample/perf/perf_record.h"
@@ -35,10 +35,10 @@ constexpr uint64_t kDefaultFrequency = 4000;
 // (EventSpec::every_hit) sample every hit and the others kDefaultFrequency
 // times a second.
 struct SamplingDefaults {
-  uint64_t frequency = 0;       // -F; 0: not given
-  uint64_t period = 0;          // non-zero: fixed period instead of frequency
-  CallGraphOptions call_graph;  // -g / --call-graph
-  Arch arch = HostArch();       // whose user registers dwarf and fp,leaf ask for
+  uint64_t frequency = 0;             // -F; 0: not given
+  uint64_t period = 0;                // non-zero: fixed period instead of frequency
+  ChainCaptureOptions chain_capture;  // -g / --call-graph
+  Arch arch = HostArch();             // whose user registers dwarf and fp,leaf ask for
   // -D: sampling events are turned on later (EnableAll), not at exec; a
   // dummy event tracks the sideband meanwhile.
   bool delayed = false;

@@ -10,7 +10,7 @@
 
 #include "libsample/events/event_spec.h"
 #include "libsample/option_number.h"
-#include "libsample/perf/call_graph_mode.h"
+#include "libsample/perf/chain_capture.h"
 #include "libsample/perf/perf_event.h"
 #include "record/recorder.h"
 
@@ -221,11 +221,11 @@ int main(int argc, char** argv) {
     ParseNumbers(vm, numbers, &options);
     if (vm.count("call-graph")) {
       // --call-graph wins over -g whatever their order, as in perf.
-      auto parsed = sample::ParseCallGraph(call_graph);
+      auto parsed = sample::ParseChainCapture(call_graph);
       if (!parsed) throw po::error("--call-graph " + parsed.error().message);
-      options.call_graph = *parsed;
+      options.chain_capture = *parsed;
     } else if (frame_pointers) {
-      options.call_graph = sample::DefaultCallGraph(sample::CallGraphMode::kFramePointer);
+      options.chain_capture = sample::DefaultChainCapture(sample::ChainCapture::kFramePointer);
     }
   } catch (const std::exception& e) {
     std::cerr << "sample-record: " << e.what() << "\n" << kUsage;

@@ -51,10 +51,10 @@ void PrintSummary(const RecordSummary& summary, const std::vector<CpuCounters>& 
     throttles += counters[i].throttles;
   }
   // A stack copy is most of a dwarf sample: 8 KiB of the default 8.4.
-  const uint32_t stack = options.call_graph.stack_size;
+  const uint32_t stack = options.chain_capture.stack_size;
   const std::string smaller_stack =
       stack >= 1024 ? fmt::format(", or copy less user stack (--call-graph {},{})",
-                                  CallGraphName(options.call_graph), stack / 2)
+                                  ChainCaptureName(options.chain_capture), stack / 2)
                     : "";
   const uint64_t frequency = options.frequency != 0 ? options.frequency : kDefaultFrequency;
   fmt::print(stderr,

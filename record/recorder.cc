@@ -98,7 +98,7 @@ Result<void> Recorder::OpenEvents() {
   SamplingDefaults defaults;
   defaults.frequency = options_.frequency;
   defaults.period = options_.period;
-  defaults.call_graph = options_.call_graph;
+  defaults.chain_capture = options_.chain_capture;
   defaults.delayed = options_.delay_ms != 0;
   defaults.switch_events = options_.switch_events;
   defaults.mmap_pages = options_.mmap_pages;

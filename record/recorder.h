@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "libsample/perf/call_graph_mode.h"
+#include "libsample/perf/chain_capture.h"
 #include "libsample/result.h"
 #include "record/record_target.h"
 
@@ -26,11 +26,11 @@ namespace sample::record {
 struct RecordOptions {
   TargetOptions target;
   std::string output = "sample.data";
-  std::vector<std::string> events;  // -e arguments; empty: cycles, else cpu-clock
-  uint64_t frequency = 0;           // -F, when period == 0; 0: see SamplingDefaults
-  uint64_t period = 0;              // -c: a sample every `period` events
-  CallGraphOptions call_graph;      // -g (fp) or --call-graph MODE
-  size_t mmap_pages = 128;          // data pages per CPU ring buffer (512 KiB)
+  std::vector<std::string> events;    // -e arguments; empty: cycles, else cpu-clock
+  uint64_t frequency = 0;             // -F, when period == 0; 0: see SamplingDefaults
+  uint64_t period = 0;                // -c: a sample every `period` events
+  ChainCaptureOptions chain_capture;  // -g (fp) or --call-graph MODE
+  size_t mmap_pages = 128;            // data pages per CPU ring buffer (512 KiB)
   int zstd_level = 1;
   double duration_s = 0;       // --duration; 0 = until the target ends
   uint64_t delay_ms = 0;       // -D: start disabled, enable after this

@@ -96,7 +96,7 @@ std::string ClockName(int32_t clockid) {
 // The fields of `a` that EventInfo has no key of its own for, when set.
 // Which attr fields have their own keys: type, config, freq and
 // sample_period/sample_freq, sample_type, read_format, sample_regs_user,
-// sample_stack_user (when it describes the call graph), exclude_user,
+// sample_stack_user (when the chain capture copies the stack), exclude_user,
 // exclude_kernel, exclude_callchain_user and inherit.
 std::vector<AttrField> OtherAttrFields(const perf_event_attr& a, bool stack_shown) {
   std::vector<AttrField> fields;
@@ -215,13 +215,13 @@ HeaderView BuildHeaderView(const Recording& recording) {
     e.sample_type_names = SampleTypeNames(a.sample_type);
     e.read_format = a.read_format;
     e.read_format_names = ReadFormatNames(a.read_format);
-    e.call_graph = CallGraphFromAttr(a);
+    e.chain_capture = ChainCaptureFromAttr(a);
     e.sample_regs_user = a.sample_regs_user;
     e.exclude_callchain_user = a.exclude_callchain_user;
     e.exclude_user = a.exclude_user;
     e.exclude_kernel = a.exclude_kernel;
     e.inherit = a.inherit;
-    e.attr_fields = OtherAttrFields(a, e.call_graph.stack_size != 0);
+    e.attr_fields = OtherAttrFields(a, e.chain_capture.stack_size != 0);
     e.ids = desc.ids.size();
     for (uint32_t member : profile.group_members(static_cast<uint32_t>(i))) {
       e.group_members.push_back(recording.events[member].name);

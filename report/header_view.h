@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "libsample/perf/call_graph_mode.h"
+#include "libsample/perf/chain_capture.h"
 #include "report/recording_loader.h"
 
 namespace sample::report {
@@ -37,7 +37,7 @@ struct EventInfo {
   uint64_t read_format = 0;
   std::string read_format_names;
   // How call chains were recorded, and the attrs that say so.
-  CallGraphOptions call_graph;
+  ChainCaptureOptions chain_capture;
   uint64_t sample_regs_user = 0;
   bool exclude_callchain_user = false;
   bool exclude_user = false;

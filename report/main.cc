@@ -73,7 +73,7 @@ int main(int argc, char** argv) {
   bool children = false;
   bool no_debuginfod = false;
   bool inverted = false;
-  std::string max_stack, percent_limit, jobs;  // numbers, read by ParseNumbers
+  std::string max_stack, percent_limit, jobs;  // numbers, checked after parsing
   po::options_description desc("Options");
   // One option a line reads better than the formatter's layout.
   // clang-format off

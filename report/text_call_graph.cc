@@ -12,7 +12,7 @@ std::string Percent(double value) { return fmt::format("{:.2f}%", value); }
 // graph and fractal trees.
 class TreeDrawer {
  public:
-  TreeDrawer(const Profile& profile, const CallGraphText& options, std::string& out)
+  TreeDrawer(const Profile& profile, const CallGraphTextOptions& options, std::string& out)
       : profile_(profile), options_(options), out_(out) {}
 
   void DrawRoot(const CallNode& root) {
@@ -76,14 +76,14 @@ class TreeDrawer {
   }
 
   const Profile& profile_;
-  const CallGraphText& options_;
+  const CallGraphTextOptions& options_;
   std::string& out_;
 };
 
 }  // namespace
 
-void AppendCallGraph(const Profile& profile, const CallNode& root, const CallGraphText& options,
-                     std::string& out) {
+void AppendCallGraph(const Profile& profile, const CallNode& root,
+                     const CallGraphTextOptions& options, std::string& out) {
   switch (options.spec.mode) {
     case CallGraphMode::kNone:
       return;

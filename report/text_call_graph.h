@@ -13,7 +13,8 @@
 
 namespace sample::report {
 
-struct CallGraphText {
+// How to draw: the -g spec, the period that is 100%, and the indentation.
+struct CallGraphTextOptions {
   CallGraphSpec spec;
   uint64_t total = 0;  // what 100% is in graph, flat and folded mode
   size_t indent = 12;  // columns before the tree
@@ -22,7 +23,7 @@ struct CallGraphText {
 // Appends the drawing of `root` (an entry's tree: its children start the
 // paths) to `out`. Nothing is appended when every branch is under the
 // threshold.
-void AppendCallGraph(const Profile& profile, const CallNode& root, const CallGraphText& options,
-                     std::string& out);
+void AppendCallGraph(const Profile& profile, const CallNode& root,
+                     const CallGraphTextOptions& options, std::string& out);
 
 }  // namespace sample::report

@@ -5,6 +5,9 @@
 #include <fmt/format.h>
 
 #include "report/text_call_graph.h"
+#include "report/text_header.h"
+#include "report/text_script.h"
+#include "report/text_stats.h"
 
 namespace sample::report {
 namespace {
@@ -14,6 +17,7 @@ std::string Basename(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
+// One column of an event's table: its title, one cell per shown entry.
 struct Column {
   std::string title;
   bool right_aligned;
@@ -24,6 +28,49 @@ struct Column {
     for (const std::string& c : cells) w = std::max(w, c.size());
     return w;
   }
+};
+
+// The flat profile of one event laid out as perf does: columns as wide as
+// their widest cell, right-aligned numbers, and no trailing spaces after
+// the last, left-aligned column.
+class Table {
+ public:
+  explicit Table(std::vector<Column> columns) : columns_(std::move(columns)) {
+    for (const Column& c : columns_) widths_.push_back(c.width());
+  }
+
+  // The titles, a rule of dots under each, and an empty '#' line.
+  std::string Heading() const {
+    return Row([&](size_t i) { return columns_[i].title; }, '#') +
+           Row([&](size_t i) { return std::string(widths_[i], '.'); }, '#') + "#\n";
+  }
+
+  // The row of the r-th shown entry.
+  std::string EntryRow(size_t r) const {
+    return Row([&](size_t i) { return columns_[i].cells[r]; }, ' ');
+  }
+
+ private:
+  template <typename CellOf>
+  std::string Row(CellOf cell_of, char lead) const {
+    std::string line(1, lead);
+    for (size_t i = 0; i < columns_.size(); ++i) {
+      const std::string cell = cell_of(i);
+      const bool last = i + 1 == columns_.size();
+      const std::string pad(widths_[i] - std::min(widths_[i], cell.size()), ' ');
+      line += i == 0 ? " " : "  ";
+      if (columns_[i].right_aligned) {
+        line += pad + cell;
+      } else {
+        line += cell;
+        if (!last) line += pad;
+      }
+    }
+    return line + "\n";
+  }
+
+  std::vector<Column> columns_;
+  std::vector<size_t> widths_;
 };
 
 // The leader's percentage, then each group member's, as perf --group.
@@ -90,6 +137,76 @@ std::string SortKeyCell(const Profile& profile, const FlatEntry& e, SortKey key)
   return "";
 }
 
+// The '#' lines above an event's table: how many samples and how much they
+// counted, what was lost or left out, and an empty '#' line.
+std::string SectionComments(const EventSection& s, const Recording& recording,
+                            bool relative_percentage) {
+  const Profile& profile = recording.profile;
+  std::string out = fmt::format("# Samples: {} of event{} '{}'\n", s.flat.samples,
+                                s.members.empty() ? "" : "s", s.title);
+  std::string count = fmt::format("# Event count (approx.): {}", s.flat.period);
+  if (!s.members.empty()) {
+    count += fmt::format(" ({})", profile.event_name(s.event));
+    for (size_t m = 0; m < s.members.size(); ++m) {
+      count += fmt::format(", {} ({})", s.flat.member_periods[m], profile.event_name(s.members[m]));
+    }
+  }
+  out += count + "\n";
+  out += fmt::format("# Lost samples: {}\n", recording.stats.lost_samples);
+  if (s.unknown_frames != 0) {
+    out += fmt::format("# Unresolved frames: {} of {} shown as [unknown]\n", s.unknown_frames,
+                       s.frames);
+  }
+  if (!recording.finalized) out += "# Warning: the file was not finalized; partial recording\n";
+  if (s.filtered) {
+    out += fmt::format("# Filtered: {} of {} samples kept; percentages of the {}\n", s.flat.samples,
+                       s.all_samples, relative_percentage ? "kept samples" : "whole event");
+  }
+  return out + "#\n";
+}
+
+// The table's columns, empty: the shares (children and self with
+// --children), -n's samples, --show-total-period's periods, a sort key each.
+std::vector<Column> EmptyColumns(const EventSection& s, const ViewOptions& view) {
+  std::vector<Column> columns;
+  if (s.children) {
+    columns.push_back({"Children", true, {}, 8});
+    columns.push_back({"Self", true, {}, 8});
+  } else {
+    columns.push_back({"Overhead", true, {}, 8});
+  }
+  if (view.show_nr_samples) columns.push_back({"Samples", true, {}});
+  if (view.show_total_period) columns.push_back({"Period", true, {}});
+  for (SortKey key : view.sort_keys) columns.push_back({SortKeyTitle(key), false, {}});
+  return columns;
+}
+
+// EmptyColumns with a cell for each shown entry.
+std::vector<Column> TableColumns(const EventSection& s, const std::vector<const FlatEntry*>& shown,
+                                 const Profile& profile, const ViewOptions& view) {
+  std::vector<Column> columns = EmptyColumns(s, view);
+  for (const FlatEntry* entry : shown) {
+    const FlatEntry& e = *entry;
+    size_t c = 0;
+    if (s.children) {
+      columns[c++].cells.push_back(Shares(e.children_period, e.member_children, s));
+      columns[c++].cells.push_back(Shares(e.self_period, e.member_self, s));
+    } else {
+      columns[c++].cells.push_back(Shares(e.self_period, e.member_self, s));
+    }
+    if (view.show_nr_samples) {
+      columns[c++].cells.push_back(
+          fmt::format("{}", s.children ? e.children_samples : e.self_samples));
+    }
+    if (view.show_total_period) {
+      columns[c++].cells.push_back(s.children ? Periods(e.children_period, e.member_children, s)
+                                              : Periods(e.self_period, e.member_self, s));
+    }
+    for (SortKey key : view.sort_keys) columns[c++].cells.push_back(SortKeyCell(profile, e, key));
+  }
+  return columns;
+}
+
 }  // namespace
 
 void TextPrinter::Header(const HeaderView& header) { out_ += FormatHeaderText(header); }
@@ -108,92 +225,18 @@ void TextPrinter::Sections(const std::vector<EventSection>& sections) {
 }
 
 void TextPrinter::Section(const EventSection& s) {
-  const Profile& profile = recording_.profile;
-  const LoadStats& stats = recording_.stats;
-  out_ += fmt::format("# Samples: {} of event{} '{}'\n", s.flat.samples,
-                      s.members.empty() ? "" : "s", s.title);
-  std::string count = fmt::format("# Event count (approx.): {}", s.flat.period);
-  if (!s.members.empty()) {
-    count += fmt::format(" ({})", profile.event_name(s.event));
-    for (size_t m = 0; m < s.members.size(); ++m) {
-      count += fmt::format(", {} ({})", s.flat.member_periods[m], profile.event_name(s.members[m]));
-    }
-  }
-  out_ += count + "\n";
-  out_ += fmt::format("# Lost samples: {}\n", stats.lost_samples);
-  if (s.unknown_frames != 0) {
-    out_ += fmt::format("# Unresolved frames: {} of {} shown as [unknown]\n", s.unknown_frames,
-                        s.frames);
-  }
-  if (!recording_.finalized) out_ += "# Warning: the file was not finalized; partial recording\n";
-  if (s.filtered) {
-    out_ +=
-        fmt::format("# Filtered: {} of {} samples kept; percentages of the {}\n", s.flat.samples,
-                    s.all_samples, view_.relative_percentage ? "kept samples" : "whole event");
-  }
-  out_ += "#\n";
-
-  std::vector<Column> columns;
-  if (s.children) {
-    columns.push_back({"Children", true, {}, 8});
-    columns.push_back({"Self", true, {}, 8});
-  } else {
-    columns.push_back({"Overhead", true, {}, 8});
-  }
-  if (view_.show_nr_samples) columns.push_back({"Samples", true, {}});
-  if (view_.show_total_period) columns.push_back({"Period", true, {}});
-  for (SortKey key : view_.sort_keys) columns.push_back({SortKeyTitle(key), false, {}});
-
+  out_ += SectionComments(s, recording_, view_.relative_percentage);
   const std::vector<const FlatEntry*> shown = ShownEntries(s, view_.percent_limit);
-  for (const FlatEntry* entry : shown) {
-    const FlatEntry& e = *entry;
-    size_t c = 0;
-    if (s.children) {
-      columns[c++].cells.push_back(Shares(e.children_period, e.member_children, s));
-      columns[c++].cells.push_back(Shares(e.self_period, e.member_self, s));
-    } else {
-      columns[c++].cells.push_back(Shares(e.self_period, e.member_self, s));
-    }
-    if (view_.show_nr_samples) {
-      columns[c++].cells.push_back(
-          fmt::format("{}", s.children ? e.children_samples : e.self_samples));
-    }
-    if (view_.show_total_period) {
-      columns[c++].cells.push_back(s.children ? Periods(e.children_period, e.member_children, s)
-                                              : Periods(e.self_period, e.member_self, s));
-    }
-    for (SortKey key : view_.sort_keys) columns[c++].cells.push_back(SortKeyCell(profile, e, key));
-  }
-
-  std::vector<size_t> widths;
-  for (const Column& c : columns) widths.push_back(c.width());
-  auto row = [&](auto cell_of, char lead) {
-    std::string line(1, lead);
-    for (size_t i = 0; i < columns.size(); ++i) {
-      const std::string cell = cell_of(i);
-      const bool last = i + 1 == columns.size();
-      const std::string pad(widths[i] - std::min(widths[i], cell.size()), ' ');
-      line += i == 0 ? " " : "  ";
-      if (columns[i].right_aligned) {
-        line += pad + cell;
-      } else {
-        line += cell;
-        if (!last) line += pad;
-      }
-    }
-    return line + "\n";
-  };
-  out_ += row([&](size_t i) { return columns[i].title; }, '#');
-  out_ += row([&](size_t i) { return std::string(widths[i], '.'); }, '#');
-  out_ += "#\n";
-  CallGraphText graph;
+  const Table table(TableColumns(s, shown, recording_.profile, view_));
+  out_ += table.Heading();
+  CallGraphTextOptions graph_options;
   if (s.call_graph) {
-    graph.spec = *view_.call_graph;
-    graph.total = s.percent_base;
+    graph_options.spec = *view_.call_graph;
+    graph_options.total = s.percent_base;
   }
   for (size_t r = 0; r < shown.size(); ++r) {
-    out_ += row([&](size_t i) { return columns[i].cells[r]; }, ' ');
-    if (s.call_graph) AppendCallGraph(profile, shown[r]->tree, graph, out_);
+    out_ += table.EntryRow(r);
+    if (s.call_graph) AppendCallGraph(recording_.profile, shown[r]->tree, graph_options, out_);
   }
 }
 

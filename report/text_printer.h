@@ -1,7 +1,10 @@
 // TextPrinter: the text output, in perf report --stdio's layout: per event a
 // header of '#' comment lines, then the flat profile table, and under each
-// entry (with -g) its call graph; --header's '#' block; --stats' aggregated
-// counts; --script's perf-script lines. Owns the text until Finish().
+// entry (with -g) its call graph. The sections are TextPrinter's own (in
+// text_printer.cc); the other views it appends from their own files:
+// --header's '#' block (text_header.h), --stats' counts (text_stats.h),
+// --script's perf-script lines (text_script.h) and the call-graph drawing
+// under an entry (text_call_graph.h). Owns the text until Finish().
 #pragma once
 
 #include <string>
@@ -29,10 +32,5 @@ class TextPrinter : public ReportPrinter {
   const ViewOptions& view_;
   std::string out_;
 };
-
-// The parts, usable alone (and by tests).
-std::string FormatHeaderText(const HeaderView& header);
-std::string FormatStatsText(const HeaderView& header, const LoadStats& stats);
-std::string FormatScriptText(const ScriptView& script);
 
 }  // namespace sample::report

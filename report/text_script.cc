@@ -1,14 +1,7 @@
-// Text of --script, in perf script's default layout (declared in
-// text_printer.h):
-//   comm tid [cpu] seconds.micros: period event:
-//   <tab>address symbol+0xoff (dso)      one line per frame, leaf first
-// followed by an empty line; without call chains the leaf goes on the
-// sample's own line. A group leader's sample is followed by one such entry
-// per group member, with the member's count in the period's place.
-#include <fmt/format.h>
+// Text of --script (the layout is described in text_script.h).
+#include "report/text_script.h"
 
-#include "report/script_view.h"
-#include "report/text_printer.h"
+#include <fmt/format.h>
 
 namespace sample::report {
 namespace {

@@ -72,11 +72,11 @@ Result<bool> ApplyGenericTerm(const PmuTerm& term, bool pmu_event, EventSpec* sp
   }
   if (key == "call-graph") {
     if (*term.value == "fp") {
-      spec->call_graph = CallGraphMode::kFramePointer;
+      spec->chain_capture = ChainCapture::kFramePointer;
     } else if (*term.value == "dwarf") {
-      spec->call_graph = CallGraphMode::kDwarf;
+      spec->chain_capture = ChainCapture::kDwarf;
     } else if (*term.value == "no") {
-      spec->call_graph = CallGraphMode::kNone;
+      spec->chain_capture = ChainCapture::kNone;
     } else {
       return Fail(fmt::format("call-graph={}: expected fp, dwarf or no", *term.value));
     }

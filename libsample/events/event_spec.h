@@ -29,7 +29,7 @@
 #include <string_view>
 #include <vector>
 
-#include "libsample/perf/call_graph_mode.h"
+#include "libsample/perf/chain_capture.h"
 #include "libsample/result.h"
 
 namespace sample {
@@ -55,8 +55,8 @@ struct EventSpec {
   // hit (period 1), as perf does, not at the recording's frequency, which
   // would keep a handful of a thousand calls.
   bool every_hit = false;
-  std::optional<CallGraphMode> call_graph;  // a call-graph=fp|dwarf|no term
-  std::optional<uint32_t> stack_size;       // a stack-size=N term, checked and rounded to 8
+  std::optional<ChainCapture> chain_capture;  // a call-graph=fp|dwarf|no term
+  std::optional<uint32_t> stack_size;         // a stack-size=N term, checked and rounded to 8
   int group_index = -1;       // -1: not in a group; else its group's index (0, 1, ...)
   bool group_leader = false;  // first event of its group
   // In a group with the S modifier: only the leader samples, and its

@@ -40,7 +40,7 @@ std::string EventKind(const perf_event_attr& attr) {
 // EINVAL for an event that samples user registers and stack: the stack size
 // is the likely culprit when it breaks the kernel's rules (a multiple of 8
 // below 65535), else the register mask or the kernel's support for either.
-std::string CallGraphAdvice(const std::string& what, const perf_event_attr& attr) {
+std::string ChainCaptureAdvice(const std::string& what, const perf_event_attr& attr) {
   const uint32_t size = attr.sample_stack_user;
   if ((attr.sample_type & PERF_SAMPLE_STACK_USER) && (size % 8 != 0 || size >= 65535)) {
     return fmt::format(
@@ -124,7 +124,7 @@ std::string ExplainPerfEventOpenError(int err, const perf_event_attr& attr, pid_
         }
       }
       if (attr.sample_type & (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)) {
-        return CallGraphAdvice(what, attr);
+        return ChainCaptureAdvice(what, attr);
       }
       return fmt::format("{}.\n  The kernel rejected the event's attributes.", what);
     case ENOSYS:

@@ -46,7 +46,7 @@ std::vector<EventDesc> Described(const std::string& events, const SamplingDefaul
 SamplingDefaults WithCallGraph(std::string_view mode) {
   SamplingDefaults defaults;
   defaults.arch = Arch::kX86_64;
-  defaults.call_graph = ParseCallGraph(mode).value();
+  defaults.chain_capture = ParseChainCapture(mode).value();
   return defaults;
 }
 
@@ -203,7 +203,7 @@ TEST(EventOpenerTest, DwarfModeReachesEveryEvent) {
     EXPECT_EQ(e.attr.sample_regs_user, UnwindRegsMask(Arch::kX86_64));
     EXPECT_EQ(e.attr.sample_stack_user, 4000u);
     EXPECT_EQ(e.attr.exclude_callchain_user, 1u);
-    EXPECT_EQ(CallGraphFromAttr(e.attr), ParseCallGraph("dwarf,4000").value());
+    EXPECT_EQ(ChainCaptureFromAttr(e.attr), ParseChainCapture("dwarf,4000").value());
   }
 }
 
@@ -224,21 +224,21 @@ TEST(EventOpenerTest, EventTermsOverrideTheRecordingMode) {
       "page-faults/call-graph=no/,minor-faults",
       defaults);
   ASSERT_EQ(events.size(), 4u);
-  EXPECT_EQ(CallGraphFromAttr(events[0].attr), ParseCallGraph("dwarf").value());
-  EXPECT_EQ(CallGraphFromAttr(events[1].attr), ParseCallGraph("dwarf,1024").value());
-  EXPECT_EQ(CallGraphFromAttr(events[2].attr), CallGraphOptions{});
-  EXPECT_EQ(CallGraphFromAttr(events[3].attr), ParseCallGraph("fp").value());
+  EXPECT_EQ(ChainCaptureFromAttr(events[0].attr), ParseChainCapture("dwarf").value());
+  EXPECT_EQ(ChainCaptureFromAttr(events[1].attr), ParseChainCapture("dwarf,1024").value());
+  EXPECT_EQ(ChainCaptureFromAttr(events[2].attr), ChainCaptureOptions{});
+  EXPECT_EQ(ChainCaptureFromAttr(events[3].attr), ParseChainCapture("fp").value());
   // The same mode as the recording's keeps its settings; stack-size alone
   // resizes the recording's copy.
   const auto leaf =
       Described("cpu-clock/call-graph=fp/,task-clock/stack-size=64/", WithCallGraph("fp,leaf,256"));
   ASSERT_EQ(leaf.size(), 2u);
-  EXPECT_EQ(CallGraphFromAttr(leaf[0].attr), ParseCallGraph("fp,leaf,256").value());
-  EXPECT_EQ(CallGraphFromAttr(leaf[1].attr), ParseCallGraph("fp,leaf,64").value());
+  EXPECT_EQ(ChainCaptureFromAttr(leaf[0].attr), ParseChainCapture("fp,leaf,256").value());
+  EXPECT_EQ(ChainCaptureFromAttr(leaf[1].attr), ParseChainCapture("fp,leaf,64").value());
   // A term turns call chains on without -g, as in perf.
   const auto term_only = Described("cpu-clock/call-graph=dwarf/", SamplingDefaults{});
   ASSERT_EQ(term_only.size(), 1u);
-  EXPECT_EQ(CallGraphFromAttr(term_only[0].attr).mode, CallGraphMode::kDwarf);
+  EXPECT_EQ(ChainCaptureFromAttr(term_only[0].attr).mode, ChainCapture::kDwarf);
 }
 
 TEST(EventOpenerTest, StackSizeNeedsAModeThatCopiesTheStack) {
@@ -258,7 +258,7 @@ TEST(EventOpenerTest, UnknownArchitectureFailsClearly) {
   auto opener = Create("cpu-clock", defaults);
   ASSERT_FALSE(opener);
   EXPECT_THAT(opener.error().message, HasSubstr("event 'cpu-clock': dwarf call graphs need"));
-  defaults.call_graph = ParseCallGraph("fp").value();
+  defaults.chain_capture = ParseChainCapture("fp").value();
   EXPECT_TRUE(Create("cpu-clock", defaults));
 }
 
@@ -278,7 +278,7 @@ TEST(EventOpenerTest, RingBufferMustHoldSeveralStackCopies) {
   defaults.mmap_pages = 64 * 1024 / page;
   EXPECT_TRUE(Create("cpu-clock", defaults));
   // Terms count too; fp,leaf's small copies fit a page, and -g copies none.
-  defaults.call_graph = CallGraphOptions{};
+  defaults.chain_capture = ChainCaptureOptions{};
   defaults.mmap_pages = 1;
   EXPECT_FALSE(Create("cpu-clock/call-graph=dwarf/", defaults));
   EXPECT_TRUE(Create("cpu-clock", WithCallGraph("fp")));

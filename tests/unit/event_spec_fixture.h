@@ -109,7 +109,7 @@ inline void ExpectPlain(const EventSpec& spec) {
   EXPECT_EQ(spec.attr.sample_type, 0u) << spec.name;
   EXPECT_FALSE(spec.period_given);
   EXPECT_FALSE(spec.freq_given);
-  EXPECT_FALSE(spec.call_graph);
+  EXPECT_FALSE(spec.chain_capture);
   EXPECT_EQ(spec.group_index, -1);
   EXPECT_FALSE(spec.group_leader);
   EXPECT_FALSE(spec.sample_read);

@@ -92,7 +92,7 @@ TEST_F(EventSpecTest, TermsOnGenericEvents) {
   EXPECT_EQ(period.attr.freq, 0u);
   EXPECT_TRUE(period.period_given);
   EXPECT_FALSE(period.freq_given);
-  EXPECT_FALSE(period.call_graph);
+  EXPECT_FALSE(period.chain_capture);
   EXPECT_EQ(period.name, "cpu-clock/period=100000/");
 
   const EventSpec freq = Parse("task-clock/freq=999,call-graph=fp/");
@@ -101,18 +101,18 @@ TEST_F(EventSpecTest, TermsOnGenericEvents) {
   EXPECT_EQ(freq.attr.sample_freq, 999u);
   EXPECT_TRUE(freq.freq_given);
   EXPECT_FALSE(freq.period_given);
-  EXPECT_EQ(freq.call_graph, CallGraphMode::kFramePointer);
+  EXPECT_EQ(freq.chain_capture, ChainCapture::kFramePointer);
 
   const EventSpec cycles = Parse("cpu-cycles/period=0x10,call-graph=dwarf/:u");
   EXPECT_EQ(cycles.name, "cycles/period=0x10,call-graph=dwarf/:u");
   EXPECT_EQ(cycles.attr.type, PERF_TYPE_HARDWARE);
   EXPECT_EQ(cycles.attr.sample_period, 16u);
-  EXPECT_EQ(cycles.call_graph, CallGraphMode::kDwarf);
+  EXPECT_EQ(cycles.chain_capture, ChainCapture::kDwarf);
   EXPECT_EQ(cycles.attr.exclude_kernel, 1u);
   // perf also takes modifiers right after the closing slash.
   EXPECT_EQ(Parse("cycles/period=7/k").attr.exclude_user, 1u);
 
-  EXPECT_EQ(Parse("cycles/call-graph=no/").call_graph, CallGraphMode::kNone);
+  EXPECT_EQ(Parse("cycles/call-graph=no/").chain_capture, ChainCapture::kNone);
   EXPECT_EQ(Parse("cycles/name=mine/").name, "mine");
   EXPECT_EQ(Parse("sched:sched_switch/period=1/").attr.sample_period, 1u);
   EXPECT_EQ(Parse("L1-dcache-loads/period=5/").attr.sample_period, 5u);
@@ -139,12 +139,12 @@ TEST_F(EventSpecTest, TermsOnGenericEvents) {
 // graphs, rounded up to a multiple of 8 as the kernel requires.
 TEST_F(EventSpecTest, StackSizeTerm) {
   const EventSpec dwarf = Parse("cpu-clock/call-graph=dwarf,stack-size=4096/");
-  EXPECT_EQ(dwarf.call_graph, CallGraphMode::kDwarf);
+  EXPECT_EQ(dwarf.chain_capture, ChainCapture::kDwarf);
   EXPECT_EQ(dwarf.stack_size, 4096u);
   EXPECT_EQ(dwarf.name, "cpu-clock/call-graph=dwarf,stack-size=4096/");
   // Alone it changes the recording's size (checked when the events open).
   const EventSpec alone = Parse("cpu-clock/stack-size=1001/");
-  EXPECT_FALSE(alone.call_graph);
+  EXPECT_FALSE(alone.chain_capture);
   EXPECT_EQ(alone.stack_size, 1008u);
   EXPECT_EQ(Parse("cpu-clock/stack-size=0x100/").stack_size, 256u);
   EXPECT_EQ(Parse("cpu-clock/stack-size=65528/").stack_size, 65528u);

@@ -14,7 +14,7 @@
 
 #include "report/json_printer.h"
 #include "report/report_options.h"
-#include "report/text_printer.h"
+#include "report/text_header.h"
 
 namespace sample::report {
 namespace {

@@ -16,6 +16,7 @@
 #include "report/event_sections.h"
 #include "report/report_options.h"
 #include "report/script_view.h"
+#include "report/text_script.h"
 
 namespace sample::report {
 namespace {

@@ -1,7 +1,7 @@
 // Tests for --call-graph's syntax and the attrs each mode sets: the stack
 // size rules are the kernel's (a multiple of 8 below 65535), the register
 // masks those of user_regs.h.
-#include "libsample/perf/call_graph_mode.h"
+#include "libsample/perf/chain_capture.h"
 
 #include <linux/perf_event.h>
 
@@ -15,30 +15,30 @@ using ::testing::HasSubstr;
 
 constexpr uint64_t kBaseSampleType = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID;
 
-CallGraphOptions Parsed(std::string_view text) {
-  auto options = ParseCallGraph(text);
+ChainCaptureOptions Parsed(std::string_view text) {
+  auto options = ParseChainCapture(text);
   EXPECT_TRUE(options) << text << ": " << options.error().message;
-  return options.value_or(CallGraphOptions{});
+  return options.value_or(ChainCaptureOptions{});
 }
 
 std::string Error(std::string_view text) {
-  auto options = ParseCallGraph(text);
+  auto options = ParseChainCapture(text);
   EXPECT_FALSE(options) << text;
   return options ? std::string() : options.error().message;
 }
 
-TEST(CallGraphModeTest, ParsesPerfModes) {
-  EXPECT_EQ(Parsed("no"), CallGraphOptions{});
-  EXPECT_EQ(Parsed("fp"), (CallGraphOptions{CallGraphMode::kFramePointer, false, 0}));
-  EXPECT_EQ(Parsed("fp,leaf"), (CallGraphOptions{CallGraphMode::kFramePointer, true, 512}));
-  EXPECT_EQ(Parsed("fp,leaf,1024"), (CallGraphOptions{CallGraphMode::kFramePointer, true, 1024}));
-  EXPECT_EQ(Parsed("dwarf"), (CallGraphOptions{CallGraphMode::kDwarf, false, 8192}));
-  EXPECT_EQ(Parsed("dwarf,16384"), (CallGraphOptions{CallGraphMode::kDwarf, false, 16384}));
-  EXPECT_EQ(DefaultCallGraph(CallGraphMode::kDwarf), Parsed("dwarf"));
-  EXPECT_EQ(DefaultCallGraph(CallGraphMode::kFramePointer), Parsed("fp"));
+TEST(ChainCaptureTest, ParsesPerfModes) {
+  EXPECT_EQ(Parsed("no"), ChainCaptureOptions{});
+  EXPECT_EQ(Parsed("fp"), (ChainCaptureOptions{ChainCapture::kFramePointer, false, 0}));
+  EXPECT_EQ(Parsed("fp,leaf"), (ChainCaptureOptions{ChainCapture::kFramePointer, true, 512}));
+  EXPECT_EQ(Parsed("fp,leaf,1024"), (ChainCaptureOptions{ChainCapture::kFramePointer, true, 1024}));
+  EXPECT_EQ(Parsed("dwarf"), (ChainCaptureOptions{ChainCapture::kDwarf, false, 8192}));
+  EXPECT_EQ(Parsed("dwarf,16384"), (ChainCaptureOptions{ChainCapture::kDwarf, false, 16384}));
+  EXPECT_EQ(DefaultChainCapture(ChainCapture::kDwarf), Parsed("dwarf"));
+  EXPECT_EQ(DefaultChainCapture(ChainCapture::kFramePointer), Parsed("fp"));
 }
 
-TEST(CallGraphModeTest, StackSizesAreRoundedUpToEightAndBounded) {
+TEST(ChainCaptureTest, StackSizesAreRoundedUpToEightAndBounded) {
   EXPECT_EQ(Parsed("dwarf,1").stack_size, 8u);
   EXPECT_EQ(Parsed("dwarf,4097").stack_size, 4104u);
   EXPECT_EQ(Parsed("dwarf,65528").stack_size, 65528u);
@@ -58,7 +58,7 @@ TEST(CallGraphModeTest, StackSizesAreRoundedUpToEightAndBounded) {
   EXPECT_EQ(ParseStackSize("8192").value(), 8192u);
 }
 
-TEST(CallGraphModeTest, RejectsOtherSpellings) {
+TEST(ChainCaptureTest, RejectsOtherSpellings) {
   for (const char* text :
        {"", "fp,", "fp,8192", "fp,leaf,1,2", "dwarf,8,9", "no,1", "DWARF", "leaf", "dwarf leaf"}) {
     EXPECT_THAT(Error(text), HasSubstr("expected fp, fp,leaf[,SIZE], dwarf[,SIZE] or no")) << text;
@@ -66,15 +66,15 @@ TEST(CallGraphModeTest, RejectsOtherSpellings) {
   EXPECT_THAT(Error("lbr"), HasSubstr("not supported"));
 }
 
-perf_event_attr Applied(const CallGraphOptions& options, Arch arch) {
+perf_event_attr Applied(const ChainCaptureOptions& options, Arch arch) {
   perf_event_attr attr{};
   attr.sample_type = kBaseSampleType;
-  auto applied = ApplyCallGraph(options, arch, &attr);
+  auto applied = ApplyChainCapture(options, arch, &attr);
   EXPECT_TRUE(applied) << applied.error().message;
   return attr;
 }
 
-TEST(CallGraphModeTest, DwarfCopiesRegistersAndStackAndLeavesUserChainsOut) {
+TEST(ChainCaptureTest, DwarfCopiesRegistersAndStackAndLeavesUserChainsOut) {
   const perf_event_attr attr = Applied(Parsed("dwarf,4096"), Arch::kX86_64);
   EXPECT_EQ(attr.sample_type, kBaseSampleType | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
                                   PERF_SAMPLE_STACK_USER);
@@ -85,7 +85,7 @@ TEST(CallGraphModeTest, DwarfCopiesRegistersAndStackAndLeavesUserChainsOut) {
             UnwindRegsMask(Arch::kAarch64));
 }
 
-TEST(CallGraphModeTest, LeafKeepsTheUserChainAndCopiesLittle) {
+TEST(ChainCaptureTest, LeafKeepsTheUserChainAndCopiesLittle) {
   const perf_event_attr attr = Applied(Parsed("fp,leaf"), Arch::kX86_64);
   EXPECT_EQ(attr.sample_type, kBaseSampleType | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
                                   PERF_SAMPLE_STACK_USER);
@@ -94,7 +94,7 @@ TEST(CallGraphModeTest, LeafKeepsTheUserChainAndCopiesLittle) {
   EXPECT_EQ(attr.exclude_callchain_user, 0u);
 }
 
-TEST(CallGraphModeTest, FramePointersAndNoneTouchOnlyTheCallchainBit) {
+TEST(ChainCaptureTest, FramePointersAndNoneTouchOnlyTheCallchainBit) {
   const perf_event_attr fp = Applied(Parsed("fp"), Arch::kUnknown);
   EXPECT_EQ(fp.sample_type, kBaseSampleType | PERF_SAMPLE_CALLCHAIN);
   EXPECT_EQ(fp.sample_regs_user, 0u);
@@ -102,34 +102,34 @@ TEST(CallGraphModeTest, FramePointersAndNoneTouchOnlyTheCallchainBit) {
   EXPECT_EQ(fp.exclude_callchain_user, 0u);
   // Applying "no" over a dwarf attr clears everything dwarf set.
   perf_event_attr attr = Applied(Parsed("dwarf"), Arch::kX86_64);
-  ASSERT_TRUE(ApplyCallGraph(CallGraphOptions{}, Arch::kX86_64, &attr));
+  ASSERT_TRUE(ApplyChainCapture(ChainCaptureOptions{}, Arch::kX86_64, &attr));
   EXPECT_EQ(attr.sample_type, kBaseSampleType);
   EXPECT_EQ(attr.sample_regs_user, 0u);
   EXPECT_EQ(attr.sample_stack_user, 0u);
   EXPECT_EQ(attr.exclude_callchain_user, 0u);
 }
 
-TEST(CallGraphModeTest, UnknownArchitectureCannotCopyRegisters) {
+TEST(ChainCaptureTest, UnknownArchitectureCannotCopyRegisters) {
   perf_event_attr attr{};
-  auto dwarf = ApplyCallGraph(Parsed("dwarf"), Arch::kUnknown, &attr);
+  auto dwarf = ApplyChainCapture(Parsed("dwarf"), Arch::kUnknown, &attr);
   ASSERT_FALSE(dwarf);
   EXPECT_THAT(dwarf.error().message, HasSubstr("dwarf call graphs need this architecture's"));
   EXPECT_THAT(dwarf.error().message, HasSubstr("--call-graph fp"));
-  auto leaf = ApplyCallGraph(Parsed("fp,leaf"), Arch::kUnknown, &attr);
+  auto leaf = ApplyChainCapture(Parsed("fp,leaf"), Arch::kUnknown, &attr);
   ASSERT_FALSE(leaf);
   EXPECT_THAT(leaf.error().message, HasSubstr("fp,leaf call graphs"));
 }
 
-TEST(CallGraphModeTest, RecordedAttrsSayWhichModeMadeThem) {
+TEST(ChainCaptureTest, RecordedAttrsSayWhichModeMadeThem) {
   for (const char* text : {"no", "fp", "fp,leaf", "fp,leaf,64", "dwarf", "dwarf,65528"}) {
-    EXPECT_EQ(CallGraphFromAttr(Applied(Parsed(text), Arch::kX86_64)), Parsed(text)) << text;
+    EXPECT_EQ(ChainCaptureFromAttr(Applied(Parsed(text), Arch::kX86_64)), Parsed(text)) << text;
   }
-  EXPECT_EQ(DescribeCallGraph(Parsed("no")), "no");
-  EXPECT_EQ(DescribeCallGraph(Parsed("fp")), "fp");
-  EXPECT_EQ(DescribeCallGraph(Parsed("fp,leaf")), "fp,leaf (512 bytes of user stack)");
-  EXPECT_EQ(DescribeCallGraph(Parsed("dwarf")), "dwarf (8192 bytes of user stack)");
-  EXPECT_EQ(CallGraphName(Parsed("dwarf,64")), "dwarf");
-  EXPECT_EQ(CallGraphName(Parsed("fp,leaf")), "fp,leaf");
+  EXPECT_EQ(DescribeChainCapture(Parsed("no")), "no");
+  EXPECT_EQ(DescribeChainCapture(Parsed("fp")), "fp");
+  EXPECT_EQ(DescribeChainCapture(Parsed("fp,leaf")), "fp,leaf (512 bytes of user stack)");
+  EXPECT_EQ(DescribeChainCapture(Parsed("dwarf")), "dwarf (8192 bytes of user stack)");
+  EXPECT_EQ(ChainCaptureName(Parsed("dwarf,64")), "dwarf");
+  EXPECT_EQ(ChainCaptureName(Parsed("fp,leaf")), "fp,leaf");
 }
 
 }  // namespace

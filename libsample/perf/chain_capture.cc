@@ -1,4 +1,4 @@
-#include "libsample/perf/call_graph_mode.h"
+#include "libsample/perf/chain_capture.h"
 
 #include <charconv>
 #include <optional>
@@ -13,15 +13,15 @@ namespace {
 
 constexpr std::string_view kExpected = "expected fp, fp,leaf[,SIZE], dwarf[,SIZE] or no";
 
-constexpr uint64_t kCallGraphSampleBits =
+constexpr uint64_t kChainCaptureSampleBits =
     PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 
 }  // namespace
 
-CallGraphOptions DefaultCallGraph(CallGraphMode mode) {
-  CallGraphOptions options;
+ChainCaptureOptions DefaultChainCapture(ChainCapture mode) {
+  ChainCaptureOptions options;
   options.mode = mode;
-  if (mode == CallGraphMode::kDwarf) options.stack_size = kDefaultDwarfStackSize;
+  if (mode == ChainCapture::kDwarf) options.stack_size = kDefaultDwarfStackSize;
   return options;
 }
 
@@ -52,20 +52,20 @@ Result<uint32_t> ParseStackSize(std::string_view text) {
   return CheckStackSize(bytes);
 }
 
-Result<CallGraphOptions> ParseCallGraph(std::string_view text) {
+Result<ChainCaptureOptions> ParseChainCapture(std::string_view text) {
   const std::vector<std::string_view> parts = SplitCommaList(text);
   const std::string_view mode = parts[0];
   std::optional<std::string_view> size;
-  CallGraphOptions options;
+  ChainCaptureOptions options;
   if (mode == "no" && parts.size() == 1) return options;
-  if (mode == "fp" && parts.size() == 1) return DefaultCallGraph(CallGraphMode::kFramePointer);
+  if (mode == "fp" && parts.size() == 1) return DefaultChainCapture(ChainCapture::kFramePointer);
   if (mode == "fp" && parts[1] == "leaf" && parts.size() <= 3) {
-    options.mode = CallGraphMode::kFramePointer;
+    options.mode = ChainCapture::kFramePointer;
     options.leaf = true;
     options.stack_size = kDefaultLeafStackSize;
     if (parts.size() == 3) size = parts[2];
   } else if (mode == "dwarf" && parts.size() <= 2) {
-    options = DefaultCallGraph(CallGraphMode::kDwarf);
+    options = DefaultChainCapture(ChainCapture::kDwarf);
     if (parts.size() == 2) size = parts[1];
   } else if (mode == "lbr") {
     return Fail(fmt::format(
@@ -81,15 +81,16 @@ Result<CallGraphOptions> ParseCallGraph(std::string_view text) {
   return options;
 }
 
-Result<void> ApplyCallGraph(const CallGraphOptions& options, Arch arch, perf_event_attr* attr) {
-  attr->sample_type &= ~kCallGraphSampleBits;
+Result<void> ApplyChainCapture(const ChainCaptureOptions& options, Arch arch,
+                               perf_event_attr* attr) {
+  attr->sample_type &= ~kChainCaptureSampleBits;
   attr->sample_regs_user = 0;
   attr->sample_stack_user = 0;
   attr->exclude_callchain_user = 0;
-  if (options.mode == CallGraphMode::kNone) return {};
+  if (options.mode == ChainCapture::kNone) return {};
   attr->sample_type |= PERF_SAMPLE_CALLCHAIN;
-  if (options.mode == CallGraphMode::kFramePointer && !options.leaf) return {};
-  const bool dwarf = options.mode == CallGraphMode::kDwarf;
+  if (options.mode == ChainCapture::kFramePointer && !options.leaf) return {};
+  const bool dwarf = options.mode == ChainCapture::kDwarf;
   const uint64_t regs = dwarf ? UnwindRegsMask(arch) : LeafRegsMask(arch);
   if (regs == 0) {
     return Fail(fmt::format(
@@ -108,14 +109,14 @@ Result<void> ApplyCallGraph(const CallGraphOptions& options, Arch arch, perf_eve
   return {};
 }
 
-CallGraphOptions CallGraphFromAttr(const perf_event_attr& attr) {
-  CallGraphOptions options;
+ChainCaptureOptions ChainCaptureFromAttr(const perf_event_attr& attr) {
+  ChainCaptureOptions options;
   if ((attr.sample_type & PERF_SAMPLE_CALLCHAIN) == 0) return options;
-  options.mode = CallGraphMode::kFramePointer;
+  options.mode = ChainCapture::kFramePointer;
   const uint64_t user_bits = PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
   if ((attr.sample_type & user_bits) != user_bits) return options;
   if (attr.exclude_callchain_user) {
-    options.mode = CallGraphMode::kDwarf;
+    options.mode = ChainCapture::kDwarf;
   } else {
     options.leaf = true;
   }
@@ -123,21 +124,21 @@ CallGraphOptions CallGraphFromAttr(const perf_event_attr& attr) {
   return options;
 }
 
-std::string_view CallGraphName(const CallGraphOptions& options) {
+std::string_view ChainCaptureName(const ChainCaptureOptions& options) {
   switch (options.mode) {
-    case CallGraphMode::kNone:
+    case ChainCapture::kNone:
       break;
-    case CallGraphMode::kFramePointer:
+    case ChainCapture::kFramePointer:
       return options.leaf ? "fp,leaf" : "fp";
-    case CallGraphMode::kDwarf:
+    case ChainCapture::kDwarf:
       return "dwarf";
   }
   return "no";
 }
 
-std::string DescribeCallGraph(const CallGraphOptions& options) {
-  if (options.stack_size == 0) return std::string(CallGraphName(options));
-  return fmt::format("{} ({} bytes of user stack)", CallGraphName(options), options.stack_size);
+std::string DescribeChainCapture(const ChainCaptureOptions& options) {
+  if (options.stack_size == 0) return std::string(ChainCaptureName(options));
+  return fmt::format("{} ({} bytes of user stack)", ChainCaptureName(options), options.stack_size);
 }
 
 }  // namespace sample

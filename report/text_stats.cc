@@ -1,0 +1,67 @@
+// Text of --stats: the loader's counts (records by type, per CPU, every
+// problem counter), then the unwinder's and where symbols came from.
+#include "report/text_stats.h"
+
+#include <fmt/format.h>
+
+#include "report/text_header.h"
+
+namespace sample::report {
+
+std::string FormatStatsText(const HeaderView& h, const LoadStats& stats) {
+  std::string out = "Aggregated stats:\n";
+  out += fmt::format("{:>20} events: {:>10}\n", "TOTAL", stats.records);
+  for (uint32_t type = 0; type < stats.records_by_type.size(); ++type) {
+    const uint64_t n = stats.records_by_type[type];
+    if (n == 0) continue;
+    out += fmt::format("{:>20} events: {:>10}  ({:4.1f}%)\n", RecordTypeName(type), n,
+                       100.0 * static_cast<double>(n) / static_cast<double>(stats.records));
+  }
+  out += "\nPer CPU:\n";
+  for (const auto& [cpu, counts] : stats.per_cpu) {
+    out += fmt::format("{:>20}: {:>10} samples, {} lost in {} LOST records\n",
+                       fmt::format("cpu {}", cpu), counts.samples, counts.lost_samples,
+                       counts.lost_records);
+  }
+  out += "\nProblems:\n";
+  auto row = [&](std::string_view what, uint64_t n, std::string_view note = "") {
+    out += fmt::format("{:>20}: {:>10}{}\n", what, n, note);
+  };
+  row("lost samples", stats.lost_samples);
+  row("malformed records", stats.malformed_records);
+  row("bad chunks skipped", stats.bad_chunks);
+  row("unknown event ids", stats.unknown_event_records);
+  row("unknown group reads", stats.unknown_group_reads);
+  row("unknown frames", stats.unknown_frames, fmt::format(" of {} frames", stats.frames));
+  row("missing binaries", stats.missing_binaries);
+  row("mismatched binaries", stats.mismatched_binaries);
+  const UnwindStats& unwind = stats.unwind;
+  if (unwind.dwarf_samples != 0) {
+    out += "\nDWARF unwinding:\n";
+    row("samples unwound", unwind.dwarf_samples,
+        fmt::format(", {} user frames", unwind.dwarf_frames));
+    for (size_t i = 0; i < unwind.stops.size(); ++i) {
+      if (unwind.stops[i] == 0) continue;
+      row(fmt::format("ended: {}", UnwindStopName(static_cast<UnwindStop>(i))), unwind.stops[i]);
+    }
+    if (unwind.missing_binaries != 0) row("binaries not found", unwind.missing_binaries);
+    if (unwind.unopened_modules != 0) row("binaries not opened", unwind.unopened_modules);
+    row("walks, cached rules", unwind.cached_walks);
+    row("walks, libdw", unwind.libdw_walks);
+  }
+  if (unwind.leaf_samples != 0) {
+    out += "\nLeaf check (fp,leaf):\n";
+    row("samples checked", unwind.leaf_samples);
+    row("callers inserted", unwind.leaf_callers_inserted);
+  }
+  if (!stats.symbol_sources.empty()) {
+    out += "\nSymbols from:\n";
+    for (const auto& [path, source] : stats.symbol_sources) {
+      out += fmt::format("  {}: {}\n", path, source);
+    }
+  }
+  out += fmt::format("\nFile: {}\n", FileStateText(h));
+  return out;
+}
+
+}  // namespace sample::report
