@@ -8,15 +8,10 @@
 #include "libsample/perf/perf_record.h"
 #include "libsample/symbols/elf_symbols.h"
 #include "libsample/symbols/kallsyms.h"
+#include "libsample/symbols/recorded_binary.h"
 #include "record/vdso_image.h"
 
 namespace sample::record {
-namespace {
-
-// The name the kernel gives the vDSO's mapping in MMAP2 records and maps.
-constexpr std::string_view kVdsoPath = "[vdso]";
-
-}  // namespace
 
 void PostmortemFacts::AddBinary(std::string_view path) {
   // Only real files have build-ids: skip //anon, memfd: and such. The

@@ -11,6 +11,8 @@
 
 #include <fmt/format.h>
 
+#include "libsample/symbols/recorded_binary.h"
+
 namespace sample::record {
 namespace {
 
@@ -27,7 +29,7 @@ Result<uintptr_t> MappingEnd(uintptr_t start) {
     if (ec != std::errc() || from != start || dash == end || *dash != '-') continue;
     auto [rest, ec2] = std::from_chars(dash + 1, end, to, 16);
     if (ec2 != std::errc() || to <= from) continue;
-    if (std::string_view(rest, end - rest).find("[vdso]") == std::string_view::npos) {
+    if (std::string_view(rest, end - rest).find(kVdsoPath) == std::string_view::npos) {
       return Fail(fmt::format("/proc/self/maps: the mapping at {:#x} is not [vdso]", start));
     }
     return to;

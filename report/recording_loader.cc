@@ -123,6 +123,8 @@ void Loader::ReadRecords(unsigned jobs) {
     FlushUnwinding();  // the batch's bytes go away with the next one
   }
   out_.stats.unwind = unwinding_->stats();
+  out_.warnings.insert(out_.warnings.end(), unwinding_->warnings().begin(),
+                       unwinding_->warnings().end());
   unwinding_.reset();
   const RecordStreamStats& stream_stats = stream.stats();
   out_.stats.bad_chunks += stream_stats.bad_chunks;

@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <memory>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -61,6 +62,17 @@ Result<SampleFilter> MakeFilter(const FilterText& text, const Profile& profile) 
   return SampleFilter(std::move(options));
 }
 
+// `warnings` without repeats, in first-seen order: stages that look at the
+// same binary (unwinding, symbolization) say the same thing about it.
+std::vector<std::string> WithoutRepeats(std::vector<std::string> warnings) {
+  std::unordered_set<std::string> seen;
+  std::vector<std::string> out;
+  for (std::string& warning : warnings) {
+    if (seen.insert(warning).second) out.push_back(std::move(warning));
+  }
+  return out;
+}
+
 }  // namespace
 
 Result<ReportOutput> RunReport(const ReportOptions& options) {
@@ -85,7 +97,7 @@ Result<ReportOutput> RunReport(const ReportOptions& options) {
   } else {
     printer->Sections(BuildEventSections(recording, options.view, filter));
   }
-  return ReportOutput{printer->Finish(), std::move(recording.warnings)};
+  return ReportOutput{printer->Finish(), WithoutRepeats(std::move(recording.warnings))};
 }
 
 }  // namespace sample::report

@@ -5,7 +5,6 @@
 #include <thread>
 
 #include "libsample/symbols/elf_file.h"
-#include "libsample/symbols/elf_symbols.h"
 
 namespace sample::report {
 namespace {
@@ -39,11 +38,13 @@ StackMode StackModeOf(const perf_event_attr& attr) {
 
 StackUnwinding::StackUnwinding(const StackUnwindingOptions& options, const ProcessTable& processes,
                                const format::Metadata& build_ids)
-    : options_(options), processes_(processes), build_ids_(build_ids), finder_([&] {
-        DebugFileFinderOptions finder_options;
-        finder_options.symfs = options.symfs;
-        finder_options.use_debuginfod = false;
-        return finder_options;
+    : options_(options), processes_(processes), build_ids_(build_ids), locator_([&] {
+        BinaryLocatorOptions locator_options;
+        locator_options.symfs = options.symfs;
+        locator_options.force = options.force;
+        locator_options.use_debuginfod = false;
+        locator_options.vdso_image = options.vdso_image;
+        return locator_options;
       }()) {
   unwinders_.resize(std::max(1u, options_.jobs));
 }
@@ -55,29 +56,15 @@ const StackUnwinding::ResolvedBinary& StackUnwinding::Resolve(uint32_t dso) {
   if (!inserted) return it->second;
   const std::string& path = processes_.DsoPath(dso);
   const auto recorded = format::FindMetadata(build_ids_, path);
-  if (path == "[vdso]") {
-    // The image the recording carries, if it is the one recorded (a
-    // different one would step with the wrong CFI).
-    if (options_.vdso_image.empty()) return it->second;
-    if (!vdso_file_) {
-      auto file = MemoryFile::Create("vdso", options_.vdso_image);
-      if (!file) return it->second;
-      vdso_file_.emplace(std::move(*file));
-    }
-    const auto id = ReadElfBuildId(vdso_file_->path());
-    if (options_.force || !recorded || recorded->empty() || (id && *id == *recorded)) {
-      it->second.binary = vdso_file_->path();
-    }
-    return it->second;
-  }
-  if (path.empty() || path[0] != '/') return it->second;  // //anon, [heap], ...
-  const FoundFiles found = finder_.Find(path, recorded.value_or(""));
-  if (!found.binary.empty()) {
-    it->second.binary = found.binary;
-    it->second.debug = found.debug;
-  } else if (options_.force && !found.mismatched_binary.empty()) {
-    it->second.binary = found.mismatched_binary;
-  } else {
+  const LocatedBinary located = locator_.Locate(path, recorded.value_or(""));
+  it->second.binary = located.binary;
+  it->second.debug = located.debug;
+  // Only what is said of a binary read all the same (--force) is for the
+  // user here; of one left out, the symbolizer speaks if its frames go
+  // unnamed. The report prints the symbolizer's same words once.
+  if (!located.binary.empty()) {
+    warnings_.insert(warnings_.end(), located.warnings.begin(), located.warnings.end());
+  } else if (path.starts_with('/')) {
     ++stats_.missing_binaries;
   }
   return it->second;

@@ -20,7 +20,8 @@
 // process table as it is when Flush calls back.
 //
 // Owns the unwinders, the per-process module lists and the binary lookups
-// (build-id checked, never debuginfod: that is the symbolizer's job).
+// (BinaryLocator: build-id checked, never debuginfod: that is the
+// symbolizer's job).
 #pragma once
 
 #include <linux/perf_event.h>
@@ -39,10 +40,9 @@
 #include <vector>
 
 #include "formats/chunk_codec.h"
-#include "libsample/memory_file.h"
 #include "libsample/model/process_table.h"
 #include "libsample/perf/perf_record.h"
-#include "libsample/symbols/debug_file_finder.h"
+#include "libsample/symbols/recorded_binary.h"
 #include "libsample/unwind/dwarf_unwinder.h"
 
 namespace sample::report {
@@ -96,6 +96,9 @@ class StackUnwinding {
   void Flush(const std::function<void(size_t, std::span<const uint64_t>)>& done);
 
   const UnwindStats& stats() const { return stats_; }
+  // Said about binaries used all the same (a build-id mismatch under
+  // --force), once per binary.
+  const std::vector<std::string>& warnings() const { return warnings_; }
 
  private:
   struct Item {
@@ -126,8 +129,7 @@ class StackUnwinding {
   StackUnwindingOptions options_;
   const ProcessTable& processes_;
   const format::Metadata& build_ids_;
-  DebugFileFinder finder_;
-  std::optional<MemoryFile> vdso_file_;   // the image, for libdw, once needed
+  BinaryLocator locator_;                 // owns the [vdso] image's file, which libdw reads
   std::vector<DwarfUnwinder> unwinders_;  // one per job
   std::vector<Item> queue_;
   std::unordered_set<uint32_t> queued_pids_;
@@ -138,6 +140,7 @@ class StackUnwinding {
   // (dso, start, pgoff) -> load bias; nullopt when the file is unreadable.
   std::map<std::tuple<uint32_t, uint64_t, uint64_t>, std::optional<uint64_t>> biases_;
   UnwindStats stats_;
+  std::vector<std::string> warnings_;
 };
 
 }  // namespace sample::report

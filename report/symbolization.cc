@@ -11,12 +11,11 @@
 
 #include <fmt/format.h>
 
-#include "libsample/memory_file.h"
 #include "libsample/model/process_table.h"
 #include "libsample/symbols/binary_symbolizer.h"
-#include "libsample/symbols/debug_file_finder.h"
 #include "libsample/symbols/kallsyms.h"
 #include "libsample/symbols/perf_map.h"
+#include "libsample/symbols/recorded_binary.h"
 
 namespace sample::report {
 namespace {
@@ -39,14 +38,6 @@ std::string SourceLine(const SymbolFrame& frame) {
 bool IsPerfMapPath(const std::string& path) {
   return path.starts_with("/tmp/perf-") && path.ends_with(".map");
 }
-
-// What one binary contributes: its locations' frames and what happened.
-struct BinaryOutcome {
-  std::string source;  // for symbol_sources
-  std::vector<std::string> warnings;
-  bool mismatched = false;
-  bool missing = false;
-};
 
 // Fills the frames of each of `location_ids` (file offsets in the binary)
 // from `symbolizer`; every location gets an [unknown] frame when it is
@@ -97,50 +88,26 @@ class BinaryWork {
         options_(options),
         per_location_(per_location) {}
 
-  BinaryOutcome Run(DebugFileFinder& finder, uint32_t dso,
+  // Locates the binary of `dso` with `locator`, then fills the frames of
+  // its locations.
+  LocatedBinary Run(BinaryLocator& locator, uint32_t dso,
                     const std::vector<uint32_t>& location_ids) const {
-    BinaryOutcome outcome;
     const std::string& path = dso_paths_[dso];
     const auto recorded = format::FindMetadata(build_ids_, path);
-    const std::string recorded_id = recorded ? *recorded : std::string();
-    const FoundFiles found = finder.Find(path, recorded_id);
-    std::string binary = found.binary;
-    std::string debug = found.debug;
-    if (binary.empty() && !found.mismatched_binary.empty()) {
-      outcome.mismatched = true;
-      const std::string seen =
-          found.mismatched_build_id.empty() ? "none" : found.mismatched_build_id;
-      if (options_.force) {
-        outcome.warnings.push_back(
-            fmt::format("{} has build-id {} but the recording saw {}; used anyway (--force)", path,
-                        seen, recorded_id));
-        binary = found.mismatched_binary;
-        debug.clear();
-      } else {
-        outcome.warnings.push_back(fmt::format(
-            "{} has build-id {} but the recording saw {}; its frames are shown as [unknown] "
-            "(--force uses it anyway)",
-            path, seen, recorded_id));
-      }
-    }
+    LocatedBinary located = locator.Locate(path, recorded.value_or(""));
     std::optional<BinarySymbolizer> symbolizer;
-    if (!binary.empty()) {
-      auto opened = BinarySymbolizer::Open(binary, debug);
+    if (!located.binary.empty()) {
+      auto opened = BinarySymbolizer::Open(located.binary, located.debug);
       if (opened) {
         symbolizer = std::move(*opened);
-        outcome.source = FileSourceName(found.symbol_source());
-        if (!symbolizer->dwarf_path().empty()) outcome.source += " + DWARF";
+        located.NoteOpened(!symbolizer->dwarf_path().empty());
       } else {
-        outcome.warnings.push_back(opened.error().message);
+        located.NoteUnreadable(opened.error().message);
       }
-    }
-    if (!symbolizer) {
-      if (!outcome.mismatched && path.starts_with('/')) outcome.missing = true;
-      outcome.source = outcome.mismatched ? "none: build-id differs" : "none: not found";
     }
     ResolveLocations(symbolizer ? &*symbolizer : nullptr, location_ids, locations_,
                      options_.srclines, per_location_);
-    return outcome;
+    return located;
   }
 
  private:
@@ -150,57 +117,6 @@ class BinaryWork {
   const SymbolizeOptions& options_;
   std::vector<std::vector<ResolvedFrame>>& per_location_;
 };
-
-// The name of the vDSO's mapping (the kernel's, in MMAP2 records).
-constexpr std::string_view kVdsoPath = "[vdso]";
-
-// Frames in the [vdso]. The image is on no disk: the recording carries the
-// recording host's copy, checked against the build-id recorded for
-// "[vdso]" as a binary on disk would be.
-BinaryOutcome SymbolizeVdso(const std::vector<uint32_t>& location_ids,
-                            const std::vector<Location>& locations,
-                            const format::Metadata& build_ids, const SymbolizeOptions& options,
-                            std::vector<std::vector<ResolvedFrame>>& per_location) {
-  BinaryOutcome outcome;
-  std::optional<BinarySymbolizer> symbolizer;
-  if (options.vdso_image.empty()) {
-    outcome.source = "none: not in the recording";
-  } else {
-    // libelf and libdw read files: the image goes through an in-memory one.
-    auto file = MemoryFile::Create("vdso", options.vdso_image);
-    auto opened = file ? BinarySymbolizer::Open(file->path()) : tl::unexpected(file.error());
-    const auto recorded = format::FindMetadata(build_ids, std::string(kVdsoPath));
-    if (!opened) {
-      outcome.warnings.push_back(
-          fmt::format("the recording's [vdso] image is unreadable: {}", opened.error().message));
-      outcome.source = "none: unreadable image";
-    } else if (const std::string& id = opened->elf_symbols().build_id();
-               recorded && !recorded->empty() && *recorded != id) {
-      outcome.mismatched = true;
-      const std::string seen = id.empty() ? "none" : id;
-      if (options.force) {
-        outcome.warnings.push_back(fmt::format(
-            "the recording's [vdso] image has build-id {} but the recording saw {}; used anyway "
-            "(--force)",
-            seen, *recorded));
-        symbolizer = std::move(*opened);
-        outcome.source = "recorded image (build-id differs)";
-      } else {
-        outcome.warnings.push_back(fmt::format(
-            "the recording's [vdso] image has build-id {} but the recording saw {}; its frames "
-            "are shown as [unknown] (--force uses it anyway)",
-            seen, *recorded));
-        outcome.source = "none: build-id differs";
-      }
-    } else {
-      symbolizer = std::move(*opened);
-      outcome.source = "recorded image";
-    }
-  }
-  ResolveLocations(symbolizer ? &*symbolizer : nullptr, location_ids, locations, options.srclines,
-                   per_location);
-  return outcome;
-}
 
 // One progress line for debuginfod downloads, shared by the worker threads.
 class ProgressLine {
@@ -237,7 +153,7 @@ SymbolizeResult SymbolizeLocations(const std::vector<Location>& locations,
   std::vector<std::vector<ResolvedFrame>> per_location(locations.size());
   std::map<uint32_t, std::vector<uint32_t>> binaries;  // dso -> location ids
   std::map<uint32_t, std::vector<uint32_t>> perf_maps;
-  std::vector<uint32_t> vdso_ids;
+  std::map<uint32_t, std::vector<uint32_t>> vdsos;
   const std::vector<KernelSymbol> kernel =
       options.names ? ParseKallsyms(kernel_symbols) : std::vector<KernelSymbol>{};
   bool any_kernel = false;
@@ -260,7 +176,7 @@ SymbolizeResult SymbolizeLocations(const std::vector<Location>& locations,
     } else if (IsPerfMapPath(dso_paths[loc.dso])) {
       perf_maps[loc.dso].push_back(i);
     } else if (dso_paths[loc.dso] == kVdsoPath) {
-      vdso_ids.push_back(i);
+      vdsos[loc.dso].push_back(i);
     } else {
       binaries[loc.dso].push_back(i);
     }
@@ -296,9 +212,23 @@ SymbolizeResult SymbolizeLocations(const std::vector<Location>& locations,
     }
   }
 
-  if (!vdso_ids.empty()) {
-    BinaryOutcome o = SymbolizeVdso(vdso_ids, locations, build_ids, options, per_location);
-    result.symbol_sources.emplace_back(kVdsoPath, o.source);
+  const BinaryWork binary_work(locations, dso_paths, build_ids, options, per_location);
+  ProgressLine progress;
+  BinaryLocatorOptions locator_options;
+  locator_options.symfs = options.symfs;
+  locator_options.force = options.force;
+  locator_options.use_debuginfod = options.use_debuginfod;
+  locator_options.vdso_image = options.vdso_image;
+  if (options.show_progress) {
+    locator_options.debuginfod_progress = [&progress](const DebuginfodProgress& p) {
+      progress.Show(p);
+    };
+  }
+  // The [vdso]: the image the recording stores, on this thread.
+  for (const auto& [dso, ids] : vdsos) {
+    BinaryLocator locator(locator_options);
+    const LocatedBinary o = binary_work.Run(locator, dso, ids);
+    result.symbol_sources.emplace_back(o.path, o.source);
     result.warnings.insert(result.warnings.end(), o.warnings.begin(), o.warnings.end());
     if (o.mismatched) ++result.mismatched_binaries;
   }
@@ -309,22 +239,12 @@ SymbolizeResult SymbolizeLocations(const std::vector<Location>& locations,
   std::stable_sort(work.begin(), work.end(), [](const auto& a, const auto& b) {
     return a.second->size() > b.second->size();
   });
-  std::vector<BinaryOutcome> outcomes(work.size());
-  const BinaryWork binary_work(locations, dso_paths, build_ids, options, per_location);
-  ProgressLine progress;
-  DebugFileFinderOptions finder_options;
-  finder_options.symfs = options.symfs;
-  finder_options.use_debuginfod = options.use_debuginfod;
-  if (options.show_progress) {
-    finder_options.debuginfod_progress = [&progress](const DebuginfodProgress& p) {
-      progress.Show(p);
-    };
-  }
+  std::vector<LocatedBinary> outcomes(work.size());
   std::atomic<size_t> next{0};
   auto worker = [&] {
-    DebugFileFinder finder(finder_options);
+    BinaryLocator locator(locator_options);
     for (size_t i = next++; i < work.size(); i = next++) {
-      outcomes[i] = binary_work.Run(finder, work[i].first, *work[i].second);
+      outcomes[i] = binary_work.Run(locator, work[i].first, *work[i].second);
     }
   };
   const size_t threads = std::min<size_t>(std::max(1u, options.jobs), work.size());
@@ -334,7 +254,7 @@ SymbolizeResult SymbolizeLocations(const std::vector<Location>& locations,
   for (std::thread& t : pool) t.join();
 
   for (size_t i = 0; i < work.size(); ++i) {
-    BinaryOutcome& o = outcomes[i];
+    const LocatedBinary& o = outcomes[i];
     result.symbol_sources.emplace_back(dso_paths[work[i].first], o.source);
     result.warnings.insert(result.warnings.end(), o.warnings.begin(), o.warnings.end());
     if (o.mismatched) ++result.mismatched_binaries;

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <string>
 #include <vector>
@@ -23,6 +25,7 @@ const std::string kFp = WORKLOAD_UNWIND_FP_PATH;
 const std::string kLeaf = WORKLOAD_LEAF_PATH;
 const std::string kDebugFrame = WORKLOAD_UNWIND_DEBUGFRAME_PATH;
 const std::string kVdsoClock = WORKLOAD_VDSO_CLOCK_PATH;
+const std::string kUnusedLib = FIXTURE_LIB_PATH;
 
 struct Frame {
   std::string function;  // without +offset and " (inlined)"
@@ -80,6 +83,30 @@ std::string Show(const Chain& chain) {
   std::string out;
   for (const Frame& f : chain) out += f.function + " (" + f.dso + ")\n";
   return out;
+}
+
+// Changes the first byte of `path`'s GNU build-id note in place, so the
+// file no longer has the build-id a recording saw; false if it has none.
+bool ChangeBuildId(const std::string& path) {
+  std::fstream file(path, std::ios::in | std::ios::out | std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  // The note's type (NT_GNU_BUILD_ID) and name; the build-id follows.
+  const std::string note("\x03\0\0\0GNU\0", 8);
+  const size_t at = bytes.find(note);
+  if (at == std::string::npos || at + note.size() >= bytes.size()) return false;
+  file.clear();
+  file.seekp(static_cast<std::streamoff>(at + note.size()));
+  file.put(static_cast<char>(bytes[at + note.size()] ^ 0x5a));
+  return static_cast<bool>(file.flush());
+}
+
+// How many times `needle` occurs in `text`.
+size_t Occurrences(const std::string& text, const std::string& needle) {
+  size_t count = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) {
+    ++count;
+  }
+  return count;
 }
 
 class UnwindTest : public ::testing::Test {
@@ -323,6 +350,41 @@ TEST_F(UnwindTest, LeafCheckPutsBackTheCallerAFramePointerChainSkips) {
   ASSERT_GT(leaves, 200u);
   // A sample in the leaf's own push/pop of rbp is rightly fixed; few are.
   EXPECT_GE(unchanged * 100, leaves * 95) << unchanged << " of " << leaves << "\n" << stats_;
+}
+
+TEST_F(UnwindTest, ABinaryOfAnotherBuildUsedUnderForceIsWarnedAboutOnce) {
+  // Copies of the workload (sampled, so unwinding and symbolization both
+  // read it) and of a library it maps but never runs (read by unwinding
+  // alone), whose build-ids change after recording.
+  const std::string program = dir_ / "unwind-copy";
+  const std::string library = dir_ / "libunused.so";
+  ASSERT_EQ(std::system(("cp " + ShellQuote(kNoFp) + " " + ShellQuote(program) + " && cp " +
+                         ShellQuote(kUnusedLib) + " " + ShellQuote(library))
+                            .c_str()),
+            0);
+  const std::string data = dir_ / "force.data";
+  const RunResult rec =
+      RunTool({kRecord, "-e", "cpu-clock", "-F", "2000", "--call-graph", "dwarf", "-o", data, "--",
+               "/usr/bin/env", "LD_PRELOAD=" + library, program, "chain", "0.3"},
+              dir_);
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  ASSERT_TRUE(ChangeBuildId(program));
+  ASSERT_TRUE(ChangeBuildId(library));
+
+  const RunResult forced = RunTool({kReport, "-i", data, "--force"}, dir_);
+  ASSERT_EQ(forced.exit_code, 0) << forced.err;
+  const std::string used = "; used anyway (--force)";
+  EXPECT_EQ(Occurrences(forced.err, program + " has build-id "), 1u) << forced.err;
+  EXPECT_EQ(Occurrences(forced.err, library + " has build-id "), 1u) << forced.err;
+  EXPECT_EQ(Occurrences(forced.err, used), 2u) << forced.err;
+  EXPECT_NE(forced.out.find("level_three"), std::string::npos) << forced.out;
+
+  // Not forced: only what loses frames is worth a word.
+  const RunResult refused = RunTool({kReport, "-i", data}, dir_);
+  ASSERT_EQ(refused.exit_code, 0) << refused.err;
+  EXPECT_EQ(Occurrences(refused.err, program + " has build-id "), 1u) << refused.err;
+  EXPECT_EQ(Occurrences(refused.err, library), 0u) << refused.err;
+  EXPECT_EQ(Occurrences(refused.err, used), 0u) << refused.err;
 }
 
 }  // namespace

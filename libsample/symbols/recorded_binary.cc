@@ -1,0 +1,134 @@
+#include "libsample/symbols/recorded_binary.h"
+
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "libsample/symbols/elf_symbols.h"
+
+namespace sample {
+namespace {
+
+DebugFileFinderOptions FinderOptions(const BinaryLocatorOptions& options) {
+  DebugFileFinderOptions finder;
+  finder.symfs = options.symfs;
+  finder.use_debuginfod = options.use_debuginfod;
+  finder.debuginfod_progress = options.debuginfod_progress;
+  return finder;
+}
+
+std::string IdOrNone(const std::string& id) { return id.empty() ? "none" : id; }
+
+}  // namespace
+
+void LocatedBinary::NoteOpened(bool has_dwarf) {
+  if (!is_vdso() && has_dwarf) source += " + DWARF";
+}
+
+void LocatedBinary::NoteUnreadable(const std::string& error) {
+  binary.clear();
+  debug.clear();
+  if (is_vdso()) {
+    warnings.push_back("the recording's [vdso] image is unreadable: " + error);
+    source = "none: unreadable image";
+    return;
+  }
+  warnings.push_back(error);
+  source = mismatched ? "none: build-id differs" : "none: not found";
+  missing = !mismatched;
+}
+
+BinaryLocator::BinaryLocator(BinaryLocatorOptions options)
+    : options_(std::move(options)), finder_(FinderOptions(options_)) {}
+
+LocatedBinary BinaryLocator::Locate(const std::string& path, const std::string& recorded_build_id) {
+  return path == kVdsoPath ? LocateVdso(recorded_build_id) : LocateFile(path, recorded_build_id);
+}
+
+LocatedBinary BinaryLocator::LocateFile(const std::string& path,
+                                        const std::string& recorded_build_id) {
+  LocatedBinary out;
+  out.path = path;
+  out.source = "none: not found";
+  if (!path.starts_with('/')) return out;  // [heap], [stack], memfd:..., ...
+  const FoundFiles found = finder_.Find(path, recorded_build_id);
+  if (!found.binary.empty()) {
+    out.binary = found.binary;
+    out.debug = found.debug;
+    out.source = FileSourceName(found.symbol_source());
+    return out;
+  }
+  if (found.mismatched_binary.empty()) {
+    out.missing = true;
+    return out;
+  }
+  out.mismatched = true;
+  const std::string seen = IdOrNone(found.mismatched_build_id);
+  if (!options_.force) {
+    out.warnings.push_back(fmt::format(
+        "{} has build-id {} but the recording saw {}; its frames are shown as [unknown] "
+        "(--force uses it anyway)",
+        path, seen, recorded_build_id));
+    out.source = "none: build-id differs";
+    return out;
+  }
+  out.warnings.push_back(
+      fmt::format("{} has build-id {} but the recording saw {}; used anyway (--force)", path, seen,
+                  recorded_build_id));
+  // Debug files were matched against the recorded build-id, not this
+  // file's: none is used with it.
+  out.binary = found.mismatched_binary;
+  out.source = FileSourceName(found.symbol_source());
+  return out;
+}
+
+LocatedBinary BinaryLocator::LocateVdso(const std::string& recorded_build_id) {
+  LocatedBinary out;
+  out.path = std::string(kVdsoPath);
+  if (options_.vdso_image.empty()) {
+    out.source = "none: not in the recording";
+    return out;
+  }
+  // libelf and libdw read files: the image goes through an in-memory one.
+  if (!vdso_file_ && vdso_error_.empty()) {
+    auto file = MemoryFile::Create("vdso", options_.vdso_image);
+    if (file) {
+      vdso_file_.emplace(std::move(*file));
+    } else {
+      vdso_error_ = file.error().message;
+    }
+  }
+  if (!vdso_file_) {
+    out.NoteUnreadable(vdso_error_);
+    return out;
+  }
+  auto id = ReadElfBuildId(vdso_file_->path());
+  if (!id) {
+    out.NoteUnreadable(id.error().message);
+    return out;
+  }
+  if (recorded_build_id.empty() || recorded_build_id == *id) {
+    out.binary = vdso_file_->path();
+    out.source = "recorded image";
+    return out;
+  }
+  // Another kernel's vDSO: its symbols and CFI would be the wrong ones.
+  out.mismatched = true;
+  if (!options_.force) {
+    out.warnings.push_back(fmt::format(
+        "the recording's [vdso] image has build-id {} but the recording saw {}; its frames "
+        "are shown as [unknown] (--force uses it anyway)",
+        IdOrNone(*id), recorded_build_id));
+    out.source = "none: build-id differs";
+    return out;
+  }
+  out.warnings.push_back(fmt::format(
+      "the recording's [vdso] image has build-id {} but the recording saw {}; used anyway "
+      "(--force)",
+      IdOrNone(*id), recorded_build_id));
+  out.binary = vdso_file_->path();
+  out.source = "recorded image (build-id differs)";
+  return out;
+}
+
+}  // namespace sample
