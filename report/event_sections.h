@@ -10,8 +10,8 @@
 
 #include "libsample/model/flat_profile.h"
 #include "libsample/model/sample_filter.h"
-#include "report/report_options.h"
 #include "report/recording_loader.h"
+#include "report/report_options.h"
 
 namespace sample::report {
 
