@@ -2,15 +2,14 @@
 //
 // A location is a DSO and an offset: a file offset for binaries, the
 // absolute address for the kernel, for JIT code (the pseudo-DSO
-// /tmp/perf-PID.map, as perf names it) and for unknown addresses. Each
-// binary is found once (DebugFileFinder: recorded path or --symfs, build-id
-// check, .gnu_debuglink, the build-id directory, debuginfod) and its
-// locations are looked up by one BinarySymbolizer (DWARF names, inline
-// frames, source lines; ELF symbols otherwise). Frames in the [vdso] are
-// looked up in the image the recording stores, after the same build-id
-// check. Binaries are spread over `jobs` threads, each with its own finder
-// and symbolizers (libdw is not thread-safe); the kernel, JIT maps and the
-// [vdso] are done on the calling thread.
+// /tmp/perf-PID.map, as perf names it) and for unknown addresses.
+// SymbolizeLocations groups the locations by DSO and asks each DSO's
+// SymbolSource (symbol_sources.h) once for all of its offsets: the recorded
+// kallsyms, the JIT's perf map, or the binary BinaryLocator finds (recorded
+// path or --symfs, build-id check, debug files, debuginfod; the [vdso]
+// image the recording stores). Binaries are spread over `jobs` threads,
+// each with its own locator and sources (libdw is not thread-safe); the
+// kernel, JIT maps and the [vdso] are done on the calling thread.
 // Computes only; the pipeline turns frames into Profile functions.
 #pragma once
 
@@ -21,6 +20,7 @@
 #include <vector>
 
 #include "formats/chunk_codec.h"
+#include "report/symbol_sources.h"
 
 namespace sample::report {
 
@@ -28,17 +28,6 @@ struct Location {
   uint32_t dso;
   uint64_t offset;
   bool operator==(const Location&) const = default;
-};
-
-// One frame of a location, innermost first: inlined calls, then the function.
-struct ResolvedFrame {
-  std::string name;     // demangled; "[unknown] 0x..." when nothing names it
-  std::string srcline;  // "file.c:12" (basename), "" when unknown or not asked for
-  bool inlined = false;
-  bool known = true;
-  // Offset of the location in the (outer) function, for --script; UINT64_MAX
-  // when unknown.
-  uint64_t symbol_offset = UINT64_MAX;
 };
 
 struct SymbolizeOptions {

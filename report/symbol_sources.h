@@ -1,0 +1,128 @@
+// SymbolSource: where the names of one DSO's code come from. Every kind of
+// DSO a recording names has one implementation, and symbolization asks it
+// once for all the offsets the recording saw in that DSO:
+//   KernelSymbolSource   [kernel.kallsyms]: the kallsyms the file stores
+//                        (offsets are absolute addresses);
+//   PerfMapSymbolSource  /tmp/perf-PID.map: a JIT's own map of names
+//                        (absolute addresses);
+//   BinarySymbolSource   an ELF file found by BinaryLocator, the [vdso]
+//                        image stored in the file included (file offsets;
+//                        DWARF names with inline frames and source lines,
+//                        ELF symbols otherwise);
+//   NoSymbolSource       what nothing names ([unknown], names off).
+// Each source also says where its names came from (for --header and
+// --stats) and what the user should be told about it.
+//
+// A source holds its tables (a binary source its open DWARF file, which
+// libdw does not let two threads read): use one source on one thread at a
+// time. Sources of different DSOs share nothing.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "libsample/symbols/binary_symbolizer.h"
+#include "libsample/symbols/kallsyms.h"
+#include "libsample/symbols/perf_map.h"
+#include "libsample/symbols/recorded_binary.h"
+
+namespace sample::report {
+
+// One frame of a location, innermost first: inlined calls, then the function.
+struct ResolvedFrame {
+  std::string name;     // demangled; "[unknown] 0x..." when nothing names it
+  std::string srcline;  // "file.c:12" (basename), "" when unknown or not asked for
+  bool inlined = false;
+  bool known = true;
+  // Offset of the location in the (outer) function, for --script; UINT64_MAX
+  // when unknown.
+  uint64_t symbol_offset = UINT64_MAX;
+};
+
+// The frame of an offset nothing names: "[unknown] 0x...".
+ResolvedFrame UnknownFrame(uint64_t offset);
+
+// What a source tells the report about itself.
+struct SourceFacts {
+  // Where the names come from, for --header and --stats: "recorded
+  // kallsyms (N symbols)", "perf map", "recorded path, DWARF", ... or
+  // "none: <why>". Empty: the source is not worth listing.
+  std::string source;
+  std::vector<std::string> warnings;
+  bool missing = false;     // a file the user could supply was not found
+  bool mismatched = false;  // a file was found with another build-id
+};
+
+class SymbolSource {
+ public:
+  virtual ~SymbolSource() = default;
+  // The frames at each of `offsets`, innermost first; at least one per
+  // offset (UnknownFrame when nothing is known of it).
+  virtual std::vector<std::vector<ResolvedFrame>> Symbolize(std::span<const uint64_t> offsets) = 0;
+  virtual const SourceFacts& facts() const = 0;
+};
+
+// Names nothing: every offset gets an [unknown] frame. `facts` as given.
+class NoSymbolSource final : public SymbolSource {
+ public:
+  explicit NoSymbolSource(SourceFacts facts = {}) : facts_(std::move(facts)) {}
+  std::vector<std::vector<ResolvedFrame>> Symbolize(std::span<const uint64_t> offsets) override;
+  const SourceFacts& facts() const override { return facts_; }
+
+ private:
+  SourceFacts facts_;
+};
+
+// The kernel, by absolute address, from symbols sorted as ParseKallsyms
+// gives them.
+class KernelSymbolSource final : public SymbolSource {
+ public:
+  explicit KernelSymbolSource(std::vector<KernelSymbol> sorted);
+  std::vector<std::vector<ResolvedFrame>> Symbolize(std::span<const uint64_t> offsets) override;
+  const SourceFacts& facts() const override { return facts_; }
+
+ private:
+  std::vector<KernelSymbol> symbols_;
+  SourceFacts facts_;
+};
+
+// JIT code, by absolute address, from a map PerfMap::Load read, or the
+// error that kept it from being read (then a warning, and no names).
+class PerfMapSymbolSource final : public SymbolSource {
+ public:
+  explicit PerfMapSymbolSource(Result<PerfMap> map);
+  std::vector<std::vector<ResolvedFrame>> Symbolize(std::span<const uint64_t> offsets) override;
+  const SourceFacts& facts() const override { return facts_; }
+
+ private:
+  std::optional<PerfMap> map_;
+  SourceFacts facts_;
+};
+
+// A binary (or the [vdso] image), by file offset.
+class BinarySymbolSource final : public SymbolSource {
+ public:
+  // Finds `path` (recorded with `recorded_build_id`, hex or empty) with
+  // `locator` and opens what it found. The locator must outlive the source
+  // when the path is the [vdso] (its image is the locator's file).
+  static std::unique_ptr<BinarySymbolSource> Open(BinaryLocator& locator, const std::string& path,
+                                                  const std::string& recorded_build_id,
+                                                  bool srclines);
+  std::vector<std::vector<ResolvedFrame>> Symbolize(std::span<const uint64_t> offsets) override;
+  const SourceFacts& facts() const override { return facts_; }
+
+ private:
+  BinarySymbolSource(std::optional<BinarySymbolizer> symbolizer, SourceFacts facts, bool srclines)
+      : symbolizer_(std::move(symbolizer)), facts_(std::move(facts)), srclines_(srclines) {}
+  std::vector<ResolvedFrame> FramesAt(uint64_t offset);
+
+  std::optional<BinarySymbolizer> symbolizer_;  // nullopt: nothing usable was found
+  SourceFacts facts_;
+  bool srclines_ = false;
+};
+
+}  // namespace sample::report
