@@ -13,6 +13,8 @@
 #include "libsample/model/flat_profile.h"
 #include "libsample/option_number.h"
 #include "report/call_graph_spec.h"
+#include "report/output_file.h"
+#include "report/output_format.h"
 #include "report/report_runner.h"
 #include "report/sort_keys.h"
 
@@ -47,6 +49,19 @@ size_t Whole(const char* option, const std::string& text, const char* what,
   return static_cast<size_t>(*value);
 }
 
+// --format's value, else what -o's extension names, else text.
+sample::report::OutputFormat OutputFormatFor(const std::string& format, const std::string& output) {
+  if (!format.empty()) {
+    auto parsed = sample::report::ParseOutputFormat(format);
+    if (!parsed) throw po::error(parsed.error().message);
+    return *parsed;
+  }
+  if (!output.empty()) {
+    if (auto by_extension = sample::report::FormatForPath(output)) return *by_extension;
+  }
+  return sample::report::OutputFormat::kText;
+}
+
 }  // namespace
 
 // libdw keeps every binary it unwinds through open (an fd and a map per
@@ -68,7 +83,8 @@ int main(int argc, char** argv) {
   std::string sort = "comm,dso,sym";
   std::string call_graph;
   std::string percentage = "relative";
-  std::string format = "text";
+  std::string format;
+  std::string folded_weight = "samples";
   bool no_children = false;
   bool children = false;
   bool no_debuginfod = false;
@@ -109,7 +125,16 @@ int main(int argc, char** argv) {
       ("stats", po::bool_switch(&options.stats), "print record counts and problems found")
       ("script", po::bool_switch(&options.script),
        "print every sample with its call chain, as perf script")
-      ("format", po::value(&format), "text (default) or json")
+      ("format", po::value(&format),
+       "text (default), json, folded, svg, html, pprof, speedscope or gecko")
+      ("output,o", po::value(&options.output),
+       "write to this file (its extension picks the format when --format is not given)")
+      ("event", po::value(&options.exports.event),
+       "exports: only this event (default: every event with samples)")
+      ("folded-weight", po::value(&folded_weight),
+       "exports: a stack's count or width is its samples (default) or period")
+      ("icicle", po::bool_switch(&options.exports.icicle),
+       "flame graphs: draw the roots at the top")
       ("symfs", po::value(&options.load.symfs),
        "read binaries from this directory (recorded path appended), as perf --symfs")
       ("no-debuginfod", po::bool_switch(&no_debuginfod),
@@ -156,9 +181,12 @@ int main(int argc, char** argv) {
       throw po::error("--percentage takes relative or absolute");
     }
     view.relative_percentage = percentage == "relative";
-    if (format != "text" && format != "json") throw po::error("--format takes text or json");
-    options.format = format == "json" ? sample::report::OutputFormat::kJson
-                                      : sample::report::OutputFormat::kText;
+    options.format = OutputFormatFor(format, options.output);
+    if (folded_weight != "samples" && folded_weight != "period") {
+      throw po::error("--folded-weight takes samples or period");
+    }
+    options.exports.weight = folded_weight == "period" ? sample::report::ExportWeight::kPeriod
+                                                       : sample::report::ExportWeight::kSamples;
     auto keys = sample::report::ParseSortKeys(sort);
     if (!keys) throw po::error(keys.error().message);
     view.sort_keys = std::move(*keys);
@@ -172,7 +200,9 @@ int main(int argc, char** argv) {
     const bool flat_only =
         view.children == false &&
         (!view.call_graph || view.call_graph->mode == sample::report::CallGraphMode::kNone);
-    options.load.unwind = (!flat_only || options.script || options.stats) && !options.header_only;
+    options.load.unwind =
+        (!flat_only || options.script || options.stats || sample::report::IsExport(options.format)) &&
+        !options.header_only;
     options.load.symbolize = !options.header_only;
     options.load.show_progress = isatty(STDERR_FILENO) != 0;
   } catch (const std::exception& e) {
@@ -187,6 +217,19 @@ int main(int argc, char** argv) {
   }
   for (const std::string& warning : output->warnings) {
     std::cerr << "sample-report: warning: " << warning << "\n";
+  }
+  if (!options.output.empty()) {
+    auto written = sample::report::WriteOutputFile(options.output, output->text);
+    if (!written) {
+      std::cerr << "sample-report: " << written.error().message << "\n";
+      return 1;
+    }
+    return 0;
+  }
+  if (sample::report::IsBinary(options.format) && isatty(STDOUT_FILENO)) {
+    std::cerr << "sample-report: --format " << sample::report::FormatName(options.format)
+              << " writes binary data; give -o FILE or redirect standard output\n";
+    return 1;
   }
   std::cout << output->text;
   return 0;

@@ -10,11 +10,11 @@
 
 #include "libsample/model/flat_profile.h"
 #include "report/call_graph_spec.h"
+#include "report/export_input.h"
+#include "report/output_format.h"
 #include "report/recording_loader.h"
 
 namespace sample::report {
-
-enum class OutputFormat { kText, kJson };
 
 // How the flat profile and its call graphs look.
 struct ViewOptions {
@@ -42,6 +42,11 @@ struct ReportOptions {
   ViewOptions view;
   FilterText filters;
   OutputFormat format = OutputFormat::kText;
+  // Where the output goes (-o); empty: standard output.
+  std::string output;
+  // The exports' choices (--event, --folded-weight, --icicle); max_stack is
+  // view.max_stack.
+  ExportOptions exports;
   bool header = false;       // header, then the report
   bool header_only = false;  // only the header
   bool stats = false;        // only the statistics

@@ -10,6 +10,7 @@
 #include "libsample/cpu_list.h"
 #include "libsample/model/sample_filter.h"
 #include "report/event_sections.h"
+#include "report/exporter.h"
 #include "report/header_view.h"
 #include "report/json_printer.h"
 #include "report/script_view.h"
@@ -73,11 +74,32 @@ std::vector<std::string> WithoutRepeats(std::vector<std::string> warnings) {
   return out;
 }
 
+// The samples as an export of `options.format` draws them.
+Result<std::string> Export(const ReportOptions& options, const Recording& recording,
+                           const SampleFilter& filter, std::vector<std::string>& warnings) {
+  if (options.header || options.header_only || options.stats || options.script) {
+    return Fail(fmt::format("--format {} exports samples; --header, --header-only, --stats and "
+                            "--script are views of --format text or json",
+                            FormatName(options.format)));
+  }
+  TRY_ASSIGN(auto exporter, MakeExporter(options.format));
+  ExportOptions export_options = options.exports;
+  export_options.max_stack = options.view.max_stack;
+  TRY_ASSIGN(auto input, BuildExportInput(recording, filter, export_options,
+                                          exporter->single_section(), warnings));
+  return exporter->Export(input);
+}
+
 }  // namespace
 
 Result<ReportOutput> RunReport(const ReportOptions& options) {
   TRY_ASSIGN(auto recording, LoadRecording(options.input, options.load));
   TRY_ASSIGN(auto filter, MakeFilter(options.filters, recording.profile));
+  if (IsExport(options.format)) {
+    std::vector<std::string> warnings = std::move(recording.warnings);
+    TRY_ASSIGN(auto bytes, Export(options, recording, filter, warnings));
+    return ReportOutput{std::move(bytes), WithoutRepeats(std::move(warnings))};
+  }
 
   std::unique_ptr<ReportPrinter> printer;
   if (options.format == OutputFormat::kJson) {

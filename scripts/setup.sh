@@ -12,7 +12,13 @@ packages=(
   libfmt-dev libexpected-dev
   libiberty-dev libdebuginfod-dev debuginfod
   python3 binutils lld
+  libprotobuf-dev protobuf-compiler zlib1g-dev
 )
+# Readers the tests check our exports with (go tool pprof, a headless
+# browser for the HTML report). scripts/test.sh asks for them with
+# SAMPLE_SETUP_TESTS=1; a failure to install them is not fatal, the tests
+# that need them skip and say why.
+test_packages=(golang-go chromium)
 
 missing=()
 for pkg in "${packages[@]}"; do
@@ -22,20 +28,41 @@ for pkg in "${packages[@]}"; do
   fi
 done
 
+# How to run apt-get: as root, through sudo, or not at all ("none").
+if [[ $EUID -eq 0 ]]; then
+  sudo=()
+elif command -v sudo >/dev/null 2>&1; then
+  sudo=(sudo)
+else
+  sudo=(none)
+fi
+
 if ((${#missing[@]} > 0)); then
   echo "setup: installing missing packages: ${missing[*]}"
-  if [[ $EUID -eq 0 ]]; then
-    sudo=()
-  elif command -v sudo >/dev/null 2>&1; then
-    sudo=(sudo)
-  else
+  if [[ ${sudo[*]} == none ]]; then
     echo "setup: error: not root and sudo is not available; install as root:" >&2
     echo "  apt-get install ${missing[*]}" >&2
     exit 1
   fi
-  "${sudo[@]}" apt-get update -qq
-  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive \
+  ${sudo[@]+"${sudo[@]}"} apt-get update -qq
+  ${sudo[@]+"${sudo[@]}"} env DEBIAN_FRONTEND=noninteractive \
     apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if [[ ${SAMPLE_SETUP_TESTS:-0} == 1 ]]; then
+  missing_tests=()
+  for pkg in "${test_packages[@]}"; do
+    status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)
+    [[ "$status" == "install ok installed" ]] || missing_tests+=("$pkg")
+  done
+  if ((${#missing_tests[@]} > 0)); then
+    echo "setup: installing test readers: ${missing_tests[*]}"
+    if [[ ${sudo[*]} == none ]] || ! { ${sudo[@]+"${sudo[@]}"} apt-get update -qq &&
+           ${sudo[@]+"${sudo[@]}"} env DEBIAN_FRONTEND=noninteractive \
+             apt-get install -y -qq --no-install-recommends "${missing_tests[@]}" >/dev/null; }; then
+      echo "setup: warning: could not install ${missing_tests[*]}; the tests that need them skip" >&2
+    fi
+  fi
 fi
 
 # Configure only once: later builds reuse build/ (ninja re-runs meson itself

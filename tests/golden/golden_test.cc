@@ -7,7 +7,7 @@
 // paths in the arguments and the output are relative and the same on every
 // machine; binaries come from tests/golden/symfs via --symfs. The output is
 // compared with expected/NAME.txt (expected/NAME.json for --format json,
-// which must also parse as JSON).
+// speedscope and gecko, which must also parse as JSON).
 //
 // SAMPLE_GOLDEN_UPDATE=1 writes the expected files instead of comparing
 // (scripts/update_golden.sh); review the diff before committing it.
@@ -49,7 +49,8 @@ std::vector<Case> LoadCases() {
     c.name = line.substr(0, colon);
     std::istringstream words(line.substr(colon + 1));
     for (std::string word; words >> word;) {
-      c.json |= word == "json" && !c.args.empty() && c.args.back() == "--format";
+      const bool json_format = word == "json" || word == "speedscope" || word == "gecko";
+      c.json |= json_format && !c.args.empty() && c.args.back() == "--format";
       c.args.push_back(word);
     }
     cases.push_back(std::move(c));

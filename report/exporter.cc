@@ -1,0 +1,17 @@
+#include "report/exporter.h"
+
+#include <fmt/format.h>
+
+#include "report/folded_export.h"
+
+namespace sample::report {
+
+Result<std::unique_ptr<Exporter>> MakeExporter(OutputFormat format) {
+  switch (format) {
+    case OutputFormat::kFolded: return std::make_unique<FoldedExporter>();
+    default: break;
+  }
+  return Fail(fmt::format("--format {}: not available in this build", FormatName(format)));
+}
+
+}  // namespace sample::report
