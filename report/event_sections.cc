@@ -19,21 +19,6 @@ std::vector<uint64_t> MemberTotals(const Profile& profile, uint32_t event,
   return totals;
 }
 
-// Frames of `event`'s samples that `filter` keeps, and the unknown ones
-// among them. An address expands into its inlined calls and the function
-// holding them; only the latter counts as a frame, as in LoadStats.
-void CountFrames(const Profile& profile, uint32_t event, const SampleFilter& filter,
-                 EventSection& section) {
-  for (const ProfileSample& s : profile.samples()) {
-    if (s.event != event || (!filter.empty() && !filter.Keeps(profile, s))) continue;
-    for (uint32_t id : profile.frames(s)) {
-      const Function& function = profile.function(id);
-      if (!function.inlined) ++section.frames;
-      if (!function.known) ++section.unknown_frames;
-    }
-  }
-}
-
 }  // namespace
 
 std::vector<EventSection> BuildEventSections(const Recording& recording, const ViewOptions& view,
@@ -76,7 +61,8 @@ std::vector<EventSection> BuildEventSections(const Recording& recording, const V
       section.percent_base = profile.total_period(event);
       section.member_bases = MemberTotals(profile, event, section.members);
     }
-    CountFrames(profile, event, filter, section);
+    section.frames = section.flat.frames;
+    section.unknown_frames = section.flat.unknown_frames;
     sections.push_back(std::move(section));
   }
   return sections;

@@ -79,6 +79,21 @@ std::vector<SampleClass> ClassifySamples(const Profile& profile, const FlatOptio
   return classes;
 }
 
+// The frames of a class's samples (whole chains, not cut by max_stack): an
+// address expands into its inlined calls and the function holding them, and
+// only the latter counts as a frame, as in the loader's statistics.
+void CountFrames(const Profile& profile, const SampleClass& c, FlatProfile& out) {
+  uint64_t frames = 0;
+  uint64_t unknown = 0;
+  for (uint32_t id : profile.frames(*c.first)) {
+    const Function& function = profile.function(id);
+    if (!function.inlined) ++frames;
+    if (!function.known) ++unknown;
+  }
+  out.frames += frames * c.samples;
+  out.unknown_frames += unknown * c.samples;
+}
+
 // Sums sample classes into entries (and their trees) of one FlatProfile.
 class EntryBuilder {
  public:
@@ -207,6 +222,7 @@ FlatProfile BuildFlatProfile(const Profile& profile, const FlatOptions& options)
   EntryBuilder builder(profile, options, out);
   for (const SampleClass& c : ClassifySamples(profile, options, builder.maker(), out)) {
     builder.Add(c);
+    CountFrames(profile, c, out);
   }
   SortEntries(out.entries, profile, options.children);
   if (options.call_graph) {

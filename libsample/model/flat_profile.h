@@ -76,6 +76,11 @@ struct FlatProfile {
   uint64_t samples = 0;                  // samples the filter kept
   uint64_t period = 0;                   // their summed period
   std::vector<uint64_t> member_periods;  // per group member
+  // Frames of the kept samples' whole chains (each sampled or return
+  // address once, its inlined calls not counted), and how many of them
+  // nothing named.
+  uint64_t frames = 0;
+  uint64_t unknown_frames = 0;
 };
 
 // Entries sorted by children period (children mode) or self period, largest

@@ -308,3 +308,40 @@ TEST_F(FlatProfileTest, KeyMakerFillsOnlyTheFieldsOfTheSortKeys) {
 
 }  // namespace
 }  // namespace sample
+
+namespace sample {
+namespace {
+
+TEST(FlatProfileFramesTest, WholeChainsOfKeptSamplesCountedInlinedCallsNot) {
+  Profile profile;
+  profile.set_event_names({"cpu-clock"});
+  const uint32_t main = profile.InternFunction(2, "main", false, true);
+  const uint32_t inl = profile.InternFunction(2, "helper", false, true, /*inlined=*/true);
+  const uint32_t unknown = profile.InternFunction(2, "[unknown] 0x10", false, false);
+  const uint32_t comm = profile.InternComm("prog");
+  ProfileSample s;
+  s.comm = comm;
+  s.period = 1;
+  s.cpu = 0;
+  profile.AddSample(s, std::vector<uint32_t>{inl, main, unknown});  // 2 frames, 1 unknown
+  profile.AddSample(s, std::vector<uint32_t>{inl, main, unknown});
+  s.cpu = 1;
+  profile.AddSample(s, std::vector<uint32_t>{unknown});
+
+  FlatOptions options;
+  options.max_stack = 1;  // cuts what entries show, not what is counted
+  FlatProfile flat = BuildFlatProfile(profile, options);
+  EXPECT_EQ(flat.frames, 5u);
+  EXPECT_EQ(flat.unknown_frames, 3u);
+
+  SampleFilterOptions cpu0;
+  cpu0.cpus = {0};
+  const SampleFilter filter(cpu0);
+  options.filter = &filter;
+  flat = BuildFlatProfile(profile, options);
+  EXPECT_EQ(flat.frames, 4u);
+  EXPECT_EQ(flat.unknown_frames, 2u);
+}
+
+}  // namespace
+}  // namespace sample
