@@ -1,6 +1,8 @@
 #include "report/call_graph_spec.h"
 
+#include <array>
 #include <charconv>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -9,12 +11,18 @@
 namespace sample::report {
 namespace {
 
+constexpr std::array<std::pair<CallGraphMode, std::string_view>, 5> kModeNames = {{
+    {CallGraphMode::kGraph, "graph"},
+    {CallGraphMode::kFractal, "fractal"},
+    {CallGraphMode::kFlat, "flat"},
+    {CallGraphMode::kFolded, "folded"},
+    {CallGraphMode::kNone, "none"},
+}};
+
 std::optional<CallGraphMode> ModeNamed(std::string_view word) {
-  if (word == "graph") return CallGraphMode::kGraph;
-  if (word == "fractal") return CallGraphMode::kFractal;
-  if (word == "flat") return CallGraphMode::kFlat;
-  if (word == "folded") return CallGraphMode::kFolded;
-  if (word == "none") return CallGraphMode::kNone;
+  for (const auto& [mode, name] : kModeNames) {
+    if (name == word) return mode;
+  }
   return std::nullopt;
 }
 
@@ -45,6 +53,13 @@ void CollectChains(const CallNode& node, std::vector<const CallNode*>& path,
 }
 
 }  // namespace
+
+std::string_view CallGraphModeName(CallGraphMode mode) {
+  for (const auto& [known, name] : kModeNames) {
+    if (known == mode) return name;
+  }
+  return "";
+}
 
 Result<CallGraphSpec> ParseCallGraphSpec(std::string_view text) {
   CallGraphSpec spec;

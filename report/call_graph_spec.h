@@ -32,6 +32,9 @@ struct CallGraphSpec {
 // An empty text gives the defaults. Errors quote the part not understood.
 Result<CallGraphSpec> ParseCallGraphSpec(std::string_view text);
 
+// "graph", "fractal", "flat", "folded" or "none", as -g spells the mode.
+std::string_view CallGraphModeName(CallGraphMode mode);
+
 // Whether `word` would be read as a call-graph argument (perf lets -g take
 // the next word: "-g caller"); used to join "-g WORD" before option parsing.
 bool IsCallGraphArgument(std::string_view word);

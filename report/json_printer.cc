@@ -7,22 +7,6 @@
 namespace sample::report {
 namespace {
 
-const char* ModeName(CallGraphMode mode) {
-  switch (mode) {
-    case CallGraphMode::kNone:
-      return "none";
-    case CallGraphMode::kGraph:
-      return "graph";
-    case CallGraphMode::kFractal:
-      return "fractal";
-    case CallGraphMode::kFlat:
-      return "flat";
-    case CallGraphMode::kFolded:
-      return "folded";
-  }
-  return "";
-}
-
 std::string Hex(uint64_t value) { return fmt::format("{:#x}", value); }
 
 }  // namespace
@@ -195,7 +179,7 @@ void JsonPrinter::Section(const EventSection& s) {
   if (s.call_graph) {
     const CallGraphSpec& spec = *view_.call_graph;
     json_.Key("call_graph").BeginObject();
-    json_.Field("mode", ModeName(spec.mode)).Field("threshold", spec.threshold);
+    json_.Field("mode", CallGraphModeName(spec.mode)).Field("threshold", spec.threshold);
     const FlatOptions order_of{.children = s.children, .order = spec.order};
     json_.Field("order", EffectiveOrder(order_of) == CallOrder::kCaller ? "caller" : "callee");
     json_.EndObject();

@@ -39,6 +39,16 @@ TEST(CallGraphSpecTest, PerfSyntax) {
   EXPECT_FALSE(ParseCallGraphSpec("graph,101"));
 }
 
+TEST(CallGraphSpecTest, ModeNamesRoundTrip) {
+  for (auto mode : {CallGraphMode::kGraph, CallGraphMode::kFractal, CallGraphMode::kFlat,
+                    CallGraphMode::kFolded, CallGraphMode::kNone}) {
+    auto spec = ParseCallGraphSpec(CallGraphModeName(mode));
+    ASSERT_TRUE(spec) << CallGraphModeName(mode);
+    EXPECT_EQ(spec->mode, mode);
+  }
+  EXPECT_EQ(CallGraphModeName(CallGraphMode::kFractal), "fractal");
+}
+
 TEST(CallGraphSpecTest, WhichWordsBelongToDashG) {
   EXPECT_TRUE(IsCallGraphArgument("caller"));
   EXPECT_TRUE(IsCallGraphArgument("fractal,1"));
