@@ -77,8 +77,11 @@ LocatedBinary BinaryLocator::LocateFile(const std::string& path,
                   recorded_build_id));
   // Debug files were matched against the recorded build-id, not this
   // file's: none is used with it.
+  // (The finder names no source for a file it turned down.)
   out.binary = found.mismatched_binary;
-  out.source = FileSourceName(found.symbol_source());
+  out.source = fmt::format("{} (build-id differs, --force)",
+                           options_.symfs.empty() ? FileSourceName(FileSource::kRecordedPath)
+                                                  : FileSourceName(FileSource::kSymfs));
   return out;
 }
 

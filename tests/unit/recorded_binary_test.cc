@@ -107,6 +107,7 @@ TEST_F(BinaryLocatorTest, AFileOfAnotherBuildIsUsedOnlyWhenForcedAndAlwaysWithAW
   const LocatedBinary forced = Locate(prog_, kOtherId, /*force=*/true);
   EXPECT_EQ(forced.binary, prog_);
   EXPECT_EQ(forced.debug, "");
+  EXPECT_EQ(forced.source, "recorded path (build-id differs, --force)");
   EXPECT_TRUE(forced.mismatched);
   EXPECT_FALSE(forced.missing);
   EXPECT_THAT(forced.warnings,
