@@ -1,0 +1,38 @@
+#include "report/flame_diff.h"
+
+namespace sample::report {
+namespace {
+
+const ExportSection* SectionNamed(const ExportInput& input, const std::string& name) {
+  for (const ExportSection& s : input.sections) {
+    if (s.name == name) return &s;
+  }
+  return nullptr;
+}
+
+StackTree BaselineTree(const ExportInput& before, const std::string& event, bool by_comm) {
+  const ExportSection* section = SectionNamed(before, event);
+  return section == nullptr ? StackTree(by_comm) : BuildStackTree(before, *section, by_comm);
+}
+
+}  // namespace
+
+StackTree BuildStackTree(const ExportInput& input, const ExportSection& section, bool by_comm) {
+  StackTree tree(by_comm);
+  for (uint32_t index : section.samples) {
+    const ProfileSample& s = input.sample(index);
+    tree.Add(s.comm, input.Frames(s), s.period);
+  }
+  return tree;
+}
+
+FlameDiff::FlameDiff(const ExportInput& before, const ExportInput& after, size_t after_section,
+                     bool by_comm)
+    : before_(BaselineTree(before, after.sections[after_section].name, by_comm)),
+      after_(BuildStackTree(after, after.sections[after_section], by_comm)),
+      diff_(before_, before.profile(), after_, after.profile()),
+      by_period_(after.options.weight == ExportWeight::kPeriod) {
+  after_.Sort(after.profile());
+}
+
+}  // namespace sample::report
