@@ -109,7 +109,7 @@ std::string DiffText(const DiffHeading& heading, const std::vector<DiffSection>&
   std::string out;
   fmt::format_to(std::back_inserter(out), "# Data files:\n#  [0] {} (Baseline)\n#  [1] {}\n#\n",
                  heading.baseline_path, heading.new_path);
-  if (heading.children) out += "# Shares include the callers' time (--children)\n#\n";
+  if (heading.children) out += "# Children: each function's share includes its callees' time\n#\n";
   for (size_t i = 0; i < sections.size(); ++i) {
     if (i != 0) out += "\n";
     AppendSection(out, sections[i], periods);

@@ -58,7 +58,7 @@ struct DiffSection {
 
 struct DiffOptions {
   std::string event;      // --event: only this event; empty: every shared event
-  bool children = false;  // shares with callers' time added (--children)
+  bool children = false;  // shares with callees' time added (--children)
   size_t max_stack = 0;   // 0: whole chains
 };
 

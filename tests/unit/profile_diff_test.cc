@@ -244,7 +244,7 @@ TEST_F(ProfileDiffTest, TheTableShowsOneSidedFunctionsAsPerfDiff) {
             "                       0  +20.00%        1  [kernel.kallsyms]  [k] do_syscall_64\n"
             "    20.00%             2                    libc.so.6          [.] memcpy\n");
   const std::string periods = DiffText({"a", "b", true}, sections, true);
-  EXPECT_THAT(periods, HasSubstr("# Shares include the callers' time (--children)\n"));
+  EXPECT_THAT(periods, HasSubstr("# Children: each function's share includes its callees' time\n"));
   EXPECT_THAT(periods,
               HasSubstr("# Baseline  Base samples  Base period    Delta  Samples  Period"));
   EXPECT_THAT(periods, HasSubstr("                       0            0  +20.00%        1      20"
