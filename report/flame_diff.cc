@@ -1,5 +1,8 @@
 #include "report/flame_diff.h"
 
+#include <algorithm>
+#include <cmath>
+
 namespace sample::report {
 namespace {
 
@@ -33,6 +36,9 @@ FlameDiff::FlameDiff(const ExportInput& before, const ExportInput& after, size_t
       diff_(before_, before.profile(), after_, after.profile()),
       by_period_(after.options.weight == ExportWeight::kPeriod) {
   after_.Sort(after.profile());
+  for (uint32_t id = 1; id < after_.nodes().size(); ++id) {
+    max_abs_delta_ = std::max(max_abs_delta_, std::fabs(Delta(id)));
+  }
 }
 
 }  // namespace sample::report

@@ -30,12 +30,16 @@ class FlameDiff {
   const StackTreeDiff& diff() const { return diff_; }
   // A node's change in percentage points, by the weight --folded-weight chose.
   double Delta(uint32_t node) const { return diff_.Delta(after_, node, by_period_); }
+  // The largest |Delta| of any node but the root: a colour scale's end, so
+  // that the frame that changed most is the most saturated.
+  double max_abs_delta() const { return max_abs_delta_; }
 
  private:
   StackTree before_;
   StackTree after_;
   StackTreeDiff diff_;
   bool by_period_;
+  double max_abs_delta_ = 0;
 };
 
 }  // namespace sample::report

@@ -37,6 +37,17 @@ std::vector<uint32_t> SampledEvents(const Profile& profile) {
   return with.empty() ? all : with;
 }
 
+// The leader whose samples carry `event`'s counts, or -1 when `event`
+// samples on its own (or has samples).
+int64_t LeaderOf(const Profile& profile, uint32_t event) {
+  if (profile.sample_count(event) != 0) return -1;
+  for (uint32_t leader = 0; leader < profile.event_count(); ++leader) {
+    const std::vector<uint32_t>& members = profile.group_members(leader);
+    if (std::find(members.begin(), members.end(), event) != members.end()) return leader;
+  }
+  return -1;
+}
+
 using FunctionKey = std::pair<std::string, std::string>;  // (dso basename, label)
 
 // One side of one event: its flat profile (dso,sym entries), totals, and
@@ -129,6 +140,13 @@ Result<std::vector<EventPair>> MatchEvents(const Profile& before, const Profile&
     if (b < 0 || a < 0) {
       return Fail(fmt::format("--event '{}': the {} recording has no such event", event,
                               b < 0 ? "baseline" : "new"));
+    }
+    for (const Profile* side : {&before, &after}) {
+      const int64_t leader = LeaderOf(*side, static_cast<uint32_t>(side == &before ? b : a));
+      if (leader < 0) continue;
+      return Fail(fmt::format(
+          "--event '{}': it has no samples of its own, its counts ride on {}'s (--event {})", event,
+          side->event_name(leader), side->event_name(leader)));
     }
     pairs.push_back({static_cast<uint32_t>(b), static_cast<uint32_t>(a), event});
     return pairs;

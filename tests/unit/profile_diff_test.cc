@@ -217,6 +217,15 @@ TEST(ProfileDiffEventsTest, EventsMatchByNameAndOneSidedEventsAreNamed) {
   auto missing = DiffProfiles(before.Input(), after.Input(), only, warnings);
   ASSERT_FALSE(missing);
   EXPECT_EQ(missing.error().message, "--event 'cpu-clock': the new recording has no such event");
+  Side grouped("/p", {"cpu-clock", "page-faults"});
+  grouped.recording.profile.set_group_members(0, {1});
+  grouped.Add(grouped.prog, 1, {grouped.hot}, 1, 0);
+  only.event = "page-faults";
+  missing = DiffProfiles(before.Input(), grouped.Input(), only, warnings);
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().message,
+            "--event 'page-faults': it has no samples of its own, its counts ride on "
+            "cpu-clock's (--event cpu-clock)");
   Side unrelated("/p", {"cycles"});
   missing = DiffProfiles(before.Input(), unrelated.Input(), {}, warnings);
   ASSERT_FALSE(missing);
@@ -332,6 +341,17 @@ TEST_F(ProfileDiffTest, FlameDiffComparesTheSectionsOfTheSameEventAfterFiltersAn
   EXPECT_DOUBLE_EQ(flame.Delta(roots[0]), -20.0);
   EXPECT_DOUBLE_EQ(flame.Delta(roots[1]), 20.0);
   EXPECT_DOUBLE_EQ(flame.Delta(roots[2]), 20.0);
+  EXPECT_DOUBLE_EQ(flame.max_abs_delta(), 20.0);
+  // By samples (the default weight): cold 3/10 -> 1/9.
+  options.weight = ExportWeight::kSamples;
+  input = BuildExportInput(after_.recording, filter, options, true, warnings);
+  ASSERT_TRUE(input);
+  const FlameDiff by_samples(*base, *input, 0, /*by_comm=*/true);
+  const uint32_t comm = by_samples.tree().node(StackTree::kRoot).children.at(0);
+  const uint32_t cold = by_samples.tree().node(comm).children.at(0);
+  EXPECT_EQ(by_samples.tree().node(cold).function, after_.cold);
+  EXPECT_NEAR(by_samples.Delta(cold), 100.0 / 9 - 30.0, 1e-9);
+  EXPECT_NEAR(by_samples.max_abs_delta(), 700.0 / 9 - 50.0, 1e-9);  // hot: 5/10 -> 7/9
 }
 
 TEST(DiffOptionsTest, ViewsOfOneRecordingAndOtherFormatsAreRefused) {
