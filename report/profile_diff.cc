@@ -50,8 +50,8 @@ int64_t LeaderOf(const Profile& profile, uint32_t event) {
 
 using FunctionKey = std::pair<std::string, std::string>;  // (dso basename, label)
 
-// One side of one event: its flat profile (dso,sym entries), totals, and
-// each function's key.
+// One side of one event: its flat profile (dso,sym entries, with the kept
+// samples' totals) and each entry's key.
 struct SideProfile {
   FlatProfile flat;
   std::vector<FunctionKey> keys;  // parallel to flat.entries
@@ -72,7 +72,7 @@ SideProfile Side(const DiffInput& input, uint32_t event, const DiffOptions& opti
   return side;
 }
 
-// Adds entry `e` of `flat` to `side`: two entries can share a key (DSOs
+// Adds flat-profile entry `e` to `side`: two entries can share a key (DSOs
 // of the same basename at different paths), and they are one function.
 void AddTo(DiffSide& side, const FlatEntry& e, bool children) {
   side.period += children ? e.children_period : e.self_period;
