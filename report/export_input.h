@@ -45,6 +45,9 @@ struct ExportInput {
   ExportOptions options;
   std::vector<ExportSection> sections;  // at least one
   std::string command_line;             // as recorded ("" when the file does not say)
+  // --diff BASE: the baseline's input, for differential flame graphs
+  // (report/flame_diff.h); null otherwise.
+  const ExportInput* baseline = nullptr;
 
   const Profile& profile() const { return recording->profile; }
   const ProfileSample& sample(uint32_t index) const { return profile().samples()[index]; }

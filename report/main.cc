@@ -13,6 +13,7 @@
 #include "libsample/model/flat_profile.h"
 #include "libsample/option_number.h"
 #include "report/call_graph_spec.h"
+#include "report/diff_runner.h"
 #include "report/output_file.h"
 #include "report/output_format.h"
 #include "report/report_runner.h"
@@ -62,6 +63,29 @@ sample::report::OutputFormat OutputFormatFor(const std::string& format, const st
   return sample::report::OutputFormat::kText;
 }
 
+// --diff BASE [NEW]: NEW is -i's file unless given here.
+// Options that shape one recording's table are refused rather than ignored.
+void SetDiffFiles(const std::vector<std::string>& files, const po::variables_map& vm,
+                  sample::report::ReportOptions& options) {
+  if (files.empty() || files.size() > 2) {
+    throw po::error("--diff takes BASE [NEW] (NEW defaults to -i's file), not " +
+                    std::to_string(files.size()) + " files");
+  }
+  for (const char* option : {"sort", "percent-limit", "percentage"}) {
+    if (vm.count(option) && !vm[option].defaulted()) {
+      throw po::error(std::string("--diff matches functions by shared object and symbol and "
+                                  "compares relative shares; --") +
+                      option + " does not apply to it");
+    }
+  }
+  if (files.size() == 2 && vm.count("input")) {
+    throw po::error("--diff BASE NEW and -i both name the new file: give one");
+  }
+  options.diff_base = files[0];
+  if (files.size() == 2) options.input = files[1];
+  if (auto ok = sample::report::CheckDiffOptions(options); !ok) throw po::error(ok.error().message);
+}
+
 }  // namespace
 
 // libdw keeps every binary it unwinds through open (an fd and a map per
@@ -85,6 +109,7 @@ int main(int argc, char** argv) {
   std::string percentage = "relative";
   std::string format;
   std::string folded_weight = "samples";
+  std::vector<std::string> diff_files;
   bool no_children = false;
   bool children = false;
   bool no_debuginfod = false;
@@ -120,6 +145,8 @@ int main(int argc, char** argv) {
       ("symbols", po::value(&filters.symbols), "only samples in these functions (comma list)")
       ("time", po::value(&filters.time),
        "only samples in START,END seconds after the first sample, or P%/N, A%-B% slices")
+      ("diff", po::value(&diff_files)->multitoken(),
+       "compare with a baseline, as perf diff: --diff BASE [NEW] (NEW defaults to -i's file)")
       ("header", po::bool_switch(&options.header), "print the recording's header first")
       ("header-only", po::bool_switch(&options.header_only), "print only the header")
       ("stats", po::bool_switch(&options.stats), "print record counts and problems found")
@@ -187,6 +214,7 @@ int main(int argc, char** argv) {
     }
     options.exports.weight = folded_weight == "period" ? sample::report::ExportWeight::kPeriod
                                                        : sample::report::ExportWeight::kSamples;
+    if (vm.count("diff")) SetDiffFiles(diff_files, vm, options);
     auto keys = sample::report::ParseSortKeys(sort);
     if (!keys) throw po::error(keys.error().message);
     view.sort_keys = std::move(*keys);
@@ -197,8 +225,9 @@ int main(int argc, char** argv) {
     // children and call graph (as perf, which then unwinds nothing either);
     // --stats shows the unwinding counts.
     // (No call graph unless asked for: --no-children alone is flat too.)
+    // --diff compares self shares unless --children, as perf diff.
     const bool flat_only =
-        view.children == false &&
+        !view.children.value_or(options.diff_base.empty()) &&
         (!view.call_graph || view.call_graph->mode == sample::report::CallGraphMode::kNone);
     options.load.unwind =
         (!flat_only || options.script || options.stats || sample::report::IsExport(options.format)) &&

@@ -51,6 +51,7 @@ struct ReportOptions {
   bool header_only = false;  // only the header
   bool stats = false;        // only the statistics
   bool script = false;       // one entry per sample instead of the profile
+  std::string diff_base;     // --diff BASE: compare BASE with `input` (report/diff_runner.h)
 };
 
 }  // namespace sample::report

@@ -9,6 +9,7 @@
 #include "libsample/comma_list.h"
 #include "libsample/cpu_list.h"
 #include "libsample/model/sample_filter.h"
+#include "report/diff_runner.h"
 #include "report/event_sections.h"
 #include "report/exporter.h"
 #include "report/header_view.h"
@@ -39,6 +40,8 @@ Result<std::vector<uint32_t>> Ids(const std::string& text, const char* option) {
   }
   return out;
 }
+
+}  // namespace
 
 Result<SampleFilter> MakeFilter(const FilterText& text, const Profile& profile) {
   SampleFilterOptions options;
@@ -74,6 +77,8 @@ std::vector<std::string> WithoutRepeats(std::vector<std::string> warnings) {
   return out;
 }
 
+namespace {
+
 // The samples as an export of `options.format` draws them.
 Result<std::string> Export(const ReportOptions& options, const Recording& recording,
                            const SampleFilter& filter, std::vector<std::string>& warnings) {
@@ -93,6 +98,7 @@ Result<std::string> Export(const ReportOptions& options, const Recording& record
 }  // namespace
 
 Result<ReportOutput> RunReport(const ReportOptions& options) {
+  if (!options.diff_base.empty()) return RunDiff(options);
   TRY_ASSIGN(auto recording, LoadRecording(options.input, options.load));
   TRY_ASSIGN(auto filter, MakeFilter(options.filters, recording.profile));
   if (IsExport(options.format)) {

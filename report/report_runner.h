@@ -5,11 +5,13 @@
 //   --stats              the statistics (after the header with --header)
 //   --script             one entry per sample (after the header with --header)
 //   otherwise            the flat profile per event (after the header with --header)
+// or, with --diff BASE, the comparison of BASE and the input (RunDiff).
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "libsample/model/sample_filter.h"
 #include "libsample/result.h"
 #include "report/report_options.h"
 
@@ -22,5 +24,12 @@ struct ReportOutput {
 
 // Errors: the file cannot be read, or a filter option is malformed.
 Result<ReportOutput> RunReport(const ReportOptions& options);
+
+// The filter options as a SampleFilter for `profile` (time windows are
+// relative to its first sample). Error: a malformed option.
+Result<SampleFilter> MakeFilter(const FilterText& text, const Profile& profile);
+
+// `warnings` without repeats, in first-seen order.
+std::vector<std::string> WithoutRepeats(std::vector<std::string> warnings);
 
 }  // namespace sample::report
