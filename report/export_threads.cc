@@ -39,11 +39,14 @@ std::vector<ExportThread> SplitByThread(const ExportInput& input) {
   std::vector<ExportThread> out;
   out.reserve(threads.size());
   for (auto& [key, thread] : threads) {
-    // Samples arrive in time order from the loader; a stable sort keeps
-    // that promise for timelines even if it ever changes.
-    std::stable_sort(thread.samples.begin(), thread.samples.end(), [&](uint32_t a, uint32_t b) {
+    // Samples arrive in time order from the loader; sort only if that
+    // promise is ever broken (a timeline must not run backwards).
+    auto by_time = [&](uint32_t a, uint32_t b) {
       return input.sample(a).time < input.sample(b).time;
-    });
+    };
+    if (!std::is_sorted(thread.samples.begin(), thread.samples.end(), by_time)) {
+      std::stable_sort(thread.samples.begin(), thread.samples.end(), by_time);
+    }
     thread.comm = input.profile().comm(input.sample(thread.samples.back()).comm);
     out.push_back(std::move(thread));
   }

@@ -161,9 +161,11 @@ void WriteThread(const ExportInput& input, const ExportThread& thread, uint64_t 
       "\"responsiveness\": 2},\n        \"data\": [";
   for (size_t i = 0; i < thread.samples.size(); ++i) {
     const ProfileSample& s = input.sample(thread.samples[i]);
-    const double ms = static_cast<double>(s.time - std::min(s.time, zero)) / 1e6;
-    fmt::format_to(std::back_inserter(out), "{}[{}, {:.6f}, 0]",
-                   i == 0 ? "\n          " : ",\n          ", tables.Stack(s), ms);
+    // ms written from integer ns: exact, and alike on every machine.
+    const uint64_t ns = s.time - std::min(s.time, zero);
+    fmt::format_to(std::back_inserter(out), "{}[{}, {}.{:06}, 0]",
+                   i == 0 ? "\n          " : ",\n          ", tables.Stack(s), ns / 1000000,
+                   ns % 1000000);
   }
   out += thread.samples.empty() ? "]\n      },\n" : "\n        ]\n      },\n";
   tables.Write(out);
@@ -176,12 +178,12 @@ void WriteMeta(const ExportInput& input, uint64_t zero, std::string& out) {
   fmt::format_to(
       std::back_inserter(out),
       "  \"meta\": {{\n    \"version\": {},\n    \"product\": \"sample\",\n"
-      "    \"startTime\": {:.3f},\n    \"shutdownTime\": null,\n"
+      "    \"startTime\": {}.{:06},\n    \"shutdownTime\": null,\n"
       "    \"interval\": {:.6f},\n    \"stackwalk\": {},\n    \"presymbolicated\": true,\n"
       "    \"processType\": 0,\n    \"platform\": \"Linux\",\n    \"oscpu\": {},\n"
       "    \"abi\": {},\n    \"misc\": \"\",\n    \"toolkit\": \"\",\n"
       "    \"debug\": 0,\n    \"gcpoison\": 0,\n    \"asyncstack\": 0,\n",
-      kGeckoVersion, realtime ? static_cast<double>(*realtime) / 1e6 : 0.0,
+      kGeckoVersion, realtime.value_or(0) / 1000000, realtime.value_or(0) % 1000000,
       IntervalMs(input, input.sections.front().event), input.recording->callchains ? 1 : 0,
       Quoted(arch.empty() ? "Linux" : "Linux " + arch), Quoted(arch));
   out +=

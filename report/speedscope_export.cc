@@ -35,6 +35,23 @@ class FrameTable {
     return it->second;
   }
 
+  // A sample's stack as the file writes it, "[root,...,leaf]", numbering
+  // its new frames. Samples share interned stacks: each is written once.
+  const std::string& StackText(const ProfileSample& s) {
+    const std::span<const uint32_t> stack = input_.Frames(s);
+    const uint64_t key = (uint64_t{s.frames_begin} << 32) | stack.size();
+    auto [it, added] = stack_text_.try_emplace(key);
+    if (!added) return it->second;
+    std::string& text = it->second;
+    text += '[';
+    for (auto frame = stack.rbegin(); frame != stack.rend(); ++frame) {
+      if (frame != stack.rbegin()) text += ',';
+      fmt::format_to(std::back_inserter(text), "{}", Index(*frame));
+    }
+    text += ']';
+    return text;
+  }
+
   void Write(std::string& out) const {
     const Profile& profile = input_.profile();
     out += "  \"shared\": {\n    \"frames\": [";
@@ -63,31 +80,21 @@ class FrameTable {
   const ExportInput& input_;
   std::unordered_map<uint32_t, uint32_t> index_;
   std::vector<uint32_t> order_;
+  std::unordered_map<uint64_t, std::string> stack_text_;  // (frames_begin, count) -> text
 };
 
-// One thread's profile, written as text into `out`.
+// One thread's profile, written as text into `out` (its stacks already
+// numbered in `frames`).
 void WriteProfile(const ExportInput& input, const ExportThread& thread, uint64_t zero,
                   FrameTable& frames, std::string& out) {
   const ExportSection& section = input.sections[thread.section];
   const bool time = CountsTime(input, section.event);
-  std::vector<uint64_t> weights;
-  weights.reserve(thread.samples.size());
+  // A zero weight would make speedscope drop the sample.
+  auto weight_of = [&](const ProfileSample& s) {
+    return time ? std::max<uint64_t>(s.period, 1) : input.Weight(s);
+  };
   uint64_t total = 0;
-  std::string samples;
-  for (uint32_t index : thread.samples) {
-    const ProfileSample& s = input.sample(index);
-    // A zero weight would make speedscope drop the sample.
-    const uint64_t weight = time ? std::max<uint64_t>(s.period, 1) : input.Weight(s);
-    weights.push_back(weight);
-    total += weight;
-    samples += weights.size() == 1 ? "\n        [" : ",\n        [";
-    const std::span<const uint32_t> stack = input.Frames(s);
-    for (auto it = stack.rbegin(); it != stack.rend(); ++it) {
-      if (it != stack.rbegin()) samples += ',';
-      fmt::format_to(std::back_inserter(samples), "{}", frames.Index(*it));
-    }
-    samples += ']';
-  }
+  for (uint32_t index : thread.samples) total += weight_of(input.sample(index));
   // A time event's samples stand for the period before them: the timeline
   // runs from the first one's start to the last one, and is never shorter
   // than the weights (speedscope would stretch it).
@@ -95,7 +102,7 @@ void WriteProfile(const ExportInput& input, const ExportThread& thread, uint64_t
   if (time && !thread.samples.empty()) {
     const ProfileSample& first = input.sample(thread.samples.front());
     const uint64_t first_at = first.time - std::min(first.time, zero);
-    start = first_at - std::min(first_at, weights.front());
+    start = first_at - std::min(first_at, weight_of(first));
     const ProfileSample& last = input.sample(thread.samples.back());
     end = std::max(last.time - std::min(last.time, zero), start + total);
   }
@@ -106,15 +113,21 @@ void WriteProfile(const ExportInput& input, const ExportThread& thread, uint64_t
   fmt::format_to(std::back_inserter(out),
                  "      \"unit\": \"{}\",\n      \"startValue\": {},\n      \"endValue\": {},\n",
                  time ? "nanoseconds" : "none", start, end);
+  const char* separator = "\n        ";
   out += "      \"samples\": [";
-  out += samples;
-  out += samples.empty() ? "],\n" : "\n      ],\n";
-  out += "      \"weights\": [";
-  for (size_t i = 0; i < weights.size(); ++i) {
-    fmt::format_to(std::back_inserter(out), "{}{}", i == 0 ? "\n        " : ",\n        ",
-                   weights[i]);
+  for (uint32_t index : thread.samples) {
+    out += separator;
+    out += frames.StackText(input.sample(index));
+    separator = ",\n        ";
   }
-  out += weights.empty() ? "]\n    }" : "\n      ]\n    }";
+  out += thread.samples.empty() ? "],\n" : "\n      ],\n";
+  out += "      \"weights\": [";
+  separator = "\n        ";
+  for (uint32_t index : thread.samples) {
+    fmt::format_to(std::back_inserter(out), "{}{}", separator, weight_of(input.sample(index)));
+    separator = ",\n        ";
+  }
+  out += thread.samples.empty() ? "]\n    }" : "\n      ]\n    }";
 }
 
 }  // namespace
@@ -122,20 +135,18 @@ void WriteProfile(const ExportInput& input, const ExportThread& thread, uint64_t
 Result<std::string> SpeedscopeExporter::Export(const ExportInput& input) {
   const std::vector<ExportThread> threads = SplitByThread(input);
   const uint64_t zero = TimelineZero(input);
+  // The frames come first in the file: number them all before writing.
   FrameTable frames(input);
-  std::string profiles;
-  size_t active = 0;
-  uint64_t heaviest = 0;
+  size_t active = 0, total = 0;
   for (size_t i = 0; i < threads.size(); ++i) {
-    profiles += i == 0 ? "\n" : ",\n";
+    for (uint32_t index : threads[i].samples) frames.StackText(input.sample(index));
     // Opened on the thread with the most samples: the one a user came for.
-    if (threads[i].samples.size() > heaviest) {
-      heaviest = threads[i].samples.size();
-      active = i;
-    }
-    WriteProfile(input, threads[i], zero, frames, profiles);
+    if (threads[i].samples.size() > threads[active].samples.size()) active = i;
+    total += threads[i].samples.size();
   }
-  std::string out = "{\n";
+  std::string out;
+  out.reserve(total * 32);  // about a sample's stack and weight lines
+  out += "{\n";
   fmt::format_to(std::back_inserter(out), "  \"$schema\": \"{}\",\n", kSchema);
   // The recorded command, which is what the profile is of.
   const std::string name = input.command_line.empty() ? "sample" : input.command_line;
@@ -145,7 +156,10 @@ Result<std::string> SpeedscopeExporter::Export(const ExportInput& input) {
                  Quoted(name), active);
   frames.Write(out);
   out += "  \"profiles\": [";
-  out += profiles;
+  for (size_t i = 0; i < threads.size(); ++i) {
+    out += i == 0 ? "\n" : ",\n";
+    WriteProfile(input, threads[i], zero, frames, out);
+  }
   out += threads.empty() ? "]\n}\n" : "\n  ]\n}\n";
   return out;
 }
