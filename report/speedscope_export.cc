@@ -83,28 +83,56 @@ class FrameTable {
   std::unordered_map<uint64_t, std::string> stack_text_;  // (frames_begin, count) -> text
 };
 
+// A profile's entries in order: a sample's stack text, or nullptr for a
+// gap (an empty stack), and its weight.
+using Entries = std::vector<std::pair<const std::string*, uint64_t>>;
+
+// A time event's samples laid on the thread's timeline: each stands for
+// its period (CPU time) up to its timestamp, and the time the thread did
+// not run between them becomes a gap, so that speedscope's "Time Order"
+// axis is the recording's time. Gaps shorter than the sample's own period
+// are not drawn (timestamps jitter); the axis then lags by less than one.
+// Returns the position after the last entry, from `start`.
+uint64_t TimeEntries(const ExportInput& input, const ExportThread& thread, uint64_t zero,
+                     uint64_t start, FrameTable& frames, Entries& entries) {
+  uint64_t position = start;
+  for (uint32_t index : thread.samples) {
+    const ProfileSample& s = input.sample(index);
+    const uint64_t weight = std::max<uint64_t>(s.period, 1);  // speedscope drops weight 0
+    const uint64_t at = s.time - std::min(s.time, zero);
+    const uint64_t begins = at - std::min(at, weight);
+    if (begins > position + weight) {
+      entries.emplace_back(nullptr, begins - position);
+      position = begins;
+    }
+    entries.emplace_back(&frames.StackText(s), weight);
+    position += weight;
+  }
+  return position;
+}
+
 // One thread's profile, written as text into `out` (its stacks already
 // numbered in `frames`).
 void WriteProfile(const ExportInput& input, const ExportThread& thread, uint64_t zero,
                   FrameTable& frames, std::string& out) {
   const ExportSection& section = input.sections[thread.section];
   const bool time = CountsTime(input, section.event);
-  // A zero weight would make speedscope drop the sample.
-  auto weight_of = [&](const ProfileSample& s) {
-    return time ? std::max<uint64_t>(s.period, 1) : input.Weight(s);
-  };
-  uint64_t total = 0;
-  for (uint32_t index : thread.samples) total += weight_of(input.sample(index));
-  // A time event's samples stand for the period before them: the timeline
-  // runs from the first one's start to the last one, and is never shorter
-  // than the weights (speedscope would stretch it).
-  uint64_t start = 0, end = total;
+  Entries entries;
+  entries.reserve(thread.samples.size());
+  uint64_t start = 0, end = 0;
   if (time && !thread.samples.empty()) {
     const ProfileSample& first = input.sample(thread.samples.front());
     const uint64_t first_at = first.time - std::min(first.time, zero);
-    start = first_at - std::min(first_at, weight_of(first));
+    start = first_at - std::min(first_at, std::max<uint64_t>(first.period, 1));
     const ProfileSample& last = input.sample(thread.samples.back());
-    end = std::max(last.time - std::min(last.time, zero), start + total);
+    end = std::max(last.time - std::min(last.time, zero),
+                   TimeEntries(input, thread, zero, start, frames, entries));
+  } else {
+    for (uint32_t index : thread.samples) {
+      const ProfileSample& s = input.sample(index);
+      entries.emplace_back(&frames.StackText(s), input.Weight(s));
+      end += input.Weight(s);
+    }
   }
   out += "    {\n      \"type\": \"sampled\",\n";
   fmt::format_to(
@@ -115,19 +143,19 @@ void WriteProfile(const ExportInput& input, const ExportThread& thread, uint64_t
                  time ? "nanoseconds" : "none", start, end);
   const char* separator = "\n        ";
   out += "      \"samples\": [";
-  for (uint32_t index : thread.samples) {
+  for (const auto& [text, weight] : entries) {
     out += separator;
-    out += frames.StackText(input.sample(index));
+    out += text == nullptr ? "[]" : *text;
     separator = ",\n        ";
   }
-  out += thread.samples.empty() ? "],\n" : "\n      ],\n";
+  out += entries.empty() ? "],\n" : "\n      ],\n";
   out += "      \"weights\": [";
   separator = "\n        ";
-  for (uint32_t index : thread.samples) {
-    fmt::format_to(std::back_inserter(out), "{}{}", separator, weight_of(input.sample(index)));
+  for (const auto& [text, weight] : entries) {
+    fmt::format_to(std::back_inserter(out), "{}{}", separator, weight);
     separator = ",\n        ";
   }
-  out += thread.samples.empty() ? "]\n    }" : "\n      ]\n    }";
+  out += entries.empty() ? "]\n    }" : "\n      ]\n    }";
 }
 
 }  // namespace

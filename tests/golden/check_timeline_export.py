@@ -7,7 +7,8 @@ speedscope: the fields speedscope's file-format-schema.json requires
 ($schema, shared.frames with names, profiles of type "sampled" with name,
 unit, startValue <= endValue, samples and weights of equal length), frame
 indexes in range, positive weights that fit between startValue and
-endValue for time units, frames numbered in order of first use.
+endValue for time units, frames numbered in order of first use. Empty
+stacks are gaps (time a thread did not run) and are not counted as samples.
 
 gecko: meta (version, startTime, interval, categories with colours,
 presymbolicated), and per thread the tables the Firefox Profiler reads:
@@ -79,7 +80,7 @@ def check_speedscope(doc):
         need(len(samples) == len(weights),
              f"{where}: {len(samples)} samples but {len(weights)} weights")
         for s in samples:
-            need(isinstance(s, list) and s, f"{where}: a sample is not a non-empty list")
+            need(isinstance(s, list), f"{where}: a sample is not a list")
             for index in s:
                 need(is_int(index) and 0 <= index < len(frames),
                      f"{where}: frame index {index} out of range")
@@ -88,7 +89,8 @@ def check_speedscope(doc):
         need(all(is_num(w) and w > 0 for w in weights), f"{where}: a weight is not positive")
         if p["unit"] in TIME_UNITS:
             need(sum(weights) <= end - start, f"{where}: weights exceed endValue - startValue")
-        total += len(samples)
+        # Empty stacks are gaps (time the thread did not run), not samples.
+        total += sum(1 for s in samples if s)
     need(next_new == len(frames), f"{len(frames) - next_new} frames are never used")
     return total
 

@@ -53,6 +53,7 @@ class TimelineExportTest : public ::testing::Test {
     Add(0, "sh", 20, 21, 6, 1000000, {work_, main_});
     Add(0, "prog", 20, 21, 7, 2000000, {sys_, work_, main_});
     Add(0, "other", 10, 10, 8, 500000, {jit_, unknown_});
+    Add(0, "prog", 20, 21, 20, 1000000, {work_, main_});  // after 11 ms off CPU
     Add(1, "other", 10, 10, 9, 3, {inl_, main_});
   }
   void Add(uint32_t event, const char* comm, uint32_t pid, uint32_t tid, uint64_t ms,
@@ -92,7 +93,7 @@ TEST_F(TimelineExportTest, ThreadsAreSplitPerEventSortedAndNamedAfterTheirLastCo
   EXPECT_EQ(threads[0].comm, "other");
   EXPECT_EQ(threads[0].tid, 10u);
   EXPECT_EQ(threads[1].comm, "prog");  // it was "sh" before exec
-  EXPECT_EQ(threads[1].samples.size(), 2u);
+  EXPECT_EQ(threads[1].samples.size(), 3u);
   EXPECT_EQ(threads[2].section, 1u);
   EXPECT_EQ(TimelineZero(*input), 5000000u);
   EXPECT_EQ(RealtimeAt(*input, 6000000), 1700000000124456789u);
@@ -128,13 +129,17 @@ TEST_F(TimelineExportTest, SpeedscopeWeighsTimeEventsByPeriodInNanosecondsOthers
                              "      \"endValue\": 3000000,\n"
                              "      \"samples\": [\n        [0,1]\n      ],\n"
                              "      \"weights\": [\n        500000\n      ]"));
-  // prog's weights (3 ms) outlast its span from 0 to its last sample (2 ms).
+  // prog's first weights (3 ms) outlast its first span (0 to 2 ms); then it
+  // did not run from 3 ms to 14 ms: a gap (an empty stack) keeps the time
+  // axis, up to its last sample at 15 ms.
   EXPECT_THAT(out, HasSubstr("\"name\": \"prog 20/21 (cpu-clock)\",\n"
                              "      \"unit\": \"nanoseconds\",\n"
                              "      \"startValue\": 0,\n"
-                             "      \"endValue\": 3000000,\n"
-                             "      \"samples\": [\n        [2,3],\n        [2,3,4]\n      ],\n"
-                             "      \"weights\": [\n        1000000,\n        2000000\n      ]"));
+                             "      \"endValue\": 15000000,\n"
+                             "      \"samples\": [\n        [2,3],\n        [2,3,4],\n"
+                             "        [],\n        [2,3]\n      ],\n"
+                             "      \"weights\": [\n        1000000,\n        2000000,\n"
+                             "        11000000,\n        1000000\n      ]"));
   EXPECT_THAT(out, HasSubstr("\"name\": \"other 10/10 (page-faults)\",\n"
                              "      \"unit\": \"none\",\n"
                              "      \"startValue\": 0,\n"
@@ -170,7 +175,8 @@ TEST_F(TimelineExportTest, GeckoTimesCountFromTheRecordingStartAndFramesHaveCate
   const std::string prog_thread = out.substr(prog, faults - prog);
   EXPECT_THAT(prog_thread, HasSubstr("\"pid\": 20,\n      \"tid\": 21,"));
   EXPECT_THAT(prog_thread, HasSubstr("\"data\": [\n          [1, 1.000000, 0],\n"
-                                     "          [2, 2.000000, 0]\n        ]"));
+                                     "          [2, 2.000000, 0],\n"
+                                     "          [1, 15.000000, 0]\n        ]"));
   EXPECT_THAT(prog_thread, HasSubstr("\"data\": [\n          [null, 0],\n          [0, 1],\n"
                                      "          [1, 2]\n        ]"));
   // main has a source line; the kernel frame is category 1 (Kernel).
