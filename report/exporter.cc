@@ -3,12 +3,16 @@
 #include <fmt/format.h>
 
 #include "report/folded_export.h"
+#include "report/gecko_export.h"
+#include "report/speedscope_export.h"
 
 namespace sample::report {
 
 Result<std::unique_ptr<Exporter>> MakeExporter(OutputFormat format) {
   switch (format) {
     case OutputFormat::kFolded: return std::make_unique<FoldedExporter>();
+    case OutputFormat::kSpeedscope: return std::make_unique<SpeedscopeExporter>();
+    case OutputFormat::kGecko: return std::make_unique<GeckoExporter>();
     default: break;
   }
   return Fail(fmt::format("--format {}: not available in this build", FormatName(format)));
