@@ -48,17 +48,23 @@ struct Hue {
 Hue HueOf(std::optional<FrameKind> kind) {
   if (!kind) return {265, 20, 0.35};  // the root and commands
   switch (*kind) {
-    case FrameKind::kUser: return {0, 50, 0.80};
-    case FrameKind::kKernel: return {195, 30, 0.65};
-    case FrameKind::kJit: return {90, 45, 0.55};
-    case FrameKind::kInlined: return {170, 15, 0.60};
-    case FrameKind::kUnknown: return {0, 0, 0.0};
+    case FrameKind::kUser:
+      return {0, 50, 0.80};
+    case FrameKind::kKernel:
+      return {195, 30, 0.65};
+    case FrameKind::kJit:
+      return {90, 45, 0.55};
+    case FrameKind::kInlined:
+      return {170, 15, 0.60};
+    case FrameKind::kUnknown:
+      return {0, 0, 0.0};
   }
   return {0, 0, 0.0};
 }
 
 std::string NodeLabel(const ExportInput& input, const StackNode& node) {
-  if (node.function != StackNode::kNone) return FunctionLabel(input.profile().function(node.function));
+  if (node.function != StackNode::kNone)
+    return FunctionLabel(input.profile().function(node.function));
   if (node.comm != StackNode::kNone) return input.profile().comm(node.comm);
   return "all";
 }

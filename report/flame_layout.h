@@ -30,13 +30,13 @@ struct Rgb {
 };
 
 struct FlameFrame {
-  uint32_t node = 0;   // StackTree node id
-  uint32_t depth = 0;  // 0: the root
-  double x = 0;        // left edge, px from the image's left edge
-  double width = 0;    // px
-  double y = 0;        // top edge, px from the top of the frames' area
-  std::string label;   // "all", the command, or the function's label; not escaped
-  std::string dso;     // the function's DSO; "" for the root and commands
+  uint32_t node = 0;              // StackTree node id
+  uint32_t depth = 0;             // 0: the root
+  double x = 0;                   // left edge, px from the image's left edge
+  double width = 0;               // px
+  double y = 0;                   // top edge, px from the top of the frames' area
+  std::string label;              // "all", the command, or the function's label; not escaped
+  std::string dso;                // the function's DSO; "" for the root and commands
   std::optional<FrameKind> kind;  // nullopt for the root and commands
   uint64_t samples = 0;           // samples whose stack passes through the frame
   uint64_t weight = 0;            // what the width measures: samples or period

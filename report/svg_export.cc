@@ -13,14 +13,15 @@
 namespace sample::report {
 namespace {
 
-constexpr double kTop = 56;         // px above the frames: title, subtitle, controls
-constexpr double kBottom = 34;      // px below: the details and match lines
+constexpr double kTop = 56;          // px above the frames: title, subtitle, controls
+constexpr double kBottom = 34;       // px below: the details and match lines
 constexpr double kCharWidth = 7.08;  // px, an average character of 12 px Verdana
 
 // One line of a frame's <title>: a line break inside a name would start
 // the next line, which the script reads as the name's end.
 std::string OneLine(std::string text) {
-  std::replace_if(text.begin(), text.end(), [](char c) { return c == '\n' || c == '\r'; }, ' ');
+  std::replace_if(
+      text.begin(), text.end(), [](char c) { return c == '\n' || c == '\r'; }, ' ');
   return text;
 }
 
@@ -59,9 +60,9 @@ void WriteFrame(const FlameFrame& frame, const FlameLayout& layout,
                  "<rect x=\"{:.2f}\" y=\"{:g}\" width=\"{:.2f}\" height=\"{:g}\" "
                  "fill=\"#{:02x}{:02x}{:02x}\" rx=\"2\"/>"
                  "<text x=\"{:.2f}\" y=\"{:g}\">{}</text></g>\n",
-                 frame.weight, XmlEscape(FrameTitle(frame, layout, text)), frame.x, y,
-                 frame.width, options.frame_height - 1, frame.colour.r, frame.colour.g,
-                 frame.colour.b, frame.x + 3, y + options.frame_height - 4.5,
+                 frame.weight, XmlEscape(FrameTitle(frame, layout, text)), frame.x, y, frame.width,
+                 options.frame_height - 1, frame.colour.r, frame.colour.g, frame.colour.b,
+                 frame.x + 3, y + options.frame_height - 4.5,
                  XmlEscape(FitLabel(OneLine(frame.label), frame.width)));
 }
 
@@ -107,8 +108,7 @@ std::string WriteFlameSvg(const FlameLayout& layout, const FlameLayoutOptions& o
       width - options.margin, bottom_line);
   put("<g id=\"frames\" data-width=\"{:g}\" data-margin=\"{:g}\" data-frame-height=\"{:g}\" "
       "data-char-width=\"{:g}\" data-total=\"{}\" data-unit=\"{}\">\n",
-      width, options.margin, options.frame_height, kCharWidth, layout.total,
-      XmlEscape(text.unit));
+      width, options.margin, options.frame_height, kCharWidth, layout.total, XmlEscape(text.unit));
   for (const FlameFrame& frame : layout.frames) WriteFrame(frame, layout, options, text, out);
   put("</g>\n</svg>\n");
   return out;
@@ -123,9 +123,9 @@ Result<std::string> SvgExporter::Export(const ExportInput& input) {
   const FlameLayout layout = LayoutFlame(input, tree, options);
   FlameSvgText text;
   text.unit = options.weight == ExportWeight::kPeriod ? "period" : "samples";
-  text.title = fmt::format("{} of {}: {} sample{}", options.icicle ? "Icicle graph" : "Flame graph",
-                           section.name, section.samples.size(),
-                           section.samples.size() == 1 ? "" : "s");
+  text.title =
+      fmt::format("{} of {}: {} sample{}", options.icicle ? "Icicle graph" : "Flame graph",
+                  section.name, section.samples.size(), section.samples.size() == 1 ? "" : "s");
   text.subtitle = input.command_line.empty() ? "(command line not recorded)" : input.command_line;
   return WriteFlameSvg(layout, options, text);
 }

@@ -21,8 +21,8 @@
 namespace sample::report {
 
 struct FlameSvgText {
-  std::string title;           // the heading
-  std::string subtitle;        // under it (the recorded command line)
+  std::string title;             // the heading
+  std::string subtitle;          // under it (the recorded command line)
   std::string unit = "samples";  // what widths measure: "samples" or "period"
 };
 

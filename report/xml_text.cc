@@ -50,14 +50,23 @@ std::string XmlEscape(std::string_view text) {
     }
     const char c = text[0];
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
       default:
-        if (n == 1 && static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' &&
-            c != '\r') {
+        if (n == 1 && static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r') {
           out += kReplacement;
         } else {
           out.append(text.substr(0, n));
