@@ -29,6 +29,7 @@ text { font-family: Verdana, sans-serif; font-size: 12px; fill: #000; }
 .control:hover { text-decoration: underline; }
 g.f { cursor: pointer; }
 g.f text { pointer-events: none; }
+g.f rect { rx: 2px; }
 g.f:hover rect { stroke: #000; stroke-width: 0.5; }
 g.parent { opacity: 0.55; }
 )CSS";
@@ -51,6 +52,7 @@ function init() {
   cfg.margin = num(group, "data-margin");
   cfg.frameHeight = num(group, "data-frame-height");
   cfg.charWidth = num(group, "data-char-width");
+  cfg.baseline = num(group, "data-baseline");
   cfg.total = num(group, "data-total");
   cfg.unit = group.getAttribute("data-unit");
   var groups = group.getElementsByTagName("g");
@@ -59,7 +61,7 @@ function init() {
     var rect = g.getElementsByTagName("rect")[0];
     var lines = g.getElementsByTagName("title")[0].textContent.split("\n");
     g.frameIndex = i;
-    frames.push({g: g, rect: rect, text: g.getElementsByTagName("text")[0], index: i,
+    frames.push({g: g, rect: rect, text: g.getElementsByTagName("text")[0] || null, index: i,
                  name: lines[0], info: lines.join("  |  "), fill: rect.getAttribute("fill"),
                  x: num(rect, "x"), w: num(rect, "width"), y: num(rect, "y"),
                  weight: parseFloat(g.getAttribute("data-w"))});
@@ -119,6 +121,12 @@ function fit(f, x, width) {
   var label = "";
   if (f.name.length <= chars) label = f.name;
   else if (chars >= 3) label = f.name.substring(0, chars - 2) + "..";
+  if (!f.text) {
+    if (!label) return;
+    f.text = document.createElementNS("http://www.w3.org/2000/svg", "text");
+    f.text.setAttribute("y", (f.y + cfg.baseline).toFixed(2));
+    f.g.appendChild(f.text);
+  }
   f.text.textContent = label;
   f.text.setAttribute("x", (x + 3).toFixed(2));
 }

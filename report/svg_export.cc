@@ -13,8 +13,10 @@
 namespace sample::report {
 namespace {
 
-constexpr double kTop = 56;          // px above the frames: title, subtitle, controls
-constexpr double kBottom = 34;       // px below: the details and match lines
+constexpr double kTop = 56;  // px above the frames: title, subtitle, controls
+constexpr double kBottom = 34;
+constexpr double kLabelBaseline =
+    11.5;  // px below a frame's top edge       // px below: the details and match lines
 constexpr double kCharWidth = 7.08;  // px, an average character of 12 px Verdana
 
 // One line of a frame's <title>: a line break inside a name would start
@@ -52,18 +54,23 @@ std::string FrameTitle(const FlameFrame& frame, const FlameLayout& layout,
   return title;
 }
 
+// A frame too narrow for a label gets no <text> (most frames of a big
+// graph): the script adds one when a zoom makes room.
 void WriteFrame(const FlameFrame& frame, const FlameLayout& layout,
                 const FlameLayoutOptions& options, const FlameSvgText& text, std::string& out) {
   const double y = kTop + frame.y;
   fmt::format_to(std::back_inserter(out),
                  "<g class=\"f\" data-w=\"{}\"><title>{}</title>"
                  "<rect x=\"{:.2f}\" y=\"{:g}\" width=\"{:.2f}\" height=\"{:g}\" "
-                 "fill=\"#{:02x}{:02x}{:02x}\" rx=\"2\"/>"
-                 "<text x=\"{:.2f}\" y=\"{:g}\">{}</text></g>\n",
+                 "fill=\"#{:02x}{:02x}{:02x}\"/>",
                  frame.weight, XmlEscape(FrameTitle(frame, layout, text)), frame.x, y, frame.width,
-                 options.frame_height - 1, frame.colour.r, frame.colour.g, frame.colour.b,
-                 frame.x + 3, y + options.frame_height - 4.5,
-                 XmlEscape(FitLabel(OneLine(frame.label), frame.width)));
+                 options.frame_height - 1, frame.colour.r, frame.colour.g, frame.colour.b);
+  const std::string label = FitLabel(OneLine(frame.label), frame.width);
+  if (!label.empty()) {
+    fmt::format_to(std::back_inserter(out), "<text x=\"{:.2f}\" y=\"{:g}\">{}</text>", frame.x + 3,
+                   y + kLabelBaseline, XmlEscape(label));
+  }
+  out += "</g>\n";
 }
 
 // Appends formatted text to one string.
@@ -107,8 +114,9 @@ std::string WriteFlameSvg(const FlameLayout& layout, const FlameLayoutOptions& o
   put("<text id=\"matched\" x=\"{:g}\" y=\"{:g}\" text-anchor=\"end\"></text>\n",
       width - options.margin, bottom_line);
   put("<g id=\"frames\" data-width=\"{:g}\" data-margin=\"{:g}\" data-frame-height=\"{:g}\" "
-      "data-char-width=\"{:g}\" data-total=\"{}\" data-unit=\"{}\">\n",
-      width, options.margin, options.frame_height, kCharWidth, layout.total, XmlEscape(text.unit));
+      "data-char-width=\"{:g}\" data-baseline=\"{:g}\" data-total=\"{}\" data-unit=\"{}\">\n",
+      width, options.margin, options.frame_height, kCharWidth, kLabelBaseline, layout.total,
+      XmlEscape(text.unit));
   for (const FlameFrame& frame : layout.frames) WriteFrame(frame, layout, options, text, out);
   put("</g>\n</svg>\n");
   return out;

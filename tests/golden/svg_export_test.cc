@@ -270,12 +270,15 @@ TEST_F(SvgExportTest, ItsScriptSearchesAndZoomsInAHeadlessBrowser) {
   }
   const Svg svg = ExportSvg({});
   ASSERT_FALSE(svg.frames.empty());
-  const size_t sixty = svg.by_path.at(std::string(kSplitPath) + ";compute_sixty");
+  // The first frame above compute_sixty: 1 sample, too narrow for a label.
+  const std::string sixty = std::string(kSplitPath) + ";compute_sixty";
+  const size_t target = svg.by_path.at(sixty + ";[unknown] 0xcf438");
+  ASSERT_EQ(svg.frames[target + 1].label, "");
   const std::string path = "/tmp/svg-test-browser-" + std::to_string(getpid()) + ".svg";
   std::ofstream(path, std::ios::binary) << svg.bytes;
-  const RunResult run =
-      RunIn({"timeout", "120", "chromium", "--headless", "--no-sandbox", "--disable-gpu",
-             "--dump-dom", "file://" + path + "?s=(main|_ten|_sixty)$&z=" + std::to_string(sixty)});
+  const RunResult run = RunIn(
+      {"timeout", "120", "chromium", "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom",
+       "file://" + path + "?s=(main|_ten|_sixty)$&z=" + std::to_string(target)});
   unlink(path.c_str());
   ASSERT_EQ(run.status, 0) << run.out;
   // The script ran to its end...
@@ -287,13 +290,16 @@ TEST_F(SvgExportTest, ItsScriptSearchesAndZoomsInAHeadlessBrowser) {
   EXPECT_EQ(Attribute(run.out, "<title>compute_ten\n", "fill"), "#e600e6");
   EXPECT_NE(Attribute(run.out, "<title>compute_thirty\n", "fill"), "#e600e6");
   EXPECT_NE(Attribute(run.out, "<title>compute_thirty\n", "fill"), "");
-  // ...and zoomed into compute_sixty: now full width, its parents too,
-  // faded, its sibling hidden, "Reset zoom" shown.
+  // ...and zoomed into the frame: it and its callees full width (labels
+  // made for the frames that had none), its callers too, faded, the rest
+  // hidden, "Reset zoom" shown.
+  EXPECT_EQ(Attribute(run.out, "<title>entry_SYSCALL_64_after_hwframe\n", "width"), "1180.00");
+  EXPECT_THAT(run.out, HasSubstr(">entry_SYSCALL_64_after_hwframe</text>"));
+  EXPECT_THAT(run.out, HasSubstr(">_raw_spin_unlock_irqrestore</text>"));
   EXPECT_EQ(Attribute(run.out, "<title>compute_sixty\n", "width"), "1180.00");
-  EXPECT_EQ(Attribute(run.out, "<title>compute_sixty\n", "fill"), "#e600e6");
   EXPECT_EQ(Attribute(run.out, "<title>run_round\n", "width"), "1180.00");
   EXPECT_THAT(run.out,
-              HasSubstr("<g class=\"f parent\" data-w=\"300\" style=\"\"><title>run_round"));
+              HasSubstr("<g class=\"f parent\" data-w=\"180\" style=\"\"><title>compute_sixty"));
   EXPECT_THAT(run.out, HasSubstr("style=\"display: none;\"><title>compute_ten"));
   EXPECT_THAT(run.out, HasSubstr("style=\"\">Reset zoom</text>"));
 }

@@ -32,8 +32,9 @@ def main(path):
     print(f"total\t{frames.get('data-total')}\t{frames.get('data-unit')}")
     for g in frames.findall(NS + "g"):
         rect = g.find(NS + "rect")
+        label = g.find(NS + "text")  # none when the frame is too narrow
         fields = [rect.get("x"), rect.get("y"), rect.get("width"), g.get("data-w"),
-                  one_line(g.find(NS + "text").text), one_line(g.find(NS + "title").text)]
+                  one_line(label.text if label is not None else ""), one_line(g.find(NS + "title").text)]
         print("frame\t" + "\t".join(fields))
 
 

@@ -4,6 +4,9 @@
 // the XML escaping every SVG name goes through; and the SVG writer's
 // labels and escaping on a small synthetic recording. The SVG of a real
 // recording is checked in tests/golden/svg_export_test.cc.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <map>
 #include <string>
 #include <vector>
@@ -86,6 +89,36 @@ TEST_F(FlameLayoutTest, WidthsAreProportionalToSamplesOrPeriod) {
   EXPECT_DOUBLE_EQ(frames.at("work").width, 1180.0 * 300 / 1200);
   EXPECT_EQ(frames.at("work").weight, 300u);
   EXPECT_EQ(frames.at("work").samples, 3u);
+}
+
+TEST_F(FlameLayoutTest, MergingEqualStacksFirstGivesTheSameTreeAsOneSampleAtATime) {
+  ExportOptions options;
+  // --max-stack 1 cuts stacks to their leaf: different interned stacks, cut
+  // to the same length, stay apart by where they start.
+  for (size_t max_stack : {size_t{0}, size_t{1}}) {
+    options.max_stack = max_stack;
+    const ExportInput input = Input(options);
+    const StackTree merged = BuildFlameTree(input);
+    StackTree plain(/*by_comm=*/true);
+    for (uint32_t index : input.sections.front().samples) {
+      const ProfileSample& s = input.sample(index);
+      plain.Add(s.comm, input.Frames(s), s.period);
+    }
+    plain.Sort(input.profile());
+    ASSERT_EQ(merged.nodes().size(), plain.nodes().size()) << max_stack;
+    for (size_t i = 0; i < plain.nodes().size(); ++i) {
+      const StackNode& a = merged.node(i);
+      const StackNode& b = plain.node(i);
+      EXPECT_EQ(a.function, b.function);
+      EXPECT_EQ(a.comm, b.comm);
+      EXPECT_EQ(a.total_samples, b.total_samples);
+      EXPECT_EQ(a.total_period, b.total_period);
+      EXPECT_EQ(a.self_samples, b.self_samples);
+      EXPECT_EQ(a.self_period, b.self_period);
+      EXPECT_EQ(a.children, b.children);
+    }
+  }
+  EXPECT_EQ(BuildFlameTree(Input()).node(StackTree::kRoot).total_samples, 5u);
 }
 
 TEST_F(FlameLayoutTest, RootThenCommandsThenFunctionsOutermostFirstChildrenInsideParents) {
@@ -204,6 +237,58 @@ TEST_F(FlameLayoutTest, ColoursFollowTheKindAndTheNameAndCanBeOverridden) {
   auto frames = ByLabel(LayoutFlame(input, tree, options));
   EXPECT_EQ(frames.at("work").colour, (Rgb{1, 2, 3}));
   EXPECT_EQ(frames.at("main").colour, FrameColour(FrameKind::kUser, "main"));
+}
+
+// A million samples over 20000 distinct stacks (5 to 40 frames of 3000
+// functions, a few stacks hot, most seen a handful of times; few shared
+// prefixes, so worse than most real profiles): the frames under 0.1 px are
+// cut, so the SVG stays some megabytes.
+TEST(FlameLayoutScaleTest, AMillionSamplesGiveASmallSvg) {
+  Recording recording;
+  Profile& p = recording.profile;
+  p.set_event_names({"cpu-clock"});
+  p.set_dso_names({"/bin/big"});
+  std::vector<uint32_t> functions;
+  for (int i = 0; i < 3000; ++i) {
+    functions.push_back(p.InternFunction(0, "function_" + std::to_string(i), false, true));
+  }
+  const uint32_t comm = p.InternComm("big");
+  uint64_t state = 42;
+  auto next = [&state] {  // a fixed LCG: the same profile every run
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<uint32_t>(state >> 33);
+  };
+  std::vector<std::vector<uint32_t>> stacks(20000);
+  for (auto& stack : stacks) {
+    // Outermost frames from a few choices, so stacks share prefixes.
+    const size_t depth = 5 + next() % 36;
+    for (size_t d = 0; d < depth; ++d) stack.push_back(functions[next() % (d < 3 ? 4 : 3000)]);
+    std::reverse(stack.begin(), stack.end());  // leaf first
+  }
+  for (int i = 0; i < 1000000; ++i) {
+    const uint64_t r = next() % 20000;
+    ProfileSample s;
+    s.comm = comm;
+    s.period = 1;
+    p.AddSample(s, stacks[r * r / 20000]);  // skewed to the first stacks
+  }
+  std::vector<std::string> warnings;
+  auto input = BuildExportInput(recording, SampleFilter(SampleFilterOptions{}), {}, true, warnings);
+  ASSERT_TRUE(input);
+  const StackTree tree = BuildFlameTree(*input);
+  const FlameLayout layout = LayoutFlame(*input, tree, {});
+  const auto start = std::chrono::steady_clock::now();
+  const std::string svg = SvgExporter().Export(*input).value();
+  const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+  EXPECT_EQ(layout.total, 1000000u);
+  EXPECT_GT(tree.nodes().size(), 100000u);
+  EXPECT_GT(layout.omitted, 0u);
+  // Every frame drawn would be 293k frames, some 45 MB.
+  EXPECT_LT(layout.frames.size() * 5, tree.nodes().size());
+  EXPECT_LT(svg.size(), 8u << 20);
+  std::printf(
+      "[ measured ] %zu tree nodes, %zu frames drawn, %zu cut, %zu bytes of SVG in %.2f s\n",
+      tree.nodes().size(), layout.frames.size(), layout.omitted, svg.size(), took.count());
 }
 
 TEST(XmlTextTest, EscapesReservedCharactersAndReplacesWhatXmlCannotHold) {
