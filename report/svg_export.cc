@@ -51,6 +51,8 @@ std::string FrameTitle(const FlameFrame& frame, const FlameLayout& layout,
   title += fmt::format("\n{} sample{}", frame.samples, frame.samples == 1 ? "" : "s");
   if (text.unit != "samples") title += fmt::format(", {} {}", text.unit, frame.weight);
   title += fmt::format(", {:.2f}%", share);
+  const std::string note = text.frame_note ? text.frame_note(frame) : "";
+  if (!note.empty()) title += "\n" + OneLine(note);
   return title;
 }
 
@@ -90,7 +92,6 @@ std::string WriteFlameSvg(const FlameLayout& layout, const FlameLayoutOptions& o
   const double height = kTop + layout.height + kBottom;
   std::string out;
   Put put{out};
-  put("<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n");
   put("<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{:g}\" "
       "height=\"{:g}\" viewBox=\"0 0 {:g} {:g}\">\n",
       width, height, width, height);
@@ -135,7 +136,8 @@ Result<std::string> SvgExporter::Export(const ExportInput& input) {
       fmt::format("{} of {}: {} sample{}", options.icicle ? "Icicle graph" : "Flame graph",
                   section.name, section.samples.size(), section.samples.size() == 1 ? "" : "s");
   text.subtitle = input.command_line.empty() ? "(command line not recorded)" : input.command_line;
-  return WriteFlameSvg(layout, options, text);
+  return "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n" +
+         WriteFlameSvg(layout, options, text);
 }
 
 }  // namespace sample::report

@@ -13,6 +13,7 @@
 // drawing and its script (flame_svg_script.h).
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include "report/exporter.h"
@@ -24,9 +25,13 @@ struct FlameSvgText {
   std::string title;             // the heading
   std::string subtitle;          // under it (the recorded command line)
   std::string unit = "samples";  // what widths measure: "samples" or "period"
+  // Optional: one more line for a frame's tooltip and details line (a
+  // differential graph's change); "" adds none.
+  std::function<std::string(const FlameFrame&)> frame_note;
 };
 
-// The SVG document of `layout`, laid out with `options`. Names are escaped.
+// The <svg> element of `layout`, laid out with `options`, its script
+// included; names escaped. No XML declaration, so that a page can embed it.
 std::string WriteFlameSvg(const FlameLayout& layout, const FlameLayoutOptions& options,
                           const FlameSvgText& text);
 

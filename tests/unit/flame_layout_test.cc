@@ -329,7 +329,14 @@ TEST_F(FlameLayoutTest, SvgEscapesNamesAndFitsLabelsToTheirFrames) {
     if (f.label == "other") f.width = 50;          // 6 characters: "oth.." would be 5; "other" fits
     if (f.label == "do_syscall_64") f.width = 60;  // 7 characters: "do_sy.."
   }
-  const std::string drawn = WriteFlameSvg(layout, options, {"t", "s", "samples"});
+  FlameSvgText text{"t", "s", "samples"};
+  text.frame_note = [](const FlameFrame& f) {
+    return f.label == "main" ? std::string("+5.00% against <base>") : std::string();
+  };
+  const std::string drawn = WriteFlameSvg(layout, options, text);
+  EXPECT_THAT(drawn, HasSubstr("<title>main\n/bin/prog (user)\n9 samples, 90.00%\n"
+                               "+5.00% against &lt;base&gt;</title>"));
+  EXPECT_THAT(drawn, HasSubstr("<title>work\n/bin/prog (user)\n3 samples, 30.00%</title>"));
   EXPECT_THAT(drawn, Not(HasSubstr(">jitted</text>")));
   EXPECT_THAT(drawn, HasSubstr(">other</text>"));
   EXPECT_THAT(drawn, HasSubstr(">do_sy..</text>"));
