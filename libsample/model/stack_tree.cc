@@ -6,7 +6,8 @@
 namespace sample {
 
 uint32_t StackTree::Child(uint32_t parent, uint32_t function, uint32_t comm) {
-  const uint64_t key = (uint64_t{parent} << 32) | (function != StackNode::kNone ? function : comm);
+  const uint64_t key =
+      (uint64_t{parent} << 32) | (function != StackNode::kNone ? function : comm);
   auto [it, inserted] = child_ids_.try_emplace(key, static_cast<uint32_t>(nodes_.size()));
   if (inserted) {
     StackNode node;
