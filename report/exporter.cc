@@ -5,6 +5,7 @@
 #include "report/folded_export.h"
 #include "report/gecko_export.h"
 #include "report/speedscope_export.h"
+#include "report/svg_export.h"
 
 namespace sample::report {
 
@@ -13,6 +14,7 @@ Result<std::unique_ptr<Exporter>> MakeExporter(OutputFormat format) {
     case OutputFormat::kFolded: return std::make_unique<FoldedExporter>();
     case OutputFormat::kSpeedscope: return std::make_unique<SpeedscopeExporter>();
     case OutputFormat::kGecko: return std::make_unique<GeckoExporter>();
+    case OutputFormat::kSvg: return std::make_unique<SvgExporter>();
     default: break;
   }
   return Fail(fmt::format("--format {}: not available in this build", FormatName(format)));

@@ -22,10 +22,11 @@ uint32_t StackTree::Child(uint32_t parent, uint32_t function, uint32_t comm) {
   return it->second;
 }
 
-void StackTree::Add(uint32_t comm, std::span<const uint32_t> frames, uint64_t period) {
+void StackTree::Add(uint32_t comm, std::span<const uint32_t> frames, uint64_t period,
+                    uint64_t samples) {
   uint32_t at = kRoot;
   auto count = [&](uint32_t id) {
-    nodes_[id].total_samples += 1;
+    nodes_[id].total_samples += samples;
     nodes_[id].total_period += period;
   };
   count(at);
@@ -37,7 +38,7 @@ void StackTree::Add(uint32_t comm, std::span<const uint32_t> frames, uint64_t pe
     at = Child(at, *it, StackNode::kNone);
     count(at);
   }
-  nodes_[at].self_samples += 1;
+  nodes_[at].self_samples += samples;
   nodes_[at].self_period += period;
 }
 

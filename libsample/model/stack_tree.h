@@ -41,7 +41,9 @@ class StackTree {
   static constexpr uint32_t kRoot = 0;
 
   // One sample: `frames` are function ids, leaf first (Profile::frames).
-  void Add(uint32_t comm, std::span<const uint32_t> frames, uint64_t period);
+  // `samples` > 1: that many samples of that stack and their summed
+  // `period` at once (callers that merge equal stacks first walk each once).
+  void Add(uint32_t comm, std::span<const uint32_t> frames, uint64_t period, uint64_t samples = 1);
   // Children by name: commands by their name, functions by their label.
   void Sort(const Profile& profile);
 
