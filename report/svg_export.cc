@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <iterator>
+#include <optional>
 #include <utility>
 
 #include <fmt/format.h>
 
+#include "report/flame_diff.h"
 #include "report/flame_svg_script.h"
 #include "report/xml_text.h"
 
@@ -123,21 +125,61 @@ std::string WriteFlameSvg(const FlameLayout& layout, const FlameLayoutOptions& o
   return out;
 }
 
-Result<std::string> SvgExporter::Export(const ExportInput& input) {
+namespace {
+
+// Red for a path that takes more of the new recording, blue for less, the
+// more saturated the larger the change (the largest is full colour); paths
+// that did not change are a pale grey, as differential flame graphs draw
+// them.
+Rgb DiffColour(double delta, double max_abs_delta) {
+  const double strength = max_abs_delta > 0 ? std::min(1.0, std::abs(delta) / max_abs_delta) : 0;
+  const auto fade = static_cast<uint8_t>(std::lround(230 - 200 * strength));
+  if (delta > 0) return Rgb{255, fade, fade};
+  if (delta < 0) return Rgb{fade, fade, 255};
+  return Rgb{230, 230, 230};
+}
+
+std::string Title(const ExportInput& input, const FlameLayoutOptions& options, bool diff) {
   const ExportSection& section = input.sections.front();
+  const size_t samples = section.samples.size();
+  return fmt::format("{}{} of {}: {} sample{}", diff ? "Differential " : "",
+                     options.icicle ? (diff ? "icicle graph" : "Icicle graph")
+                                    : (diff ? "flame graph" : "Flame graph"),
+                     section.name, samples, samples == 1 ? "" : "s");
+}
+
+}  // namespace
+
+Result<std::string> SvgExporter::Export(const ExportInput& input) {
   FlameLayoutOptions options;
   options.icicle = input.options.icicle;
   options.weight = input.options.weight;
-  const StackTree tree = BuildFlameTree(input);
-  const FlameLayout layout = LayoutFlame(input, tree, options);
   FlameSvgText text;
   text.unit = options.weight == ExportWeight::kPeriod ? "period" : "samples";
-  text.title =
-      fmt::format("{} of {}: {} sample{}", options.icicle ? "Icicle graph" : "Flame graph",
-                  section.name, section.samples.size(), section.samples.size() == 1 ? "" : "s");
+  text.title = Title(input, options, input.baseline != nullptr);
   text.subtitle = input.command_line.empty() ? "(command line not recorded)" : input.command_line;
+  if (input.baseline == nullptr) {
+    const StackTree tree = BuildFlameTree(input);
+    return "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n" +
+           WriteFlameSvg(LayoutFlame(input, tree, options), options, text);
+  }
+  // --diff: widths from the new recording, colours from each path's change
+  // of share against the baseline.
+  const FlameDiff diff(*input.baseline, input, 0, /*by_comm=*/true);
+  options.colour = [&diff](const StackTree&, uint32_t node) -> std::optional<Rgb> {
+    return DiffColour(diff.Delta(node), diff.max_abs_delta());
+  };
+  text.frame_note = [&diff](const FlameFrame& frame) {
+    return fmt::format("{:+.2f} points against the baseline ({} samples there)",
+                       diff.Delta(frame.node), diff.diff().baseline(frame.node).total_samples);
+  };
+  text.subtitle += fmt::format(" | red: larger share than in the baseline, blue: smaller");
+  if (diff.diff().unmatched_samples() != 0) {
+    text.subtitle += fmt::format(" | {} baseline samples on paths this recording lacks",
+                                 diff.diff().unmatched_samples());
+  }
   return "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n" +
-         WriteFlameSvg(layout, options, text);
+         WriteFlameSvg(LayoutFlame(input, diff.tree(), options), options, text);
 }
 
 }  // namespace sample::report

@@ -239,6 +239,32 @@ TEST_F(SvgExportTest, FiltersKeepOnlyTheKeptSamples) {
   EXPECT_NEAR(sixty.width, 1180.0 * sixty.weight / total, 0.006);
 }
 
+TEST_F(SvgExportTest, DiffColoursEachPathByItsChangeWithNewWidths) {
+  // Against itself: every path unchanged, grey, widths as without --diff.
+  const Svg plain = ExportSvg({});
+  const Svg same = ExportSvg({"--diff", "split.data"});
+  ASSERT_FALSE(same.frames.empty());
+  ASSERT_EQ(same.frames.size(), plain.frames.size());
+  EXPECT_THAT(same.texts.at("title"), HasSubstr("Differential flame graph of cpu-clock"));
+  for (size_t i = 0; i < same.frames.size(); ++i) {
+    EXPECT_EQ(same.frames[i].width, plain.frames[i].width);
+    EXPECT_THAT(same.frames[i].title, HasSubstr("+0.00 points against the baseline"));
+  }
+  EXPECT_THAT(same.bytes, HasSubstr("fill=\"#e6e6e6\""));
+  EXPECT_THAT(same.bytes, Not(HasSubstr("fill=\"#ff")));
+
+  // group.data records split without call chains: its samples sit on
+  // split;compute_* directly, so split.data's deep paths are all new (red)
+  // and the baseline's own paths are counted as missing.
+  const Svg diff = ExportSvg({"--diff", "group.data"});
+  ASSERT_FALSE(diff.frames.empty());
+  const Frame& sixty = diff.frames[diff.by_path.at(std::string(kSplitPath) + ";compute_sixty")];
+  EXPECT_EQ(sixty.width, plain.frames[plain.by_path.at(std::string(kSplitPath) +
+                                                       ";compute_sixty")].width);
+  EXPECT_THAT(sixty.title, HasSubstr("+59.60 points against the baseline (0 samples there)"));
+  EXPECT_THAT(diff.texts.at("subtitle"), HasSubstr("baseline samples on paths this recording lacks"));
+}
+
 TEST_F(SvgExportTest, IcicleDrawsTheRootOnTop) {
   const Svg flame = ExportSvg({});
   const Svg icicle = ExportSvg({"--icicle"});
