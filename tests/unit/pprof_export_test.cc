@@ -261,6 +261,37 @@ TEST_F(PprofExportTest, MaxStackCutsLocationsToo) {
   EXPECT_THAT(d.profile.sample(1).value(), ElementsAre(2, 150));
 }
 
+TEST_F(PprofExportTest, SeveralEventsAreColumnsOfTheSameSamples) {
+  Profile& p = recording_.profile;
+  p.set_event_names({"cpu-clock", "page-faults"});
+  EventDesc faults;
+  faults.name = "page-faults";
+  faults.attr.type = PERF_TYPE_SOFTWARE;
+  faults.attr.config = PERF_COUNT_SW_PAGE_FAULTS;
+  faults.attr.sample_period = 1;
+  recording_.events.push_back(faults);
+  ProfileSample s;
+  s.event = 1;
+  s.comm = other_;
+  s.pid = s.tid = 20;
+  s.period = 1;
+  const uint32_t memcpy = p.InternFunction(3, "memcpy", false, true);
+  p.AddSample(s, std::vector<uint32_t>{memcpy},
+              std::vector<FrameAddress>{{0x7f0000012345, 5, 0x12345}});
+  Decoded d = Export();
+  ASSERT_EQ(d.profile.sample_type_size(), 4);
+  std::vector<std::string> types;
+  for (const auto& t : d.profile.sample_type())
+    types.push_back(d.Str(t.type()) + "/" + d.Str(t.unit()));
+  EXPECT_THAT(types, ElementsAre("cpu-clock-samples/count", "cpu-clock/nanoseconds",
+                                 "page-faults-samples/count", "page-faults/count"));
+  EXPECT_EQ(d.Str(d.profile.default_sample_type()), "cpu-clock");
+  // The page fault hit memcpy's stack in pid 20: the same pprof sample.
+  ASSERT_EQ(d.profile.sample_size(), 3);
+  EXPECT_THAT(d.profile.sample(0).value(), ElementsAre(1, 7, 1, 1));
+  EXPECT_THAT(d.profile.sample(1).value(), ElementsAre(2, 150, 0, 0));
+}
+
 TEST(GzipTest, CompressesToOneGzipMember) {
   const std::string text(100000, 'x');
   auto gz = GzipCompress(text);
