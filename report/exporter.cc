@@ -6,6 +6,7 @@
 #include "report/gecko_export.h"
 #include "report/speedscope_export.h"
 #include "report/svg_export.h"
+#include "report/pprof_export.h"
 
 namespace sample::report {
 
@@ -15,6 +16,7 @@ Result<std::unique_ptr<Exporter>> MakeExporter(OutputFormat format) {
     case OutputFormat::kSpeedscope: return std::make_unique<SpeedscopeExporter>();
     case OutputFormat::kGecko: return std::make_unique<GeckoExporter>();
     case OutputFormat::kSvg: return std::make_unique<SvgExporter>();
+    case OutputFormat::kPprof: return std::make_unique<PprofExporter>();
     default: break;
   }
   return Fail(fmt::format("--format {}: not available in this build", FormatName(format)));

@@ -43,6 +43,10 @@ size_t ExpectedRecords(const format::SampleFileReader& reader) {
 struct LocationFunctions {
   std::vector<uint32_t> begin, count, functions;
   std::vector<uint64_t> offsets;  // parallel to functions
+  // By location id: its file offset, for locations in mapped files (whose
+  // offset is one); FrameAddress::kNoOffset for the kernel, JIT code and
+  // unknown addresses (whose offset is the address).
+  std::vector<uint64_t> file_offsets;
 };
 
 // Loads one recording: records in time order are applied to the process
@@ -150,11 +154,12 @@ void Loader::BuildProfile(const LocationFunctions& symbols) {
         const uint32_t begin = symbols.begin[frame.location];
         for (uint32_t i = begin; i < begin + symbols.count[frame.location]; ++i) {
           frames.push_back(symbols.functions[i]);
-          FrameAddress address{frame.ip, symbols.offsets[i]};
+          FrameAddress address{frame.ip, symbols.offsets[i], symbols.file_offsets[frame.location]};
           // The function was found at ip - 1 for a return address; the
-          // offset shown is the ip's own, as perf script prints it.
-          if (address.symbol_offset != FrameAddress::kNoOffset && frame.return_address) {
-            ++address.symbol_offset;
+          // offsets kept are the ip's own, as perf script prints them.
+          if (frame.return_address) {
+            if (address.symbol_offset != FrameAddress::kNoOffset) ++address.symbol_offset;
+            if (address.file_offset != FrameAddress::kNoOffset) ++address.file_offset;
           }
           addresses.push_back(address);
         }
@@ -368,9 +373,13 @@ LocationFunctions Loader::Symbolize(unsigned jobs) {
   out.count = std::move(result.frames_count);
   out.functions.reserve(result.frames.size());
   out.offsets.reserve(result.frames.size());
+  out.file_offsets.reserve(locations.size());
   for (size_t i = 0; i < locations.size(); ++i) {
     const Location& loc = locations[i];
     const bool kernel = loc.dso == ProcessTable::kKernelDso;
+    const bool in_file =
+        !kernel && loc.dso != ProcessTable::kUnknownDso && !IsPerfMapPath(dso_paths[loc.dso]);
+    out.file_offsets.push_back(in_file ? loc.offset : FrameAddress::kNoOffset);
     for (uint32_t f = out.begin[i]; f < out.begin[i] + out.count[i]; ++f) {
       const ResolvedFrame& frame = result.frames[f];
       if (!frame.known) out_.stats.unknown_frames += uses[i];

@@ -19,11 +19,6 @@
 namespace sample::report {
 namespace {
 
-// True for "/tmp/perf-PID.map" pseudo-DSOs.
-bool IsPerfMapPath(const std::string& path) {
-  return path.starts_with("/tmp/perf-") && path.ends_with(".map");
-}
-
 // Asks `source` once for the frames of `location_ids` (all in its DSO).
 void Ask(SymbolSource& source, const std::vector<uint32_t>& location_ids,
          const std::vector<Location>& locations,
@@ -63,6 +58,10 @@ class ProgressLine {
 }  // namespace
 
 std::string PerfMapPath(uint32_t pid) { return fmt::format("/tmp/perf-{}.map", pid); }
+
+bool IsPerfMapPath(const std::string& path) {
+  return path.starts_with("/tmp/perf-") && path.ends_with(".map");
+}
 
 namespace {
 

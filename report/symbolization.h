@@ -70,5 +70,7 @@ SymbolizeResult SymbolizeLocations(const std::vector<Location>& locations,
 
 // The pseudo-DSO path of a process's JIT code: "/tmp/perf-PID.map".
 std::string PerfMapPath(uint32_t pid);
+// True for such pseudo-DSOs.
+bool IsPerfMapPath(const std::string& path);
 
 }  // namespace sample::report

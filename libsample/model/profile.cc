@@ -52,7 +52,8 @@ Profile::StackRef Profile::InternStack(std::span<const uint32_t> frames,
   scratch_.clear();
   for (size_t i = 0; i < frames.size(); ++i) {
     const FrameAddress address = i < addresses.size() ? addresses[i] : FrameAddress{};
-    const std::array<uint64_t, 3> key{frames[i], address.ip, address.symbol_offset};
+    const std::array<uint64_t, 4> key{frames[i], address.ip, address.symbol_offset,
+                                      address.file_offset};
     auto it = slot_ids_.try_emplace(key, static_cast<uint32_t>(slot_ids_.size())).first;
     scratch_.push_back(it->second);
   }

@@ -53,11 +53,16 @@ struct ProfileSample {
 };
 
 // Where a frame was: the address as the kernel reported it (a return
-// address for callers) and its offset into the function, when known.
+// address for callers), its offset into the function, when known, and
+// the ip's offset in the file mapped there (binaries and the [vdso]; not
+// the kernel, JIT code or unmapped addresses). ip - file_offset is the
+// mapping's load bias, from which exports that name mappings (pprof)
+// rebuild them; the loader knows it per distinct location already.
 struct FrameAddress {
   static constexpr uint64_t kNoOffset = UINT64_MAX;
   uint64_t ip = 0;
   uint64_t symbol_offset = kNoOffset;
+  uint64_t file_offset = kNoOffset;
 };
 
 // What one member of the leader's event group counted between the leader's
@@ -127,16 +132,16 @@ class Profile {
 
  private:
   std::vector<ProfileSample> samples_;
-  // Distinct frames (function id, ip, symbol offset) and distinct stacks of them;
+  // Distinct frames (function id, ip, symbol and file offset) and distinct stacks of them;
   // stack_functions_ and stack_addresses_ run parallel to stacks_'s pool, so
   // a sample's frames_begin/frames_count index all three.
   struct SlotKeyHash {
-    size_t operator()(const std::array<uint64_t, 3>& k) const {
+    size_t operator()(const std::array<uint64_t, 4>& k) const {
       return static_cast<size_t>((k[0] * 0x9E3779B97F4A7C15ull) ^ (k[1] * 0xC2B2AE3D27D4EB4Full) ^
-                                 k[2]);
+                                 k[2] ^ (k[3] << 1));
     }
   };
-  std::unordered_map<std::array<uint64_t, 3>, uint32_t, SlotKeyHash> slot_ids_;
+  std::unordered_map<std::array<uint64_t, 4>, uint32_t, SlotKeyHash> slot_ids_;
   // Totals and time range for one added sample.
   void Account(const ProfileSample& sample);
   uint64_t accounted_ = 0;
