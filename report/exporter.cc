@@ -3,12 +3,14 @@
 #include <fmt/format.h>
 
 #include "report/folded_export.h"
+#include "report/html_export.h"
 
 namespace sample::report {
 
 Result<std::unique_ptr<Exporter>> MakeExporter(OutputFormat format) {
   switch (format) {
     case OutputFormat::kFolded: return std::make_unique<FoldedExporter>();
+    case OutputFormat::kHtml: return std::make_unique<HtmlExporter>();
     default: break;
   }
   return Fail(fmt::format("--format {}: not available in this build", FormatName(format)));
