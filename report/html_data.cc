@@ -23,10 +23,10 @@
 //   "table":[
 //   [func,self,total],            by total, then self, then name
 //   ...],
-//   "nodes":[
-//   [-1,-1,total,self],           the root
-//   [func,parent,total,self],     preorder, children by name; a parent
-//   ...]}                         comes before its children
+//   "nodes":[                     flat, 4 numbers a node (parsed faster
+//   -1,-1,total,self,             than an array each): the root, then
+//   func,parent,total,self,       the others in preorder, children by
+//   ...]}                         name; `parent` is a node's index
 //   ,...]}
 // A command node (one per comm under the root) is a func of kind "comm".
 namespace sample::report {
@@ -108,7 +108,7 @@ void WriteNodes(const ExportInput& input, const StackTree& tree, FuncTable& func
     const StackNode& n = tree.node(id);
     number[id] = next++;
     const long parent = n.parent == StackNode::kNone ? -1 : long{number[n.parent]};
-    fmt::format_to(std::back_inserter(out), "{}\n[{},{},{},{}]", id == StackTree::kRoot ? "" : ",",
+    fmt::format_to(std::back_inserter(out), "{}\n{},{},{},{}", id == StackTree::kRoot ? "" : ",",
                    funcs.Of(n), parent, period ? n.total_period : n.total_samples,
                    period ? n.self_period : n.self_samples);
     pending.insert(pending.end(), n.children.rbegin(), n.children.rend());

@@ -15,7 +15,10 @@ window.addEventListener('securitypolicyviolation',
   };
 })();
 
+S.timings = {};
+S.timings.parse = performance.now();
 S.data = JSON.parse(document.getElementById('sample-data').textContent);
+S.timings.parse = performance.now() - S.timings.parse;
 S.$ = (id) => document.getElementById(id);
 
 // An element with text content (never HTML: names hold <, > and &).
@@ -36,8 +39,8 @@ S.unit = S.data.weight === 'period' ? 'period' : 'samples';
 // node's subtree is the index range [i, i + size[i]) and its parent was
 // seen before it: one pass lays out x (in weight units) and depth.
 S.buildModel = function (section) {
-  const rows = section.nodes;
-  const n = rows.length;
+  const rows = section.nodes;  // flat: func, parent, total, self per node
+  const n = rows.length / 4;
   const m = {
     section, n, fn: new Int32Array(n), parent: new Int32Array(n), total: new Float64Array(n),
     self: new Float64Array(n), depth: new Int32Array(n), x: new Float64Array(n),
@@ -45,17 +48,16 @@ S.buildModel = function (section) {
   };
   const nextX = new Float64Array(n);
   for (let i = 0; i < n; i++) {
-    const r = rows[i];
-    m.fn[i] = r[0];
-    m.parent[i] = r[1];
-    m.total[i] = r[2];
-    m.self[i] = r[3];
+    const p = rows[4 * i + 1];
+    m.fn[i] = rows[4 * i];
+    m.parent[i] = p;
+    m.total[i] = rows[4 * i + 2];
+    m.self[i] = rows[4 * i + 3];
     m.size[i] = 1;
     if (i === 0) continue;
-    const p = r[1];
     m.depth[i] = m.depth[p] + 1;
     m.x[i] = nextX[p];
-    nextX[p] += r[2];
+    nextX[p] += m.total[i];
     nextX[i] = m.x[i];
     if (m.depth[i] > m.maxDepth) m.maxDepth = m.depth[i];
   }

@@ -2,7 +2,8 @@
 // selection shared by the flame graph, the table and the callers/callees,
 // and the first draw, done synchronously while the page loads so that the
 // load event (and a headless browser's --dump-dom) comes after it. The
-// time from navigation start to the first flame graph goes in #timing.
+// time from navigation start to the first flame graph goes in #timing,
+// with the steps' own times (parse, model, flame).
 'use strict';
 S.state = {section: 0, model: null, selected: -1, query: ''};
 
@@ -18,13 +19,16 @@ S.select = function (f) {
 S.showSection = function (index) {
   S.state.section = index;
   const section = S.data.sections[index];
+  const started = performance.now();
   S.state.model = S.buildModel(section);
+  S.timings.model = performance.now() - started;
   S.$('flame-note').textContent = `${section.name}: ${section.samples} samples, ` +
       `${S.state.model.n - 1} frames; width is ${S.unit}` +
       (S.state.model.n > 1 ? '' : ' (no samples)');
+  S.applySearch(S.state.query);
   S.flame.setModel(S.state.model);
+  S.timings.flame = performance.now() - started - S.timings.model;
   S.table.setSection(section, S.state.model);
-  S.search(S.state.query);
   if (S.state.selected >= 0) S.select(S.state.selected);
 };
 
@@ -32,6 +36,14 @@ S.showSection = function (index) {
 // substring, or /a regular expression/) and reports their total share.
 // Returns {count, share} (share in percent), or null for an empty query.
 S.search = function (query) {
+  const found = S.applySearch(query);
+  S.flame.draw();
+  S.table.render();
+  return found;
+};
+
+// S.search without the redraw.
+S.applySearch = function (query) {
   S.state.query = query;
   const out = S.$('search-result');
   let test = null;
@@ -51,17 +63,14 @@ S.search = function (query) {
   if (test === null) {
     S.flame.matches = S.table.matches = null;
     out.textContent = '';
-  } else {
-    const matches = new Uint8Array(S.data.funcs.length);
-    S.data.funcs.forEach((row, f) => { matches[f] = test(row[0]) ? 1 : 0; });
-    S.flame.matches = S.table.matches = matches;
+    return null;
   }
-  S.flame.draw();
-  S.table.render();
-  if (test === null) return null;
+  const matches = new Uint8Array(S.data.funcs.length);
+  S.data.funcs.forEach((row, f) => { matches[f] = test(row[0]) ? 1 : 0; });
+  S.flame.matches = S.table.matches = matches;
   const m = S.state.model;
-  const count = S.state.model.section.table.filter((r) => S.flame.matches[r[0]] === 1).length;
-  const share = m.total[0] > 0 ? 100 * S.matchedTotal(m, S.flame.matches) / m.total[0] : 0;
+  const count = m.section.table.filter((r) => matches[r[0]] === 1).length;
+  const share = m.total[0] > 0 ? 100 * S.matchedTotal(m, matches) / m.total[0] : 0;
   out.textContent = `${count} function${count === 1 ? '' : 's'} match: ${share.toFixed(2)}% ` +
       `of ${S.unit}`;
   return {count, share};
@@ -88,8 +97,10 @@ S.start = function () {
   });
   S.showSection(0);
   S.renderedMs = performance.now();
-  S.$('timing').dataset.renderedMs = S.renderedMs.toFixed(1);
-  S.$('timing').textContent = `rendered-ms=${S.renderedMs.toFixed(1)}`;
+  const timing = S.$('timing');
+  timing.dataset.renderedMs = S.renderedMs.toFixed(1);
+  for (const [step, ms] of Object.entries(S.timings)) timing.dataset[step + 'Ms'] = ms.toFixed(1);
+  timing.textContent = `rendered-ms=${S.renderedMs.toFixed(1)}`;
 };
 
 try {

@@ -122,7 +122,7 @@ TEST(HtmlDataTest, FilteredExportMatchesTheGoldenAndHoldsOnlyKeptSamples) {
   EXPECT_NE(data.find(",\"samples\":" + std::to_string(kept) + ",\"period\":"), std::string::npos)
       << "expected " << kept << " kept samples in\n"
       << data;
-  EXPECT_NE(data.find("\"nodes\":[\n[-1,-1," + std::to_string(kept) + ",0]"), std::string::npos);
+  EXPECT_NE(data.find("\"nodes\":[\n-1,-1," + std::to_string(kept) + ",0,"), std::string::npos);
   EXPECT_EQ(data.find("\"taskset\""), std::string::npos);  // pid 2243 never ran taskset's code
 
   const std::string expected_path = kGoldenDir + "/expected/html_data_filtered.json";

@@ -88,15 +88,15 @@ TEST_F(HtmlExportTest, DataHoldsFunctionsTableAndPreorderTree) {
 [2,1,1],
 [3,1,1]],
 "nodes":[
-[-1,-1,4,0],
-[4,0,1,0],
-[0,1,1,1],
-[5,0,3,0],
-[0,3,3,0],
-[1,4,2,1],
-[2,5,1,1],
-[3,4,1,0],
-[3,7,1,1]]}]}
+-1,-1,4,0,
+4,0,1,0,
+0,1,1,1,
+5,0,3,0,
+0,3,3,0,
+1,4,2,1,
+2,5,1,1,
+3,4,1,0,
+3,7,1,1]}]}
 )");
 }
 
@@ -106,14 +106,14 @@ TEST_F(HtmlExportTest, FiltersKeepOnlyTheirSamplesAndPeriodWeighs) {
   ExportInput input = Build(pid10);
   std::string data = BuildHtmlData(input, HeaderView{});
   EXPECT_THAT(data, HasSubstr("\"samples\":2,\"period\":2020,"));
-  EXPECT_THAT(data, HasSubstr("\"nodes\":[\n[-1,-1,2,0],\n[3,0,2,0],"));
+  EXPECT_THAT(data, HasSubstr("\"nodes\":[\n-1,-1,2,0,\n3,0,2,0,"));
   EXPECT_THAT(data, Not(HasSubstr("\"other\"")));
   EXPECT_THAT(data, Not(HasSubstr("do_syscall_64")));
 
   input.options.weight = ExportWeight::kPeriod;
   data = BuildHtmlData(input, HeaderView{});
   EXPECT_THAT(data, HasSubstr("\"weight\":\"period\""));
-  EXPECT_THAT(data, HasSubstr("\"nodes\":[\n[-1,-1,2020,0],"));
+  EXPECT_THAT(data, HasSubstr("\"nodes\":[\n-1,-1,2020,0,"));
 }
 
 TEST(HtmlEscapeTest, ScriptSafeJsonAndHtmlText) {
