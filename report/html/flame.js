@@ -75,7 +75,7 @@ S.Flame = class {
     this.hits = [];  // [node, x, y, w] of every frame drawn
     const z = this.zoom;
     for (let a = m.parent[z]; a >= 0; a = m.parent[a]) this.frame(a, 0, width);
-    const scale = width / m.total[z];
+    const scale = m.total[z] > 0 ? width / m.total[z] : 0;  // no samples: nothing to draw
     const x0 = m.x[z];
     const end = z + m.size[z];
     for (let i = z; i < end;) {

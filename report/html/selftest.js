@@ -1,8 +1,8 @@
 // selftest.js: a scripted check of the drawn page, run when the URL's hash
 // is #selftest (tests/e2e/html_page_test.cc opens it in headless Chromium
 // and reads the dumped DOM). It writes {ok, checks, errors, share,
-// rendered_ms} as JSON into #selftest. Function names to look for come from
-// the hash-less defaults below (the `split` workload's).
+// rendered_ms} as JSON into #selftest. It looks for the `split` workload's
+// functions (tests/workloads/split.c): compute_sixty, _thirty and _ten.
 'use strict';
 S.selfTest = function () {
   const result = {ok: true, checks: [], errors: null, share: null, rendered_ms: S.renderedMs};
@@ -34,18 +34,22 @@ S.selfTest = function () {
     S.search('');
 
     const node = nodeOf('compute_sixty');
-    const before = S.flame.rectOf(node);
-    const box = S.flame.canvas.getBoundingClientRect();
-    S.flame.canvas.dispatchEvent(new MouseEvent('click', {
-      bubbles: true, clientX: box.left + before.x + before.w / 2,
-      clientY: box.top + before.y + S.ROW / 2,
-    }));
-    const after = S.flame.rectOf(node);
-    check('click zooms', S.flame.zoom === node && after !== null && after.x === 0 &&
-        Math.abs(after.w - S.flame.width) < 0.01,
-        after ? `x=${after.x} w=${after.w} width=${S.flame.width}` : 'not drawn');
-    check('click selects', S.$('calls-name').textContent.startsWith('compute_sixty'),
-        S.$('calls-name').textContent);
+    const before = node >= 0 ? S.flame.rectOf(node) : null;
+    if (before === null) {
+      check('click zooms', false, 'compute_sixty is not drawn');
+    } else {
+      const box = S.flame.canvas.getBoundingClientRect();
+      S.flame.canvas.dispatchEvent(new MouseEvent('click', {
+        bubbles: true, clientX: box.left + before.x + before.w / 2,
+        clientY: box.top + before.y + S.ROW / 2,
+      }));
+      const after = S.flame.rectOf(node);
+      check('click zooms', S.flame.zoom === node && after !== null && after.x === 0 &&
+          Math.abs(after.w - S.flame.width) < 0.01,
+          after ? `x=${after.x} w=${after.w} width=${S.flame.width}` : 'not drawn');
+      check('click selects', S.$('calls-name').textContent.startsWith('compute_sixty'),
+          S.$('calls-name').textContent);
+    }
     S.flame.zoomTo(0);
   } catch (e) {
     check('no exception', false, e && e.stack ? e.stack : e);

@@ -201,6 +201,22 @@ TEST(HtmlPageTest, SelfTestPassesInHeadlessChromium) {
   EXPECT_NEAR(std::stod(m[1]), expected, 0.006) << "the text report says " << expected << "%";
 }
 
+// Filters that keep nothing: the page opens, says so and logs no error.
+TEST(HtmlPageTest, AnEmptyExportOpensWithoutErrors) {
+  const std::string chromium = Chromium();
+  if (chromium.empty()) GTEST_SKIP() << "chromium is not installed";
+  std::vector<std::string> args = Headless(chromium);
+  args.push_back("--dump-dom");
+  args.push_back("file://" + ExportPage("split_empty", {"--pid", "1"}) + "#selftest");
+  const RunResult run = RunIn(args);
+  ASSERT_EQ(run.status, 0);
+  EXPECT_NE(run.out.find("0 samples, 0 frames; width is samples (no samples)"), std::string::npos)
+      << run.out.substr(0, 3000);
+  EXPECT_NE(run.out.find("{\"name\":\"no errors\",\"pass\":true"), std::string::npos)
+      << Between(run.out, "<pre id=\"selftest\">", "</pre>");
+  EXPECT_NE(run.out.find("\"errors\":[]"), std::string::npos);
+}
+
 TEST(HtmlPageTest, ScreenshotIsKeptAsAnArtifact) {
   const std::string chromium = Chromium();
   if (chromium.empty()) GTEST_SKIP() << "chromium is not installed";
