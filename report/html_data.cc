@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <unordered_map>
 #include <vector>
 
@@ -107,7 +108,7 @@ void WriteNodes(const ExportInput& input, const StackTree& tree, FuncTable& func
     pending.pop_back();
     const StackNode& n = tree.node(id);
     number[id] = next++;
-    const long parent = n.parent == StackNode::kNone ? -1 : long{number[n.parent]};
+    const int64_t parent = n.parent == StackNode::kNone ? -1 : int64_t{number[n.parent]};
     fmt::format_to(std::back_inserter(out), "{}\n{},{},{},{}", id == StackTree::kRoot ? "" : ",",
                    funcs.Of(n), parent, period ? n.total_period : n.total_samples,
                    period ? n.self_period : n.self_samples);

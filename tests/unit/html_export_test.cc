@@ -116,6 +116,32 @@ TEST_F(HtmlExportTest, FiltersKeepOnlyTheirSamplesAndPeriodWeighs) {
   EXPECT_THAT(data, HasSubstr("\"nodes\":[\n-1,-1,2020,0,"));
 }
 
+TEST(HtmlDataTest, EveryEventWithSamplesGetsItsSection) {
+  Recording recording;
+  Profile& p = recording.profile;
+  p.set_event_names({"cpu-clock", "page-faults", "task-clock"});
+  p.set_dso_names({"/bin/prog"});
+  const uint32_t f = p.InternFunction(0, "f", false, true);
+  const uint32_t g = p.InternFunction(0, "g", false, true);
+  const uint32_t comm = p.InternComm("prog");
+  for (uint32_t event : {0u, 2u, 2u}) {
+    ProfileSample s;
+    s.event = event;
+    s.comm = comm;
+    s.period = 10;
+    const std::vector<uint32_t> frames = {event == 0 ? f : g};
+    p.AddSample(s, frames);
+  }
+  std::vector<std::string> warnings;
+  auto input = BuildExportInput(recording, SampleFilter(), {}, false, warnings);
+  ASSERT_TRUE(input) << input.error().message;
+  const std::string data = BuildHtmlData(*input, HeaderView{});
+  EXPECT_THAT(data, HasSubstr("\n{\"name\":\"cpu-clock\",\"samples\":1,\"period\":10,\n"));
+  EXPECT_THAT(data, HasSubstr(",\n{\"name\":\"task-clock\",\"samples\":2,\"period\":20,\n"));
+  EXPECT_THAT(data, Not(HasSubstr("page-faults\",\"samples\"")));
+  EXPECT_TRUE(warnings.empty());
+}
+
 TEST(HtmlEscapeTest, ScriptSafeJsonAndHtmlText) {
   std::string out;
   AppendScriptSafeJsonString(out, "a\"\\\n\x01<>&\xe2\x80\xa8\xe2\x80\xa9\xc3\xa9");
