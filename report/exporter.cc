@@ -4,9 +4,10 @@
 
 #include "report/folded_export.h"
 #include "report/gecko_export.h"
+#include "report/html_export.h"
+#include "report/pprof_export.h"
 #include "report/speedscope_export.h"
 #include "report/svg_export.h"
-#include "report/pprof_export.h"
 
 namespace sample::report {
 
@@ -17,6 +18,7 @@ Result<std::unique_ptr<Exporter>> MakeExporter(OutputFormat format) {
     case OutputFormat::kGecko: return std::make_unique<GeckoExporter>();
     case OutputFormat::kSvg: return std::make_unique<SvgExporter>();
     case OutputFormat::kPprof: return std::make_unique<PprofExporter>();
+    case OutputFormat::kHtml: return std::make_unique<HtmlExporter>();
     default: break;
   }
   return Fail(fmt::format("--format {}: not available in this build", FormatName(format)));
