@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds sample, records the bundled split workload (CPU time 60/30/10 across
-# compute_sixty/compute_thirty/compute_ten) with call chains, and prints its
-# flat profile and its call graph.
+# compute_sixty/compute_thirty/compute_ten) with call chains, prints its
+# flat profile and call graph, then writes its flame graph (build/demo.svg).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -30,3 +30,8 @@ build/report/sample-report -i build/demo.data --no-children
 echo
 echo "== sample-report -i build/demo.data -g --percent-limit 5   (call graph)"
 build/report/sample-report -i build/demo.data -g --percent-limit 5
+
+echo
+echo "== sample-report -i build/demo.data -o build/demo.svg   (flame graph; also .html, .pb.gz, ...)"
+build/report/sample-report -i build/demo.data -o build/demo.svg
+echo "wrote build/demo.svg: open it in a browser"
