@@ -48,6 +48,11 @@ done
 for selector in 0 1 2 3 4 5 6 7 68 131 196; do
   { byte "$selector"; cat "$tmp/split"; } >"$corpus/report/seed-split-view$selector"
 done
+# Exports: folded, svg, html; pprof, speedscope, gecko (bit 7), icicle and
+# period weights on some.
+for selector in 8 16 24 25 136 144 146 152; do
+  { byte "$selector"; cat "$tmp/split"; } >"$corpus/report/seed-split-export$selector"
+done
 for selector in 32 35 36; do
   { byte "$selector"; cat "$tmp/split-raw"; } >"$corpus/report/seed-split-raw-view$selector"
 done

@@ -1,9 +1,12 @@
 // Fuzz target: sample-report end to end on an arbitrary file: loading
 // (ordered records, process table, symbolization, profile) and one of the
-// views, picked by the input, in text or JSON. Binaries are looked for only
+// views, picked by the input, in text or JSON, or one of the exports (folded,
+// svg, html, pprof, speedscope, gecko). Binaries are looked for only
 // under a --symfs that does not exist and debuginfod is off, so the result
-// depends on the input alone. Input: u8 view selector (bit 5: rewrite every
-// chunk's checksum first, as sample_file_fuzz.cc does), then the file.
+// depends on the input alone. Input: u8 view selector (bits 0-2: the view;
+// bits 3-4, when not 0, an export instead of text, the json bit 7 choosing
+// among the second three; bit 5: rewrite every chunk's checksum first, as
+// sample_file_fuzz.cc does; bit 6: source lines), then the file.
 #include <cstdlib>
 
 #include "libsample/memory_file.h"
@@ -32,6 +35,14 @@ SAMPLE_FUZZ_TARGET(report)(std::span<const std::byte> input) {
   options.load.use_debuginfod = false;
   options.load.srclines = (selector & 0x40) != 0;
   options.format = (selector & 0x80) != 0 ? OutputFormat::kJson : OutputFormat::kText;
+  if (const unsigned pick = (selector >> 3) & 3; pick != 0) {
+    static constexpr OutputFormat kExports[] = {OutputFormat::kFolded,     OutputFormat::kSvg,
+                                                OutputFormat::kHtml,       OutputFormat::kPprof,
+                                                OutputFormat::kSpeedscope, OutputFormat::kGecko};
+    options.format = kExports[pick - 1 + ((selector & 0x80) != 0 ? 3 : 0)];
+    options.exports.icicle = (selector & 1) != 0;
+    options.exports.weight = (selector & 2) != 0 ? ExportWeight::kPeriod : ExportWeight::kSamples;
+  }
   switch (selector & 7) {
     case 0:
       break;
