@@ -262,6 +262,8 @@ int main(int argc, char** argv) {
     if (vm.count("inherit")) options.target.inherit = true;
     ParseNumbers(vm, numbers, &options);
     ParseStatOptions(vm, numbers, stat, &stat_options);
+    // Counting writes a file only when asked to, as perf stat.
+    stat_options.write_file = stat && !vm["output"].defaulted();
     if (vm.count("call-graph")) {
       // --call-graph wins over -g whatever their order, as in perf.
       auto parsed = sample::ParseChainCapture(call_graph);

@@ -193,17 +193,6 @@ void Recorder::ShowStatus(uint64_t now) {
   std::fflush(stderr);
 }
 
-// Moves an existing output aside as FILE.old, as perf does.
-Result<void> MoveOldOutput(const std::string& path) {
-  struct stat st {};
-  if (lstat(path.c_str(), &st) != 0) return {};
-  const std::string old = path + ".old";
-  if (rename(path.c_str(), old.c_str()) != 0) {
-    return Fail(fmt::format("cannot rename {} to {}: {}", path, old, strerror(errno)));
-  }
-  return {};
-}
-
 int ShellStatus(int wait_status) {
   if (WIFEXITED(wait_status)) return WEXITSTATUS(wait_status);
   if (WIFSIGNALED(wait_status)) return 128 + WTERMSIG(wait_status);
@@ -414,6 +403,16 @@ Result<RecordSummary> Recorder::Finish(int exit_status) {
 }
 
 }  // namespace
+
+Result<void> MoveOldOutput(const std::string& path) {
+  struct stat st {};
+  if (lstat(path.c_str(), &st) != 0) return {};
+  const std::string old = path + ".old";
+  if (rename(path.c_str(), old.c_str()) != 0) {
+    return Fail(fmt::format("cannot rename {} to {}: {}", path, old, strerror(errno)));
+  }
+  return {};
+}
 
 Result<RecordSummary> RunRecording(const RecordOptions& options) {
   Recorder recorder(options);

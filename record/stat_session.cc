@@ -22,6 +22,7 @@
 #include "record/command_launcher.h"
 #include "record/host_facts.h"
 #include "record/stat_counters.h"
+#include "record/stat_file.h"
 
 namespace sample::record {
 namespace {
@@ -84,6 +85,7 @@ class CountingSession {
   Result<void> PrintInterval(const StatCounters& counters, uint64_t now);
   void EndCommand(RunOutcome* outcome);
   void PrintSummary(const std::vector<RunOutcome>& runs) const;
+  Result<void> WriteFile(const std::vector<RunOutcome>& runs) const;
 
   const RecordOptions& options_;
   const StatOptions& stat_;
@@ -94,6 +96,8 @@ class CountingSession {
   pid_t child_ = -1;
   bool child_done_ = false;
   uint64_t start_ns_ = 0;
+  uint64_t first_start_ns_ = 0;          // of the first run
+  std::vector<StatInterval> intervals_;  // -I: the totals at each interval's end
   uint64_t last_interval_ns_ = 0;
   std::vector<StatCount> last_counts_;
 };
@@ -133,6 +137,7 @@ Result<int> CountingSession::Run() {
   }
   // -I shows the intervals instead of a final table, as perf stat.
   if (stat_.interval_ms == 0) PrintSummary(runs);
+  if (stat_.write_file) TRY(WriteFile(runs));
   return runs.back().exit_status;
 }
 
@@ -150,6 +155,7 @@ Result<RunOutcome> CountingSession::RunOnce() {
   Result<void> counted = counters ? Result<void>{} : tl::unexpected(counters.error());
   if (counted) {
     start_ns_ = MonotonicNowNs();
+    if (first_start_ns_ == 0) first_start_ns_ = start_ns_;
     last_interval_ns_ = start_ns_;
     last_counts_.clear();
     if (launcher) counted = launcher->Release();
@@ -225,6 +231,7 @@ Result<void> CountingSession::Wait(StatCounters& counters, RunOutcome* outcome) 
 Result<void> CountingSession::PrintInterval(const StatCounters& counters, uint64_t now) {
   TRY_ASSIGN(auto counts, counters.Read());
   const auto delta = Delta(counts, last_counts_);
+  intervals_.push_back({now - start_ns_, counts});
   fmt::print(stderr, "{}",
              FormatCounts(delta, now - last_interval_ns_, stat_.layout, (now - start_ns_) / 1e9));
   last_counts_ = std::move(counts);
@@ -290,6 +297,24 @@ void CountingSession::PrintSummary(const std::vector<RunOutcome>& runs) const {
   fmt::print(
       stderr, "{}",
       FormatStatTable(TargetName(options_.target), mean, times, static_cast<int>(runs.size())));
+}
+
+// The totals of every run (-r: summed, so that enabled and running still
+// scale the count) and the intervals of -I.
+Result<void> CountingSession::WriteFile(const std::vector<RunOutcome>& runs) const {
+  std::vector<StatCount> totals = runs.front().counts;
+  uint64_t elapsed_ns = runs.front().elapsed_ns;
+  for (size_t r = 1; r < runs.size(); ++r) {
+    elapsed_ns += runs[r].elapsed_ns;
+    for (size_t i = 0; i < totals.size(); ++i) {
+      totals[i].count += runs[r].counts[i].count;
+      totals[i].enabled += runs[r].counts[i].enabled;
+      totals[i].running += runs[r].counts[i].running;
+    }
+  }
+  const format::Counts counts = MakeCounts(specs_, totals, intervals_, elapsed_ns,
+                                           target_.kind == TargetKind::kCommand, target_.inherit);
+  return WriteCountsFile(options_.output, specs_, counts, options_.invocation, first_start_ns_);
 }
 
 }  // namespace

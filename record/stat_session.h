@@ -19,6 +19,7 @@ struct StatOptions {
   uint64_t interval_ms = 0;  // -I; 0: only the final table
   int repeat = 1;            // -r
   StatLayout layout;         // -x SEP, -j
+  bool write_file = false;   // -o given: the counts go into RecordOptions::output too
 };
 
 // Returns the exit status of the (last run of the) command, shell-style,

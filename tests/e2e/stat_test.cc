@@ -16,6 +16,7 @@ namespace sample::e2e {
 namespace {
 
 const std::string kRecord = SAMPLE_RECORD_PATH;
+const std::string kReport = SAMPLE_REPORT_PATH;
 const std::string kSplit = WORKLOAD_SPLIT_PATH;
 
 class StatTest : public ::testing::Test {
@@ -173,6 +174,35 @@ TEST_F(StatTest, JsonLines) {
                            "\"pcnt-running\" : 100\\.00, \"metric-value\" : [0-9.]+, "
                            "\"metric-unit\" : \"CPUs utilized\"\\}")))
       << lines[0];
+}
+
+// -o: the counts go into a file as well, and the report's header and
+// --stats show them.
+TEST_F(StatTest, CountsFileShownByTheReport) {
+  const std::string data = dir_ / "counts.data";
+  const RunResult r = RunTool({kRecord, "--stat", "-I", "100", "-e", "task-clock,page-faults", "-o",
+                               data, "--", kSplit, "0.25"},
+                              dir_);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const RunResult header = RunTool({kReport, "-i", data, "--header-only"}, dir_);
+  ASSERT_EQ(header.exit_code, 0) << header.err;
+  EXPECT_NE(header.out.find("# counts         : counted (sample-record --stat) over "),
+            std::string::npos)
+      << header.out;
+  std::smatch m;
+  ASSERT_TRUE(
+      std::regex_search(header.out, m,
+                        std::regex("# count +: task-clock ([0-9]+), enabled .* \\(100\\.00%\\), "
+                                   "([0-9]+) intervals")))
+      << header.out;
+  EXPECT_GE(std::stoull(m[1]), 240'000'000u) << header.out;  // ns of 250 ms of CPU
+  EXPECT_LE(std::stoull(m[1]), 600'000'000u) << header.out;
+  EXPECT_GE(std::stoi(m[2]), 2) << header.out;
+  EXPECT_TRUE(std::regex_search(header.out, std::regex("# count +: page-faults [1-9][0-9]*, ")))
+      << header.out;
+  const RunResult stats = RunTool({kReport, "-i", data, "--stats"}, dir_);
+  ASSERT_EQ(stats.exit_code, 0) << stats.err;
+  EXPECT_NE(stats.out.find("0 of 2 events multiplexed"), std::string::npos) << stats.out;
 }
 
 TEST_F(StatTest, PassesTheCommandsExitStatus) {
