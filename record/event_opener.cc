@@ -5,11 +5,14 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <map>
+#include <utility>
 
 #include <fmt/format.h>
 
 #include "libsample/perf/perf_event_advice.h"
 #include "libsample/perf/perf_record.h"
+#include "record/stat_counters.h"
 
 namespace sample::record {
 namespace {
@@ -165,6 +168,11 @@ Result<EventOpener> EventOpener::Create(std::vector<EventSpec> specs,
       attr.sample_type |= PERF_SAMPLE_READ;
       attr.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_ID;
     }
+    // The final count of every event is read at the end with the time it
+    // was enabled and running, so the file says how much the kernel
+    // multiplexed it (ReadCounts). Samples of a group leader carry the two
+    // times as well (16 bytes more); the parsers follow read_format.
+    attr.read_format |= PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
     // Group members follow their leader's enable state.
     const bool leader = IsLeaderOrAlone(spec);
     const bool on_at_exec = !defaults.delayed || i == tracking;
@@ -238,6 +246,7 @@ Result<void> EventOpener::Enable(bool tracking_only) {
 Result<void> EventOpener::Open(const RecordTarget& target) {
   events_.clear();
   event_specs_.clear();
+  event_threads_.clear();
   ring_owners_.clear();
   for (auto& ids : ids_) ids.clear();
   for (int cpu : target.cpus) {
@@ -266,6 +275,7 @@ Result<void> EventOpener::Open(const RecordTarget& target) {
         ids_[i].push_back(event->id());
         events_.push_back(std::move(*event));
         event_specs_.push_back(i);
+        event_threads_.push_back(thread);
       }
       if (thread_gone) {
         // Drop what was opened for this thread (and its ids).
@@ -274,6 +284,7 @@ Result<void> EventOpener::Open(const RecordTarget& target) {
         }
         events_.erase(events_.begin() + static_cast<std::ptrdiff_t>(thread_start), events_.end());
         event_specs_.resize(thread_start);
+        event_threads_.resize(thread_start);
       }
     }
     if (events_.size() == owner) return Fail("every target thread exited while attaching");
@@ -286,6 +297,50 @@ Result<void> EventOpener::Open(const RecordTarget& target) {
     }
   }
   return {};
+}
+
+Result<format::Counts> EventOpener::ReadCounts(uint64_t elapsed_ns) const {
+  format::Counts counts;
+  counts.source = format::kCountsFromSampling;
+  counts.elapsed_ns = elapsed_ns;
+  std::vector<size_t> index(specs_.size(), SIZE_MAX);  // spec -> its entry in counts
+  for (size_t i = 0; i < specs_.size(); ++i) {
+    const perf_event_attr& a = attrs_[i];
+    // The -D sideband dummy counts nothing.
+    if (a.type == PERF_TYPE_SOFTWARE && a.config == PERF_COUNT_SW_DUMMY) continue;
+    index[i] = counts.events.size();
+    format::EventCounts e;
+    e.name = specs_[i].name;
+    e.attr = a;
+    e.attr.config1 = specs_[i].uprobe_path.empty() ? a.config1 : 0;  // no stale pointer
+    counts.events.push_back(std::move(e));
+  }
+  // A thread's event is open on every CPU, and each CPU's copy is enabled
+  // all the while the thread is but runs only while the thread is on that
+  // CPU: the thread's enabled time is one copy's (the longest), its running
+  // time the sum. A CPU-wide event (thread -1) is enabled on each CPU.
+  std::map<std::pair<size_t, pid_t>, CounterTotals> per_thread;
+  for (size_t k = 0; k < events_.size(); ++k) {
+    const size_t spec = event_specs_[k];
+    if (index[spec] == SIZE_MAX) continue;
+    auto totals = ReadCounterTotals(events_[k].fd(), attrs_[spec].read_format);
+    if (!totals) {
+      return Fail(
+          fmt::format("reading the count of '{}': {}", specs_[spec].name, totals.error().message));
+    }
+    CounterTotals& t = per_thread[{spec, event_threads_[k]}];
+    t.count += totals->count;
+    t.running += totals->running;
+    t.enabled = event_threads_[k] == -1 ? t.enabled + totals->enabled
+                                        : std::max(t.enabled, totals->enabled);
+  }
+  for (const auto& [key, t] : per_thread) {
+    format::EventCounts& e = counts.events[index[key.first]];
+    e.count += t.count;
+    e.time_enabled += t.enabled;
+    e.time_running += t.running;
+  }
+  return counts;
 }
 
 std::vector<EventDesc> EventOpener::DescribeFile() const {

@@ -375,6 +375,14 @@ Result<RecordSummary> Recorder::Finish(int exit_status) {
   if (!kernel_symbols.empty()) {
     writer_->Submit(format::ChunkType::kKernelSymbols, std::move(kernel_symbols));
   }
+  // How much each event counted and ran: the report tells multiplexing
+  // from it. A failed read costs only this chunk, never the recording.
+  if (auto counts = opener_->ReadCounts(MonotonicNowNs() - start_ns_)) {
+    writer_->Submit(format::ChunkType::kCounts, format::EncodeCounts(*counts));
+  } else if (!options_.quiet) {
+    fmt::print(stderr, "sample-record: note: final counts not stored: {}\n",
+               counts.error().message);
+  }
   format::Trailer trailer = MakeTrailer(drainer_->counters());
   trailer.header.record_count = drainer_->records_written();
   if (auto range = drainer_->time_range()) {

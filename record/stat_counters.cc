@@ -12,12 +12,31 @@ namespace {
 
 bool IsLeaderOrAlone(const EventSpec& spec) { return spec.group_index < 0 || spec.group_leader; }
 
-// What read(2) gives for PERF_FORMAT_TOTAL_TIME_ENABLED | _RUNNING.
-struct CountingRead {
-  uint64_t value, enabled, running;
-};
-
 }  // namespace
+
+Result<CounterTotals> ReadCounterTotals(int fd, uint64_t read_format) {
+  // nr (GROUP), the two times, then value and id for each event, and lost:
+  // 64 words cover a group of 20 with every field.
+  uint64_t words[64] = {};
+  const ssize_t n = read(fd, words, sizeof(words));
+  if (n < 0) return Fail(strerror(errno), errno);
+  size_t at = (read_format & PERF_FORMAT_GROUP) ? 1 : 0;
+  const size_t have = static_cast<size_t>(n) / 8;
+  CounterTotals totals;
+  auto next = [&](uint64_t* out) {
+    if (at >= have) return false;
+    *out = words[at++];
+    return true;
+  };
+  bool ok = true;
+  // One event: value, then the times; a group: the times, then the values.
+  if ((read_format & PERF_FORMAT_GROUP) == 0) ok = next(&totals.count);
+  if (read_format & PERF_FORMAT_TOTAL_TIME_ENABLED) ok = ok && next(&totals.enabled);
+  if (read_format & PERF_FORMAT_TOTAL_TIME_RUNNING) ok = ok && next(&totals.running);
+  if (read_format & PERF_FORMAT_GROUP) ok = ok && next(&totals.count);
+  if (!ok) return Fail(fmt::format("short read of {} bytes", n));
+  return totals;
+}
 
 const char* DefaultStatEvents() {
   return "task-clock,context-switches,cpu-migrations,page-faults,cycles,instructions,branches,"
@@ -120,17 +139,17 @@ Result<std::vector<StatCount>> StatCounters::Read() const {
     counts[i].supported = supported_[i];
   }
   for (const Opened& o : opened_) {
-    CountingRead r{};
-    const ssize_t n = read(o.event.fd(), &r, sizeof(r));
-    if (n != static_cast<ssize_t>(sizeof(r))) {
-      return Fail(fmt::format("reading the count of '{}': {}", specs_[o.spec].name,
-                              n < 0 ? strerror(errno) : "short read"),
-                  n < 0 ? errno : 0);
+    auto r = ReadCounterTotals(o.event.fd(),
+                               PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING);
+    if (!r) {
+      return Fail(
+          fmt::format("reading the count of '{}': {}", specs_[o.spec].name, r.error().message),
+          r.error().sys_errno);
     }
     StatCount& c = counts[o.spec];
-    c.count += r.value;
-    c.enabled += r.enabled;
-    c.running += r.running;
+    c.count += r->count;
+    c.enabled += r->enabled;
+    c.running += r->running;
   }
   return counts;
 }

@@ -53,6 +53,14 @@ class StatCounters {
   bool on_exec_ = false;
 };
 
+// What read(2) of one perf event fd says of the event itself: its count and
+// times (0 when `read_format` lacks them). With PERF_FORMAT_GROUP, the
+// leader's own value is the group's first.
+struct CounterTotals {
+  uint64_t count = 0, enabled = 0, running = 0;
+};
+Result<CounterTotals> ReadCounterTotals(int fd, uint64_t read_format);
+
 // The counting attribute of `spec`: no sampling, times read with the count.
 perf_event_attr CountingAttr(const EventSpec& spec, bool on_exec, bool inherit);
 

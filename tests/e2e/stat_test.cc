@@ -205,6 +205,28 @@ TEST_F(StatTest, CountsFileShownByTheReport) {
   EXPECT_NE(stats.out.find("0 of 2 events multiplexed"), std::string::npos) << stats.out;
 }
 
+// Every sampling recording stores each event's final count: software
+// events on a thread are never multiplexed, whatever the number of CPUs
+// its per-CPU copies ran on.
+TEST_F(StatTest, SamplingRecordingStoresFinalCounts) {
+  const std::string data = dir_ / "sampled.data";
+  const RunResult r = RunTool(
+      {kRecord, "-q", "-e", "cpu-clock,page-faults", "-o", data, "--", kSplit, "0.2"}, dir_);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const RunResult header = RunTool({kReport, "-i", data, "--header-only"}, dir_);
+  ASSERT_EQ(header.exit_code, 0) << header.err;
+  EXPECT_NE(header.out.find("# counts         : final counts of the sampling events over "),
+            std::string::npos)
+      << header.out;
+  EXPECT_NE(header.out.find(", 0 of 2 events multiplexed"), std::string::npos) << header.out;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(
+      header.out, m, std::regex("# count +: cpu-clock ([0-9]+), enabled .* \\(100\\.00%\\)")))
+      << header.out;
+  EXPECT_GE(std::stoull(m[1]), 190'000'000u) << header.out;  // 200 ms of CPU, in ns
+  EXPECT_LE(std::stoull(m[1]), 600'000'000u) << header.out;
+}
+
 TEST_F(StatTest, PassesTheCommandsExitStatus) {
   const RunResult r =
       RunTool({kRecord, "--stat", "-e", "task-clock", "--", "/bin/sh", "-c", "exit 3"}, dir_);
