@@ -12,30 +12,65 @@ namespace {
 
 bool IsLeaderOrAlone(const EventSpec& spec) { return spec.group_index < 0 || spec.group_leader; }
 
+constexpr uint64_t kCountingReadFormat =
+    PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+constexpr uint64_t kGroupReadFormat = PERF_FORMAT_GROUP | PERF_FORMAT_ID;
+
 }  // namespace
 
-Result<CounterTotals> ReadCounterTotals(int fd, uint64_t read_format) {
-  // nr (GROUP), the two times, then value and id for each event, and lost:
-  // 64 words cover a group of 20 with every field.
-  uint64_t words[64] = {};
-  const ssize_t n = read(fd, words, sizeof(words));
-  if (n < 0) return Fail(strerror(errno), errno);
-  size_t at = (read_format & PERF_FORMAT_GROUP) ? 1 : 0;
-  const size_t have = static_cast<size_t>(n) / 8;
-  CounterTotals totals;
+Result<CounterRead> ParseCounterRead(std::span<const uint64_t> words, uint64_t read_format) {
+  size_t at = 0;
   auto next = [&](uint64_t* out) {
-    if (at >= have) return false;
+    if (at >= words.size()) return false;
     *out = words[at++];
     return true;
   };
-  bool ok = true;
-  // One event: value, then the times; a group: the times, then the values.
-  if ((read_format & PERF_FORMAT_GROUP) == 0) ok = next(&totals.count);
-  if (read_format & PERF_FORMAT_TOTAL_TIME_ENABLED) ok = ok && next(&totals.enabled);
-  if (read_format & PERF_FORMAT_TOTAL_TIME_RUNNING) ok = ok && next(&totals.running);
-  if (read_format & PERF_FORMAT_GROUP) ok = ok && next(&totals.count);
-  if (!ok) return Fail(fmt::format("short read of {} bytes", n));
-  return totals;
+  CounterRead r;
+  auto times = [&] {
+    return (!(read_format & PERF_FORMAT_TOTAL_TIME_ENABLED) || next(&r.enabled)) &&
+           (!(read_format & PERF_FORMAT_TOTAL_TIME_RUNNING) || next(&r.running));
+  };
+  // A value with what follows it: its id and lost count, when asked for.
+  auto value = [&] {
+    uint64_t v = 0, id = 0, lost = 0;
+    if (!next(&v) || ((read_format & PERF_FORMAT_ID) && !next(&id))) return false;
+    if ((read_format & PERF_FORMAT_LOST) && !next(&lost)) return false;
+    r.values.push_back({v, id});
+    return true;
+  };
+  bool ok;
+  if (read_format & PERF_FORMAT_GROUP) {
+    // nr, the times, then nr values (the leader's first).
+    uint64_t nr = 0;
+    ok = next(&nr) && times();
+    for (uint64_t i = 0; i < nr && ok; ++i) ok = value();
+  } else {
+    // The value, the times, then its id and lost count.
+    uint64_t v = 0, id = 0, lost = 0;
+    ok = next(&v) && times() && (!(read_format & PERF_FORMAT_ID) || next(&id)) &&
+         (!(read_format & PERF_FORMAT_LOST) || next(&lost));
+    if (ok) r.values.push_back({v, id});
+  }
+  if (!ok || r.values.empty()) {
+    return Fail(
+        fmt::format("short read: {} bytes for read_format {:#x}", words.size() * 8, read_format));
+  }
+  return r;
+}
+
+Result<CounterRead> ReadCounter(int fd, uint64_t read_format) {
+  // nr, the two times, then value, id and lost of each member: 256 words
+  // hold a group of 80.
+  uint64_t words[256] = {};
+  const ssize_t n = read(fd, words, sizeof(words));
+  if (n < 0) return Fail(strerror(errno), errno);
+  return ParseCounterRead(std::span<const uint64_t>(words, static_cast<size_t>(n) / 8),
+                          read_format);
+}
+
+Result<CounterTotals> ReadCounterTotals(int fd, uint64_t read_format) {
+  TRY_ASSIGN(auto r, ReadCounter(fd, read_format));
+  return CounterTotals{r.values.front().first, r.enabled, r.running};
 }
 
 const char* DefaultStatEvents() {
@@ -49,7 +84,7 @@ perf_event_attr CountingAttr(const EventSpec& spec, bool on_exec, bool inherit) 
   attr.sample_period = 0;
   attr.freq = 0;
   attr.sample_type = 0;
-  attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+  attr.read_format = kCountingReadFormat;
   const bool leader = IsLeaderOrAlone(spec);
   attr.disabled = leader;
   attr.enable_on_exec = leader && on_exec;
@@ -85,6 +120,7 @@ Result<StatCounters> StatCounters::Open(std::vector<EventSpec> specs, const Reco
 Result<void> StatCounters::OpenOn(pid_t thread, int cpu, bool on_exec, bool inherit) {
   int leader_fd = -1;
   bool leader_supported = true;
+  bool leader_group_read = false;
   const size_t first = opened_.size();
   for (size_t i = 0; i < specs_.size(); ++i) {
     const EventSpec& spec = specs_[i];
@@ -97,7 +133,18 @@ Result<void> StatCounters::OpenOn(pid_t thread, int cpu, bool on_exec, bool inhe
     perf_event_attr attr = CountingAttr(spec, on_exec, inherit);
     if (!spec.uprobe_path.empty())
       attr.config1 = reinterpret_cast<uint64_t>(spec.uprobe_path.c_str());
+    // A group is read in one read(2) of its leader, so that every member's
+    // value comes from the same moment; kernels that refuse
+    // PERF_FORMAT_GROUP with inherit (the man page's warning) get one read
+    // per member instead, which sums the same counts.
+    const bool group_read = spec.group_leader && group_reads_;
+    if (group_read) attr.read_format |= kGroupReadFormat;
     auto event = PerfEvent::Open(attr, thread, cpu, member ? leader_fd : -1, 0);
+    if (!event && group_read && event.error().sys_errno == EINVAL) {
+      group_reads_ = false;
+      attr.read_format &= ~kGroupReadFormat;
+      event = PerfEvent::Open(attr, thread, cpu, -1, 0);
+    }
     if (!event) {
       const int err = event.error().sys_errno;
       if (err == ENOENT || err == EOPNOTSUPP) {
@@ -112,8 +159,13 @@ Result<void> StatCounters::OpenOn(pid_t thread, int cpu, bool on_exec, bool inhe
       }
       return Fail(fmt::format("event '{}': {}", spec.name, event.error().message), err);
     }
-    if (spec.group_leader) leader_fd = event->fd();
-    opened_.push_back({i, std::move(*event)});
+    if (spec.group_leader) {
+      leader_fd = event->fd();
+      leader_group_read = (attr.read_format & PERF_FORMAT_GROUP) != 0;
+    }
+    spec_of_id_[event->id()] = i;
+    opened_.push_back({i, std::move(*event), spec.group_leader && leader_group_read,
+                       member && leader_group_read});
   }
   return {};
 }
@@ -139,17 +191,23 @@ Result<std::vector<StatCount>> StatCounters::Read() const {
     counts[i].supported = supported_[i];
   }
   for (const Opened& o : opened_) {
-    auto r = ReadCounterTotals(o.event.fd(),
-                               PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING);
+    if (o.via_leader) continue;  // its value came with the leader's
+    const uint64_t format = kCountingReadFormat | (o.group_read ? kGroupReadFormat : 0);
+    auto r = ReadCounter(o.event.fd(), format);
     if (!r) {
       return Fail(
           fmt::format("reading the count of '{}': {}", specs_[o.spec].name, r.error().message),
           r.error().sys_errno);
     }
-    StatCount& c = counts[o.spec];
-    c.count += r->count;
-    c.enabled += r->enabled;
-    c.running += r->running;
+    for (const auto& [value, id] : r->values) {
+      // A group's values name their events by id; a lone read is its own.
+      const auto found = o.group_read ? spec_of_id_.find(id) : spec_of_id_.end();
+      if (o.group_read && found == spec_of_id_.end()) continue;
+      StatCount& c = counts[o.group_read ? found->second : o.spec];
+      c.count += value;
+      c.enabled += r->enabled;
+      c.running += r->running;
+    }
   }
   return counts;
 }

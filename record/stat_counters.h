@@ -8,14 +8,17 @@
 // the time it was enabled and running (PERF_FORMAT_TOTAL_TIME_ENABLED and
 // _RUNNING); an event's StatCount is their sum over its fds. Group members
 // are opened with their leader's fd, so they are scheduled together, and
-// read one fd at a time (an inherited event may not use PERF_FORMAT_GROUP
-// on older kernels). An event this kernel or machine lacks (ENOENT,
-// EOPNOTSUPP, as hardware events without a PMU) is kept as <not supported>
-// rather than failing the run, as perf stat does. Owns the fds.
+// read in one read(2) of the leader (PERF_FORMAT_GROUP | PERF_FORMAT_ID),
+// or one fd at a time where the kernel refuses that with inherit. An event this kernel or machine
+// lacks (ENOENT, EOPNOTSUPP, as hardware events without a PMU) is kept as <not supported> rather
+// than failing the run, as perf stat does. Owns the fds.
 #pragma once
 
 #include <linux/perf_event.h>
 
+#include <span>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "libsample/events/event_spec.h"
@@ -42,6 +45,8 @@ class StatCounters {
   struct Opened {
     size_t spec;
     PerfEvent event;
+    bool group_read = false;  // a leader read with PERF_FORMAT_GROUP
+    bool via_leader = false;  // a member whose value its leader's read gives
   };
   StatCounters(std::vector<EventSpec> specs, std::vector<bool> supported)
       : specs_(std::move(specs)), supported_(std::move(supported)) {}
@@ -50,8 +55,21 @@ class StatCounters {
   std::vector<EventSpec> specs_;
   std::vector<bool> supported_;  // per spec
   std::vector<Opened> opened_;
+  std::unordered_map<uint64_t, size_t> spec_of_id_;  // event id -> its spec
   bool on_exec_ = false;
+  bool group_reads_ = true;  // until the kernel refuses them
 };
+
+// What read(2) of a perf event fd returns, for `read_format`: the times
+// (0 unless asked for) and each value with its id (0 without
+// PERF_FORMAT_ID): one, or a group's, the leader's first.
+struct CounterRead {
+  uint64_t enabled = 0, running = 0;
+  std::vector<std::pair<uint64_t, uint64_t>> values;  // (value, id)
+};
+// Parses the words read; fails when they are fewer than the format needs.
+Result<CounterRead> ParseCounterRead(std::span<const uint64_t> words, uint64_t read_format);
+Result<CounterRead> ReadCounter(int fd, uint64_t read_format);
 
 // What read(2) of one perf event fd says of the event itself: its count and
 // times (0 when `read_format` lacks them). With PERF_FORMAT_GROUP, the

@@ -90,6 +90,23 @@ TEST_F(StatTest, CountsChildren) {
   EXPECT_LE(CountOf(*clock), 900) << *clock;
 }
 
+// A group is read in one read(2) of its leader; inherited, it still sums
+// the children.
+TEST_F(StatTest, GroupCountsChildrenToo) {
+  const std::string split = ShellQuote(kSplit);
+  const RunResult r = RunTool({kRecord, "--stat", "-e", "{task-clock,page-faults}", "--", "/bin/sh",
+                               "-c", split + " 0.2; " + split + " 0.2"},
+                              dir_);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto clock = LineOf(r.err, "task-clock");
+  ASSERT_TRUE(clock) << r.err;
+  EXPECT_GE(CountOf(*clock), 380) << *clock;
+  EXPECT_LE(CountOf(*clock), 900) << *clock;
+  const auto faults = LineOf(r.err, "page-faults");
+  ASSERT_TRUE(faults) << r.err;
+  EXPECT_GT(CountOf(*faults), 50) << *faults;  // three execs' worth
+}
+
 // Without -e: perf stat's default set; hardware events are counted where
 // there is a PMU and marked <not supported> where there is none.
 TEST_F(StatTest, DefaultEvents) {
