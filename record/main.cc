@@ -107,6 +107,21 @@ void ParseStatOptions(const po::variables_map& vm, const NumberText& text, bool 
     options->layout.format = sample::record::StatFormat::kSeparated;
   }
   if (vm.count("json")) options->layout.format = sample::record::StatFormat::kJson;
+  if (!stat) return;
+  // Sampling's options mean nothing to counters: refused, not ignored.
+  const std::pair<const char*, const char*> sampling[] = {{"freq", "-F"},
+                                                          {"count", "-c"},
+                                                          {"call-graph", "--call-graph"},
+                                                          {"mmap-pages", "-m"},
+                                                          {"compression-level", "-z"},
+                                                          {"delay", "-D"},
+                                                          {"switch-events", "--switch-events"}};
+  for (const auto& [name, spelled] : sampling) {
+    if (vm.count(name) && !vm[name].defaulted()) {
+      throw po::error(
+          fmt::format("{} is an option of sampling: --stat counts without it", spelled));
+    }
+  }
 }
 
 void ParseNumbers(const po::variables_map& vm, const NumberText& text,
@@ -262,6 +277,8 @@ int main(int argc, char** argv) {
     if (vm.count("inherit")) options.target.inherit = true;
     ParseNumbers(vm, numbers, &options);
     ParseStatOptions(vm, numbers, stat, &stat_options);
+    if (stat && frame_pointers)
+      throw po::error("-g is an option of sampling: --stat counts without it");
     // Counting writes a file only when asked to, as perf stat.
     stat_options.write_file = stat && !vm["output"].defaulted();
     if (vm.count("call-graph")) {

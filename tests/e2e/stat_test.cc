@@ -258,5 +258,29 @@ TEST_F(StatTest, CountingOptionsNeedStat) {
       << r.err;
 }
 
+// Options that mean nothing when counting are refused by name, as are
+// combinations that cannot work.
+TEST_F(StatTest, RefusesWhatCountingCannotDo) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--stat", "-F", "100"}, "-F is an option of sampling"},
+      {{"--stat", "-g"}, "-g is an option of sampling"},
+      {{"--stat", "--call-graph", "dwarf"}, "--call-graph is an option of sampling"},
+      {{"--stat", "-I", "100", "-r", "2"}, "-I and -r do not combine"},
+      {{"--stat", "-x", ",", "-j"}, "-x and -j are two output formats"},
+      {{"--stat", "-I", "5"}, "-I '5' is too small"},
+  };
+  for (const auto& [args, message] : cases) {
+    std::vector<std::string> argv = {kRecord};
+    argv.insert(argv.end(), args.begin(), args.end());
+    argv.insert(argv.end(), {"--", "/bin/true"});
+    const RunResult r = RunTool(argv, dir_);
+    EXPECT_EQ(r.exit_code, 2) << message << "\n" << r.err;
+    EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
+  }
+  const RunResult cpus = RunTool({kRecord, "--stat", "-a", "-r", "2", "--duration", "0.1"}, dir_);
+  EXPECT_EQ(cpus.exit_code, 1);
+  EXPECT_NE(cpus.err.find("-r repeats a command"), std::string::npos) << cpus.err;
+}
+
 }  // namespace
 }  // namespace sample::e2e
