@@ -89,7 +89,6 @@ perf_event_attr CountingAttr(const EventSpec& spec, bool on_exec, bool inherit) 
   attr.disabled = leader;
   attr.enable_on_exec = leader && on_exec;
   attr.inherit = inherit;
-  if (!spec.attr.exclude_user && !spec.attr.exclude_kernel) attr.exclude_hv = 1;
   return attr;
 }
 

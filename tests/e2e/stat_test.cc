@@ -258,6 +258,22 @@ TEST_F(StatTest, CountingOptionsNeedStat) {
       << r.err;
 }
 
+// A counting-only PMU: msr's tsc counts a command's time in TSC ticks,
+// which task-clock turns into the TSC's rate.
+TEST_F(StatTest, CountingOnlyPmu) {
+  if (!std::ifstream("/sys/bus/event_source/devices/msr/events/tsc").good()) {
+    GTEST_SKIP() << "no msr PMU with a tsc event here";
+  }
+  const RunResult r =
+      RunTool({kRecord, "--stat", "-e", "msr/tsc/,task-clock", "--", kSplit, "0.1"}, dir_);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto tsc = LineOf(r.err, "msr/tsc/");
+  ASSERT_TRUE(tsc) << r.err;
+  // 100 ms at any TSC rate from 100 MHz up.
+  EXPECT_GT(CountOf(*tsc), 10e6) << *tsc;
+  EXPECT_TRUE(std::regex_search(*tsc, std::regex("# +[0-9.]+ [GM]/sec$"))) << *tsc;
+}
+
 // Options that mean nothing when counting are refused by name, as are
 // combinations that cannot work.
 TEST_F(StatTest, RefusesWhatCountingCannotDo) {
