@@ -5,8 +5,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <map>
-#include <utility>
 
 #include <fmt/format.h>
 
@@ -315,11 +313,7 @@ Result<format::Counts> EventOpener::ReadCounts(uint64_t elapsed_ns) const {
     e.attr.config1 = specs_[i].uprobe_path.empty() ? a.config1 : 0;  // no stale pointer
     counts.events.push_back(std::move(e));
   }
-  // A thread's event is open on every CPU, and each CPU's copy is enabled
-  // all the while the thread is but runs only while the thread is on that
-  // CPU: the thread's enabled time is one copy's (the longest), its running
-  // time the sum. A CPU-wide event (thread -1) is enabled on each CPU.
-  std::map<std::pair<size_t, pid_t>, CounterTotals> per_thread;
+  std::vector<FdTotals> fds;
   for (size_t k = 0; k < events_.size(); ++k) {
     const size_t spec = event_specs_[k];
     if (index[spec] == SIZE_MAX) continue;
@@ -328,17 +322,13 @@ Result<format::Counts> EventOpener::ReadCounts(uint64_t elapsed_ns) const {
       return Fail(
           fmt::format("reading the count of '{}': {}", specs_[spec].name, totals.error().message));
     }
-    CounterTotals& t = per_thread[{spec, event_threads_[k]}];
-    t.count += totals->count;
-    t.running += totals->running;
-    t.enabled = event_threads_[k] == -1 ? t.enabled + totals->enabled
-                                        : std::max(t.enabled, totals->enabled);
+    fds.push_back({index[spec], event_threads_[k], *totals});
   }
-  for (const auto& [key, t] : per_thread) {
-    format::EventCounts& e = counts.events[index[key.first]];
-    e.count += t.count;
-    e.time_enabled += t.enabled;
-    e.time_running += t.running;
+  const std::vector<CounterTotals> sums = SumFdTotals(fds, counts.events.size());
+  for (size_t i = 0; i < sums.size(); ++i) {
+    counts.events[i].count = sums[i].count;
+    counts.events[i].time_enabled = sums[i].enabled;
+    counts.events[i].time_running = sums[i].running;
   }
   return counts;
 }

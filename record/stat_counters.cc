@@ -2,8 +2,10 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -71,6 +73,25 @@ Result<CounterRead> ReadCounter(int fd, uint64_t read_format) {
 Result<CounterTotals> ReadCounterTotals(int fd, uint64_t read_format) {
   TRY_ASSIGN(auto r, ReadCounter(fd, read_format));
   return CounterTotals{r.values.front().first, r.enabled, r.running};
+}
+
+std::vector<CounterTotals> SumFdTotals(const std::vector<FdTotals>& fds, size_t events) {
+  std::map<std::pair<size_t, pid_t>, CounterTotals> per_thread;
+  for (const FdTotals& fd : fds) {
+    CounterTotals& t = per_thread[{fd.event, fd.thread}];
+    t.count += fd.totals.count;
+    t.running += fd.totals.running;
+    t.enabled =
+        fd.thread == -1 ? t.enabled + fd.totals.enabled : std::max(t.enabled, fd.totals.enabled);
+  }
+  std::vector<CounterTotals> sums(events);
+  for (const auto& [key, t] : per_thread) {
+    if (key.first >= events) continue;
+    sums[key.first].count += t.count;
+    sums[key.first].enabled += t.enabled;
+    sums[key.first].running += t.running;
+  }
+  return sums;
 }
 
 const char* DefaultStatEvents() {

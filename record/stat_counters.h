@@ -79,6 +79,21 @@ struct CounterTotals {
 };
 Result<CounterTotals> ReadCounterTotals(int fd, uint64_t read_format);
 
+// One fd's totals, of event `event` opened on `thread` (-1: a CPU-wide fd).
+struct FdTotals {
+  size_t event = 0;
+  pid_t thread = -1;
+  CounterTotals totals;
+};
+
+// Each event's totals over its fds. Counts and running times add up. A
+// thread's event opened on every CPU has each CPU's copy enabled all the
+// while the thread is, running only while the thread is on that CPU: its
+// enabled time is one copy's (the longest), not their sum, or every event
+// would look multiplexed by the number of CPUs. CPU-wide fds' enabled
+// times add up.
+std::vector<CounterTotals> SumFdTotals(const std::vector<FdTotals>& fds, size_t events);
+
 // The counting attribute of `spec`: no sampling, times read with the count.
 perf_event_attr CountingAttr(const EventSpec& spec, bool on_exec, bool inherit);
 

@@ -61,5 +61,23 @@ TEST(StatCountersTest, TooFewWordsForTheFormatFail) {
   EXPECT_FALSE(ParseCounterRead({}, 0).has_value());
 }
 
+TEST(StatCountersTest, ThreadCopiesOnEachCpuAreEnabledOnce) {
+  // Thread 5 ran 60 ns on CPU 0 and 40 on CPU 1 of the 100 it was enabled;
+  // thread 6 ran 30 of 50 on CPU 0 only (the kernel multiplexed it).
+  const std::vector<FdTotals> fds = {
+      {0, 5, {600, 100, 60}}, {0, 5, {400, 100, 40}},  {0, 6, {300, 50, 30}},
+      {0, 6, {0, 50, 0}},     {1, -1, {10, 100, 100}}, {1, -1, {20, 100, 50}},
+  };
+  const auto sums = SumFdTotals(fds, 2);
+  ASSERT_EQ(sums.size(), 2u);
+  EXPECT_EQ(sums[0].count, 1300u);
+  EXPECT_EQ(sums[0].enabled, 150u);  // 100 + 50, not 300
+  EXPECT_EQ(sums[0].running, 130u);  // thread 5 ran all the time, thread 6 60% of it
+  // CPU-wide copies are enabled on each CPU: the times add up.
+  EXPECT_EQ(sums[1].count, 30u);
+  EXPECT_EQ(sums[1].enabled, 200u);
+  EXPECT_EQ(sums[1].running, 150u);
+}
+
 }  // namespace
 }  // namespace sample::record
