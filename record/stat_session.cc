@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -124,6 +125,16 @@ Result<void> CountingSession::Prepare() {
   if (list.empty()) list = DefaultStatEvents();
   TRY_ASSIGN(auto specs, ParseEventList(list, parse));
   specs_ = std::move(specs);
+  // As the recorder says it: counts of user space only are not the same
+  // numbers.
+  if (!options_.quiet && std::any_of(specs_.begin(), specs_.end(), [](const EventSpec& spec) {
+        return spec.kernel_excluded_by_default;
+      })) {
+    fmt::print(stderr,
+               "sample-record: kernel.perf_event_paranoid is {}: counting user space only "
+               "(sysctl kernel.perf_event_paranoid=1 or CAP_PERFMON to include the kernel).\n",
+               *paranoid);
+  }
   return {};
 }
 

@@ -2,6 +2,10 @@
 // CPU time is known by construction (split N burns N seconds of its own
 // thread's CPU time), in each of its output forms. Bounds are generous: the
 // machine is shared, and only what the counts must contain is asserted.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
 #include <fstream>
 #include <optional>
 #include <regex>
@@ -272,6 +276,41 @@ TEST_F(StatTest, CountingOnlyPmu) {
   // 100 ms at any TSC rate from 100 MHz up.
   EXPECT_GT(CountOf(*tsc), 10e6) << *tsc;
   EXPECT_TRUE(std::regex_search(*tsc, std::regex("# +[0-9.]+ [GM]/sec$"))) << *tsc;
+}
+
+// An unprivileged user under perf_event_paranoid 2 counts user space only,
+// and is told so.
+TEST_F(StatTest, UnprivilegedCountsUserSpaceAndSaysSo) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to run the recorder as another user";
+  std::ifstream paranoid_file("/proc/sys/kernel/perf_event_paranoid");
+  int paranoid = 0;
+  if (!(paranoid_file >> paranoid) || paranoid < 2) {
+    GTEST_SKIP() << "kernel.perf_event_paranoid is below 2: nothing is excluded";
+  }
+  const std::string setpriv = "/usr/bin/setpriv";
+  if (access(setpriv.c_str(), X_OK) != 0) GTEST_SKIP() << "no " << setpriv << " to become nobody";
+  std::string pattern = "/tmp/sample-stat-nobody-XXXXXX";
+  ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+  const std::filesystem::path home = pattern;
+  struct Cleanup {
+    std::filesystem::path path;
+    ~Cleanup() {
+      std::error_code ec;
+      std::filesystem::remove_all(path, ec);
+    }
+  } cleanup{home};
+  std::filesystem::copy_file(kRecord, home / "sample-record");
+  std::filesystem::copy_file(kSplit, home / "split");
+  ASSERT_EQ(chmod(home.c_str(), 0755), 0);
+  const RunResult r = RunTool(
+      {setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", "/bin/sh", "-c",
+       "cd \"$0\" && exec ./sample-record --stat -e task-clock -- ./split 0.1", home.string()},
+      dir_);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("counting user space only"), std::string::npos) << r.err;
+  const auto clock = LineOf(r.err, "task-clock");
+  ASSERT_TRUE(clock) << r.err;
+  EXPECT_GE(CountOf(*clock), 90) << *clock;
 }
 
 // Options that mean nothing when counting are refused by name, as are
