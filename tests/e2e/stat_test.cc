@@ -224,6 +224,12 @@ TEST_F(StatTest, CountsFileShownByTheReport) {
   const RunResult stats = RunTool({kReport, "-i", data, "--stats"}, dir_);
   ASSERT_EQ(stats.exit_code, 0) << stats.err;
   EXPECT_NE(stats.out.find("0 of 2 events multiplexed"), std::string::npos) << stats.out;
+  // The flat view has no samples to show, and says where the numbers are.
+  const RunResult flat = RunTool({kReport, "-i", data}, dir_);
+  ASSERT_EQ(flat.exit_code, 0) << flat.err;
+  EXPECT_NE(flat.err.find("holds the counts of sample-record --stat, no samples"),
+            std::string::npos)
+      << flat.err;
 }
 
 // Every sampling recording stores each event's final count: software
