@@ -104,6 +104,66 @@ Result<std::vector<EventDesc>> DecodeEvents(std::span<const std::byte> payload,
   return events;
 }
 
+std::vector<std::byte> EncodeCounts(const Counts& counts) {
+  std::vector<std::byte> out;
+  CountsHeader h{};
+  h.source = counts.source;
+  h.entry_count = static_cast<uint32_t>(counts.events.size());
+  h.elapsed_ns = counts.elapsed_ns;
+  AppendValue(out, h);
+  for (const EventCounts& e : counts.events) {
+    CountEntryHeader entry{};
+    entry.attr_size = sizeof(perf_event_attr);
+    entry.name_size = static_cast<uint32_t>(e.name.size());
+    entry.flags = e.supported ? 0 : kCountNotSupported;
+    entry.interval_count = static_cast<uint32_t>(e.intervals.size());
+    entry.count = e.count;
+    entry.time_enabled = e.time_enabled;
+    entry.time_running = e.time_running;
+    AppendValue(out, entry);
+    Append(out, &e.attr, sizeof(e.attr), Pad8(sizeof(e.attr)));
+    Append(out, e.name.data(), e.name.size(), Pad8(e.name.size()));
+    for (const CountInterval& interval : e.intervals) AppendValue(out, interval);
+  }
+  return out;
+}
+
+Result<Counts> DecodeCounts(std::span<const std::byte> payload, uint64_t file_offset) {
+  ByteReader in(payload, file_offset);
+  CountsHeader h;
+  if (!in.Read(&h)) return Fail(fmt::format("counts at offset {} are truncated", file_offset));
+  Counts counts;
+  counts.source = h.source;
+  counts.elapsed_ns = h.elapsed_ns;
+  for (uint32_t i = 0; i < h.entry_count; ++i) {
+    const uint64_t entry_offset = in.file_offset();
+    CountEntryHeader entry;
+    std::span<const std::byte> attr_bytes;
+    std::string_view name;
+    if (!in.Read(&entry) || !in.ReadBytes(Pad8(entry.attr_size), &attr_bytes) ||
+        !in.ReadString(Pad8(entry.name_size), &name) || name.size() > entry.name_size) {
+      return Fail(fmt::format("count entry at offset {} is truncated", entry_offset));
+    }
+    EventCounts e;
+    std::memcpy(&e.attr, attr_bytes.data(), std::min<size_t>(entry.attr_size, sizeof(e.attr)));
+    e.name.assign(name.data(), std::min<size_t>(name.size(), entry.name_size));
+    e.supported = (entry.flags & kCountNotSupported) == 0;
+    e.count = entry.count;
+    e.time_enabled = entry.time_enabled;
+    e.time_running = entry.time_running;
+    if (entry.interval_count > in.remaining() / sizeof(CountInterval)) {
+      return Fail(
+          fmt::format("counts of '{}' at offset {} claim {} intervals, more than the "
+                      "chunk holds",
+                      e.name, entry_offset, entry.interval_count));
+    }
+    e.intervals.resize(entry.interval_count);
+    for (CountInterval& interval : e.intervals) in.Read(&interval);
+    counts.events.push_back(std::move(e));
+  }
+  return counts;
+}
+
 std::vector<std::byte> EncodeMetadata(const Metadata& metadata) {
   std::vector<std::byte> out;
   for (const auto& [key, value] : metadata) {

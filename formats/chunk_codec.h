@@ -1,5 +1,5 @@
 // Encoders and decoders for the payloads of our own chunk types (events,
-// metadata, trailer); layouts are specified in sample_file_format.h. Decoders
+// metadata, counts, trailer); layouts are specified in sample_file_format.h. Decoders
 // take untrusted bytes and the payload's file offset, and name the offset of
 // whatever is wrong.
 #pragma once
@@ -25,6 +25,24 @@ struct Trailer {
   std::vector<TrailerCpu> cpus;
   std::vector<uint64_t> chunk_offsets;
 };
+
+// One event's counts (kCounts).
+struct EventCounts {
+  std::string name;
+  perf_event_attr attr{};
+  bool supported = true;
+  uint64_t count = 0, time_enabled = 0, time_running = 0;
+  std::vector<CountInterval> intervals;  // -I: cumulative totals at each end
+};
+
+struct Counts {
+  uint32_t source = kCountsFromCounting;  // kCountsFrom*
+  uint64_t elapsed_ns = 0;
+  std::vector<EventCounts> events;
+};
+
+std::vector<std::byte> EncodeCounts(const Counts& counts);
+Result<Counts> DecodeCounts(std::span<const std::byte> payload, uint64_t file_offset);
 
 std::vector<std::byte> EncodeEvents(const std::vector<EventDesc>& events);
 Result<std::vector<EventDesc>> DecodeEvents(std::span<const std::byte> payload,

@@ -44,6 +44,14 @@
 //              the only way to name frames in it. Written at close when a
 //              [vdso] mapping was seen; its build-id is in kBuildIds under
 //              the key "[vdso]".
+//   kCounts    counters' totals: CountsHeader, then entry_count times:
+//              CountEntryHeader, attr bytes (attr_size), name (name_size),
+//              each padded to 8, then interval_count x CountInterval. A
+//              counting run (sample-record --stat -o) writes one with
+//              source kCountsFromCounting, and its -I intervals; a sampling
+//              recording writes one at close (kCountsFromSampling) with the
+//              final count of each event read before its fds are closed,
+//              so the report can say how much multiplexing there was.
 //   kTrailer   TrailerHeader, then cpu_count x TrailerCpu, then
 //              chunk_count x u64 file offsets of every preceding chunk
 //              (the table of contents).
@@ -68,6 +76,7 @@ enum class ChunkType : uint16_t {
   kBuildIds = 4,
   kKernelSymbols = 5,
   kVdso = 6,
+  kCounts = 7,
   kTrailer = 15,
 };
 
@@ -150,6 +159,42 @@ struct TrailerCpu {
   uint64_t throttles;
 };
 static_assert(sizeof(TrailerCpu) == 40);
+
+// CountsHeader.source.
+inline constexpr uint32_t kCountsFromCounting = 1;
+inline constexpr uint32_t kCountsFromSampling = 2;
+
+struct CountsHeader {
+  uint32_t source;       // kCountsFrom*
+  uint32_t entry_count;  // CountEntryHeader entries that follow
+  uint64_t elapsed_ns;   // wall time the counts cover
+};
+static_assert(sizeof(CountsHeader) == 16);
+
+// CountEntryHeader.flags.
+inline constexpr uint32_t kCountNotSupported = 1u << 0;  // the event did not open here
+
+// An event's totals, summed over every fd it was opened on.
+struct CountEntryHeader {
+  uint32_t attr_size;
+  uint32_t name_size;
+  uint32_t flags;           // kCount* bits
+  uint32_t interval_count;  // CountInterval entries after the name
+  uint64_t count;           // raw, not scaled
+  uint64_t time_enabled;    // ns, PERF_FORMAT_TOTAL_TIME_ENABLED
+  uint64_t time_running;    // ns, PERF_FORMAT_TOTAL_TIME_RUNNING
+};
+static_assert(sizeof(CountEntryHeader) == 40);
+
+// The totals at the end of one -I interval (cumulative since the start;
+// an interval's own counts are the difference from the one before).
+struct CountInterval {
+  uint64_t time_ns;  // since the counting started
+  uint64_t count;
+  uint64_t time_enabled;
+  uint64_t time_running;
+};
+static_assert(sizeof(CountInterval) == 32);
 
 #pragma pack(pop)
 

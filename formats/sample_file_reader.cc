@@ -159,6 +159,17 @@ Result<void> SampleFileReader::ReadMetadataChunk(const ChunkRef& ref) {
       vdso_image_ = std::move(*payload);
       break;
     }
+    case ChunkType::kCounts: {
+      auto payload = ReadPayload(ref);
+      auto counts = payload ? DecodeCounts(payload->bytes(), payload_offset)
+                            : tl::unexpected(payload.error());
+      if (!counts) {
+        skipped("counts", counts.error());
+        break;
+      }
+      counts_ = std::move(*counts);
+      break;
+    }
     case ChunkType::kTrailer: {
       auto payload = ReadPayload(ref);
       auto trailer = payload ? DecodeTrailer(payload->bytes(), payload_offset)

@@ -67,6 +67,9 @@ class SampleFileReader {
   const std::string& kernel_symbols() const { return kernel_symbols_; }
   // The recording host's [vdso] ELF image (kVdso); empty if not stored.
   std::span<const std::byte> vdso_image() const { return vdso_image_.bytes(); }
+  // The counters' totals (kCounts): of a counting run, or each sampling
+  // event's at the end of a recording; nullopt in files without them.
+  const std::optional<Counts>& counts() const { return counts_; }
   // Chunks of kernel records, in file order.
   const std::vector<ChunkRef>& record_chunks() const { return record_chunks_; }
   // The trailer, when the recorder closed the file cleanly.
@@ -108,6 +111,7 @@ class SampleFileReader {
   std::string kernel_symbols_;
   Payload vdso_image_;
   std::vector<ChunkRef> record_chunks_;
+  std::optional<Counts> counts_;
   std::optional<Trailer> trailer_;
   uint64_t valid_end_ = 0;
   std::vector<std::string> warnings_;

@@ -10,6 +10,7 @@
 
 #include "libsample/perf/perf_event_advice.h"
 #include "libsample/perf/perf_record.h"
+#include "record/stat_counters.h"
 
 namespace sample::record {
 namespace {
@@ -165,6 +166,11 @@ Result<EventOpener> EventOpener::Create(std::vector<EventSpec> specs,
       attr.sample_type |= PERF_SAMPLE_READ;
       attr.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_ID;
     }
+    // The final count of every event is read at the end with the time it
+    // was enabled and running, so the file says how much the kernel
+    // multiplexed it (ReadCounts). Samples of a group leader carry the two
+    // times as well (16 bytes more); the parsers follow read_format.
+    attr.read_format |= PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
     // Group members follow their leader's enable state.
     const bool leader = IsLeaderOrAlone(spec);
     const bool on_at_exec = !defaults.delayed || i == tracking;
@@ -238,6 +244,7 @@ Result<void> EventOpener::Enable(bool tracking_only) {
 Result<void> EventOpener::Open(const RecordTarget& target) {
   events_.clear();
   event_specs_.clear();
+  event_threads_.clear();
   ring_owners_.clear();
   for (auto& ids : ids_) ids.clear();
   for (int cpu : target.cpus) {
@@ -266,6 +273,7 @@ Result<void> EventOpener::Open(const RecordTarget& target) {
         ids_[i].push_back(event->id());
         events_.push_back(std::move(*event));
         event_specs_.push_back(i);
+        event_threads_.push_back(thread);
       }
       if (thread_gone) {
         // Drop what was opened for this thread (and its ids).
@@ -274,6 +282,7 @@ Result<void> EventOpener::Open(const RecordTarget& target) {
         }
         events_.erase(events_.begin() + static_cast<std::ptrdiff_t>(thread_start), events_.end());
         event_specs_.resize(thread_start);
+        event_threads_.resize(thread_start);
       }
     }
     if (events_.size() == owner) return Fail("every target thread exited while attaching");
@@ -286,6 +295,42 @@ Result<void> EventOpener::Open(const RecordTarget& target) {
     }
   }
   return {};
+}
+
+Result<format::Counts> EventOpener::ReadCounts(uint64_t elapsed_ns) const {
+  format::Counts counts;
+  counts.source = format::kCountsFromSampling;
+  counts.elapsed_ns = elapsed_ns;
+  std::vector<size_t> index(specs_.size(), SIZE_MAX);  // spec -> its entry in counts
+  for (size_t i = 0; i < specs_.size(); ++i) {
+    const perf_event_attr& a = attrs_[i];
+    // The -D sideband dummy counts nothing.
+    if (a.type == PERF_TYPE_SOFTWARE && a.config == PERF_COUNT_SW_DUMMY) continue;
+    index[i] = counts.events.size();
+    format::EventCounts e;
+    e.name = specs_[i].name;
+    e.attr = a;
+    e.attr.config1 = specs_[i].uprobe_path.empty() ? a.config1 : 0;  // no stale pointer
+    counts.events.push_back(std::move(e));
+  }
+  std::vector<FdTotals> fds;
+  for (size_t k = 0; k < events_.size(); ++k) {
+    const size_t spec = event_specs_[k];
+    if (index[spec] == SIZE_MAX) continue;
+    auto totals = ReadCounterTotals(events_[k].fd(), attrs_[spec].read_format);
+    if (!totals) {
+      return Fail(
+          fmt::format("reading the count of '{}': {}", specs_[spec].name, totals.error().message));
+    }
+    fds.push_back({index[spec], event_threads_[k], *totals});
+  }
+  const std::vector<CounterTotals> sums = SumFdTotals(fds, counts.events.size());
+  for (size_t i = 0; i < sums.size(); ++i) {
+    counts.events[i].count = sums[i].count;
+    counts.events[i].time_enabled = sums[i].enabled;
+    counts.events[i].time_running = sums[i].running;
+  }
+  return counts;
 }
 
 std::vector<EventDesc> EventOpener::DescribeFile() const {

@@ -6,8 +6,8 @@
 // tracking (mmap, comm, task, switch) is asked of one event only, so each
 // record arrives once: the first, or, when sampling starts late (-D), a
 // dummy event added for it that is on from the start (as perf's), so that
-// the mappings and names of the time before are known. Owns the opened
-// events.
+// the mappings and names of the time before are known. At the end,
+// ReadCounts reads each event's final count. Owns the opened events.
 #pragma once
 
 #include <linux/perf_event.h>
@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "formats/chunk_codec.h"
 #include "libsample/events/event_spec.h"
 #include "libsample/perf/chain_capture.h"
 #include "libsample/perf/event_table.h"
@@ -70,6 +71,9 @@ class EventOpener {
   const std::optional<CpuFieldPlace>& cpu_field() const { return cpu_field_; }
   const perf_event_attr& first_attr() const { return attrs_.front(); }
   const std::vector<EventSpec>& specs() const { return specs_; }
+  // Every event's count so far with the time it was enabled and running,
+  // summed over its fds (read before they close, for the file's kCounts).
+  Result<format::Counts> ReadCounts(uint64_t elapsed_ns) const;
   // Turns on the sideband-tracking event, unless the exec does. For
   // delayed recordings: sampling stays off until EnableAll.
   Result<void> EnableTracking();
@@ -95,7 +99,8 @@ class EventOpener {
   size_t tracking_;                         // the spec asked for the sideband
   std::vector<std::vector<uint64_t>> ids_;  // per spec
   std::vector<PerfEvent> events_;
-  std::vector<size_t> event_specs_;  // per event: its index in specs_
+  std::vector<size_t> event_specs_;   // per event: its index in specs_
+  std::vector<pid_t> event_threads_;  // per event: its thread (-1: the whole CPU)
   std::vector<size_t> ring_owners_;
 };
 

@@ -13,6 +13,7 @@
 #include "libsample/perf/chain_capture.h"
 #include "libsample/perf/perf_event.h"
 #include "record/recorder.h"
+#include "record/stat_session.h"
 
 namespace po = boost::program_options;
 
@@ -22,7 +23,9 @@ constexpr const char* kUsage =
     "Usage: sample-record [options] [--] COMMAND [ARGS...]\n"
     "       sample-record [options] -p PID | -t TID | -a | -C CPUS\n"
     "Records samples of COMMAND (and its threads and children), of running\n"
-    "processes or threads, or of whole CPUs into a file.\n";
+    "processes or threads, or of whole CPUs into a file.\n"
+    "       sample-record --stat [-e EVENTS] [-I MS] [-r N] [-x SEP | -j] [target]\n"
+    "Counts the events instead and prints a table like perf stat's on stderr.\n";
 
 // Options that take a value as the next argument; everything before the
 // first other non-option argument (or "--") belongs to us, the rest is the
@@ -31,7 +34,8 @@ constexpr const char* kUsage =
 const std::set<std::string> kOptionsWithValue = {
     "-o", "--output", "-F", "--freq", "-c", "--count", "-e", "--event", "-m", "--mmap-pages",
     "-z", "--compression-level", "-p", "--pid", "-t", "--tid", "-C", "--cpu", "--duration",
-    "-D", "--delay", "--call-graph"};
+    "-D", "--delay", "--call-graph", "-I", "--interval-print", "-r", "--repeat", "-x",
+    "--field-separator"};
 // clang-format on
 
 void SplitCommandLine(int argc, char** argv, std::vector<std::string>* ours,
@@ -76,8 +80,49 @@ T Whole(const char* option, const std::string& text, const char* what, sample::W
 
 // The numeric options, taken as text (see libsample/option_number.h).
 struct NumberText {
-  std::string frequency, period, mmap_pages, zstd_level, duration, delay;
+  std::string frequency, period, mmap_pages, zstd_level, duration, delay, interval, repeat;
 };
+
+// --stat's own options: refused without --stat, and -x with -j.
+void ParseStatOptions(const po::variables_map& vm, const NumberText& text, bool stat,
+                      sample::record::StatOptions* options) {
+  for (const char* name : {"interval-print", "repeat", "field-separator", "json"}) {
+    if (vm.count(name) && !stat) {
+      throw po::error(fmt::format("--{} is an option of counting mode: add --stat", name));
+    }
+  }
+  if (vm.count("interval-print")) {
+    // perf's floor: shorter intervals mostly measure the reading itself.
+    options->interval_ms = Whole<uint64_t>("-I", text.interval, "milliseconds", {10, UINT32_MAX});
+  }
+  if (vm.count("repeat")) options->repeat = Whole<int>("-r", text.repeat, "runs", {1, 100000});
+  if (options->interval_ms != 0 && options->repeat > 1) {
+    throw po::error("-I and -r do not combine: intervals are of one run");
+  }
+  if (vm.count("field-separator") && vm.count("json")) {
+    throw po::error("-x and -j are two output formats: give one");
+  }
+  if (vm.count("field-separator")) {
+    if (options->layout.separator.empty()) throw po::error("-x takes a separator, not ''");
+    options->layout.format = sample::record::StatFormat::kSeparated;
+  }
+  if (vm.count("json")) options->layout.format = sample::record::StatFormat::kJson;
+  if (!stat) return;
+  // Sampling's options mean nothing to counters: refused, not ignored.
+  const std::pair<const char*, const char*> sampling[] = {{"freq", "-F"},
+                                                          {"count", "-c"},
+                                                          {"call-graph", "--call-graph"},
+                                                          {"mmap-pages", "-m"},
+                                                          {"compression-level", "-z"},
+                                                          {"delay", "-D"},
+                                                          {"switch-events", "--switch-events"}};
+  for (const auto& [name, spelled] : sampling) {
+    if (vm.count(name) && !vm[name].defaulted()) {
+      throw po::error(
+          fmt::format("{} is an option of sampling: --stat counts without it", spelled));
+    }
+  }
+}
 
 void ParseNumbers(const po::variables_map& vm, const NumberText& text,
                   sample::record::RecordOptions* options) {
@@ -165,6 +210,8 @@ int main(int argc, char** argv) {
   NumberText numbers;
   std::string call_graph;
   bool frame_pointers = false;
+  bool stat = false;
+  sample::record::StatOptions stat_options;
   po::options_description desc("Options");
   // One option a line reads better than the chained calls clang-format
   // would make of them.
@@ -201,6 +248,16 @@ int main(int argc, char** argv) {
       ("delay,D", po::value(&numbers.delay), "start recording after this many milliseconds")
       ("switch-events", po::bool_switch(&options.switch_events), "record context switches")
       ("quiet,q", po::bool_switch(&options.quiet), "print nothing but errors")
+      ("stat", po::bool_switch(&stat), "count the events instead of sampling them and print "
+       "a table like perf stat's (default events: perf stat's, those this machine has)")
+      ("interval-print,I", po::value(&numbers.interval)->value_name("MS"),
+       "with --stat: print the counts of every MS milliseconds (at least 10)")
+      ("repeat,r", po::value(&numbers.repeat)->value_name("N"),
+       "with --stat: run the command N times, show the mean and its spread")
+      ("field-separator,x", po::value(&stat_options.layout.separator)->value_name("SEP"),
+       "with --stat: CSV-like lines as perf stat -x (value, unit, event, [variance,] "
+       "run time, % running, metric value, metric unit)")
+      ("json,j", "with --stat: JSON lines as perf stat -j")
       ("list-events", po::value<std::string>()->implicit_value(""),
        "list the events this machine offers; with GLOB, the matching tracepoints too");
   // clang-format on
@@ -219,6 +276,11 @@ int main(int argc, char** argv) {
     if (vm.count("no-inherit")) options.target.inherit = false;
     if (vm.count("inherit")) options.target.inherit = true;
     ParseNumbers(vm, numbers, &options);
+    ParseStatOptions(vm, numbers, stat, &stat_options);
+    if (stat && frame_pointers)
+      throw po::error("-g is an option of sampling: --stat counts without it");
+    // Counting writes a file only when asked to, as perf stat.
+    stat_options.write_file = stat && !vm["output"].defaulted();
     if (vm.count("call-graph")) {
       // --call-graph wins over -g whatever their order, as in perf.
       auto parsed = sample::ParseChainCapture(call_graph);
@@ -232,6 +294,14 @@ int main(int argc, char** argv) {
     return 2;
   }
 
+  if (stat) {
+    auto status = sample::record::RunCounting(options, stat_options);
+    if (!status) {
+      std::cerr << "sample-record: " << status.error().message << "\n";
+      return 1;
+    }
+    return *status;
+  }
   auto summary = sample::record::RunRecording(options);
   if (!summary) {
     std::cerr << "sample-record: " << summary.error().message << "\n";

@@ -193,17 +193,6 @@ void Recorder::ShowStatus(uint64_t now) {
   std::fflush(stderr);
 }
 
-// Moves an existing output aside as FILE.old, as perf does.
-Result<void> MoveOldOutput(const std::string& path) {
-  struct stat st {};
-  if (lstat(path.c_str(), &st) != 0) return {};
-  const std::string old = path + ".old";
-  if (rename(path.c_str(), old.c_str()) != 0) {
-    return Fail(fmt::format("cannot rename {} to {}: {}", path, old, strerror(errno)));
-  }
-  return {};
-}
-
 int ShellStatus(int wait_status) {
   if (WIFEXITED(wait_status)) return WEXITSTATUS(wait_status);
   if (WIFSIGNALED(wait_status)) return 128 + WTERMSIG(wait_status);
@@ -386,6 +375,14 @@ Result<RecordSummary> Recorder::Finish(int exit_status) {
   if (!kernel_symbols.empty()) {
     writer_->Submit(format::ChunkType::kKernelSymbols, std::move(kernel_symbols));
   }
+  // How much each event counted and ran: the report tells multiplexing
+  // from it. A failed read costs only this chunk, never the recording.
+  if (auto counts = opener_->ReadCounts(MonotonicNowNs() - start_ns_)) {
+    writer_->Submit(format::ChunkType::kCounts, format::EncodeCounts(*counts));
+  } else if (!options_.quiet) {
+    fmt::print(stderr, "sample-record: note: final counts not stored: {}\n",
+               counts.error().message);
+  }
   format::Trailer trailer = MakeTrailer(drainer_->counters());
   trailer.header.record_count = drainer_->records_written();
   if (auto range = drainer_->time_range()) {
@@ -414,6 +411,16 @@ Result<RecordSummary> Recorder::Finish(int exit_status) {
 }
 
 }  // namespace
+
+Result<void> MoveOldOutput(const std::string& path) {
+  struct stat st {};
+  if (lstat(path.c_str(), &st) != 0) return {};
+  const std::string old = path + ".old";
+  if (rename(path.c_str(), old.c_str()) != 0) {
+    return Fail(fmt::format("cannot rename {} to {}: {}", path, old, strerror(errno)));
+  }
+  return {};
+}
 
 Result<RecordSummary> RunRecording(const RecordOptions& options) {
   Recorder recorder(options);

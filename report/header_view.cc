@@ -236,7 +236,34 @@ HeaderView BuildHeaderView(const Recording& recording) {
   h.finalized = recording.finalized;
   h.file_size = recording.file_size;
   h.valid_end = recording.valid_end;
+  if (recording.counts) h.counts = BuildCountsInfo(*recording.counts);
   return h;
+}
+
+CountsInfo BuildCountsInfo(const format::Counts& counts) {
+  CountsInfo info;
+  info.from_counting = counts.source != format::kCountsFromSampling;
+  info.elapsed_s = static_cast<double>(counts.elapsed_ns) / 1e9;
+  for (const format::EventCounts& e : counts.events) {
+    CountInfo c;
+    c.name = e.name;
+    c.supported = e.supported;
+    c.count = e.count;
+    c.time_enabled = e.time_enabled;
+    c.time_running = e.time_running;
+    c.intervals = e.intervals.size();
+    if (e.time_enabled != 0) {
+      c.running_pct = 100.0 * static_cast<double>(e.time_running) / e.time_enabled;
+    }
+    if (e.supported && e.time_running != 0 && e.time_running < e.time_enabled) {
+      // long double: count * enabled must not overflow on the way.
+      c.scaled =
+          static_cast<double>(static_cast<long double>(e.count) * e.time_enabled / e.time_running);
+      ++info.multiplexed;
+    }
+    info.events.push_back(std::move(c));
+  }
+  return info;
 }
 
 std::string RecordTypeName(uint32_t type) {

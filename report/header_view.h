@@ -53,6 +53,27 @@ struct EventInfo {
   uint64_t samples = 0;
 };
 
+// One counter's totals (the file's kCounts chunk).
+struct CountInfo {
+  std::string name;
+  bool supported = true;
+  uint64_t count = 0;
+  uint64_t time_enabled = 0, time_running = 0;  // ns
+  // count * enabled / running when the counter did not run all the time
+  // it was enabled (the kernel multiplexed it); nullopt when it ran all of
+  // it or never ran.
+  std::optional<double> scaled;
+  double running_pct = 0;  // of the time enabled; 0 when never enabled
+  size_t intervals = 0;    // -I intervals stored
+};
+
+struct CountsInfo {
+  bool from_counting = true;  // sample-record --stat, else a sampling recording's end
+  double elapsed_s = 0;
+  std::vector<CountInfo> events;
+  size_t multiplexed = 0;  // events that ran less than they were enabled
+};
+
 struct HeaderView {
   // Recorded host facts; empty when the file does not say.
   std::string hostname, os_release, os_version, arch, cpus_online, cmdline, recorder_version;
@@ -67,9 +88,13 @@ struct HeaderView {
   bool finalized = false;
   uint64_t file_size = 0;
   uint64_t valid_end = 0;
+  std::optional<CountsInfo> counts;  // the counters' totals, when the file has them
 };
 
 HeaderView BuildHeaderView(const Recording& recording);
+
+// The view of a kCounts chunk.
+CountsInfo BuildCountsInfo(const format::Counts& counts);
 
 // "SAMPLE", "MMAP2", ... for a PERF_RECORD_* type; "TYPE_N" for others.
 std::string RecordTypeName(uint32_t type);

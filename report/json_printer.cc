@@ -90,7 +90,35 @@ void JsonPrinter::Header(const HeaderView& h) {
   json_.Field("finalized", h.finalized)
       .Field("file_size", h.file_size)
       .Field("valid_end", h.valid_end);
+  if (h.counts) Counts(*h.counts);
   json_.EndObject();
+}
+
+// Only in files that have counts, so older files' JSON is unchanged.
+void JsonPrinter::Counts(const CountsInfo& counts) {
+  json_.Key("counts").BeginObject();
+  json_.Field("source", counts.from_counting ? "counting" : "sampling");
+  json_.Key("elapsed_s").Double(counts.elapsed_s, 6);
+  json_.Field("multiplexed", counts.multiplexed);
+  json_.Key("events").BeginArray();
+  for (const CountInfo& c : counts.events) {
+    json_.BeginObject()
+        .Field("name", c.name)
+        .Field("supported", c.supported)
+        .Field("count", c.count)
+        .Field("time_enabled", c.time_enabled)
+        .Field("time_running", c.time_running);
+    json_.Key("running_pct").Double(c.running_pct, 2);
+    json_.Key("scaled_count");
+    if (c.scaled) {
+      json_.Double(*c.scaled, 0);
+    } else {
+      json_.Null();
+    }
+    json_.Field("intervals", c.intervals);
+    json_.EndObject();
+  }
+  json_.EndArray().EndObject();
 }
 
 void JsonPrinter::Stats(const HeaderView& h, const LoadStats& stats) {
@@ -144,6 +172,7 @@ void JsonPrinter::Stats(const HeaderView& h, const LoadStats& stats) {
   for (const auto& [path, source] : stats.symbol_sources) json_.Field(path, source);
   json_.EndObject();
   json_.Field("finalized", h.finalized);
+  if (h.counts) Counts(*h.counts);
   json_.EndObject();
 }
 

@@ -26,6 +26,7 @@ class JsonPrinter : public ReportPrinter {
   std::string Finish() override;
 
  private:
+  void Counts(const CountsInfo& counts);
   void Section(const EventSection& section);
   void Entry(const EventSection& section, const FlatEntry& entry);
   void CallGraph(const EventSection& section, const CallNode& root);

@@ -193,6 +193,7 @@ void Loader::DescribeRecording() {
     return (e.attr.sample_type & (PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_STACK_USER)) != 0;
   });
   out_.trailer = reader_.trailer();
+  out_.counts = reader_.counts();
   out_.finalized = reader_.finalized();
   out_.file_size = reader_.file_size();
   out_.valid_end = reader_.valid_end();

@@ -66,6 +66,7 @@ struct Recording {
   // inlined calls does not count, it is still one sampled address.
   bool callchains = false;
   std::optional<format::Trailer> trailer;  // present when finalized
+  std::optional<format::Counts> counts;    // the counters' totals, when stored
   bool finalized = false;
   uint64_t file_size = 0;
   uint64_t valid_end = 0;  // bytes read before a torn end (== file_size if none)

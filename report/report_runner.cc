@@ -124,6 +124,15 @@ Result<ReportOutput> RunReport(const ReportOptions& options) {
     printer->Script(BuildScriptView(recording, filter, options.view.max_stack));
   } else {
     printer->Sections(BuildEventSections(recording, options.view, filter));
+    // A counting run's file has events but no samples: say where its
+    // numbers are rather than leave empty sections unexplained.
+    if (recording.counts && recording.counts->source == format::kCountsFromCounting &&
+        recording.stats.samples == 0) {
+      recording.warnings.push_back(fmt::format(
+          "{} holds the counts of sample-record --stat, no samples: --header or --stats shows "
+          "them",
+          options.input));
+    }
   }
   return ReportOutput{printer->Finish(), WithoutRepeats(std::move(recording.warnings))};
 }

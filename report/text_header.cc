@@ -43,7 +43,27 @@ std::string EventLine(const EventInfo& e) {
   return line;
 }
 
+// "task-clock 201336421, enabled 231.012 ms, running 231.012 ms (100.00%)",
+// with the scaled count where the kernel multiplexed the counter.
+std::string CountLine(const CountInfo& c) {
+  if (!c.supported) return c.name + " <not supported>";
+  std::string line = fmt::format("{} {}", c.name, c.count);
+  if (c.scaled) line += fmt::format(" (scaled {:.0f})", *c.scaled);
+  line += fmt::format(", enabled {:.3f} ms, running {:.3f} ms ({:.2f}%)", c.time_enabled / 1e6,
+                      c.time_running / 1e6, c.running_pct);
+  if (c.time_enabled == 0) line += " <not counted>";
+  if (c.intervals != 0) line += fmt::format(", {} intervals", c.intervals);
+  return line;
+}
+
 }  // namespace
+
+std::string CountsSummaryText(const CountsInfo& c) {
+  return fmt::format(
+      "{} over {:.3f} s, {} of {} events multiplexed",
+      c.from_counting ? "counted (sample-record --stat)" : "final counts of the sampling events",
+      c.elapsed_s, c.multiplexed, c.events.size());
+}
 
 std::string FileStateText(const HeaderView& h) {
   if (h.finalized) return fmt::format("finalized, {} bytes", h.file_size);
@@ -68,6 +88,10 @@ std::string FormatHeaderText(const HeaderView& h) {
   for (const auto& [cpu, counts] : h.per_cpu) {
     Line(out, fmt::format("cpu {}", cpu),
          fmt::format("{} samples, {} lost", counts.samples, counts.lost_samples));
+  }
+  if (h.counts) {
+    Line(out, "counts", CountsSummaryText(*h.counts));
+    for (const CountInfo& c : h.counts->events) Line(out, "count", CountLine(c));
   }
   for (const auto& [path, id] : h.build_ids) Line(out, "build-id", fmt::format("{} {}", id, path));
   Line(out, "file", FileStateText(h));

@@ -14,4 +14,8 @@ std::string FormatHeaderText(const HeaderView& header);
 // "file" line, repeated at the end of --stats.
 std::string FileStateText(const HeaderView& header);
 
+// What the counts are and how many of them were multiplexed: the header's
+// "counts" line, the heading of --stats' counts.
+std::string CountsSummaryText(const CountsInfo& counts);
+
 }  // namespace sample::report

@@ -60,6 +60,19 @@ std::string FormatStatsText(const HeaderView& h, const LoadStats& stats) {
       out += fmt::format("  {}: {}\n", path, source);
     }
   }
+  if (h.counts) {
+    out += fmt::format("\nCounts ({}):\n", CountsSummaryText(*h.counts));
+    for (const CountInfo& c : h.counts->events) {
+      if (!c.supported) {
+        out += fmt::format("{:>20}: {:>14}\n", c.name, "<not supported>");
+        continue;
+      }
+      out += fmt::format("{:>20}: {:>14}  ran {:6.2f}% of the time enabled", c.name, c.count,
+                         c.running_pct);
+      if (c.scaled) out += fmt::format(", scaled to {:.0f}", *c.scaled);
+      out += "\n";
+    }
+  }
   out += fmt::format("\nFile: {}\n", FileStateText(h));
   return out;
 }

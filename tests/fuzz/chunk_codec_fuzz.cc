@@ -1,5 +1,5 @@
 // Fuzz target: the decoders of our own chunk payloads (events, metadata and
-// build-ids, trailer; formats/chunk_codec.h), fed directly so the fuzzer
+// build-ids, trailer, counts; formats/chunk_codec.h), fed directly so the fuzzer
 // need not get through a file's checksums first. Whatever decodes must
 // encode and decode again to the same values. Input: u8 selecting the
 // decoder, then the payload.
@@ -30,13 +30,30 @@ bool SameTrailer(const Trailer& a, const Trailer& b) {
          a.chunk_offsets == b.chunk_offsets;
 }
 
+bool SameCounts(const Counts& a, const Counts& b) {
+  if (a.source != b.source || a.elapsed_ns != b.elapsed_ns || a.events.size() != b.events.size()) {
+    return false;
+  }
+  for (size_t i = 0; i < a.events.size(); ++i) {
+    const EventCounts &x = a.events[i], &y = b.events[i];
+    if (std::memcmp(&x.attr, &y.attr, sizeof(x.attr)) != 0 || x.name != y.name ||
+        x.supported != y.supported || x.count != y.count || x.time_enabled != y.time_enabled ||
+        x.time_running != y.time_running || x.intervals.size() != y.intervals.size() ||
+        std::memcmp(x.intervals.data(), y.intervals.data(),
+                    x.intervals.size() * sizeof(CountInterval)) != 0) {
+      return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace
 }  // namespace sample::format
 
 SAMPLE_FUZZ_TARGET(chunk_codec)(std::span<const std::byte> input) {
   using namespace sample::format;
   sample::fuzz::InputTaker take(input);
-  const uint8_t which = take.Take<uint8_t>() % 3;
+  const uint8_t which = take.Take<uint8_t>() % 4;
   const std::span<const std::byte> payload = take.rest();
   constexpr uint64_t kOffset = 64 + 56;  // where a first chunk's payload sits
   if (which == 0) {
@@ -49,6 +66,11 @@ SAMPLE_FUZZ_TARGET(chunk_codec)(std::span<const std::byte> input) {
     if (!metadata) return 0;
     auto again = DecodeMetadata(EncodeMetadata(*metadata), kOffset);
     if (!again || *again != *metadata) std::abort();
+  } else if (which == 3) {
+    auto counts = DecodeCounts(payload, kOffset);
+    if (!counts) return 0;
+    auto again = DecodeCounts(EncodeCounts(*counts), kOffset);
+    if (!again || !SameCounts(*counts, *again)) std::abort();
   } else {
     auto trailer = DecodeTrailer(payload, kOffset);
     if (!trailer) return 0;

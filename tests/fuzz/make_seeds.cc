@@ -150,6 +150,24 @@ void ChunkCodecSeeds(SeedWriter& w) {
   Bytes encoded{std::byte{2}};
   PutBytes(encoded, format::EncodeTrailer(trailer));
   w.Write("chunk_codec", "trailer", encoded);
+
+  format::Counts counts;
+  counts.elapsed_ns = 300'000'000;
+  format::EventCounts clock;
+  clock.name = "task-clock";
+  clock.attr.type = PERF_TYPE_SOFTWARE;
+  clock.attr.config = PERF_COUNT_SW_TASK_CLOCK;
+  clock.count = 250'000'000;
+  clock.time_enabled = 300'000'000;
+  clock.time_running = 200'000'000;
+  clock.intervals = {{100'000'000, 90'000'000, 100'000'000, 70'000'000}};
+  format::EventCounts cycles;
+  cycles.name = "cycles";
+  cycles.supported = false;
+  counts.events = {clock, cycles};
+  Bytes counts_seed{std::byte{3}};
+  PutBytes(counts_seed, format::EncodeCounts(counts));
+  w.Write("chunk_codec", "counts", counts_seed);
 }
 
 void TextSeeds(SeedWriter& w) {

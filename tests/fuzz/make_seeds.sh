@@ -35,15 +35,21 @@ build/record/sample-record -q -g -z 0 -e cpu-clock -F 500 -o "$tmp/split-raw" --
 # With user stack copies, so the reporter's unwinding gets fuzzed too.
 build/record/sample-record -q --call-graph dwarf,1024 -z 0 -e cpu-clock -F 500 \
   -o "$tmp/unwind-raw" -- build/tests/workloads/unwind-nofp chain 0.02
+# A counting run's file: events, metadata and a kCounts chunk with intervals.
+build/record/sample-record --stat -x , -I 20 -e task-clock,page-faults -o "$tmp/counts" -- \
+  build/tests/workloads/split 0.05 2>/dev/null
 cp tests/golden/truncated.data "$tmp/truncated"
 byte() { printf "\\$(printf '%03o' "$1")"; }
 # sample_file's input starts with flags (bit 0: fix checksums), report's
 # with a view selector (see report_fuzz.cc).
 rm -f "$corpus"/sample_file/seed-* "$corpus"/report/seed-*
-for f in split split-raw truncated; do
+for f in split split-raw truncated counts; do
   for flags in 0 1; do
     { byte "$flags"; cat "$tmp/$f"; } >"$corpus/sample_file/seed-$f-$flags"
   done
+done
+for selector in 1 130; do
+  { byte "$selector"; cat "$tmp/counts"; } >"$corpus/report/seed-counts-view$selector"
 done
 for selector in 0 1 2 3 4 5 6 7 68 131 196; do
   { byte "$selector"; cat "$tmp/split"; } >"$corpus/report/seed-split-view$selector"

@@ -15,6 +15,7 @@
 #include "report/json_printer.h"
 #include "report/report_options.h"
 #include "report/text_header.h"
+#include "report/text_stats.h"
 
 namespace sample::report {
 namespace {
@@ -93,6 +94,81 @@ TEST(HeaderViewTest, JsonHasTheFieldsInAnAttrObject) {
         "\"context_switch\": 1", "\"sample_max_stack\": 32", "\"branch_sample_type\": \"0x41\""}) {
     EXPECT_THAT(json, HasSubstr(field)) << json;
   }
+}
+
+// A recording whose file holds counts: one counter ran all the time, one
+// was multiplexed (5/8 of the time), one could not be opened.
+Recording WithCounts(uint32_t source) {
+  Recording recording = WithAttr(FlaggedAttr());
+  format::Counts counts;
+  counts.source = source;
+  counts.elapsed_ns = 1'500'000'000;
+  format::EventCounts clock;
+  clock.name = "task-clock";
+  clock.count = 1'000'000;
+  clock.time_enabled = clock.time_running = 1'000'000;
+  clock.intervals.resize(2);
+  format::EventCounts faults;
+  faults.name = "page-faults";
+  faults.count = 1000;
+  faults.time_enabled = 800'000;
+  faults.time_running = 500'000;
+  format::EventCounts cycles;
+  cycles.name = "cycles";
+  cycles.supported = false;
+  counts.events = {clock, faults, cycles};
+  recording.counts = counts;
+  return recording;
+}
+
+TEST(HeaderViewTest, CountsShowTheirMultiplexing) {
+  const CountsInfo info = *BuildHeaderView(WithCounts(format::kCountsFromCounting)).counts;
+  EXPECT_EQ(info.multiplexed, 1u);
+  ASSERT_EQ(info.events.size(), 3u);
+  EXPECT_FALSE(info.events[0].scaled);
+  EXPECT_DOUBLE_EQ(*info.events[1].scaled, 1600);
+  EXPECT_DOUBLE_EQ(info.events[1].running_pct, 62.5);
+  EXPECT_FALSE(info.events[2].supported);
+}
+
+TEST(HeaderViewTest, CountsInTextHeaderAndStats) {
+  const HeaderView view = BuildHeaderView(WithCounts(format::kCountsFromSampling));
+  const std::string header = FormatHeaderText(view);
+  EXPECT_THAT(header, HasSubstr("# counts         : final counts of the sampling events over "
+                                "1.500 s, 1 of 3 events multiplexed\n"
+                                "# count          : task-clock 1000000, enabled 1.000 ms, "
+                                "running 1.000 ms (100.00%), 2 intervals\n"
+                                "# count          : page-faults 1000 (scaled 1600), enabled "
+                                "0.800 ms, running 0.500 ms (62.50%)\n"
+                                "# count          : cycles <not supported>\n"))
+      << header;
+  const std::string stats = FormatStatsText(view, LoadStats{});
+  EXPECT_THAT(stats, HasSubstr("\nCounts (final counts of the sampling events over 1.500 s, 1 of "
+                               "3 events multiplexed):\n"
+                               "          task-clock:        1000000  ran 100.00% of the time "
+                               "enabled\n"
+                               "         page-faults:           1000  ran  62.50% of the time "
+                               "enabled, scaled to 1600\n"
+                               "              cycles: <not supported>\n"))
+      << stats;
+}
+
+TEST(HeaderViewTest, CountsInJsonOnlyWhenTheFileHasThem) {
+  const ViewOptions view;
+  const Recording with = WithCounts(format::kCountsFromCounting);
+  JsonPrinter printer(with, view);
+  printer.Header(BuildHeaderView(with));
+  const std::string json = printer.Finish();
+  for (const char* field :
+       {"\"counts\": {", "\"source\": \"counting\"", "\"multiplexed\": 1",
+        "\"time_running\": 500000", "\"running_pct\": 62.50", "\"scaled_count\": 1600",
+        "\"scaled_count\": null", "\"supported\": false", "\"intervals\": 2"}) {
+    EXPECT_THAT(json, HasSubstr(field)) << json;
+  }
+  const Recording without = WithAttr(FlaggedAttr());
+  JsonPrinter plain(without, view);
+  plain.Header(BuildHeaderView(without));
+  EXPECT_THAT(plain.Finish(), Not(HasSubstr("counts")));
 }
 
 }  // namespace

@@ -373,6 +373,70 @@ TEST_F(SampleFileTest, VdsoImageAndItsBuildIdRoundTrip) {
   EXPECT_TRUE(reader->vdso_image().empty());
 }
 
+Counts TestCounts() {
+  Counts counts;
+  counts.source = kCountsFromCounting;
+  counts.elapsed_ns = 300'000'000;
+  EventCounts clock;
+  clock.name = "task-clock";
+  clock.attr.type = PERF_TYPE_SOFTWARE;
+  clock.attr.config = PERF_COUNT_SW_TASK_CLOCK;
+  clock.count = 250'000'000;
+  clock.time_enabled = 300'000'000;
+  clock.time_running = 200'000'000;
+  clock.intervals = {{100'000'000, 90'000'000, 100'000'000, 70'000'000},
+                     {200'000'000, 180'000'000, 200'000'000, 140'000'000}};
+  EventCounts cycles;  // 6 bytes of name: padded
+  cycles.name = "cycles";
+  cycles.supported = false;
+  counts.events = {clock, cycles};
+  return counts;
+}
+
+void ExpectSameCounts(const Counts& a, const Counts& b) {
+  EXPECT_EQ(a.source, b.source);
+  EXPECT_EQ(a.elapsed_ns, b.elapsed_ns);
+  ASSERT_EQ(a.events.size(), b.events.size());
+  for (size_t i = 0; i < a.events.size(); ++i) {
+    const EventCounts &x = a.events[i], &y = b.events[i];
+    EXPECT_EQ(x.name, y.name);
+    EXPECT_EQ(std::memcmp(&x.attr, &y.attr, sizeof(x.attr)), 0) << x.name;
+    EXPECT_EQ(x.supported, y.supported) << x.name;
+    EXPECT_EQ(x.count, y.count) << x.name;
+    EXPECT_EQ(x.time_enabled, y.time_enabled) << x.name;
+    EXPECT_EQ(x.time_running, y.time_running) << x.name;
+    ASSERT_EQ(x.intervals.size(), y.intervals.size()) << x.name;
+    for (size_t k = 0; k < x.intervals.size(); ++k) {
+      EXPECT_EQ(x.intervals[k].time_ns, y.intervals[k].time_ns);
+      EXPECT_EQ(x.intervals[k].count, y.intervals[k].count);
+      EXPECT_EQ(x.intervals[k].time_enabled, y.intervals[k].time_enabled);
+      EXPECT_EQ(x.intervals[k].time_running, y.intervals[k].time_running);
+    }
+  }
+}
+
+TEST_F(SampleFileTest, CountsRoundTripAndOldFilesHaveNone) {
+  const std::string path = PathOf("counts.sample");
+  auto writer = SampleFileWriter::Create(path, WriterOptions{});
+  ASSERT_TRUE(writer.has_value()) << writer.error().message;
+  (*writer)->Submit(ChunkType::kEvents, EncodeEvents(TestEvents()));
+  (*writer)->Submit(ChunkType::kCounts, EncodeCounts(TestCounts()));
+  ASSERT_TRUE((*writer)->Finish(Trailer{}).has_value());
+  writer->reset();
+  auto reader = SampleFileReader::Open(path);
+  ASSERT_TRUE(reader.has_value()) << reader.error().message;
+  EXPECT_TRUE(reader->warnings().empty()) << reader->warnings().front();
+  ASSERT_TRUE(reader->counts().has_value());
+  ExpectSameCounts(*reader->counts(), TestCounts());
+  EXPECT_TRUE(reader->record_chunks().empty());  // not mistaken for records
+
+  const std::string old = PathOf("old-counts.sample");
+  WriteFile(old, 1);
+  auto old_reader = SampleFileReader::Open(old);
+  ASSERT_TRUE(old_reader.has_value());
+  EXPECT_FALSE(old_reader->counts().has_value());
+}
+
 // The offsets where each chunk starts, plus the end of the file.
 std::vector<uint64_t> ChunkBoundaries(const SampleFileReader& reader) {
   std::vector<uint64_t> b = reader.trailer()->chunk_offsets;
@@ -643,6 +707,31 @@ TEST(ChunkCodecTest, TruncatedPayloadsAreErrorsNotCrashes) {
     ASSERT_FALSE(r.has_value()) << len;  // the header's counts say how much must follow
     expect_offset_inside(r.error(), len);
   }
+}
+
+TEST(ChunkCodecTest, TruncatedCountsAreErrorsNamingAnOffsetInside) {
+  constexpr uint64_t kBase = 7000;
+  const Bytes encoded = EncodeCounts(TestCounts());
+  auto whole = DecodeCounts(encoded, kBase);
+  ASSERT_TRUE(whole.has_value()) << whole.error().message;
+  ExpectSameCounts(*whole, TestCounts());
+  for (size_t len = 0; len < encoded.size(); ++len) {
+    auto r = DecodeCounts(std::span(encoded).first(len), kBase);
+    ASSERT_FALSE(r.has_value()) << len;  // the header says how many entries follow
+    const size_t at = r.error().message.find("offset ");
+    ASSERT_NE(at, std::string::npos) << r.error().message;
+    const uint64_t offset = std::stoull(r.error().message.substr(at + 7));
+    EXPECT_GE(offset, kBase) << r.error().message;
+    EXPECT_LE(offset, kBase + len) << r.error().message;
+  }
+  // An interval count beyond the payload is refused before allocating.
+  Bytes lying = encoded;
+  const size_t interval_count_at = sizeof(CountsHeader) + 12;
+  const uint32_t huge = 0x7fffffff;
+  std::memcpy(lying.data() + interval_count_at, &huge, 4);
+  auto r = DecodeCounts(lying, kBase);
+  ASSERT_FALSE(r.has_value());
+  EXPECT_TRUE(Contains(r.error().message, "claim 2147483647 intervals")) << r.error().message;
 }
 
 TEST(ChunkCodecTest, EventsFromOtherAttrSizesKeepTheCommonPrefix) {
