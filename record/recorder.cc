@@ -20,7 +20,6 @@
 
 #include "formats/sample_file_writer.h"
 #include "libsample/events/event_spec.h"
-#include "libsample/perf/capabilities.h"
 #include "libsample/perf/perf_event.h"
 #include "libsample/perf/perf_event_advice.h"
 #include "libsample/perf/perf_record.h"
@@ -104,9 +103,7 @@ Result<void> Recorder::OpenEvents() {
   defaults.mmap_pages = options_.mmap_pages;
   EventParseOptions parse;
   const auto paranoid = ReadPerfEventParanoid();
-  // The kernel's own test (perf_allow_kernel): paranoid above 1 and neither
-  // CAP_PERFMON nor CAP_SYS_ADMIN in effect, whoever the user is.
-  if (paranoid && *paranoid >= 2 && !PerfmonCapable()) parse.exclude_kernel_default = true;
+  parse.exclude_kernel_default = KernelExcludedByParanoia(paranoid);
   const bool default_event = options_.events.empty();
   std::string list = default_event ? "cycles" : "";
   for (const std::string& e : options_.events) list += (list.empty() ? "" : ",") + e;
@@ -135,10 +132,7 @@ Result<void> Recorder::OpenEvents() {
   if (!options_.quiet && std::any_of(specs.begin(), specs.end(), [](const EventSpec& spec) {
         return spec.kernel_excluded_by_default;
       })) {
-    fmt::print(stderr,
-               "sample-record: kernel.perf_event_paranoid is {}: recording user space only "
-               "(sysctl kernel.perf_event_paranoid=1 or CAP_PERFMON to include the kernel).\n",
-               *paranoid);
+    fmt::print(stderr, "{}", UserSpaceOnlyNote(*paranoid, "recording"));
   }
   return {};
 }

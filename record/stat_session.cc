@@ -17,7 +17,6 @@
 #include <fmt/format.h>
 
 #include "libsample/events/event_spec.h"
-#include "libsample/perf/capabilities.h"
 #include "libsample/perf/perf_event_advice.h"
 #include "libsample/unique_fd.h"
 #include "record/command_launcher.h"
@@ -118,8 +117,7 @@ Result<void> CountingSession::Prepare() {
 
   EventParseOptions parse;
   const auto paranoid = ReadPerfEventParanoid();
-  // As the recorder: the kernel's own test (perf_allow_kernel).
-  if (paranoid && *paranoid >= 2 && !PerfmonCapable()) parse.exclude_kernel_default = true;
+  parse.exclude_kernel_default = KernelExcludedByParanoia(paranoid);
   std::string list;
   for (const std::string& e : options_.events) list += (list.empty() ? "" : ",") + e;
   if (list.empty()) list = DefaultStatEvents();
@@ -130,10 +128,7 @@ Result<void> CountingSession::Prepare() {
   if (!options_.quiet && std::any_of(specs_.begin(), specs_.end(), [](const EventSpec& spec) {
         return spec.kernel_excluded_by_default;
       })) {
-    fmt::print(stderr,
-               "sample-record: kernel.perf_event_paranoid is {}: counting user space only "
-               "(sysctl kernel.perf_event_paranoid=1 or CAP_PERFMON to include the kernel).\n",
-               *paranoid);
+    fmt::print(stderr, "{}", UserSpaceOnlyNote(*paranoid, "counting"));
   }
   return {};
 }

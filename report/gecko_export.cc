@@ -20,14 +20,6 @@ constexpr int kGeckoVersion = 24;
 // Category indexes into meta.categories.
 enum Category : uint32_t { kUserCategory = 0, kKernelCategory, kJitCategory, kOtherCategory };
 
-std::string Quoted(std::string_view text) {
-  JsonWriter json;
-  json.String(text);
-  std::string out = json.Take();
-  out.pop_back();  // Take()'s final line break
-  return out;
-}
-
 uint32_t CategoryOf(const ExportInput& input, uint32_t function) {
   switch (input.Kind(function)) {
     case FrameKind::kKernel:
@@ -91,7 +83,7 @@ class ThreadTables {
     out += "      \"stringTable\": [";
     for (size_t i = 0; i < strings_.size(); ++i) {
       out += i == 0 ? "\n        " : ",\n        ";
-      out += Quoted(strings_[i]);
+      out += JsonQuoted(strings_[i]);
     }
     out += strings_.empty() ? "]\n" : "\n      ]\n";
   }
@@ -151,7 +143,7 @@ void WriteThread(const ExportInput& input, const ExportThread& thread, uint64_t 
                  "    {{\n      \"name\": {},\n      \"processType\": \"default\",\n"
                  "      \"pid\": {},\n      \"tid\": {},\n      \"registerTime\": 0,\n"
                  "      \"unregisterTime\": null,\n",
-                 Quoted(name), thread.pid, thread.tid);
+                 JsonQuoted(name), thread.pid, thread.tid);
   out +=
       "      \"markers\": {\n        \"schema\": {\"name\": 0, \"startTime\": 1, \"endTime\": 2, "
       "\"phase\": 3, \"category\": 4, \"data\": 5},\n        \"data\": []\n      },\n";
@@ -185,7 +177,7 @@ void WriteMeta(const ExportInput& input, uint64_t zero, std::string& out) {
       "    \"debug\": 0,\n    \"gcpoison\": 0,\n    \"asyncstack\": 0,\n",
       kGeckoVersion, realtime.value_or(0) / 1000000, realtime.value_or(0) % 1000000,
       IntervalMs(input, input.sections.front().event), input.recording->callchains ? 1 : 0,
-      Quoted(arch.empty() ? "Linux" : "Linux " + arch), Quoted(arch));
+      JsonQuoted(arch.empty() ? "Linux" : "Linux " + arch), JsonQuoted(arch));
   out +=
       "    \"categories\": [\n"
       "      {\"name\": \"User\", \"color\": \"yellow\", \"subcategories\": [\"Other\"]},\n"

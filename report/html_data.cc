@@ -215,32 +215,6 @@ void AppendScriptSafeJsonString(std::string& out, std::string_view text) {
   out += '"';
 }
 
-std::string HtmlEscape(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
 std::string BuildHtmlData(const ExportInput& input, const HeaderView& header) {
   std::string out = "{\"version\":1,\n";
   WriteHeader(header, out);

@@ -23,7 +23,4 @@ std::string BuildHtmlData(const ExportInput& input, const HeaderView& header);
 // <script> element (<, >, &, U+2028 and U+2029 escaped).
 void AppendScriptSafeJsonString(std::string& out, std::string_view text);
 
-// `text` with &, <, >, " and ' as HTML character references.
-std::string HtmlEscape(std::string_view text);
-
 }  // namespace sample::report

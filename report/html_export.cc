@@ -5,6 +5,7 @@
 #include "report/header_view.h"
 #include "report/html_assets.h"
 #include "report/html_data.h"
+#include "report/xml_text.h"
 
 namespace sample::report {
 namespace {
@@ -28,7 +29,7 @@ Result<std::string> HtmlExporter::Export(const ExportInput& input) {
                  "<meta http-equiv=\"Content-Security-Policy\" content=\"{}\">\n"
                  "<meta name=\"viewport\" content=\"width=device-width\">\n"
                  "<title>{}</title>\n<style>\n",
-                 kPolicy, HtmlEscape(title));
+                 kPolicy, XmlEscape(title));
   out += html_assets::kStyle;
   out += "</style>\n</head>\n<body>\n";
   out += html_assets::kBody;

@@ -131,4 +131,12 @@ std::string JsonWriter::Take() {
   return std::move(out_);
 }
 
+std::string JsonQuoted(std::string_view text) {
+  JsonWriter json;
+  json.String(text);
+  std::string out = json.Take();
+  out.pop_back();  // Take()'s final line break
+  return out;
+}
+
 }  // namespace sample::report

@@ -57,4 +57,8 @@ class JsonWriter {
   bool after_key_ = false;
 };
 
+// `text` as one JSON string literal ("..." with escapes), for writers that
+// assemble large documents by hand.
+std::string JsonQuoted(std::string_view text);
+
 }  // namespace sample::report

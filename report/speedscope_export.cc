@@ -16,14 +16,6 @@ namespace {
 
 constexpr std::string_view kSchema = "https://www.speedscope.app/file-format-schema.json";
 
-std::string Quoted(std::string_view text) {
-  JsonWriter json;
-  json.String(text);
-  std::string out = json.Take();
-  out.pop_back();  // Take()'s final line break
-  return out;
-}
-
 // Shared frames: one per function, numbered in order of first use.
 class FrameTable {
  public:
@@ -58,7 +50,7 @@ class FrameTable {
     for (size_t i = 0; i < order_.size(); ++i) {
       const Function& function = profile.function(order_[i]);
       out += i == 0 ? "\n      " : ",\n      ";
-      fmt::format_to(std::back_inserter(out), "{{\"name\": {}", Quoted(FunctionLabel(function)));
+      fmt::format_to(std::back_inserter(out), "{{\"name\": {}", JsonQuoted(FunctionLabel(function)));
       std::string_view file = profile.dso_name(function.dso);
       uint32_t line = 0;
       if (function.srcline != 0) {
@@ -69,7 +61,7 @@ class FrameTable {
           std::from_chars(srcline.data() + colon + 1, srcline.data() + srcline.size(), line);
         }
       }
-      if (!file.empty()) fmt::format_to(std::back_inserter(out), ", \"file\": {}", Quoted(file));
+      if (!file.empty()) fmt::format_to(std::back_inserter(out), ", \"file\": {}", JsonQuoted(file));
       if (line != 0) fmt::format_to(std::back_inserter(out), ", \"line\": {}", line);
       out += '}';
     }
@@ -137,7 +129,7 @@ void WriteProfile(const ExportInput& input, const ExportThread& thread, uint64_t
   out += "    {\n      \"type\": \"sampled\",\n";
   fmt::format_to(
       std::back_inserter(out), "      \"name\": {},\n",
-      Quoted(fmt::format("{} {}/{} ({})", thread.comm, thread.pid, thread.tid, section.name)));
+      JsonQuoted(fmt::format("{} {}/{} ({})", thread.comm, thread.pid, thread.tid, section.name)));
   fmt::format_to(std::back_inserter(out),
                  "      \"unit\": \"{}\",\n      \"startValue\": {},\n      \"endValue\": {},\n",
                  time ? "nanoseconds" : "none", start, end);
@@ -181,7 +173,7 @@ Result<std::string> SpeedscopeExporter::Export(const ExportInput& input) {
   fmt::format_to(std::back_inserter(out),
                  "  \"name\": {},\n  \"exporter\": \"sample-report\",\n"
                  "  \"activeProfileIndex\": {},\n",
-                 Quoted(name), active);
+                 JsonQuoted(name), active);
   frames.Write(out);
   out += "  \"profiles\": [";
   for (size_t i = 0; i < threads.size(); ++i) {

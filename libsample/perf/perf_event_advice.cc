@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include "libsample/perf/capabilities.h"
+
 namespace sample {
 namespace {
 
@@ -61,6 +63,17 @@ std::optional<int> ReadPerfEventParanoid() {
   auto value = ReadProcNumber("/proc/sys/kernel/perf_event_paranoid");
   if (!value) return std::nullopt;
   return static_cast<int>(*value);
+}
+
+bool KernelExcludedByParanoia(std::optional<int> paranoid) {
+  return paranoid && *paranoid >= 2 && !PerfmonCapable();
+}
+
+std::string UserSpaceOnlyNote(int paranoid, const char* doing) {
+  return fmt::format(
+      "sample-record: kernel.perf_event_paranoid is {}: {} user space only (sysctl "
+      "kernel.perf_event_paranoid=1 or CAP_PERFMON to include the kernel).\n",
+      paranoid, doing);
 }
 
 std::optional<int> ReadPerfEventMaxStack() {

@@ -7,9 +7,7 @@
 // a click's zoom and the absence of errors, and writes the results into
 // the DOM that --dump-dom prints. A screenshot is kept as an artifact under
 // build/tests/html/. Skipped, with the reason, without Chromium.
-#include <fcntl.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -23,9 +21,12 @@
 #include <gtest/gtest.h>
 
 #include "tests/golden/json_check.h"
+#include "tests/golden/run_in_dir.h"
 
 namespace sample {
 namespace {
+
+using sample::testing::RunResult;
 
 using golden::IsValidJson;
 
@@ -40,39 +41,12 @@ std::string ReadFile(const std::string& path) {
   return text.str();
 }
 
-struct RunResult {
-  int status = -1;
-  std::string out;
-};
 
 // Runs argv in the golden directory; standard output captured, standard
 // error discarded (Chromium's is noisy), killed after `timeout_s`.
 RunResult RunIn(std::vector<std::string> args, int timeout_s = 120) {
   args.insert(args.begin(), {"timeout", std::to_string(timeout_s)});
-  char out_path[] = "/tmp/html-test-XXXXXX";
-  const int out_fd = mkstemp(out_path);
-  RunResult result;
-  if (out_fd < 0) return result;
-  const pid_t pid = fork();
-  if (pid == 0) {
-    if (chdir(kGoldenDir.c_str()) != 0) _exit(126);
-    unsetenv("DEBUGINFOD_URLS");
-    const int null_fd = open("/dev/null", O_WRONLY);
-    dup2(out_fd, 1);
-    dup2(null_fd, 2);
-    std::vector<char*> argv;
-    for (std::string& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    execvp(argv[0], argv.data());
-    _exit(127);
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  close(out_fd);
-  result.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  result.out = ReadFile(out_path);
-  unlink(out_path);
-  return result;
+  return sample::testing::RunInDir(kGoldenDir, args, /*keep_err=*/false);
 }
 
 // The text between `begin` and the next `end` after it ("" when absent).

@@ -11,8 +11,6 @@
 //
 // SAMPLE_GOLDEN_UPDATE=1 writes the expected files instead of comparing
 // (scripts/update_golden.sh); review the diff before committing it.
-#include <fcntl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -24,9 +22,12 @@
 #include <gtest/gtest.h>
 
 #include "tests/golden/json_check.h"
+#include "tests/golden/run_in_dir.h"
 
 namespace sample::golden {
 namespace {
+
+using testing::RunResult;
 
 const std::string kGoldenDir = GOLDEN_DIR;
 const std::string kReport = SAMPLE_REPORT_PATH;
@@ -65,44 +66,12 @@ std::string ReadFile(const std::string& path) {
   return text.str();
 }
 
-struct RunResult {
-  int status = -1;
-  std::string out;
-  std::string err;
-};
 
-// Runs sample-report in the golden directory, stdout and stderr to files.
+// Runs sample-report in the golden directory.
 RunResult RunReport(const std::vector<std::string>& args) {
-  char out_path[] = "/tmp/golden-out-XXXXXX";
-  char err_path[] = "/tmp/golden-err-XXXXXX";
-  const int out_fd = mkstemp(out_path);
-  const int err_fd = mkstemp(err_path);
-  RunResult result;
-  if (out_fd < 0 || err_fd < 0) return result;
-  const pid_t pid = fork();
-  if (pid == 0) {
-    if (chdir(kGoldenDir.c_str()) != 0) _exit(126);
-    // Goldens never depend on a debug server the machine happens to name.
-    unsetenv("DEBUGINFOD_URLS");
-    dup2(out_fd, 1);
-    dup2(err_fd, 2);
-    std::vector<char*> argv;
-    argv.push_back(const_cast<char*>(kReport.c_str()));
-    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  close(out_fd);
-  close(err_fd);
-  result.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  result.out = ReadFile(out_path);
-  result.err = ReadFile(err_path);
-  unlink(out_path);
-  unlink(err_path);
-  return result;
+  std::vector<std::string> argv = {kReport};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return testing::RunInDir(kGoldenDir, argv);
 }
 
 class GoldenTest : public ::testing::TestWithParam<Case> {};

@@ -6,8 +6,6 @@
 // escaped, and filters keeping only the kept samples. Then, when chromium
 // is installed, the file is opened in a headless browser to prove that its
 // script runs: a search and a zoom given on the URL change the drawing.
-#include <fcntl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -21,8 +19,12 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "tests/golden/run_in_dir.h"
+
 namespace sample::golden {
 namespace {
+
+using sample::testing::RunResult;
 
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -30,10 +32,6 @@ using ::testing::Not;
 const std::string kGoldenDir = GOLDEN_DIR;
 const std::string kReport = SAMPLE_REPORT_PATH;
 
-struct RunResult {
-  int status = -1;
-  std::string out;
-};
 
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -42,37 +40,10 @@ std::string ReadFile(const std::string& path) {
   return text.str();
 }
 
-// Runs `argv` (found on PATH) in the golden directory; stdout captured,
-// stderr to a file of its own. 127: the program is not there.
+// Runs `argv` (found on PATH) in the golden directory. 127: the program is
+// not there.
 RunResult RunIn(const std::vector<std::string>& argv) {
-  char out_path[] = "/tmp/svg-test-out-XXXXXX";
-  char err_path[] = "/tmp/svg-test-err-XXXXXX";
-  const int out_fd = mkstemp(out_path);
-  const int err_fd = mkstemp(err_path);
-  RunResult run;
-  if (out_fd < 0 || err_fd < 0) return run;
-  const pid_t pid = fork();
-  if (pid == 0) {
-    if (chdir(kGoldenDir.c_str()) != 0) _exit(126);
-    unsetenv("DEBUGINFOD_URLS");
-    dup2(out_fd, 1);
-    dup2(err_fd, 2);
-    std::vector<char*> args;
-    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    execvp(args[0], args.data());
-    _exit(127);
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  close(out_fd);
-  close(err_fd);
-  run.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  run.out = ReadFile(out_path);
-  if (run.status != 0) run.out += ReadFile(err_path);
-  unlink(out_path);
-  unlink(err_path);
-  return run;
+  return sample::testing::RunInDir(kGoldenDir, argv);
 }
 
 std::vector<std::string> Split(const std::string& line, char sep) {

@@ -5,9 +5,7 @@
 // exported sample counts equal the text report's for the same filters.
 // The script also breaks each file in ways its checks must catch, so a
 // check that stopped checking fails here.
-#include <fcntl.h>
 #include <stdlib.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -19,44 +17,22 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/golden/run_in_dir.h"
+
 namespace sample::golden {
 namespace {
+
+using sample::testing::RunResult;
 
 const std::string kGoldenDir = GOLDEN_DIR;
 const std::string kReport = SAMPLE_REPORT_PATH;
 
-struct RunResult {
-  int status = -1;
-  std::string out;  // standard output and error together
-};
 
-// Runs argv[0] (a path, or a name looked up on PATH) in the golden directory.
+// Runs argv[0] (a path, or a name looked up on PATH) in the golden
+// directory; standard error follows standard output in `out`.
 RunResult RunIn(const std::vector<std::string>& argv) {
-  char out_path[] = "/tmp/timeline-export-XXXXXX";
-  const int out_fd = mkstemp(out_path);
-  RunResult run;
-  if (out_fd < 0) return run;
-  const pid_t pid = fork();
-  if (pid == 0) {
-    if (chdir(kGoldenDir.c_str()) != 0) _exit(126);
-    unsetenv("DEBUGINFOD_URLS");
-    dup2(out_fd, 1);
-    dup2(out_fd, 2);
-    std::vector<char*> args;
-    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    execvp(args[0], args.data());
-    _exit(127);
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  close(out_fd);
-  run.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  std::ifstream in(out_path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  run.out = text.str();
-  unlink(out_path);
+  RunResult run = sample::testing::RunInDir(kGoldenDir, argv);
+  run.out += run.err;
   return run;
 }
 

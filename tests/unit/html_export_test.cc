@@ -12,6 +12,7 @@
 #include "report/export_input.h"
 #include "report/html_data.h"
 #include "report/html_export.h"
+#include "report/xml_text.h"
 
 namespace sample::report {
 namespace {
@@ -147,7 +148,8 @@ TEST(HtmlEscapeTest, ScriptSafeJsonAndHtmlText) {
   AppendScriptSafeJsonString(out, "a\"\\\n\x01<>&\xe2\x80\xa8\xe2\x80\xa9\xc3\xa9");
   EXPECT_EQ(out, R"("a\"\\\u000a\u0001\u003c\u003e\u0026\u2028\u2029)"
                  "\xc3\xa9\"");
-  EXPECT_EQ(HtmlEscape("<a href=\"x\">'&'</a>"),
+  // The page's <title> is escaped as the SVG's texts are (xml_text.h).
+  EXPECT_EQ(XmlEscape("<a href=\"x\">'&'</a>"),
             "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
 }
 
