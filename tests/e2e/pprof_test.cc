@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
@@ -73,6 +74,39 @@ std::map<std::string, double> ReportFlat(const std::string& report) {
     flat[line.substr(mark + 2)] += std::stod(line);
   }
   return flat;
+}
+
+// `text` in single quotes for sh (paths may hold spaces).
+std::string ShellQuoted(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+TEST(PprofTest, BinaryOutputIsRefusedOnATerminalButNotWhenRedirected) {
+  if (!std::filesystem::exists("/usr/bin/script")) {
+    GTEST_SKIP() << "no /usr/bin/script (bsdutils) to give the report a terminal";
+  }
+  ScratchDir dir;
+  const std::string command = ShellQuoted(SAMPLE_REPORT_PATH) + " -i " +
+                              ShellQuoted(kGolden + "/split.data") + " --symfs " +
+                              ShellQuoted(kGolden + "/symfs") + " --format pprof";
+  // script(1) runs the command with a pseudo-terminal as its output.
+  RunResult on_tty = RunTool({"/usr/bin/script", "-qec", command, "/dev/null"}, dir);
+  EXPECT_EQ(on_tty.exit_code, 1) << on_tty.out << on_tty.err;
+  EXPECT_NE(on_tty.out.find("--format pprof writes binary data; give -o FILE or redirect "
+                            "standard output"),
+            std::string::npos)
+      << on_tty.out;
+  const std::string file = dir / "out.pb.gz";
+  RunResult redirected =
+      RunTool({"/usr/bin/script", "-qec", command + " > " + ShellQuoted(file), "/dev/null"}, dir);
+  EXPECT_EQ(redirected.exit_code, 0) << redirected.out << redirected.err;
+  std::ifstream in(file, std::ios::binary);
+  unsigned char magic[2] = {};
+  in.read(reinterpret_cast<char*>(magic), 2);
+  EXPECT_EQ(magic[0], 0x1f);  // gzip
+  EXPECT_EQ(magic[1], 0x8b);
 }
 
 TEST(PprofTest, GoToolPprofShowsTheFlatProfileOfTheSameRecording) {
