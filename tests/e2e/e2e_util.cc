@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -120,6 +121,41 @@ long SampleCount(const std::string& report) {
   static const std::regex kSamples("# Samples: ([0-9]+)");
   if (std::regex_search(report, m, kSamples)) return std::stol(m[1]);
   return -1;
+}
+
+std::vector<std::string> AsNobody(std::vector<std::string> argv, const std::string& capability) {
+  std::vector<std::string> prefix = {kSetpriv, "--reuid=65534", "--regid=65534", "--clear-groups"};
+  if (!capability.empty()) {
+    // Ambient capabilities survive the exec (they must be inheritable too).
+    prefix.push_back("--inh-caps=+" + capability);
+    prefix.push_back("--ambient-caps=+" + capability);
+  }
+  prefix.push_back("--");
+  argv.insert(argv.begin(), prefix.begin(), prefix.end());
+  return argv;
+}
+
+NobodyDir::NobodyDir() {
+  std::string pattern = "/tmp/sample-nobody-XXXXXX";
+  if (mkdtemp(pattern.data()) == nullptr) return;
+  path_ = pattern;
+  if (chmod(path_.c_str(), 0755) != 0 || chown(path_.c_str(), 65534, 65534) != 0) {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+    path_.clear();
+  }
+}
+
+NobodyDir::~NobodyDir() {
+  std::error_code ignored;
+  if (!path_.empty()) std::filesystem::remove_all(path_, ignored);
+}
+
+bool NobodyDir::Copy(const std::string& from, const std::string& name) {
+  const std::string to = path_ + "/" + name;
+  std::error_code error;
+  std::filesystem::copy_file(from, to, std::filesystem::copy_options::overwrite_existing, error);
+  return !error && chmod(to.c_str(), 0755) == 0;
 }
 
 }  // namespace sample::e2e

@@ -28,6 +28,33 @@ class ScratchDir {
   std::string path_;
 };
 
+// The setpriv(1) that runs commands as user nobody.
+inline constexpr const char* kSetpriv = "/usr/bin/setpriv";
+
+// argv run as user nobody (uid/gid 65534, no groups), holding
+// `capability` (setpriv's name, e.g. "perfmon") when one is given.
+std::vector<std::string> AsNobody(std::vector<std::string> argv,
+                                  const std::string& capability = "");
+
+// A directory under /tmp owned by user nobody (mode 0755), for runs as
+// nobody: the checkout, and so the build, may be in a directory other users
+// cannot enter (a 0700 mktemp directory or home), so what nobody runs is
+// copied here. Removed with its contents on destruction; path() is empty
+// when it could not be made.
+class NobodyDir {
+ public:
+  NobodyDir();
+  ~NobodyDir();
+  NobodyDir(const NobodyDir&) = delete;
+  NobodyDir& operator=(const NobodyDir&) = delete;
+  const std::string& path() const { return path_; }
+  // Copies the executable `from` in as `name` (mode 0755); false on failure.
+  bool Copy(const std::string& from, const std::string& name);
+
+ private:
+  std::string path_;
+};
+
 // Runs argv to completion, capturing stdout and stderr through files in `dir`.
 RunResult RunTool(const std::vector<std::string>& argv, const ScratchDir& dir);
 

@@ -191,26 +191,15 @@ TEST_F(EventsTest, RootOnlyTracefsIsNotCalledUnmounted) {
     GTEST_SKIP() << tracing << " is readable by others here (mode " << std::oct
                  << (st.st_mode & 07777) << "): nothing to diagnose";
   }
-  const std::string setpriv = "/usr/bin/setpriv";
-  if (access(setpriv.c_str(), X_OK) != 0) GTEST_SKIP() << "no " << setpriv << " to become nobody";
-  std::string pattern = "/tmp/sample-nobody-XXXXXX";
-  ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-  const std::filesystem::path home = pattern;
-  struct Cleanup {
-    std::filesystem::path path;
-    ~Cleanup() {
-      std::error_code ec;
-      std::filesystem::remove_all(path, ec);
-    }
-  } cleanup{home};
-  std::filesystem::copy_file(kRecord, home / "sample-record");
-  ASSERT_EQ(chmod(home.c_str(), 0755), 0);
-  ASSERT_EQ(chown(home.c_str(), 65534, 65534), 0);
-  const RunResult rec =
-      RunTool({setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", "/bin/sh", "-c",
-               "cd \"$0\" && exec ./sample-record -e sched:sched_switch -o x.data -- /bin/true",
-               home.string()},
-              dir_);
+  if (access(kSetpriv, X_OK) != 0) GTEST_SKIP() << "no " << kSetpriv << " to become nobody";
+  NobodyDir home;
+  ASSERT_FALSE(home.path().empty());
+  ASSERT_TRUE(home.Copy(kRecord, "sample-record"));
+  const RunResult rec = RunTool(
+      AsNobody({"/bin/sh", "-c",
+                "cd \"$0\" && exec ./sample-record -e sched:sched_switch -o x.data -- /bin/true",
+                home.path()}),
+      dir_);
   EXPECT_NE(rec.exit_code, 0) << rec.err;
   EXPECT_NE(rec.err.find("tracefs is mounted at " + tracing), std::string::npos) << rec.err;
   EXPECT_NE(rec.err.find("but this user (uid 65534) may not read it: permission denied"),

@@ -76,21 +76,14 @@ std::map<std::string, double> ReportFlat(const std::string& report) {
   return flat;
 }
 
-// `text` in single quotes for sh (paths may hold spaces).
-std::string ShellQuoted(const std::string& text) {
-  std::string out = "'";
-  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
 TEST(PprofTest, BinaryOutputIsRefusedOnATerminalButNotWhenRedirected) {
   if (!std::filesystem::exists("/usr/bin/script")) {
     GTEST_SKIP() << "no /usr/bin/script (bsdutils) to give the report a terminal";
   }
   ScratchDir dir;
-  const std::string command = ShellQuoted(SAMPLE_REPORT_PATH) + " -i " +
-                              ShellQuoted(kGolden + "/split.data") + " --symfs " +
-                              ShellQuoted(kGolden + "/symfs") + " --format pprof";
+  const std::string command = ShellQuote(SAMPLE_REPORT_PATH) + " -i " +
+                              ShellQuote(kGolden + "/split.data") + " --symfs " +
+                              ShellQuote(kGolden + "/symfs") + " --format pprof";
   // script(1) runs the command with a pseudo-terminal as its output.
   RunResult on_tty = RunTool({"/usr/bin/script", "-qec", command, "/dev/null"}, dir);
   EXPECT_EQ(on_tty.exit_code, 1) << on_tty.out << on_tty.err;
@@ -100,7 +93,7 @@ TEST(PprofTest, BinaryOutputIsRefusedOnATerminalButNotWhenRedirected) {
       << on_tty.out;
   const std::string file = dir / "out.pb.gz";
   RunResult redirected =
-      RunTool({"/usr/bin/script", "-qec", command + " > " + ShellQuoted(file), "/dev/null"}, dir);
+      RunTool({"/usr/bin/script", "-qec", command + " > " + ShellQuote(file), "/dev/null"}, dir);
   EXPECT_EQ(redirected.exit_code, 0) << redirected.out << redirected.err;
   std::ifstream in(file, std::ios::binary);
   unsigned char magic[2] = {};

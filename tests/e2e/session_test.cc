@@ -20,7 +20,6 @@ namespace {
 const std::string kRecord = SAMPLE_RECORD_PATH;
 const std::string kReport = SAMPLE_REPORT_PATH;
 const std::string kSplit = WORKLOAD_SPLIT_PATH;
-constexpr const char* kSetpriv = "/usr/bin/setpriv";
 constexpr const char* kPrlimit = "/usr/bin/prlimit";
 constexpr const char* kScript = "/usr/bin/script";
 
@@ -29,21 +28,6 @@ int Paranoid() {
   int level = -99;
   in >> level;
   return level;
-}
-
-// argv run as user nobody (uid/gid 65534, no groups), holding
-// `capability` (setpriv's name, e.g. "perfmon") when one is given.
-std::vector<std::string> AsNobody(std::vector<std::string> argv,
-                                  const std::string& capability = "") {
-  std::vector<std::string> prefix = {kSetpriv, "--reuid=65534", "--regid=65534", "--clear-groups"};
-  if (!capability.empty()) {
-    // Ambient capabilities survive the exec (they must be inheritable too).
-    prefix.push_back("--inh-caps=+" + capability);
-    prefix.push_back("--ambient-caps=+" + capability);
-  }
-  prefix.push_back("--");
-  argv.insert(argv.begin(), prefix.begin(), prefix.end());
-  return argv;
 }
 
 class SessionTest : public ::testing::Test {

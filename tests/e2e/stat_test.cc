@@ -293,24 +293,15 @@ TEST_F(StatTest, UnprivilegedCountsUserSpaceAndSaysSo) {
   if (!(paranoid_file >> paranoid) || paranoid < 2) {
     GTEST_SKIP() << "kernel.perf_event_paranoid is below 2: nothing is excluded";
   }
-  const std::string setpriv = "/usr/bin/setpriv";
-  if (access(setpriv.c_str(), X_OK) != 0) GTEST_SKIP() << "no " << setpriv << " to become nobody";
-  std::string pattern = "/tmp/sample-stat-nobody-XXXXXX";
-  ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-  const std::filesystem::path home = pattern;
-  struct Cleanup {
-    std::filesystem::path path;
-    ~Cleanup() {
-      std::error_code ec;
-      std::filesystem::remove_all(path, ec);
-    }
-  } cleanup{home};
-  std::filesystem::copy_file(kRecord, home / "sample-record");
-  std::filesystem::copy_file(kSplit, home / "split");
-  ASSERT_EQ(chmod(home.c_str(), 0755), 0);
+  if (access(kSetpriv, X_OK) != 0) GTEST_SKIP() << "no " << kSetpriv << " to become nobody";
+  NobodyDir home;
+  ASSERT_FALSE(home.path().empty());
+  ASSERT_TRUE(home.Copy(kRecord, "sample-record"));
+  ASSERT_TRUE(home.Copy(kSplit, "split"));
   const RunResult r = RunTool(
-      {setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", "/bin/sh", "-c",
-       "cd \"$0\" && exec ./sample-record --stat -e task-clock -- ./split 0.1", home.string()},
+      AsNobody({"/bin/sh", "-c",
+                "cd \"$0\" && exec ./sample-record --stat -e task-clock -- ./split 0.1",
+                home.path()}),
       dir_);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("counting user space only"), std::string::npos) << r.err;
