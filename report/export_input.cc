@@ -1,6 +1,9 @@
 #include "report/export_input.h"
 
 #include <algorithm>
+#include <array>
+#include <unordered_map>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -115,6 +118,46 @@ Result<ExportInput> BuildExportInput(const Recording& recording, const SampleFil
     section.period += s.period;
   }
   return input;
+}
+
+StackTree BuildStackTree(const ExportInput& input, const ExportSection& section, bool by_comm) {
+  // Samples of one command with the same interned stack (cut to the same
+  // --max-stack length) walk the same path: walk each path once, with its
+  // counts. A million samples have some thousands of stacks, and walking
+  // each sample's path cost seconds of hash-table misses. Paths are added
+  // in first-seen order so that equal recordings give equal trees.
+  struct Counts {
+    uint64_t samples = 0, period = 0;
+  };
+  struct KeyHash {
+    size_t operator()(const std::array<uint32_t, 3>& k) const {
+      uint64_t h = (uint64_t{k[0]} << 40) ^ (uint64_t{k[1]} << 8) ^ k[2];
+      h ^= h >> 31;
+      h *= 0x9E3779B97F4A7C15ull;
+      return static_cast<size_t>(h ^ (h >> 29));
+    }
+  };
+  std::unordered_map<std::array<uint32_t, 3>, size_t, KeyHash> index_of;
+  std::vector<std::pair<std::array<uint32_t, 3>, Counts>> stacks;
+  for (uint32_t index : section.samples) {
+    const ProfileSample& s = input.sample(index);
+    const std::array<uint32_t, 3> key = {s.comm, s.frames_begin,
+                                         static_cast<uint32_t>(input.Frames(s).size())};
+    auto [it, inserted] = index_of.try_emplace(key, stacks.size());
+    if (inserted) stacks.emplace_back(key, Counts{});
+    Counts& counts = stacks[it->second].second;
+    counts.samples += 1;
+    counts.period += s.period;
+  }
+  StackTree tree(by_comm);
+  const Profile& profile = input.profile();
+  for (const auto& [key, counts] : stacks) {
+    const auto frames =
+        profile.frames(ProfileSample{.frames_begin = key[1], .frames_count = key[2]});
+    tree.Add(key[0], frames, counts.period, counts.samples);
+  }
+  tree.Sort(profile);
+  return tree;
 }
 
 }  // namespace sample::report

@@ -14,6 +14,7 @@
 
 #include "libsample/model/profile.h"
 #include "libsample/model/sample_filter.h"
+#include "libsample/model/stack_tree.h"
 #include "libsample/result.h"
 #include "report/recording_loader.h"
 
@@ -61,6 +62,13 @@ struct ExportInput {
   }
   FrameKind Kind(uint32_t function) const;
 };
+
+// `section`'s kept samples merged from the root (StackTree), frames cut to
+// --max-stack, one command node first per comm when `by_comm`, children
+// sorted by name. Samples with the same command and interned stack walk
+// their path once: per sample, a million samples cost seconds of hash-table
+// misses.
+StackTree BuildStackTree(const ExportInput& input, const ExportSection& section, bool by_comm);
 
 // `single`: the format draws one profile (folded, svg): only the first
 // section is kept, with a warning in `warnings` naming the others and

@@ -20,22 +20,12 @@ StackTree BaselineTree(const ExportInput& before, const std::string& event, bool
 
 }  // namespace
 
-StackTree BuildStackTree(const ExportInput& input, const ExportSection& section, bool by_comm) {
-  StackTree tree(by_comm);
-  for (uint32_t index : section.samples) {
-    const ProfileSample& s = input.sample(index);
-    tree.Add(s.comm, input.Frames(s), s.period);
-  }
-  return tree;
-}
-
 FlameDiff::FlameDiff(const ExportInput& before, const ExportInput& after, size_t after_section,
                      bool by_comm)
     : before_(BaselineTree(before, after.sections[after_section].name, by_comm)),
       after_(BuildStackTree(after, after.sections[after_section], by_comm)),
       diff_(before_, before.profile(), after_, after.profile()),
       by_period_(after.options.weight == ExportWeight::kPeriod) {
-  after_.Sort(after.profile());
   for (uint32_t id = 1; id < after_.nodes().size(); ++id) {
     max_abs_delta_ = std::max(max_abs_delta_, std::fabs(Delta(id)));
   }

@@ -14,10 +14,6 @@
 
 namespace sample::report {
 
-// The stack tree of `section`'s kept samples, frames cut to --max-stack;
-// nodes count samples and periods both (Delta picks per --folded-weight).
-StackTree BuildStackTree(const ExportInput& input, const ExportSection& section, bool by_comm);
-
 class FlameDiff {
  public:
   // `after_section`: a section of `after`; the baseline's is the section of

@@ -84,17 +84,6 @@ class FuncTable {
   std::unordered_map<uint32_t, size_t> function_ids_, comm_ids_;
 };
 
-// The section's stacks merged from the root, one command node per comm.
-StackTree BuildTree(const ExportInput& input, const ExportSection& section) {
-  StackTree tree(/*by_comm=*/true);
-  for (uint32_t index : section.samples) {
-    const ProfileSample& s = input.sample(index);
-    tree.Add(s.comm, input.Frames(s), s.period);
-  }
-  tree.Sort(input.profile());
-  return tree;
-}
-
 void WriteNodes(const ExportInput& input, const StackTree& tree, FuncTable& funcs,
                 std::string& out) {
   const bool period = input.options.weight == ExportWeight::kPeriod;
@@ -232,7 +221,7 @@ std::string BuildHtmlData(const ExportInput& input, const HeaderView& header) {
     fmt::format_to(std::back_inserter(sections), ",\"samples\":{},\"period\":{},\n",
                    section.samples.size(), section.period);
     WriteTable(input, section, funcs, sections);
-    WriteNodes(input, BuildTree(input, section), funcs, sections);
+    WriteNodes(input, BuildStackTree(input, section, /*by_comm=*/true), funcs, sections);
     sections += "}";
   }
   sections += "]}\n";
