@@ -49,6 +49,11 @@ S.selfTest = function () {
           after ? `x=${after.x} w=${after.w} width=${S.flame.width}` : 'not drawn');
       check('click selects', S.$('calls-name').textContent.startsWith('compute_sixty'),
           S.$('calls-name').textContent);
+      // split.c: run_round is compute_sixty's only caller.
+      const caller = S.$('calls').querySelector('table tbody tr');
+      check('callers of compute_sixty', caller !== null && caller.cells.length === 3 &&
+          caller.cells[2].textContent === 'run_round' &&
+          caller.cells[0].textContent.startsWith('100'), caller ? caller.textContent : 'none');
     }
     S.flame.zoomTo(0);
   } catch (e) {
