@@ -104,6 +104,44 @@ Result<std::vector<EventDesc>> DecodeEvents(std::span<const std::byte> payload,
   return events;
 }
 
+std::vector<std::byte> EncodeTraceFormats(const std::vector<TraceFormatEntry>& entries) {
+  std::vector<std::byte> out;
+  for (const TraceFormatEntry& e : entries) {
+    TraceFormatEntryHeader h{};
+    h.event_index = e.event_index;
+    h.format_size = static_cast<uint32_t>(e.format.size());
+    h.filter_size = static_cast<uint32_t>(e.filter.size());
+    h.tracepoint_id = e.tracepoint_id;
+    AppendValue(out, h);
+    Append(out, e.format.data(), e.format.size(), Pad8(e.format.size()));
+    Append(out, e.filter.data(), e.filter.size(), Pad8(e.filter.size()));
+  }
+  return out;
+}
+
+Result<std::vector<TraceFormatEntry>> DecodeTraceFormats(std::span<const std::byte> payload,
+                                                         uint64_t file_offset) {
+  ByteReader in(payload, file_offset);
+  std::vector<TraceFormatEntry> entries;
+  while (!in.empty()) {
+    const uint64_t entry_offset = in.file_offset();
+    TraceFormatEntryHeader h;
+    std::span<const std::byte> format, filter;
+    // Pad8 of a u32 size cannot overflow size_t on 64-bit hosts.
+    if (!in.Read(&h) || !in.ReadBytes(Pad8(h.format_size), &format) ||
+        !in.ReadBytes(Pad8(h.filter_size), &filter)) {
+      return Fail(fmt::format("trace format entry at offset {} is truncated", entry_offset));
+    }
+    TraceFormatEntry e;
+    e.event_index = h.event_index;
+    e.tracepoint_id = h.tracepoint_id;
+    e.format.assign(reinterpret_cast<const char*>(format.data()), h.format_size);
+    e.filter.assign(reinterpret_cast<const char*>(filter.data()), h.filter_size);
+    entries.push_back(std::move(e));
+  }
+  return entries;
+}
+
 std::vector<std::byte> EncodeCounts(const Counts& counts) {
   std::vector<std::byte> out;
   CountsHeader h{};
@@ -162,6 +200,62 @@ Result<Counts> DecodeCounts(std::span<const std::byte> payload, uint64_t file_of
     counts.events.push_back(std::move(e));
   }
   return counts;
+}
+
+std::vector<std::byte> EncodeToggles(const std::vector<ToggleEntry>& toggles) {
+  std::vector<std::byte> out;
+  for (const ToggleEntry& entry : toggles) AppendValue(out, entry);
+  return out;
+}
+
+Result<std::vector<ToggleEntry>> DecodeToggles(std::span<const std::byte> payload,
+                                               uint64_t file_offset, size_t event_count) {
+  if (payload.size() % sizeof(ToggleEntry) != 0) {
+    return Fail(fmt::format("toggles at offset {}: {} bytes is not a whole number of entries",
+                            file_offset, payload.size()));
+  }
+  ByteReader in(payload, file_offset);
+  std::vector<ToggleEntry> toggles;
+  while (!in.empty()) {
+    const uint64_t offset = in.file_offset();
+    ToggleEntry entry;
+    in.Read(&entry);
+    if (entry.trigger >= event_count || entry.target >= event_count ||
+        entry.trigger == entry.target) {
+      return Fail(fmt::format("toggle at offset {} names events {} and {} of {}", offset,
+                              entry.trigger, entry.target, event_count));
+    }
+    if (entry.action > kToggleOn || entry.scope > kToggleCpu || entry.target_starts_on > 1) {
+      return Fail(fmt::format("toggle at offset {} has an unknown action, scope or start", offset));
+    }
+    toggles.push_back(entry);
+  }
+  return toggles;
+}
+
+std::vector<std::byte> EncodeControl(const std::vector<ControlEntry>& entries) {
+  std::vector<std::byte> out;
+  for (const ControlEntry& e : entries) AppendValue(out, e);
+  return out;
+}
+
+Result<std::vector<ControlEntry>> DecodeControl(std::span<const std::byte> payload,
+                                                uint64_t file_offset) {
+  if (payload.size() % sizeof(ControlEntry) != 0) {
+    return Fail(fmt::format("control entries at offset {}: {} bytes are not whole {}-byte entries",
+                            file_offset, payload.size(), sizeof(ControlEntry)));
+  }
+  ByteReader in(payload, file_offset);
+  std::vector<ControlEntry> entries(payload.size() / sizeof(ControlEntry));
+  for (ControlEntry& e : entries) {
+    const uint64_t offset = in.file_offset();
+    in.Read(&e);
+    if (e.action != kControlEnable && e.action != kControlDisable) {
+      return Fail(
+          fmt::format("control entry at offset {} has unknown action {}", offset, e.action));
+    }
+  }
+  return entries;
 }
 
 std::vector<std::byte> EncodeMetadata(const Metadata& metadata) {

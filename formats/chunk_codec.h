@@ -41,8 +41,31 @@ struct Counts {
   std::vector<EventCounts> events;
 };
 
+// One recorded tracepoint's format text and filter (kTraceFormats).
+struct TraceFormatEntry {
+  uint32_t event_index = 0;
+  uint64_t tracepoint_id = 0;
+  std::string format;  // tracefs events/SUBSYSTEM/NAME/format text
+  std::string filter;  // --filter expression; empty: none
+};
+
+std::vector<std::byte> EncodeTraceFormats(const std::vector<TraceFormatEntry>& entries);
+Result<std::vector<TraceFormatEntry>> DecodeTraceFormats(std::span<const std::byte> payload,
+                                                         uint64_t file_offset);
+
 std::vector<std::byte> EncodeCounts(const Counts& counts);
 Result<Counts> DecodeCounts(std::span<const std::byte> payload, uint64_t file_offset);
+
+std::vector<std::byte> EncodeToggles(const std::vector<ToggleEntry>& toggles);
+// Entries whose indices name no event of `event_count`, or whose values
+// are out of range, make the chunk malformed.
+Result<std::vector<ToggleEntry>> DecodeToggles(std::span<const std::byte> payload,
+                                               uint64_t file_offset, size_t event_count);
+// kControl: a chunk's switches. Decoding fails on a payload that is not
+// whole entries or on an unknown action, naming the offset.
+std::vector<std::byte> EncodeControl(const std::vector<ControlEntry>& entries);
+Result<std::vector<ControlEntry>> DecodeControl(std::span<const std::byte> payload,
+                                                uint64_t file_offset);
 
 std::vector<std::byte> EncodeEvents(const std::vector<EventDesc>& events);
 Result<std::vector<EventDesc>> DecodeEvents(std::span<const std::byte> payload,

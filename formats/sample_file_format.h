@@ -52,6 +52,34 @@
 //              recording writes one at close (kCountsFromSampling) with the
 //              final count of each event read before its fds are closed,
 //              so the report can say how much multiplexing there was.
+//   kToggles   repeated ToggleEntry: which event (a trigger, by its index in
+//              the kEvents order) switches which other event on or off,
+//              per thread or per CPU. Written after kEvents when the -e
+//              list has on=/off= terms; the triggers' samples are in the
+//              kRecords chunks like any other, and a reader keeps a toggled
+//              event's samples only inside on..off windows.
+//   kControl   repeated ControlEntry (16 bytes): when sampling was switched
+//              on or off while recording (-D, --control), in time order.
+//              `event` is the index of the event in the kEvents order, or
+//              kControlAllEvents for every sampling event. Sampling is off
+//              before a file's first entry. Each switch is written as a
+//              chunk of its own as it happens (so a recorder that dies keeps
+//              them), and one more at the end turns everything off; a
+//              recording without -D or --control has none, and was on
+//              throughout. A chunk rather than records in kRecords: nothing
+//              in the kernel's record stream changes (CPU insertion, time
+//              deltas, perf.data's own record types), and readers that do
+//              not know the type skip it whole.
+//   kTraceFormats  the tracepoints' field layouts, so the report can name
+//              the fields of their PERF_SAMPLE_RAW payloads without the
+//              recording host's tracefs: repeated TraceFormatEntryHeader,
+//              then the tracefs format text (format_size bytes, as the
+//              kernel wrote events/SUBSYSTEM/NAME/format) and the event's
+//              --filter expression (filter_size bytes, empty when none),
+//              each padded to 8. event_index is the event's position in the
+//              kEvents chunk (each -e tracepoint has its own entry, so two
+//              of the same tracepoint keep their own filters). Written with
+//              kEvents when any event is a tracepoint.
 //   kTrailer   TrailerHeader, then cpu_count x TrailerCpu, then
 //              chunk_count x u64 file offsets of every preceding chunk
 //              (the table of contents).
@@ -77,6 +105,9 @@ enum class ChunkType : uint16_t {
   kKernelSymbols = 5,
   kVdso = 6,
   kCounts = 7,
+  kTraceFormats = 8,
+  kToggles = 10,
+  kControl = 11,
   kTrailer = 15,
 };
 
@@ -160,6 +191,15 @@ struct TrailerCpu {
 };
 static_assert(sizeof(TrailerCpu) == 40);
 
+struct TraceFormatEntryHeader {
+  uint32_t event_index;  // in the kEvents chunk
+  uint32_t format_size;  // bytes of format text that follow
+  uint32_t filter_size;  // bytes of filter text after the format's padding
+  uint32_t reserved;
+  uint64_t tracepoint_id;  // the event's attr.config when recorded
+};
+static_assert(sizeof(TraceFormatEntryHeader) == 24);
+
 // CountsHeader.source.
 inline constexpr uint32_t kCountsFromCounting = 1;
 inline constexpr uint32_t kCountsFromSampling = 2;
@@ -195,6 +235,34 @@ struct CountInterval {
   uint64_t time_running;
 };
 static_assert(sizeof(CountInterval) == 32);
+
+// ToggleEntry.action and .scope.
+inline constexpr uint8_t kToggleOff = 0;
+inline constexpr uint8_t kToggleOn = 1;
+inline constexpr uint8_t kToggleThread = 0;  // the thread the trigger fired in
+inline constexpr uint8_t kToggleCpu = 1;     // the CPU it fired on
+
+struct ToggleEntry {
+  uint32_t trigger;  // event index (kEvents order) of the switching event
+  uint32_t target;   // event index of the switched event
+  uint8_t action;    // kToggleOn, kToggleOff
+  uint8_t scope;     // kToggleThread, kToggleCpu
+  uint8_t target_starts_on;  // 1: the target's windows are open at the start
+  uint8_t reserved[5];
+};
+static_assert(sizeof(ToggleEntry) == 16);
+// ControlEntry.action.
+inline constexpr uint32_t kControlEnable = 1;
+inline constexpr uint32_t kControlDisable = 2;
+// ControlEntry.event: every sampling event (not the sideband's dummy).
+inline constexpr uint32_t kControlAllEvents = 0xffffffff;
+
+struct ControlEntry {
+  uint64_t time_ns;  // the events' clock (CLOCK_MONOTONIC)
+  uint32_t action;   // kControl*
+  uint32_t event;    // index in kEvents order, or kControlAllEvents
+};
+static_assert(sizeof(ControlEntry) == 16);
 
 #pragma pack(pop)
 

@@ -170,6 +170,41 @@ Result<void> SampleFileReader::ReadMetadataChunk(const ChunkRef& ref) {
       counts_ = std::move(*counts);
       break;
     }
+    case ChunkType::kToggles: {
+      auto payload = ReadPayload(ref);
+      auto toggles = payload ? DecodeToggles(payload->bytes(), payload_offset,
+                                             events_.events().size())
+                             : tl::unexpected(payload.error());
+      if (!toggles) {
+        // Without the relations every sample is kept, as --no-toggle would.
+        skipped("toggles (every sample is kept)", toggles.error());
+        break;
+      }
+      toggles_.insert(toggles_.end(), toggles->begin(), toggles->end());
+      break;
+    }
+    case ChunkType::kControl: {
+      auto payload = ReadPayload(ref);
+      auto entries = payload ? DecodeControl(payload->bytes(), payload_offset)
+                             : tl::unexpected(payload.error());
+      if (!entries) {
+        skipped("control entries", entries.error());
+        break;
+      }
+      control_.insert(control_.end(), entries->begin(), entries->end());
+      break;
+    }
+    case ChunkType::kTraceFormats: {
+      auto payload = ReadPayload(ref);
+      auto formats = payload ? DecodeTraceFormats(payload->bytes(), payload_offset)
+                             : tl::unexpected(payload.error());
+      if (!formats) {
+        skipped("trace formats", formats.error());
+        break;
+      }
+      trace_formats_.insert(trace_formats_.end(), formats->begin(), formats->end());
+      break;
+    }
     case ChunkType::kTrailer: {
       auto payload = ReadPayload(ref);
       auto trailer = payload ? DecodeTrailer(payload->bytes(), payload_offset)

@@ -70,6 +70,15 @@ class SampleFileReader {
   // The counters' totals (kCounts): of a counting run, or each sampling
   // event's at the end of a recording; nullopt in files without them.
   const std::optional<Counts>& counts() const { return counts_; }
+  // Which events switch which on and off (kToggles); empty without toggles.
+  const std::vector<ToggleEntry>& toggles() const { return toggles_; }
+  // When sampling was switched on and off (kControl), in file order;
+  // empty when it was on throughout.
+  const std::vector<ControlEntry>& control() const { return control_; }
+  // The recorded tracepoints' format texts and filters (kTraceFormats),
+  // by event index; empty in files without tracepoints. Untrusted text:
+  // parse it with ParseTraceFormat.
+  const std::vector<TraceFormatEntry>& trace_formats() const { return trace_formats_; }
   // Chunks of kernel records, in file order.
   const std::vector<ChunkRef>& record_chunks() const { return record_chunks_; }
   // The trailer, when the recorder closed the file cleanly.
@@ -112,6 +121,9 @@ class SampleFileReader {
   Payload vdso_image_;
   std::vector<ChunkRef> record_chunks_;
   std::optional<Counts> counts_;
+  std::vector<ToggleEntry> toggles_;
+  std::vector<ControlEntry> control_;
+  std::vector<TraceFormatEntry> trace_formats_;
   std::optional<Trailer> trailer_;
   uint64_t valid_end_ = 0;
   std::vector<std::string> warnings_;

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "libsample/events/event_filter.h"
 #include "libsample/perf/perf_event_advice.h"
 #include "libsample/perf/perf_record.h"
 #include "record/stat_counters.h"
@@ -45,6 +46,21 @@ size_t LargestSample(const perf_event_attr& attr, size_t events) {
 }
 
 bool IsLeaderOrAlone(const EventSpec& spec) { return spec.group_index < 0 || spec.group_leader; }
+
+}  // namespace
+
+bool OpenedOnEveryCpu(const EventSpec& spec, const RecordTarget& target) {
+  // The kernel builds an inherited uprobe (or kprobe) event again in each
+  // new thread and reads the probe's path (function) from the attr's
+  // config1 pointer there, in the forking program's memory, where it means
+  // nothing: its fork() or pthread_create() fails with EFAULT (EACCES for a
+  // program without CAP_PERFMON). So a probe is never inherited: for a
+  // target that follows new threads it is opened once per CPU for every
+  // process, which sees them all.
+  return spec.config1_string() != nullptr && target.inherit && target.kind != TargetKind::kCpus;
+}
+
+namespace {
 
 // The dummy event that tracks the sideband of a delayed recording: the
 // first event's privilege (a user-only recording's sideband is the user's)
@@ -115,6 +131,31 @@ Result<void> CheckBufferFitsStacks(const std::vector<perf_event_attr>& attrs, si
 
 }  // namespace
 
+std::vector<format::ToggleEntry> ToggleEntries(const std::vector<EventSpec>& specs) {
+  std::vector<format::ToggleEntry> entries;
+  for (size_t t = 0; t < specs.size(); ++t) {
+    for (const ToggleAction& action : specs[t].toggles) {
+      // The group's members follow its leader: each gets the relation too,
+      // so a reader needs to know nothing of groups.
+      for (size_t i = action.target; i < specs.size(); ++i) {
+        if (i != action.target && (specs[action.target].group_index < 0 ||
+                                   specs[i].group_index != specs[action.target].group_index)) {
+          break;
+        }
+        format::ToggleEntry entry{};
+        entry.trigger = static_cast<uint32_t>(t);
+        entry.target = static_cast<uint32_t>(i);
+        entry.action = action.on ? format::kToggleOn : format::kToggleOff;
+        entry.scope = specs[t].toggle_scope == ToggleScope::kCpu ? format::kToggleCpu
+                                                                  : format::kToggleThread;
+        entry.target_starts_on = specs[i].starts_on ? 1 : 0;
+        entries.push_back(entry);
+      }
+    }
+  }
+  return entries;
+}
+
 Result<EventOpener> EventOpener::Create(std::vector<EventSpec> specs,
                                         const SamplingDefaults& defaults,
                                         const RecordTarget& target) {
@@ -123,13 +164,23 @@ Result<EventOpener> EventOpener::Create(std::vector<EventSpec> specs,
   // MMAP2 before it, or no frame resolves: a dummy event (it never samples)
   // carries the sideband from the start.
   size_t tracking = 0;
-  if (defaults.delayed) {
+  // So must a recording whose first event is a probe opened for every
+  // process (OpenedOnEveryCpu): its sideband would be every process's.
+  const bool dummy_tracking = defaults.delayed || defaults.separate_tracking ||
+                              OpenedOnEveryCpu(specs.front(), target);
+  if (dummy_tracking) {
     tracking = specs.size();
     specs.push_back(TrackingSpec(specs.front()));
   }
   std::vector<perf_event_attr> attrs;
   for (size_t i = 0; i < specs.size(); ++i) {
     const EventSpec& spec = specs[i];
+    if (OpenedOnEveryCpu(spec, target) && spec.group_index >= 0) {
+      return Fail(fmt::format(
+          "event '{}': a probe in a group cannot follow new threads (the kernel would make the "
+          "program's fork fail): take it out of the group, or record with --no-inherit",
+          spec.name));
+    }
     perf_event_attr attr = spec.attr;
     attr.size = sizeof(attr);
     const bool counting_member = spec.sample_read && !spec.group_leader;
@@ -155,6 +206,10 @@ Result<EventOpener> EventOpener::Create(std::vector<EventSpec> specs,
     // layout).
     attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD;
     if (specs.size() > 1) attr.sample_type |= PERF_SAMPLE_IDENTIFIER;
+    // A tracepoint's payload is the data: its fields (fd, count, comm) are
+    // what --script prints. LargestSample counts it, so the CPU field is
+    // still inserted after the ring buffer (RAW comes after CPU).
+    if (spec.attr.type == PERF_TYPE_TRACEPOINT) attr.sample_type |= PERF_SAMPLE_RAW;
     auto chain_capture = EventChainCapture(spec, defaults.chain_capture);
     if (!chain_capture) {
       return Fail(fmt::format("event '{}': {}", spec.name, chain_capture.error().message));
@@ -177,6 +232,11 @@ Result<EventOpener> EventOpener::Create(std::vector<EventSpec> specs,
     attr.disabled = leader;
     attr.enable_on_exec = leader && target.kind == TargetKind::kCommand && on_at_exec;
     attr.inherit = target.inherit;
+    if (OpenedOnEveryCpu(spec, target)) {
+      // Not a task's event: EnableAll turns it on with the others.
+      attr.inherit = 0;
+      attr.enable_on_exec = 0;
+    }
     if (i == tracking) {
       attr.mmap = 1;
       attr.mmap2 = 1;
@@ -221,7 +281,12 @@ Result<EventOpener> EventOpener::Create(std::vector<EventSpec> specs,
     }
     cpu_field = place;
   }
-  return EventOpener(std::move(specs), std::move(attrs), defaults.mmap_pages, cpu_field, tracking);
+  std::vector<bool> every_cpu;
+  for (const EventSpec& spec : specs) every_cpu.push_back(OpenedOnEveryCpu(spec, target));
+  EventOpener opener(std::move(specs), std::move(attrs), defaults.mmap_pages, cpu_field, tracking,
+                     dummy_tracking);
+  opener.every_cpu_ = std::move(every_cpu);
+  return opener;
 }
 
 Result<void> EventOpener::EnableTracking() { return Enable(/*tracking_only=*/true); }
@@ -241,6 +306,39 @@ Result<void> EventOpener::Enable(bool tracking_only) {
   return {};
 }
 
+Result<void> EventOpener::SetSampling(bool on, std::optional<size_t> spec) {
+  for (size_t k = 0; k < events_.size(); ++k) {
+    const size_t i = event_specs_[k];
+    if (dummy_tracking_ && i == tracking_) continue;
+    if (!IsLeaderOrAlone(specs_[i]) || (spec && i != *spec)) continue;
+    // After the exec an enable_on_exec event is switched like any other.
+    auto done = on ? events_[k].Enable() : events_[k].Disable();
+    if (!done) {
+      return Fail(fmt::format("{} '{}': {}", on ? "enabling" : "disabling", specs_[i].name,
+                              done.error().message));
+    }
+  }
+  return {};
+}
+
+Result<size_t> EventOpener::FindSwitchable(std::string_view name) const {
+  std::string names;
+  for (size_t i = 0; i < specs_.size(); ++i) {
+    if (dummy_tracking_ && i == tracking_) continue;
+    if (specs_[i].name == name) {
+      if (IsLeaderOrAlone(specs_[i])) return i;
+      for (const EventSpec& leader : specs_) {
+        if (leader.group_leader && leader.group_index == specs_[i].group_index) {
+          return Fail(
+              fmt::format("'{}' is a group member: it follows its leader '{}'", name, leader.name));
+        }
+      }
+    }
+    names += (names.empty() ? "" : ", ") + specs_[i].name;
+  }
+  return Fail(fmt::format("no event named '{}' (events: {})", name, names));
+}
+
 Result<void> EventOpener::Open(const RecordTarget& target) {
   events_.clear();
   event_specs_.clear();
@@ -249,35 +347,56 @@ Result<void> EventOpener::Open(const RecordTarget& target) {
   for (auto& ids : ids_) ids.clear();
   for (int cpu : target.cpus) {
     const size_t owner = events_.size();
+    std::vector<bool> opened_on_cpu(specs_.size(), false);
     for (pid_t thread : target.threads) {
       const size_t thread_start = events_.size();
       int leader_fd = -1;
       bool thread_gone = false;
       for (size_t i = 0; i < specs_.size() && !thread_gone; ++i) {
+        // Opened once per CPU, with the first thread whose events open.
+        if (every_cpu_[i] && opened_on_cpu[i]) continue;
+        const pid_t pid = every_cpu_[i] ? -1 : thread;
         perf_event_attr attr = attrs_[i];
-        if (!specs_[i].uprobe_path.empty()) {
-          // The kernel copies the path from this pointer during the call.
-          attr.config1 = reinterpret_cast<uint64_t>(specs_[i].uprobe_path.c_str());
+        if (const char* pointee = specs_[i].config1_string()) {
+          // The kernel copies the uprobe's path or the kprobe's function
+          // name from this pointer during the call.
+          attr.config1 = reinterpret_cast<uint64_t>(pointee);
         }
         const int group_fd = IsLeaderOrAlone(specs_[i]) ? -1 : leader_fd;
-        auto event = PerfEvent::Open(attr, thread, cpu, group_fd, 0);
+        auto event = PerfEvent::Open(attr, pid, cpu, group_fd, 0);
         if (!event) {
           if (event.error().sys_errno == ESRCH && target.threads.size() > 1) {
             thread_gone = true;
             break;
           }
-          return Fail(fmt::format("event '{}': {}", specs_[i].name, event.error().message),
-                      event.error().sys_errno);
+          const int err = event.error().sys_errno;
+          if (!specs_[i].kprobe_function.empty() && (err == ENOENT || err == EINVAL)) {
+            return Fail(
+                fmt::format("event '{}': {}; is '{}' a kernel function in /proc/kallsyms "
+                            "that kprobes may probe (not inlined, not on the kprobe "
+                            "blacklist), and the offset at an instruction?",
+                            specs_[i].name, event.error().message, specs_[i].kprobe_function),
+                err);
+          }
+          return Fail(fmt::format("event '{}': {}", specs_[i].name, event.error().message), err);
+        }
+        if (!specs_[i].filter.empty()) {
+          if (auto filtered = event->SetFilter(specs_[i].filter); !filtered) {
+            return Fail(FilterRefusedMessage(specs_[i], filtered.error().sys_errno),
+                        filtered.error().sys_errno);
+          }
         }
         if (specs_[i].group_leader) leader_fd = event->fd();
         ids_[i].push_back(event->id());
         events_.push_back(std::move(*event));
         event_specs_.push_back(i);
-        event_threads_.push_back(thread);
+        event_threads_.push_back(pid);
+        opened_on_cpu[i] = true;
       }
       if (thread_gone) {
         // Drop what was opened for this thread (and its ids).
         for (size_t k = thread_start; k < events_.size(); ++k) {
+          if (event_threads_[k] == -1) opened_on_cpu[event_specs_[k]] = false;
           for (auto& ids : ids_) std::erase(ids, events_[k].id());
         }
         events_.erase(events_.begin() + static_cast<std::ptrdiff_t>(thread_start), events_.end());
@@ -310,7 +429,7 @@ Result<format::Counts> EventOpener::ReadCounts(uint64_t elapsed_ns) const {
     format::EventCounts e;
     e.name = specs_[i].name;
     e.attr = a;
-    e.attr.config1 = specs_[i].uprobe_path.empty() ? a.config1 : 0;  // no stale pointer
+    e.attr.config1 = specs_[i].config1_string() == nullptr ? a.config1 : 0;  // no stale pointer
     counts.events.push_back(std::move(e));
   }
   std::vector<FdTotals> fds;
@@ -346,7 +465,8 @@ std::vector<EventDesc> EventOpener::Describe() const {
   for (size_t i = 0; i < specs_.size(); ++i) {
     EventDesc d;
     d.attr = attrs_[i];
-    d.attr.config1 = specs_[i].uprobe_path.empty() ? attrs_[i].config1 : 0;  // no stale pointer
+    d.attr.config1 =
+        specs_[i].config1_string() == nullptr ? attrs_[i].config1 : 0;  // no stale pointer
     d.name = specs_[i].name;
     d.ids = ids_[i];
     descs.push_back(std::move(d));

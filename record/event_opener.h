@@ -14,6 +14,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "formats/chunk_codec.h"
@@ -43,9 +44,21 @@ struct SamplingDefaults {
   // -D: sampling events are turned on later (EnableAll), not at exec; a
   // dummy event tracks the sideband meanwhile.
   bool delayed = false;
+  // --control: sampling events are switched on and off while recording,
+  // so the sideband is the dummy's too (it must not stop with them).
+  bool separate_tracking = false;
   bool switch_events = false;
   size_t mmap_pages = 128;
 };
+
+// Whether `spec` is opened once per CPU for every process instead of on
+// the target's threads: uprobes of a target that follows new threads (the
+// kernel cannot inherit them, see event_opener.cc).
+bool OpenedOnEveryCpu(const EventSpec& spec, const RecordTarget& target);
+
+// The on=/off= relations of `specs` as the file stores them (kToggles),
+// by spec index, which is the event's index in the file.
+std::vector<format::ToggleEntry> ToggleEntries(const std::vector<EventSpec>& specs);
 
 class EventOpener {
  public:
@@ -80,15 +93,28 @@ class EventOpener {
   // Turns on every event (those the exec turns on are left to it until
   // sampling is delayed past it).
   Result<void> EnableAll();
+  // --control: turns the sampling events (or the one at `spec`) on or off;
+  // the sideband's dummy stays on, group members follow their leader.
+  Result<void> SetSampling(bool on, std::optional<size_t> spec);
+  // The index of the sampling event named `name` (as -e gave it, the same
+  // as in the file's event list) that SetSampling can switch: an error
+  // for a name no event has and for a group member (its leader switches
+  // it).
+  Result<size_t> FindSwitchable(std::string_view name) const;
+  // The sideband's own dummy event, when there is one.
+  std::optional<size_t> tracking_dummy() const {
+    return dummy_tracking_ ? std::optional<size_t>(tracking_) : std::nullopt;
+  }
 
  private:
   EventOpener(std::vector<EventSpec> specs, std::vector<perf_event_attr> attrs, size_t pages,
-              std::optional<CpuFieldPlace> cpu_field, size_t tracking)
+              std::optional<CpuFieldPlace> cpu_field, size_t tracking, bool dummy_tracking)
       : specs_(std::move(specs)),
         attrs_(std::move(attrs)),
         mmap_pages_(pages),
         cpu_field_(cpu_field),
         tracking_(tracking),
+        dummy_tracking_(dummy_tracking),
         ids_(specs_.size()) {}
   Result<void> Enable(bool tracking_only);
 
@@ -97,11 +123,13 @@ class EventOpener {
   size_t mmap_pages_;
   std::optional<CpuFieldPlace> cpu_field_;
   size_t tracking_;                         // the spec asked for the sideband
+  bool dummy_tracking_;                     // tracking_ is the dummy added for it
   std::vector<std::vector<uint64_t>> ids_;  // per spec
   std::vector<PerfEvent> events_;
   std::vector<size_t> event_specs_;   // per event: its index in specs_
   std::vector<pid_t> event_threads_;  // per event: its thread (-1: the whole CPU)
   std::vector<size_t> ring_owners_;
+  std::vector<bool> every_cpu_;  // per spec: OpenedOnEveryCpu
 };
 
 }  // namespace sample::record

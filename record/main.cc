@@ -34,8 +34,8 @@ constexpr const char* kUsage =
 const std::set<std::string> kOptionsWithValue = {
     "-o", "--output", "-F", "--freq", "-c", "--count", "-e", "--event", "-m", "--mmap-pages",
     "-z", "--compression-level", "-p", "--pid", "-t", "--tid", "-C", "--cpu", "--duration",
-    "-D", "--delay", "--call-graph", "-I", "--interval-print", "-r", "--repeat", "-x",
-    "--field-separator"};
+    "-D", "--delay", "--control", "--call-graph", "-I", "--interval-print", "-r", "--repeat", "-x",
+    "--field-separator", "--filter"};
 // clang-format on
 
 void SplitCommandLine(int argc, char** argv, std::vector<std::string>* ours,
@@ -53,8 +53,19 @@ void SplitCommandLine(int argc, char** argv, std::vector<std::string>* ours,
       ours->push_back(arg + "=" + argv[++i]);
       continue;
     }
+    if (kOptionsWithValue.count(arg) != 0 && i + 1 < argc) {
+      // A value that starts with '-' (-D -1) would be taken for an option:
+      // it is joined to its option ("-D-1", "--delay=-1").
+      const std::string value = argv[++i];
+      if (value.starts_with("-")) {
+        ours->push_back(arg + (arg.starts_with("--") ? "=" : "") + value);
+      } else {
+        ours->push_back(arg);
+        ours->push_back(value);
+      }
+      continue;
+    }
     ours->push_back(arg);
-    if (kOptionsWithValue.count(arg) != 0 && i + 1 < argc) ours->push_back(argv[++i]);
   }
   for (; i < argc; ++i) command->push_back(argv[i]);
 }
@@ -80,7 +91,7 @@ T Whole(const char* option, const std::string& text, const char* what, sample::W
 
 // The numeric options, taken as text (see libsample/option_number.h).
 struct NumberText {
-  std::string frequency, period, mmap_pages, zstd_level, duration, delay, interval, repeat;
+  std::string frequency, period, mmap_pages, zstd_level, duration, delay, interval, repeat, flight;
 };
 
 // --stat's own options: refused without --stat, and -x with -j.
@@ -115,7 +126,10 @@ void ParseStatOptions(const po::variables_map& vm, const NumberText& text, bool 
                                                           {"mmap-pages", "-m"},
                                                           {"compression-level", "-z"},
                                                           {"delay", "-D"},
-                                                          {"switch-events", "--switch-events"}};
+                                                          {"control", "--control"},
+                                                          {"switch-events", "--switch-events"},
+                                                          {"off-cpu", "--off-cpu"},
+                                                          {"flight-recorder", "--flight-recorder"}};
   for (const auto& [name, spelled] : sampling) {
     if (vm.count(name) && !vm[name].defaulted()) {
       throw po::error(
@@ -162,9 +176,27 @@ void ParseNumbers(const po::variables_map& vm, const NumberText& text,
     if (!seconds) throw po::error(seconds.error().message);
     options->duration_s = *seconds;
   }
+  if (vm.count("flight-recorder")) {
+    // A day at most: the window is held in memory.
+    auto seconds = sample::ParseDecimalOption("--flight-recorder", text.flight, "seconds",
+                                              {0, 86400, /*min_exclusive=*/true});
+    if (!seconds) throw po::error(seconds.error().message);
+    options->flight_seconds = *seconds;
+  }
   if (vm.count("delay")) {
-    // perf's -1 (start disabled until asked) is not supported yet.
-    options->delay_ms = Whole<uint64_t>("-D", text.delay, "milliseconds", {0, UINT32_MAX});
+    if (text.delay == "-1") {
+      // As perf: disabled until --control says enable (without it, until
+      // never, which we refuse).
+      if (options->control.empty()) {
+        throw po::error(
+            "-D -1 starts with sampling disabled until a control command enables it: add "
+            "--control fifo:CTL[,ACK]");
+      }
+      options->start_disabled = true;
+    } else {
+      options->delay_ms =
+          Whole<uint64_t>("-D", text.delay, "milliseconds, or -1 with --control", {0, UINT32_MAX});
+    }
   }
 }
 
@@ -223,7 +255,11 @@ int main(int argc, char** argv) {
       ("event,e", po::value(&options.events)->composing(),
        "events to sample, perf syntax (repeatable, comma lists, {groups}, :modifiers, "
        "/terms/ such as call-graph=dwarf,stack-size=N, tracepoints sub:name, uprobe:PATH:SYM, "
-       "mem:ADDR); default cycles, or cpu-clock where there is no PMU")
+       "kprobe:FUNC[+OFF], kretprobe:FUNC, mem:ADDR); default cycles, or cpu-clock where there is no PMU")
+      ("filter", po::value<std::vector<std::string>>()->composing()->value_name("EXPR"),
+       "kernel filter of the tracepoint given by the -e just before it, in the kernel's "
+       "syntax: -e syscalls:sys_enter_write --filter 'count == 512 && fd == 1'; only "
+       "matching hits are recorded")
       ("freq,F", po::value(&numbers.frequency), "samples per second (default 4000, but tracepoints, "
        "probes and mem: breakpoints sample every hit), or 'max'")
       ("count,c", po::value(&numbers.period), "sample every N events instead of -F")
@@ -245,8 +281,20 @@ int main(int argc, char** argv) {
       ("no-inherit", "do not follow threads and children created later")
       ("inherit", "follow threads and children created later (default except with -t)")
       ("duration", po::value(&numbers.duration), "stop after this many seconds")
-      ("delay,D", po::value(&numbers.delay), "start recording after this many milliseconds")
+      ("delay,D", po::value(&numbers.delay), "start recording after this many milliseconds; "
+       "-1: start disabled until --control's 'enable'")
+      ("control", po::value(&options.control)->value_name("fifo:CTL[,ACK]"),
+       "switch sampling on and off while recording: lines 'enable', 'disable', 'enable EVENT', "
+       "'disable EVENT', 'stop' written to the FIFO CTL, each answered 'ack' (or 'err') on the "
+       "FIFO ACK; the windows are stored and shown by sample-report --header")
+      ("flight-recorder", po::value(&numbers.flight)->implicit_value("30")->value_name("SECONDS"),
+       "keep only the last SECONDS (default 30) in memory and write nothing while recording; "
+       "SIGUSR2 or the --control command 'snapshot' writes them to FILE.<date-time>, and the "
+       "end (the command's exit, a stop signal, --duration) to FILE")
       ("switch-events", po::bool_switch(&options.switch_events), "record context switches")
+      ("off-cpu", po::bool_switch(&options.off_cpu), "also record where the threads wait off "
+       "the CPU and for how long: the sched:sched_switch tracepoint with call chains, and "
+       "context switches (needs tracefs, and -g or --call-graph)")
       ("quiet,q", po::bool_switch(&options.quiet), "print nothing but errors")
       ("stat", po::bool_switch(&stat), "count the events instead of sampling them and print "
        "a table like perf stat's (default events: perf stat's, those this machine has)")
@@ -263,8 +311,24 @@ int main(int argc, char** argv) {
   // clang-format on
   try {
     po::variables_map vm;
-    po::store(po::command_line_parser(ours).options(desc).run(), vm);
+    const po::parsed_options parsed = po::command_line_parser(ours).options(desc).run();
+    po::store(parsed, vm);
     po::notify(vm);
+    // A --filter belongs to the -e before it, so their order matters.
+    size_t event_arguments = 0;
+    for (const po::option& option : parsed.options) {
+      if (option.string_key == "event") {
+        event_arguments += option.value.size();
+      } else if (option.string_key == "filter") {
+        const std::string expression = option.value.empty() ? "" : option.value.front();
+        if (event_arguments == 0) {
+          throw po::error(fmt::format(
+              "--filter '{}' needs a tracepoint before it: -e SUBSYSTEM:EVENT --filter 'EXPR'",
+              expression));
+        }
+        options.filters.push_back({event_arguments - 1, expression});
+      }
+    }
     if (vm.count("help")) {
       std::cout << kUsage << desc;
       return 0;
@@ -288,6 +352,11 @@ int main(int argc, char** argv) {
       options.chain_capture = *parsed;
     } else if (frame_pointers) {
       options.chain_capture = sample::DefaultChainCapture(sample::ChainCapture::kFramePointer);
+    }
+    if (options.off_cpu && !stat && options.chain_capture.mode == sample::ChainCapture::kNone) {
+      throw po::error(
+          "--off-cpu needs call chains (where a thread waits is its call chain): add -g or "
+          "--call-graph MODE");
     }
   } catch (const std::exception& e) {
     std::cerr << "sample-record: " << e.what() << "\n" << kUsage;

@@ -2,7 +2,11 @@
 // them at the end: the file's trailer and the closing line on stderr.
 #pragma once
 
+#include <linux/perf_event.h>
+
+#include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -20,6 +24,11 @@ struct CpuCounters {
   uint64_t dropped_samples = 0;  // PERF_RECORD_LOST_SAMPLES
   uint64_t throttles = 0;
 };
+
+// Counts a loss or throttle record of one CPU's ring into `c`
+// (PERF_RECORD_LOST, LOST_SAMPLES, THROTTLE); other records are left alone.
+void CountLossRecord(const perf_event_header& header, std::span<const std::byte> record,
+                     const perf_event_attr& attr, CpuCounters* c);
 
 format::Trailer MakeTrailer(const std::vector<CpuCounters>& counters);
 

@@ -27,11 +27,13 @@
 #include "libsample/unique_fd.h"
 #include "record/command_launcher.h"
 #include "record/event_opener.h"
+#include "record/flight_window.h"
 #include "record/host_facts.h"
 #include "record/postmortem_facts.h"
 #include "record/proc_synthesis.h"
 #include "record/record_summary.h"
 #include "record/ring_drainer.h"
+#include "record/sampling_control.h"
 
 namespace sample::record {
 namespace {
@@ -44,6 +46,30 @@ constexpr uint64_t kFlushRetryNs = 1'000'000;
 // How often -p/-t targets are checked for having exited (a /proc read per
 // target): each wakeup would cost a file open per target.
 constexpr uint64_t kTargetCheckIntervalNs = 100'000'000;
+
+// --off-cpu's event. The sched:sched_switch tracepoint fires in the
+// scheduler while the task leaving is still current, before its per-task
+// events are switched out, so a per-task event sees exactly its own
+// switch-outs and its call chain (kernel and user, or the user stack copy
+// for dwarf) is where the thread waits. Sampled every hit whatever -F or
+// -c say: each switch-out opens an interval the report must close. A
+// switch event plus the thread's last sample would be the chain of some
+// earlier moment, not the wait's. No PERF_SAMPLE_RAW: the switch-in
+// record's time is all the report needs.
+Result<EventSpec> OffCpuSpec(const EventParseOptions& parse) {
+  auto specs = ParseEventList("sched:sched_switch", parse);
+  if (!specs) {
+    return Fail(fmt::format("{} (off-CPU time is timed from the sched:sched_switch tracepoint: "
+                            "tracefs must be mounted and readable, usually as root)",
+                            specs.error().message),
+                specs.error().sys_errno);
+  }
+  EventSpec spec = std::move(specs->front());
+  spec.period_given = true;
+  spec.attr.freq = 0;
+  spec.attr.sample_period = 1;
+  return spec;
+}
 
 // How a recording ended: the command's wait status (when there is a
 // command and it ended), the stop signal that arrived, if any.
@@ -75,6 +101,23 @@ class Recorder {
   int EndCommand(const StopCause& cause);
   Result<RecordSummary> Finish(int exit_status);
   Result<RecordSummary> Abandon(Error error);
+  // A chunk written once at the start (events, metadata) or as it happens
+  // (control switches): to the file, or kept for every flight snapshot.
+  void Keep(format::ChunkType type, std::vector<std::byte> payload, uint64_t count = 0);
+  // The chunks every file ends with (build-ids, vDSO, kernel symbols,
+  // counts) and the trailer; closes `writer`.
+  Result<void> WriteClosing(format::SampleFileWriter& writer, const format::Trailer& trailer,
+                            std::string* kernel_note, std::string* vdso_note);
+  // --flight-recorder: writes the window to `path`, a complete file.
+  struct FlightFile {
+    format::Trailer trailer;
+    uint64_t bytes_written = 0;
+    uint64_t raw_bytes = 0;
+  };
+  Result<FlightFile> WriteFlightFile(const std::string& path, std::string* kernel_note,
+                                     std::string* vdso_note);
+  // A snapshot while recording, to FILE.<local time>; says its name.
+  Result<void> Snapshot();
 
   const RecordOptions& options_;
   RecordTarget target_;
@@ -91,15 +134,35 @@ class Recorder {
   uint64_t last_status_ns_ = 0;
 
   std::optional<RingDrainer> drainer_;  // once the events are open
+  std::optional<SamplingControl> control_;
+
+  struct KeptChunk {
+    format::ChunkType type;
+    std::vector<std::byte> payload;
+    uint64_t count;
+  };
+  std::optional<FlightWindow> flight_;  // --flight-recorder
+  std::vector<KeptChunk> kept_;         // --flight-recorder: what Keep was given
+  uint64_t snapshots_ = 0;
 };
+
+void Recorder::Keep(format::ChunkType type, std::vector<std::byte> payload, uint64_t count) {
+  if (options_.flight_seconds > 0) {
+    kept_.push_back({type, std::move(payload), count});
+  } else {
+    writer_->Submit(type, std::move(payload), count);
+  }
+}
 
 Result<void> Recorder::OpenEvents() {
   SamplingDefaults defaults;
   defaults.frequency = options_.frequency;
   defaults.period = options_.period;
   defaults.chain_capture = options_.chain_capture;
-  defaults.delayed = options_.delay_ms != 0;
-  defaults.switch_events = options_.switch_events;
+  defaults.delayed = options_.delay_ms != 0 || options_.start_disabled;
+  defaults.separate_tracking = !options_.control.empty();
+  // Off-CPU time ends at the switch-in record.
+  defaults.switch_events = options_.switch_events || options_.off_cpu;
   defaults.mmap_pages = options_.mmap_pages;
   EventParseOptions parse;
   const auto paranoid = ReadPerfEventParanoid();
@@ -108,8 +171,16 @@ Result<void> Recorder::OpenEvents() {
   std::string list = default_event ? "cycles" : "";
   for (const std::string& e : options_.events) list += (list.empty() ? "" : ",") + e;
 
+  std::optional<EventSpec> off_cpu;
+  if (options_.off_cpu) {
+    auto parsed = OffCpuSpec(parse);
+    if (!parsed) return Fail("--off-cpu: " + parsed.error().message, parsed.error().sys_errno);
+    off_cpu = std::move(*parsed);
+  }
   auto open = [&](const std::string& text) -> Result<void> {
     TRY_ASSIGN(auto specs, ParseEventList(text, parse));
+    TRY(AttachFilters(options_.events, options_.filters, &specs));
+    if (off_cpu) specs.push_back(*off_cpu);
     TRY_ASSIGN(auto opener, EventOpener::Create(std::move(specs), defaults, target_));
     opener_.emplace(std::move(opener));
     return opener_->Open(target_);
@@ -144,9 +215,11 @@ Result<void> Recorder::OpenEvents() {
 // described twice is harmless.
 Result<void> Recorder::Start() {
   const uint64_t now = MonotonicNowNs();
-  auto enabled = options_.delay_ms == 0 ? opener_->EnableAll() : opener_->EnableTracking();
+  const bool sampling = options_.delay_ms == 0 && !options_.start_disabled;
+  auto enabled = sampling ? opener_->EnableAll() : opener_->EnableTracking();
   if (!enabled) return enabled;
   started_ = true;
+  if (sampling) control_->Switched(/*on=*/true, now);
   if (target_.kind == TargetKind::kCommand) return {};
   std::vector<std::byte> synthesized;
   const perf_event_attr& attr = opener_->first_attr();
@@ -166,13 +239,22 @@ Result<void> Recorder::Start() {
   chunk.cpu_field = opener_->cpu_field();
   chunk.cpu_runs.push_back({synthesized.size(), 0});  // CPU 0, as perf's synthesized records
   chunk.records = std::move(synthesized);
-  writer_->SubmitRecords(std::move(chunk));
+  if (flight_) {
+    flight_->AddSideband(chunk);
+  } else {
+    writer_->SubmitRecords(std::move(chunk));
+  }
   drainer_->CountWritten(counts.threads + counts.mappings);
   return {};
 }
 
 // -D: the delay is over.
-Result<void> Recorder::StartSampling() { return opener_->EnableAll(); }
+Result<void> Recorder::StartSampling() {
+  const uint64_t now = MonotonicNowNs();
+  TRY(opener_->EnableAll());
+  control_->Switched(/*on=*/true, now);
+  return {};
+}
 
 void Recorder::ShowStatus(uint64_t now) {
   if (!status_line_ || now - last_status_ns_ < kStatusIntervalNs) return;
@@ -182,8 +264,12 @@ void Recorder::ShowStatus(uint64_t now) {
     samples += c.samples;
     lost += c.lost_samples + c.dropped_samples;
   }
-  fmt::print(stderr, "\r[ recording: {:.1f} s, {} samples, {} lost, {} written ]\033[K",
-             (now - start_ns_) / 1e9, samples, lost, HumanBytes(writer_->bytes_written()));
+  const std::string kept =
+      flight_ ? fmt::format("{} in memory",
+                            HumanBytes(flight_->window_bytes() + flight_->sideband_bytes()))
+              : fmt::format("{} written", HumanBytes(writer_->bytes_written()));
+  fmt::print(stderr, "\r[ recording: {:.1f} s, {} samples, {} lost, {} ]\033[K",
+             (now - start_ns_) / 1e9, samples, lost, kept);
   std::fflush(stderr);
 }
 
@@ -211,18 +297,22 @@ Result<void> Recorder::Prepare() {
   sigset_t stop_signals;
   sigemptyset(&stop_signals);
   for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGCHLD}) sigaddset(&stop_signals, sig);
+  if (options_.flight_seconds > 0) sigaddset(&stop_signals, SIGUSR2);  // a snapshot
   sigprocmask(SIG_BLOCK, &stop_signals, &original_mask_);
   signal_fd_ = UniqueFd(signalfd(-1, &stop_signals, SFD_CLOEXEC | SFD_NONBLOCK));
   if (!signal_fd_.valid()) return Fail(fmt::format("signalfd: {}", strerror(errno)));
 
-  TRY(MoveOldOutput(options_.output));
-  format::WriterOptions writer_options;
-  writer_options.zstd_level = options_.zstd_level;
-  // Compression yields to the draining thread (and to the target): a 4 MiB
-  // chunk takes milliseconds of zstd, as long as a small buffer lasts.
-  writer_options.nice_increment = 10;
-  TRY_ASSIGN(auto writer, format::SampleFileWriter::Create(options_.output, writer_options));
-  writer_ = std::move(writer);
+  // The flight recorder writes nothing until a snapshot or the end.
+  if (options_.flight_seconds == 0) {
+    TRY(MoveOldOutput(options_.output));
+    format::WriterOptions writer_options;
+    writer_options.zstd_level = options_.zstd_level;
+    // Compression yields to the draining thread (and to the target): a 4 MiB
+    // chunk takes milliseconds of zstd, as long as a small buffer lasts.
+    writer_options.nice_increment = 10;
+    TRY_ASSIGN(auto writer, format::SampleFileWriter::Create(options_.output, writer_options));
+    writer_ = std::move(writer);
+  }
 
   if (target_.kind == TargetKind::kCommand) {
     TRY_ASSIGN(auto launcher, CommandLauncher::Start(options_.target.command, original_mask_));
@@ -232,10 +322,38 @@ Result<void> Recorder::Prepare() {
   }
 
   if (auto opened = OpenEvents(); !opened) return opened;
-  writer_->Submit(format::ChunkType::kEvents, format::EncodeEvents(opener_->DescribeFile()));
-  writer_->Submit(format::ChunkType::kMetadata,
-                  format::EncodeMetadata(CollectHostFacts(options_.invocation)));
-  drainer_.emplace(*opener_, target_.cpus, *writer_, facts_);
+  Keep(format::ChunkType::kEvents, format::EncodeEvents(opener_->DescribeFile()));
+  if (const auto toggles = ToggleEntries(opener_->specs()); !toggles.empty()) {
+    Keep(format::ChunkType::kToggles, format::EncodeToggles(toggles));
+  }
+  // The tracepoints' formats, so the report names their payloads' fields
+  // on any host (tracefs formats change between kernels).
+  std::vector<format::TraceFormatEntry> trace_formats;
+  for (size_t i = 0; i < opener_->specs().size(); ++i) {
+    const EventSpec& spec = opener_->specs()[i];
+    if (spec.attr.type != PERF_TYPE_TRACEPOINT) continue;
+    trace_formats.push_back(
+        {static_cast<uint32_t>(i), spec.attr.config, spec.trace_format, spec.filter});
+  }
+  if (!trace_formats.empty()) {
+    Keep(format::ChunkType::kTraceFormats, format::EncodeTraceFormats(trace_formats));
+  }
+  Keep(format::ChunkType::kMetadata, format::EncodeMetadata(CollectHostFacts(options_.invocation)));
+  drainer_.emplace(*opener_, target_.cpus, writer_.get(), facts_);
+  if (options_.flight_seconds > 0) {
+    flight_.emplace(static_cast<uint64_t>(options_.flight_seconds * 1e9),
+                    FlightByteCap(options_.flight_seconds), opener_->first_attr(),
+                    opener_->cpu_field());
+    drainer_->DivertTo(
+        [this](format::RecordsChunk chunk) { return flight_->Add(std::move(chunk)); });
+  }
+  const bool delayed = options_.delay_ms != 0 || options_.start_disabled;
+  auto sink = [this](format::ChunkType type, std::vector<std::byte> payload, uint64_t count) {
+    Keep(type, std::move(payload), count);
+  };
+  TRY_ASSIGN(auto control, SamplingControl::Create(*opener_, sink, options_.control, delayed,
+                                                   status_line_, flight_.has_value()));
+  control_.emplace(std::move(control));
   return {};
 }
 
@@ -244,14 +362,19 @@ Result<StopCause> Recorder::Record() {
   if (launcher_) {
     TRY(launcher_->Release());
   }
-  const uint64_t enable_at = start_ns_ + options_.delay_ms * 1000000;
+  // -D -1 waits for --control's enable; --duration counts from the start.
+  const uint64_t enable_at =
+      options_.start_disabled ? start_ns_ : start_ns_ + options_.delay_ms * 1000000;
   TRY(Start());
-  bool sampling = options_.delay_ms == 0;
+  bool sampling = options_.delay_ms == 0 || options_.start_disabled;  // no timer pending
   const uint64_t stop_at =
       options_.duration_s > 0 ? enable_at + static_cast<uint64_t>(options_.duration_s * 1e9) : 0;
 
   std::vector<pollfd> fds;
   fds.push_back({signal_fd_.get(), POLLIN, 0});
+  // The control FIFO, when there is one, comes next; then the events.
+  if (control_->fd() >= 0) fds.push_back({control_->fd(), POLLIN, 0});
+  const size_t first_event = fds.size();
   for (size_t owner : opener_->ring_owners()) {
     fds.push_back({opener_->events()[owner].fd(), POLLIN, 0});
   }
@@ -262,8 +385,10 @@ Result<StopCause> Recorder::Record() {
   const bool watching_targets =
       target_.kind == TargetKind::kProcesses || target_.kind == TargetKind::kThreads;
   RequestShortSlice();
-  while (!cause.child_done && cause.stop_signal == 0) {
+  bool stop_commanded = false;
+  while (!cause.child_done && cause.stop_signal == 0 && !stop_commanded) {
     uint64_t now = MonotonicNowNs();
+    sampling |= control_->commanded();  // a command overrides the -D timer
     if (!sampling && now >= enable_at) {
       TRY(StartSampling());
       sampling = true;
@@ -278,7 +403,11 @@ Result<StopCause> Recorder::Record() {
     const int ready = poll(fds.data(), fds.size(), timeout_ms);
     if (ready < 0 && errno != EINTR) return Fail(fmt::format("poll: {}", strerror(errno)));
     bool hangup = false;
-    for (size_t i = 1; i < fds.size(); ++i) {
+    bool snapshot_signal = false;
+    if (first_event > 1 && (fds[1].revents & POLLIN)) {
+      TRY_ASSIGN(stop_commanded, control_->RunCommands());
+    }
+    for (size_t i = first_event; i < fds.size(); ++i) {
       // An event whose task is gone reports POLLHUP forever; stop polling it
       // (its buffer is still drained below and at the end).
       if (fds[i].revents & (POLLHUP | POLLERR)) {
@@ -289,7 +418,11 @@ Result<StopCause> Recorder::Record() {
     if (fds[0].revents & POLLIN) {
       signalfd_siginfo info;
       while (read(signal_fd_.get(), &info, sizeof(info)) == sizeof(info)) {
-        if (info.ssi_signo != SIGCHLD) cause.stop_signal = static_cast<int>(info.ssi_signo);
+        if (info.ssi_signo == SIGUSR2) {
+          snapshot_signal = true;
+        } else if (info.ssi_signo != SIGCHLD) {
+          cause.stop_signal = static_cast<int>(info.ssi_signo);
+        }
       }
       if (child_ > 0 && waitpid(child_, &cause.child_status, WNOHANG) == child_) {
         cause.child_done = true;
@@ -307,6 +440,14 @@ Result<StopCause> Recorder::Record() {
       // against the writer we wait for).
       last_flush_ns = drainer_->Flush(/*wait=*/false) ? now : now - kChunkMaxAgeNs + kFlushRetryNs;
     }
+    const bool snapshot_command = control_->TakeSnapshotRequest();
+    if (flight_ && (snapshot_signal || snapshot_command)) {
+      // A failed snapshot is said and answered; recording goes on.
+      auto written = Snapshot();
+      if (!written) fmt::print(stderr, "sample-record: snapshot: {}\n", written.error().message);
+      if (snapshot_command) control_->AnswerSnapshot(written.has_value());
+      last_flush_ns = MonotonicNowNs();
+    }
     ShowStatus(now);
   }
   return cause;
@@ -315,6 +456,7 @@ Result<StopCause> Recorder::Record() {
 // Stops counting, then takes what is left in every buffer.
 void Recorder::StopAndDrain() {
   for (PerfEvent& event : opener_->events()) (void)event.Disable();
+  if (control_) control_->Switched(/*on=*/false, MonotonicNowNs());
   drainer_->DrainAll();
   drainer_->Flush(/*wait=*/true);
 }
@@ -358,47 +500,144 @@ Result<RecordSummary> Recorder::Abandon(Error error) {
   return tl::unexpected(std::move(error));
 }
 
-Result<RecordSummary> Recorder::Finish(int exit_status) {
-  const double seconds = (MonotonicNowNs() - start_ns_) / 1e9;
-  std::string vdso_note;
-  std::vector<std::byte> vdso = facts_.VdsoPayload(&vdso_note);
-  writer_->Submit(format::ChunkType::kBuildIds, facts_.BuildIdPayload(vdso), facts_.binary_count());
-  if (!vdso.empty()) writer_->Submit(format::ChunkType::kVdso, std::move(vdso));
-  std::string kernel_note;
-  auto kernel_symbols = facts_.KernelSymbolsPayload(DefaultKallsymsSnapshotOptions(), &kernel_note);
+Result<void> Recorder::WriteClosing(format::SampleFileWriter& writer,
+                                    const format::Trailer& trailer, std::string* kernel_note,
+                                    std::string* vdso_note) {
+  std::vector<std::byte> vdso = facts_.VdsoPayload(vdso_note);
+  writer.Submit(format::ChunkType::kBuildIds, facts_.BuildIdPayload(vdso), facts_.binary_count());
+  if (!vdso.empty()) writer.Submit(format::ChunkType::kVdso, std::move(vdso));
+  auto kernel_symbols = facts_.KernelSymbolsPayload(DefaultKallsymsSnapshotOptions(), kernel_note);
   if (!kernel_symbols.empty()) {
-    writer_->Submit(format::ChunkType::kKernelSymbols, std::move(kernel_symbols));
+    writer.Submit(format::ChunkType::kKernelSymbols, std::move(kernel_symbols));
   }
   // How much each event counted and ran: the report tells multiplexing
   // from it. A failed read costs only this chunk, never the recording.
   if (auto counts = opener_->ReadCounts(MonotonicNowNs() - start_ns_)) {
-    writer_->Submit(format::ChunkType::kCounts, format::EncodeCounts(*counts));
+    writer.Submit(format::ChunkType::kCounts, format::EncodeCounts(*counts));
   } else if (!options_.quiet) {
     fmt::print(stderr, "sample-record: note: final counts not stored: {}\n",
                counts.error().message);
   }
-  format::Trailer trailer = MakeTrailer(drainer_->counters());
-  trailer.header.record_count = drainer_->records_written();
-  if (auto range = drainer_->time_range()) {
-    trailer.header.start_clock_ns = range->first;
-    trailer.header.end_clock_ns = range->second;
+  return writer.Finish(trailer);
+}
+
+Result<Recorder::FlightFile> Recorder::WriteFlightFile(const std::string& path,
+                                                       std::string* kernel_note,
+                                                       std::string* vdso_note) {
+  format::WriterOptions writer_options;
+  writer_options.zstd_level = options_.zstd_level;
+  TRY_ASSIGN(auto writer, format::SampleFileWriter::Create(path, writer_options));
+  // The same chunks as a recording written as it goes: the first ones,
+  // the sideband kept from before the window, the window, the closing ones.
+  for (const KeptChunk& chunk : kept_) writer->Submit(chunk.type, chunk.payload, chunk.count);
+  FlightFile file;
+  file.trailer = MakeTrailer(flight_->Count(target_.cpus));
+  uint64_t records = 0, first = UINT64_MAX, last = 0;
+  if (!flight_->sideband().records.empty()) {
+    format::RecordsChunk sideband = flight_->sideband();
+    if (sideband.time_min == UINT64_MAX) sideband.time_min = 0;
+    records += sideband.record_count;
+    writer->SubmitRecords(std::move(sideband));
   }
-  if (auto finished = writer_->Finish(trailer); !finished) {
-    return Fail(fmt::format("{}: {}", options_.output, finished.error().message));
+  for (const format::RecordsChunk& chunk : flight_->chunks()) {
+    records += chunk.record_count;
+    if (chunk.time_min != 0) first = std::min(first, chunk.time_min);
+    last = std::max(last, chunk.time_max);
+    writer->SubmitRecords(chunk);  // a copy: the window stays for the next snapshot
+  }
+  file.trailer.header.record_count = records;
+  if (first != UINT64_MAX) {
+    file.trailer.header.start_clock_ns = first;
+    file.trailer.header.end_clock_ns = last;
+  }
+  if (auto closed = WriteClosing(*writer, file.trailer, kernel_note, vdso_note); !closed) {
+    return Fail(fmt::format("{}: {}", path, closed.error().message));
+  }
+  file.bytes_written = writer->bytes_written();
+  file.raw_bytes = writer->raw_bytes();
+  return file;
+}
+
+// FILE.20261124-061502.123 (local time, milliseconds); .N after it when
+// two snapshots fall in the same millisecond.
+std::string SnapshotPath(const std::string& output) {
+  timespec now{};
+  clock_gettime(CLOCK_REALTIME, &now);
+  tm local{};
+  localtime_r(&now.tv_sec, &local);
+  char stamp[32];
+  strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &local);
+  const std::string base = fmt::format("{}.{}.{:03}", output, stamp, now.tv_nsec / 1000000);
+  std::string path = base;
+  struct stat st {};
+  for (int n = 1; lstat(path.c_str(), &st) == 0; ++n) path = fmt::format("{}.{}", base, n);
+  return path;
+}
+
+Result<void> Recorder::Snapshot() {
+  drainer_->Flush(/*wait=*/true);  // the window ends now
+  const std::string path = SnapshotPath(options_.output);
+  std::string kernel_note, vdso_note;
+  TRY_ASSIGN(auto file, WriteFlightFile(path, &kernel_note, &vdso_note));
+  ++snapshots_;
+  if (!options_.quiet) {
+    if (status_line_) fmt::print(stderr, "\r\033[K");
+    fmt::print(stderr, "sample-record: snapshot: {} ({} samples, {})\n", path,
+               file.trailer.header.sample_count, HumanBytes(file.bytes_written));
+  }
+  return {};
+}
+
+Result<RecordSummary> Recorder::Finish(int exit_status) {
+  const double seconds = (MonotonicNowNs() - start_ns_) / 1e9;
+  std::string vdso_note, kernel_note;
+  RecordSummary summary;
+  format::Trailer trailer;
+  if (flight_) {
+    // The end's snapshot is the output file itself.
+    TRY(MoveOldOutput(options_.output));
+    TRY_ASSIGN(auto file, WriteFlightFile(options_.output, &kernel_note, &vdso_note));
+    trailer = file.trailer;
+    summary.bytes_written = file.bytes_written;
+    summary.raw_bytes = file.raw_bytes;
+  } else {
+    trailer = MakeTrailer(drainer_->counters());
+    trailer.header.record_count = drainer_->records_written();
+    if (auto range = drainer_->time_range()) {
+      trailer.header.start_clock_ns = range->first;
+      trailer.header.end_clock_ns = range->second;
+    }
+    if (auto finished = WriteClosing(*writer_, trailer, &kernel_note, &vdso_note); !finished) {
+      return Fail(fmt::format("{}: {}", options_.output, finished.error().message));
+    }
+    summary.bytes_written = writer_->bytes_written();
+    summary.raw_bytes = writer_->raw_bytes();  // complete once Finish has written everything
   }
   opener_.reset();  // closes the events
 
-  RecordSummary summary;
   summary.samples = trailer.header.sample_count;
   summary.lost_samples = trailer.header.lost_samples;
-  summary.bytes_written = writer_->bytes_written();
-  summary.raw_bytes = writer_->raw_bytes();  // complete once Finish has written everything
   summary.seconds = seconds;
   summary.exit_status = exit_status;
   if (status_line_) fmt::print(stderr, "\r\033[K");
   if (!options_.quiet) {
     if (!kernel_note.empty()) fmt::print(stderr, "sample-record: note: {}\n", kernel_note);
     if (!vdso_note.empty()) fmt::print(stderr, "sample-record: note: {}\n", vdso_note);
+    if (flight_) {
+      // What the window cost: the one number a user sizing --flight-recorder needs.
+      fmt::print(stderr,
+                 "sample-record: flight recorder: kept the last {} s in {} of memory (sideband "
+                 "{}, cap {}); {} snapshot(s) written before the end\n",
+                 options_.flight_seconds, HumanBytes(flight_->window_bytes()),
+                 HumanBytes(flight_->sideband_bytes()), HumanBytes(flight_->byte_cap()),
+                 snapshots_);
+      if (flight_->capped_chunks() > 0) {
+        fmt::print(stderr,
+                   "sample-record: warning: the memory cap dropped {} chunk(s) younger than the "
+                   "window: snapshots hold less than {} s (use a shorter window or a lower -F)\n",
+                   flight_->capped_chunks(), options_.flight_seconds);
+      }
+    }
     PrintSummary(summary, drainer_->counters(), target_.cpus, options_);
   }
   return summary;

@@ -5,7 +5,9 @@
 // threads, or whole CPUs), opens one sampling event per (thread, CPU) with
 // one ring buffer per CPU (other events on that CPU write into it through
 // PERF_EVENT_IOC_SET_OUTPUT), describes already-running targets from /proc,
-// then loops: poll the event fds and a signalfd, drain every CPU's buffer
+// then loops: poll the event fds, a signalfd and the --control FIFO
+// (record/control_fifo.h: enable and disable commands switch the sampling
+// events, each switch written as a kControl chunk), drain every CPU's buffer
 // into the current chunk, hand full or half-second-old chunks to the file
 // writer's thread. When the command or the attached processes exit, the
 // duration ends or a stop signal arrives, the events are disabled, every
@@ -17,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "libsample/events/event_filter.h"
 #include "libsample/perf/chain_capture.h"
 #include "libsample/result.h"
 #include "record/record_target.h"
@@ -27,14 +30,23 @@ struct RecordOptions {
   TargetOptions target;
   std::string output = "sample.data";
   std::vector<std::string> events;    // -e arguments; empty: cycles, else cpu-clock
+  std::vector<EventFilterArg> filters;  // --filter, each after its -e argument
   uint64_t frequency = 0;             // -F, when period == 0; 0: see SamplingDefaults
   uint64_t period = 0;                // -c: a sample every `period` events
   ChainCaptureOptions chain_capture;  // -g (fp) or --call-graph MODE
   size_t mmap_pages = 128;            // data pages per CPU ring buffer (512 KiB)
   int zstd_level = 1;
-  double duration_s = 0;       // --duration; 0 = until the target ends
-  uint64_t delay_ms = 0;       // -D: start disabled, enable after this
-  bool switch_events = false;  // --switch-events: PERF_RECORD_SWITCH
+  double duration_s = 0;        // --duration; 0 = until the target ends
+  uint64_t delay_ms = 0;        // -D: start disabled, enable after this
+  bool start_disabled = false;  // -D -1: until --control says enable
+  std::string control;          // --control fifo:CTL[,ACK]; empty: none
+  bool switch_events = false;   // --switch-events: PERF_RECORD_SWITCH
+  // --off-cpu: sched:sched_switch sampled every hit with call chains, and
+  // PERF_RECORD_SWITCH, so the report can time each wait (kOffCpuEvent).
+  bool off_cpu = false;
+  // --flight-recorder[=SECONDS]: keep the last SECONDS in memory and write
+  // them on SIGUSR2, a 'snapshot' control command, and at the end; 0: off.
+  double flight_seconds = 0;
   bool quiet = false;
   std::vector<std::string> invocation;  // our own argv, stored in the file
 };

@@ -40,7 +40,7 @@ size_t ChunkCapacity(EventOpener& opener) {
 }  // namespace
 
 RingDrainer::RingDrainer(EventOpener& opener, std::vector<int> cpus,
-                         format::SampleFileWriter& writer, PostmortemFacts& facts)
+                         format::SampleFileWriter* writer, PostmortemFacts& facts)
     : opener_(opener),
       cpus_(std::move(cpus)),
       writer_(writer),
@@ -68,19 +68,8 @@ void RingDrainer::Account(size_t ring, std::span<const std::byte> bytes) {
       case PERF_RECORD_MMAP2:
         facts_.Observe(header, record, attr_);
         break;
-      case PERF_RECORD_LOST:
-        if (auto lost = ParseLost(record, attr_)) {
-          c.lost_samples += lost->lost;
-          ++c.lost_records;
-        }
-        break;
-      case PERF_RECORD_LOST_SAMPLES:
-        if (auto lost = ParseLostSamples(record, attr_)) c.dropped_samples += lost->lost;
-        break;
-      case PERF_RECORD_THROTTLE:
-        ++c.throttles;
-        break;
       default:
+        CountLossRecord(header, record, attr_, &c);
         break;
     }
   });
@@ -102,9 +91,12 @@ void RingDrainer::DrainAll() {
 bool RingDrainer::Flush(bool wait) {
   if (chunk_.empty()) return true;
   format::RecordsChunk chunk = chunk_.Take();
-  if (wait) {
-    writer_.SubmitRecords(std::move(chunk));
-  } else if (!writer_.TrySubmitRecords(chunk)) {
+  std::vector<std::byte> spare;
+  if (divert_) {
+    spare = divert_(std::move(chunk));
+  } else if (wait) {
+    writer_->SubmitRecords(std::move(chunk));
+  } else if (!writer_->TrySubmitRecords(chunk)) {
     chunk_.Restore(std::move(chunk));
     return false;
   }
@@ -113,7 +105,7 @@ bool RingDrainer::Flush(bool wait) {
     last_time_ = std::max(last_time_, range->second);
   }
   records_written_ += chunk_.records();
-  chunk_.Reset(writer_.TakeSpareBuffer());
+  chunk_.Reset(divert_ ? std::move(spare) : writer_->TakeSpareBuffer());
   return true;
 }
 

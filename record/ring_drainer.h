@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <utility>
@@ -30,8 +31,14 @@ void RequestShortSlice();
 class RingDrainer {
  public:
   // `cpus`: the CPU of each ring, in the opener's ring_owners() order.
-  RingDrainer(EventOpener& opener, std::vector<int> cpus, format::SampleFileWriter& writer,
+  // `writer` may be null when every chunk is diverted (DivertTo).
+  RingDrainer(EventOpener& opener, std::vector<int> cpus, format::SampleFileWriter* writer,
               PostmortemFacts& facts);
+
+  // Where chunks go instead of the writer (--flight-recorder's window);
+  // it returns a buffer to build the next chunk in (possibly empty).
+  using Divert = std::function<std::vector<std::byte>(format::RecordsChunk)>;
+  void DivertTo(Divert divert) { divert_ = std::move(divert); }
 
   // Copies and accounts for everything between tail and head of every ring.
   void DrainAll();
@@ -56,7 +63,8 @@ class RingDrainer {
 
   EventOpener& opener_;
   std::vector<int> cpus_;
-  format::SampleFileWriter& writer_;
+  format::SampleFileWriter* writer_;
+  Divert divert_;
   PostmortemFacts& facts_;
   EventTable table_;        // to parse records by the event that wrote them
   perf_event_attr attr_{};  // the first event's: time and trailer layout are common to all

@@ -9,6 +9,9 @@
 
 #include <fmt/format.h>
 
+#include "libsample/events/event_filter.h"
+#include "record/event_opener.h"
+
 namespace sample::record {
 namespace {
 
@@ -122,11 +125,36 @@ Result<StatCounters> StatCounters::Open(std::vector<EventSpec> specs, const Reco
   // per event and thread instead of one per CPU too.
   const std::vector<int> cpus =
       target.kind == TargetKind::kCpus ? target.cpus : std::vector<int>{-1};
+  for (size_t i = 0; i < counters.specs_.size(); ++i) {
+    if (!OpenedOnEveryCpu(counters.specs_[i], target)) continue;
+    if (counters.specs_[i].group_index >= 0) {
+      return Fail(fmt::format(
+          "event '{}': a probe in a group cannot follow new threads (the kernel would make the "
+          "program's fork fail): take it out of the group, or count with --no-inherit",
+          counters.specs_[i].name));
+    }
+    counters.every_cpu_[i] = true;
+  }
   for (int cpu : cpus) {
     for (pid_t thread : target.threads) {
       auto opened = counters.OpenOn(thread, cpu, counters.on_exec_, target.inherit);
       if (!opened && opened.error().sys_errno == ESRCH && target.threads.size() > 1) continue;
       if (!opened) return tl::unexpected(opened.error());
+    }
+  }
+  // Probes the kernel cannot inherit: once per CPU, for every process.
+  for (size_t i = 0; i < counters.specs_.size(); ++i) {
+    if (!counters.every_cpu_[i]) continue;
+    perf_event_attr attr = CountingAttr(counters.specs_[i], /*on_exec=*/false, /*inherit=*/false);
+    attr.config1 = reinterpret_cast<uint64_t>(counters.specs_[i].config1_string());
+    for (int cpu : target.cpus) {
+      auto event = PerfEvent::Open(attr, -1, cpu, -1, 0);
+      if (!event) {
+        return Fail(fmt::format("event '{}': {}", counters.specs_[i].name, event.error().message),
+                    event.error().sys_errno);
+      }
+      counters.spec_of_id_[event->id()] = i;
+      counters.opened_.push_back({i, std::move(*event), false, false, true});
     }
   }
   if (counters.opened_.empty() && count > 0) {
@@ -144,6 +172,7 @@ Result<void> StatCounters::OpenOn(pid_t thread, int cpu, bool on_exec, bool inhe
   const size_t first = opened_.size();
   for (size_t i = 0; i < specs_.size(); ++i) {
     const EventSpec& spec = specs_[i];
+    if (every_cpu_[i]) continue;  // opened apart, see Open
     if (spec.group_leader) leader_supported = supported_[i];
     const bool member = !IsLeaderOrAlone(spec);
     if (!supported_[i] || (member && !leader_supported)) {
@@ -151,8 +180,9 @@ Result<void> StatCounters::OpenOn(pid_t thread, int cpu, bool on_exec, bool inhe
       continue;
     }
     perf_event_attr attr = CountingAttr(spec, on_exec, inherit);
-    if (!spec.uprobe_path.empty())
-      attr.config1 = reinterpret_cast<uint64_t>(spec.uprobe_path.c_str());
+    if (const char* pointee = spec.config1_string()) {
+      attr.config1 = reinterpret_cast<uint64_t>(pointee);
+    }
     // A group is read in one read(2) of its leader, so that every member's
     // value comes from the same moment; kernels that refuse
     // PERF_FORMAT_GROUP with inherit (the man page's warning) get one read
@@ -179,6 +209,12 @@ Result<void> StatCounters::OpenOn(pid_t thread, int cpu, bool on_exec, bool inhe
       }
       return Fail(fmt::format("event '{}': {}", spec.name, event.error().message), err);
     }
+    if (!spec.filter.empty()) {
+      if (auto filtered = event->SetFilter(spec.filter); !filtered) {
+        return Fail(FilterRefusedMessage(spec, filtered.error().sys_errno),
+                    filtered.error().sys_errno);
+      }
+    }
     if (spec.group_leader) {
       leader_fd = event->fd();
       leader_group_read = (attr.read_format & PERF_FORMAT_GROUP) != 0;
@@ -192,7 +228,7 @@ Result<void> StatCounters::OpenOn(pid_t thread, int cpu, bool on_exec, bool inhe
 
 Result<void> StatCounters::Enable() {
   for (Opened& o : opened_) {
-    if (!IsLeaderOrAlone(specs_[o.spec]) || on_exec_) continue;
+    if (!IsLeaderOrAlone(specs_[o.spec]) || (on_exec_ && !o.every_cpu)) continue;
     TRY(o.event.Enable());
   }
   return {};

@@ -47,13 +47,17 @@ class StatCounters {
     PerfEvent event;
     bool group_read = false;  // a leader read with PERF_FORMAT_GROUP
     bool via_leader = false;  // a member whose value its leader's read gives
+    bool every_cpu = false;   // a probe opened per CPU for every process (OpenedOnEveryCpu)
   };
   StatCounters(std::vector<EventSpec> specs, std::vector<bool> supported)
-      : specs_(std::move(specs)), supported_(std::move(supported)) {}
+      : specs_(std::move(specs)),
+        supported_(std::move(supported)),
+        every_cpu_(specs_.size(), false) {}
   Result<void> OpenOn(pid_t thread, int cpu, bool on_exec, bool inherit);
 
   std::vector<EventSpec> specs_;
   std::vector<bool> supported_;  // per spec
+  std::vector<bool> every_cpu_;  // per spec: opened per CPU for every process
   std::vector<Opened> opened_;
   std::unordered_map<uint64_t, size_t> spec_of_id_;  // event id -> its spec
   bool on_exec_ = false;

@@ -19,7 +19,7 @@ format::Counts MakeCounts(const std::vector<EventSpec>& specs, const std::vector
     format::EventCounts e;
     e.name = totals[i].name;
     e.attr = CountingAttr(specs[i], on_exec, inherit);
-    e.attr.config1 = specs[i].uprobe_path.empty() ? e.attr.config1 : 0;  // no stale pointer
+    e.attr.config1 = specs[i].config1_string() == nullptr ? e.attr.config1 : 0;  // no stale pointer
     e.supported = totals[i].supported;
     e.count = totals[i].count;
     e.time_enabled = totals[i].enabled;

@@ -23,6 +23,7 @@
 #include "record/host_facts.h"
 #include "record/stat_counters.h"
 #include "record/stat_file.h"
+#include "record/stat_toggles.h"
 
 namespace sample::record {
 namespace {
@@ -81,8 +82,10 @@ class CountingSession {
  private:
   Result<void> Prepare();
   Result<RunOutcome> RunOnce();
-  Result<void> Wait(StatCounters& counters, RunOutcome* outcome);
-  Result<void> PrintInterval(const StatCounters& counters, uint64_t now);
+  Result<void> Wait(RunOutcome* outcome);
+  Result<void> PrintInterval(uint64_t now);
+  // Every event's counts so far, in specs_ order.
+  Result<std::vector<StatCount>> ReadAll();
   void EndCommand(RunOutcome* outcome);
   void PrintSummary(const std::vector<RunOutcome>& runs) const;
   Result<void> WriteFile(const std::vector<RunOutcome>& runs) const;
@@ -91,6 +94,15 @@ class CountingSession {
   const StatOptions& stat_;
   RecordTarget target_;
   std::vector<EventSpec> specs_;
+  // Events counted by StatCounters (all but the toggled ones and their
+  // triggers, which ToggledCounters counts inside windows), and their
+  // indices in specs_.
+  std::vector<EventSpec> plain_specs_;
+  std::vector<size_t> plain_index_;
+  bool toggled_ = false;
+  std::optional<StatCounters> counters_;
+  std::optional<ToggledCounters> windows_;
+  std::vector<std::string> notes_;
   sigset_t original_mask_{};
   UniqueFd signal_fd_;
   pid_t child_ = -1;
@@ -122,7 +134,16 @@ Result<void> CountingSession::Prepare() {
   for (const std::string& e : options_.events) list += (list.empty() ? "" : ",") + e;
   if (list.empty()) list = DefaultStatEvents();
   TRY_ASSIGN(auto specs, ParseEventList(list, parse));
+  TRY(AttachFilters(options_.events, options_.filters, &specs));
   specs_ = std::move(specs);
+  for (size_t i = 0; i < specs_.size(); ++i) {
+    if (CountedInWindows(specs_[i])) {
+      toggled_ = true;
+    } else {
+      plain_specs_.push_back(specs_[i]);
+      plain_index_.push_back(i);
+    }
+  }
   // As the recorder says it: counts of user space only are not the same
   // numbers.
   if (!options_.quiet && std::any_of(specs_.begin(), specs_.end(), [](const EventSpec& spec) {
@@ -157,19 +178,37 @@ Result<RunOutcome> CountingSession::RunOnce() {
     target_.threads = {child_};
   }
   RunOutcome outcome;
-  auto counters = StatCounters::Open(specs_, target_);
-  Result<void> counted = counters ? Result<void>{} : tl::unexpected(counters.error());
+  counters_.reset();
+  windows_.reset();
+  Result<void> counted;
+  if (!plain_specs_.empty()) {
+    auto counters = StatCounters::Open(plain_specs_, target_);
+    if (counters) {
+      counters_.emplace(std::move(*counters));
+    } else {
+      counted = tl::unexpected(counters.error());
+    }
+  }
+  if (counted && toggled_) {
+    auto windows = ToggledCounters::Open(specs_, target_);
+    if (windows) {
+      windows_.emplace(std::move(*windows));
+    } else {
+      counted = tl::unexpected(windows.error());
+    }
+  }
   if (counted) {
     start_ns_ = MonotonicNowNs();
     if (first_start_ns_ == 0) first_start_ns_ = start_ns_;
     last_interval_ns_ = start_ns_;
     last_counts_.clear();
     if (launcher) counted = launcher->Release();
-    if (counted) counted = counters->Enable();
+    if (counted && counters_) counted = counters_->Enable();
+    if (counted && windows_) counted = windows_->Enable();
     if (counted && stat_.interval_ms != 0 && stat_.layout.format == StatFormat::kTable) {
       fmt::print(stderr, "{}", IntervalHeading());
     }
-    if (counted) counted = Wait(*counters, &outcome);
+    if (counted) counted = Wait(&outcome);
   }
   if (!counted) {
     // The command must not run on uncounted, or wait for its release forever.
@@ -177,18 +216,31 @@ Result<RunOutcome> CountingSession::RunOnce() {
     EndCommand(&outcome);
     return tl::unexpected(counted.error());
   }
-  counters->Disable();
+  if (counters_) counters_->Disable();
+  if (windows_) windows_->Disable();
   EndCommand(&outcome);
   outcome.elapsed_ns = MonotonicNowNs() - start_ns_;
-  TRY_ASSIGN(auto counts, counters->Read());
-  if (stat_.interval_ms != 0) TRY(PrintInterval(*counters, MonotonicNowNs()));
+  TRY_ASSIGN(auto counts, ReadAll());
+  if (stat_.interval_ms != 0) TRY(PrintInterval(MonotonicNowNs()));
+  if (windows_) notes_ = windows_->Notes();
   outcome.counts = std::move(counts);
   return outcome;
 }
 
+Result<std::vector<StatCount>> CountingSession::ReadAll() {
+  std::vector<StatCount> counts(specs_.size());
+  for (size_t i = 0; i < specs_.size(); ++i) counts[i].name = specs_[i].name;
+  if (counters_) {
+    TRY_ASSIGN(auto plain, counters_->Read());
+    for (size_t i = 0; i < plain.size(); ++i) counts[plain_index_[i]] = std::move(plain[i]);
+  }
+  if (windows_) TRY(windows_->Fill(&counts));
+  return counts;
+}
+
 // Until the command or the attached targets end, --duration runs out or a
 // stop signal arrives; prints each interval on the way (-I).
-Result<void> CountingSession::Wait(StatCounters& counters, RunOutcome* outcome) {
+Result<void> CountingSession::Wait(RunOutcome* outcome) {
   const uint64_t stop_at =
       options_.duration_s > 0 ? start_ns_ + static_cast<uint64_t>(options_.duration_s * 1e9) : 0;
   const uint64_t interval_ns = stat_.interval_ms * 1'000'000;
@@ -202,6 +254,8 @@ Result<void> CountingSession::Wait(StatCounters& counters, RunOutcome* outcome) 
     if (interval_ns != 0) deadline = last_interval_ns_ + interval_ns;
     if (stop_at != 0) deadline = std::min(deadline, stop_at);
     if (watching) deadline = std::min(deadline, now + kTargetCheckIntervalNs);
+    // The triggers' rings are emptied as often.
+    if (windows_) deadline = std::min(deadline, now + kTargetCheckIntervalNs);
     const int timeout_ms =
         deadline == UINT64_MAX
             ? -1
@@ -224,18 +278,19 @@ Result<void> CountingSession::Wait(StatCounters& counters, RunOutcome* outcome) 
         child_ = -1;
       }
     }
+    if (windows_) windows_->Drain();
     if (outcome->interrupted) return {};
     if (watching && TargetsGone(target_)) return {};
     now = MonotonicNowNs();
     if (interval_ns != 0 && !child_done_ && now >= last_interval_ns_ + interval_ns) {
-      TRY(PrintInterval(counters, now));
+      TRY(PrintInterval(now));
     }
   }
   return {};
 }
 
-Result<void> CountingSession::PrintInterval(const StatCounters& counters, uint64_t now) {
-  TRY_ASSIGN(auto counts, counters.Read());
+Result<void> CountingSession::PrintInterval(uint64_t now) {
+  TRY_ASSIGN(auto counts, ReadAll());
   const auto delta = Delta(counts, last_counts_);
   intervals_.push_back({now - start_ns_, counts});
   fmt::print(stderr, "{}",
@@ -303,6 +358,7 @@ void CountingSession::PrintSummary(const std::vector<RunOutcome>& runs) const {
   fmt::print(
       stderr, "{}",
       FormatStatTable(TargetName(options_.target), mean, times, static_cast<int>(runs.size())));
+  for (const std::string& note : notes_) fmt::print(stderr, "note: {}\n", note);
 }
 
 // The totals of every run (-r: summed, so that enabled and running still

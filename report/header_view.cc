@@ -3,9 +3,12 @@
 #include <linux/perf_event.h>
 #include <time.h>
 
+#include <algorithm>
 #include <charconv>
 
 #include <fmt/format.h>
+
+#include "report/enable_windows.h"
 
 namespace sample::report {
 namespace {
@@ -172,6 +175,28 @@ std::string UtcTime(uint64_t realtime_ns) {
                      utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec);
 }
 
+// Times from the first record; a switch before it (the start's enable
+// comes just before the events are on) counts from the switch.
+ControlInfo BuildControlInfo(const Recording& recording, uint64_t first, uint64_t last) {
+  uint64_t origin = first, end = last;
+  for (const format::ControlEntry& e : recording.control) {
+    if (origin == 0 || e.time_ns < origin) origin = e.time_ns;
+    end = std::max(end, e.time_ns);
+  }
+  const EnableWindows windows = BuildEnableWindows(recording.control, recording.events, end);
+  ControlInfo info;
+  for (const EnableWindow& w : windows.windows) {
+    ControlInfo::Window window;
+    window.start_s = static_cast<double>(w.start_ns - origin) / 1e9;
+    window.end_s = static_cast<double>(w.end_ns - origin) / 1e9;
+    for (uint32_t i : w.events) window.events.push_back(recording.events[i].name);
+    info.windows.push_back(std::move(window));
+  }
+  info.enabled_s = static_cast<double>(windows.enabled_ns) / 1e9;
+  info.total_s = static_cast<double>(end - origin) / 1e9;
+  return info;
+}
+
 }  // namespace
 
 HeaderView BuildHeaderView(const Recording& recording) {
@@ -199,6 +224,7 @@ HeaderView BuildHeaderView(const Recording& recording) {
     last = recording.trailer->header.end_clock_ns;
   }
   h.duration_s = static_cast<double>(last - first) / 1e9;
+  if (!recording.control.empty()) h.control = BuildControlInfo(recording, first, last);
 
   const Profile& profile = recording.profile;
   for (size_t i = 0; i < recording.events.size(); ++i) {
@@ -227,6 +253,21 @@ HeaderView BuildHeaderView(const Recording& recording) {
       e.group_members.push_back(recording.events[member].name);
     }
     e.samples = profile.sample_count(static_cast<uint32_t>(i));
+    if (i < recording.tracepoints.size()) {
+      const TracepointDesc& trace = recording.tracepoints[i];
+      e.tracepoint = e.type == PERF_TYPE_TRACEPOINT;
+      e.filter = trace.filter;
+      if (trace.format) {
+        for (const TraceField& field : trace.format->fields) {
+          if (!field.common()) e.trace_fields.push_back(field.name);
+        }
+      }
+    }
+    if (i == recording.off_cpu_source && recording.off_cpu_event) {
+      // Its samples were moved to the off-CPU pseudo-events, or left out.
+      e.samples = profile.sample_count(*recording.off_cpu_event) +
+                  profile.sample_count(*recording.off_cpu_event + 1) + stats.off_cpu.unmatched;
+    }
     h.events.push_back(std::move(e));
   }
   h.samples = stats.samples;
@@ -237,6 +278,24 @@ HeaderView BuildHeaderView(const Recording& recording) {
   h.file_size = recording.file_size;
   h.valid_end = recording.valid_end;
   if (recording.counts) h.counts = BuildCountsInfo(*recording.counts);
+  for (size_t i = 0; i < recording.toggle_stats.size() && i < recording.events.size(); ++i) {
+    const ToggleStats& st = recording.toggle_stats[i];
+    if (!st.toggled) continue;
+    ToggleInfo t;
+    t.name = recording.events[i].name;
+    for (const ToggleRelation& rel : recording.toggles) {
+      if (rel.target != i || rel.trigger >= recording.events.size()) continue;
+      (rel.on ? t.on_by : t.off_by).push_back(recording.events[rel.trigger].name);
+      t.per_cpu = rel.per_cpu;
+      t.starts_on = rel.target_starts_on;
+    }
+    t.windows = st.windows;
+    t.inside = st.inside;
+    t.outside = st.outside;
+    t.unmatched_off = st.unmatched_off;
+    t.applied = recording.toggles_applied;
+    h.toggles.push_back(std::move(t));
+  }
   return h;
 }
 

@@ -51,6 +51,11 @@ struct EventInfo {
   size_t ids = 0;                          // file descriptors opened for it (CPUs x threads)
   std::vector<std::string> group_members;  // read with this event's samples
   uint64_t samples = 0;
+  // Tracepoints: the --filter the kernel applied (empty: none) and the
+  // payload's field names from the stored format (common_* left out).
+  bool tracepoint = false;
+  std::string filter;
+  std::vector<std::string> trace_fields;
 };
 
 // One counter's totals (the file's kCounts chunk).
@@ -74,6 +79,30 @@ struct CountsInfo {
   size_t multiplexed = 0;  // events that ran less than they were enabled
 };
 
+// A toggled event (on=/off= triggers) and what its windows kept.
+struct ToggleInfo {
+  std::string name;
+  std::vector<std::string> on_by, off_by;  // the triggers' names
+  bool per_cpu = false;
+  bool starts_on = false;
+  uint64_t windows = 0;
+  uint64_t inside = 0, outside = 0;  // samples
+  uint64_t unmatched_off = 0;
+  bool applied = true;  // samples outside were left out (not --no-toggle)
+};
+
+// When sampling was on (-D, --control): the windows, relative to the
+// recording's start.
+struct ControlInfo {
+  struct Window {
+    double start_s = 0, end_s = 0;
+    std::vector<std::string> events;  // on in it; empty: every sampling event throughout
+  };
+  std::vector<Window> windows;
+  double enabled_s = 0;
+  double total_s = 0;  // of the recording
+};
+
 struct HeaderView {
   // Recorded host facts; empty when the file does not say.
   std::string hostname, os_release, os_version, arch, cpus_online, cmdline, recorder_version;
@@ -88,7 +117,9 @@ struct HeaderView {
   bool finalized = false;
   uint64_t file_size = 0;
   uint64_t valid_end = 0;
-  std::optional<CountsInfo> counts;  // the counters' totals, when the file has them
+  std::vector<ToggleInfo> toggles;     // toggled events, in event order
+  std::optional<CountsInfo> counts;    // the counters' totals, when the file has them
+  std::optional<ControlInfo> control;  // when the file has switches
 };
 
 HeaderView BuildHeaderView(const Recording& recording);

@@ -69,7 +69,14 @@ void JsonPrinter::Header(const HeaderView& h) {
     json_.Field("ids", e.ids).Field("samples", e.samples);
     json_.Key("group_members").BeginArray();
     for (const std::string& m : e.group_members) json_.String(m);
-    json_.EndArray().EndObject();
+    json_.EndArray();
+    if (e.tracepoint) {
+      json_.Field("filter", e.filter);
+      json_.Key("trace_fields").BeginArray();
+      for (const std::string& f : e.trace_fields) json_.String(f);
+      json_.EndArray();
+    }
+    json_.EndObject();
   }
   json_.EndArray();
   json_.Field("samples", h.samples).Field("lost_samples", h.lost_samples);
@@ -78,8 +85,11 @@ void JsonPrinter::Header(const HeaderView& h) {
     json_.BeginObject()
         .Field("cpu", cpu)
         .Field("samples", counts.samples)
-        .Field("lost_samples", counts.lost_samples)
-        .EndObject();
+        .Field("lost_samples", counts.lost_samples);
+    if (counts.throttles != 0) {
+      json_.Field("throttles", counts.throttles).Field("throttled_ns", counts.throttled_ns);
+    }
+    json_.EndObject();
   }
   json_.EndArray();
   json_.Key("build_ids").BeginArray();
@@ -91,7 +101,47 @@ void JsonPrinter::Header(const HeaderView& h) {
       .Field("file_size", h.file_size)
       .Field("valid_end", h.valid_end);
   if (h.counts) Counts(*h.counts);
+  // Only in files with toggles, so older files' JSON is unchanged.
+  if (!h.toggles.empty()) {
+    json_.Key("toggles").BeginArray();
+    for (const ToggleInfo& t : h.toggles) {
+      json_.BeginObject().Field("event", t.name);
+      json_.Key("on_by").BeginArray();
+      for (const std::string& n : t.on_by) json_.String(n);
+      json_.EndArray().Key("off_by").BeginArray();
+      for (const std::string& n : t.off_by) json_.String(n);
+      json_.EndArray();
+      json_.Field("scope", t.per_cpu ? "cpu" : "thread")
+          .Field("starts_on", t.starts_on)
+          .Field("windows", t.windows)
+          .Field("samples_inside", t.inside)
+          .Field("samples_outside", t.outside)
+          .Field("offs_while_off", t.unmatched_off)
+          .Field("applied", t.applied)
+          .EndObject();
+    }
+    json_.EndArray();
+  }
+  if (h.control) Control(*h.control);
   json_.EndObject();
+}
+
+// Only in files with switches (-D, --control), so older files' JSON is
+// unchanged.
+void JsonPrinter::Control(const ControlInfo& control) {
+  json_.Key("enabled").BeginObject();
+  json_.Key("enabled_s").Double(control.enabled_s, 6);
+  json_.Key("total_s").Double(control.total_s, 6);
+  json_.Key("windows").BeginArray();
+  for (const ControlInfo::Window& w : control.windows) {
+    json_.BeginObject();
+    json_.Key("start_s").Double(w.start_s, 6);
+    json_.Key("end_s").Double(w.end_s, 6);
+    json_.Key("events").BeginArray();
+    for (const std::string& e : w.events) json_.String(e);
+    json_.EndArray().EndObject();
+  }
+  json_.EndArray().EndObject();
 }
 
 // Only in files that have counts, so older files' JSON is unchanged.
@@ -138,8 +188,11 @@ void JsonPrinter::Stats(const HeaderView& h, const LoadStats& stats) {
         .Field("cpu", cpu)
         .Field("samples", counts.samples)
         .Field("lost_samples", counts.lost_samples)
-        .Field("lost_records", counts.lost_records)
-        .EndObject();
+        .Field("lost_records", counts.lost_records);
+    if (counts.throttles != 0) {
+      json_.Field("throttles", counts.throttles).Field("throttled_ns", counts.throttled_ns);
+    }
+    json_.EndObject();
   }
   json_.EndArray();
   json_.Field("lost_samples", stats.lost_samples)
@@ -202,6 +255,9 @@ void JsonPrinter::Section(const EventSection& s) {
       .Field("percent_base", s.percent_base)
       .Field("lost_samples", recording_.stats.lost_samples)
       .Field("children", s.children);
+  // Only for the time-weighted pseudo-events, so other sections read as before.
+  if (s.time_weighted) json_.Field("period_unit", "ns");
+  if (s.tid != FlatEntry::kAny) json_.Field("tid", s.tid);
   json_.Key("sort_keys").BeginArray();
   for (SortKey key : view_.sort_keys) json_.String(SortKeyName(key));
   json_.EndArray();
@@ -309,6 +365,41 @@ void JsonPrinter::Branches(const CallNode& node, uint64_t total) {
   json_.EndArray();
 }
 
+// A tracepoint field: integers as numbers, pointers as "0x..." strings,
+// strings as strings (already plain ASCII), lists as arrays, bytes as a
+// hex string, a field past the payload's end as null.
+void JsonPrinter::TraceValueJson(const TraceValue& value) {
+  json_.Key(value.field->name);
+  auto number = [&](uint64_t n, TraceValue::Kind kind) {
+    if (kind == TraceValue::Kind::kSigned) {
+      json_.Int(static_cast<int64_t>(n));
+    } else if (kind == TraceValue::Kind::kHex) {
+      json_.String(Hex(n));
+    } else {
+      json_.Uint(n);
+    }
+  };
+  switch (value.kind) {
+    case TraceValue::Kind::kSigned:
+    case TraceValue::Kind::kUnsigned:
+    case TraceValue::Kind::kHex:
+      number(value.number, value.kind);
+      break;
+    case TraceValue::Kind::kString:
+    case TraceValue::Kind::kBytes:
+      json_.String(value.text);
+      break;
+    case TraceValue::Kind::kList:
+      json_.BeginArray();
+      for (uint64_t e : value.elements) number(e, value.element_kind);
+      json_.EndArray();
+      break;
+    case TraceValue::Kind::kMissing:
+      json_.Null();
+      break;
+  }
+}
+
 void JsonPrinter::Script(const ScriptView& script) {
   const Profile& profile = *script.profile;
   json_.Key("script").BeginArray();
@@ -335,6 +426,11 @@ void JsonPrinter::Script(const ScriptView& script) {
       json_.Field("dso", *f.dso).EndObject();
     }
     json_.EndArray();
+    if (const auto fields = script.TraceFields(*s); !fields.empty()) {
+      json_.Key("fields").BeginObject();
+      for (const TraceValue& value : fields) TraceValueJson(value);
+      json_.EndObject();
+    }
     if (s->reads_count != 0) {
       json_.Key("group_members").BeginArray();
       for (const MemberCount& read : profile.reads(*s)) {
@@ -346,6 +442,19 @@ void JsonPrinter::Script(const ScriptView& script) {
       json_.EndArray();
     }
     json_.EndObject();
+  }
+  json_.EndArray();
+  // Only when asked for (--show-switch-events, --show-all-records).
+  if (script.sideband.empty()) return;
+  json_.Key("records").BeginArray();
+  for (const ScriptSideband& r : script.sideband) {
+    json_.BeginObject()
+        .Field("comm", *r.comm)
+        .Field("tid", r.tid)
+        .Field("cpu", r.cpu)
+        .Field("time_ns", r.time)
+        .Field("record", r.text)
+        .EndObject();
   }
   json_.EndArray();
 }

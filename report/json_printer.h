@@ -27,11 +27,13 @@ class JsonPrinter : public ReportPrinter {
 
  private:
   void Counts(const CountsInfo& counts);
+  void Control(const ControlInfo& control);
   void Section(const EventSection& section);
   void Entry(const EventSection& section, const FlatEntry& entry);
   void CallGraph(const EventSection& section, const CallNode& root);
   void Branches(const CallNode& node, uint64_t total);
   void FunctionFields(uint32_t function);
+  void TraceValueJson(const TraceValue& value);
 
   const Recording& recording_;
   const ViewOptions& view_;

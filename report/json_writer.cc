@@ -107,6 +107,12 @@ JsonWriter& JsonWriter::Uint(uint64_t value) {
   return *this;
 }
 
+JsonWriter& JsonWriter::Int(int64_t value) {
+  BeforeValue();
+  out_ += fmt::format("{}", value);
+  return *this;
+}
+
 JsonWriter& JsonWriter::Double(double value, int decimals) {
   BeforeValue();
   out_ += std::isfinite(value) ? fmt::format("{:.{}f}", value, decimals) : "null";

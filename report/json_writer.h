@@ -22,6 +22,7 @@ class JsonWriter {
   JsonWriter& Key(std::string_view key);
   JsonWriter& String(std::string_view value);
   JsonWriter& Uint(uint64_t value);
+  JsonWriter& Int(int64_t value);
   JsonWriter& Double(double value, int decimals = 2);
   JsonWriter& Bool(bool value);
   JsonWriter& Null();

@@ -113,6 +113,9 @@ int main(int argc, char** argv) {
   bool no_children = false;
   bool children = false;
   bool no_debuginfod = false;
+  bool no_toggle = false;
+  bool show_switches = false;
+  bool show_all = false;
   bool inverted = false;
   std::string max_stack, percent_limit, jobs;  // numbers, checked after parsing
   po::options_description desc("Options");
@@ -150,8 +153,16 @@ int main(int argc, char** argv) {
       ("header", po::bool_switch(&options.header), "print the recording's header first")
       ("header-only", po::bool_switch(&options.header_only), "print only the header")
       ("stats", po::bool_switch(&options.stats), "print record counts and problems found")
+      ("wall", po::bool_switch(&options.load.wall),
+       "with an --off-cpu recording: also a wall-clock profile per thread, its on-CPU "
+       "(cpu-clock or task-clock) samples and its time off the CPU together")
       ("script", po::bool_switch(&options.script),
        "print every sample with its call chain, as perf script")
+      ("show-switch-events", po::bool_switch(&show_switches),
+       "with --script: also the context switch records (PERF_RECORD_SWITCH)")
+      ("show-all-records", po::bool_switch(&show_all),
+       "with --script: also every other non-sample record (switches, COMM, MMAP2, FORK, "
+       "EXIT, THROTTLE, LOST, ...)")
       ("format", po::value(&format),
        "text (default), json, folded, svg, html, pprof, speedscope or gecko")
       ("output,o", po::value(&options.output),
@@ -168,6 +179,9 @@ int main(int argc, char** argv) {
        "never ask debuginfod servers (DEBUGINFOD_URLS) for missing binaries or debug info")
       ("jobs,j", po::value(&jobs),
        "threads for reading the file (default: one per core)")
+      ("no-toggle", po::bool_switch(&no_toggle),
+       "keep a toggled event's samples outside its on..off windows too (the header still "
+       "counts them)")
       ("force,f", po::bool_switch(&options.load.force),
        "use binaries even when their build-id differs from the recorded one")
       ("group", "accepted for perf users: group members are always shown beside their leader")
@@ -221,6 +235,16 @@ int main(int argc, char** argv) {
     options.load.srclines = std::find(view.sort_keys.begin(), view.sort_keys.end(),
                                       sample::SortKey::kSrcline) != view.sort_keys.end();
     options.load.use_debuginfod = !no_debuginfod;
+    options.load.apply_toggles = !no_toggle;
+    if ((show_switches || show_all) && !options.script) {
+      throw po::error(std::string(show_all ? "--show-all-records" : "--show-switch-events") +
+                      " is an option of --script");
+    }
+    if (show_all) {
+      options.load.sideband = sample::report::KeepSideband::kAll;
+    } else if (show_switches) {
+      options.load.sideband = sample::report::KeepSideband::kSwitches;
+    }
     // Call chains matter to every view but the flat profile without
     // children and call graph (as perf, which then unwinds nothing either);
     // --stats shows the unwinding counts.

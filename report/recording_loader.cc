@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <optional>
+#include <string_view>
 #include <thread>
 #include <unordered_map>
 
@@ -22,6 +24,8 @@
 namespace sample::report {
 namespace {
 
+constexpr std::string_view kSchedSwitch = "sched:sched_switch";
+
 // Records the file's chunks claim to hold: a reservation hint for the
 // samples (which are most records), so the sample vector is allocated once
 // instead of doubling through the load. Chunk headers are untrusted: a
@@ -36,6 +40,15 @@ size_t ExpectedRecords(const format::SampleFileReader& reader) {
     stored += chunk.header.stored_size;
   }
   return static_cast<size_t>(std::min(records, stored));
+}
+
+std::vector<ToggleRelation> ToggleRelations(const std::vector<format::ToggleEntry>& entries) {
+  std::vector<ToggleRelation> relations;
+  for (const format::ToggleEntry& e : entries) {
+    relations.push_back({e.trigger, e.target, e.action == format::kToggleOn,
+                         e.scope == format::kToggleCpu, e.target_starts_on != 0});
+  }
+  return relations;
 }
 
 // Function ids (innermost first: inlined calls, then the function) and
@@ -56,7 +69,10 @@ struct LocationFunctions {
 class Loader {
  public:
   Loader(const format::SampleFileReader& reader, const LoadOptions& options)
-      : reader_(reader), options_(options), group_reads_(reader.events()) {}
+      : reader_(reader),
+        options_(options),
+        group_reads_(reader.events()),
+        toggles_(ToggleRelations(reader.toggles()), reader.events().events().size()) {}
   Result<Recording> Run();
 
  private:
@@ -69,7 +85,14 @@ class Loader {
   bool ApplyComm(std::span<const std::byte> record, const perf_event_attr& attr);
   bool ApplyFork(std::span<const std::byte> record, const perf_event_attr& attr);
   bool ApplyExit(std::span<const std::byte> record, const perf_event_attr& attr);
+  bool ApplySwitch(std::span<const std::byte> record, const perf_event_attr& attr);
+  bool ApplyThrottle(std::span<const std::byte> record, const perf_event_attr& attr);
+  // Off-CPU samples whose thread never came back are dropped; with
+  // --wall, the wall pseudo-event's samples are added.
+  void FinishOffCpu();
   void CountLost(uint64_t lost, uint32_t cpu);
+  // Keeps a well-formed non-sample record for --script when asked to.
+  void Keep(const TimedRecord& timed, uint32_t type);
   // Before a record changes `pid`'s mappings: the unwound frames of its
   // queued samples are resolved against the process table when the
   // unwinder calls back, so they must be before the change.
@@ -92,6 +115,13 @@ class Loader {
   std::vector<ProfileSample> samples_;
   std::vector<MemberCount> sample_reads_;
   GroupReadDeltas group_reads_;
+  ToggleWindows toggles_;
+  // Off-CPU recordings: the sched:sched_switch event whose samples become
+  // the off-cpu pseudo-event's (out_.off_cpu_event), paired by intervals_.
+  std::optional<uint32_t> off_cpu_source_;
+  OffCpuIntervals intervals_;
+  // Throttled events by (CPU, event id): since when.
+  std::map<std::pair<uint32_t, uint64_t>, uint64_t> throttled_since_;
 };
 
 Result<Recording> Loader::Run() {
@@ -116,6 +146,13 @@ void Loader::ReadRecords(unsigned jobs) {
   unwind_options.force = options_.force;
   unwind_options.vdso_image = reader_.vdso_image();
   unwinding_.emplace(unwind_options, processes_, reader_.build_ids());
+  const std::vector<EventDesc>& events = reader_.events().events();
+  if (HasOffCpuEvents(events)) {
+    for (uint32_t e = 0; e < events.size(); ++e) {
+      if (events[e].name == kSchedSwitch) off_cpu_source_ = e;
+    }
+    out_.off_cpu_event = static_cast<uint32_t>(events.size());
+  }
   samples_.reserve(ExpectedRecords(reader_));
   OrderedRecordStream stream(reader_, jobs);
   bool any = false;
@@ -125,6 +162,12 @@ void Loader::ReadRecords(unsigned jobs) {
     out_.stats.last_time = batch.back().time;
     for (const TimedRecord& record : batch) Apply(record);
     FlushUnwinding();  // the batch's bytes go away with the next one
+  }
+  FinishOffCpu();
+  out_.off_cpu_source = off_cpu_source_;
+  for (const auto& [key, since] : throttled_since_) {
+    CpuCounts& counts = out_.stats.per_cpu[key.first];
+    if (out_.stats.last_time > since) counts.throttled_ns += out_.stats.last_time - since;
   }
   out_.stats.unwind = unwinding_->stats();
   out_.warnings.insert(out_.warnings.end(), unwinding_->warnings().begin(),
@@ -185,6 +228,11 @@ void Loader::DescribeRecording() {
   std::vector<std::string> event_names;
   const EventTable& events = reader_.events();
   for (const EventDesc& e : events.events()) event_names.push_back(e.name);
+  if (out_.off_cpu_event) {
+    event_names.push_back("off-cpu");
+    event_names.push_back("off-cpu-preempted");
+  }
+  if (out_.wall_event) event_names.push_back("wall");
   out_.profile.set_event_names(std::move(event_names));
   out_.metadata = reader_.metadata();
   out_.build_ids = reader_.build_ids();
@@ -194,6 +242,32 @@ void Loader::DescribeRecording() {
   });
   out_.trailer = reader_.trailer();
   out_.counts = reader_.counts();
+  out_.toggles = toggles_.relations();
+  out_.toggle_stats = toggles_.stats();
+  out_.toggles_applied = options_.apply_toggles && toggles_.active();
+  out_.control = reader_.control();
+  if (!reader_.trace_formats().empty()) {
+    out_.tracepoints.resize(out_.events.size());
+    for (const format::TraceFormatEntry& entry : reader_.trace_formats()) {
+      if (entry.event_index >= out_.tracepoints.size()) {
+        out_.warnings.push_back(fmt::format("{}: a trace format names event {}, of {}",
+                                            reader_.path(), entry.event_index,
+                                            out_.tracepoints.size()));
+        continue;
+      }
+      TracepointDesc& desc = out_.tracepoints[entry.event_index];
+      desc.filter = entry.filter;
+      if (entry.format.empty()) continue;  // tracefs did not give it at record time
+      auto parsed = ParseTraceFormat(entry.format);
+      if (!parsed) {
+        out_.warnings.push_back(fmt::format("{}: the trace format of '{}' is unusable: {}",
+                                            reader_.path(), out_.events[entry.event_index].name,
+                                            parsed.error().message));
+        continue;
+      }
+      desc.format = std::move(*parsed);
+    }
+  }
   out_.finalized = reader_.finalized();
   out_.file_size = reader_.file_size();
   out_.valid_end = reader_.valid_end();
@@ -222,6 +296,14 @@ void Loader::Apply(const TimedRecord& timed) {
     case PERF_RECORD_EXIT:
       ok = ApplyExit(record, attr);
       break;
+    case PERF_RECORD_SWITCH:
+    case PERF_RECORD_SWITCH_CPU_WIDE:
+      ok = ApplySwitch(record, attr);
+      break;
+    case PERF_RECORD_THROTTLE:
+    case PERF_RECORD_UNTHROTTLE:
+      ok = ApplyThrottle(record, attr);
+      break;
     case PERF_RECORD_LOST: {
       const auto lost = ParseLost(record, attr);
       if (lost) CountLost(lost->lost, lost->sample_id.cpu);
@@ -237,7 +319,27 @@ void Loader::Apply(const TimedRecord& timed) {
     default:
       break;
   }
-  if (!ok) ++out_.stats.malformed_records;
+  if (!ok) {
+    ++out_.stats.malformed_records;
+    return;
+  }
+  if (header.type != PERF_RECORD_SAMPLE) Keep(timed, header.type);
+}
+
+void Loader::Keep(const TimedRecord& timed, uint32_t type) {
+  const bool is_switch = type == PERF_RECORD_SWITCH || type == PERF_RECORD_SWITCH_CPU_WIDE;
+  if (options_.sideband == KeepSideband::kNone ||
+      (options_.sideband == KeepSideband::kSwitches && !is_switch)) {
+    return;
+  }
+  const perf_event_attr& attr = reader_.events().events()[timed.event].attr;
+  const auto id = ParseSampleIdTrailer(timed.bytes, attr);
+  KeptRecord kept;
+  kept.time = timed.time;
+  kept.event = timed.event;
+  if (id) kept.comm = processes_.CommOf(id->pid, id->tid);
+  kept.bytes.assign(timed.bytes.begin(), timed.bytes.end());
+  out_.sideband.push_back(std::move(kept));
 }
 
 bool Loader::ApplyMmap2(std::span<const std::byte> record, const perf_event_attr& attr) {
@@ -271,7 +373,78 @@ bool Loader::ApplyExit(std::span<const std::byte> record, const perf_event_attr&
   const auto e = ParseTask(record, attr);
   if (!e) return false;
   processes_.ApplyExit(e->pid, e->tid);
+  intervals_.Exited(e->tid);
   return true;
+}
+
+bool Loader::ApplySwitch(std::span<const std::byte> record, const perf_event_attr& attr) {
+  const auto s = ParseSwitch(record, attr);
+  if (!s) return false;
+  if (!off_cpu_source_) return true;
+  if (s->out) {
+    // Follows the thread's sched:sched_switch sample (the tracepoint fires
+    // before the events are switched out).
+    if (s->preempted) intervals_.MarkPreempted(s->sample_id.tid);
+    return true;
+  }
+  // The switch-in's sample_id is the task coming back, for both types.
+  if (auto interval = intervals_.SwitchedIn(s->sample_id.tid, s->sample_id.time)) {
+    samples_[interval->sample].period = interval->blocked;
+    if (interval->preempted) samples_[interval->sample].event = *out_.off_cpu_event + 1;
+  }
+  return true;
+}
+
+bool Loader::ApplyThrottle(std::span<const std::byte> record, const perf_event_attr& attr) {
+  const auto t = ParseThrottle(record, attr);
+  if (!t) return false;
+  const bool throttle = ReadRecordHeader(record).type == PERF_RECORD_THROTTLE;
+  const uint32_t cpu = t->sample_id.cpu;
+  CpuCounts& counts = out_.stats.per_cpu[cpu];
+  const auto key = std::make_pair(cpu, t->id);
+  if (throttle) {
+    ++counts.throttles;
+    throttled_since_.try_emplace(key, t->time);
+    return true;
+  }
+  auto it = throttled_since_.find(key);
+  if (it == throttled_since_.end()) return true;  // throttled before the records begin
+  if (t->time > it->second) counts.throttled_ns += t->time - it->second;
+  throttled_since_.erase(it);
+  return true;
+}
+
+void Loader::FinishOffCpu() {
+  if (!out_.off_cpu_event) return;
+  const std::vector<size_t> unmatched = intervals_.TakeUnmatched();
+  out_.stats.off_cpu = intervals_.stats();
+  if (!unmatched.empty()) {
+    size_t next = 0, kept = 0;
+    for (size_t i = 0; i < samples_.size(); ++i) {
+      if (next < unmatched.size() && unmatched[next] == i) {
+        ++next;
+        continue;
+      }
+      samples_[kept++] = samples_[i];
+    }
+    samples_.resize(kept);
+  }
+  if (!options_.wall) return;
+  const std::optional<uint32_t> clock = OnCpuClockEvent(reader_.events().events());
+  if (!clock) return;
+  const uint32_t wall = *out_.off_cpu_event + 2;
+  out_.wall_event = wall;
+  const size_t count = samples_.size();
+  for (size_t i = 0; i < count; ++i) {
+    const uint32_t event = samples_[i].event;
+    if (event != *clock && event != *out_.off_cpu_event && event != *out_.off_cpu_event + 1) {
+      continue;
+    }
+    ProfileSample copy = samples_[i];
+    copy.event = wall;
+    copy.reads_count = 0;  // group counts stay with the on-CPU event
+    samples_.push_back(copy);
+  }
 }
 
 void Loader::CountLost(uint64_t lost, uint32_t cpu) {
@@ -310,6 +483,11 @@ bool Loader::ApplySample(std::span<const std::byte> record, const perf_event_att
   if (!s) return false;
   ++out_.stats.samples;
   ++out_.stats.per_cpu[s->cpu].samples;
+  if (toggles_.active()) {
+    // In time order: a trigger switches before the samples after it.
+    toggles_.Trigger(event, s->tid, s->cpu);
+    if (!toggles_.Inside(event, s->tid, s->cpu) && options_.apply_toggles) return true;
+  }
   ProfileSample sample;
   sample.event = event;
   sample.comm = out_.profile.InternComm(processes_.CommOf(s->pid, s->tid));
@@ -318,6 +496,12 @@ bool Loader::ApplySample(std::span<const std::byte> record, const perf_event_att
   sample.cpu = s->cpu;
   sample.time = s->time;
   sample.period = s->period;
+  if (event == off_cpu_source_) {
+    // Weighted by the time off the CPU once the switch-in is seen.
+    sample.event = *out_.off_cpu_event;
+    sample.period = 0;
+    intervals_.SwitchedOut(s->tid, s->time, samples_.size());
+  }
   sample.reads_begin = static_cast<uint32_t>(sample_reads_.size());
   out_.stats.unknown_group_reads += group_reads_.Add(*s, event, sample_reads_);
   sample.reads_count = static_cast<uint32_t>(sample_reads_.size() - sample.reads_begin);
@@ -329,6 +513,7 @@ bool Loader::ApplySample(std::span<const std::byte> record, const perf_event_att
     sample.frames_count = stack.count;
     out_.stats.frames += sample.frames_count;
   }
+  if (!s->raw.empty()) out_.profile.AddRaw(samples_.size(), s->raw);
   samples_.push_back(sample);
   return true;
 }
@@ -393,6 +578,25 @@ LocationFunctions Loader::Symbolize(unsigned jobs) {
 }
 
 }  // namespace
+
+bool HasOffCpuEvents(const std::vector<EventDesc>& events) {
+  const bool switches =
+      std::ranges::any_of(events, [](const EventDesc& e) { return e.attr.context_switch != 0; });
+  const bool sched_switch =
+      std::ranges::any_of(events, [](const EventDesc& e) { return e.name == kSchedSwitch; });
+  return switches && sched_switch;
+}
+
+std::optional<uint32_t> OnCpuClockEvent(const std::vector<EventDesc>& events) {
+  for (uint32_t e = 0; e < events.size(); ++e) {
+    const perf_event_attr& attr = events[e].attr;
+    if (attr.type == PERF_TYPE_SOFTWARE &&
+        (attr.config == PERF_COUNT_SW_CPU_CLOCK || attr.config == PERF_COUNT_SW_TASK_CLOCK)) {
+      return e;
+    }
+  }
+  return std::nullopt;
+}
 
 Result<Recording> LoadRecording(const std::string& path, const LoadOptions& options) {
   TRY_ASSIGN(auto reader, format::SampleFileReader::Open(path));

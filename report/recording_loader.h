@@ -18,8 +18,11 @@
 #include <vector>
 
 #include "formats/chunk_codec.h"
+#include "libsample/events/trace_format.h"
 #include "libsample/model/profile.h"
+#include "libsample/model/toggle_windows.h"
 #include "libsample/result.h"
+#include "report/off_cpu_intervals.h"
 #include "report/stack_unwinding.h"
 
 namespace sample::report {
@@ -29,6 +32,11 @@ struct CpuCounts {
   uint64_t samples = 0;
   uint64_t lost_samples = 0;  // PERF_RECORD_LOST and LOST_SAMPLES counts
   uint64_t lost_records = 0;  // how many such records
+  // PERF_RECORD_THROTTLE: times the kernel stopped an event's sampling
+  // (too many samples a tick), and for how long in all (to its UNTHROTTLE;
+  // a throttle never lifted counts to the end of the recording).
+  uint64_t throttles = 0;
+  uint64_t throttled_ns = 0;
 };
 
 struct LoadStats {
@@ -45,6 +53,7 @@ struct LoadStats {
   uint64_t missing_binaries = 0;     // DSOs with samples whose file could not be read
   uint64_t unknown_group_reads = 0;  // group read values with an id of no known event
   UnwindStats unwind;                // --call-graph dwarf and fp,leaf samples
+  OffCpuStats off_cpu;               // switch-outs paired with switch-ins
   uint64_t first_time = 0;
   uint64_t last_time = 0;
   // By the CPU field of the sample or of the record's sample_id trailer.
@@ -53,6 +62,25 @@ struct LoadStats {
   // "none: build-id differs", ...), sorted by path.
   format::Metadata symbol_sources;
 };
+
+// A recorded tracepoint's payload layout and kernel filter (kTraceFormats).
+struct TracepointDesc {
+  std::optional<TraceFormat> format;  // nullopt: not stored, or not parsable
+  std::string filter;                 // --filter at record time; empty: none
+};
+
+// A non-sample record kept for --script (--show-switch-events,
+// --show-all-records): its bytes, the event whose attributes parse it, and
+// the thread's command name at that moment.
+struct KeptRecord {
+  uint64_t time = 0;
+  uint32_t event = 0;
+  std::string comm;
+  std::vector<std::byte> bytes;
+};
+
+// Which non-sample records LoadRecording keeps (Recording::sideband).
+enum class KeepSideband { kNone, kSwitches, kAll };
 
 struct Recording {
   Profile profile;
@@ -65,8 +93,33 @@ struct Recording {
   // the default children mode and --script's layout; a leaf expanded into
   // inlined calls does not count, it is still one sampled address.
   bool callchains = false;
+  // Pseudo-events the loader adds after the file's events (ids past
+  // events.size()): "off-cpu", whose samples are the sched:sched_switch
+  // samples of an off-CPU recording weighted by the ns each thread stayed
+  // blocked; "off-cpu-preempted" (off_cpu_event + 1), the same for threads
+  // switched out while runnable (waiting for a CPU); and with
+  // LoadOptions::wall "wall", both plus the on-CPU samples of a cpu-clock
+  // or task-clock event (weighted by their period, ns too). Their periods
+  // are times.
+  std::optional<uint32_t> off_cpu_event;
+  std::optional<uint32_t> wall_event;
+  // The file's sched:sched_switch event whose samples became off_cpu_event's.
+  std::optional<uint32_t> off_cpu_source;
+  // LoadOptions::sideband's records, in time order.
+  std::vector<KeptRecord> sideband;
   std::optional<format::Trailer> trailer;  // present when finalized
   std::optional<format::Counts> counts;    // the counters' totals, when stored
+  // Toggle events: which events switch which (empty without), and per
+  // event index the windows and the samples inside and outside them.
+  std::vector<ToggleRelation> toggles;
+  std::vector<ToggleStats> toggle_stats;
+  bool toggles_applied = false;  // samples outside the windows were left out
+  // When sampling was switched on and off (-D, --control); empty when it
+  // was on throughout.
+  std::vector<format::ControlEntry> control;
+  // By event index: empty when the file stores no trace formats, else one
+  // per event (those that are no tracepoint have neither format nor filter).
+  std::vector<TracepointDesc> tracepoints;
   bool finalized = false;
   uint64_t file_size = 0;
   uint64_t valid_end = 0;  // bytes read before a torn end (== file_size if none)
@@ -93,10 +146,23 @@ struct LoadOptions {
   // it off: its samples keep the kernel's chain, whose user part is the
   // sampled ip.
   bool unwind = true;
+  // Keep a toggled event's samples only inside its on..off windows;
+  // --no-toggle keeps them all (the windows are still counted).
+  bool apply_toggles = true;
   // Name frames (read binaries, debug files, kallsyms). --header-only,
   // which prints no frames, turns it off.
   bool symbolize = true;
+  // Build the "wall" pseudo-event (Recording::wall_event).
+  bool wall = false;
+  KeepSideband sideband = KeepSideband::kNone;
 };
+
+// Whether the recording can show off-CPU time: it has sched:sched_switch
+// samples' event and context-switch records (sample-record --off-cpu).
+bool HasOffCpuEvents(const std::vector<EventDesc>& events);
+// The event whose period is time on the CPU (cpu-clock or task-clock, the
+// first); nullopt when none.
+std::optional<uint32_t> OnCpuClockEvent(const std::vector<EventDesc>& events);
 
 Result<Recording> LoadRecording(const std::string& path, const LoadOptions& options = {});
 

@@ -95,11 +95,24 @@ Result<std::string> Export(const ReportOptions& options, const Recording& record
   return exporter->Export(input);
 }
 
+// --wall needs both halves of a thread's time in the file.
+Result<void> CheckWall(const ReportOptions& options, const Recording& recording) {
+  if (!options.load.wall || recording.wall_event) return {};
+  if (!recording.off_cpu_event) {
+    return Fail(fmt::format("--wall: {} has no off-CPU data; record with sample-record --off-cpu",
+                            options.input));
+  }
+  return Fail(fmt::format("--wall: {} has no cpu-clock or task-clock samples, whose periods are "
+                          "time on the CPU; record with -e cpu-clock (or task-clock) --off-cpu",
+                          options.input));
+}
+
 }  // namespace
 
 Result<ReportOutput> RunReport(const ReportOptions& options) {
   if (!options.diff_base.empty()) return RunDiff(options);
   TRY_ASSIGN(auto recording, LoadRecording(options.input, options.load));
+  TRY(CheckWall(options, recording));
   TRY_ASSIGN(auto filter, MakeFilter(options.filters, recording.profile));
   if (IsExport(options.format)) {
     std::vector<std::string> warnings = std::move(recording.warnings);

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "report/event_sections.h"
+
 namespace sample::report {
 namespace {
 
@@ -40,6 +42,8 @@ std::string EventLine(const EventInfo& e) {
     line += " }";
   }
   line += fmt::format(", samples = {}", e.samples);
+  if (!e.filter.empty()) line += fmt::format(", filter = '{}'", e.filter);
+  if (!e.trace_fields.empty()) line += fmt::format(", fields = {}", fmt::join(e.trace_fields, " "));
   return line;
 }
 
@@ -56,13 +60,48 @@ std::string CountLine(const CountInfo& c) {
   return line;
 }
 
+// "0.512 s to 1.020 s (0.508 s)", and the events on when not all were.
+std::string WindowLine(const ControlInfo::Window& w) {
+  std::string line =
+      fmt::format("{:.3f} s to {:.3f} s ({:.3f} s)", w.start_s, w.end_s, w.end_s - w.start_s);
+  for (size_t i = 0; i < w.events.size(); ++i) {
+    line += (i == 0 ? ", events on: " : ", ") + w.events[i];
+  }
+  return line;
+}
+
 }  // namespace
+
+std::string ControlSummaryText(const ControlInfo& c) {
+  return fmt::format("{} window{}, {:.3f} s of {:.3f} s", c.windows.size(),
+                     c.windows.size() == 1 ? "" : "s", c.enabled_s, c.total_s);
+}
 
 std::string CountsSummaryText(const CountsInfo& c) {
   return fmt::format(
       "{} over {:.3f} s, {} of {} events multiplexed",
       c.from_counting ? "counted (sample-record --stat)" : "final counts of the sampling events",
       c.elapsed_s, c.multiplexed, c.events.size());
+}
+
+std::string ToggleText(const ToggleInfo& t) {
+  std::string line = t.name + ":";
+  if (!t.on_by.empty()) line += fmt::format(" on by {}", fmt::join(t.on_by, ", "));
+  if (!t.off_by.empty()) {
+    line += fmt::format("{} off by {}", t.on_by.empty() ? "" : ",", fmt::join(t.off_by, ", "));
+  }
+  line += t.per_cpu ? ", per CPU" : ", per thread";
+  if (t.starts_on) line += ", starting on";
+  line += fmt::format("; {} windows; {} samples inside, {} outside ({})", t.windows, t.inside,
+                      t.outside, t.applied ? "left out; --no-toggle keeps them" : "kept: --no-toggle");
+  if (t.unmatched_off != 0) line += fmt::format("; {} offs while off", t.unmatched_off);
+  return line;
+}
+
+std::string ThrottledText(const CpuCounts& counts) {
+  if (counts.throttles == 0) return "";
+  return fmt::format(", throttled {} time{} for {}", counts.throttles,
+                     counts.throttles == 1 ? "" : "s", FormatNs(counts.throttled_ns));
 }
 
 std::string FileStateText(const HeaderView& h) {
@@ -82,17 +121,23 @@ std::string FormatHeaderText(const HeaderView& h) {
   Line(out, "cmdline", h.cmdline);
   Line(out, "recorder", h.recorder_version);
   Line(out, "duration", fmt::format("{:.3f} s", h.duration_s));
+  if (h.control) {
+    Line(out, "enabled", ControlSummaryText(*h.control));
+    for (const ControlInfo::Window& w : h.control->windows) Line(out, "window", WindowLine(w));
+  }
   for (const EventInfo& e : h.events) Line(out, "event", EventLine(e));
   Line(out, "samples", fmt::format("{}", h.samples));
   Line(out, "lost samples", fmt::format("{}", h.lost_samples));
   for (const auto& [cpu, counts] : h.per_cpu) {
     Line(out, fmt::format("cpu {}", cpu),
-         fmt::format("{} samples, {} lost", counts.samples, counts.lost_samples));
+         fmt::format("{} samples, {} lost", counts.samples, counts.lost_samples) +
+             ThrottledText(counts));
   }
   if (h.counts) {
     Line(out, "counts", CountsSummaryText(*h.counts));
     for (const CountInfo& c : h.counts->events) Line(out, "count", CountLine(c));
   }
+  for (const ToggleInfo& t : h.toggles) Line(out, "toggled", ToggleText(t));
   for (const auto& [path, id] : h.build_ids) Line(out, "build-id", fmt::format("{} {}", id, path));
   Line(out, "file", FileStateText(h));
   out += "# ========\n#\n";

@@ -87,6 +87,7 @@ std::string Shares(uint64_t period, const std::vector<uint64_t>& members, const 
 // The leader's period, then each member's, each as wide as its event's
 // total so that the parts line up from row to row.
 std::string Periods(uint64_t period, const std::vector<uint64_t>& members, const EventSection& s) {
+  if (s.time_weighted) return FormatNs(period);  // no group members
   auto width = [](uint64_t total) { return fmt::format("{}", total).size(); };
   std::string cell = fmt::format("{:>{}}", period, width(s.flat.period));
   for (size_t m = 0; m < members.size(); ++m) {
@@ -145,6 +146,12 @@ std::string SectionComments(const EventSection& s, const Recording& recording,
   std::string out = fmt::format("# Samples: {} of event{} '{}'\n", s.flat.samples,
                                 s.members.empty() ? "" : "s", s.title);
   std::string count = fmt::format("# Event count (approx.): {}", s.flat.period);
+  if (s.time_weighted) {
+    const char* what = s.event == recording.wall_event      ? "on and off the CPU"
+                       : s.event == recording.off_cpu_event ? "blocked off the CPU"
+                                                            : "preempted, waiting for a CPU";
+    count = fmt::format("# Time: {} ({} ns) {}", FormatNs(s.flat.period), s.flat.period, what);
+  }
   if (!s.members.empty()) {
     count += fmt::format(" ({})", profile.event_name(s.event));
     for (size_t m = 0; m < s.members.size(); ++m) {

@@ -19,9 +19,10 @@ std::string FormatStatsText(const HeaderView& h, const LoadStats& stats) {
   }
   out += "\nPer CPU:\n";
   for (const auto& [cpu, counts] : stats.per_cpu) {
-    out += fmt::format("{:>20}: {:>10} samples, {} lost in {} LOST records\n",
+    out += fmt::format("{:>20}: {:>10} samples, {} lost in {} LOST records",
                        fmt::format("cpu {}", cpu), counts.samples, counts.lost_samples,
                        counts.lost_records);
+    out += ThrottledText(counts) + "\n";
   }
   out += "\nProblems:\n";
   auto row = [&](std::string_view what, uint64_t n, std::string_view note = "") {
@@ -35,6 +36,11 @@ std::string FormatStatsText(const HeaderView& h, const LoadStats& stats) {
   row("unknown frames", stats.unknown_frames, fmt::format(" of {} frames", stats.frames));
   row("missing binaries", stats.missing_binaries);
   row("mismatched binaries", stats.mismatched_binaries);
+  if (stats.off_cpu.intervals != 0 || stats.off_cpu.unmatched != 0) {
+    out += "\nOff-CPU:\n";
+    row("intervals", stats.off_cpu.intervals);
+    row("never switched in", stats.off_cpu.unmatched, " (left out: exited or recording ended)");
+  }
   const UnwindStats& unwind = stats.unwind;
   if (unwind.dwarf_samples != 0) {
     out += "\nDWARF unwinding:\n";
@@ -72,6 +78,10 @@ std::string FormatStatsText(const HeaderView& h, const LoadStats& stats) {
       if (c.scaled) out += fmt::format(", scaled to {:.0f}", *c.scaled);
       out += "\n";
     }
+  }
+  if (!h.toggles.empty()) {
+    out += "\nToggles (on..off windows):\n";
+    for (const ToggleInfo& t : h.toggles) out += fmt::format("  {}\n", ToggleText(t));
   }
   out += fmt::format("\nFile: {}\n", FileStateText(h));
   return out;

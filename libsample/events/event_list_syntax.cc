@@ -11,32 +11,51 @@ namespace {
 
 constexpr std::string_view kModifierLetters = "ukhpS";
 
+// The `/terms/` list whose opening '/' is at `open` and the modifiers
+// after it; returns where the event ends (a ',', a '}' or the end).
+Result<size_t> ScanTermList(std::string_view list, size_t start, size_t open, RawEvent* event) {
+  const size_t close = list.find('/', open + 1);
+  if (close == std::string_view::npos) {
+    return Fail(fmt::format("the term list of '{}' has no closing '/'", list.substr(start)));
+  }
+  event->terms = list.substr(open + 1, close - open - 1);
+  size_t mods = close + 1;
+  if (mods < list.size() && list[mods] == ':') ++mods;
+  const size_t end = std::min(list.find_first_of(",}", mods), list.size());
+  event->modifiers = list.substr(mods, end - mods);
+  return end;
+}
+
 Result<RawEvent> ScanEvent(std::string_view list, size_t* pos) {
   RawEvent event;
   const size_t start = *pos;
+  size_t end = 0;
   if (HasOwnSyntax(list.substr(start))) {
-    *pos = std::min(list.find_first_of(",}", start), list.size());
-    event.text = event.body = list.substr(start, *pos - start);
-    return event;
-  }
-  size_t end = std::min(list.find_first_of("/,{}", start), list.size());
-  event.body = list.substr(start, end - start);
-  if (event.body.empty()) {
-    return Fail(fmt::format("empty event at offset {} in '{}'", start, list));
-  }
-  if (end < list.size() && list[end] == '{') {
-    return Fail(fmt::format("unexpected '{{' at offset {} in '{}'", end, list));
-  }
-  if (end < list.size() && list[end] == '/') {
-    const size_t close = list.find('/', end + 1);
-    if (close == std::string_view::npos) {
-      return Fail(fmt::format("the term list of '{}' has no closing '/'", list.substr(start)));
+    end = std::min(list.find_first_of(",}", start), list.size());
+    // A probe may take a term list after its symbol
+    // (`uprobe:./app:f/on=cpu-clock,toggle=thread/`): the path has '/' of
+    // its own, the symbol none, and the terms may hold commas.
+    const size_t symbol = ProbeSymbolStart(list.substr(start, end - start));
+    const size_t open =
+        symbol == std::string_view::npos ? std::string_view::npos : list.find('/', start + symbol);
+    if (open == std::string_view::npos || open >= end) {
+      event.body = list.substr(start, end - start);
+    } else {
+      event.body = list.substr(start, open - start);
+      TRY_ASSIGN(end, ScanTermList(list, start, open, &event));
     }
-    event.terms = list.substr(end + 1, close - end - 1);
-    size_t mods = close + 1;
-    if (mods < list.size() && list[mods] == ':') ++mods;
-    end = std::min(list.find_first_of(",}", mods), list.size());
-    event.modifiers = list.substr(mods, end - mods);
+  } else {
+    end = std::min(list.find_first_of("/,{}", start), list.size());
+    event.body = list.substr(start, end - start);
+    if (event.body.empty()) {
+      return Fail(fmt::format("empty event at offset {} in '{}'", start, list));
+    }
+    if (end < list.size() && list[end] == '{') {
+      return Fail(fmt::format("unexpected '{{' at offset {} in '{}'", end, list));
+    }
+    if (end < list.size() && list[end] == '/') {
+      TRY_ASSIGN(end, ScanTermList(list, start, end, &event));
+    }
   }
   *pos = end;
   event.text = list.substr(start, end - start);
@@ -45,8 +64,20 @@ Result<RawEvent> ScanEvent(std::string_view list, size_t* pos) {
 
 }  // namespace
 
+size_t ProbeSymbolStart(std::string_view text) {
+  // uprobe:PATH:SYMBOL (the second ':'), kprobe:SYMBOL (the first).
+  const bool user = text.starts_with("uprobe:") || text.starts_with("uretprobe:");
+  const bool kernel = text.starts_with("kprobe:") || text.starts_with("kretprobe:");
+  if (!user && !kernel) return std::string_view::npos;
+  size_t colon = text.find(':');
+  if (user) colon = text.find(':', colon + 1);
+  return colon == std::string_view::npos ? colon : colon + 1;
+}
+
 bool HasOwnSyntax(std::string_view text) {
-  return text.starts_with("mem:") || text.starts_with("uprobe:") || text.starts_with("uretprobe:");
+  return text.starts_with("mem:") || text.starts_with("uprobe:") ||
+         text.starts_with("uretprobe:") || text.starts_with("kprobe:") ||
+         text.starts_with("kretprobe:");
 }
 
 Result<std::vector<RawEvent>> SplitEventList(std::string_view list) {

@@ -7,6 +7,7 @@
 
 #include <linux/perf_event.h>
 
+#include <cstddef>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -28,8 +29,14 @@ struct RawEvent {
   std::string_view group_text;  // "{...}:mods", for messages
 };
 
-// mem:, uprobe: and uretprobe: bodies hold '/' and ':' of their own.
+// mem:, uprobe:, uretprobe:, kprobe: and kretprobe: bodies hold '/' and
+// ':' of their own.
 bool HasOwnSyntax(std::string_view text);
+
+// Where the symbol of a probe event (`uprobe:PATH:SYMBOL`,
+// `kprobe:SYMBOL`) starts in `text`; npos for other events. A '/' after it
+// opens the event's term list.
+size_t ProbeSymbolStart(std::string_view text);
 
 // Splits a `-e` list into its events, in order, with their groups; an
 // error names what is malformed (braces, empty events, an unclosed term

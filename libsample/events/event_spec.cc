@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <utility>
 
@@ -16,6 +17,7 @@
 
 #include "libsample/events/event_list_syntax.h"
 #include "libsample/events/event_names.h"
+#include "libsample/events/event_toggles.h"
 #include "libsample/events/name_suggestions.h"
 #include "libsample/events/pmu_format.h"
 #include "libsample/events/probe_events.h"
@@ -24,7 +26,8 @@
 namespace sample {
 namespace {
 
-constexpr std::string_view kGenericTerms = "period, freq, call-graph, stack-size, name";
+constexpr std::string_view kGenericTerms =
+    "period, freq, call-graph, stack-size, name, on, off, toggle, start";
 
 // The PMU of a PMU event, and the terms its name implies.
 struct Resolved {
@@ -46,6 +49,7 @@ class Resolver {
   Result<void> ResolveTracepoint(std::string_view subsystem, std::string_view event,
                                  EventSpec* spec);
   Result<void> ResolveUprobe(const RawEvent& raw, EventSpec* spec, std::string_view* mods);
+  Result<void> ResolveKprobe(const RawEvent& raw, EventSpec* spec, std::string_view* mods);
   Result<void> ApplyTerms(const RawEvent& raw, Resolved resolved, EventSpec* spec);
   Result<const Pmu*> GetPmu(std::string_view name);
   const std::vector<Pmu>& AllPmus();
@@ -64,10 +68,33 @@ Result<bool> ApplyGenericTerm(const PmuTerm& term, bool pmu_event, EventSpec* sp
   const std::string& key = term.key;
   const bool numeric = key == "period" || key == "freq" || key == "stack-size" ||
                        (pmu_event && (key == "config" || key == "config1" || key == "config2"));
-  if (!numeric && key != "call-graph" && key != "name") return false;
+  const bool toggle = key == "on" || key == "off" || key == "toggle" || key == "start";
+  if (!numeric && !toggle && key != "call-graph" && key != "name") return false;
   if (!term.value || term.value->empty()) return Fail(fmt::format("term '{}' needs a value", key));
   if (key == "name") {
     spec->name = *term.value;
+    return true;
+  }
+  if (key == "on" || key == "off") {
+    spec->toggle_names.emplace_back(key == "on", *term.value);
+    return true;
+  }
+  if (key == "toggle") {
+    if (*term.value != "thread" && *term.value != "cpu") {
+      return Fail(fmt::format("toggle={}: expected thread (the trigger switches the event for "
+                              "the thread it fired in) or cpu (for its CPU)",
+                              *term.value));
+    }
+    spec->toggle_scope = *term.value == "cpu" ? ToggleScope::kCpu : ToggleScope::kThread;
+    spec->toggle_scope_given = true;
+    return true;
+  }
+  if (key == "start") {
+    if (*term.value != "on" && *term.value != "off") {
+      return Fail(fmt::format("start={}: expected on or off", *term.value));
+    }
+    spec->starts_on = *term.value == "on";
+    spec->start_given = true;
     return true;
   }
   if (key == "call-graph") {
@@ -186,6 +213,8 @@ Result<EventSpec> Resolver::Resolve(const RawEvent& raw) {
   Resolved resolved;
   if (raw.body.starts_with("mem:")) {
     TRY(ParseBreakpoint(raw, &spec, &mods));
+  } else if (raw.body.starts_with("kprobe:") || raw.body.starts_with("kretprobe:")) {
+    TRY(ResolveKprobe(raw, &spec, &mods));
   } else if (HasOwnSyntax(raw.body)) {
     TRY(ResolveUprobe(raw, &spec, &mods));
   } else {
@@ -218,7 +247,7 @@ Result<EventSpec> Resolver::Resolve(const RawEvent& raw) {
   const bool tracepoint = resolved.tracepoint;
   // Also tracepoint/config=N/ and the probe PMUs written with terms.
   spec.every_hit = spec.attr.type == PERF_TYPE_TRACEPOINT ||
-                   spec.attr.type == PERF_TYPE_BREAKPOINT || !spec.uprobe_path.empty() ||
+                   spec.attr.type == PERF_TYPE_BREAKPOINT || spec.config1_string() != nullptr ||
                    (resolved.pmu != nullptr && IsProbePmu(resolved.pmu->name()));
   TRY(ApplyTerms(raw, std::move(resolved), &spec));
   TRY_ASSIGN(auto event_mods, ParseModifiers(mods, raw.text));
@@ -326,6 +355,7 @@ Result<void> Resolver::ResolveTracepoint(std::string_view subsystem, std::string
   }
   spec->attr.type = PERF_TYPE_TRACEPOINT;
   spec->attr.config = *id;
+  spec->trace_format = tracefs_->TracepointFormat(subsystem, event);
   return {};
 }
 
@@ -339,6 +369,18 @@ Result<void> Resolver::ResolveUprobe(const RawEvent& raw, EventSpec* spec, std::
                     raw.text, pmu.error().message));
   }
   return ApplyUprobe(target, **pmu, raw.text, spec);
+}
+
+Result<void> Resolver::ResolveKprobe(const RawEvent& raw, EventSpec* spec, std::string_view* mods) {
+  TRY_ASSIGN(auto target, ParseKprobe(raw, mods));
+  auto pmu = GetPmu("kprobe");
+  if (!pmu) {
+    return Fail(fmt::format("'{}': {}; kprobes through perf_event_open need Linux 4.17 or later "
+                            "with CONFIG_KPROBE_EVENTS",
+                            raw.text, pmu.error().message),
+                pmu.error().sys_errno);
+  }
+  return ApplyKprobe(target, **pmu, raw.text, spec);
 }
 
 Result<void> Resolver::ApplyTerms(const RawEvent& raw, Resolved resolved, EventSpec* spec) {
@@ -398,6 +440,7 @@ Result<std::vector<EventSpec>> ParseEventList(std::string_view text,
     TRY_ASSIGN(auto spec, resolver.Resolve(raw));
     specs.push_back(std::move(spec));
   }
+  TRY(ResolveToggles(&specs));
   return specs;
 }
 
@@ -442,6 +485,13 @@ std::vector<EventForm> ParametrizedEventForms(const EventParseOptions& options) 
                      "user-space probe on a function of a binary (or a 0x address)"});
     if (uprobe->FindFormat("retprobe") != nullptr) {
       forms.push_back({"uretprobe:PATH:SYMBOL", "user-space probe on a function's returns"});
+    }
+  }
+  if (auto kprobe = Pmu::Load(options.sysfs_root, "kprobe")) {
+    forms.push_back({"kprobe:FUNCTION[+OFFSET]",
+                     "kernel probe on a function (as /proc/kallsyms names it)"});
+    if (kprobe->FindFormat("retprobe") != nullptr) {
+      forms.push_back({"kretprobe:FUNCTION", "kernel probe on a function's returns"});
     }
   }
   return forms;

@@ -10,9 +10,14 @@
 //   mem:0x1000/8:w                    hardware breakpoint (r, w, x, rw)
 //   uprobe:/bin/ls:main+4             uprobe / uretprobe through the uprobe
 //   uretprobe:/bin/ls:main            PMU (no tracefs probe definitions)
+//   kprobe:ksys_write+4               kprobe / kretprobe through the kprobe
+//   kretprobe:ksys_write              PMU (the kernel looks the name up)
 // Any event takes slash terms (`cpu-clock/period=100000,call-graph=fp/`:
 // period, freq, call-graph (fp, dwarf or no), stack-size (bytes of user
-// stack for dwarf), name; PMU events also config, config1, config2 and their
+// stack for dwarf), name; on=NAME and off=NAME (this event switches the
+// event NAME of the same list on or off, see EventSpec::toggles),
+// toggle=thread|cpu, start=on|off (a toggled event's state at the start);
+// PMU events also config, config1, config2 and their
 // format terms) and modifiers after ':' or right after the closing
 // slash: u, k, h (count only in user, kernel, hypervisor), p/pp/ppp (skid),
 // S (groups: the leader samples, the members are read with it).
@@ -27,12 +32,21 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "libsample/perf/chain_capture.h"
 #include "libsample/result.h"
 
 namespace sample {
+
+enum class ToggleScope : uint8_t { kThread = 0, kCpu = 1 };
+
+// What a trigger does to one event when it fires.
+struct ToggleAction {
+  size_t target = 0;  // index in the parsed list
+  bool on = false;    // on=, else off=
+};
 
 // One event of a parsed `-e` list.
 struct EventSpec {
@@ -65,11 +79,45 @@ struct EventSpec {
   // exclude_kernel came from EventParseOptions::exclude_kernel_default (no
   // u/k/h modifier): the recorder says why the kernel is left out.
   bool kernel_excluded_by_default = false;
+  // Toggle events (the on=/off= terms): this event, a trigger, switches
+  // others on or off each time it fires, for the thread it fired in
+  // (toggle=thread, the default) or its CPU (toggle=cpu). `toggle_names`
+  // are the terms as written (true: on=), `toggles` what they name, as
+  // indices into the parsed list. A group's leader named stands for the
+  // whole group.
+  std::vector<std::pair<bool, std::string>> toggle_names;
+  std::vector<ToggleAction> toggles;
+  ToggleScope toggle_scope = ToggleScope::kThread;
+  bool toggle_scope_given = false;
+  // Some trigger switches this event: it counts or keeps samples only
+  // inside on..off windows, which start closed unless start=on.
+  bool toggled = false;
+  bool starts_on = false;
+  bool start_given = false;
   // uprobe PMU events: the kernel takes the path as a user pointer, so the
   // recorder sets attr.config1 = (uint64_t)uprobe_path.c_str() right before
   // perf_event_open, while this string is alive. config2 already holds the
   // file offset of the probe.
   std::string uprobe_path;
+  // kprobe PMU events: the kernel function's name, which the kernel takes
+  // as a user pointer in config1 as it takes uprobe_path (config2 holds
+  // the offset into the function).
+  std::string kprobe_function;
+  // Tracepoints: the tracefs format text of the event (empty if tracefs
+  // would not give it), stored in the file so the report can name the
+  // fields of the raw payload.
+  std::string trace_format;
+  // Tracepoints: the --filter expression that followed the event on the
+  // command line, set with PERF_EVENT_IOC_SET_FILTER; empty: none.
+  std::string filter;
+
+  // The string the kernel reads through the pointer in attr.config1, or
+  // nullptr for events whose config1 is a plain value.
+  const char* config1_string() const {
+    if (!uprobe_path.empty()) return uprobe_path.c_str();
+    if (!kprobe_function.empty()) return kprobe_function.c_str();
+    return nullptr;
+  }
 };
 
 struct EventParseOptions {
@@ -110,7 +158,8 @@ struct EventForm {
 };
 
 // The parametrized events this kernel offers (its sysfs has their PMU) and
-// -e accepts: tracepoints, breakpoints, uprobes and uretprobes.
+// -e accepts: tracepoints, breakpoints, uprobes, uretprobes, kprobes and
+// kretprobes.
 std::vector<EventForm> ParametrizedEventForms(const EventParseOptions& options);
 
 }  // namespace sample

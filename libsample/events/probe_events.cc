@@ -170,4 +170,57 @@ Result<void> ApplyUprobe(const UprobeTarget& target, const Pmu& pmu, std::string
   return {};
 }
 
+Result<KprobeTarget> ParseKprobe(const RawEvent& raw, std::string_view* mods) {
+  KprobeTarget target;
+  target.retprobe = raw.body.starts_with("kretprobe:");
+  const std::string_view kind = target.retprobe ? "kretprobe" : "kprobe";
+  std::string_view rest = raw.body.substr(raw.body.find(':') + 1);
+  if (const size_t colon = rest.find(':'); colon != std::string_view::npos) {
+    if (!LooksLikeModifiers(rest.substr(colon + 1))) {
+      return Fail(fmt::format("bad modifiers '{}' in '{}'", rest.substr(colon + 1), raw.text));
+    }
+    *mods = rest.substr(colon + 1);
+    rest = rest.substr(0, colon);
+  }
+  std::string_view function = rest;
+  if (const size_t plus = rest.find('+'); plus != std::string_view::npos) {
+    function = rest.substr(0, plus);
+    auto offset = ParseTermNumber(rest.substr(plus + 1));
+    if (!offset) {
+      return Fail(fmt::format("bad offset '{}' in '{}': {}", rest.substr(plus + 1), raw.text,
+                              offset.error().message));
+    }
+    if (target.retprobe && *offset != 0) {
+      return Fail(fmt::format("'{}': a kretprobe probes a function's returns and takes no offset",
+                              raw.text));
+    }
+    target.offset = *offset;
+  }
+  const bool valid = !function.empty() && std::all_of(function.begin(), function.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '.';
+  });
+  if (!valid) {
+    return Fail(
+        fmt::format("'{}': expected {}:FUNCTION{} (a kernel function, as /proc/kallsyms names it)",
+                    raw.text, kind, target.retprobe ? "" : "[+OFFSET]"));
+  }
+  target.function = std::string(function);
+  return target;
+}
+
+Result<void> ApplyKprobe(const KprobeTarget& target, const Pmu& pmu, std::string_view text,
+                         EventSpec* spec) {
+  spec->attr.type = pmu.type();
+  if (target.retprobe) {
+    const PmuFormat* bit = pmu.FindFormat("retprobe");
+    if (bit == nullptr)
+      return Fail(fmt::format("'{}': the kprobe PMU has no format/retprobe", text));
+    if (auto applied = bit->Apply(1, &spec->attr); !applied) return applied;
+  }
+  spec->attr.config2 = target.offset;
+  spec->kprobe_function = target.function;
+  return {};
+}
+
 }  // namespace sample

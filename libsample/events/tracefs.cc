@@ -181,6 +181,14 @@ Result<uint64_t> Tracefs::TracepointId(std::string_view subsystem, std::string_v
   return id;
 }
 
+std::string Tracefs::TracepointFormat(std::string_view subsystem, std::string_view event) const {
+  if (!IsTracepointName(subsystem) || !IsTracepointName(event)) return {};
+  std::ifstream in(fs::path(root_) / "events" / std::string(subsystem) / std::string(event) /
+                   "format");
+  if (!in) return {};
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
 std::vector<std::string> Tracefs::List(std::string_view glob) const {
   const std::string pattern(glob);
   std::vector<std::string> names;

@@ -40,6 +40,10 @@ class Tracefs {
   // root-only by default), and says what to do.
   Result<uint64_t> TracepointId(std::string_view subsystem, std::string_view event) const;
 
+  // The text of events/SUBSYSTEM/EVENT/format (the layout of the
+  // tracepoint's raw payload, see trace_format.h); empty if unreadable.
+  std::string TracepointFormat(std::string_view subsystem, std::string_view event) const;
+
   // "subsystem:event" for every tracepoint whose full name matches `glob`
   // (fnmatch(3): "sched:*", "*:sys_enter_open*"), sorted.
   std::vector<std::string> List(std::string_view glob) const;

@@ -63,6 +63,7 @@ std::vector<SampleClass> ClassifySamples(const Profile& profile, const FlatOptio
   std::unordered_map<SampleClassKey, size_t, SampleClassKeyHash> index;
   for (const ProfileSample& s : profile.samples()) {
     if (s.event != options.event) continue;
+    if (options.tid != FlatEntry::kAny && s.tid != options.tid) continue;
     if (options.filter != nullptr && !options.filter->Keeps(profile, s)) continue;
     ++out.samples;
     out.period += s.period;

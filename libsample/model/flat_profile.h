@@ -59,6 +59,8 @@ struct FlatEntry {
 
 struct FlatOptions {
   uint32_t event = 0;  // only this event's samples
+  // Only this thread's samples (a per-thread section); kAny: every thread.
+  uint32_t tid = FlatEntry::kAny;
   std::vector<SortKey> sort_keys = {SortKey::kComm, SortKey::kDso, SortKey::kSym};
   bool children = false;  // also sum periods of samples where the entry is a caller
   bool call_graph = false;

@@ -1,6 +1,8 @@
 #include "libsample/model/profile.h"
 
+#include <algorithm>
 #include <array>
+#include <functional>
 
 #include <fmt/format.h>
 
@@ -102,6 +104,25 @@ void Profile::AddSamples(std::vector<ProfileSample> samples, std::vector<MemberC
   } else {
     samples_.insert(samples_.end(), samples.begin(), samples.end());
   }
+}
+
+void Profile::AddRaw(size_t sample_index, std::span<const std::byte> raw) {
+  raw_refs_.push_back({sample_index, raw_bytes_.size(), raw.size()});
+  raw_bytes_.insert(raw_bytes_.end(), raw.begin(), raw.end());
+}
+
+std::span<const std::byte> Profile::raw(const ProfileSample& s) const {
+  // std::less: a total order even for a sample that is not one of ours.
+  const std::less<const ProfileSample*> before;
+  if (raw_refs_.empty() || before(&s, samples_.data()) ||
+      !before(&s, samples_.data() + samples_.size())) {
+    return {};
+  }
+  const size_t index = static_cast<size_t>(&s - samples_.data());
+  const auto it = std::lower_bound(raw_refs_.begin(), raw_refs_.end(), index,
+                                   [](const RawRef& r, size_t i) { return r.sample < i; });
+  if (it == raw_refs_.end() || it->sample != index) return {};
+  return std::span<const std::byte>(raw_bytes_).subspan(it->begin, it->size);
 }
 
 void Profile::set_event_names(std::vector<std::string> names) {

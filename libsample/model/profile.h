@@ -83,6 +83,14 @@ class Profile {
                  std::span<const FrameAddress> addresses = {},
                  std::span<const MemberCount> reads = {});
 
+  // A sample's PERF_SAMPLE_RAW payload (a tracepoint's record), for the
+  // sample at `sample_index` of samples() once added. Indexes must grow
+  // from call to call. Kept apart from ProfileSample: most recordings have
+  // none, and samples stay small.
+  void AddRaw(size_t sample_index, std::span<const std::byte> raw);
+  // Empty for samples without a payload.
+  std::span<const std::byte> raw(const ProfileSample& s) const;
+
   void set_dso_names(std::vector<std::string> names) { dso_names_ = std::move(names); }
   void set_event_names(std::vector<std::string> names);
   // The events whose counts ride on `leader`'s samples, in group order.
@@ -151,6 +159,13 @@ class Profile {
   std::vector<uint32_t> stack_functions_;
   std::vector<FrameAddress> stack_addresses_;
   std::vector<MemberCount> reads_;
+  struct RawRef {
+    size_t sample = 0;
+    size_t begin = 0;
+    size_t size = 0;
+  };
+  std::vector<RawRef> raw_refs_;  // by sample index, ascending
+  std::vector<std::byte> raw_bytes_;
   std::vector<std::vector<uint32_t>> group_members_;  // by leader event
   uint64_t first_time_ = 0;
   uint64_t last_time_ = 0;

@@ -89,6 +89,14 @@ Result<void> PerfEvent::Enable() {
   return {};
 }
 
+Result<void> PerfEvent::SetFilter(const std::string& filter) {
+  if (ioctl(fd_.get(), PERF_EVENT_IOC_SET_FILTER, filter.c_str()) != 0) {
+    const int err = errno;
+    return Fail(fmt::format("PERF_EVENT_IOC_SET_FILTER failed: {}", strerror(err)), err);
+  }
+  return {};
+}
+
 Result<void> PerfEvent::Disable() {
   if (ioctl(fd_.get(), PERF_EVENT_IOC_DISABLE, 0) != 0) {
     return Fail(fmt::format("PERF_EVENT_IOC_DISABLE failed: {}", strerror(errno)));

@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <string>
 
 #include "libsample/perf/ring_buffer.h"
 #include "libsample/result.h"
@@ -38,6 +39,9 @@ class PerfEvent {
   bool mapped() const { return map_ != nullptr; }
 
   Result<void> Enable();
+  // PERF_EVENT_IOC_SET_FILTER: a tracepoint's filter expression; the error
+  // keeps the kernel's errno (EINVAL: the kernel refused the expression).
+  Result<void> SetFilter(const std::string& filter);
   Result<void> Disable();
 
  private:

@@ -241,6 +241,25 @@ std::optional<ThrottleRecord> ParseThrottle(std::span<const std::byte> record,
   return r;
 }
 
+std::optional<SwitchRecord> ParseSwitch(std::span<const std::byte> record,
+                                        const perf_event_attr& attr) {
+  const perf_event_header header = ReadRecordHeader(record);
+  if (header.type != PERF_RECORD_SWITCH && header.type != PERF_RECORD_SWITCH_CPU_WIDE) {
+    return std::nullopt;
+  }
+  std::span<const std::byte> body;
+  SwitchRecord r;
+  if (!SplitBody(record, attr, &body, &r.sample_id)) return std::nullopt;
+  r.out = (header.misc & PERF_RECORD_MISC_SWITCH_OUT) != 0;
+  r.preempted = r.out && (header.misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT) != 0;
+  r.cpu_wide = header.type == PERF_RECORD_SWITCH_CPU_WIDE;
+  if (r.cpu_wide) {
+    ByteReader in(body);
+    if (!(in.Read(&r.other_pid) && in.Read(&r.other_tid))) return std::nullopt;
+  }
+  return r;
+}
+
 std::optional<SampleId> ParseSampleIdTrailer(std::span<const std::byte> record,
                                              const perf_event_attr& attr) {
   std::span<const std::byte> body;

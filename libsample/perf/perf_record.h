@@ -155,6 +155,19 @@ struct ThrottleRecord {
   SampleId sample_id;
 };
 
+// PERF_RECORD_SWITCH (a per-task event's) and PERF_RECORD_SWITCH_CPU_WIDE
+// (a CPU-wide event's, which also names the other task). Either way the
+// sample_id is the task running when the record was written: the one
+// leaving on a switch-out, the one coming back on a switch-in.
+struct SwitchRecord {
+  bool out = false;        // PERF_RECORD_MISC_SWITCH_OUT
+  bool preempted = false;  // out while still runnable (PERF_RECORD_MISC_SWITCH_OUT_PREEMPT)
+  bool cpu_wide = false;
+  uint32_t other_pid = 0;  // CPU-wide only: the next (out) or previous (in) task
+  uint32_t other_tid = 0;
+  SampleId sample_id;
+};
+
 perf_event_header ReadRecordHeader(std::span<const std::byte> record);
 
 std::optional<SampleRecord> ParseSample(std::span<const std::byte> record,
@@ -168,6 +181,9 @@ std::optional<LostSamplesRecord> ParseLostSamples(std::span<const std::byte> rec
                                                   const perf_event_attr& attr);
 std::optional<ThrottleRecord> ParseThrottle(std::span<const std::byte> record,
                                             const perf_event_attr& attr);
+// Either switch record type; nullopt for other types or short records.
+std::optional<SwitchRecord> ParseSwitch(std::span<const std::byte> record,
+                                        const perf_event_attr& attr);
 
 // The sample_id trailer of a non-sample record (zeroes when absent).
 std::optional<SampleId> ParseSampleIdTrailer(std::span<const std::byte> record,

@@ -284,6 +284,32 @@ TEST_F(StatTest, CountingOnlyPmu) {
   EXPECT_TRUE(std::regex_search(*tsc, std::regex("# +[0-9.]+ [GM]/sec$"))) << *tsc;
 }
 
+// More hardware events than the PMU has counters: the kernel multiplexes
+// them, and each count is scaled and marked with the share of time it ran.
+TEST_F(StatTest, ForcedMultiplexingShowsScaledCounts) {
+  if (!std::ifstream("/sys/bus/event_source/devices/cpu/type").good()) {
+    GTEST_SKIP() << "no hardware PMU here (a VM without one): software events are never "
+                    "multiplexed, so nothing can force it";
+  }
+  const std::vector<std::string> events = {
+      "cycles",         "instructions",     "branches",      "branch-misses",
+      "cache-references", "cache-misses",   "L1-dcache-loads", "L1-dcache-load-misses",
+      "LLC-loads",      "LLC-load-misses",  "dTLB-loads",    "dTLB-load-misses",
+      "cycles/name=cycles2/", "instructions/name=instructions2/"};
+  std::string list;
+  for (const std::string& e : events) list += (list.empty() ? "" : ",") + e;
+  const RunResult r = RunTool({kRecord, "--stat", "-e", list, "--", kSplit, "0.5"}, dir_);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  int multiplexed = 0;
+  for (const std::string& line : Lines(r.err)) {
+    std::smatch m;
+    if (std::regex_search(line, m, std::regex("\\(([0-9.]+)%\\)$")) && std::stod(m[1]) < 100) {
+      ++multiplexed;
+    }
+  }
+  EXPECT_GT(multiplexed, 0) << r.err;
+}
+
 // An unprivileged user under perf_event_paranoid 2 counts user space only,
 // and is told so.
 TEST_F(StatTest, UnprivilegedCountsUserSpaceAndSaysSo) {
@@ -320,6 +346,7 @@ TEST_F(StatTest, RefusesWhatCountingCannotDo) {
       {{"--stat", "-I", "100", "-r", "2"}, "-I and -r do not combine"},
       {{"--stat", "-x", ",", "-j"}, "-x and -j are two output formats"},
       {{"--stat", "-I", "5"}, "-I '5' is too small"},
+      {{"--stat", "--flight-recorder=5"}, "--flight-recorder is an option of sampling"},
   };
   for (const auto& [args, message] : cases) {
     std::vector<std::string> argv = {kRecord};

@@ -155,11 +155,22 @@ TEST_F(SymbolizeTest, VdsoFramesAreNamedFromTheImageInTheRecording) {
     GTEST_SKIP() << "no samples in the [vdso]: the vDSO cannot read clocksource '" << clocksource
                  << "', so clock_gettime is a system call here";
   }
-  // x86_64 and aarch64 name it so; the weak alias clock_gettime loses.
+  // Most samples are in the [vdso], and its exported function is named
+  // from the image (x86_64 and aarch64 name it so; the weak alias
+  // clock_gettime loses). Where the clock is read decides how much of the
+  // time is in code no symbol covers: a paravirtual clock (a PVM guest on
+  // 6.18) reads it in a static helper before __vdso_gettimeofday, which the
+  // vDSO exports no name for (perf shows it unnamed too), so the share of
+  // the named function is not asserted.
+  double in_vdso = 0;
+  for (const std::string& line : Lines(rep.out)) {
+    if (line.find("[vdso]") == std::string::npos || line.starts_with("#")) continue;
+    in_vdso += std::stod(line.substr(0, line.find('%')));
+  }
+  EXPECT_GT(in_vdso, 50.0) << rep.out;
   const auto vdso = OverheadOfRow(rep.out, {"[vdso]", "__vdso_clock_gettime"});
   ASSERT_TRUE(vdso) << rep.out;
-  EXPECT_GT(*vdso, 50.0) << rep.out;
-  EXPECT_FALSE(OverheadOfRow(rep.out, {"[vdso]", "[unknown]"})) << rep.out;
+  EXPECT_GT(*vdso, 1.0) << rep.out;
   EXPECT_EQ(rep.err.find("[vdso]"), std::string::npos) << rep.err;  // no warning
 
   // The image travels in the file: a --symfs without any binary still names it.

@@ -1,6 +1,7 @@
 // Fuzz target: the decoders of our own chunk payloads (events, metadata and
-// build-ids, trailer, counts; formats/chunk_codec.h), fed directly so the fuzzer
-// need not get through a file's checksums first. Whatever decodes must
+// build-ids, trailer, counts, control, toggles, trace formats;
+// formats/chunk_codec.h), fed directly so the fuzzer need not get through a
+// file's checksums first. Whatever decodes must
 // encode and decode again to the same values. Input: u8 selecting the
 // decoder, then the payload.
 #include <cstdlib>
@@ -53,7 +54,7 @@ bool SameCounts(const Counts& a, const Counts& b) {
 SAMPLE_FUZZ_TARGET(chunk_codec)(std::span<const std::byte> input) {
   using namespace sample::format;
   sample::fuzz::InputTaker take(input);
-  const uint8_t which = take.Take<uint8_t>() % 4;
+  const uint8_t which = take.Take<uint8_t>() % 7;
   const std::span<const std::byte> payload = take.rest();
   constexpr uint64_t kOffset = 64 + 56;  // where a first chunk's payload sits
   if (which == 0) {
@@ -66,11 +67,41 @@ SAMPLE_FUZZ_TARGET(chunk_codec)(std::span<const std::byte> input) {
     if (!metadata) return 0;
     auto again = DecodeMetadata(EncodeMetadata(*metadata), kOffset);
     if (!again || *again != *metadata) std::abort();
+  } else if (which == 5) {
+    // Up to 8 events for the indices to name; the payload's first byte says how many.
+    const size_t events = payload.empty() ? 0 : static_cast<size_t>(payload[0]) % 9;
+    auto toggles = DecodeToggles(payload.empty() ? payload : payload.subspan(1), kOffset, events);
+    if (!toggles) return 0;
+    auto again = DecodeToggles(EncodeToggles(*toggles), kOffset, events);
+    if (!again || again->size() != toggles->size() ||
+        std::memcmp(again->data(), toggles->data(), toggles->size() * sizeof(ToggleEntry)) != 0) {
+      std::abort();
+    }
+  } else if (which == 6) {
+    auto formats = DecodeTraceFormats(payload, kOffset);
+    if (!formats) return 0;
+    auto again = DecodeTraceFormats(EncodeTraceFormats(*formats), kOffset);
+    if (!again || again->size() != formats->size()) std::abort();
+    for (size_t i = 0; i < formats->size(); ++i) {
+      const TraceFormatEntry &x = (*formats)[i], &y = (*again)[i];
+      if (x.event_index != y.event_index || x.tracepoint_id != y.tracepoint_id ||
+          x.format != y.format || x.filter != y.filter) {
+        std::abort();
+      }
+    }
   } else if (which == 3) {
     auto counts = DecodeCounts(payload, kOffset);
     if (!counts) return 0;
     auto again = DecodeCounts(EncodeCounts(*counts), kOffset);
     if (!again || !SameCounts(*counts, *again)) std::abort();
+  } else if (which == 4) {
+    auto control = DecodeControl(payload, kOffset);
+    if (!control) return 0;
+    auto again = DecodeControl(EncodeControl(*control), kOffset);
+    if (!again || again->size() != control->size() ||
+        std::memcmp(again->data(), control->data(), control->size() * sizeof(ControlEntry)) != 0) {
+      std::abort();
+    }
   } else {
     auto trailer = DecodeTrailer(payload, kOffset);
     if (!trailer) return 0;

@@ -57,6 +57,15 @@ void PutText(Bytes& out, std::string_view text) {
   PutBytes(out, std::as_bytes(std::span(text.data(), text.size())));
 }
 
+constexpr std::string_view kSysEnterWrite =
+    "name: sys_enter_write\nID: 840\nformat:\n"
+    "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+    "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+    "\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n"
+    "\tfield:unsigned int fd;\toffset:16;\tsize:8;\tsigned:0;\n"
+    "\tfield:const char * buf;\toffset:24;\tsize:8;\tsigned:0;\n"
+    "\tfield:size_t count;\toffset:32;\tsize:8;\tsigned:0;\n";
+
 // perf_record's input: the attr fields it varies, then the record.
 Bytes PerfRecordInput(const perf_event_attr& attr, const Bytes& record) {
   Bytes out;
@@ -101,6 +110,9 @@ void PerfRecordSeeds(SeedWriter& w) {
   w.Write("perf_record", "lost_samples", PerfRecordInput(attr, MakeLostSamples(attr, 3, sid)));
   w.Write("perf_record", "throttle",
           PerfRecordInput(attr, MakeThrottle(attr, false, 1300, 7, 8, sid)));
+  w.Write("perf_record", "switch", PerfRecordInput(attr, MakeSwitch(attr, true, sid, true)));
+  w.Write("perf_record", "switch_cpu_wide",
+          PerfRecordInput(attr, MakeSwitchCpuWide(attr, false, 41, 43, sid)));
 
   // A group read with every read_format bit, and the DWARF unwinding fields.
   perf_event_attr group =
@@ -168,6 +180,37 @@ void ChunkCodecSeeds(SeedWriter& w) {
   Bytes counts_seed{std::byte{3}};
   PutBytes(counts_seed, format::EncodeCounts(counts));
   w.Write("chunk_codec", "counts", counts_seed);
+
+  Bytes control_seed{std::byte{4}};
+  PutBytes(control_seed,
+           format::EncodeControl({{100, format::kControlEnable, format::kControlAllEvents},
+                                  {200, format::kControlDisable, 0}}));
+  w.Write("chunk_codec", "control", control_seed);
+  Bytes trace_formats{std::byte{6}};
+  PutBytes(trace_formats, format::EncodeTraceFormats({{0, 840, std::string(kSysEnterWrite), ""},
+                                                      {2, 840, "field:int x;", "count == 512"}}));
+  w.Write("chunk_codec", "trace-formats", trace_formats);
+
+  // trace_format: u16 text length, the format text, the raw payload.
+  Bytes trace{};
+  Put(trace, static_cast<uint16_t>(kSysEnterWrite.size()));
+  PutText(trace, kSysEnterWrite);
+  for (uint64_t word :
+       {uint64_t{840}, uint64_t{1}, uint64_t{1}, uint64_t{0x7ffd0000}, uint64_t{512}}) {
+    Put(trace, word);
+  }
+  w.Write("trace_format", "sys_enter_write", trace);
+  Bytes dynamic{};
+  constexpr std::string_view kDynamic =
+      "name: d\nID: 9\nformat:\n\tfield:__data_loc char[] path;\toffset:8;\tsize:4;\tsigned:0;\n"
+      "\tfield:char comm[4];\toffset:12;\tsize:4;\tsigned:0;\n"
+      "\tfield:int v[2];\toffset:16;\tsize:8;\tsigned:1;\n";
+  Put(dynamic, static_cast<uint16_t>(kDynamic.size()));
+  PutText(dynamic, kDynamic);
+  Put(dynamic, uint64_t{9});
+  Put(dynamic, uint32_t{(4u << 16) | 24u});
+  PutText(dynamic, "bashABCDEFGH/tmp");
+  w.Write("trace_format", "data_loc", dynamic);
 }
 
 void TextSeeds(SeedWriter& w) {

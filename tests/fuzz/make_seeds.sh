@@ -7,6 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 corpus=tests/fuzz/corpus
 ninja -C build tests/fuzz/fuzz_make_seeds record/sample-record tests/workloads/split \
+  tests/workloads/hits \
   tests/workloads/unwind-nofp \
   tests/fixtures/fixture_prog tests/fixtures/fixture_elf32 tests/fixtures/libfixture_lib.so \
   tests/fixtures/fixture_symbolizer tests/fixtures/fixture_symbolizer.debug \
@@ -38,18 +39,32 @@ build/record/sample-record -q --call-graph dwarf,1024 -z 0 -e cpu-clock -F 500 \
 # A counting run's file: events, metadata and a kCounts chunk with intervals.
 build/record/sample-record --stat -x , -I 20 -e task-clock,page-faults -o "$tmp/counts" -- \
   build/tests/workloads/split 0.05 2>/dev/null
+# Sampling switched on after 10 ms: kControl chunks (-D writes its switches).
+build/record/sample-record -q -D 10 -e cpu-clock -F 500 -o "$tmp/delayed" -- \
+  build/tests/workloads/split 0.05
+# Tracepoint samples with raw payloads, a kTraceFormats chunk and a filter
+# (skipped where the tracepoint cannot be recorded).
+trace=
+if build/record/sample-record -q -z 0 -e syscalls:sys_enter_write --filter 'count >= 100' \
+  -o "$tmp/trace" -- build/tests/workloads/hits sizes 3 2 2>/dev/null; then
+  trace=trace
+fi
 cp tests/golden/truncated.data "$tmp/truncated"
 byte() { printf "\\$(printf '%03o' "$1")"; }
 # sample_file's input starts with flags (bit 0: fix checksums), report's
 # with a view selector (see report_fuzz.cc).
 rm -f "$corpus"/sample_file/seed-* "$corpus"/report/seed-*
-for f in split split-raw truncated counts; do
+for f in split split-raw truncated counts delayed $trace; do
   for flags in 0 1; do
     { byte "$flags"; cat "$tmp/$f"; } >"$corpus/sample_file/seed-$f-$flags"
   done
 done
 for selector in 1 130; do
   { byte "$selector"; cat "$tmp/counts"; } >"$corpus/report/seed-counts-view$selector"
+done
+# Header and --script (selectors 1, 3: the windows and the switch lines).
+for selector in 1 3 130; do
+  { byte "$selector"; cat "$tmp/delayed"; } >"$corpus/report/seed-delayed-view$selector"
 done
 for selector in 0 1 2 3 4 5 6 7 68 131 196; do
   { byte "$selector"; cat "$tmp/split"; } >"$corpus/report/seed-split-view$selector"
@@ -65,5 +80,11 @@ done
 for selector in 32 34 36; do
   { byte "$selector"; cat "$tmp/unwind-raw"; } >"$corpus/report/seed-unwind-raw-view$selector"
 done
+if [ -n "$trace" ]; then
+  # Header, script in text and JSON, with and without checksum fixing.
+  for selector in 1 3 35 131 163; do
+    { byte "$selector"; cat "$tmp/trace"; } >"$corpus/report/seed-trace-view$selector"
+  done
+fi
 chmod 644 "$corpus"/*/seed-*
 echo "seeds written under $corpus"

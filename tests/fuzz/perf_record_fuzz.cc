@@ -67,6 +67,7 @@ uint64_t ParseAll(std::span<const std::byte> record, const perf_event_attr& attr
   if (auto l = ParseLost(record, attr)) sum += l->lost + Touch(l->sample_id);
   if (auto l = ParseLostSamples(record, attr)) sum += l->lost + Touch(l->sample_id);
   if (auto t = ParseThrottle(record, attr)) sum += t->time + Touch(t->sample_id);
+  if (auto s = ParseSwitch(record, attr)) sum += s->other_pid + s->out + Touch(s->sample_id);
   if (auto id = ParseSampleIdTrailer(record, attr)) sum += Touch(*id);
   return sum;
 }

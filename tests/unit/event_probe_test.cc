@@ -202,6 +202,63 @@ TEST_F(EventProbeUprobeTest, CxxNamesAndLists) {
   EXPECT_EQ(list[2].uprobe_path, canonical_);
 }
 
+// Toggle terms (on=, off=, toggle=, start=) after a probe's symbol, with
+// the commas and slashes of a path around them.
+TEST_F(EventProbeUprobeTest, ToggleTerms) {
+  const uint64_t main_offset = ExpectedProbeOffset("main");
+  const std::vector<EventSpec> list = ParseAll(
+      "cpu-clock,uprobe:" + prog_ + ":main/on=cpu-clock/,uretprobe:" + prog_ +
+      ":main/off=cpu-clock,toggle=thread/u,page-faults");
+  ASSERT_EQ(list.size(), 4u);
+  EXPECT_TRUE(list[0].toggled);
+  EXPECT_FALSE(list[0].starts_on);
+  EXPECT_TRUE(list[0].toggles.empty());
+  EXPECT_EQ(list[1].attr.config2, main_offset);
+  ASSERT_EQ(list[1].toggles.size(), 1u);
+  EXPECT_EQ(list[1].toggles[0].target, 0u);
+  EXPECT_TRUE(list[1].toggles[0].on);
+  EXPECT_EQ(list[1].attr.sample_period, 1u);  // every hit switches
+  EXPECT_EQ(list[2].attr.config, 1u);
+  ASSERT_EQ(list[2].toggles.size(), 1u);
+  EXPECT_FALSE(list[2].toggles[0].on);
+  EXPECT_EQ(list[2].toggle_scope, ToggleScope::kThread);
+  EXPECT_EQ(list[2].attr.exclude_kernel, 1u);  // the modifier after the terms
+  EXPECT_FALSE(list[3].toggled);
+
+  // A group's leader stands for the group; start=on; toggle=cpu; a name
+  // without its modifiers.
+  const std::vector<EventSpec> group = ParseAll("{cpu-clock:u/start=on/,page-faults},uprobe:" +
+                                                prog_ + ":main/off=cpu-clock,toggle=cpu/");
+  ASSERT_EQ(group.size(), 3u);
+  EXPECT_TRUE(group[0].toggled);
+  EXPECT_TRUE(group[1].toggled);
+  EXPECT_TRUE(group[0].starts_on);
+  EXPECT_TRUE(group[1].starts_on);
+  EXPECT_EQ(group[2].toggle_scope, ToggleScope::kCpu);
+
+  const std::string probe = "uprobe:" + prog_ + ":main";
+  EXPECT_THAT(Error("cpu-clock," + probe + "/on=cycles/"),
+              HasSubstr("on=cycles names no event of this -e list (events: 'cpu-clock')"));
+  EXPECT_THAT(Error("cpu-clock," + probe + "/on=cpu-clock"), HasSubstr("no closing '/'"));
+  EXPECT_THAT(Error("cpu-clock," + probe + "/off=cpu-clock/"),
+              HasSubstr("switched off but never on"));
+  EXPECT_THAT(Error("cpu-clock/start=on/"), HasSubstr("start= applies to an event some trigger"));
+  EXPECT_THAT(Error("cpu-clock," + probe + "/on=cpu-clock,toggle=both/"),
+              HasSubstr("toggle=both: expected thread"));
+  EXPECT_THAT(Error("cpu-clock," + probe + "/on=cpu-clock,period=2/"),
+              HasSubstr("takes no period"));
+  EXPECT_THAT(Error("cpu-clock,page-faults/on=cpu-clock/"), HasSubstr("give it a period=N"));
+  EXPECT_THAT(Error("{cpu-clock,page-faults}," + probe + "/on=page-faults/"),
+              HasSubstr("member of a group"));
+  EXPECT_THAT(Error("cpu-clock,page-faults/period=1,on=cpu-clock/," + probe + "/on=page-faults/"),
+              HasSubstr("itself a trigger; toggles do not chain"));
+  EXPECT_THAT(Error("cpu-clock/name=a/,cpu-clock/name=b/," + probe + "/on=cpu-clock/"),
+              HasSubstr("names no event"));
+  EXPECT_THAT(Error("cpu-clock," + probe + "/on=cpu-clock/,uretprobe:" + prog_ +
+                    ":main/on=cpu-clock,toggle=cpu/"),
+              HasSubstr("mix toggle=thread and toggle=cpu"));
+}
+
 TEST_F(EventProbeUprobeTest, Errors) {
   EXPECT_THAT(Error("uprobe:/nonexistent/prog:main"), HasSubstr("cannot find /nonexistent/prog"));
   const std::string typo = Error("uprobe:" + prog_ + ":mian");

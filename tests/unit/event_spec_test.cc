@@ -358,13 +358,14 @@ TEST_F(EventSpecTest, ListEventsShowsProbeSyntaxNotBarePmus) {
     forms.push_back(form.syntax);
     EXPECT_FALSE(form.description.empty()) << form.syntax;
   }
-  EXPECT_THAT(forms,
-              ::testing::ElementsAre("SUBSYSTEM:EVENT", "mem:ADDR[/LEN][:rwx]",
-                                     "uprobe:PATH:SYMBOL[+OFFSET]", "uretprobe:PATH:SYMBOL"));
+  EXPECT_THAT(forms, ::testing::ElementsAre("SUBSYSTEM:EVENT", "mem:ADDR[/LEN][:rwx]",
+                                            "uprobe:PATH:SYMBOL[+OFFSET]", "uretprobe:PATH:SYMBOL",
+                                            "kprobe:FUNCTION[+OFFSET]", "kretprobe:FUNCTION"));
 
   // Only the kinds whose PMU this kernel has.
   std::filesystem::remove_all(trees_.root() / "sys/bus/event_source/devices/breakpoint");
   std::filesystem::remove_all(trees_.root() / "sys/bus/event_source/devices/uprobe");
+  std::filesystem::remove_all(trees_.root() / "sys/bus/event_source/devices/kprobe");
   forms.clear();
   for (const EventForm& form : ParametrizedEventForms(options_)) forms.push_back(form.syntax);
   EXPECT_THAT(forms, ::testing::ElementsAre("SUBSYSTEM:EVENT"));

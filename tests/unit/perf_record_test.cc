@@ -401,6 +401,31 @@ TEST(PerfRecordTest, ForkExitLostThrottleRoundTrip) {
       EXPECT_EQ(th->stream_id, 67u);
       ExpectSampleId(th->sample_id, attr, kSid);
     }
+
+    for (bool out : {false, true}) {
+      const Bytes sw = testing::MakeSwitch(attr, out, kSid, /*preempted=*/out);
+      auto parsed = ParseSwitch(sw, attr);
+      ASSERT_TRUE(parsed.has_value());
+      EXPECT_EQ(parsed->out, out);
+      EXPECT_EQ(parsed->preempted, out);
+      EXPECT_FALSE(parsed->cpu_wide);
+      ExpectSampleId(parsed->sample_id, attr, kSid);
+      const Bytes wide = testing::MakeSwitchCpuWide(attr, out, 81, 82, kSid);
+      auto parsed_wide = ParseSwitch(wide, attr);
+      ASSERT_TRUE(parsed_wide.has_value());
+      EXPECT_EQ(parsed_wide->out, out);
+      EXPECT_FALSE(parsed_wide->preempted);
+      EXPECT_TRUE(parsed_wide->cpu_wide);
+      EXPECT_EQ(parsed_wide->other_pid, 81u);
+      EXPECT_EQ(parsed_wide->other_tid, 82u);
+      ExpectSampleId(parsed_wide->sample_id, attr, kSid);
+      // Other types are not switches; a CPU-wide one too short for its
+      // two ids is malformed.
+      EXPECT_FALSE(ParseSwitch(testing::MakeLostSamples(attr, 1, kSid), attr).has_value());
+      Bytes torn(wide.begin(), wide.end() - 8);
+      reinterpret_cast<perf_event_header*>(torn.data())->size = static_cast<uint16_t>(torn.size());
+      EXPECT_FALSE(ParseSwitch(torn, attr).has_value());
+    }
   }
 }
 

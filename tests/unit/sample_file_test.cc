@@ -734,6 +734,50 @@ TEST(ChunkCodecTest, TruncatedCountsAreErrorsNamingAnOffsetInside) {
   EXPECT_TRUE(Contains(r.error().message, "claim 2147483647 intervals")) << r.error().message;
 }
 
+TEST_F(SampleFileTest, TogglesRoundTripAndBadOnesAreSkippedWithAWarning) {
+  ToggleEntry on{};
+  on.trigger = 1;
+  on.target = 0;
+  on.action = kToggleOn;
+  ToggleEntry off = on;
+  off.action = kToggleOff;
+  off.scope = kToggleCpu;
+  off.target_starts_on = 1;
+  const std::string path = PathOf("toggles.sample");
+  auto writer = SampleFileWriter::Create(path, WriterOptions{});
+  ASSERT_TRUE(writer.has_value()) << writer.error().message;
+  std::vector<EventDesc> events = TestEvents();
+  ASSERT_GE(events.size(), 2u);
+  (*writer)->Submit(ChunkType::kEvents, EncodeEvents(events));
+  (*writer)->Submit(ChunkType::kToggles, EncodeToggles({on, off}));
+  ToggleEntry self = on;
+  self.trigger = 0;  // an event switching itself: malformed
+  (*writer)->Submit(ChunkType::kToggles, EncodeToggles({self}));
+  ASSERT_TRUE((*writer)->Finish(Trailer{}).has_value());
+  writer->reset();
+  auto reader = SampleFileReader::Open(path);
+  ASSERT_TRUE(reader.has_value()) << reader.error().message;
+  ASSERT_EQ(reader->toggles().size(), 2u);
+  EXPECT_EQ(reader->toggles()[0].action, kToggleOn);
+  EXPECT_EQ(reader->toggles()[1].scope, kToggleCpu);
+  EXPECT_EQ(reader->toggles()[1].target_starts_on, 1);
+  ASSERT_EQ(reader->warnings().size(), 1u);
+  EXPECT_TRUE(Contains(reader->warnings()[0], "toggles (every sample is kept) skipped: toggle at "
+                                              "offset"))
+      << reader->warnings()[0];
+
+  constexpr uint64_t kBase = 100;
+  const Bytes bytes = EncodeToggles({on, off});
+  EXPECT_FALSE(DecodeToggles(std::span(bytes).first(20), kBase, 2).has_value());
+  EXPECT_FALSE(DecodeToggles(bytes, kBase, 1).has_value());  // names event 1 of 1
+  Bytes bad_action = bytes;
+  bad_action[8] = std::byte{7};
+  auto r = DecodeToggles(bad_action, kBase, 2);
+  ASSERT_FALSE(r.has_value());
+  EXPECT_TRUE(Contains(r.error().message, "toggle at offset 100 has an unknown action"))
+      << r.error().message;
+}
+
 TEST(ChunkCodecTest, EventsFromOtherAttrSizesKeepTheCommonPrefix) {
   perf_event_attr attr = st::MakeAttr(PERF_SAMPLE_IP, true);
   attr.config = 0x1234;

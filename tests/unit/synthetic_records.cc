@@ -234,6 +234,25 @@ Bytes MakeThrottle(const perf_event_attr& attr, bool unthrottle, uint64_t time, 
   return b.Finish(unthrottle ? PERF_RECORD_UNTHROTTLE : PERF_RECORD_THROTTLE, 0);
 }
 
+Bytes MakeSwitch(const perf_event_attr& attr, bool out, const SampleIdFields& sample_id,
+                 bool preempted) {
+  RecordBuilder b;
+  b.PutSampleId(attr, sample_id);
+  const uint16_t misc =
+      static_cast<uint16_t>((out ? PERF_RECORD_MISC_SWITCH_OUT : 0) |
+                            (preempted ? PERF_RECORD_MISC_SWITCH_OUT_PREEMPT : 0));
+  return b.Finish(PERF_RECORD_SWITCH, misc);
+}
+
+Bytes MakeSwitchCpuWide(const perf_event_attr& attr, bool out, uint32_t other_pid,
+                        uint32_t other_tid, const SampleIdFields& sample_id) {
+  RecordBuilder b;
+  b.Put(other_pid);
+  b.Put(other_tid);
+  b.PutSampleId(attr, sample_id);
+  return b.Finish(PERF_RECORD_SWITCH_CPU_WIDE, out ? PERF_RECORD_MISC_SWITCH_OUT : 0);
+}
+
 void Append(Bytes& stream, std::span<const std::byte> record) {
   stream.insert(stream.end(), record.begin(), record.end());
 }

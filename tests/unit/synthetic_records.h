@@ -108,6 +108,13 @@ Bytes MakeLostSamples(const perf_event_attr& attr, uint64_t lost,
 // PERF_RECORD_THROTTLE, or PERF_RECORD_UNTHROTTLE when `unthrottle`.
 Bytes MakeThrottle(const perf_event_attr& attr, bool unthrottle, uint64_t time, uint64_t id,
                    uint64_t stream_id, const SampleIdFields& sample_id = {});
+// PERF_RECORD_SWITCH: a switch-out when `out` (preempted: still runnable),
+// else a switch-in; the task is sample_id's.
+Bytes MakeSwitch(const perf_event_attr& attr, bool out, const SampleIdFields& sample_id,
+                 bool preempted = false);
+// PERF_RECORD_SWITCH_CPU_WIDE naming the other task.
+Bytes MakeSwitchCpuWide(const perf_event_attr& attr, bool out, uint32_t other_pid,
+                        uint32_t other_tid, const SampleIdFields& sample_id);
 
 // Appends `record` to `stream`.
 void Append(Bytes& stream, std::span<const std::byte> record);

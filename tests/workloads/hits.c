@@ -6,6 +6,9 @@
  *                      Nothing else in the process calls write(2) or
  *                      stores to `watched` (it prints nothing).
  *        hits address  prints the address of `watched` and exits.
+ *        hits sizes N M  write(2)s 512 bytes N times, then 100 bytes M
+ *                      times, to /dev/null on fd 42 (nothing else), for tracepoint
+ *                      payloads and filters on the write's count.
  *
  * Built without PIE, so `watched` has the same address in every run and a
  * test can ask for it first, then record mem:ADDR:w on another run. It is
@@ -28,9 +31,24 @@ TESTED void hit(int fd, long i) {
 }
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    fprintf(stderr, "usage: hits N | hits address\n");
+  if (argc < 2 || (argc != 2 && argv[1][0] != 's')) {
+    fprintf(stderr, "usage: hits N | hits address | hits sizes N M\n");
     return 2;
+  }
+  if (argv[1][0] == 's') {
+    if (argc != 4) return 2;
+    static char buffer[512];
+    const long big = strtol(argv[2], NULL, 10), small = strtol(argv[3], NULL, 10);
+    /* On fd 42 whatever the caller left open, so tests know the fd. */
+    const int fd = dup2(open("/dev/null", O_WRONLY), 42);
+    if (fd != 42) return 3;
+    for (long i = 0; i < big; ++i) {
+      if (write(fd, buffer, 512) != 512) return 3;
+    }
+    for (long i = 0; i < small; ++i) {
+      if (write(fd, buffer, 100) != 100) return 3;
+    }
+    return 0;
   }
   if (argv[1][0] == 'a') {
     printf("%p\n", (void*)&watched);
