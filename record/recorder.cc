@@ -218,7 +218,6 @@ Result<void> Recorder::Start() {
   const bool sampling = options_.delay_ms == 0 && !options_.start_disabled;
   auto enabled = sampling ? opener_->EnableAll() : opener_->EnableTracking();
   if (!enabled) return enabled;
-  started_ = true;
   if (sampling) control_->Switched(/*on=*/true, now);
   if (target_.kind == TargetKind::kCommand) return {};
   std::vector<std::byte> synthesized;
@@ -359,13 +358,18 @@ Result<void> Recorder::Prepare() {
 
 Result<StopCause> Recorder::Record() {
   start_ns_ = MonotonicNowNs();
-  if (launcher_) {
-    TRY(launcher_->Release());
-  }
   // -D -1 waits for --control's enable; --duration counts from the start.
   const uint64_t enable_at =
       options_.start_disabled ? start_ns_ : start_ns_ + options_.delay_ms * 1000000;
+  // Enabled before the command is let go: its task events wait for the
+  // exec anyway (enable_on_exec), but a probe opened on every CPU
+  // (OpenedOnEveryCpu) is on only from here, and a short command released
+  // first ran through every hit before it was.
   TRY(Start());
+  if (launcher_) {
+    TRY(launcher_->Release());  // a command that cannot run leaves no file
+  }
+  started_ = true;
   bool sampling = options_.delay_ms == 0 || options_.start_disabled;  // no timer pending
   const uint64_t stop_at =
       options_.duration_s > 0 ? enable_at + static_cast<uint64_t>(options_.duration_s * 1e9) : 0;

@@ -202,9 +202,12 @@ Result<RunOutcome> CountingSession::RunOnce() {
     if (first_start_ns_ == 0) first_start_ns_ = start_ns_;
     last_interval_ns_ = start_ns_;
     last_counts_.clear();
-    if (launcher) counted = launcher->Release();
-    if (counted && counters_) counted = counters_->Enable();
+    // Enabled before the command is let go: a command's task counters wait
+    // for its exec (enable_on_exec), but a probe counted on every CPU is on
+    // only from Enable, and a short command released first ran past it.
+    if (counters_) counted = counters_->Enable();
     if (counted && windows_) counted = windows_->Enable();
+    if (counted && launcher) counted = launcher->Release();
     if (counted && stat_.interval_ms != 0 && stat_.layout.format == StatFormat::kTable) {
       fmt::print(stderr, "{}", IntervalHeading());
     }

@@ -22,6 +22,7 @@ namespace {
 const std::string kRecord = SAMPLE_RECORD_PATH;
 const std::string kReport = SAMPLE_REPORT_PATH;
 const std::string kSplit = WORKLOAD_SPLIT_PATH;
+const std::string kHits = WORKLOAD_HITS_PATH;
 
 class StatTest : public ::testing::Test {
  protected:
@@ -181,6 +182,25 @@ TEST_F(StatTest, SeparatedOutputParses) {
   EXPECT_EQ(faults[1], "");
   EXPECT_EQ(faults[2], "page-faults");
   EXPECT_GT(std::stoull(faults[0]), 0u);
+}
+
+// A probe counted for a command is opened on every CPU (never inherited), so
+// it is not switched on by the exec: it must be on before the command is
+// released, or a command as short as this one runs past every hit.
+TEST_F(StatTest, UprobeCountsEveryHitOfAShortCommand) {
+  if (access("/sys/bus/event_source/devices/uprobe/type", R_OK) != 0) {
+    GTEST_SKIP() << "no uprobe PMU in this kernel (CONFIG_UPROBE_EVENTS)";
+  }
+  if (geteuid() != 0) GTEST_SKIP() << "uprobes need root or CAP_PERFMON here";
+  for (int run = 0; run < 5; ++run) {
+    const RunResult r = RunTool(
+        {kRecord, "--stat", "-x", ",", "-e", "uprobe:" + kHits + ":hit", "--", kHits, "1000"},
+        dir_);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto lines = Lines(r.err);
+    ASSERT_EQ(lines.size(), 1u) << r.err;
+    EXPECT_EQ(Split(lines[0], ',')[0], "1000") << "run " << run << ": " << lines[0];
+  }
 }
 
 TEST_F(StatTest, JsonLines) {
