@@ -10,16 +10,18 @@
 
 #include <fmt/format.h>
 
+#include "libsample/regular_file.h"
 #include "libsample/unique_fd.h"
 
 namespace sample {
 
 Result<MappedFile> MappedFile::Open(const std::string& path) {
-  UniqueFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!fd.valid()) return Fail(fmt::format("{}: cannot open: {}", path, strerror(errno)));
+  // A FIFO or a device given as -i would block or never end.
+  auto opened = OpenRegularFile(path);
+  if (!opened) return Fail(fmt::format("cannot read {}", opened.error().message));
+  UniqueFd fd = std::move(*opened);
   struct stat st{};
   if (fstat(fd.get(), &st) != 0) return Fail(fmt::format("{}: fstat: {}", path, strerror(errno)));
-  if (!S_ISREG(st.st_mode)) return Fail(fmt::format("{}: not a regular file", path));
   if (st.st_size == 0) return MappedFile(nullptr, 0);
   void* map = mmap(nullptr, st.st_size, PROT_READ, MAP_PRIVATE, fd.get(), 0);
   if (map == MAP_FAILED) return Fail(fmt::format("{}: mmap: {}", path, strerror(errno)));

@@ -24,6 +24,7 @@
 #include "libsample/perf/perf_event_advice.h"
 #include "libsample/perf/perf_record.h"
 #include "libsample/perf/record_walker.h"
+#include "libsample/regular_file.h"
 #include "libsample/unique_fd.h"
 #include "record/command_launcher.h"
 #include "record/event_opener.h"
@@ -287,6 +288,9 @@ Result<RecordSummary> Recorder::Run() {
 }
 
 Result<void> Recorder::Prepare() {
+  // Refused before anything runs (the flight recorder and --stat write it
+  // only at the end, when a refusal would lose the whole run).
+  TRY(CheckReplaceable(options_.output, "-o"));
   TRY_ASSIGN(auto target, ResolveTarget(options_.target));
   target_ = std::move(target);
   status_line_ = !options_.quiet && isatty(STDERR_FILENO);
@@ -650,6 +654,9 @@ Result<RecordSummary> Recorder::Finish(int exit_status) {
 }  // namespace
 
 Result<void> MoveOldOutput(const std::string& path) {
+  // Only a regular file (or a link that is not a trap) is moved: as root,
+  // `-o /dev/null` renamed the real /dev/null away.
+  TRY(CheckReplaceable(path, "-o"));
   struct stat st {};
   if (lstat(path.c_str(), &st) != 0) return {};
   const std::string old = path + ".old";

@@ -18,6 +18,7 @@
 
 #include "libsample/events/event_spec.h"
 #include "libsample/perf/perf_event_advice.h"
+#include "libsample/regular_file.h"
 #include "libsample/unique_fd.h"
 #include "record/command_launcher.h"
 #include "record/host_facts.h"
@@ -155,6 +156,8 @@ Result<void> CountingSession::Prepare() {
 }
 
 Result<int> CountingSession::Run() {
+  // Refused before counting, not after it.
+  if (stat_.write_file) TRY(CheckReplaceable(options_.output, "-o"));
   TRY(Prepare());
   std::vector<RunOutcome> runs;
   for (int i = 0; i < stat_.repeat; ++i) {

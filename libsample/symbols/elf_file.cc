@@ -11,6 +11,8 @@
 
 #include <fmt/format.h>
 
+#include "libsample/regular_file.h"
+
 namespace sample {
 namespace {
 
@@ -25,11 +27,9 @@ void InitLibelf() {
 
 Result<ElfFile> ElfFile::Open(const std::string& path) {
   InitLibelf();
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!fd.valid()) return Fail(fmt::format("{}: {}", path, std::strerror(errno)), errno);
-  struct stat st;
-  if (fstat(fd.get(), &st) != 0) return Fail(fmt::format("{}: {}", path, std::strerror(errno)));
-  if (!S_ISREG(st.st_mode)) return Fail(fmt::format("{}: not a regular file", path));
+  // Paths come from recordings: a FIFO there would block, a device never
+  // end; only a regular file is opened.
+  TRY_ASSIGN(UniqueFd fd, OpenRegularFile(path));
   Elf* elf = elf_begin(fd.get(), ELF_C_READ_MMAP, nullptr);
   if (elf == nullptr) return Fail(fmt::format("{}: {}", path, elf_errmsg(-1)));
   ElfFile file(std::move(fd), elf);

@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "libsample/regular_file.h"
 #include "libsample/unique_fd.h"
 
 namespace sample {
@@ -82,18 +83,25 @@ PerfMap PerfMap::Parse(std::string_view text) {
 }
 
 Result<PerfMap> PerfMap::Load(const std::string& path, const PerfMapOptions& options) {
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!fd.valid())
-    return Fail(fmt::format("{}: cannot open: {}", path, std::strerror(errno)), errno);
-  // Checked on the open file, so the file read is the file checked.
+  // Anyone may create /tmp/perf-PID.map: a FIFO there would hang the
+  // report, a symlink would make us read another file as root. Only a
+  // regular file, not through a link, checked on the open file.
+  auto opened = OpenRegularFile(path, OpenRegularOptions{.no_follow = true});
+  if (!opened) return tl::unexpected(opened.error());
+  UniqueFd fd = std::move(*opened);
   struct stat st;
   if (fstat(fd.get(), &st) != 0) {
     return Fail(fmt::format("{}: fstat: {}", path, std::strerror(errno)), errno);
   }
-  if (!S_ISREG(st.st_mode)) return Fail(fmt::format("{}: ignored: not a regular file", path));
   if (!options.force && st.st_uid != 0 && st.st_uid != options.user) {
     return Fail(fmt::format("{}: ignored: owned by uid {}, not by uid {} or root", path, st.st_uid,
                             options.user));
+  }
+  // Writable by others, anyone could have put names on our code.
+  if (!options.force && (st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+    return Fail(fmt::format("{}: ignored: writable by {} (mode {:04o})", path,
+                            (st.st_mode & S_IWOTH) != 0 ? "everyone" : "its group",
+                            st.st_mode & 07777));
   }
   std::string text;
   char buffer[65536];

@@ -15,6 +15,7 @@
 
 #include <fmt/format.h>
 
+#include "libsample/regular_file.h"
 #include "libsample/symbols/elf_file.h"
 #include "libsample/unwind/x86_frame_rule.h"
 
@@ -39,9 +40,10 @@ int FindDebugFile(Dwfl_Module*, void** userdata, const char*, Dwarf_Addr, const 
                   GElf_Word, char** debuginfo_file_name) {
   const auto* module = static_cast<const UnwindModule*>(*userdata);
   if (module == nullptr || module->debug.empty()) return -1;
-  const int fd = open(module->debug.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd >= 0) *debuginfo_file_name = strdup(module->debug.c_str());
-  return fd;
+  auto fd = OpenRegularFile(module->debug);  // never a FIFO or device
+  if (!fd) return -1;
+  *debuginfo_file_name = strdup(module->debug.c_str());
+  return fd->Release();
 }
 
 const Dwfl_Callbacks kDwflCallbacks = {
@@ -326,8 +328,14 @@ DwarfUnwinder::Process* DwarfUnwinder::ProcessFor(const UnwindRequest& request) 
     }
     // add_p_vaddr: `bias` is added to the segments' vaddrs (for ET_DYN;
     // ET_EXEC files sit at their own addresses).
+    // Our own descriptor (libdwfl takes it over): given -1, libdwfl would
+    // open the path itself, blocking on a FIFO planted there.
+    auto fd = OpenRegularFile(module.binary);
     Dwfl_Module* reported =
-        dwfl_report_elf(dwfl, module.binary.c_str(), module.binary.c_str(), -1, module.bias, true);
+        fd ? dwfl_report_elf(dwfl, module.binary.c_str(), module.binary.c_str(), fd->get(),
+                             module.bias, true)
+           : nullptr;
+    if (reported != nullptr) fd->Release();
     // The debug file's path must outlive the space that named it.
     it->second = std::make_unique<UnwindModule>(module);
     if (reported == nullptr) continue;

@@ -134,6 +134,33 @@ TEST_F(PerfMapFileTest, MapOfAnotherUserIsIgnoredWithANote) {
   EXPECT_EQ(NameAt(*forced, 0x1000), "jitted");
 }
 
+// Anyone who can write the map can put names on our code; a link could
+// point anywhere; a FIFO would block the report.
+TEST_F(PerfMapFileTest, WritableLinkedOrFifoMapsAreIgnored) {
+  ASSERT_EQ(chmod(path_.c_str(), 0620), 0);
+  auto group = PerfMap::Load(path_, PerfMapOptions{.user = geteuid()});
+  ASSERT_FALSE(group);
+  EXPECT_THAT(group.error().message, HasSubstr("ignored: writable by its group (mode 0620)"));
+  ASSERT_EQ(chmod(path_.c_str(), 0646), 0);
+  auto everyone = PerfMap::Load(path_, PerfMapOptions{.user = geteuid()});
+  ASSERT_FALSE(everyone);
+  EXPECT_THAT(everyone.error().message, HasSubstr("writable by everyone"));
+  EXPECT_TRUE(PerfMap::Load(path_, PerfMapOptions{.user = geteuid(), .force = true}));
+
+  ASSERT_EQ(chmod(path_.c_str(), 0644), 0);
+  const std::string link = dir_ / "perf-1.map";
+  ASSERT_EQ(symlink(path_.c_str(), link.c_str()), 0);
+  auto linked = PerfMap::Load(link, PerfMapOptions{.user = geteuid()});
+  ASSERT_FALSE(linked);
+  EXPECT_THAT(linked.error().message, HasSubstr("it is a symbolic link"));
+
+  const std::string fifo = dir_ / "perf-2.map";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  auto from_fifo = PerfMap::Load(fifo, PerfMapOptions{.user = geteuid()});
+  ASSERT_FALSE(from_fifo);
+  EXPECT_THAT(from_fifo.error().message, HasSubstr("it is a FIFO"));
+}
+
 TEST_F(PerfMapFileTest, MissingOrNonRegularFilesAreNotes) {
   auto missing = PerfMap::Load(dir_ / "perf-999.map", PerfMapOptions{.user = geteuid()});
   ASSERT_FALSE(missing);

@@ -1,0 +1,91 @@
+#include "libsample/regular_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+namespace sample {
+
+const char* FileKindName(mode_t mode) {
+  if (S_ISREG(mode)) return "a regular file";
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISLNK(mode)) return "a symbolic link";
+  return "not a regular file";
+}
+
+Result<UniqueFd> OpenRegularFile(const std::string& path, OpenRegularOptions options) {
+  // stat first, so that what is not a regular file is never opened: opening
+  // a device can have side effects even when nothing is read.
+  struct stat before {};
+  const int looked = options.no_follow ? lstat(path.c_str(), &before) : stat(path.c_str(), &before);
+  if (looked != 0) {
+    const int err = errno;
+    return Fail(fmt::format("{}: {}", path, std::strerror(err)), err);
+  }
+  if (!S_ISREG(before.st_mode)) {
+    return Fail(
+        fmt::format("{}: it is {}, not a regular file", path, FileKindName(before.st_mode)),
+        EINVAL);
+  }
+  // O_NONBLOCK: should a FIFO be swapped in after the stat, open returns
+  // at once instead of waiting for a writer (the fstat below refuses it).
+  int flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY;
+  if (options.no_follow) flags |= O_NOFOLLOW;
+  UniqueFd fd(open(path.c_str(), flags));
+  if (!fd.valid()) {
+    const int err = errno;
+    return Fail(fmt::format("{}: {}", path, std::strerror(err)), err);
+  }
+  struct stat opened {};
+  if (fstat(fd.get(), &opened) != 0) {
+    const int err = errno;
+    return Fail(fmt::format("{}: fstat: {}", path, std::strerror(err)), err);
+  }
+  if (!S_ISREG(opened.st_mode) || opened.st_dev != before.st_dev ||
+      opened.st_ino != before.st_ino) {
+    return Fail(fmt::format("{}: it changed while being opened", path), EINVAL);
+  }
+  // Regular files never block; reads should not see EAGAIN either way, but
+  // the flag would be inherited by anything the fd is handed to.
+  const int status = fcntl(fd.get(), F_GETFL);
+  if (status >= 0) fcntl(fd.get(), F_SETFL, status & ~O_NONBLOCK);
+  return fd;
+}
+
+Result<void> CheckReplaceable(const std::string& path, const std::string& option) {
+  struct stat st {};
+  if (lstat(path.c_str(), &st) != 0) return {};  // nothing there (or unreachable: open will say)
+  if (S_ISREG(st.st_mode)) return {};
+  if (!S_ISLNK(st.st_mode)) {
+    return Fail(fmt::format("{} {}: it is {}; only a regular file is written or moved out of "
+                            "the way (FILE.old)",
+                            option, path, FileKindName(st.st_mode)));
+  }
+  // A symlink: renaming it moves only the link, but in a sticky directory
+  // anyone may write to (/tmp), a link owned by someone else is a trap laid
+  // for whoever writes there next; refuse it rather than rely on the
+  // kernel's protected_symlinks.
+  std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  if (parent.empty()) parent = ".";
+  struct stat dir {};
+  if (stat(parent.c_str(), &dir) == 0 && (dir.st_mode & S_ISVTX) && (dir.st_mode & S_IWOTH) &&
+      st.st_uid != geteuid()) {
+    return Fail(fmt::format("{} {}: refused: a symbolic link owned by uid {} in the sticky, "
+                            "world-writable directory {} (another user's link there could "
+                            "redirect the write); remove it or choose another path",
+                            option, path, st.st_uid, parent.string()));
+  }
+  return {};
+}
+
+}  // namespace sample

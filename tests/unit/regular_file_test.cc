@@ -1,0 +1,94 @@
+#include "libsample/regular_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <string>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "tests/unit/symbolizer_test_util.h"
+
+namespace sample {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::ScratchDir;
+
+class RegularFileTest : public ::testing::Test {
+ protected:
+  void SetUp() override { std::ofstream(file_) << "bytes\n"; }
+  ScratchDir dir_;
+  const std::string file_ = dir_ / "file";
+};
+
+TEST_F(RegularFileTest, OpensARegularFileBlocking) {
+  auto fd = OpenRegularFile(file_);
+  ASSERT_TRUE(fd) << fd.error().message;
+  char buffer[6];
+  EXPECT_EQ(read(fd->get(), buffer, sizeof(buffer)), 6);
+  EXPECT_EQ(fcntl(fd->get(), F_GETFL) & O_NONBLOCK, 0);  // the flag is not handed on
+}
+
+TEST_F(RegularFileTest, NeverOpensAFifoADeviceOrADirectory) {
+  const std::string fifo = dir_ / "fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  auto from_fifo = OpenRegularFile(fifo);  // would block without a writer
+  ASSERT_FALSE(from_fifo);
+  EXPECT_EQ(from_fifo.error().message, fifo + ": it is a FIFO, not a regular file");
+  auto device = OpenRegularFile("/dev/null");
+  ASSERT_FALSE(device);
+  EXPECT_THAT(device.error().message, HasSubstr("a character device"));
+  auto directory = OpenRegularFile(dir_.path());
+  ASSERT_FALSE(directory);
+  EXPECT_THAT(directory.error().message, HasSubstr("a directory"));
+  auto missing = OpenRegularFile(dir_ / "missing");
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().sys_errno, ENOENT);
+}
+
+TEST_F(RegularFileTest, NoFollowRefusesALinkEvenToARegularFile) {
+  const std::string link = dir_ / "link";
+  ASSERT_EQ(symlink(file_.c_str(), link.c_str()), 0);
+  EXPECT_TRUE(OpenRegularFile(link));
+  auto refused = OpenRegularFile(link, OpenRegularOptions{.no_follow = true});
+  ASSERT_FALSE(refused);
+  EXPECT_THAT(refused.error().message, HasSubstr("a symbolic link"));
+}
+
+TEST_F(RegularFileTest, OnlyRegularFilesAndHarmlessLinksAreReplaceable) {
+  EXPECT_TRUE(CheckReplaceable(file_, "-o"));
+  EXPECT_TRUE(CheckReplaceable(dir_ / "missing", "-o"));
+  const std::string link = dir_ / "link";
+  ASSERT_EQ(symlink(file_.c_str(), link.c_str()), 0);
+  EXPECT_TRUE(CheckReplaceable(link, "-o"));  // ours, in a private directory
+  auto device = CheckReplaceable("/dev/null", "-o");
+  ASSERT_FALSE(device);
+  EXPECT_THAT(device.error().message, HasSubstr("-o /dev/null: it is a character device"));
+  auto directory = CheckReplaceable(dir_.path(), "-o");
+  ASSERT_FALSE(directory);
+  EXPECT_THAT(directory.error().message, HasSubstr("a directory"));
+}
+
+TEST_F(RegularFileTest, AnotherUsersLinkInAStickyWorldWritableDirectoryIsNotReplaceable) {
+  if (geteuid() != 0) GTEST_SKIP() << "giving a link to another user needs root";
+  const std::string sticky = dir_ / "sticky";
+  ASSERT_EQ(mkdir(sticky.c_str(), 0700), 0);
+  ASSERT_EQ(chmod(sticky.c_str(), 01777), 0);
+  const std::string link = sticky + "/out";
+  ASSERT_EQ(symlink(file_.c_str(), link.c_str()), 0);
+  EXPECT_TRUE(CheckReplaceable(link, "-o"));  // root's own link
+  ASSERT_EQ(lchown(link.c_str(), 4242, 4242), 0);
+  auto refused = CheckReplaceable(link, "-o");
+  ASSERT_FALSE(refused);
+  EXPECT_THAT(refused.error().message, HasSubstr("owned by uid 4242"));
+  // Not sticky: the directory's owner decides who may plant links there.
+  ASSERT_EQ(chmod(sticky.c_str(), 0777), 0);
+  EXPECT_TRUE(CheckReplaceable(link, "-o"));
+}
+
+}  // namespace
+}  // namespace sample
