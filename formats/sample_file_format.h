@@ -84,6 +84,16 @@
 //              chunk_count x u64 file offsets of every preceding chunk
 //              (the table of contents).
 //
+// Memory: a chunk's header says how large its payload is once decompressed,
+// and a crafted file can claim gigabytes from a few bytes (zstd turns 4
+// bytes into a 128 KiB block of one repeated byte). The file header says
+// the largest payload its writer makes (max_chunk_raw_size; 0 in files of
+// writers before it, taken as kReaderMaxChunkRawSize), which may not exceed
+// kReaderMaxChunkRawSize; a chunk that claims more than that, or more than
+// kMaxCompressionRatio times its stored bytes (beyond the first MiB), is
+// damaged: readers skip it without allocating. Writers split record
+// chunks to stay within their limit.
+//
 // A recorder that dies leaves no trailer: a reader takes every complete,
 // checksum-valid chunk and reports the file as not finalized. New data gets
 // new chunk types; readers skip types they do not know.
@@ -96,6 +106,19 @@ namespace sample::format {
 inline constexpr char kFileMagic[8] = {'S', 'A', 'M', 'P', 'L', 'E', 'D', 'T'};
 inline constexpr uint32_t kFileVersion = 1;
 inline constexpr uint32_t kChunkMagic = 0x4b4e4843;  // "CHNK" in file order
+
+// What sample-record's writer puts in FileHeader.max_chunk_raw_size: its
+// record chunks are ~1 MiB (a drain can add every ring's contents, split
+// at this size), metadata chunks far less.
+inline constexpr uint64_t kWriterMaxChunkRawSize = uint64_t{64} << 20;
+// The most any file may declare, and the limit of files that declare none.
+inline constexpr uint64_t kReaderMaxChunkRawSize = uint64_t{256} << 20;
+// Decompressed bytes per stored byte, beyond the first MiB of a chunk. Our
+// recordings reach 510x (--call-graph dwarf,65528 of a shallow loop: each
+// 64 KiB stack copy repeats the last); a sample's own fields (time, ip,
+// registers) keep real ones well below this.
+inline constexpr uint64_t kMaxCompressionRatio = 8192;
+inline constexpr uint64_t kRatioFreeRawSize = uint64_t{1} << 20;
 
 enum class ChunkType : uint16_t {
   kEvents = 1,
@@ -143,7 +166,8 @@ struct FileHeader {
   uint32_t chunk_header_size;  // sizeof(ChunkHeader)
   uint32_t flags;              // none defined yet
   uint64_t created_realtime_ns;
-  uint8_t reserved[32];
+  uint64_t max_chunk_raw_size;  // largest raw_size of any chunk; 0: not said
+  uint8_t reserved[24];
 };
 static_assert(sizeof(FileHeader) == 64);
 

@@ -2,6 +2,7 @@
 
 #include <zstd.h>
 
+#include <cstddef>
 #include <cstring>
 #include <memory>
 
@@ -12,10 +13,6 @@
 
 namespace sample::format {
 namespace {
-
-// A chunk claiming more than this after decompression is corrupt, whatever
-// its checksum says; the recorder writes chunks of a few MiB.
-constexpr uint64_t kMaxRawChunkSize = uint64_t{1} << 32;
 
 struct DCtxDeleter {
   void operator()(ZSTD_DCtx* ctx) const { ZSTD_freeDCtx(ctx); }
@@ -84,6 +81,14 @@ Result<void> SampleFileReader::ReadFileHeader(ByteReader& in) {
     return Fail(fmt::format("{}: offset 12: bad header or chunk header size ({}, {})", path_,
                             file_header_.header_size, file_header_.chunk_header_size));
   }
+  if (file_header_.max_chunk_raw_size > kReaderMaxChunkRawSize) {
+    return Fail(fmt::format("{}: offset {}: the header allows chunks of {} bytes; this reader "
+                            "takes at most {}",
+                            path_, offsetof(FileHeader, max_chunk_raw_size),
+                            file_header_.max_chunk_raw_size, kReaderMaxChunkRawSize));
+  }
+  chunk_limit_ = file_header_.max_chunk_raw_size != 0 ? file_header_.max_chunk_raw_size
+                                                      : kReaderMaxChunkRawSize;
   return {};
 }
 
@@ -265,9 +270,18 @@ Result<void> SampleFileReader::ReadPayloadInto(const ChunkRef& chunk, Payload& p
     return Fail(fmt::format("{}: offset {}: chunk flags {:#x} are inconsistent", path_,
                             chunk.offset, h.flags));
   }
-  if (h.raw_size > kMaxRawChunkSize) {
-    return Fail(fmt::format("{}: offset {}: chunk claims {} bytes uncompressed", path_,
-                            chunk.offset, h.raw_size));
+  // Before anything is allocated: a few stored bytes must not make us
+  // allocate (or decompress) gigabytes.
+  if (h.raw_size > chunk_limit_) {
+    return Fail(fmt::format("{}: offset {}: chunk claims {} bytes uncompressed, over the {} the "
+                            "file's header allows",
+                            path_, chunk.offset, h.raw_size, chunk_limit_));
+  }
+  if (h.raw_size > kRatioFreeRawSize && h.raw_size / kMaxCompressionRatio > h.stored_size) {
+    return Fail(fmt::format("{}: offset {}: chunk claims {} bytes uncompressed from {} stored, "
+                            "more than {} times as many",
+                            path_, chunk.offset, h.raw_size, h.stored_size,
+                            kMaxCompressionRatio));
   }
   // Sizes are checked against the stored bytes before the payload is
   // allocated: a header alone must not make us allocate gigabytes.
@@ -278,7 +292,8 @@ Result<void> SampleFileReader::ReadPayloadInto(const ChunkRef& chunk, Payload& p
                                 chunk.offset, h.stored_size, h.raw_size));
       }
       payload.Resize(h.raw_size);
-      std::memcpy(payload.mutable_bytes().data(), stored.data(), stored.size());
+      // memcpy from an empty span's null pointer is undefined, even for 0.
+      if (!stored.empty()) std::memcpy(payload.mutable_bytes().data(), stored.data(), stored.size());
       if (time_deltas) DecodeSampleTimeDeltas(payload.mutable_bytes(), time_offset);
       return {};
     case Compression::kZstd: {

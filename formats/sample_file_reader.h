@@ -114,6 +114,7 @@ class SampleFileReader {
   std::string path_;
   MappedFile file_;
   FileHeader file_header_{};
+  uint64_t chunk_limit_ = kReaderMaxChunkRawSize;  // the most a chunk may claim
   EventTable events_;
   Metadata metadata_;
   Metadata build_ids_;

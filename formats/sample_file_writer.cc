@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstddef>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -34,6 +35,7 @@ Result<std::unique_ptr<SampleFileWriter>> SampleFileWriter::Create(const std::st
   timespec now{};
   clock_gettime(CLOCK_REALTIME, &now);
   header.created_realtime_ns = uint64_t(now.tv_sec) * 1000000000u + uint64_t(now.tv_nsec);
+  header.max_chunk_raw_size = options.max_chunk_raw_size;
   auto written = writer->WriteAll(std::as_bytes(std::span(&header, 1)), {});
   if (!written) return Fail(fmt::format("{}: {}", path, written.error().message));
   writer->thread_ = std::thread([w = writer.get()] { w->Run(); });
@@ -169,35 +171,78 @@ void SampleFileWriter::InsertCpus(Pending& chunk) {
 Result<void> SampleFileWriter::WriteChunk(Pending& chunk) {
   const bool records = chunk.header.type == static_cast<uint16_t>(ChunkType::kRecords);
   if (records && chunk.records.cpu_field) InsertCpus(chunk);
-  chunk.header.raw_size = chunk.payload.size();
   if (records) raw_bytes_.fetch_add(chunk.payload.size(), std::memory_order_relaxed);
-  std::span<const std::byte> stored = chunk.payload;
-  chunk.header.compression = static_cast<uint16_t>(Compression::kNone);
-  if (zstd_ctx_ && !chunk.payload.empty()) {
-    const uint32_t offset = chunk.records.sample_time_offset;
+  const uint64_t limit = options_.max_chunk_raw_size;
+  if (chunk.payload.size() <= limit) {
+    return WritePayload(chunk.header, chunk.payload, chunk.records.sample_time_offset);
+  }
+  if (!records) {
+    return Fail(fmt::format("a chunk of type {} holds {} bytes, over the {} readers take",
+                            chunk.header.type, chunk.payload.size(), limit));
+  }
+  // A drain can hand over every ring's contents at once (-m of hundreds of
+  // MiB): split at record boundaries. Each piece keeps the whole chunk's
+  // time range, which still bounds its records (readers order by it).
+  const std::span<const std::byte> all = chunk.payload;
+  std::vector<std::byte> piece;
+  size_t start = 0;
+  while (start < all.size()) {
+    size_t end = start;
+    uint64_t count = 0;
+    while (end < all.size()) {
+      uint16_t size = 0;
+      if (all.size() - end >= sizeof(perf_event_header)) {
+        std::memcpy(&size, all.data() + end + offsetof(perf_event_header, size), sizeof(size));
+      }
+      // A malformed tail goes as it is, with the piece before it.
+      if (size < sizeof(perf_event_header) || size > all.size() - end) {
+        end = all.size();
+        break;
+      }
+      if (end > start && end - start + size > limit) break;
+      end += size;
+      ++count;
+    }
+    piece.assign(all.begin() + start, all.begin() + end);
+    ChunkHeader header = chunk.header;
+    header.record_count = count;
+    TRY(WritePayload(header, piece, chunk.records.sample_time_offset));
+    start = end;
+  }
+  return {};
+}
+
+Result<void> SampleFileWriter::WritePayload(ChunkHeader header, std::vector<std::byte>& payload,
+                                            uint32_t sample_time_offset) {
+  const bool records = header.type == static_cast<uint16_t>(ChunkType::kRecords);
+  header.raw_size = payload.size();
+  std::span<const std::byte> stored = payload;
+  header.compression = static_cast<uint16_t>(Compression::kNone);
+  if (zstd_ctx_ && !payload.empty()) {
+    const uint32_t offset = sample_time_offset;
     if (records && offset != 0 && offset % 8 == 0 &&
         offset <= ChunkTimeOffset(kChunkTimeOffsetMask)) {
-      EncodeSampleTimeDeltas(chunk.payload, offset);
-      chunk.header.flags |= kChunkFlagSampleTimeDeltas | (offset << kChunkTimeOffsetShift);
+      EncodeSampleTimeDeltas(payload, offset);
+      header.flags |= kChunkFlagSampleTimeDeltas | (offset << kChunkTimeOffsetShift);
     }
     // Grows to the largest chunk's bound once; only growth is zero-filled.
-    const size_t bound = ZSTD_compressBound(chunk.payload.size());
+    const size_t bound = ZSTD_compressBound(payload.size());
     if (compressed_.size() < bound) compressed_.resize(bound);
-    const size_t size =
-        ZSTD_compress2(static_cast<ZSTD_CCtx*>(zstd_ctx_.get()), compressed_.data(),
-                       compressed_.size(), chunk.payload.data(), chunk.payload.size());
+    const size_t size = ZSTD_compress2(static_cast<ZSTD_CCtx*>(zstd_ctx_.get()),
+                                       compressed_.data(), compressed_.size(), payload.data(),
+                                       payload.size());
     if (ZSTD_isError(size)) {
       return Fail(fmt::format("zstd compression failed: {}", ZSTD_getErrorName(size)));
     }
     stored = std::span<const std::byte>(compressed_).first(size);
-    chunk.header.compression = static_cast<uint16_t>(Compression::kZstd);
+    header.compression = static_cast<uint16_t>(Compression::kZstd);
   }
-  chunk.header.stored_size = stored.size();
-  chunk.header.crc32 = 0;
-  uint32_t crc = Crc32(std::as_bytes(std::span(&chunk.header, 1)));
-  chunk.header.crc32 = Crc32(stored, crc);
+  header.stored_size = stored.size();
+  header.crc32 = 0;
+  uint32_t crc = Crc32(std::as_bytes(std::span(&header, 1)));
+  header.crc32 = Crc32(stored, crc);
   chunk_offsets_.push_back(bytes_written());
-  return WriteAll(std::as_bytes(std::span(&chunk.header, 1)), stored);
+  return WriteAll(std::as_bytes(std::span(&header, 1)), stored);
 }
 
 Result<void> SampleFileWriter::WriteAll(std::span<const std::byte> a,

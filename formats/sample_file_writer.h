@@ -33,6 +33,10 @@ struct WriterOptions {
   // Added to the writer thread's nice value. A recorder raises it so that
   // compressing a chunk never delays the thread draining ring buffers.
   int nice_increment = 0;
+  // The largest chunk payload written, declared in the file header (readers
+  // refuse chunks that claim more): record chunks above it are split at
+  // record boundaries; any other chunk above it is an error.
+  uint64_t max_chunk_raw_size = kWriterMaxChunkRawSize;
 };
 
 // Records drained from one CPU's ring buffer: those before byte `end` of
@@ -113,6 +117,10 @@ class SampleFileWriter {
   void Run();
   void InsertCpus(Pending& chunk);
   Result<void> WriteChunk(Pending& chunk);
+  // One chunk of `header`'s type from `payload` (changed in place: time
+  // deltas), compressed when the writer compresses.
+  Result<void> WritePayload(ChunkHeader header, std::vector<std::byte>& payload,
+                            uint32_t sample_time_offset);
   Result<void> WriteAll(std::span<const std::byte> a, std::span<const std::byte> b);
 
   UniqueFd fd_;

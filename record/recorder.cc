@@ -40,8 +40,11 @@ namespace sample::record {
 namespace {
 
 // A chunk goes to the writer when it is full (RingDrainer) or this old, so
-// a killed recorder loses at most the last half second.
+// a killed recorder loses at most the last half second; the first chunk
+// with records goes sooner, so that a recorder killed early (a crash in the
+// first half second, a kill soon after the start) still leaves samples.
 constexpr uint64_t kChunkMaxAgeNs = 500'000'000;
+constexpr uint64_t kFirstChunkMaxAgeNs = 100'000'000;
 constexpr uint64_t kStatusIntervalNs = 500'000'000;
 constexpr uint64_t kFlushRetryNs = 1'000'000;
 // How often -p/-t targets are checked for having exited (a /proc read per
@@ -394,6 +397,7 @@ Result<StopCause> Recorder::Record() {
       target_.kind == TargetKind::kProcesses || target_.kind == TargetKind::kThreads;
   RequestShortSlice();
   bool stop_commanded = false;
+  uint64_t max_age = kFirstChunkMaxAgeNs;  // kChunkMaxAgeNs after the first records
   while (!cause.child_done && cause.stop_signal == 0 && !stop_commanded) {
     uint64_t now = MonotonicNowNs();
     sampling |= control_->commanded();  // a command overrides the -D timer
@@ -402,7 +406,7 @@ Result<StopCause> Recorder::Record() {
       sampling = true;
     }
     if (stop_at != 0 && now >= stop_at) break;
-    uint64_t deadline = last_flush_ns + kChunkMaxAgeNs;
+    uint64_t deadline = last_flush_ns + max_age;
     if (!sampling) deadline = std::min(deadline, enable_at);
     if (stop_at != 0) deadline = std::min(deadline, stop_at);
     if (watching_targets)
@@ -442,11 +446,17 @@ Result<StopCause> Recorder::Record() {
       if (TargetsGone(target_)) cause.child_done = true;
     }
     drainer_->DrainAll();
-    if (drainer_->chunk_full() || now >= last_flush_ns + kChunkMaxAgeNs) {
+    if (drainer_->chunk_full() || now >= last_flush_ns + max_age) {
       // When the writer holds its lock, try again in a millisecond (not at
       // once: the deadline has passed, and polling with no wait would spin
       // against the writer we wait for).
-      last_flush_ns = drainer_->Flush(/*wait=*/false) ? now : now - kChunkMaxAgeNs + kFlushRetryNs;
+      const bool had_records = !drainer_->chunk_empty();
+      if (drainer_->Flush(/*wait=*/false)) {
+        last_flush_ns = now;
+        if (had_records) max_age = kChunkMaxAgeNs;
+      } else {
+        last_flush_ns = now - max_age + kFlushRetryNs;
+      }
     }
     const bool snapshot_command = control_->TakeSnapshotRequest();
     if (flight_ && (snapshot_signal || snapshot_command)) {

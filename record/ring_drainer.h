@@ -48,6 +48,7 @@ class RingDrainer {
   bool Flush(bool wait);
   // Whether the pending chunk is big enough to hand over.
   bool chunk_full() const;
+  bool chunk_empty() const { return chunk_.empty(); }
 
   // Records written to the file by others (the /proc snapshot), for the
   // trailer's total.

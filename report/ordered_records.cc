@@ -91,12 +91,19 @@ void OrderedRecordStream::WorkerLoop() {
     uint32_t index;
     {
       std::unique_lock lock(mutex_);
+      // Ahead of the consumer by at most window_ chunks and, however many
+      // threads -j gives, at most kDecodeBudget bytes decompressed at once
+      // (one chunk always may go): each chunk may claim up to the file's
+      // chunk limit, and a crafted file claims it for every one.
       space_cv_.wait(lock, [this] {
-        return stopping_ || next_to_decode_ >= slots_.size() ||
-               next_to_decode_ < next_to_consume_ + window_;
+        if (stopping_ || next_to_decode_ >= slots_.size()) return true;
+        const uint64_t claim = chunks_[next_to_decode_].header.raw_size;
+        return next_to_decode_ < next_to_consume_ + window_ &&
+               (in_flight_bytes_ == 0 || in_flight_bytes_ + claim <= kDecodeBudget);
       });
       if (stopping_ || next_to_decode_ >= slots_.size()) return;
       index = next_to_decode_++;
+      in_flight_bytes_ += chunks_[index].header.raw_size;
     }
     Decoded decoded;
     decoded.payload = TakeSpare();
@@ -151,6 +158,7 @@ std::span<const TimedRecord> OrderedRecordStream::NextBatch() {
     {
       std::lock_guard lock(mutex_);
       ++next_to_consume_;
+      if (!workers_.empty()) in_flight_bytes_ -= chunks_[index].header.raw_size;
     }
     space_cv_.notify_all();
     stats_.unknown_event_records += decoded.unknown_event_records;

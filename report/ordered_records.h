@@ -91,6 +91,10 @@ class OrderedRecordStream {
   uint32_t next_to_decode_ = 0;
   uint32_t next_to_consume_ = 0;
   uint32_t window_ = 0;  // how far ahead of the consumer workers may decode
+  // Payload bytes claimed by chunks being decoded or decoded and not yet
+  // taken by the consumer; workers wait while a chunk would pass the budget.
+  static constexpr uint64_t kDecodeBudget = uint64_t{64} << 20;
+  uint64_t in_flight_bytes_ = 0;
   bool stopping_ = false;
   std::vector<std::thread> workers_;
 

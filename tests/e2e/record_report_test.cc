@@ -141,6 +141,26 @@ TEST_F(RecordReportTest, KilledRecorderLeavesAReadableFile) {
   EXPECT_TRUE(OverheadOf(rep.out, "compute_sixty").has_value()) << rep.out;
 }
 
+// Killed early, the recorder still leaves samples: the first chunk with
+// records is flushed after 100 ms, not after the usual half second (kills
+// before 0.3 s used to leave none). Killed at moments from 0.2 s on (0.1 s
+// of margin over the flush for a loaded machine), each file holds samples
+// of the workload's functions.
+TEST_F(RecordReportTest, RecorderKilledSoonAfterTheStartKeepsSamples) {
+  for (const int ms : {200, 250, 320, 410}) {
+    const std::string data = dir_ / ("early" + std::to_string(ms) + ".data");
+    const pid_t recorder =
+        Start({kRecord, "-F", "1000", "-o", data, "--", kSplit, "3"}, dir_, "early");
+    std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+    kill(-recorder, SIGKILL);
+    const RunResult rec = Wait(recorder, dir_, "early");
+    ASSERT_EQ(rec.exit_code, 128 + SIGKILL);
+    const RunResult rep = RunTool({kReport, "-i", data, "--no-children", "--sort", "sym"}, dir_);
+    ASSERT_EQ(rep.exit_code, 0) << rep.err;
+    EXPECT_GT(SampleCount(rep.out), 0) << "killed after " << ms << " ms\n" << rep.out << rep.err;
+  }
+}
+
 // SIGTERM to the recorder alone: it stops, passes the signal to the command
 // and still finalizes the file.
 TEST_F(RecordReportTest, SigtermStopsCleanly) {

@@ -299,9 +299,64 @@ TEST_F(SampleFileTest, WriterInsertsTheCpuOfEachRun) {
   }
 }
 
+// A drain can hand over more than the writer's chunk limit (every ring's
+// contents at a large -m): the writer splits it at record boundaries into
+// chunks within the limit, the CPUs inserted and the times kept, so the
+// reader gets every record back in order.
+TEST_F(SampleFileTest, WriterSplitsRecordsChunksOverItsLimit) {
+  constexpr uint64_t kRingType = kSampleType & ~uint64_t{PERF_SAMPLE_CPU};
+  for (int level : {1, 0}) {
+    const std::string path = PathOf("split" + std::to_string(level) + ".sample");
+    constexpr uint64_t kLimit = 4096;
+    auto writer =
+        SampleFileWriter::Create(path, WriterOptions{.zstd_level = level, .max_chunk_raw_size = kLimit});
+    ASSERT_TRUE(writer.has_value()) << writer.error().message;
+    uint64_t count = 0, n = 0;
+    Bytes ring;
+    Bytes want;
+    for (int round = 0; round < 20; ++round) {
+      st::Append(ring, RecordsPayload(0, 1000 + round * 100, &n, kRingType));
+      count += n;
+      st::Append(want, RecordsPayload(0, 1000 + round * 100, &n));
+    }
+    ASSERT_GT(want.size(), 3 * kLimit);
+    RecordsChunk chunk;
+    chunk.records = ring;
+    chunk.record_count = count;
+    chunk.time_min = 1;
+    chunk.time_max = 99999;
+    chunk.sample_time_offset = SampleTimeOffset(st::MakeAttr(kSampleType, true));
+    chunk.cpu_field = CpuFieldPlaceOf(st::MakeAttr(kSampleType, true));
+    chunk.cpu_runs = {{ring.size(), 0}};
+    (*writer)->Submit(ChunkType::kEvents, EncodeEvents(TestEvents()));
+    (*writer)->SubmitRecords(std::move(chunk));
+    ASSERT_TRUE((*writer)->Finish(Trailer{}));
+    auto reader = SampleFileReader::Open(path);
+    ASSERT_TRUE(reader.has_value()) << reader.error().message;
+    EXPECT_EQ(reader->file_header().max_chunk_raw_size, kLimit);
+    ASSERT_GT(reader->record_chunks().size(), 3u);
+    Bytes got;
+    uint64_t records = 0;
+    for (const ChunkRef& ref : reader->record_chunks()) {
+      EXPECT_LE(ref.header.raw_size, kLimit);
+      EXPECT_EQ(ref.header.time_min, 1u);
+      records += ref.header.record_count;
+      st::Append(got, ReadPayloadOf(*reader, &ref - reader->record_chunks().data()));
+    }
+    EXPECT_EQ(records, count);
+    EXPECT_TRUE(std::ranges::equal(got, want));
+  }
+}
+
 TEST_F(SampleFileTest, AnUncompressedSizeTheStoredBytesCannotHoldIsAnErrorBeforeAllocating) {
   // Found by the sample_file fuzz target: a header claiming 2.6 GB made the
-  // reader allocate that much before looking at the payload.
+  // reader allocate that much before looking at the payload. Three claims,
+  // each refused before any allocation: over the file header's chunk limit,
+  // beyond any compression ratio, and one the stored bytes do not hold.
+  struct Claim {
+    uint64_t raw_size;
+    std::string message;
+  };
   for (int level : {1, 0}) {
     const std::string path = PathOf("claim" + std::to_string(level) + ".sample");
     WriteFile(path, level);
@@ -309,25 +364,51 @@ TEST_F(SampleFileTest, AnUncompressedSizeTheStoredBytesCannotHoldIsAnErrorBefore
     auto original = SampleFileReader::Open(path);
     ASSERT_TRUE(original.has_value());
     const ChunkRef ref = original->record_chunks()[0];
-    ChunkHeader header = ref.header;
-    header.raw_size = uint64_t{3} << 30;
-    header.crc32 = 0;  // a consistent checksum: only the size is wrong
-    const std::span<const std::byte> payload =
-        std::span(bytes).subspan(ref.offset + sizeof(ChunkHeader), header.stored_size);
-    header.crc32 = Crc32(payload, Crc32(std::as_bytes(std::span(&header, 1))));
-    std::memcpy(bytes.data() + ref.offset, &header, sizeof(header));
-    const std::string claimed = PathOf("claimed" + std::to_string(level));
-    WriteFileBytes(claimed, bytes);
+    const std::vector<Claim> claims = {
+        {uint64_t{3} << 30, "over the 67108864 the file's header allows"},
+        {uint64_t{60} << 20, "more than 8192 times as many"},
+        {ref.header.stored_size + 100, level == 0 ? "sizes differ" : "zstd frame holds"},
+    };
+    for (const Claim& claim : claims) {
+      ChunkHeader header = ref.header;
+      header.raw_size = claim.raw_size;
+      header.crc32 = 0;  // a consistent checksum: only the size is wrong
+      const std::span<const std::byte> payload =
+          std::span(bytes).subspan(ref.offset + sizeof(ChunkHeader), header.stored_size);
+      header.crc32 = Crc32(payload, Crc32(std::as_bytes(std::span(&header, 1))));
+      Bytes changed = bytes;
+      std::memcpy(changed.data() + ref.offset, &header, sizeof(header));
+      const std::string claimed = PathOf("claimed" + std::to_string(level));
+      WriteFileBytes(claimed, changed);
 
-    auto reader = SampleFileReader::Open(claimed);
-    ASSERT_TRUE(reader.has_value()) << reader.error().message;
-    auto read = reader->ReadPayload(reader->record_chunks()[0]);
-    ASSERT_FALSE(read.has_value());
-    EXPECT_TRUE(Contains(read.error().message, level == 0 ? "sizes differ" : "zstd frame holds"))
-        << read.error().message;
-    EXPECT_TRUE(Contains(read.error().message, std::to_string(uint64_t{3} << 30)));
-    ExpectPayload(*reader, reader->record_chunks()[1], ReadPayloadOf(*original, 1));
+      auto reader = SampleFileReader::Open(claimed);
+      ASSERT_TRUE(reader.has_value()) << reader.error().message;
+      auto read = reader->ReadPayload(reader->record_chunks()[0]);
+      ASSERT_FALSE(read.has_value());
+      EXPECT_TRUE(Contains(read.error().message, claim.message)) << read.error().message;
+      EXPECT_TRUE(Contains(read.error().message, std::to_string(claim.raw_size)));
+      EXPECT_TRUE(Contains(read.error().message, "offset " + std::to_string(ref.offset)));
+      ExpectPayload(*reader, reader->record_chunks()[1], ReadPayloadOf(*original, 1));
+    }
   }
+}
+
+// The header's chunk limit is itself bounded: a file may not declare that
+// its chunks are as large as it likes.
+TEST_F(SampleFileTest, AHeaderAllowingHugeChunksIsRefused) {
+  const std::string path = PathOf("limit.sample");
+  WriteFile(path, 1);
+  Bytes bytes = ReadFileBytes(path);
+  FileHeader header;
+  std::memcpy(&header, bytes.data(), sizeof(header));
+  EXPECT_EQ(header.max_chunk_raw_size, kWriterMaxChunkRawSize);
+  header.max_chunk_raw_size = kReaderMaxChunkRawSize + 1;
+  std::memcpy(bytes.data(), &header, sizeof(header));
+  WriteFileBytes(path, bytes);
+  auto reader = SampleFileReader::Open(path);
+  ASSERT_FALSE(reader.has_value());
+  EXPECT_TRUE(Contains(reader.error().message, "offset 32: the header allows chunks of"))
+      << reader.error().message;
 }
 
 TEST_F(SampleFileTest, VdsoImageAndItsBuildIdRoundTrip) {
