@@ -15,6 +15,9 @@ namespace sample {
 struct Error {
   std::string message;
   int sys_errno = 0;  // the errno behind the failure, when a syscall failed
+  // The exit status a tool should end with, when not the usual 1 (a
+  // command that could not run: 127 not found, 126 not executable).
+  int exit_status = 0;
 };
 
 template <typename T>

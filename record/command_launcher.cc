@@ -58,7 +58,11 @@ Result<void> CommandLauncher::Release() {
   } while (n < 0 && errno == EINTR);
   exec_error_.Reset();
   if (n == sizeof(error)) {
-    return Fail(fmt::format("cannot run '{}': {}", name_, strerror(error)));
+    // As shells do: 127 when there is no such command, 126 when it is
+    // there but cannot be executed.
+    Error failure{fmt::format("cannot run '{}': {}", name_, strerror(error)), error,
+                  error == ENOENT || error == ENOTDIR ? 127 : 126};
+    return tl::unexpected(std::move(failure));
   }
   return {};
 }

@@ -214,9 +214,10 @@ bool Opens(const std::string& name) {
 int ListEvents(const std::string& glob) {
   auto names = sample::ListEvents({}, glob);
   if (!names) {
-    std::cerr << "sample-record: " << names.error().message << "\n";
+    std::cerr << "sample-record: --list-events " << names.error().message << "\n";
     return 1;
   }
+  size_t listed = 0;
   for (const std::string& name : *names) {
     auto specs = sample::ParseEventList(name, {});
     const bool hardware = specs && specs->size() == 1 &&
@@ -224,6 +225,14 @@ int ListEvents(const std::string& glob) {
                            specs->front().attr.type == PERF_TYPE_HW_CACHE);
     if (hardware && !Opens(name)) continue;
     std::cout << name << "\n";
+    ++listed;
+  }
+  if (!glob.empty()) {
+    if (listed == 0) {
+      std::cerr << "sample-record: --list-events: no event matches '" << glob << "'\n";
+      return 1;
+    }
+    return 0;
   }
   for (const sample::EventForm& form : sample::ParametrizedEventForms({})) {
     std::cout << fmt::format("{:<32}{}\n", form.syntax, form.description);
@@ -367,14 +376,14 @@ int main(int argc, char** argv) {
     auto status = sample::record::RunCounting(options, stat_options);
     if (!status) {
       std::cerr << "sample-record: " << status.error().message << "\n";
-      return 1;
+      return status.error().exit_status != 0 ? status.error().exit_status : 1;
     }
     return *status;
   }
   auto summary = sample::record::RunRecording(options);
   if (!summary) {
     std::cerr << "sample-record: " << summary.error().message << "\n";
-    return 1;
+    return summary.error().exit_status != 0 ? summary.error().exit_status : 1;
   }
   return summary->exit_status;
 }

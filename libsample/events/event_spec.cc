@@ -4,6 +4,8 @@
 // as a breakpoint or uprobe (libsample/events/probe_events.h).
 #include "libsample/events/event_spec.h"
 
+#include <fnmatch.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
@@ -444,8 +446,30 @@ Result<std::vector<EventSpec>> ParseEventList(std::string_view text,
   return specs;
 }
 
+static Result<void> CheckGlob(std::string_view glob) {
+  // fnmatch takes an unclosed '[' or a trailing '\\' literally and matches
+  // nothing, so a typo would list nothing without a word.
+  for (size_t i = 0; i < glob.size(); ++i) {
+    if (glob[i] == '\\') {
+      if (++i == glob.size()) return Fail(fmt::format("'{}': the pattern ends in '\\'", glob));
+      continue;
+    }
+    if (glob[i] != '[') continue;
+    size_t j = i + 1;
+    if (j < glob.size() && (glob[j] == '!' || glob[j] == '^')) ++j;
+    if (j < glob.size() && glob[j] == ']') ++j;  // a leading ']' is a member
+    while (j < glob.size() && glob[j] != ']') ++j;
+    if (j == glob.size()) {
+      return Fail(fmt::format("'{}': the '[' at {} is never closed", glob, i + 1));
+    }
+    i = j;
+  }
+  return {};
+}
+
 Result<std::vector<std::string>> ListEvents(const EventParseOptions& options,
                                             std::string_view tracepoint_glob) {
+  if (!tracepoint_glob.empty()) TRY(CheckGlob(tracepoint_glob));
   std::vector<std::string> names;
   for (uint32_t type : {PERF_TYPE_SOFTWARE, PERF_TYPE_HARDWARE}) {
     for (const GenericEvent& event : GenericEvents()) {
@@ -462,8 +486,17 @@ Result<std::vector<std::string>> ListEvents(const EventParseOptions& options,
     }
   }
   if (!tracepoint_glob.empty()) {
-    TRY_ASSIGN(auto tracefs, Tracefs::Locate(options.tracefs_root));
-    for (std::string& name : tracefs.List(tracepoint_glob)) names.push_back(std::move(name));
+    // With a pattern, only what it matches, of every kind (as perf list).
+    const std::string pattern(tracepoint_glob);
+    std::erase_if(names, [&](const std::string& name) {
+      return fnmatch(pattern.c_str(), name.c_str(), 0) != 0;
+    });
+    auto tracefs = Tracefs::Locate(options.tracefs_root);
+    // Without tracefs, what else matched is still an answer.
+    if (!tracefs && names.empty()) return tl::unexpected(tracefs.error());
+    if (tracefs) {
+      for (std::string& name : tracefs->List(tracepoint_glob)) names.push_back(std::move(name));
+    }
   }
   return names;
 }

@@ -212,9 +212,17 @@ TEST_F(RecordReportTest, ExistingOutputIsKeptAsOld) {
 TEST_F(RecordReportTest, MissingCommandIsAClearError) {
   const std::string data = dir_ / "none.data";
   const RunResult rec = RunTool({kRecord, "-o", data, "--", "/nonexistent/tool"}, dir_);
-  EXPECT_NE(rec.exit_code, 0);
+  EXPECT_EQ(rec.exit_code, 127) << "as a shell says 'not found'";
   EXPECT_NE(rec.err.find("/nonexistent/tool"), std::string::npos) << rec.err;
   EXPECT_FALSE(FileExists(data)) << "a failed start must not leave an output file";
+  // There but not executable: 126, as shells; --stat the same.
+  const std::string text = dir_ / "not-executable";
+  std::ofstream(text) << "#!/bin/sh\n";
+  const RunResult denied = RunTool({kRecord, "-o", data, "--", text}, dir_);
+  EXPECT_EQ(denied.exit_code, 126) << denied.err;
+  EXPECT_FALSE(FileExists(data));
+  const RunResult stat = RunTool({kRecord, "--stat", "--", "/nonexistent/tool"}, dir_);
+  EXPECT_EQ(stat.exit_code, 127) << stat.err;
 }
 
 // Boost reads "-1" into an unsigned option as 2^64 - 1: -D -1 used to

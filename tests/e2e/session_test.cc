@@ -212,6 +212,22 @@ TEST_F(SessionTest, ListEventsShowsWhatOpensHere) {
   EXPECT_NE(std::find(glob_lines.begin(), glob_lines.end(), "sched:sched_switch"), glob_lines.end())
       << glob.out;
   EXPECT_EQ(glob.out.find("sched:sched_wakeup"), std::string::npos) << glob.out;
+  EXPECT_EQ(glob.out.find("cpu-clock"), std::string::npos) << "a pattern filters every kind";
+}
+
+// A pattern fnmatch would take literally (an unclosed '[') is refused, and
+// one that matches nothing says so: both printed nothing, with exit 0.
+TEST_F(SessionTest, ListEventsRefusesBadPatternsAndSaysWhenNothingMatches) {
+  const RunResult bad = RunTool({kRecord, "--list-events", "["}, dir_);
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_EQ(bad.out, "");
+  EXPECT_EQ(bad.err, "sample-record: --list-events '[': the '[' at 1 is never closed\n");
+  const RunResult none = RunTool({kRecord, "--list-events", "no-such-event*"}, dir_);
+  EXPECT_EQ(none.exit_code, 1);
+  EXPECT_EQ(none.err, "sample-record: --list-events: no event matches 'no-such-event*'\n");
+  const RunResult clocks = RunTool({kRecord, "--list-events", "*-clock"}, dir_);
+  EXPECT_EQ(clocks.exit_code, 0) << clocks.err;
+  EXPECT_EQ(clocks.out, "cpu-clock\ntask-clock\n");
 }
 
 }  // namespace
