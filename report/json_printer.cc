@@ -197,6 +197,8 @@ void JsonPrinter::Stats(const HeaderView& h, const LoadStats& stats) {
   json_.EndArray();
   json_.Field("lost_samples", stats.lost_samples)
       .Field("malformed_records", stats.malformed_records)
+      .Field("malformed_samples", stats.malformed_samples)
+      .Field("saturated_periods", stats.saturated_periods)
       .Field("bad_chunks", stats.bad_chunks)
       .Field("unknown_event_records", stats.unknown_event_records)
       .Field("unknown_group_reads", stats.unknown_group_reads)

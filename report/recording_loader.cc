@@ -102,6 +102,7 @@ class Loader {
   void ReleaseLoadingState();
   LocationFunctions Symbolize(unsigned jobs);
   void BuildProfile(const LocationFunctions& symbols);
+  void WarnOfDamage();
   void DescribeRecording();
 
   const format::SampleFileReader& reader_;
@@ -134,7 +135,30 @@ Result<Recording> Loader::Run() {
   ReleaseLoadingState();
   BuildProfile(Symbolize(jobs));
   DescribeRecording();
+  WarnOfDamage();
   return std::move(out_);
+}
+
+// What --stats counts, said once in every view: a report built from a
+// damaged file must not look like a complete one.
+void Loader::WarnOfDamage() {
+  const LoadStats& s = out_.stats;
+  if (s.malformed_records != 0 || s.unknown_event_records != 0) {
+    out_.warnings.push_back(fmt::format(
+        "{}: {} malformed record(s) and {} of unknown events were skipped (--stats counts them)",
+        reader_.path(), s.malformed_records, s.unknown_event_records));
+  }
+  if (s.samples == 0 && s.malformed_samples != 0) {
+    out_.warnings.push_back(fmt::format(
+        "{}: no sample could be read: every one of the {} sample records was malformed", reader_.path(),
+        s.malformed_samples));
+  }
+  if (s.saturated_periods != 0) {
+    out_.warnings.push_back(fmt::format(
+        "{}: the periods of {} sample(s) would have summed past 2^64 and were cut to fit: the "
+        "event counts and shares are not exact",
+        reader_.path(), s.saturated_periods));
+  }
 }
 
 void Loader::ReadRecords(unsigned jobs) {
@@ -187,7 +211,18 @@ void Loader::BuildProfile(const LocationFunctions& symbols) {
   std::vector<uint32_t> frames;
   std::vector<FrameAddress> addresses;
   std::unordered_map<uint32_t, Profile::StackRef> stack_of;  // by frame stack begin
+  // Each event's periods sum to at most 2^64 - 1: every sum taken later (an
+  // entry's, a section's, a diff's) is of a subset and cannot wrap into a
+  // share of 472690664751%.
+  std::vector<uint64_t> period_sums;
   for (ProfileSample& s : samples_) {
+    if (s.event >= period_sums.size()) period_sums.resize(s.event + 1, 0);
+    uint64_t& sum = period_sums[s.event];
+    if (s.period > UINT64_MAX - sum) {
+      s.period = UINT64_MAX - sum;
+      ++out_.stats.saturated_periods;
+    }
+    sum += s.period;
     auto [it, inserted] = stack_of.try_emplace(s.frames_begin);
     if (inserted) {
       frames.clear();
@@ -321,6 +356,7 @@ void Loader::Apply(const TimedRecord& timed) {
   }
   if (!ok) {
     ++out_.stats.malformed_records;
+    out_.stats.malformed_samples += header.type == PERF_RECORD_SAMPLE;
     return;
   }
   if (header.type != PERF_RECORD_SAMPLE) Keep(timed, header.type);

@@ -43,6 +43,8 @@ struct LoadStats {
   std::array<uint64_t, 32> records_by_type{};  // indexed by PERF_RECORD_* (< 32)
   uint64_t records = 0;
   uint64_t malformed_records = 0;      // too short for their fields, bad sizes
+  uint64_t malformed_samples = 0;      // of those, PERF_RECORD_SAMPLEs
+  uint64_t saturated_periods = 0;      // samples whose period would overflow their event's sum
   uint64_t unknown_event_records = 0;  // id not in the event table
   uint64_t bad_chunks = 0;             // checksum or decompression failures
   uint64_t samples = 0;

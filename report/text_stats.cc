@@ -29,7 +29,9 @@ std::string FormatStatsText(const HeaderView& h, const LoadStats& stats) {
     out += fmt::format("{:>20}: {:>10}{}\n", what, n, note);
   };
   row("lost samples", stats.lost_samples);
-  row("malformed records", stats.malformed_records);
+  row("malformed records", stats.malformed_records,
+      fmt::format(" ({} of them samples)", stats.malformed_samples));
+  row("periods saturated", stats.saturated_periods);
   row("bad chunks skipped", stats.bad_chunks);
   row("unknown event ids", stats.unknown_event_records);
   row("unknown group reads", stats.unknown_group_reads);

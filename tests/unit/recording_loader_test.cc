@@ -124,5 +124,52 @@ TEST_F(RecordingLoaderTest, LostCountedPerCpuAndMalformedRecordsOnce) {
   EXPECT_EQ(r.stats.records, 5u);
 }
 
+// Damage is said in every view, not only counted in --stats: a warning with
+// the count, and when no sample at all could be read, that instead of an
+// empty profile that looks complete.
+TEST_F(RecordingLoaderTest, MalformedSamplesAreWarnedOfAndAllMalformedIsSaid) {
+  for (int i = 0; i < 3; ++i) {
+    st::SampleFields f;
+    f.id = 7;
+    f.pid = f.tid = 1;
+    f.time = 10 + i;
+    st::Bytes torn = st::MakeSample(attr_, f);
+    torn.resize(sizeof(perf_event_header) + 8);  // the id, and nothing of the rest
+    reinterpret_cast<perf_event_header*>(torn.data())->size = static_cast<uint16_t>(torn.size());
+    Add(torn);
+  }
+  const Recording r = Load();
+  EXPECT_EQ(r.stats.samples, 0u);
+  EXPECT_EQ(r.stats.malformed_samples, 3u);
+  std::string warnings;
+  for (const std::string& w : r.warnings) warnings += w + "\n";
+  EXPECT_NE(warnings.find("3 malformed record(s)"), std::string::npos) << warnings;
+  EXPECT_NE(warnings.find("no sample could be read: every one of the 3 sample records was "
+                          "malformed"),
+            std::string::npos)
+      << warnings;
+}
+
+// Periods summing past 2^64 (a crafted file) are cut so that every sum
+// fits: shares stay at most 100%, and the cut is said.
+TEST_F(RecordingLoaderTest, PeriodSumsSaturateInsteadOfWrapping) {
+  for (int i = 0; i < 3; ++i) {
+    st::SampleFields f;
+    f.id = 7;
+    f.ip = 0x1000;
+    f.pid = f.tid = 1;
+    f.time = 10 + i;
+    f.period = uint64_t{1} << 63;
+    Add(st::MakeSample(attr_, f));
+  }
+  const Recording r = Load();
+  EXPECT_EQ(r.stats.samples, 3u);
+  EXPECT_EQ(r.stats.saturated_periods, 2u);
+  EXPECT_EQ(r.profile.total_period(0), UINT64_MAX);
+  bool said = false;
+  for (const std::string& w : r.warnings) said |= w.find("summed past 2^64") != std::string::npos;
+  EXPECT_TRUE(said);
+}
+
 }  // namespace
 }  // namespace sample::report
