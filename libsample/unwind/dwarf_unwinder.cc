@@ -297,7 +297,10 @@ DwarfUnwinder::Process* DwarfUnwinder::ProcessFor(const UnwindRequest& request) 
   // dwfl_report_begin after dwfl_attach_state loses the modules' CFI
   // (measured: every later unwind fell back to frame pointers).
   if (slot) {
-    for (const auto& [key, unused] : slot->reported) {
+    for (const auto& entry : slot->reported) {
+      // (Not a structured binding: clang 14, the fuzzers' compiler, cannot
+      // capture one in a lambda.)
+      const auto& key = entry.first;
       const bool kept = std::any_of(modules.begin(), modules.end(), [&](const UnwindModule& m) {
         return m.start == key.first && m.binary == key.second;
       });

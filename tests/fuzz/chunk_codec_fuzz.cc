@@ -13,6 +13,12 @@
 namespace sample::format {
 namespace {
 
+// memcmp, but an empty vector's data() may be null, which memcmp must not
+// be given even for 0 bytes (UBSan stops the fuzzer there).
+bool SameBytes(const void* a, const void* b, size_t size) {
+  return size == 0 || std::memcmp(a, b, size) == 0;
+}
+
 bool SameEvents(const std::vector<EventDesc>& a, const std::vector<EventDesc>& b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i) {
@@ -27,7 +33,7 @@ bool SameEvents(const std::vector<EventDesc>& a, const std::vector<EventDesc>& b
 bool SameTrailer(const Trailer& a, const Trailer& b) {
   return std::memcmp(&a.header, &b.header, sizeof(a.header)) == 0 &&
          a.cpus.size() == b.cpus.size() &&
-         std::memcmp(a.cpus.data(), b.cpus.data(), a.cpus.size() * sizeof(TrailerCpu)) == 0 &&
+         SameBytes(a.cpus.data(), b.cpus.data(), a.cpus.size() * sizeof(TrailerCpu)) &&
          a.chunk_offsets == b.chunk_offsets;
 }
 
@@ -40,8 +46,8 @@ bool SameCounts(const Counts& a, const Counts& b) {
     if (std::memcmp(&x.attr, &y.attr, sizeof(x.attr)) != 0 || x.name != y.name ||
         x.supported != y.supported || x.count != y.count || x.time_enabled != y.time_enabled ||
         x.time_running != y.time_running || x.intervals.size() != y.intervals.size() ||
-        std::memcmp(x.intervals.data(), y.intervals.data(),
-                    x.intervals.size() * sizeof(CountInterval)) != 0) {
+        !SameBytes(x.intervals.data(), y.intervals.data(),
+                   x.intervals.size() * sizeof(CountInterval))) {
       return false;
     }
   }
@@ -74,7 +80,7 @@ SAMPLE_FUZZ_TARGET(chunk_codec)(std::span<const std::byte> input) {
     if (!toggles) return 0;
     auto again = DecodeToggles(EncodeToggles(*toggles), kOffset, events);
     if (!again || again->size() != toggles->size() ||
-        std::memcmp(again->data(), toggles->data(), toggles->size() * sizeof(ToggleEntry)) != 0) {
+        !SameBytes(again->data(), toggles->data(), toggles->size() * sizeof(ToggleEntry))) {
       std::abort();
     }
   } else if (which == 6) {
@@ -99,7 +105,7 @@ SAMPLE_FUZZ_TARGET(chunk_codec)(std::span<const std::byte> input) {
     if (!control) return 0;
     auto again = DecodeControl(EncodeControl(*control), kOffset);
     if (!again || again->size() != control->size() ||
-        std::memcmp(again->data(), control->data(), control->size() * sizeof(ControlEntry)) != 0) {
+        !SameBytes(again->data(), control->data(), control->size() * sizeof(ControlEntry))) {
       std::abort();
     }
   } else {
