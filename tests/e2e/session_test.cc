@@ -1,6 +1,7 @@
 // End to end: what a user sees around a recording: the privilege fallbacks
 // and advice of an unprivileged user, the live status line on a terminal
 // (and its absence otherwise), and --list-events.
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -108,6 +109,44 @@ TEST_F(SessionTest, UnprivilegedUserWithCapPerfmonRecordsTheKernel) {
     EXPECT_NE(header.out.find("\"exclude_kernel\": false"), std::string::npos) << header.out;
     EXPECT_EQ(header.out.find("\"exclude_kernel\": true"), std::string::npos) << header.out;
   }
+}
+
+// The privilege model docs/RELIABILITY.md gives for unprivileged use: file
+// capabilities on sample-record (`setcap cap_perfmon,cap_sys_ptrace+ep`), no
+// ambient ones. A user then records the kernel too, and attaches to a
+// process of another user (root's), which CAP_SYS_PTRACE allows.
+TEST_F(SessionTest, SetcapOnTheRecorderGivesAnUnprivilegedUserTheKernelAndOtherUsers) {
+  constexpr const char* kSetcap = "/usr/sbin/setcap";
+  if (!CanTestUnprivileged() || access(kSetcap, X_OK) != 0) {
+    GTEST_SKIP() << "needs root, " << kSetpriv << ", " << kSetcap
+                 << " and perf_event_paranoid >= 2 (it is " << Paranoid() << ")";
+  }
+  const std::string record = ForNobody(kRecord);
+  const RunResult setcap = RunTool({kSetcap, "cap_perfmon,cap_sys_ptrace+ep", record}, dir_);
+  if (setcap.exit_code != 0) {
+    GTEST_SKIP() << "this file system takes no file capabilities: " << setcap.err;
+  }
+  const std::string data = dir_ / "setcap.data";
+  const RunResult rec = RunTool(
+      AsNobody({record, "-e", "cpu-clock", "-o", data, "--", ForNobody(kSplit), "0.2"}), dir_);
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  EXPECT_EQ(rec.err.find("user space only"), std::string::npos) << rec.err;
+  const RunResult header =
+      RunTool({kReport, "-i", data, "--header-only", "--format", "json"}, dir_);
+  EXPECT_NE(header.out.find("\"exclude_kernel\": false"), std::string::npos) << header.out;
+
+  // Root's process, recorded by nobody: refused without CAP_SYS_PTRACE.
+  const pid_t target = Start({kSplit, "3"}, dir_, "target");
+  const std::string attached = dir_ / "attached.data";
+  const RunResult attach = RunTool(
+      AsNobody({record, "-e", "cpu-clock", "-p", std::to_string(target), "--duration", "0.3",
+                "-o", attached}),
+      dir_);
+  kill(target, SIGKILL);
+  Wait(target, dir_, "target");
+  ASSERT_EQ(attach.exit_code, 0) << attach.err;
+  const RunResult report = RunTool({kReport, "-i", attached, "--sort", "sym"}, dir_);
+  EXPECT_NE(report.out.find("compute_sixty"), std::string::npos) << report.out << report.err;
 }
 
 TEST_F(SessionTest, UnprivilegedSystemWideRecordingExplainsParanoid) {
