@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "report/display_text.h"
+
 namespace sample::report {
 
 void JsonWriter::BeforeValue() {
@@ -73,7 +75,21 @@ JsonWriter& JsonWriter::String(std::string_view value) {
 
 void JsonWriter::AppendEscaped(std::string_view value) {
   out_ += '"';
-  for (const char c : value) {
+  for (size_t i = 0; i < value.size(); ++i) {
+    const char c = value[i];
+    if (static_cast<unsigned char>(c) >= 0x80) {
+      // Valid UTF-8 as it is; any other byte (a binary named caf\xe9)
+      // would make the document invalid: shown as the text \xNN
+      // (display_text.h), its backslash escaped.
+      const size_t length = Utf8SequenceAt(value, i);
+      if (length == 0) {
+        out_ += fmt::format("\\\\x{:02x}", static_cast<unsigned char>(c));
+      } else {
+        out_.append(value, i, length);
+        i += length - 1;
+      }
+      continue;
+    }
     switch (c) {
       case '"':
         out_ += "\\\"";

@@ -14,6 +14,7 @@
 #include "libsample/option_number.h"
 #include "report/call_graph_spec.h"
 #include "report/diff_runner.h"
+#include "report/display_text.h"
 #include "report/output_file.h"
 #include "report/output_format.h"
 #include "report/report_runner.h"
@@ -264,12 +265,16 @@ int main(int argc, char** argv) {
   }
 
   auto output = sample::report::RunReport(options);
+  // Messages quote paths and names from the file: one line each, no
+  // control characters.
   if (!output) {
-    std::cerr << "sample-report: " << output.error().message << "\n";
+    std::cerr << "sample-report: " << sample::report::ShowableText(output.error().message, false)
+              << "\n";
     return 1;
   }
   for (const std::string& warning : output->warnings) {
-    std::cerr << "sample-report: warning: " << warning << "\n";
+    std::cerr << "sample-report: warning: " << sample::report::ShowableText(warning, false)
+              << "\n";
   }
   if (!options.output.empty()) {
     auto written = sample::report::WriteOutputFile(options.output, output->text);

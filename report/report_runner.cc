@@ -10,6 +10,7 @@
 #include "libsample/cpu_list.h"
 #include "libsample/model/sample_filter.h"
 #include "report/diff_runner.h"
+#include "report/display_text.h"
 #include "report/event_sections.h"
 #include "report/exporter.h"
 #include "report/header_view.h"
@@ -110,13 +111,19 @@ Result<void> CheckWall(const ReportOptions& options, const Recording& recording)
 }  // namespace
 
 Result<ReportOutput> RunReport(const ReportOptions& options) {
-  if (!options.diff_base.empty()) return RunDiff(options);
+  if (!options.diff_base.empty()) {
+    TRY_ASSIGN(auto diff, RunDiff(options));
+    if (options.format == OutputFormat::kText) diff.text = ShowableText(diff.text, true);
+    return diff;
+  }
   TRY_ASSIGN(auto recording, LoadRecording(options.input, options.load));
   TRY(CheckWall(options, recording));
   TRY_ASSIGN(auto filter, MakeFilter(options.filters, recording.profile));
   if (IsExport(options.format)) {
     std::vector<std::string> warnings = std::move(recording.warnings);
     TRY_ASSIGN(auto bytes, Export(options, recording, filter, warnings));
+    // Folded stacks are text for terminals and flamegraph.pl alike.
+    if (options.format == OutputFormat::kFolded) bytes = ShowableText(bytes, true);
     return ReportOutput{std::move(bytes), WithoutRepeats(std::move(warnings))};
   }
 
@@ -147,7 +154,11 @@ Result<ReportOutput> RunReport(const ReportOptions& options) {
           options.input));
     }
   }
-  return ReportOutput{printer->Finish(), WithoutRepeats(std::move(recording.warnings))};
+  std::string text = printer->Finish();
+  // Names and facts from the file reach a terminal: no control characters
+  // or invalid UTF-8 (display_text.h). JSON escapes its own strings.
+  if (options.format == OutputFormat::kText) text = ShowableText(text, true);
+  return ReportOutput{std::move(text), WithoutRepeats(std::move(recording.warnings))};
 }
 
 }  // namespace sample::report

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -180,6 +181,42 @@ TEST_F(HostilePathsTest, AnotherUsersSymlinkInAStickyDirectoryIsRefused) {
   std::ifstream in(victim);
   std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_EQ(content, "precious\n");
+}
+
+// A program whose name holds an escape sequence and a byte that is not
+// UTF-8: its command name and path reach every view. Text shows them as
+// \xNN (no raw ESC reaches the terminal), JSON stays valid, folded stacks
+// stay one line each.
+TEST_F(HostilePathsTest, NamesWithEscapesAndInvalidUtf8AreShownSafely) {
+  const std::string name = "caf\xe9\x1b]0;owned\x07";
+  const std::string binary = dir_ / name;
+  fs::copy_file(kSplit, binary);
+  const RunResult rec =
+      RunTool({kRecord, "-e", "cpu-clock", "-o", data_, "--", binary, "0.2"}, dir_);
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+
+  const RunResult text = RunTool({kReport, "-i", data_, "--sort", "comm,dso,sym", "--header"}, dir_);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_EQ(text.out.find('\x1b'), std::string::npos);
+  EXPECT_EQ(text.out.find('\x07'), std::string::npos);
+  EXPECT_EQ(text.out.find("caf\xe9"), std::string::npos) << "raw Latin-1 byte";
+  EXPECT_NE(text.out.find("caf\\xe9\\x1b]0;owned\\x07"), std::string::npos) << text.out;
+
+  const std::string json_path = dir_ / "report.json";
+  const RunResult json = RunTool({kReport, "-i", data_, "--format", "json", "-o", json_path}, dir_);
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  // Python's json module decodes the bytes as UTF-8 and parses strictly.
+  const RunResult parsed = RunTool(
+      {"/usr/bin/python3", "-c", "import json,sys; json.load(open(sys.argv[1], 'rb'))", json_path},
+      dir_);
+  EXPECT_EQ(parsed.exit_code, 0) << parsed.err;
+
+  const RunResult folded = RunTool({kReport, "-i", data_, "--format", "folded"}, dir_);
+  ASSERT_EQ(folded.exit_code, 0) << folded.err;
+  EXPECT_EQ(folded.out.find('\x1b'), std::string::npos);
+  for (const std::string& line : Lines(folded.out)) {
+    EXPECT_TRUE(std::isdigit(static_cast<unsigned char>(line.back()))) << line;
+  }
 }
 
 }  // namespace
