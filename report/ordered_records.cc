@@ -97,13 +97,13 @@ void OrderedRecordStream::WorkerLoop() {
       // chunk limit, and a crafted file claims it for every one.
       space_cv_.wait(lock, [this] {
         if (stopping_ || next_to_decode_ >= slots_.size()) return true;
-        const uint64_t claim = chunks_[next_to_decode_].header.raw_size;
+        const uint64_t claim = Claim(next_to_decode_);
         return next_to_decode_ < next_to_consume_ + window_ &&
                (in_flight_bytes_ == 0 || in_flight_bytes_ + claim <= kDecodeBudget);
       });
       if (stopping_ || next_to_decode_ >= slots_.size()) return;
       index = next_to_decode_++;
-      in_flight_bytes_ += chunks_[index].header.raw_size;
+      in_flight_bytes_ += Claim(index);
     }
     Decoded decoded;
     decoded.payload = TakeSpare();
@@ -158,7 +158,7 @@ std::span<const TimedRecord> OrderedRecordStream::NextBatch() {
     {
       std::lock_guard lock(mutex_);
       ++next_to_consume_;
-      if (!workers_.empty()) in_flight_bytes_ -= chunks_[index].header.raw_size;
+      if (!workers_.empty()) in_flight_bytes_ -= Claim(index);
     }
     space_cv_.notify_all();
     stats_.unknown_event_records += decoded.unknown_event_records;

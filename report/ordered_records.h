@@ -13,6 +13,7 @@
 // Owns the worker threads and the decompressed payloads.
 #pragma once
 
+#include <algorithm>
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
@@ -95,6 +96,12 @@ class OrderedRecordStream {
   // taken by the consumer; workers wait while a chunk would pass the budget.
   static constexpr uint64_t kDecodeBudget = uint64_t{64} << 20;
   uint64_t in_flight_bytes_ = 0;
+  // What chunk `index` counts against the budget: its header's raw size,
+  // capped so that a crafted size (the reader refuses it anyway) cannot
+  // wrap the sum.
+  uint64_t Claim(uint32_t index) const {
+    return std::min<uint64_t>(chunks_[index].header.raw_size, kDecodeBudget);
+  }
   bool stopping_ = false;
   std::vector<std::thread> workers_;
 
