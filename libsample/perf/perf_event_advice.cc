@@ -1,6 +1,7 @@
 #include "libsample/perf/perf_event_advice.h"
 
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -99,6 +100,17 @@ std::string ExplainPerfEventOpenError(int err, const perf_event_attr& attr, pid_
             "  or CAP_PERFMON (Linux 5.8+) or root. Without them, profile a command or your "
             "own processes (-p PID) instead.",
             what, level);
+      }
+      // Another user's process: the kernel's ptrace check refuses it at
+      // any paranoid level; no sysctl helps, only CAP_SYS_PTRACE.
+      struct stat owner {};
+      if (pid > 0 && stat(fmt::format("/proc/{}", pid).c_str(), &owner) == 0 &&
+          owner.st_uid != geteuid()) {
+        return fmt::format(
+            "{}.\n  Process {} belongs to uid {}, not to you (uid {}): profiling another "
+            "user's process needs CAP_SYS_PTRACE as well as CAP_PERFMON (setcap "
+            "cap_perfmon,cap_sys_ptrace+ep on sample-record), or root.",
+            what, pid, owner.st_uid, geteuid());
       }
       return fmt::format(
           "{}.\n  kernel.perf_event_paranoid is {}. Profiling {} needs a lower level or "

@@ -122,8 +122,23 @@ TEST_F(SessionTest, SetcapOnTheRecorderGivesAnUnprivilegedUserTheKernelAndOtherU
                  << " and perf_event_paranoid >= 2 (it is " << Paranoid() << ")";
   }
   const std::string record = ForNobody(kRecord);
+  // Root's process, recorded by nobody: refused without CAP_SYS_PTRACE, and
+  // the advice says so (no paranoid level would help).
+  const pid_t target = Start({kSplit, "3"}, dir_, "target");
+  const std::string attached = dir_ / "attached.data";
+  const std::vector<std::string> attach_argv = AsNobody({record, "-e", "cpu-clock", "-p",
+                                                         std::to_string(target), "--duration",
+                                                         "0.3", "-o", attached});
+  const RunResult refused = RunTool(attach_argv, dir_);
+  EXPECT_EQ(refused.exit_code, 1) << refused.err;
+  EXPECT_NE(refused.err.find("belongs to uid 0, not to you (uid 65534)"), std::string::npos)
+      << refused.err;
+  EXPECT_NE(refused.err.find("CAP_SYS_PTRACE"), std::string::npos) << refused.err;
+
   const RunResult setcap = RunTool({kSetcap, "cap_perfmon,cap_sys_ptrace+ep", record}, dir_);
   if (setcap.exit_code != 0) {
+    kill(target, SIGKILL);
+    Wait(target, dir_, "target");
     GTEST_SKIP() << "this file system takes no file capabilities: " << setcap.err;
   }
   const std::string data = dir_ / "setcap.data";
@@ -135,13 +150,8 @@ TEST_F(SessionTest, SetcapOnTheRecorderGivesAnUnprivilegedUserTheKernelAndOtherU
       RunTool({kReport, "-i", data, "--header-only", "--format", "json"}, dir_);
   EXPECT_NE(header.out.find("\"exclude_kernel\": false"), std::string::npos) << header.out;
 
-  // Root's process, recorded by nobody: refused without CAP_SYS_PTRACE.
-  const pid_t target = Start({kSplit, "3"}, dir_, "target");
-  const std::string attached = dir_ / "attached.data";
-  const RunResult attach = RunTool(
-      AsNobody({record, "-e", "cpu-clock", "-p", std::to_string(target), "--duration", "0.3",
-                "-o", attached}),
-      dir_);
+  // Now the same attach goes through.
+  const RunResult attach = RunTool(attach_argv, dir_);
   kill(target, SIGKILL);
   Wait(target, dir_, "target");
   ASSERT_EQ(attach.exit_code, 0) << attach.err;
