@@ -1,5 +1,6 @@
 #include "report/display_text.h"
 
+#include <algorithm>
 #include <cstdint>
 
 #include <fmt/format.h>
@@ -44,7 +45,7 @@ namespace {
 bool IsControl(std::string_view text, size_t i, size_t length, bool keep_newlines) {
   const auto lead = static_cast<uint8_t>(text[i]);
   if (length == 1) {
-    if (lead == '\n') return !keep_newlines;
+    if (lead == '\n' || lead == '\t') return !keep_newlines;
     return (lead < 0x20 && lead != '\t') || lead == 0x7f;
   }
   // C1 controls: U+0080-U+009F, encoded C2 80 - C2 9F.
@@ -52,6 +53,15 @@ bool IsControl(std::string_view text, size_t i, size_t length, bool keep_newline
 }
 
 }  // namespace
+
+size_t DisplayWidth(std::string_view text) {
+  size_t width = 0;
+  for (size_t i = 0; i < text.size();) {
+    i += std::max<size_t>(Utf8SequenceAt(text, i), 1);
+    ++width;
+  }
+  return width;
+}
 
 std::string ShowableText(std::string_view text, bool keep_newlines) {
   size_t i = 0;

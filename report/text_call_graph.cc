@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "report/display_text.h"
 #include "report/event_sections.h"
 
 namespace sample::report {
@@ -47,7 +48,7 @@ class TreeDrawer {
   }
 
   std::string Name(const CallNode& node) const {
-    return FunctionLabel(profile_.function(node.function));
+    return OneLine(FunctionLabel(profile_.function(node.function)));
   }
 
   void DrawChildren(const CallNode& node, const std::string& prefix) {
@@ -98,7 +99,7 @@ void AppendCallGraph(const Profile& profile, const CallNode& root,
         if (share < options.spec.threshold) continue;
         out += fmt::format("{:>{}}\n", Percent(share), options.indent + 5);
         for (const CallNode* node : chain.nodes) {
-          out += frame_indent + FunctionLabel(profile.function(node->function)) + "\n";
+          out += frame_indent + OneLine(FunctionLabel(profile.function(node->function))) + "\n";
         }
         out += "\n";
       }
@@ -111,7 +112,7 @@ void AppendCallGraph(const Profile& profile, const CallNode& root,
         std::string line = Percent(share) + " ";
         for (size_t i = 0; i < chain.nodes.size(); ++i) {
           if (i != 0) line += ';';
-          line += FunctionLabel(profile.function(chain.nodes[i]->function));
+          line += OneLine(FunctionLabel(profile.function(chain.nodes[i]->function)));
         }
         out += line + "\n";
       }

@@ -4,13 +4,14 @@
 
 #include <fmt/format.h>
 
+#include "report/display_text.h"
 #include "report/event_sections.h"
 
 namespace sample::report {
 namespace {
 
 void Line(std::string& out, std::string_view key, std::string_view value) {
-  out += fmt::format("# {:<14} : {}\n", key, value);
+  out += fmt::format("# {:<14} : {}\n", key, OneLine(value));
 }
 
 std::string EventLine(const EventInfo& e) {

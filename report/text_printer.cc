@@ -4,10 +4,12 @@
 
 #include <fmt/format.h>
 
+#include "report/display_text.h"
 #include "report/text_call_graph.h"
 #include "report/text_header.h"
 #include "report/text_script.h"
 #include "report/text_stats.h"
+#include "report/text_table.h"
 
 namespace sample::report {
 namespace {
@@ -16,62 +18,6 @@ std::string Basename(const std::string& path) {
   const size_t slash = path.rfind('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
-
-// One column of an event's table: its title, one cell per shown entry.
-struct Column {
-  std::string title;
-  bool right_aligned;
-  std::vector<std::string> cells;
-  size_t min_width = 0;  // perf keeps percentage columns 8 wide
-  size_t width() const {
-    size_t w = std::max(title.size(), min_width);
-    for (const std::string& c : cells) w = std::max(w, c.size());
-    return w;
-  }
-};
-
-// The flat profile of one event laid out as perf does: columns as wide as
-// their widest cell, right-aligned numbers, and no trailing spaces after
-// the last, left-aligned column.
-class Table {
- public:
-  explicit Table(std::vector<Column> columns) : columns_(std::move(columns)) {
-    for (const Column& c : columns_) widths_.push_back(c.width());
-  }
-
-  // The titles, a rule of dots under each, and an empty '#' line.
-  std::string Heading() const {
-    return Row([&](size_t i) { return columns_[i].title; }, '#') +
-           Row([&](size_t i) { return std::string(widths_[i], '.'); }, '#') + "#\n";
-  }
-
-  // The row of the r-th shown entry.
-  std::string EntryRow(size_t r) const {
-    return Row([&](size_t i) { return columns_[i].cells[r]; }, ' ');
-  }
-
- private:
-  template <typename CellOf>
-  std::string Row(CellOf cell_of, char lead) const {
-    std::string line(1, lead);
-    for (size_t i = 0; i < columns_.size(); ++i) {
-      const std::string cell = cell_of(i);
-      const bool last = i + 1 == columns_.size();
-      const std::string pad(widths_[i] - std::min(widths_[i], cell.size()), ' ');
-      line += i == 0 ? " " : "  ";
-      if (columns_[i].right_aligned) {
-        line += pad + cell;
-      } else {
-        line += cell;
-        if (!last) line += pad;
-      }
-    }
-    return line + "\n";
-  }
-
-  std::vector<Column> columns_;
-  std::vector<size_t> widths_;
-};
 
 // The leader's percentage, then each group member's, as perf --group.
 std::string Shares(uint64_t period, const std::vector<uint64_t>& members, const EventSection& s) {
@@ -119,7 +65,7 @@ std::string SortKeyTitle(SortKey key) {
 std::string SortKeyCell(const Profile& profile, const FlatEntry& e, SortKey key) {
   switch (key) {
     case SortKey::kComm:
-      return profile.comm(e.comm);
+      return OneLine(profile.comm(e.comm));
     case SortKey::kPid:
       return fmt::format("{}", e.pid);
     case SortKey::kTid:
@@ -127,13 +73,13 @@ std::string SortKeyCell(const Profile& profile, const FlatEntry& e, SortKey key)
     case SortKey::kCpu:
       return fmt::format("{:03}", e.cpu);
     case SortKey::kDso:
-      return Basename(profile.dso_name(e.dso));
+      return OneLine(Basename(profile.dso_name(e.dso)));
     case SortKey::kSym: {
       const Function& f = profile.function(e.function);
-      return (f.kernel ? "[k] " : "[.] ") + FunctionLabel(f);
+      return (f.kernel ? "[k] " : "[.] ") + OneLine(FunctionLabel(f));
     }
     case SortKey::kSrcline:
-      return profile.srcline(e.srcline);
+      return OneLine(profile.srcline(e.srcline));
   }
   return "";
 }
@@ -144,7 +90,7 @@ std::string SectionComments(const EventSection& s, const Recording& recording,
                             bool relative_percentage) {
   const Profile& profile = recording.profile;
   std::string out = fmt::format("# Samples: {} of event{} '{}'\n", s.flat.samples,
-                                s.members.empty() ? "" : "s", s.title);
+                                s.members.empty() ? "" : "s", OneLine(s.title));
   std::string count = fmt::format("# Event count (approx.): {}", s.flat.period);
   if (s.time_weighted) {
     const char* what = s.event == recording.wall_event      ? "on and off the CPU"
@@ -153,9 +99,10 @@ std::string SectionComments(const EventSection& s, const Recording& recording,
     count = fmt::format("# Time: {} ({} ns) {}", FormatNs(s.flat.period), s.flat.period, what);
   }
   if (!s.members.empty()) {
-    count += fmt::format(" ({})", profile.event_name(s.event));
+    count += fmt::format(" ({})", OneLine(profile.event_name(s.event)));
     for (size_t m = 0; m < s.members.size(); ++m) {
-      count += fmt::format(", {} ({})", s.flat.member_periods[m], profile.event_name(s.members[m]));
+      count += fmt::format(", {} ({})", s.flat.member_periods[m],
+                           OneLine(profile.event_name(s.members[m])));
     }
   }
   out += count + "\n";
@@ -174,24 +121,24 @@ std::string SectionComments(const EventSection& s, const Recording& recording,
 
 // The table's columns, empty: the shares (children and self with
 // --children), -n's samples, --show-total-period's periods, a sort key each.
-std::vector<Column> EmptyColumns(const EventSection& s, const ViewOptions& view) {
-  std::vector<Column> columns;
+std::vector<TextColumn> EmptyColumns(const EventSection& s, const ViewOptions& view) {
+  std::vector<TextColumn> columns;
   if (s.children) {
-    columns.push_back({"Children", true, {}, 8});
-    columns.push_back({"Self", true, {}, 8});
+    columns.push_back({"Children", true, 8, {}});
+    columns.push_back({"Self", true, 8, {}});
   } else {
-    columns.push_back({"Overhead", true, {}, 8});
+    columns.push_back({"Overhead", true, 8, {}});
   }
-  if (view.show_nr_samples) columns.push_back({"Samples", true, {}});
-  if (view.show_total_period) columns.push_back({"Period", true, {}});
-  for (SortKey key : view.sort_keys) columns.push_back({SortKeyTitle(key), false, {}});
+  if (view.show_nr_samples) columns.push_back({"Samples", true, 0, {}});
+  if (view.show_total_period) columns.push_back({"Period", true, 0, {}});
+  for (SortKey key : view.sort_keys) columns.push_back({SortKeyTitle(key), false, 0, {}});
   return columns;
 }
 
 // EmptyColumns with a cell for each shown entry.
-std::vector<Column> TableColumns(const EventSection& s, const std::vector<const FlatEntry*>& shown,
+std::vector<TextColumn> TableColumns(const EventSection& s, const std::vector<const FlatEntry*>& shown,
                                  const Profile& profile, const ViewOptions& view) {
-  std::vector<Column> columns = EmptyColumns(s, view);
+  std::vector<TextColumn> columns = EmptyColumns(s, view);
   for (const FlatEntry* entry : shown) {
     const FlatEntry& e = *entry;
     size_t c = 0;
@@ -234,7 +181,7 @@ void TextPrinter::Sections(const std::vector<EventSection>& sections) {
 void TextPrinter::Section(const EventSection& s) {
   out_ += SectionComments(s, recording_, view_.relative_percentage);
   const std::vector<const FlatEntry*> shown = ShownEntries(s, view_.percent_limit);
-  const Table table(TableColumns(s, shown, recording_.profile, view_));
+  const TextTable table(TableColumns(s, shown, recording_.profile, view_));
   out_ += table.Heading();
   CallGraphTextOptions graph_options;
   if (s.call_graph) {
@@ -242,7 +189,7 @@ void TextPrinter::Section(const EventSection& s) {
     graph_options.total = s.percent_base;
   }
   for (size_t r = 0; r < shown.size(); ++r) {
-    out_ += table.EntryRow(r);
+    out_ += table.Row(r);
     if (s.call_graph) AppendCallGraph(recording_.profile, shown[r]->tree, graph_options, out_);
   }
 }

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "report/display_text.h"
 #include "report/text_header.h"
 
 namespace sample::report {
@@ -65,17 +66,17 @@ std::string FormatStatsText(const HeaderView& h, const LoadStats& stats) {
   if (!stats.symbol_sources.empty()) {
     out += "\nSymbols from:\n";
     for (const auto& [path, source] : stats.symbol_sources) {
-      out += fmt::format("  {}: {}\n", path, source);
+      out += fmt::format("  {}: {}\n", OneLine(path), OneLine(source));
     }
   }
   if (h.counts) {
     out += fmt::format("\nCounts ({}):\n", CountsSummaryText(*h.counts));
     for (const CountInfo& c : h.counts->events) {
       if (!c.supported) {
-        out += fmt::format("{:>20}: {:>14}\n", c.name, "<not supported>");
+        out += fmt::format("{:>20}: {:>14}\n", OneLine(c.name), "<not supported>");
         continue;
       }
-      out += fmt::format("{:>20}: {:>14}  ran {:6.2f}% of the time enabled", c.name, c.count,
+      out += fmt::format("{:>20}: {:>14}  ran {:6.2f}% of the time enabled", OneLine(c.name), c.count,
                          c.running_pct);
       if (c.scaled) out += fmt::format(", scaled to {:.0f}", *c.scaled);
       out += "\n";

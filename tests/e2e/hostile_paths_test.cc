@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -217,6 +218,48 @@ TEST_F(HostilePathsTest, NamesWithEscapesAndInvalidUtf8AreShownSafely) {
   for (const std::string& line : Lines(folded.out)) {
     EXPECT_TRUE(std::isdigit(static_cast<unsigned char>(line.back()))) << line;
   }
+}
+
+// The characters a terminal counts: a UTF-8 sequence is one.
+size_t Columns(std::string_view text) {
+  size_t n = 0;
+  for (char c : text) n += (static_cast<unsigned char>(c) & 0xc0) != 0x80;
+  return n;
+}
+
+// A name with a tab, a line feed and a two-byte character stays on its
+// row, escaped, and the columns after it line up under their titles.
+TEST_F(HostilePathsTest, NamesWithLineFeedsStayOnTheirRow) {
+  const std::string name = "caf\xc3\xa9\tz\nq";
+  const std::string shown = "caf\xc3\xa9\\x09z\\x0aq";
+  fs::copy_file(kSplit, dir_ / name);
+  const RunResult rec =
+      RunTool({kRecord, "-e", "cpu-clock", "-o", data_, "--", dir_ / name, "0.2"}, dir_);
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+
+  const RunResult text = RunTool({kReport, "-i", data_, "--sort", "comm,dso"}, dir_);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  const std::vector<std::string> lines = Lines(text.out);
+  size_t dso_column = std::string::npos;
+  size_t rows = 0;
+  for (const std::string& line : lines) {
+    if (line.find("Shared Object") != std::string::npos) {
+      dso_column = Columns(line.substr(0, line.find("Shared Object")));
+    }
+    const size_t at = line.find(shown);
+    if (line.empty() || line[0] == '#' || at == std::string::npos) continue;
+    ++rows;
+    ASSERT_NE(dso_column, std::string::npos) << text.out;
+    const size_t dso = line.find_first_not_of(' ', at + shown.size());
+    ASSERT_NE(dso, std::string::npos) << line;
+    EXPECT_EQ(Columns(line.substr(0, dso)), dso_column) << text.out;
+  }
+  EXPECT_GE(rows, 1u) << text.out;
+  // No line is a stray piece of a name.
+  for (const std::string& line : lines) {
+    EXPECT_TRUE(line.empty() || line[0] == '#' || line.find('%') != std::string::npos) << line;
+  }
+  EXPECT_NE(text.out.find(shown + "  "), std::string::npos) << text.out;
 }
 
 }  // namespace

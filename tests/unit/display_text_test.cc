@@ -1,4 +1,5 @@
 #include "report/display_text.h"
+#include "report/text_table.h"
 
 #include <string>
 
@@ -10,7 +11,7 @@ namespace sample::report {
 namespace {
 
 TEST(DisplayTextTest, ValidUtf8AndPlainTextPassUnchanged) {
-  for (const std::string text : {"", "compute_sixty", "café", "日本語", "𝄞 clef", "a\tb"}) {
+  for (const std::string text : {"", "compute_sixty", "café", "日本語", "𝄞 clef"}) {
     EXPECT_EQ(ShowableText(text, false), text);
   }
   EXPECT_EQ(ShowableText("two\nlines\n", true), "two\nlines\n");
@@ -40,6 +41,32 @@ TEST(DisplayTextTest, JsonStringsAreValidForAnyBytes) {
   EXPECT_EQ(JsonQuoted("café"), "\"café\"");
   EXPECT_EQ(JsonQuoted("\x1b[0m"), "\"\\u001b[0m\"");
   EXPECT_EQ(JsonQuoted("a\"b\\c"), "\"a\\\"b\\\\c\"");
+}
+
+TEST(DisplayTextTest, OneLineKeepsNoTabOrLineFeed) {
+  EXPECT_EQ(OneLine("a\tb\nc"), "a\\x09b\\x0ac");
+  EXPECT_EQ(ShowableText("a\tb\nc", true), "a\tb\nc");
+  EXPECT_EQ(OneLine("plain"), "plain");
+}
+
+TEST(DisplayTextTest, WidthCountsCharactersNotBytes) {
+  EXPECT_EQ(DisplayWidth(""), 0u);
+  EXPECT_EQ(DisplayWidth("abc"), 3u);
+  EXPECT_EQ(DisplayWidth("caf\xc3\xa9"), 4u);           // é is two bytes
+  EXPECT_EQ(DisplayWidth("\xe6\x97\xa5\xe6\x9c\xac"), 2u);  // 日本
+  EXPECT_EQ(DisplayWidth("caf\xe9"), 4u);               // an invalid byte counts one
+}
+
+TEST(TextTableTest, ColumnsLineUpByCharacters) {
+  const TextTable table({{"Overhead", true, 8, {"50.00%", "5.00%"}},
+                         {"Command", false, 0, {"caf\xc3\xa9", "sh"}},
+                         {"Symbol", false, 0, {"[.] main", "[k] x"}}});
+  EXPECT_EQ(table.Heading(),
+            "# Overhead  Command  Symbol\n"
+            "# ........  .......  ........\n"
+            "#\n");
+  EXPECT_EQ(table.Row(0), "    50.00%  caf\xc3\xa9     [.] main\n");
+  EXPECT_EQ(table.Row(1), "     5.00%  sh       [k] x\n");
 }
 
 }  // namespace
