@@ -135,7 +135,10 @@ void SampleFileWriter::Run() {
     }
     if (status_) {  // after a write error, drop the rest
       auto result = WriteChunk(chunk);
-      if (!result) status_ = result;
+      if (!result) {
+        status_ = result;
+        failed_.store(true, std::memory_order_release);
+      }
     }
     // Two spares cover a recorder filling one while this thread writes one.
     if (chunk.payload.capacity() > 0) {

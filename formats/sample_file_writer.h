@@ -100,6 +100,11 @@ class SampleFileWriter {
   // met while writing.
   Result<void> Finish(Trailer trailer);
 
+  // Whether a write has failed (a full disk, a quota); the chunks queued
+  // after it are dropped and Finish returns the error. Any thread may ask:
+  // a recorder stops recording rather than drain into nothing.
+  bool failed() const { return failed_.load(std::memory_order_acquire); }
+
   // Bytes in the file so far and kernel-record bytes before compression;
   // safe to read from any thread.
   uint64_t bytes_written() const { return bytes_written_.load(std::memory_order_relaxed); }
@@ -135,6 +140,7 @@ class SampleFileWriter {
   std::deque<Pending> queue_;
   std::vector<std::vector<std::byte>> spare_;  // written payloads, for reuse
   Result<void> status_;                        // first error; written by the writer thread
+  std::atomic<bool> failed_{false};            // !status_, for other threads
 
   std::vector<std::byte> compressed_;  // writer thread only; reused across chunks
   std::vector<std::byte> expanded_;    // writer thread only: records with CPUs inserted

@@ -81,6 +81,9 @@ struct StopCause {
   bool child_done = false;
   int child_status = 0;
   int stop_signal = 0;
+  // The file writer failed (a full disk): recording more would only drop
+  // it, so the recording ends as --duration ends it, and Finish says why.
+  bool write_failed = false;
 };
 
 // One recording. Run() is the three stages: Prepare (target, output file,
@@ -398,7 +401,7 @@ Result<StopCause> Recorder::Record() {
   RequestShortSlice();
   bool stop_commanded = false;
   uint64_t max_age = kFirstChunkMaxAgeNs;  // kChunkMaxAgeNs after the first records
-  while (!cause.child_done && cause.stop_signal == 0 && !stop_commanded) {
+  while (!cause.child_done && cause.stop_signal == 0 && !stop_commanded && !cause.write_failed) {
     uint64_t now = MonotonicNowNs();
     sampling |= control_->commanded();  // a command overrides the -D timer
     if (!sampling && now >= enable_at) {
@@ -457,6 +460,7 @@ Result<StopCause> Recorder::Record() {
       } else {
         last_flush_ns = now - max_age + kFlushRetryNs;
       }
+      if (writer_ && writer_->failed()) cause.write_failed = true;
     }
     const bool snapshot_command = control_->TakeSnapshotRequest();
     if (flight_ && (snapshot_signal || snapshot_command)) {
@@ -626,7 +630,12 @@ Result<RecordSummary> Recorder::Finish(int exit_status) {
       trailer.header.end_clock_ns = range->second;
     }
     if (auto finished = WriteClosing(*writer_, trailer, &kernel_note, &vdso_note); !finished) {
-      return Fail(fmt::format("{}: {}", options_.output, finished.error().message));
+      // The recording stopped at the failed write (Record); the chunks
+      // written before it are whole, and the reader recovers them.
+      return Fail(fmt::format("{}: {}; recording stopped after {:.2f} s, {} written before the "
+                              "failure stay readable (not finalized)",
+                              options_.output, finished.error().message, seconds,
+                              HumanBytes(writer_->bytes_written())));
     }
     summary.bytes_written = writer_->bytes_written();
     summary.raw_bytes = writer_->raw_bytes();  // complete once Finish has written everything

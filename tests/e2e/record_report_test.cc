@@ -161,6 +161,42 @@ TEST_F(RecordReportTest, RecorderKilledSoonAfterTheStartKeepsSamples) {
   }
 }
 
+// A full disk: the recorder stops recording at the failed write (and
+// stops the command, as --duration would: a 10 s workload would otherwise
+// run on unrecorded), says so, and the chunks that fit are reported. A 64 KiB tmpfs, mounted in a mount
+// namespace of its own (gone with the shell, even if the test dies), fills
+// within the first second of a --call-graph dwarf recording at 10 kHz;
+// record chunks are at most 1 MiB raw (about 40 KiB compressed here), so
+// at least one fits.
+TEST_F(RecordReportTest, FullDiskKeepsTheChunksThatFit) {
+  if (geteuid() != 0) GTEST_SKIP() << "mounting a small tmpfs needs root";
+  const std::string mount_point = dir_ / "full";
+  const std::string kept = dir_ / "kept.data";
+  ASSERT_EQ(mkdir(mount_point.c_str(), 0700), 0);
+  const std::string script =
+      "mount -t tmpfs -o size=64k sample-full \"$1\" || exit 90\n"
+      "\"$2\" --call-graph dwarf -F 10000 -o \"$1/full.data\" -- \"$3\" deep 64 10\n"
+      "rc=$?\n"
+      "cp \"$1/full.data\" \"$4\" || exit 91\n"
+      "exit $rc\n";
+  const RunResult rec = RunTool({"/usr/bin/unshare", "--mount", "--propagation", "private", "/bin/sh",
+                                 "-c", script, "sh", mount_point, kRecord,
+                                 WORKLOAD_UNWIND_NOFP_PATH, kept},
+                                dir_);
+  if (rec.exit_code == 90) GTEST_SKIP() << "cannot mount a tmpfs here: " << rec.err;
+  ASSERT_NE(rec.exit_code, 91) << rec.err;
+  EXPECT_EQ(rec.exit_code, 1) << rec.err;
+  EXPECT_NE(rec.err.find("full.data: write failed: No space left on device; recording stopped"),
+            std::string::npos)
+      << rec.err;
+
+  const RunResult rep = RunTool({kReport, "-i", kept, "--no-children", "--sort", "sym"}, dir_);
+  ASSERT_EQ(rep.exit_code, 0) << rep.err;
+  EXPECT_NE(rep.err.find("not finalized"), std::string::npos) << rep.err;
+  EXPECT_GT(SampleCount(rep.out), 100) << rep.out << rep.err;
+  EXPECT_TRUE(OverheadOf(rep.out, "deep_leaf").has_value()) << rep.out;
+}
+
 // SIGTERM to the recorder alone: it stops, passes the signal to the command
 // and still finalizes the file.
 TEST_F(RecordReportTest, SigtermStopsCleanly) {
