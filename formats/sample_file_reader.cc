@@ -27,6 +27,10 @@ ZSTD_DCtx* ThreadDecompressionContext() {
 
 Result<SampleFileReader> SampleFileReader::Open(const std::string& path) {
   TRY_ASSIGN(auto file, MappedFile::Open(path));
+  return Open(path, std::move(file));
+}
+
+Result<SampleFileReader> SampleFileReader::Open(const std::string& path, MappedFile file) {
   SampleFileReader reader(path, std::move(file));
   TRY(reader.Scan());
   return reader;

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "formats/chunk_codec.h"
+#include "formats/recording_file.h"
 #include "formats/sample_file_format.h"
 #include "libsample/byte_reader.h"
 #include "libsample/mapped_file.h"
@@ -25,76 +26,53 @@
 
 namespace sample::format {
 
-struct ChunkRef {
-  ChunkHeader header{};
-  uint64_t offset = 0;  // of the chunk header in the file
-};
-
-// A decompressed payload, 8-byte aligned so records can be viewed in place.
-class Payload {
- public:
-  Payload() = default;
-  explicit Payload(size_t size) { Resize(size); }
-  // Sets the size; keeps the capacity, so a reused payload does not touch
-  // fresh memory (only growth is zero-filled).
-  void Resize(size_t size) {
-    words_.resize((size + 7) / 8);
-    size_ = size;
-  }
-  std::span<std::byte> mutable_bytes() {
-    return {reinterpret_cast<std::byte*>(words_.data()), size_};
-  }
-  std::span<const std::byte> bytes() const {
-    return {reinterpret_cast<const std::byte*>(words_.data()), size_};
-  }
-
- private:
-  std::vector<uint64_t> words_;
-  size_t size_ = 0;
-};
-
-class SampleFileReader {
+class SampleFileReader final : public RecordingFile {
  public:
   static Result<SampleFileReader> Open(const std::string& path);
+  // The same over a file already mapped (OpenRecording read its magic).
+  static Result<SampleFileReader> Open(const std::string& path, MappedFile file);
 
-  const std::string& path() const { return path_; }
+  const std::string& path() const override { return path_; }
+  std::string format_name() const override { return "sample.data"; }
   const FileHeader& file_header() const { return file_header_; }
-  const EventTable& events() const { return events_; }
-  const Metadata& metadata() const { return metadata_; }
+  // sample.data holds only kernel records in its record chunks.
+  const RecordCounts& other_records() const override { return other_records_; }
+  const EventTable& events() const override { return events_; }
+  const Metadata& metadata() const override { return metadata_; }
   // Binary path -> GNU build-id (hex), as recorded at close.
-  const Metadata& build_ids() const { return build_ids_; }
+  const Metadata& build_ids() const override { return build_ids_; }
   // kallsyms-format text of the kernel symbols the samples hit; may be empty.
-  const std::string& kernel_symbols() const { return kernel_symbols_; }
+  const std::string& kernel_symbols() const override { return kernel_symbols_; }
   // The recording host's [vdso] ELF image (kVdso); empty if not stored.
-  std::span<const std::byte> vdso_image() const { return vdso_image_.bytes(); }
+  std::span<const std::byte> vdso_image() const override { return vdso_image_.bytes(); }
   // The counters' totals (kCounts): of a counting run, or each sampling
   // event's at the end of a recording; nullopt in files without them.
-  const std::optional<Counts>& counts() const { return counts_; }
+  const std::optional<Counts>& counts() const override { return counts_; }
   // Which events switch which on and off (kToggles); empty without toggles.
-  const std::vector<ToggleEntry>& toggles() const { return toggles_; }
+  const std::vector<ToggleEntry>& toggles() const override { return toggles_; }
   // When sampling was switched on and off (kControl), in file order;
   // empty when it was on throughout.
-  const std::vector<ControlEntry>& control() const { return control_; }
+  const std::vector<ControlEntry>& control() const override { return control_; }
   // The recorded tracepoints' format texts and filters (kTraceFormats),
   // by event index; empty in files without tracepoints. Untrusted text:
   // parse it with ParseTraceFormat.
-  const std::vector<TraceFormatEntry>& trace_formats() const { return trace_formats_; }
+  const std::vector<TraceFormatEntry>& trace_formats() const override { return trace_formats_; }
   // Chunks of kernel records, in file order.
-  const std::vector<ChunkRef>& record_chunks() const { return record_chunks_; }
+  const std::vector<ChunkRef>& record_chunks() const override { return record_chunks_; }
   // The trailer, when the recorder closed the file cleanly.
-  const std::optional<Trailer>& trailer() const { return trailer_; }
-  bool finalized() const { return trailer_.has_value(); }
-  uint64_t file_size() const { return file_.bytes().size(); }
+  const std::optional<Trailer>& trailer() const override { return trailer_; }
+  bool finalized() const override { return trailer_.has_value(); }
+  uint64_t file_size() const override { return file_.bytes().size(); }
   // Where reading stopped early (a torn or corrupt chunk), else file_size().
-  uint64_t valid_end() const { return valid_end_; }
+  uint64_t valid_end() const override { return valid_end_; }
   // Problems found while opening: torn end, missing trailer, skipped chunks.
-  const std::vector<std::string>& warnings() const { return warnings_; }
+  const std::vector<std::string>& warnings() const override { return warnings_; }
 
   // Checks the chunk's CRC and decompresses its payload. Errors name the
   // file and the chunk's offset. Safe to call from several threads.
   Result<Payload> ReadPayload(const ChunkRef& chunk) const;
   // The same into `out`, reusing its memory; `out` is unspecified on error.
-  Result<void> ReadPayloadInto(const ChunkRef& chunk, Payload& out) const;
+  Result<void> ReadPayloadInto(const ChunkRef& chunk, Payload& out) const override;
 
  private:
   SampleFileReader(std::string path, MappedFile file)
@@ -128,6 +106,7 @@ class SampleFileReader {
   std::optional<Trailer> trailer_;
   uint64_t valid_end_ = 0;
   std::vector<std::string> warnings_;
+  RecordCounts other_records_;  // always empty
 };
 
 }  // namespace sample::format

@@ -209,6 +209,8 @@ HeaderView BuildHeaderView(const Recording& recording) {
   h.cpus_online = Fact(m, "cpus_online");
   h.cmdline = Fact(m, "cmdline");
   h.recorder_version = Fact(m, "recorder_version");
+  h.format = recording.format_name;
+  h.kernel_symbols = Fact(m, "kernel_symbols");
   const std::string start = Fact(m, "start_realtime_ns");
   uint64_t start_ns = 0;
   if (auto [end, ec] = std::from_chars(start.data(), start.data() + start.size(), start_ns);

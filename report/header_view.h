@@ -106,6 +106,9 @@ struct ControlInfo {
 struct HeaderView {
   // Recorded host facts; empty when the file does not say.
   std::string hostname, os_release, os_version, arch, cpus_online, cmdline, recorder_version;
+  // The file's format ("sample.data", "perf.data", ...), and where kernel
+  // symbols came from when the file did not carry them (perf.data).
+  std::string format, kernel_symbols;
   std::optional<uint64_t> start_realtime_ns;
   std::string start_time;  // start_realtime_ns as "YYYY-MM-DD HH:MM:SS UTC"
   double duration_s = 0;   // first to last record (the trailer's when finalized)

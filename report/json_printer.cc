@@ -31,6 +31,8 @@ void JsonPrinter::Header(const HeaderView& h) {
       .Field("cpus_online", h.cpus_online)
       .Field("cmdline", h.cmdline)
       .Field("recorder_version", h.recorder_version);
+  if (!h.format.empty() && h.format != "sample.data") json_.Field("format", h.format);
+  if (!h.kernel_symbols.empty()) json_.Field("kernel_symbols", h.kernel_symbols);
   json_.Key("start_realtime_ns");
   if (h.start_realtime_ns) {
     json_.Uint(*h.start_realtime_ns);

@@ -10,7 +10,7 @@
 
 namespace sample::report {
 
-OrderedRecordStream::OrderedRecordStream(const format::SampleFileReader& reader, unsigned jobs)
+OrderedRecordStream::OrderedRecordStream(const format::RecordingFile& reader, unsigned jobs)
     : reader_(reader), chunks_(reader.record_chunks()) {
   const size_t n = chunks_.size();
   later_min_.assign(n + 1, std::numeric_limits<uint64_t>::max());

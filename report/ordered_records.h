@@ -22,7 +22,7 @@
 #include <thread>
 #include <vector>
 
-#include "formats/sample_file_reader.h"
+#include "formats/recording_file.h"
 
 namespace sample::report {
 
@@ -42,7 +42,7 @@ struct RecordStreamStats {
 class OrderedRecordStream {
  public:
   // `jobs` threads decode chunks; 0 or 1 decodes on the calling thread.
-  OrderedRecordStream(const format::SampleFileReader& reader, unsigned jobs);
+  OrderedRecordStream(const format::RecordingFile& reader, unsigned jobs);
   ~OrderedRecordStream();
   OrderedRecordStream(const OrderedRecordStream&) = delete;
   OrderedRecordStream& operator=(const OrderedRecordStream&) = delete;
@@ -80,7 +80,7 @@ class OrderedRecordStream {
   // Waits for chunk `index` (decoding it here when there are no workers).
   Decoded& Take(uint32_t index);
 
-  const format::SampleFileReader& reader_;
+  const format::RecordingFile& reader_;
   const std::vector<format::ChunkRef>& chunks_;
   // later_min_[i]: the smallest time_min of chunks i.. (UINT64_MAX if none).
   std::vector<uint64_t> later_min_;

@@ -13,7 +13,7 @@
 
 #include <fmt/format.h>
 
-#include "formats/sample_file_reader.h"
+#include "formats/recording_file.h"
 #include "libsample/model/process_table.h"
 #include "libsample/perf/perf_record.h"
 #include "report/group_reads.h"
@@ -32,7 +32,7 @@ constexpr std::string_view kSchedSwitch = "sched:sched_switch";
 // chunk counts no more records than its payload has headers' room for,
 // and the total no more than the file has stored bytes (real recordings
 // take several bytes per record even compressed).
-size_t ExpectedRecords(const format::SampleFileReader& reader) {
+size_t ExpectedRecords(const format::RecordingFile& reader) {
   uint64_t records = 0, stored = 0;
   for (const format::ChunkRef& chunk : reader.record_chunks()) {
     records += std::min<uint64_t>(chunk.header.record_count,
@@ -68,7 +68,7 @@ struct LocationFunctions {
 // samples move into the Profile with function stacks.
 class Loader {
  public:
-  Loader(const format::SampleFileReader& reader, const LoadOptions& options)
+  Loader(const format::RecordingFile& reader, const LoadOptions& options)
       : reader_(reader),
         options_(options),
         group_reads_(reader.events()),
@@ -105,7 +105,7 @@ class Loader {
   void WarnOfDamage();
   void DescribeRecording();
 
-  const format::SampleFileReader& reader_;
+  const format::RecordingFile& reader_;
   const LoadOptions& options_;
   Recording out_;
   ProcessTable processes_;
@@ -179,11 +179,13 @@ void Loader::ReadRecords(unsigned jobs) {
   }
   samples_.reserve(ExpectedRecords(reader_));
   OrderedRecordStream stream(reader_, jobs);
-  bool any = false;
   for (auto batch = stream.NextBatch(); !batch.empty(); batch = stream.NextBatch()) {
-    if (!any) out_.stats.first_time = batch.front().time;
-    any = true;
-    out_.stats.last_time = batch.back().time;
+    // Records without a time (perf's synthesized ones) do not start the
+    // recording; the rest come in time order.
+    for (size_t i = 0; out_.stats.first_time == 0 && i < batch.size(); ++i) {
+      out_.stats.first_time = batch[i].time;
+    }
+    out_.stats.last_time = std::max(out_.stats.last_time, batch.back().time);
     for (const TimedRecord& record : batch) Apply(record);
     FlushUnwinding();  // the batch's bytes go away with the next one
   }
@@ -303,6 +305,8 @@ void Loader::DescribeRecording() {
       desc.format = std::move(*parsed);
     }
   }
+  out_.format_name = reader_.format_name();
+  out_.stats.other_records = reader_.other_records();
   out_.finalized = reader_.finalized();
   out_.file_size = reader_.file_size();
   out_.valid_end = reader_.valid_end();
@@ -320,6 +324,7 @@ void Loader::Apply(const TimedRecord& timed) {
       ok = ApplySample(record, attr, timed.event);
       break;
     case PERF_RECORD_MMAP2:
+    case PERF_RECORD_MMAP:
       ok = ApplyMmap2(record, attr);
       break;
     case PERF_RECORD_COMM:
@@ -379,10 +384,13 @@ void Loader::Keep(const TimedRecord& timed, uint32_t type) {
 }
 
 bool Loader::ApplyMmap2(std::span<const std::byte> record, const perf_event_attr& attr) {
-  const auto m = ParseMmap2(record, attr);
+  const auto m = ReadRecordHeader(record).type == PERF_RECORD_MMAP ? ParseMmap(record, attr)
+                                                                   : ParseMmap2(record, attr);
   if (!m) return false;
-  // Only executable mappings matter for symbolization.
-  if (m->prot & 0x4 /* PROT_EXEC */) {
+  // Only executable mappings matter for symbolization. Kernel and module
+  // maps (pid -1, from perf) are not a process's: kernel addresses are
+  // resolved with the kernel's symbols.
+  if ((m->prot & 0x4 /* PROT_EXEC */) && m->pid != UINT32_MAX) {
     BeforeMappingsChange(m->pid);
     processes_.ApplyMmap(m->pid, m->addr, m->len, m->pgoff, m->filename);
   }
@@ -635,12 +643,12 @@ std::optional<uint32_t> OnCpuClockEvent(const std::vector<EventDesc>& events) {
 }
 
 Result<Recording> LoadRecording(const std::string& path, const LoadOptions& options) {
-  TRY_ASSIGN(auto reader, format::SampleFileReader::Open(path));
-  Loader loader(reader, options);
+  TRY_ASSIGN(auto reader, format::OpenRecording(path));
+  Loader loader(*reader, options);
   auto recording = loader.Run();
   if (recording) {
-    recording->warnings.insert(recording->warnings.begin(), reader.warnings().begin(),
-                               reader.warnings().end());
+    recording->warnings.insert(recording->warnings.begin(), reader->warnings().begin(),
+                               reader->warnings().end());
   }
   return recording;
 }

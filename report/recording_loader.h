@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "formats/chunk_codec.h"
+#include "formats/recording_file.h"
 #include "libsample/events/trace_format.h"
 #include "libsample/model/profile.h"
 #include "libsample/model/toggle_windows.h"
@@ -60,6 +61,9 @@ struct LoadStats {
   uint64_t last_time = 0;
   // By the CPU field of the sample or of the record's sample_id trailer.
   std::map<uint32_t, CpuCounts> per_cpu;
+  // Records of the file's format that are not kernel records (perf's own,
+  // and what was skipped), by name.
+  format::RecordCounts other_records;
   // Binary path -> where its symbols came from ("recorded path, DWARF",
   // "none: build-id differs", ...), sorted by path.
   format::Metadata symbol_sources;
@@ -123,6 +127,7 @@ struct Recording {
   // per event (those that are no tracepoint have neither format nor filter).
   std::vector<TracepointDesc> tracepoints;
   bool finalized = false;
+  std::string format_name;  // "sample.data", "perf.data", ...
   uint64_t file_size = 0;
   uint64_t valid_end = 0;  // bytes read before a torn end (== file_size if none)
   std::vector<std::string> warnings;

@@ -59,8 +59,10 @@ std::string DescribeRecord(std::span<const std::byte> record, const perf_event_a
         return fmt::format("{}({}:{}):({}:{})", name, t->pid, t->tid, t->ppid, t->ptid);
       }
       break;
+    case PERF_RECORD_MMAP:
     case PERF_RECORD_MMAP2:
-      if (const auto m = ParseMmap2(record, attr)) {
+      if (const auto m = type == PERF_RECORD_MMAP ? ParseMmap(record, attr)
+                                                  : ParseMmap2(record, attr)) {
         return fmt::format("{} {}/{}: [{:#x}({:#x}) @ {:#x}]: {}{}{} {}", name, m->pid, m->tid,
                            m->addr, m->len, m->pgoff, (m->prot & 1) ? 'r' : '-',
                            (m->prot & 2) ? 'w' : '-', (m->prot & 4) ? 'x' : '-',

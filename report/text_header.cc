@@ -121,6 +121,9 @@ std::string FormatHeaderText(const HeaderView& h) {
   Line(out, "nrcpus online", h.cpus_online);
   Line(out, "cmdline", h.cmdline);
   Line(out, "recorder", h.recorder_version);
+  // sample.data files say nothing more (their goldens predate the line).
+  if (!h.format.empty() && h.format != "sample.data") Line(out, "format", h.format);
+  if (!h.kernel_symbols.empty()) Line(out, "kernel symbols", h.kernel_symbols);
   Line(out, "duration", fmt::format("{:.3f} s", h.duration_s));
   if (h.control) {
     Line(out, "enabled", ControlSummaryText(*h.control));

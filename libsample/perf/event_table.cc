@@ -3,42 +3,78 @@
 #include <cstring>
 
 namespace sample {
+namespace {
+
+// The u64 word of a sample's body that holds its event id, or -1.
+int SampleIdWord(uint64_t sample_type) {
+  if (sample_type & PERF_SAMPLE_IDENTIFIER) return 0;
+  if (!(sample_type & PERF_SAMPLE_ID)) return -1;
+  int word = 0;
+  for (uint64_t field : {PERF_SAMPLE_IP, PERF_SAMPLE_TID, PERF_SAMPLE_TIME, PERF_SAMPLE_ADDR}) {
+    word += (sample_type & field) != 0;
+  }
+  return word;
+}
+
+// The same in the sample_id trailer, counted from its end (1: last word).
+int TrailerIdWordFromEnd(uint64_t sample_type) {
+  if (sample_type & PERF_SAMPLE_IDENTIFIER) return 1;
+  if (!(sample_type & PERF_SAMPLE_ID)) return -1;
+  return 1 + ((sample_type & PERF_SAMPLE_STREAM_ID) != 0) + ((sample_type & PERF_SAMPLE_CPU) != 0);
+}
+
+}  // namespace
 
 EventTable::EventTable(std::vector<EventDesc> events) : events_(std::move(events)) {
+  if (events_.empty()) return;
+  sample_id_word_ = SampleIdWord(events_[0].attr.sample_type);
+  trailer_id_word_from_end_ = TrailerIdWordFromEnd(events_[0].attr.sample_type);
+  trailer_ids_ = true;
   for (size_t i = 0; i < events_.size(); ++i) {
+    const perf_event_attr& attr = events_[i].attr;
     for (uint64_t id : events_[i].ids) index_by_id_.emplace(id, i);
-    if (events_[i].attr.sample_type != events_[0].attr.sample_type ||
-        events_[i].attr.sample_id_all != events_[0].attr.sample_id_all) {
+    if (attr.sample_type != events_[0].attr.sample_type ||
+        attr.sample_id_all != events_[0].attr.sample_id_all) {
       uniform_ = false;
     }
+    if (SampleIdWord(attr.sample_type) != sample_id_word_) sample_id_word_ = -1;
+    if (TrailerIdWordFromEnd(attr.sample_type) != trailer_id_word_from_end_) {
+      trailer_id_word_from_end_ = -1;
+    }
+    trailer_ids_ &= attr.sample_id_all != 0;
   }
 }
 
 std::optional<size_t> EventTable::EventIndexForId(uint64_t id) const {
   auto it = index_by_id_.find(id);
-  if (it == index_by_id_.end()) return std::nullopt;
-  return it->second;
+  if (it != index_by_id_.end()) return it->second;
+  // The kernel numbers events from 1; id 0 is a record a tool wrote (perf
+  // synthesizes the COMM and MMAP records of running processes with a
+  // zeroed sample_id), parsed as the first event's, as perf does.
+  if (id == 0 && !events_.empty()) return 0;
+  return std::nullopt;
 }
 
 std::optional<size_t> EventTable::EventIndexFor(std::span<const std::byte> record) const {
   if (events_.empty()) return std::nullopt;
   if (events_.size() == 1) return 0;
-  // Several events: the identifier position is the same for all of them
-  // when PERF_SAMPLE_IDENTIFIER is set, which the recorder guarantees.
-  const uint64_t sample_type = events_[0].attr.sample_type;
-  if (!(sample_type & PERF_SAMPLE_IDENTIFIER)) {
-    if (uniform_) return 0;
-    return std::nullopt;
-  }
   perf_event_header header;
   if (record.size() < sizeof(header) + sizeof(uint64_t)) return std::nullopt;
   std::memcpy(&header, record.data(), sizeof(header));
   uint64_t id;
   if (header.type == PERF_RECORD_SAMPLE) {
-    std::memcpy(&id, record.data() + sizeof(header), sizeof(id));
+    // Several events: all put the id in the same place, or none can be told.
+    if (sample_id_word_ < 0) return uniform_ ? std::optional<size_t>(0) : std::nullopt;
+    const size_t at = sizeof(header) + size_t{8} * static_cast<size_t>(sample_id_word_);
+    if (record.size() < at + sizeof(id)) return std::nullopt;
+    std::memcpy(&id, record.data() + at, sizeof(id));
   } else {
-    if (!events_[0].attr.sample_id_all) return uniform_ ? std::optional<size_t>(0) : std::nullopt;
-    std::memcpy(&id, record.data() + record.size() - sizeof(id), sizeof(id));
+    if (!trailer_ids_ || trailer_id_word_from_end_ < 0) {
+      return uniform_ ? std::optional<size_t>(0) : std::nullopt;
+    }
+    const size_t back = size_t{8} * static_cast<size_t>(trailer_id_word_from_end_);
+    if (record.size() < sizeof(header) + back) return std::nullopt;
+    std::memcpy(&id, record.data() + record.size() - back, sizeof(id));
   }
   return EventIndexForId(id);
 }

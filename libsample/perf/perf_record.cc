@@ -186,6 +186,23 @@ std::optional<Mmap2Record> ParseMmap2(std::span<const std::byte> record,
   return m;
 }
 
+std::optional<Mmap2Record> ParseMmap(std::span<const std::byte> record,
+                                     const perf_event_attr& attr) {
+  std::span<const std::byte> body;
+  Mmap2Record m;
+  if (!SplitBody(record, attr, &body, &m.sample_id)) return std::nullopt;
+  ByteReader in(body);
+  if (!(in.Read(&m.pid) && in.Read(&m.tid) && in.Read(&m.addr) && in.Read(&m.len) &&
+        in.Read(&m.pgoff))) {
+    return std::nullopt;
+  }
+  constexpr uint32_t kProtRead = 0x1, kProtExec = 0x4;
+  m.prot = (ReadRecordHeader(record).misc & PERF_RECORD_MISC_MMAP_DATA) ? kProtRead
+                                                                          : kProtRead | kProtExec;
+  in.ReadString(in.remaining(), &m.filename);
+  return m;
+}
+
 std::optional<CommRecord> ParseComm(std::span<const std::byte> record,
                                     const perf_event_attr& attr) {
   std::span<const std::byte> body;

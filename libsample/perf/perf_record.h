@@ -174,6 +174,11 @@ std::optional<SampleRecord> ParseSample(std::span<const std::byte> record,
                                         const perf_event_attr& attr);
 std::optional<Mmap2Record> ParseMmap2(std::span<const std::byte> record,
                                       const perf_event_attr& attr);
+// PERF_RECORD_MMAP (events without attr.mmap2; perf's own kernel and
+// module maps) as an Mmap2Record: no device, inode or build-id; prot is
+// read-execute, or read-only for a data mapping (PERF_RECORD_MISC_MMAP_DATA).
+std::optional<Mmap2Record> ParseMmap(std::span<const std::byte> record,
+                                     const perf_event_attr& attr);
 std::optional<CommRecord> ParseComm(std::span<const std::byte> record, const perf_event_attr& attr);
 std::optional<TaskRecord> ParseTask(std::span<const std::byte> record, const perf_event_attr& attr);
 std::optional<LostRecord> ParseLost(std::span<const std::byte> record, const perf_event_attr& attr);

@@ -563,10 +563,45 @@ TEST(EventTableTest, PicksEventsByIdentifier) {
 
   EXPECT_EQ(table.EventIndexForId(12), 0u);
   EXPECT_EQ(table.EventIndexForId(21), 1u);
-  EXPECT_EQ(table.EventIndexForId(0), std::nullopt);
+  EXPECT_EQ(table.EventIndexForId(14), std::nullopt);
+  // Id 0 is no kernel event's: a record perf synthesized, the first event's.
+  EXPECT_EQ(table.EventIndexForId(0), 0u);
   const Bytes header_only(8);
   EXPECT_EQ(table.EventIndexFor(header_only), std::nullopt);
   EXPECT_EQ(table.EventIndexFor({}), std::nullopt);
+}
+
+// perf with several events sets PERF_SAMPLE_ID, not IDENTIFIER: the id
+// sits after IP, TID, TIME (and ADDR) in a sample, and before STREAM_ID
+// and CPU at the end of the trailer.
+TEST(EventTableTest, PicksEventsBySampleIdWhereEveryEventPutsIt) {
+  EventDesc a, b;
+  for (EventDesc* d : {&a, &b}) {
+    d->attr.size = sizeof(perf_event_attr);
+    d->attr.sample_type =
+        PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | PERF_SAMPLE_PERIOD;
+    d->attr.sample_id_all = 1;
+  }
+  b.attr.config = PERF_COUNT_SW_TASK_CLOCK;
+  a.ids = {4451, 4452};
+  b.ids = {4453};
+  const EventTable table({a, b});
+  testing::SampleFields fields;
+  fields.id = 4453;
+  EXPECT_EQ(table.EventIndexFor(testing::MakeSample(b.attr, fields)), 1u);
+  fields.id = 4452;
+  EXPECT_EQ(table.EventIndexFor(testing::MakeSample(a.attr, fields)), 0u);
+  testing::SampleIdFields sid;
+  sid.id = 4453;
+  EXPECT_EQ(table.EventIndexFor(testing::MakeComm(b.attr, 1, 1, "x", false, sid)), 1u);
+  sid.id = 4999;
+  EXPECT_EQ(table.EventIndexFor(testing::MakeComm(b.attr, 1, 1, "x", false, sid)), std::nullopt);
+
+  // The events disagree on where the id is: no sample can be told apart.
+  b.attr.sample_type |= PERF_SAMPLE_ADDR;
+  const EventTable mixed({a, b});
+  fields.id = 4452;
+  EXPECT_EQ(mixed.EventIndexFor(testing::MakeSample(a.attr, fields)), std::nullopt);
 }
 
 TEST(EventTableTest, WithoutIdentifierOnlyUniformEventsResolve) {

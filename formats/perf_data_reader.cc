@@ -1,0 +1,686 @@
+#include "formats/perf_data_reader.h"
+
+#include <linux/perf_event.h>
+#include <sys/utsname.h>
+#include <zstd.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "libsample/events/event_names.h"
+#include "libsample/perf/perf_record.h"
+#include "libsample/symbols/perf_buildid_cache.h"
+
+namespace sample::format {
+namespace {
+
+using namespace perf_data;
+
+// Chunks are cut at the first clean point past this many bytes of kernel
+// records: small enough for the loader's workers to share out, large
+// enough that a chunk's bookkeeping costs nothing.
+constexpr uint64_t kChunkTarget = uint64_t{1} << 20;
+// zstd output is taken in windows of this size.
+constexpr size_t kInflateWindow = size_t{256} << 10;
+constexpr size_t kMaxKallsymsBytes = size_t{64} << 20;
+constexpr size_t kMaxVdsoBytes = size_t{1} << 20;
+
+struct DStreamDeleter {
+  void operator()(ZSTD_DStream* s) const { ZSTD_freeDStream(s); }
+};
+
+uint64_t Align8(uint64_t n) { return (n + 7) & ~uint64_t{7}; }
+
+// Whether [offset, offset + size) lies within `total` bytes.
+bool InRange(uint64_t offset, uint64_t size, uint64_t total) {
+  return offset <= total && size <= total - offset;
+}
+
+perf_event_header HeaderAt(const std::byte* p) {
+  perf_event_header h;
+  std::memcpy(&h, p, sizeof(h));
+  return h;
+}
+
+// A perf header string: u32 length, then that many bytes, NUL-padded.
+bool ReadPerfString(ByteReader& in, std::string* out) {
+  uint32_t length;
+  std::string_view text;
+  if (!in.Read(&length) || !in.ReadString(length, &text)) return false;
+  *out = std::string(text.substr(0, text.find('\0')));
+  return true;
+}
+
+std::string Hex(std::span<const uint8_t> bytes) {
+  std::string hex;
+  for (uint8_t b : bytes) fmt::format_to(std::back_inserter(hex), "{:02x}", b);
+  return hex;
+}
+
+// perf's name for an event it did not describe (files without EVENT_DESC).
+std::string DefaultEventName(const perf_event_attr& attr) {
+  for (const GenericEvent& e : GenericEvents()) {
+    if (e.type == attr.type && e.config == attr.config) return std::string(e.canonical);
+  }
+  if (attr.type == PERF_TYPE_RAW) return fmt::format("r{:x}", attr.config);
+  return fmt::format("type {} config {:#x}", attr.type, attr.config);
+}
+
+const char* UserRecordName(uint32_t type) {
+  switch (type) {
+    case kHeaderAttr: return "HEADER_ATTR";
+    case kHeaderEventType: return "HEADER_EVENT_TYPE";
+    case kHeaderTracingData: return "HEADER_TRACING_DATA";
+    case kHeaderBuildId: return "HEADER_BUILD_ID";
+    case kFinishedRound: return "FINISHED_ROUND";
+    case kIdIndex: return "ID_INDEX";
+    case kAuxtraceInfo: return "AUXTRACE_INFO";
+    case kAuxtraceRecord: return "AUXTRACE (skipped)";
+    case kAuxtraceError: return "AUXTRACE_ERROR";
+    case kThreadMap: return "THREAD_MAP";
+    case kCpuMap: return "CPU_MAP";
+    case kStatConfig: return "STAT_CONFIG";
+    case kStatRecord: return "STAT";
+    case kStatRound: return "STAT_ROUND";
+    case kEventUpdate: return "EVENT_UPDATE";
+    case kTimeConv: return "TIME_CONV";
+    case kHeaderFeature: return "HEADER_FEATURE";
+    case kCompressedRecord: return "COMPRESSED";
+    case kFinishedInit: return "FINISHED_INIT";
+    case kCompressed2Record: return "COMPRESSED2";
+    default: return nullptr;
+  }
+}
+
+// Walks the data section's records from `begin` to `end`, one top-level
+// record a Step: a kernel record goes to `kernel`, a compressed record's
+// payload is inflated and every whole record it completes goes to `kernel`
+// (or `user`, for perf's own), and perf's records go to `user` with their
+// offset. Owns its zstd stream and the bytes of a record split between
+// compressed records.
+class DataWalker {
+ public:
+  DataWalker(std::span<const std::byte> file, uint64_t begin, uint64_t end, bool zstd)
+      : file_(file), pos_(begin), end_(end), zstd_(zstd) {}
+
+  // False at the end, or when the walk cannot go on: problem() says why,
+  // position() is where.
+  template <typename Kernel, typename User>
+  bool Step(Kernel&& kernel, User&& user) {
+    if (pos_ >= end_ || !problem_.empty()) return false;
+    if (end_ - pos_ < sizeof(perf_event_header)) {
+      problem_ = fmt::format("offset {}: {} bytes left, too few for a record", pos_, end_ - pos_);
+      return false;
+    }
+    const perf_event_header h = HeaderAt(file_.data() + pos_);
+    if (h.size < sizeof(h) || h.size > end_ - pos_) {
+      problem_ = fmt::format("offset {}: a record of type {} claims {} bytes, {} are left", pos_,
+                             h.type, h.size, end_ - pos_);
+      return false;
+    }
+    const auto record = file_.subspan(pos_, h.size);
+    uint64_t next = pos_ + h.size;
+    if (h.type < kUserTypeStart) {
+      if (h.size % 8 == 0) {
+        kernel(record);
+      } else {
+        user(h, record, pos_);  // counted as malformed
+      }
+    } else if ((h.type == kCompressedRecord || h.type == kCompressed2Record) && zstd_) {
+      std::span<const std::byte> payload = record.subspan(sizeof(h));
+      if (h.type == kCompressed2Record) {
+        uint64_t size = 0;
+        if (payload.size() >= 8) std::memcpy(&size, payload.data(), 8);
+        if (payload.size() < 8 || size > payload.size() - 8) {
+          problem_ = fmt::format("offset {}: COMPRESSED2 record claims {} bytes of data", pos_, size);
+          return false;
+        }
+        payload = payload.subspan(8, size);
+      }
+      if (!Inflate(payload, kernel, user)) return false;
+    } else {
+      // Two of perf's records are followed by data their size leaves out.
+      uint64_t extra = 0;
+      if (h.type == kAuxtraceRecord && h.size >= 16) {
+        std::memcpy(&extra, record.data() + 8, 8);
+      } else if (h.type == kHeaderTracingData && h.size >= 12) {
+        uint32_t size;
+        std::memcpy(&size, record.data() + 8, 4);
+        extra = Align8(size);
+      }
+      if (extra > end_ - next) {
+        problem_ = fmt::format("offset {}: a record of type {} is followed by {} bytes of data, {} "
+                               "are left",
+                               pos_, h.type, extra, end_ - next);
+        return false;
+      }
+      user(h, record, pos_);
+      next += extra;
+    }
+    pos_ = next;
+    return true;
+  }
+
+  uint64_t position() const { return pos_; }
+  // Between zstd frames with no record split: a fresh stream can start here.
+  bool aligned() const { return !in_frame_ && carry_.empty(); }
+  const std::string& problem() const { return problem_; }
+
+ private:
+  template <typename Kernel, typename User>
+  bool Inflate(std::span<const std::byte> input, Kernel& kernel, User& user) {
+    if (!stream_) {
+      stream_.reset(ZSTD_createDStream());
+      if (!stream_) {
+        problem_ = "out of memory for a zstd stream";
+        return false;
+      }
+    }
+    compressed_in_ += input.size();
+    ZSTD_inBuffer in{input.data(), input.size(), 0};
+    window_.resize(kInflateWindow);
+    for (;;) {
+      ZSTD_outBuffer out{window_.data(), window_.size(), 0};
+      const size_t left = ZSTD_decompressStream(stream_.get(), &out, &in);
+      if (ZSTD_isError(left)) {
+        problem_ = fmt::format("offset {}: compressed record: {}", pos_, ZSTD_getErrorName(left));
+        return false;
+      }
+      in_frame_ = left != 0;
+      expanded_ += out.pos;
+      if (expanded_ > kRatioFreeRawSize + kMaxCompressionRatio * compressed_in_) {
+        problem_ = fmt::format("offset {}: compressed records expand to more than {} times their "
+                               "size (a damaged or crafted file)",
+                               pos_, kMaxCompressionRatio);
+        return false;
+      }
+      carry_.insert(carry_.end(), window_.begin(), window_.begin() + out.pos);
+      size_t at = 0;
+      while (carry_.size() - at >= sizeof(perf_event_header)) {
+        const perf_event_header h = HeaderAt(carry_.data() + at);
+        if (h.size < sizeof(h)) {
+          problem_ = fmt::format("offset {}: a compressed record holds a record of {} bytes", pos_,
+                                 h.size);
+          return false;
+        }
+        if (h.size > carry_.size() - at) break;  // completed by the next output
+        const std::span<const std::byte> record(carry_.data() + at, h.size);
+        if (h.type < kUserTypeStart && h.size % 8 == 0) {
+          kernel(record);
+        } else {
+          user(h, record, pos_);
+        }
+        at += h.size;
+      }
+      carry_.erase(carry_.begin(), carry_.begin() + static_cast<ptrdiff_t>(at));
+      if (in.pos == in.size && out.pos < out.size) return true;
+    }
+  }
+
+  std::span<const std::byte> file_;
+  uint64_t pos_;
+  uint64_t end_;
+  bool zstd_;
+  std::unique_ptr<ZSTD_DStream, DStreamDeleter> stream_;
+  bool in_frame_ = false;
+  uint64_t compressed_in_ = 0;
+  uint64_t expanded_ = 0;
+  std::vector<std::byte> window_;
+  std::vector<std::byte> carry_;  // the start of a record the next output completes
+  std::string problem_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<PerfDataReader>> PerfDataReader::Open(const std::string& path,
+                                                             MappedFile file,
+                                                             const PerfDataHost& host) {
+  std::unique_ptr<PerfDataReader> reader(new PerfDataReader(path, std::move(file)));
+  const auto bytes = reader->file_.bytes();
+  perf_data::PipeHeader pipe{};
+  if (bytes.size() < sizeof(pipe)) {
+    return Fail(fmt::format("{}: offset 0: {} bytes, too few for a perf.data header", path,
+                            bytes.size()));
+  }
+  std::memcpy(&pipe, bytes.data(), sizeof(pipe));
+  uint64_t begin = 0, end = 0;
+  if (pipe.size == sizeof(perf_data::PipeHeader)) {
+    reader->pipe_ = true;
+    begin = sizeof(perf_data::PipeHeader);
+    end = bytes.size();
+  } else {
+    TRY(reader->ReadFileMode(&begin, &end));
+  }
+  reader->Scan(begin, end);
+  if (reader->descs_.empty()) {
+    return Fail(fmt::format("{}: no event attributes found (perf.data{} up to offset {})", path,
+                            reader->pipe_ ? " in pipe mode" : "", reader->valid_end_));
+  }
+  reader->FindKernelSymbols(host);
+  for (const auto& [what, n] : reader->counts_by_name_) reader->other_records_.emplace_back(what, n);
+  return reader;
+}
+
+Result<void> PerfDataReader::ReadFileMode(uint64_t* data_begin, uint64_t* data_end) {
+  const uint64_t total = file_.bytes().size();
+  ByteReader in(file_.bytes());
+  perf_data::FileHeader header{};
+  if (!in.Read(&header)) {
+    return Fail(fmt::format("{}: offset 0: {} bytes, fewer than perf.data's {}-byte header", path_,
+                            total, sizeof(perf_data::FileHeader)));
+  }
+  if (header.size < sizeof(perf_data::FileHeader)) {
+    return Fail(fmt::format("{}: offset 8: header size {} (perf.data headers have {})", path_,
+                            header.size, sizeof(perf_data::FileHeader)));
+  }
+  TRY(ReadAttrs(header));
+  if (!InRange(header.data.offset, 0, total)) {
+    return Fail(fmt::format("{}: offset 40: the data section starts at {}, past the end ({})",
+                            path_, header.data.offset, total));
+  }
+  *data_begin = header.data.offset;
+  if (header.data.size == 0) {
+    // perf writes the data size when it finishes; a killed perf leaves 0.
+    finalized_ = false;
+    *data_end = total;
+    Warn(fmt::format("{}: the data size in the header is 0: perf record did not finish (killed or "
+                     "crashed?); reading records to the end of the file",
+                     path_));
+    return {};
+  }
+  if (!InRange(header.data.offset, header.data.size, total)) {
+    finalized_ = false;
+    *data_end = total;
+    Warn(fmt::format("{}: the data section claims {} bytes from offset {}, the file ends at {}: "
+                     "reading what is there",
+                     path_, header.data.size, header.data.offset, total));
+    return {};
+  }
+  *data_end = header.data.offset + header.data.size;
+  ReadFeatures(header, *data_end);
+  return {};
+}
+
+Result<void> PerfDataReader::ReadAttrs(const perf_data::FileHeader& header) {
+  const auto bytes = file_.bytes();
+  // An attrs entry: the attr (at least its first version, 64 bytes), then
+  // the section of its ids.
+  if (header.attr_size < 64 + sizeof(perf_data::FileSection) || header.attr_size > (1u << 16)) {
+    return Fail(fmt::format("{}: offset 16: attr size {} is not a perf_event_attr and its ids",
+                            path_, header.attr_size));
+  }
+  if (!InRange(header.attrs.offset, header.attrs.size, bytes.size())) {
+    return Fail(fmt::format("{}: offset 24: the attrs section ({} bytes at {}) is past the end "
+                            "({})",
+                            path_, header.attrs.size, header.attrs.offset, bytes.size()));
+  }
+  const uint64_t count = header.attrs.size / header.attr_size;
+  for (uint64_t i = 0; i < count; ++i) {
+    const uint64_t at = header.attrs.offset + i * header.attr_size;
+    const uint64_t attr_bytes = header.attr_size - sizeof(perf_data::FileSection);
+    EventDesc desc;
+    std::memcpy(&desc.attr, bytes.data() + at, std::min<uint64_t>(attr_bytes, sizeof(desc.attr)));
+    perf_data::FileSection ids;
+    std::memcpy(&ids, bytes.data() + at + attr_bytes, sizeof(ids));
+    if (!InRange(ids.offset, ids.size, bytes.size())) {
+      Warn(fmt::format("{}: offset {}: event {}'s ids ({} bytes at {}) are past the end; the "
+                       "event keeps none",
+                       path_, at + attr_bytes, i, ids.size, ids.offset));
+    } else {
+      desc.ids.resize(ids.size / 8);
+      std::memcpy(desc.ids.data(), bytes.data() + ids.offset, desc.ids.size() * 8);
+    }
+    descs_.push_back(std::move(desc));
+  }
+  if (descs_.empty()) {
+    return Fail(fmt::format("{}: offset 24: no event attributes (attrs section of {} bytes)", path_,
+                            header.attrs.size));
+  }
+  events_stale_ = true;
+  return {};
+}
+
+void PerfDataReader::ReadFeatures(const perf_data::FileHeader& header, uint64_t data_end) {
+  const auto bytes = file_.bytes();
+  uint64_t index = 0;
+  for (uint32_t feature = 0; feature < 256; ++feature) {
+    if (!(header.features[feature / 64] & (uint64_t{1} << (feature % 64)))) continue;
+    const uint64_t at = data_end + index++ * sizeof(perf_data::FileSection);
+    if (!InRange(at, sizeof(perf_data::FileSection), bytes.size())) {
+      Warn(fmt::format("{}: offset {}: the feature table is cut off; features from {} on are "
+                       "missing",
+                       path_, at, feature));
+      return;
+    }
+    perf_data::FileSection section;
+    std::memcpy(&section, bytes.data() + at, sizeof(section));
+    if (!InRange(section.offset, section.size, bytes.size())) {
+      Warn(fmt::format("{}: offset {}: feature {} ({} bytes at {}) is past the end; skipped",
+                       path_, at, feature, section.size, section.offset));
+      continue;
+    }
+    ReadFeature(feature, bytes.subspan(section.offset, section.size), section.offset);
+  }
+}
+
+void PerfDataReader::ReadFeature(uint32_t feature, std::span<const std::byte> bytes,
+                                 uint64_t offset) {
+  ByteReader in(bytes);
+  auto string_fact = [&](const char* key) {
+    std::string value;
+    if (ReadPerfString(in, &value)) metadata_.emplace_back(key, value);
+  };
+  switch (feature) {
+    case kHostname:
+      return string_fact("hostname");
+    case kOsRelease:
+      return string_fact("os_release");
+    case kArch:
+      return string_fact("arch");
+    case kCpuDesc:
+      return string_fact("cpu_description");
+    case kCpuId:
+      return string_fact("cpuid");
+    case kVersion: {
+      std::string version;
+      if (ReadPerfString(in, &version)) metadata_.emplace_back("recorder_version", "perf " + version);
+      return;
+    }
+    case kNrCpus: {
+      uint32_t available, online;
+      if (in.Read(&available) && in.Read(&online)) {
+        metadata_.emplace_back("cpus_online", std::to_string(online));
+        metadata_.emplace_back("cpus_available", std::to_string(available));
+      }
+      return;
+    }
+    case kTotalMem: {
+      uint64_t kb;
+      if (in.Read(&kb)) metadata_.emplace_back("total_memory_kb", std::to_string(kb));
+      return;
+    }
+    case kCmdline: {
+      uint32_t count;
+      if (!in.Read(&count)) return;
+      std::string line;
+      for (uint32_t i = 0; i < count; ++i) {
+        std::string arg;
+        if (!ReadPerfString(in, &arg)) break;
+        if (!line.empty()) line += ' ';
+        line += arg;
+      }
+      metadata_.emplace_back("cmdline", line);
+      return;
+    }
+    case kEventDesc:
+      return ReadEventDesc(bytes, offset);
+    case kBuildId:
+      return ReadBuildIds(bytes, offset);
+    case kCompressed: {
+      uint32_t version, type, level, ratio;
+      if (!(in.Read(&version) && in.Read(&type) && in.Read(&level) && in.Read(&ratio))) return;
+      if (type != 1) {  // perf's only compressor is zstd (1)
+        compressed_zstd_ = false;
+        Warn(fmt::format("{}: offset {}: compression type {} is not zstd; compressed records are "
+                         "skipped",
+                         path_, offset, type));
+      }
+      metadata_.emplace_back("compression", fmt::format("zstd level {} (perf record -z)", level));
+      return;
+    }
+    case kClockData: {
+      uint32_t version, clockid;
+      uint64_t wall_ns, clock_ns;
+      if (in.Read(&version) && in.Read(&clockid) && in.Read(&wall_ns) && in.Read(&clock_ns)) {
+        metadata_.emplace_back("start_realtime_ns", std::to_string(wall_ns));
+        metadata_.emplace_back("start_clock_ns", std::to_string(clock_ns));
+      }
+      return;
+    }
+    default:
+      if (feature > kLastKnownFeature) Count(fmt::format("unknown feature {} (skipped)", feature));
+      return;
+  }
+}
+
+void PerfDataReader::ReadBuildIds(std::span<const std::byte> bytes, uint64_t offset) {
+  size_t at = 0;
+  while (bytes.size() - at >= sizeof(perf_event_header) + sizeof(BuildIdEntry)) {
+    const perf_event_header h = HeaderAt(bytes.data() + at);
+    if (h.size < sizeof(h) + sizeof(BuildIdEntry) || h.size > bytes.size() - at) {
+      Warn(fmt::format("{}: offset {}: a build-id entry of {} bytes; the rest are skipped", path_,
+                       offset + at, h.size));
+      return;
+    }
+    BuildIdEntry entry;
+    std::memcpy(&entry, bytes.data() + at + sizeof(h), sizeof(entry));
+    const size_t name_at = at + sizeof(h) + sizeof(entry);
+    std::string name(reinterpret_cast<const char*>(bytes.data() + name_at), at + h.size - name_at);
+    name.resize(std::strlen(name.c_str()));
+    size_t size = 20;
+    if (h.misc & kBuildIdSizeMisc) size = std::min<size_t>(entry.build_id[20], 20);
+    if (!name.empty() && size != 0) {
+      build_ids_.emplace_back(std::move(name), Hex(std::span(entry.build_id, size)));
+    }
+    at += h.size;
+  }
+}
+
+void PerfDataReader::ReadEventDesc(std::span<const std::byte> bytes, uint64_t offset) {
+  ByteReader in(bytes);
+  uint32_t count, attr_size;
+  if (!in.Read(&count) || !in.Read(&attr_size)) return;
+  for (uint32_t i = 0; i < count; ++i) {
+    uint32_t id_count;
+    std::string name;
+    std::span<const std::byte> ids;
+    if (!(in.Skip(attr_size) && in.Read(&id_count) && ReadPerfString(in, &name) &&
+          in.ReadBytes(uint64_t{id_count} * 8, &ids))) {
+      Warn(fmt::format("{}: offset {}: event descriptions cut off after {} of {}", path_, offset, i,
+                       count));
+      return;
+    }
+    names_by_index_.push_back(name);
+    for (size_t k = 0; k < id_count; ++k) {
+      uint64_t id;
+      std::memcpy(&id, ids.data() + k * 8, 8);
+      names_by_id_[id] = name;
+    }
+  }
+  events_stale_ = true;
+}
+
+void PerfDataReader::AddAttrRecord(std::span<const std::byte> record, uint64_t offset) {
+  const auto body = record.subspan(sizeof(perf_event_header));
+  uint32_t attr_size = 0;
+  if (body.size() >= 8) std::memcpy(&attr_size, body.data() + 4, 4);
+  if (attr_size == 0) attr_size = 64;  // PERF_ATTR_SIZE_VER0 wrote no size
+  if (body.size() < 8 || attr_size > body.size() || attr_size % 8 != 0) {
+    Count("HEADER_ATTR, malformed (skipped)");
+    Warn(fmt::format("{}: offset {}: an attribute record of {} bytes claims a {}-byte attr; the "
+                     "event is skipped",
+                     path_, offset, record.size(), attr_size));
+    return;
+  }
+  EventDesc desc;
+  std::memcpy(&desc.attr, body.data(), std::min<size_t>(attr_size, sizeof(desc.attr)));
+  desc.ids.resize((body.size() - attr_size) / 8);
+  std::memcpy(desc.ids.data(), body.data() + attr_size, desc.ids.size() * 8);
+  descs_.push_back(std::move(desc));
+  events_stale_ = true;
+}
+
+void PerfDataReader::AddEventName(uint64_t id, std::string name) {
+  names_by_id_[id] = std::move(name);
+  events_stale_ = true;
+}
+
+void PerfDataReader::FinishEvents() {
+  for (size_t i = 0; i < descs_.size(); ++i) {
+    EventDesc& desc = descs_[i];
+    std::string name;
+    for (uint64_t id : desc.ids) {
+      if (auto it = names_by_id_.find(id); it != names_by_id_.end()) {
+        name = it->second;
+        break;
+      }
+    }
+    if (name.empty() && i < names_by_index_.size()) name = names_by_index_[i];
+    desc.name = name.empty() ? DefaultEventName(desc.attr) : name;
+  }
+  events_ = EventTable(descs_);
+  events_stale_ = false;
+}
+
+void PerfDataReader::Scan(uint64_t begin, uint64_t end) {
+  DataWalker walker(file_.bytes(), begin, end, compressed_zstd_);
+  ChunkRef chunk;
+  chunk.offset = begin;
+  auto close_chunk = [&](uint64_t at) {
+    if (chunk.header.record_count != 0) {
+      chunk.header.magic = kChunkMagic;
+      chunk.header.type = static_cast<uint16_t>(ChunkType::kRecords);
+      chunk.header.stored_size = at - chunk.offset;
+      chunks_.push_back(chunk);
+    }
+    chunk = ChunkRef{};
+    chunk.offset = at;
+  };
+  auto kernel = [&](std::span<const std::byte> record) {
+    if (events_stale_) FinishEvents();
+    ChunkHeader& h = chunk.header;
+    ++h.record_count;
+    h.raw_size += record.size();
+    const auto event = events_.EventIndexFor(record);
+    const uint64_t time = event ? RecordTime(record, events_.events()[*event].attr) : 0;
+    if (time != 0) {
+      h.time_min = h.time_min == 0 ? time : std::min(h.time_min, time);
+      h.time_max = std::max(h.time_max, time);
+    }
+  };
+  auto user = [&](const perf_event_header& h, std::span<const std::byte> record, uint64_t offset) {
+    if (h.type < kUserTypeStart) {
+      Count("kernel records of a size not a multiple of 8 (skipped)");
+      return;
+    }
+    const char* name = UserRecordName(h.type);
+    Count(name != nullptr ? name : fmt::format("unknown record type {} (skipped)", h.type));
+    switch (h.type) {
+      case kHeaderAttr:
+        AddAttrRecord(record, offset);
+        break;
+      case kHeaderFeature:
+        if (record.size() >= 16) {
+          uint64_t feature;
+          std::memcpy(&feature, record.data() + 8, 8);
+          if (feature < 256) ReadFeature(static_cast<uint32_t>(feature), record.subspan(16), offset + 16);
+        }
+        break;
+      case kHeaderBuildId:
+        ReadBuildIds(record, offset);
+        break;
+      case kEventUpdate:
+        if (record.size() > 24) {
+          uint64_t kind, id;
+          std::memcpy(&kind, record.data() + 8, 8);
+          std::memcpy(&id, record.data() + 16, 8);
+          if (kind == kEventUpdateName) {
+            std::string text(reinterpret_cast<const char*>(record.data() + 24), record.size() - 24);
+            AddEventName(id, text.substr(0, text.find('\0')));
+          }
+        }
+        break;
+      default:
+        break;
+    }
+  };
+  while (walker.Step(kernel, user)) {
+    if (chunk.header.raw_size >= kChunkTarget && walker.aligned()) close_chunk(walker.position());
+  }
+  close_chunk(walker.position());
+  valid_end_ = walker.problem().empty() ? file_.bytes().size() : walker.position();
+  if (!walker.problem().empty()) {
+    finalized_ = false;
+    Warn(fmt::format("{}: {}; the records after it are skipped", path_, walker.problem()));
+  }
+  FinishEvents();
+}
+
+void PerfDataReader::FindKernelSymbols(const PerfDataHost& host) {
+  std::string source = "none";
+  auto found = std::find_if(build_ids_.begin(), build_ids_.end(),
+                            [](const auto& entry) { return entry.first == "[kernel.kallsyms]"; });
+  const std::optional<std::string> recorded =
+      found != build_ids_.end() ? std::optional(found->second) : std::nullopt;
+  if (host.use_host) {
+    const std::string cache =
+        host.buildid_cache.empty() ? PerfBuildIdCacheDir() : host.buildid_cache;
+    if (recorded) {
+      if (auto text = ReadPerfCachedFile(cache, "[kernel.kallsyms]", *recorded, "kallsyms",
+                                         kMaxKallsymsBytes)) {
+        kernel_symbols_ = std::move(*text);
+        source = fmt::format("perf's build-id cache ({}/[kernel.kallsyms]/{})", cache, *recorded);
+      }
+    }
+    if (kernel_symbols_.empty()) {
+      const std::optional<std::string> running =
+          host.kernel_build_id ? host.kernel_build_id : RunningKernelBuildId();
+      utsname uts{};
+      const bool same_release =
+          uname(&uts) == 0 && FindMetadata(metadata_, "os_release") == std::string(uts.release) &&
+          FindMetadata(metadata_, "hostname") == std::string(uts.nodename);
+      const char* why = recorded && running == recorded ? "this host runs the recorded kernel"
+                        : !recorded && same_release      ? "same host name and kernel release"
+                                                         : nullptr;
+      if (why != nullptr) {
+        if (auto text = ReadBoundedFile(host.kallsyms, kMaxKallsymsBytes)) {
+          kernel_symbols_ = std::move(*text);
+          source = fmt::format("{} ({})", host.kallsyms, why);
+        }
+      } else if (recorded) {
+        source = fmt::format("none (kernel build-id {} is not in {} and not the running kernel's)",
+                             *recorded, cache);
+      }
+    }
+    auto vdso = std::find_if(build_ids_.begin(), build_ids_.end(),
+                             [](const auto& entry) { return entry.first == "[vdso]"; });
+    if (vdso != build_ids_.end()) {
+      if (auto image = ReadPerfCachedFile(cache, "[vdso]", vdso->second, "vdso", kMaxVdsoBytes)) {
+        const auto* data = reinterpret_cast<const std::byte*>(image->data());
+        vdso_image_.assign(data, data + image->size());
+      }
+    }
+  }
+  metadata_.emplace_back("kernel_symbols", source);
+}
+
+Result<void> PerfDataReader::ReadPayloadInto(const ChunkRef& chunk, Payload& out) const {
+  out.Resize(chunk.header.raw_size);
+  const std::span<std::byte> dst = out.mutable_bytes();
+  size_t written = 0;
+  bool overflow = false;
+  DataWalker walker(file_.bytes(), chunk.offset, chunk.offset + chunk.header.stored_size,
+                    compressed_zstd_);
+  auto kernel = [&](std::span<const std::byte> record) {
+    if (record.size() > dst.size() - written) {
+      overflow = true;
+      return;
+    }
+    std::memcpy(dst.data() + written, record.data(), record.size());
+    written += record.size();
+  };
+  auto user = [](const perf_event_header&, std::span<const std::byte>, uint64_t) {};
+  while (!overflow && walker.Step(kernel, user)) {
+  }
+  // A problem after the chunk's last record (the scan stopped there too)
+  // takes nothing from it.
+  if (!overflow && written == dst.size()) return {};
+  if (!walker.problem().empty()) return Fail(fmt::format("{}: {}", path_, walker.problem()));
+  return Fail(fmt::format("{}: offset {}: the records there differ from when the file was opened "
+                          "({} bytes, then {}); was it changed?",
+                          path_, chunk.offset, chunk.header.raw_size, written));
+}
+
+}  // namespace sample::format
