@@ -16,6 +16,8 @@
 #include <vector>
 
 #include "formats/chunk_codec.h"
+#include "formats/perf_data_format.h"
+#include "tests/unit/perf_data_builder.h"
 #include "tests/unit/synthetic_records.h"
 
 namespace sample::testing {
@@ -264,6 +266,50 @@ void TextSeeds(SeedWriter& w) {
   }
 }
 
+// perf.data in file and pipe mode, plain and compressed (frames that split
+// records), and a killed perf's (data size 0): two events with
+// PERF_SAMPLE_ID, a synthesized COMM, a map, samples with call chains.
+void PerfDataSeeds(SeedWriter& w) {
+  namespace pd = format::perf_data;
+  const uint64_t type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID |
+                        PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_PERIOD;
+  PerfDataContents c;
+  c.events = {{MakeAttr(type, true), "cpu-clock", {11, 12}},
+              {MakeAttr(type, true), "task-clock", {13}}};
+  c.events[1].attr.config = PERF_COUNT_SW_TASK_CLOCK;
+  c.strings = {{pd::kHostname, "seed"}, {pd::kOsRelease, "6.1.0"}, {pd::kVersion, "6.1.187"},
+               {pd::kArch, "x86_64"}};
+  c.cmdline = {"perf", "record", "-g"};
+  c.build_ids = {{"/bin/seed", "0123456789abcdef0123456789abcdef01234567"}};
+  std::vector<Bytes> kernel;
+  kernel.push_back(MakeComm(c.events[0].attr, 7, 7, "seed", false));
+  SampleIdFields sid;
+  sid.pid = sid.tid = 7;
+  sid.time = 100;
+  sid.id = 11;
+  kernel.push_back(MakeMmap2(c.events[0].attr, MakeMmap2Fields("/bin/seed", 7, 7, 0x1000, 0x1000), sid));
+  for (uint64_t i = 0; i < 8; ++i) {
+    SampleFields f;
+    f.ip = 0x1100 + i;
+    f.pid = f.tid = 7;
+    f.time = 200 + i;
+    f.id = i % 2 ? 13 : 12;
+    f.period = 1000;
+    f.callchain = {PERF_CONTEXT_USER, 0x1100 + i, 0x1200};
+    kernel.push_back(MakeSample(c.events[i % 2].attr, f));
+  }
+  c.records = kernel;
+  c.records.push_back(PerfFinishedRound());
+  w.Write("perf_data", "file", BuildPerfDataFile(c));
+  w.Write("perf_data", "pipe", BuildPerfDataPipe(c));
+  w.Write("perf_data", "killed", BuildPerfDataFile(c, true));
+  PerfDataContents z = c;
+  z.records = PerfCompressed(kernel, 200, 120);
+  w.Write("perf_data", "compressed", BuildPerfDataFile(z));
+  z.records = PerfCompressed(kernel, 200, 120, true);
+  w.Write("perf_data", "compressed2-pipe", BuildPerfDataPipe(z));
+}
+
 }  // namespace
 }  // namespace sample::testing
 
@@ -276,5 +322,6 @@ int main(int argc, char** argv) {
   sample::testing::PerfRecordSeeds(writer);
   sample::testing::ChunkCodecSeeds(writer);
   sample::testing::TextSeeds(writer);
+  sample::testing::PerfDataSeeds(writer);
   return 0;
 }

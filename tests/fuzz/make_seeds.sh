@@ -15,7 +15,7 @@ ninja -C build tests/fuzz/fuzz_make_seeds record/sample-record tests/workloads/s
 build/tests/fuzz/fuzz_make_seeds "$corpus"
 
 fixtures=build/tests/fixtures
-mkdir -p "$corpus/elf" "$corpus/dwarf" "$corpus/sample_file" "$corpus/report"
+mkdir -p "$corpus/elf" "$corpus/dwarf" "$corpus/sample_file" "$corpus/report" "$corpus/perf_data"
 for f in fixture_prog fixture_elf32 libfixture_lib.so fixture_symbolizer.debug \
   fixture_symbolizer_stripped_all; do
   cp "$fixtures/$f" "$corpus/elf/seed-$f"
@@ -84,6 +84,21 @@ if [ -n "$trace" ]; then
   # Header, script in text and JSON, with and without checksum fixing.
   for selector in 1 3 35 131 163; do
     { byte "$selector"; cat "$tmp/trace"; } >"$corpus/report/seed-trace-view$selector"
+  done
+fi
+# perf.data written by Linux perf itself, when it is installed: file mode
+# with call chains, -z, and pipe mode; for the perf_data target and, after
+# a view selector, the report target.
+if command -v perf >/dev/null && perf record -q -o "$tmp/perf-g" -e cpu-clock -g -F 500 -- \
+  build/tests/workloads/split 0.03 2>/dev/null; then
+  perf record -q -o "$tmp/perf-z" -z -e cpu-clock -F 500 -- build/tests/workloads/split 0.03 2>/dev/null
+  perf record -q -o - -e cpu-clock -g -F 500 -- build/tests/workloads/split 0.03 \
+    >"$tmp/perf-pipe" 2>/dev/null
+  for f in perf-g perf-z perf-pipe; do
+    cp "$tmp/$f" "$corpus/perf_data/seed-$f"
+    for selector in 0 1 4; do
+      { byte "$selector"; cat "$tmp/$f"; } >"$corpus/report/seed-$f-view$selector"
+    done
   done
 fi
 chmod 644 "$corpus"/*/seed-*
