@@ -15,10 +15,11 @@ packages=(
   libprotobuf-dev protobuf-compiler zlib1g-dev
 )
 # Readers the tests check our exports with (go tool pprof, a headless
-# browser for the HTML report). scripts/test.sh asks for them with
+# browser for the HTML report), and Linux perf, whose perf.data files and
+# reports the perf.data tests compare ours with. scripts/test.sh asks for them with
 # SAMPLE_SETUP_TESTS=1; a failure to install them is not fatal, the tests
 # that need them skip and say why.
-test_packages=(golang-go chromium)
+test_packages=(golang-go chromium linux-perf)
 
 missing=()
 for pkg in "${packages[@]}"; do
