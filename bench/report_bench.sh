@@ -12,6 +12,9 @@
 #   BUILD=<repo>/build, PERF=/usr/bin/perf
 #   KEEP=1             keep the scratch directory (recordings, raw timings)
 #   CALL_GRAPH=fp      or dwarf: see below
+#   INPUT=perf         sample-report reads perf's own perf.data as well
+#                      (the same file for both tools; sample-record is
+#                      not run)
 #
 # Workload: the bundled `threads` (2 threads, frame pointers, a fixed call
 # tree), recorded with `-e cpu-clock -F FREQ -g` by `perf record
@@ -39,6 +42,7 @@ BUILD=${BUILD:-$ROOT/build}
 PERF=${PERF:-/usr/bin/perf}
 TIME=/usr/bin/time
 CALL_GRAPH=${CALL_GRAPH:-fp}
+INPUT=${INPUT:-own}
 ROUNDS=${ROUNDS:-3}
 SREC=$BUILD/record/sample-record
 SREP=$BUILD/report/sample-report
@@ -94,15 +98,18 @@ for size in $SIZES; do
   seconds=$(python3 -c "print(round($size / ($threads_per_run * $FREQ), 2))")
   pdata=$TMP/perf-$size.data
   sdata=$TMP/sample-$size.data
+  [[ $INPUT == perf ]] && sdata=$pdata
   echo "report_bench: recording $size samples ($seconds CPU s per thread) with each tool" >&2
   "$PERF" record -q --no-bpf-event -e cpu-clock -F "$FREQ" "${record_args[@]}" -o "$pdata" -- \
     "$THREADS" "${workload_args[@]}" "$seconds" >/dev/null 2>"$TMP/perf-record.err"
-  "$SREC" -q -e cpu-clock -F "$FREQ" "${record_args[@]}" -o "$sdata" -- "$THREADS" \
-    "${workload_args[@]}" "$seconds" >/dev/null 2>"$TMP/sample-record.err"
+  if [[ $INPUT != perf ]]; then
+    "$SREC" -q -e cpu-clock -F "$FREQ" "${record_args[@]}" -o "$sdata" -- "$THREADS" \
+      "${workload_args[@]}" "$seconds" >/dev/null 2>"$TMP/sample-record.err"
+  fi
   psamples=$(perf_samples "$pdata")
   ssamples=$(sample_samples "$sdata")
   echo "report_bench:   perf.data $(stat -c %s "$pdata") bytes, $psamples samples;" \
-    "sample.data $(stat -c %s "$sdata") bytes, $ssamples samples" >&2
+    "sample-report reads $(basename "$sdata"): $(stat -c %s "$sdata") bytes, $ssamples samples" >&2
   for view in flat callgraph srcline; do
     case $view in
       flat)

@@ -139,6 +139,7 @@ class DataWalker {
         }
         payload = payload.subspan(8, size);
       }
+      ++compressed_records_;
       if (!Inflate(payload, kernel, user)) return false;
     } else {
       // Two of perf's records are followed by data their size leaves out.
@@ -167,6 +168,7 @@ class DataWalker {
   // Between zstd frames with no record split: a fresh stream can start here.
   bool aligned() const { return !in_frame_ && carry_.empty(); }
   const std::string& problem() const { return problem_; }
+  uint64_t compressed_records() const { return compressed_records_; }
 
  private:
   template <typename Kernel, typename User>
@@ -225,6 +227,7 @@ class DataWalker {
   bool zstd_;
   std::unique_ptr<ZSTD_DStream, DStreamDeleter> stream_;
   bool in_frame_ = false;
+  uint64_t compressed_records_ = 0;
   uint64_t compressed_in_ = 0;
   uint64_t expanded_ = 0;
   std::vector<std::byte> window_;
@@ -600,6 +603,9 @@ void PerfDataReader::Scan(uint64_t begin, uint64_t end) {
     if (chunk.header.raw_size >= kChunkTarget && walker.aligned()) close_chunk(walker.position());
   }
   close_chunk(walker.position());
+  if (walker.compressed_records() != 0) {
+    Count("COMPRESSED (inflated)", walker.compressed_records());
+  }
   valid_end_ = walker.problem().empty() ? file_.bytes().size() : walker.position();
   if (!walker.problem().empty()) {
     finalized_ = false;

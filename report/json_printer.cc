@@ -183,6 +183,12 @@ void JsonPrinter::Stats(const HeaderView& h, const LoadStats& stats) {
     }
   }
   json_.EndObject();
+  // Only for formats with records of their own (perf.data).
+  if (!stats.other_records.empty()) {
+    json_.Key("other_records").BeginObject();
+    for (const auto& [what, n] : stats.other_records) json_.Field(what, n);
+    json_.EndObject();
+  }
   json_.Field("samples", stats.samples);
   json_.Key("per_cpu").BeginArray();
   for (const auto& [cpu, counts] : stats.per_cpu) {

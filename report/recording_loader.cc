@@ -590,6 +590,7 @@ LocationFunctions Loader::Symbolize(unsigned jobs) {
   options.use_debuginfod = options_.use_debuginfod;
   options.show_progress = options_.show_progress;
   options.vdso_image = reader_.vdso_image();
+  if (reader_.format_name() != "sample.data") options.kernel_symbols_origin = "kallsyms";
   options.names = options_.symbolize;
   SymbolizeResult result = SymbolizeLocations(locations, dso_paths, reader_.build_ids(),
                                               reader_.kernel_symbols(), options);

@@ -37,11 +37,12 @@ std::vector<std::vector<ResolvedFrame>> NoSymbolSource::Symbolize(
   return out;
 }
 
-KernelSymbolSource::KernelSymbolSource(std::vector<KernelSymbol> sorted)
+KernelSymbolSource::KernelSymbolSource(std::vector<KernelSymbol> sorted,
+                                       const std::string& origin)
     : symbols_(std::move(sorted)) {
   facts_.source = symbols_.empty()
                       ? "none: the recording holds no kernel symbols"
-                      : fmt::format("recorded kallsyms ({} symbols)", symbols_.size());
+                      : fmt::format("{} ({} symbols)", origin, symbols_.size());
 }
 
 std::vector<std::vector<ResolvedFrame>> KernelSymbolSource::Symbolize(

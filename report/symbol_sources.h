@@ -81,7 +81,8 @@ class NoSymbolSource final : public SymbolSource {
 // gives them.
 class KernelSymbolSource final : public SymbolSource {
  public:
-  explicit KernelSymbolSource(std::vector<KernelSymbol> sorted);
+  // `origin` names where the symbols came from ("recorded kallsyms").
+  KernelSymbolSource(std::vector<KernelSymbol> sorted, const std::string& origin);
   std::vector<std::vector<ResolvedFrame>> Symbolize(std::span<const uint64_t> offsets) override;
   const SourceFacts& facts() const override { return facts_; }
 

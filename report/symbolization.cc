@@ -149,7 +149,7 @@ SymbolizeResult SymbolizeLocations(const std::vector<Location>& locations,
   std::map<uint32_t, std::vector<uint32_t>> vdsos;
   for (auto& [dso, ids] : by_dso) {
     if (dso == ProcessTable::kKernelDso) {
-      KernelSymbolSource kernel(ParseKallsyms(kernel_symbols));
+      KernelSymbolSource kernel(ParseKallsyms(kernel_symbols), options.kernel_symbols_origin);
       Ask(kernel, ids, locations, gathered.per_location());
       gathered.Note(dso_paths[dso], kernel.facts());
     } else if (dso == ProcessTable::kUnknownDso) {

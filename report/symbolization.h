@@ -42,6 +42,9 @@ struct SymbolizeOptions {
   // frames in "[vdso]" mappings; empty when the file has none. Must outlive
   // the call.
   std::span<const std::byte> vdso_image;
+  // Where the kernel symbols came from, for --stats: the file's own
+  // (sample.data), or what a perf.data reader found on this host.
+  std::string kernel_symbols_origin = "recorded kallsyms";
   // False: every frame is "[unknown]" and no file is read (for views that
   // print no frames, such as --header-only).
   bool names = true;

@@ -18,6 +18,13 @@ std::string FormatStatsText(const HeaderView& h, const LoadStats& stats) {
     out += fmt::format("{:>20} events: {:>10}  ({:4.1f}%)\n", RecordTypeName(type), n,
                        100.0 * static_cast<double>(n) / static_cast<double>(stats.records));
   }
+  if (!stats.other_records.empty()) {
+    // perf.data: perf's own records, and what no reader here understands.
+    out += fmt::format("\nOther records of the {} format:\n", h.format);
+    for (const auto& [what, n] : stats.other_records) {
+      out += fmt::format("{:>34}: {:>10}\n", OneLine(what), n);
+    }
+  }
   out += "\nPer CPU:\n";
   for (const auto& [cpu, counts] : stats.per_cpu) {
     out += fmt::format("{:>20}: {:>10} samples, {} lost in {} LOST records",

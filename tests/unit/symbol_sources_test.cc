@@ -55,7 +55,8 @@ TEST(SymbolSourcesTest, NoSourceNamesEveryOffsetUnknown) {
 
 TEST(SymbolSourcesTest, KernelSymbolsNameAddressesFromTheRecordedKallsyms) {
   KernelSymbolSource kernel(ParseKallsyms(
-      "ffffffff81000000 T _text\nffffffff81000100 t do_work\nffffffff81000200 T next_one\n"));
+      "ffffffff81000000 T _text\nffffffff81000100 t do_work\nffffffff81000200 T next_one\n"),
+      "recorded kallsyms");
   const std::vector<uint64_t> addresses = {0xffffffff81000104, 0xffffffff81000000,
                                            0xffffffff80000000};
   EXPECT_THAT(Show(kernel.Symbolize(addresses)),
@@ -66,7 +67,7 @@ TEST(SymbolSourcesTest, KernelSymbolsNameAddressesFromTheRecordedKallsyms) {
 }
 
 TEST(SymbolSourcesTest, KernelWithoutSymbolsSaysSo) {
-  KernelSymbolSource kernel({});
+  KernelSymbolSource kernel({}, "recorded kallsyms");
   const std::vector<uint64_t> addresses = {0xffffffff81000104};
   EXPECT_THAT(Show(kernel.Symbolize(addresses)),
               ElementsAre(ElementsAre("?[unknown] 0xffffffff81000104")));
