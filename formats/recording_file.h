@@ -101,7 +101,8 @@ class RecordingFile {
 };
 
 // Opens `path` with the reader its magic calls for: sample.data or
-// perf.data (file or pipe mode); anything else is refused by name.
+// perf.data (file or pipe mode); anything else is refused by name. "-"
+// reads standard input (whole, into memory) as perf report -i - does.
 Result<std::unique_ptr<RecordingFile>> OpenRecording(const std::string& path);
 
 }  // namespace sample::format

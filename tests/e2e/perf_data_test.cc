@@ -258,6 +258,14 @@ TEST_F(PerfDataTest, PipeMode) {
   const RunResult header = RunTool({kReport, "-i", data, "--header-only"}, dir_);
   EXPECT_NE(header.out.find("format         : perf.data (pipe mode)"), std::string::npos)
       << header.out;
+  // Straight from perf through a pipe, as perf report -i - reads it.
+  const RunResult piped = RunTool(
+      {"/bin/sh", "-c",
+       std::string(kPerf) + " record -q -e cpu-clock -F 999 -o - -- " + ShellQuote(kSplit) +
+           " 0.3 | " + ShellQuote(kReport) + " -i - --no-children --sort sym"},
+      dir_);
+  ASSERT_EQ(piped.exit_code, 0) << piped.err;
+  EXPECT_TRUE(OverheadOf(piped.out, "compute_sixty").has_value()) << piped.out;
 }
 
 // The same profile in every export: perf.data feeds the same loader.
