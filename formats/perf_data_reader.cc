@@ -1,8 +1,8 @@
 #include "formats/perf_data_reader.h"
 
+#include "formats/perf_data_walker.h"
+
 #include <linux/perf_event.h>
-#include <sys/utsname.h>
-#include <zstd.h>
 
 #include <algorithm>
 #include <cstring>
@@ -11,7 +11,6 @@
 
 #include "libsample/events/event_names.h"
 #include "libsample/perf/perf_record.h"
-#include "libsample/symbols/perf_buildid_cache.h"
 
 namespace sample::format {
 namespace {
@@ -22,26 +21,10 @@ using namespace perf_data;
 // records: small enough for the loader's workers to share out, large
 // enough that a chunk's bookkeeping costs nothing.
 constexpr uint64_t kChunkTarget = uint64_t{1} << 20;
-// zstd output is taken in windows of this size.
-constexpr size_t kInflateWindow = size_t{256} << 10;
-constexpr size_t kMaxKallsymsBytes = size_t{64} << 20;
-constexpr size_t kMaxVdsoBytes = size_t{1} << 20;
-
-struct DStreamDeleter {
-  void operator()(ZSTD_DStream* s) const { ZSTD_freeDStream(s); }
-};
-
-uint64_t Align8(uint64_t n) { return (n + 7) & ~uint64_t{7}; }
 
 // Whether [offset, offset + size) lies within `total` bytes.
 bool InRange(uint64_t offset, uint64_t size, uint64_t total) {
   return offset <= total && size <= total - offset;
-}
-
-perf_event_header HeaderAt(const std::byte* p) {
-  perf_event_header h;
-  std::memcpy(&h, p, sizeof(h));
-  return h;
 }
 
 // A perf header string: u32 length, then that many bytes, NUL-padded.
@@ -93,147 +76,6 @@ const char* UserRecordName(uint32_t type) {
     default: return nullptr;
   }
 }
-
-// Walks the data section's records from `begin` to `end`, one top-level
-// record a Step: a kernel record goes to `kernel`, a compressed record's
-// payload is inflated and every whole record it completes goes to `kernel`
-// (or `user`, for perf's own), and perf's records go to `user` with their
-// offset. Owns its zstd stream and the bytes of a record split between
-// compressed records.
-class DataWalker {
- public:
-  DataWalker(std::span<const std::byte> file, uint64_t begin, uint64_t end, bool zstd)
-      : file_(file), pos_(begin), end_(end), zstd_(zstd) {}
-
-  // False at the end, or when the walk cannot go on: problem() says why,
-  // position() is where.
-  template <typename Kernel, typename User>
-  bool Step(Kernel&& kernel, User&& user) {
-    if (pos_ >= end_ || !problem_.empty()) return false;
-    if (end_ - pos_ < sizeof(perf_event_header)) {
-      problem_ = fmt::format("offset {}: {} bytes left, too few for a record", pos_, end_ - pos_);
-      return false;
-    }
-    const perf_event_header h = HeaderAt(file_.data() + pos_);
-    if (h.size < sizeof(h) || h.size > end_ - pos_) {
-      problem_ = fmt::format("offset {}: a record of type {} claims {} bytes, {} are left", pos_,
-                             h.type, h.size, end_ - pos_);
-      return false;
-    }
-    const auto record = file_.subspan(pos_, h.size);
-    uint64_t next = pos_ + h.size;
-    if (h.type < kUserTypeStart) {
-      if (h.size % 8 == 0) {
-        kernel(record);
-      } else {
-        user(h, record, pos_);  // counted as malformed
-      }
-    } else if ((h.type == kCompressedRecord || h.type == kCompressed2Record) && zstd_) {
-      std::span<const std::byte> payload = record.subspan(sizeof(h));
-      if (h.type == kCompressed2Record) {
-        uint64_t size = 0;
-        if (payload.size() >= 8) std::memcpy(&size, payload.data(), 8);
-        if (payload.size() < 8 || size > payload.size() - 8) {
-          problem_ = fmt::format("offset {}: COMPRESSED2 record claims {} bytes of data", pos_, size);
-          return false;
-        }
-        payload = payload.subspan(8, size);
-      }
-      ++compressed_records_;
-      if (!Inflate(payload, kernel, user)) return false;
-    } else {
-      // Two of perf's records are followed by data their size leaves out.
-      uint64_t extra = 0;
-      if (h.type == kAuxtraceRecord && h.size >= 16) {
-        std::memcpy(&extra, record.data() + 8, 8);
-      } else if (h.type == kHeaderTracingData && h.size >= 12) {
-        uint32_t size;
-        std::memcpy(&size, record.data() + 8, 4);
-        extra = Align8(size);
-      }
-      if (extra > end_ - next) {
-        problem_ = fmt::format("offset {}: a record of type {} is followed by {} bytes of data, {} "
-                               "are left",
-                               pos_, h.type, extra, end_ - next);
-        return false;
-      }
-      user(h, record, pos_);
-      next += extra;
-    }
-    pos_ = next;
-    return true;
-  }
-
-  uint64_t position() const { return pos_; }
-  // Between zstd frames with no record split: a fresh stream can start here.
-  bool aligned() const { return !in_frame_ && carry_.empty(); }
-  const std::string& problem() const { return problem_; }
-  uint64_t compressed_records() const { return compressed_records_; }
-
- private:
-  template <typename Kernel, typename User>
-  bool Inflate(std::span<const std::byte> input, Kernel& kernel, User& user) {
-    if (!stream_) {
-      stream_.reset(ZSTD_createDStream());
-      if (!stream_) {
-        problem_ = "out of memory for a zstd stream";
-        return false;
-      }
-    }
-    compressed_in_ += input.size();
-    ZSTD_inBuffer in{input.data(), input.size(), 0};
-    window_.resize(kInflateWindow);
-    for (;;) {
-      ZSTD_outBuffer out{window_.data(), window_.size(), 0};
-      const size_t left = ZSTD_decompressStream(stream_.get(), &out, &in);
-      if (ZSTD_isError(left)) {
-        problem_ = fmt::format("offset {}: compressed record: {}", pos_, ZSTD_getErrorName(left));
-        return false;
-      }
-      in_frame_ = left != 0;
-      expanded_ += out.pos;
-      if (expanded_ > kRatioFreeRawSize + kMaxCompressionRatio * compressed_in_) {
-        problem_ = fmt::format("offset {}: compressed records expand to more than {} times their "
-                               "size (a damaged or crafted file)",
-                               pos_, kMaxCompressionRatio);
-        return false;
-      }
-      carry_.insert(carry_.end(), window_.begin(), window_.begin() + out.pos);
-      size_t at = 0;
-      while (carry_.size() - at >= sizeof(perf_event_header)) {
-        const perf_event_header h = HeaderAt(carry_.data() + at);
-        if (h.size < sizeof(h)) {
-          problem_ = fmt::format("offset {}: a compressed record holds a record of {} bytes", pos_,
-                                 h.size);
-          return false;
-        }
-        if (h.size > carry_.size() - at) break;  // completed by the next output
-        const std::span<const std::byte> record(carry_.data() + at, h.size);
-        if (h.type < kUserTypeStart && h.size % 8 == 0) {
-          kernel(record);
-        } else {
-          user(h, record, pos_);
-        }
-        at += h.size;
-      }
-      carry_.erase(carry_.begin(), carry_.begin() + static_cast<ptrdiff_t>(at));
-      if (in.pos == in.size && out.pos < out.size) return true;
-    }
-  }
-
-  std::span<const std::byte> file_;
-  uint64_t pos_;
-  uint64_t end_;
-  bool zstd_;
-  std::unique_ptr<ZSTD_DStream, DStreamDeleter> stream_;
-  bool in_frame_ = false;
-  uint64_t compressed_records_ = 0;
-  uint64_t compressed_in_ = 0;
-  uint64_t expanded_ = 0;
-  std::vector<std::byte> window_;
-  std::vector<std::byte> carry_;  // the start of a record the next output completes
-  std::string problem_;
-};
 
 }  // namespace
 
@@ -615,51 +457,10 @@ void PerfDataReader::Scan(uint64_t begin, uint64_t end) {
 }
 
 void PerfDataReader::FindKernelSymbols(const PerfDataHost& host) {
-  std::string source = "none";
-  auto found = std::find_if(build_ids_.begin(), build_ids_.end(),
-                            [](const auto& entry) { return entry.first == "[kernel.kallsyms]"; });
-  const std::optional<std::string> recorded =
-      found != build_ids_.end() ? std::optional(found->second) : std::nullopt;
-  if (host.use_host) {
-    const std::string cache =
-        host.buildid_cache.empty() ? PerfBuildIdCacheDir() : host.buildid_cache;
-    if (recorded) {
-      if (auto text = ReadPerfCachedFile(cache, "[kernel.kallsyms]", *recorded, "kallsyms",
-                                         kMaxKallsymsBytes)) {
-        kernel_symbols_ = std::move(*text);
-        source = fmt::format("perf's build-id cache ({}/[kernel.kallsyms]/{})", cache, *recorded);
-      }
-    }
-    if (kernel_symbols_.empty()) {
-      const std::optional<std::string> running =
-          host.kernel_build_id ? host.kernel_build_id : RunningKernelBuildId();
-      utsname uts{};
-      const bool same_release =
-          uname(&uts) == 0 && FindMetadata(metadata_, "os_release") == std::string(uts.release) &&
-          FindMetadata(metadata_, "hostname") == std::string(uts.nodename);
-      const char* why = recorded && running == recorded ? "this host runs the recorded kernel"
-                        : !recorded && same_release      ? "same host name and kernel release"
-                                                         : nullptr;
-      if (why != nullptr) {
-        if (auto text = ReadBoundedFile(host.kallsyms, kMaxKallsymsBytes)) {
-          kernel_symbols_ = std::move(*text);
-          source = fmt::format("{} ({})", host.kallsyms, why);
-        }
-      } else if (recorded) {
-        source = fmt::format("none (kernel build-id {} is not in {} and not the running kernel's)",
-                             *recorded, cache);
-      }
-    }
-    auto vdso = std::find_if(build_ids_.begin(), build_ids_.end(),
-                             [](const auto& entry) { return entry.first == "[vdso]"; });
-    if (vdso != build_ids_.end()) {
-      if (auto image = ReadPerfCachedFile(cache, "[vdso]", vdso->second, "vdso", kMaxVdsoBytes)) {
-        const auto* data = reinterpret_cast<const std::byte*>(image->data());
-        vdso_image_.assign(data, data + image->size());
-      }
-    }
-  }
-  metadata_.emplace_back("kernel_symbols", source);
+  PerfDataHostFacts facts = FindPerfDataHostFacts(metadata_, build_ids_, host);
+  kernel_symbols_ = std::move(facts.kernel_symbols);
+  vdso_image_ = std::move(facts.vdso_image);
+  metadata_.emplace_back("kernel_symbols", facts.kernel_symbols_source);
 }
 
 Result<void> PerfDataReader::ReadPayloadInto(const ChunkRef& chunk, Payload& out) const {

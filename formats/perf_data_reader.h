@@ -25,19 +25,12 @@
 #include <vector>
 
 #include "formats/perf_data_format.h"
+#include "formats/perf_data_host.h"
 #include "formats/recording_file.h"
 #include "libsample/byte_reader.h"
 #include "libsample/mapped_file.h"
 
 namespace sample::format {
-
-// Where the host's facts are looked up (tests point these elsewhere).
-struct PerfDataHost {
-  std::string buildid_cache;            // PerfBuildIdCacheDir() when empty
-  std::string kallsyms = "/proc/kallsyms";
-  std::optional<std::string> kernel_build_id;  // RunningKernelBuildId() when nullopt
-  bool use_host = true;                        // false: no host lookups at all
-};
 
 class PerfDataReader final : public RecordingFile {
  public:

@@ -9,7 +9,7 @@
 #include "libsample/symbols/elf_symbols.h"
 #include "libsample/symbols/kallsyms.h"
 #include "libsample/symbols/recorded_binary.h"
-#include "record/vdso_image.h"
+#include "libsample/symbols/vdso_image.h"
 
 namespace sample::record {
 

@@ -14,7 +14,7 @@
 #include "libsample/memory_file.h"
 #include "libsample/model/process_table.h"
 #include "libsample/symbols/elf_symbols.h"
-#include "record/vdso_image.h"
+#include "libsample/symbols/vdso_image.h"
 #include "report/symbolization.h"
 
 namespace sample {
@@ -35,7 +35,7 @@ class VdsoTest : public ::testing::Test {
  protected:
   void SetUp() override {
     if (getauxval(AT_SYSINFO_EHDR) == 0) GTEST_SKIP() << "this kernel maps no vDSO";
-    auto image = record::ReadOwnVdsoImage();
+    auto image = ReadOwnVdsoImage();
     ASSERT_TRUE(image) << image.error().message;
     image_ = std::move(*image);
     auto file = MemoryFile::Create("vdso-test", image_);

@@ -1,4 +1,4 @@
-#include "record/vdso_image.h"
+#include "libsample/symbols/vdso_image.h"
 
 #include <elf.h>
 #include <sys/auxv.h>
@@ -13,7 +13,7 @@
 
 #include "libsample/symbols/recorded_binary.h"
 
-namespace sample::record {
+namespace sample {
 namespace {
 
 // The end of the mapping that starts at `start`, from /proc/self/maps
@@ -51,4 +51,4 @@ Result<std::vector<std::byte>> ReadOwnVdsoImage() {
   return std::vector<std::byte>(image, image + size);
 }
 
-}  // namespace sample::record
+}  // namespace sample
