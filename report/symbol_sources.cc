@@ -121,6 +121,19 @@ std::vector<ResolvedFrame> BinarySymbolSource::FramesAt(uint64_t offset) {
     out.push_back(std::move(resolved));
   }
   if (out.empty()) {
+    // No name: the function is still one FDE of the binary's call-frame
+    // information, which groups its addresses under its start.
+    const auto vaddr = symbolizer_->elf_symbols().FileOffsetToVaddr(offset);
+    const auto start = vaddr ? symbolizer_->CfiFunctionStart(*vaddr) : std::nullopt;
+    if (start) {
+      const std::string& path = symbolizer_->binary_path();
+      ResolvedFrame frame;
+      frame.name = fmt::format("{}+{:#x}", path.substr(path.rfind('/') + 1), *start);
+      frame.symbol_offset = *vaddr - *start;
+      if (srclines_ && !frames.empty()) frame.srcline = SourceLine(frames.front());
+      out.push_back(std::move(frame));
+      return out;
+    }
     out.push_back(UnknownFrame(offset));
     // A line without a function (rare) still helps --sort srcline.
     if (srclines_ && !frames.empty()) out.back().srcline = SourceLine(frames.front());

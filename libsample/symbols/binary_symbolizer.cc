@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "libsample/symbols/cfi_functions.h"
 #include "libsample/symbols/dwarf_file.h"
 #include "libsample/symbols/dwarf_unit_index.h"
 
@@ -46,6 +47,9 @@ struct BinarySymbolizer::State {
   void NameFromElf(uint64_t vaddr, SymbolFrame* frame) const;
 
   ElfSymbols elf;
+  std::string binary_path;
+  std::optional<CfiFunctions> cfi;  // opened on first use
+  bool cfi_tried = false;
   std::optional<DwarfFile> dwarf;
   std::string dwarf_path;
   std::string dwarf_error;
@@ -154,6 +158,7 @@ Result<BinarySymbolizer> BinarySymbolizer::Open(const std::string& binary_path,
     symbols.MergeDebugSymbols(debug);
   }
   auto state = std::make_unique<State>(std::move(symbols));
+  state->binary_path = binary_path;
   std::vector<std::string> errors;
   for (const std::string& path : {debug_path, binary_path}) {
     if (path.empty()) continue;
@@ -175,6 +180,17 @@ BinarySymbolizer::BinarySymbolizer(std::unique_ptr<State> state) : state_(std::m
 BinarySymbolizer::BinarySymbolizer(BinarySymbolizer&&) noexcept = default;
 BinarySymbolizer& BinarySymbolizer::operator=(BinarySymbolizer&&) noexcept = default;
 BinarySymbolizer::~BinarySymbolizer() = default;
+
+std::optional<uint64_t> BinarySymbolizer::CfiFunctionStart(uint64_t vaddr) {
+  if (!state_->cfi_tried) {
+    state_->cfi_tried = true;
+    if (auto cfi = CfiFunctions::Open(state_->binary_path)) state_->cfi.emplace(std::move(*cfi));
+  }
+  if (!state_->cfi) return std::nullopt;
+  return state_->cfi->StartOf(vaddr);
+}
+
+const std::string& BinarySymbolizer::binary_path() const { return state_->binary_path; }
 
 std::vector<SymbolFrame> BinarySymbolizer::SymbolizeFileOffset(uint64_t file_offset) {
   const std::optional<uint64_t> vaddr = state_->elf.FileOffsetToVaddr(file_offset);

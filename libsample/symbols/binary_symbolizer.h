@@ -23,6 +23,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -75,7 +76,15 @@ class BinarySymbolizer {
   // Frames for an ELF virtual address (as symbols and DWARF use).
   std::vector<SymbolFrame> SymbolizeVaddr(uint64_t vaddr);
 
+  // For an address no symbol or DWARF names: the start of the function
+  // that holds it, as the binary's call-frame information delimits it
+  // (cfi_functions.h); nullopt when no FDE covers it. Reads the CFI on
+  // first use.
+  std::optional<uint64_t> CfiFunctionStart(uint64_t vaddr);
+
   const ElfSymbols& elf_symbols() const;
+  // The binary that was mapped (as given to Open).
+  const std::string& binary_path() const;
   // The file whose DWARF is used; empty if neither file has DWARF.
   const std::string& dwarf_path() const;
   // Why no DWARF is used (e.g. "<path>: no DWARF"); empty if DWARF is used.

@@ -1,14 +1,18 @@
 // End to end: what the report's symbolizer adds over ELF symbols: inline
 // frames and source lines from DWARF, names for JIT code from
 // /tmp/perf-PID.map (with its ownership rule), and names in the [vdso] from
-// the image the recording stores.
+// the image the recording stores, and one row per function of a stripped
+// binary from its call-frame information.
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <string>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "tests/e2e/e2e_util.h"
@@ -22,6 +26,7 @@ const std::string kInline = WORKLOAD_INLINE_PATH;
 const std::string kInlineSource = WORKLOAD_INLINE_SOURCE;
 const std::string kJit = WORKLOAD_JIT_PATH;
 const std::string kVdsoClock = WORKLOAD_VDSO_CLOCK_PATH;
+const std::string kSplit = WORKLOAD_SPLIT_PATH;
 
 // The 1-based line of `source` holding `marker`, or 0.
 int LineOf(const std::string& source, const std::string& marker) {
@@ -182,6 +187,57 @@ TEST_F(SymbolizeTest, VdsoFramesAreNamedFromTheImageInTheRecording) {
   const RunResult header = RunTool({kReport, "-i", data, "--header-only"}, dir_);
   EXPECT_TRUE(std::regex_search(header.out, std::regex("# build-id +: [0-9a-f]{40} \\[vdso\\]")))
       << header.out;
+}
+
+// The flat profile's rows at or above 1%: symbol -> share.
+std::map<std::string, double> HotRows(const std::string& report) {
+  std::map<std::string, double> rows;
+  static const std::regex kRow(R"(^ +([0-9.]+)% +\[[.k]\] (.+)$)");
+  for (const std::string& line : Lines(report)) {
+    std::smatch m;
+    if (std::regex_match(line, m, kRow) && std::stod(m[1]) >= 1.0) rows[m[2]] = std::stod(m[1]);
+  }
+  return rows;
+}
+
+// A binary stripped of every symbol still has an FDE per function: its
+// samples are grouped by function, named by the binary and the function's
+// start, and the shares are those the unstripped binary gives the same
+// samples (reported again with --symfs holding the unstripped copy).
+TEST_F(SymbolizeTest, StrippedBinariesGetOneRowPerFunction) {
+  const std::string stripped = dir_ / "split-stripped";
+  std::filesystem::copy_file(kSplit, stripped);
+  const RunResult strip = RunTool({"/usr/bin/strip", "--strip-all", stripped}, dir_);
+  ASSERT_EQ(strip.exit_code, 0) << strip.err;
+  const std::string data = dir_ / "stripped.data";
+  const RunResult rec =
+      RunTool({kRecord, "-e", "cpu-clock", "-F", "2000", "-o", data, "--", stripped, "1"}, dir_);
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+
+  const RunResult by_cfi = RunTool({kReport, "-i", data, "--no-children", "--sort", "sym"}, dir_);
+  ASSERT_EQ(by_cfi.exit_code, 0) << by_cfi.err;
+  const std::string symfs = dir_ / "symfs";
+  std::filesystem::create_directories(symfs + dir_.path());
+  std::filesystem::copy_file(kSplit, symfs + stripped);
+  const RunResult named = RunTool(
+      {kReport, "-i", data, "--no-children", "--sort", "sym", "--symfs", symfs}, dir_);
+  ASSERT_EQ(named.exit_code, 0) << named.err;
+
+  const std::map<std::string, double> cfi_rows = HotRows(by_cfi.out);
+  const std::map<std::string, double> named_rows = HotRows(named.out);
+  EXPECT_EQ(cfi_rows.size(), 3u) << by_cfi.out;
+  EXPECT_EQ(named_rows.size(), 3u) << named.out;
+  const RunResult nm = RunTool({"/usr/bin/nm", kSplit}, dir_);
+  ASSERT_EQ(nm.exit_code, 0) << nm.err;
+  for (const std::string function : {"compute_sixty", "compute_thirty", "compute_ten"}) {
+    std::smatch m;
+    const std::regex symbol("([0-9a-f]+) T " + function + "\\n");
+    ASSERT_TRUE(std::regex_search(nm.out, m, symbol)) << nm.out;
+    const std::string row = fmt::format("split-stripped+{:#x}", std::stoull(m[1], nullptr, 16));
+    ASSERT_TRUE(cfi_rows.count(row)) << row << " in\n" << by_cfi.out;
+    ASSERT_TRUE(named_rows.count(function)) << named.out;
+    EXPECT_NEAR(cfi_rows.at(row), named_rows.at(function), 1.0) << function;
+  }
 }
 
 }  // namespace

@@ -1,0 +1,97 @@
+#include "libsample/symbols/cfi_functions.h"
+
+#include <elfutils/libdw.h>
+
+#include <gelf.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "libsample/symbols/elf_file.h"
+
+namespace sample {
+
+namespace {
+
+// The FDE starts of .eh_frame_hdr's search table, sorted: pairs of
+// (initial location, FDE address), each a signed 4-byte offset from the
+// section's own address (DW_EH_PE_datarel | DW_EH_PE_sdata4, what GNU ld
+// and lld write). Empty for any other encoding, or without the section.
+std::vector<uint64_t> FdeStarts(Elf* elf) {
+  constexpr uint8_t kDatarelSdata4 = 0x3b;
+  constexpr uint8_t kUdata4 = 0x03;
+  Elf_Scn* section = FindElfSection(elf, ".eh_frame_hdr");
+  GElf_Shdr header;
+  Elf_Data* data = section ? elf_getdata(section, nullptr) : nullptr;
+  if (data == nullptr || gelf_getshdr(section, &header) == nullptr || data->d_size < 12) return {};
+  const auto* bytes = static_cast<const uint8_t*>(data->d_buf);
+  // version 1; eh_frame_ptr's encoding (any 4-byte one), the count's, the table's
+  if (bytes[0] != 1 || bytes[2] != kUdata4 || bytes[3] != kDatarelSdata4 ||
+      (bytes[1] & 0x0f) != 0x0b) {
+    return {};
+  }
+  uint32_t count;
+  std::memcpy(&count, bytes + 8, 4);
+  if (count > (data->d_size - 12) / 8) return {};
+  std::vector<uint64_t> starts(count);
+  for (uint32_t i = 0; i < count; ++i) {
+    int32_t location;
+    std::memcpy(&location, bytes + 12 + size_t{8} * i, 4);
+    starts[i] = header.sh_addr + static_cast<int64_t>(location);
+  }
+  std::sort(starts.begin(), starts.end());  // sorted by the linker; a crafted file need not be
+  return starts;
+}
+
+}  // namespace
+
+struct CfiFunctions::State {
+  explicit State(ElfFile file) : elf(std::move(file)) {}
+  ~State() {
+    if (cfi != nullptr) dwarf_cfi_end(cfi);
+  }
+  ElfFile elf;
+  Dwarf_CFI* cfi = nullptr;     // from the ELF's .eh_frame; ended before the Elf*
+  std::vector<uint64_t> starts;  // FdeStarts
+};
+
+Result<CfiFunctions> CfiFunctions::Open(const std::string& path) {
+  TRY_ASSIGN(auto file, ElfFile::Open(path));
+  auto state = std::make_unique<State>(std::move(file));
+  state->cfi = dwarf_getcfi_elf(state->elf.get());
+  if (state->cfi == nullptr) {
+    return Fail(fmt::format("{}: no call-frame information: {}", path, dwarf_errmsg(-1)));
+  }
+  state->starts = FdeStarts(state->elf.get());
+  return CfiFunctions(std::move(state));
+}
+
+CfiFunctions::CfiFunctions(std::unique_ptr<State> state) : state_(std::move(state)) {}
+CfiFunctions::CfiFunctions(CfiFunctions&&) noexcept = default;
+CfiFunctions& CfiFunctions::operator=(CfiFunctions&&) noexcept = default;
+CfiFunctions::~CfiFunctions() = default;
+
+std::optional<uint64_t> CfiFunctions::StartOf(uint64_t vaddr) const {
+  Dwarf_Frame* frame = nullptr;
+  if (dwarf_cfi_addrframe(state_->cfi, vaddr, &frame) != 0) return std::nullopt;
+  const std::unique_ptr<Dwarf_Frame, decltype(&free)> owned(frame, &free);  // malloc'd by libdw
+  // libdw gives the range of the FDE's row that holds vaddr (a prologue
+  // and a body are rows of their own); the FDE itself starts at the last
+  // start of .eh_frame_hdr's table at or below vaddr, within that row's
+  // FDE when the table has one.
+  Dwarf_Addr start = 0, end = 0;
+  bool signal_frame = false;
+  if (dwarf_frame_info(frame, &start, &end, &signal_frame) < 0 || vaddr < start || vaddr >= end) {
+    return std::nullopt;
+  }
+  const auto& starts = state_->starts;
+  auto after = std::upper_bound(starts.begin(), starts.end(), vaddr);
+  if (after != starts.begin() && *std::prev(after) <= start) return *std::prev(after);
+  return start;
+}
+
+}  // namespace sample

@@ -1,0 +1,39 @@
+// CfiFunctions: where the functions of a binary start, from its call-frame
+// information, for code no symbol names.
+//
+// A stripped library (Debian's liblzma ships without a symbol table for its
+// internal functions) still has an .eh_frame FDE for every function: the
+// unwinder needs it. An FDE's address range is, in practice, one function,
+// so addresses that share an FDE are one function, and the FDE's start
+// names it ("liblzma.so.5.4.1+0x15b40") instead of one row per sampled
+// address. Owns the ELF file and libdw's CFI of it; opened on first use.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "libsample/result.h"
+
+namespace sample {
+
+class CfiFunctions {
+ public:
+  // `path`'s .eh_frame (else .debug_frame); an error when it has neither.
+  static Result<CfiFunctions> Open(const std::string& path);
+  CfiFunctions(CfiFunctions&&) noexcept;
+  CfiFunctions& operator=(CfiFunctions&&) noexcept;
+  ~CfiFunctions();
+
+  // The start (ELF virtual address) of the FDE that covers `vaddr`, or
+  // nullopt when none does.
+  std::optional<uint64_t> StartOf(uint64_t vaddr) const;
+
+ private:
+  struct State;
+  explicit CfiFunctions(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace sample
