@@ -97,7 +97,8 @@ std::unique_ptr<BinarySymbolSource> BinarySymbolSource::Open(BinaryLocator& loca
   SourceFacts facts{std::move(located.source), std::move(located.warnings), located.missing,
                     located.mismatched};
   return std::unique_ptr<BinarySymbolSource>(
-      new BinarySymbolSource(std::move(symbolizer), std::move(facts), srclines));
+      new BinarySymbolSource(std::move(symbolizer), std::move(facts), srclines,
+                             path.substr(path.rfind('/') + 1)));
 }
 
 std::vector<std::vector<ResolvedFrame>> BinarySymbolSource::Symbolize(
@@ -126,9 +127,8 @@ std::vector<ResolvedFrame> BinarySymbolSource::FramesAt(uint64_t offset) {
     const auto vaddr = symbolizer_->elf_symbols().FileOffsetToVaddr(offset);
     const auto start = vaddr ? symbolizer_->CfiFunctionStart(*vaddr) : std::nullopt;
     if (start) {
-      const std::string& path = symbolizer_->binary_path();
       ResolvedFrame frame;
-      frame.name = fmt::format("{}+{:#x}", path.substr(path.rfind('/') + 1), *start);
+      frame.name = fmt::format("{}+{:#x}", display_name_, *start);
       frame.symbol_offset = *vaddr - *start;
       if (srclines_ && !frames.empty()) frame.srcline = SourceLine(frames.front());
       out.push_back(std::move(frame));

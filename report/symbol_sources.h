@@ -117,13 +117,18 @@ class BinarySymbolSource final : public SymbolSource {
   const SourceFacts& facts() const override { return facts_; }
 
  private:
-  BinarySymbolSource(std::optional<BinarySymbolizer> symbolizer, SourceFacts facts, bool srclines)
-      : symbolizer_(std::move(symbolizer)), facts_(std::move(facts)), srclines_(srclines) {}
+  BinarySymbolSource(std::optional<BinarySymbolizer> symbolizer, SourceFacts facts, bool srclines,
+                     std::string display_name)
+      : symbolizer_(std::move(symbolizer)),
+        facts_(std::move(facts)),
+        srclines_(srclines),
+        display_name_(std::move(display_name)) {}
   std::vector<ResolvedFrame> FramesAt(uint64_t offset);
 
   std::optional<BinarySymbolizer> symbolizer_;  // nullopt: nothing usable was found
   SourceFacts facts_;
   bool srclines_ = false;
+  std::string display_name_;  // the recorded path's last part: "liblzma.so.5", "[vdso]"
 };
 
 }  // namespace sample::report

@@ -190,8 +190,6 @@ std::optional<uint64_t> BinarySymbolizer::CfiFunctionStart(uint64_t vaddr) {
   return state_->cfi->StartOf(vaddr);
 }
 
-const std::string& BinarySymbolizer::binary_path() const { return state_->binary_path; }
-
 std::vector<SymbolFrame> BinarySymbolizer::SymbolizeFileOffset(uint64_t file_offset) {
   const std::optional<uint64_t> vaddr = state_->elf.FileOffsetToVaddr(file_offset);
   if (!vaddr) return {};

@@ -83,8 +83,6 @@ class BinarySymbolizer {
   std::optional<uint64_t> CfiFunctionStart(uint64_t vaddr);
 
   const ElfSymbols& elf_symbols() const;
-  // The binary that was mapped (as given to Open).
-  const std::string& binary_path() const;
   // The file whose DWARF is used; empty if neither file has DWARF.
   const std::string& dwarf_path() const;
   // Why no DWARF is used (e.g. "<path>: no DWARF"); empty if DWARF is used.
