@@ -217,6 +217,9 @@ Result<EventOpener> EventOpener::Create(std::vector<EventSpec> specs,
     if (auto applied = ApplyChainCapture(*chain_capture, defaults.arch, &attr); !applied) {
       return Fail(fmt::format("event '{}': {}", spec.name, applied.error().message));
     }
+    if ((attr.sample_type & PERF_SAMPLE_CALLCHAIN) && defaults.max_stack != 0) {
+      attr.sample_max_stack = static_cast<uint16_t>(defaults.max_stack);
+    }
     if (spec.sample_read && spec.group_leader) {
       attr.sample_type |= PERF_SAMPLE_READ;
       attr.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_ID;

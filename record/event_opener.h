@@ -40,6 +40,7 @@ struct SamplingDefaults {
   uint64_t frequency = 0;             // -F; 0: not given
   uint64_t period = 0;                // non-zero: fixed period instead of frequency
   ChainCaptureOptions chain_capture;  // -g / --call-graph
+  uint32_t max_stack = 0;             // --max-stack; 0: kernel.perf_event_max_stack
   Arch arch = HostArch();             // whose user registers dwarf and fp,leaf ask for
   // -D: sampling events are turned on later (EnableAll), not at exec; a
   // dummy event tracks the sideband meanwhile.

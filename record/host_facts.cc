@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "libsample/perf/perf_event_advice.h"
+
 #include "libsample/cpu_list.h"
 
 namespace sample::record {
@@ -40,6 +42,11 @@ format::Metadata CollectHostFacts(const std::vector<std::string>& command_line) 
   facts.emplace_back("start_realtime_ns", fmt::format("{}", ClockNs(CLOCK_REALTIME)));
   facts.emplace_back("start_clock_ns", fmt::format("{}", MonotonicNowNs()));
   facts.emplace_back("page_size", fmt::format("{}", sysconf(_SC_PAGESIZE)));
+  // The depth at which the kernel cut call chains of events that set no
+  // sample_max_stack: the report counts the chains that reached it.
+  if (const auto max_stack = ReadPerfEventMaxStack()) {
+    facts.emplace_back("perf_event_max_stack", fmt::format("{}", *max_stack));
+  }
   facts.emplace_back("recorder_version", "sample-record 0.1.0");
   return facts;
 }

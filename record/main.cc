@@ -35,7 +35,7 @@ const std::set<std::string> kOptionsWithValue = {
     "-o", "--output", "-F", "--freq", "-c", "--count", "-e", "--event", "-m", "--mmap-pages",
     "-z", "--compression-level", "-p", "--pid", "-t", "--tid", "-C", "--cpu", "--duration",
     "-D", "--delay", "--control", "--call-graph", "-I", "--interval-print", "-r", "--repeat", "-x",
-    "--field-separator", "--filter"};
+    "--field-separator", "--filter", "--max-stack"};
 // clang-format on
 
 void SplitCommandLine(int argc, char** argv, std::vector<std::string>* ours,
@@ -91,7 +91,8 @@ T Whole(const char* option, const std::string& text, const char* what, sample::W
 
 // The numeric options, taken as text (see libsample/option_number.h).
 struct NumberText {
-  std::string frequency, period, mmap_pages, zstd_level, duration, delay, interval, repeat, flight;
+  std::string frequency, period, mmap_pages, zstd_level, duration, delay, interval, repeat, flight,
+      max_stack;
 };
 
 // --stat's own options: refused without --stat, and -x with -j.
@@ -124,6 +125,7 @@ void ParseStatOptions(const po::variables_map& vm, const NumberText& text, bool 
                                                           {"count", "-c"},
                                                           {"call-graph", "--call-graph"},
                                                           {"mmap-pages", "-m"},
+                                                          {"max-stack", "--max-stack"},
                                                           {"compression-level", "-z"},
                                                           {"delay", "-D"},
                                                           {"control", "--control"},
@@ -166,6 +168,12 @@ void ParseNumbers(const po::variables_map& vm, const NumberText& text,
     if (!IsPowerOfTwo(options->mmap_pages)) {
       throw po::error(fmt::format("-m {} is not a power of two", options->mmap_pages));
     }
+  }
+  if (vm.count("max-stack")) {
+    // attr.sample_max_stack is 16 bits; the kernel checks it against
+    // kernel.perf_event_max_stack when the event is opened (the recorder
+    // says so before that).
+    options->max_stack = Whole<uint32_t>("--max-stack", text.max_stack, "frames", {1, 65535});
   }
   if (vm.count("compression-level")) {
     options->zstd_level = Whole<int>("-z", text.zstd_level, "zstd level", {0, 22});
@@ -281,6 +289,9 @@ int main(int argc, char** argv) {
        "65528; no frame pointers needed); no")
       ("mmap-pages,m", po::value(&numbers.mmap_pages), "ring buffer data pages per CPU "
        "(a power of two; default 128 = 512 KiB)")
+      ("max-stack", po::value(&numbers.max_stack)->value_name("N"),
+       "call chains of up to N frames (attr.sample_max_stack; default the kernel's "
+       "kernel.perf_event_max_stack, 127), at most that sysctl")
       ("compression-level,z", po::value(&numbers.zstd_level),
        "zstd level (default 1, with the double-fast match finder; 0 stores chunks uncompressed)")
       ("pid,p", po::value(&options.target.pids), "record running processes (all threads)")

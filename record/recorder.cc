@@ -166,6 +166,19 @@ Result<void> Recorder::OpenEvents() {
   defaults.frequency = options_.frequency;
   defaults.period = options_.period;
   defaults.chain_capture = options_.chain_capture;
+  defaults.max_stack = options_.max_stack;
+  if (options_.max_stack != 0) {
+    // The kernel refuses a deeper chain than its limit with EOVERFLOW,
+    // which says nothing of the limit: say it here.
+    const std::optional<int> limit = ReadPerfEventMaxStack();
+    if (limit && options_.max_stack > static_cast<uint32_t>(*limit)) {
+      return Fail(fmt::format(
+          "--max-stack {} is above the kernel's limit, kernel.perf_event_max_stack = {}: raise "
+          "it first (as root: sysctl kernel.perf_event_max_stack={}; it applies to every "
+          "process, so set it back afterwards) or use --max-stack {}",
+          options_.max_stack, *limit, options_.max_stack, *limit));
+    }
+  }
   defaults.delayed = options_.delay_ms != 0 || options_.start_disabled;
   defaults.separate_tracking = !options_.control.empty();
   // Off-CPU time ends at the switch-in record.

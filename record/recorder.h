@@ -34,6 +34,7 @@ struct RecordOptions {
   uint64_t frequency = 0;             // -F, when period == 0; 0: see SamplingDefaults
   uint64_t period = 0;                // -c: a sample every `period` events
   ChainCaptureOptions chain_capture;  // -g (fp) or --call-graph MODE
+  uint32_t max_stack = 0;             // --max-stack: frames per chain; 0: the kernel's limit
   size_t mmap_pages = 128;            // data pages per CPU ring buffer (512 KiB)
   int zstd_level = 1;
   double duration_s = 0;        // --duration; 0 = until the target ends

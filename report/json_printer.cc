@@ -189,6 +189,9 @@ void JsonPrinter::Stats(const HeaderView& h, const LoadStats& stats) {
     for (const auto& [what, n] : stats.other_records) json_.Field(what, n);
     json_.EndObject();
   }
+  if (stats.cut_chains != 0) {
+    json_.Field("cut_chains", stats.cut_chains).Field("chain_limit", stats.chain_limit);
+  }
   json_.Field("samples", stats.samples);
   json_.Key("per_cpu").BeginArray();
   for (const auto& [cpu, counts] : stats.per_cpu) {

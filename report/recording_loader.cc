@@ -3,6 +3,7 @@
 #include <malloc.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -120,6 +121,7 @@ class Loader {
   // Off-CPU recordings: the sched:sched_switch event whose samples become
   // the off-cpu pseudo-event's (out_.off_cpu_event), paired by intervals_.
   std::optional<uint32_t> off_cpu_source_;
+  uint32_t host_max_stack_ = 127;  // kernel.perf_event_max_stack when recorded
   OffCpuIntervals intervals_;
   // Throttled events by (CPU, event id): since when.
   std::map<std::pair<uint32_t, uint64_t>, uint64_t> throttled_since_;
@@ -178,6 +180,13 @@ void Loader::ReadRecords(unsigned jobs) {
     out_.off_cpu_event = static_cast<uint32_t>(events.size());
   }
   samples_.reserve(ExpectedRecords(reader_));
+  if (const auto limit = format::FindMetadata(reader_.metadata(), "perf_event_max_stack")) {
+    uint32_t value = 0;
+    const auto [end, ec] = std::from_chars(limit->data(), limit->data() + limit->size(), value);
+    if (ec == std::errc() && end == limit->data() + limit->size() && value != 0) {
+      host_max_stack_ = value;
+    }
+  }
   OrderedRecordStream stream(reader_, jobs);
   for (auto batch = stream.NextBatch(); !batch.empty(); batch = stream.NextBatch()) {
     // Records without a time (perf's synthesized ones) do not start the
@@ -527,6 +536,17 @@ bool Loader::ApplySample(std::span<const std::byte> record, const perf_event_att
   if (!s) return false;
   ++out_.stats.samples;
   ++out_.stats.per_cpu[s->cpu].samples;
+  if (!s->callchain.empty()) {
+    // The kernel stores at most the limit's worth of frames, context
+    // markers aside: a chain that long was cut.
+    const uint32_t limit = attr.sample_max_stack != 0 ? attr.sample_max_stack : host_max_stack_;
+    size_t frames = 0;
+    for (size_t i = 0; i < s->callchain.size(); ++i) frames += !IsContextMarker(s->callchain[i]);
+    if (frames >= limit) {
+      ++out_.stats.cut_chains;
+      out_.stats.chain_limit = std::max(out_.stats.chain_limit, limit);
+    }
+  }
   if (toggles_.active()) {
     // In time order: a trigger switches before the samples after it.
     toggles_.Trigger(event, s->tid, s->cpu);

@@ -55,6 +55,11 @@ struct LoadStats {
   uint64_t mismatched_binaries = 0;  // build-id differs from the recorded one
   uint64_t missing_binaries = 0;     // DSOs with samples whose file could not be read
   uint64_t unknown_group_reads = 0;  // group read values with an id of no known event
+  // Call chains as deep as the kernel's limit (attr.sample_max_stack, else
+  // kernel.perf_event_max_stack as recorded, 127 when not recorded): cut
+  // there, their callers missing. chain_limit: the deepest such limit.
+  uint64_t cut_chains = 0;
+  uint32_t chain_limit = 0;
   UnwindStats unwind;                // --call-graph dwarf and fp,leaf samples
   OffCpuStats off_cpu;               // switch-outs paired with switch-ins
   uint64_t first_time = 0;

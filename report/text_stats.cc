@@ -43,6 +43,10 @@ std::string FormatStatsText(const HeaderView& h, const LoadStats& stats) {
   row("bad chunks skipped", stats.bad_chunks);
   row("unknown event ids", stats.unknown_event_records);
   row("unknown group reads", stats.unknown_group_reads);
+  if (stats.cut_chains != 0) {
+    row(fmt::format("chains cut at {} frames", stats.chain_limit), stats.cut_chains,
+        " (their callers are missing: sample-record --max-stack)");
+  }
   row("unknown frames", stats.unknown_frames, fmt::format(" of {} frames", stats.frames));
   row("missing binaries", stats.missing_binaries);
   row("mismatched binaries", stats.mismatched_binaries);

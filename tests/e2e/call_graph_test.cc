@@ -31,6 +31,7 @@ namespace {
 const std::string kRecord = SAMPLE_RECORD_PATH;
 const std::string kReport = SAMPLE_REPORT_PATH;
 const std::string kUnwindNofp = WORKLOAD_UNWIND_NOFP_PATH;
+const std::string kUnwindFp = WORKLOAD_UNWIND_FP_PATH;
 const std::string kLeaf = WORKLOAD_LEAF_PATH;
 const std::string kHits = WORKLOAD_HITS_PATH;
 
@@ -341,6 +342,81 @@ TEST_F(CallGraphTest, BadModesAreRefusedBeforeRunning) {
   EXPECT_NE(term.err.find("stack-size=512 needs a call graph that copies the stack"),
             std::string::npos)
       << term.err;
+}
+
+// The share of --format folded's weight whose stack passes through main.
+double ShareThroughMain(const std::string& folded) {
+  double through = 0, total = 0;
+  for (const std::string& line : Lines(folded)) {
+    const size_t space = line.rfind(' ');
+    if (space == std::string::npos) continue;
+    const double weight = std::stod(line.substr(space + 1));
+    total += weight;
+    if (line.find(";main;") != std::string::npos) through += weight;
+  }
+  return total == 0 ? 0 : through / total;
+}
+
+// kernel.perf_event_max_stack set for a test and set back after it.
+class MaxStackSysctl {
+ public:
+  explicit MaxStackSysctl(int value) {
+    std::ifstream("/proc/sys/kernel/perf_event_max_stack") >> old_;
+    ok_ = old_ > 0 && static_cast<bool>(std::ofstream(kPath) << value);
+  }
+  ~MaxStackSysctl() {
+    if (old_ > 0) std::ofstream(kPath) << old_;
+  }
+  bool ok() const { return ok_; }
+
+ private:
+  static constexpr const char* kPath = "/proc/sys/kernel/perf_event_max_stack";
+  int old_ = 0;
+  bool ok_ = false;
+};
+
+// A 200-deep recursion: the kernel cuts frame-pointer chains at 127 frames,
+// so no sample reaches main and the report says how many were cut; with
+// --max-stack 512 (the sysctl raised, as root) every one does. Above the
+// sysctl, --max-stack is refused with the sysctl's name.
+TEST_F(CallGraphTest, MaxStackKeepsDeepChainsAndCutOnesAreCounted) {
+  const std::string cut = dir_ / "cut.data";
+  RunResult rec = RunTool(
+      {kRecord, "-e", "cpu-clock", "-g", "-F", "1000", "-o", cut, "--", kUnwindFp, "deep", "200",
+       "0.5"},
+      dir_);
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  RunResult folded = RunTool({kReport, "-i", cut, "--format", "folded"}, dir_);
+  ASSERT_EQ(folded.exit_code, 0) << folded.err;
+  EXPECT_LT(ShareThroughMain(folded.out), 0.01) << folded.out.substr(0, 2000);
+  const RunResult stats = RunTool({kReport, "-i", cut, "--stats"}, dir_);
+  EXPECT_NE(stats.out.find("chains cut at 127 frames:"), std::string::npos) << stats.out;
+  const RunResult flat = RunTool({kReport, "-i", cut, "--no-children"}, dir_);
+  EXPECT_NE(flat.out.find("call chains cut at 127 frames"), std::string::npos) << flat.out;
+
+  int limit = 0;
+  std::ifstream("/proc/sys/kernel/perf_event_max_stack") >> limit;
+  rec = RunTool({kRecord, "-g", "--max-stack", std::to_string(limit + 1), "-o", dir_ / "no.data",
+                 "--", kUnwindFp, "deep", "200", "0.1"},
+                dir_);
+  EXPECT_EQ(rec.exit_code, 1);
+  EXPECT_NE(rec.err.find("kernel.perf_event_max_stack = " + std::to_string(limit)),
+            std::string::npos)
+      << rec.err;
+
+  if (geteuid() != 0) GTEST_SKIP() << "raising kernel.perf_event_max_stack needs root";
+  const MaxStackSysctl raised(512);
+  if (!raised.ok()) GTEST_SKIP() << "kernel.perf_event_max_stack cannot be written here";
+  const std::string deep = dir_ / "deep.data";
+  rec = RunTool({kRecord, "-e", "cpu-clock", "-g", "--max-stack", "512", "-F", "1000", "-o", deep,
+                 "--", kUnwindFp, "deep", "200", "0.5"},
+                dir_);
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  folded = RunTool({kReport, "-i", deep, "--format", "folded"}, dir_);
+  ASSERT_EQ(folded.exit_code, 0) << folded.err;
+  EXPECT_GE(ShareThroughMain(folded.out), 0.99);
+  const RunResult whole = RunTool({kReport, "-i", deep, "--stats"}, dir_);
+  EXPECT_EQ(whole.out.find("chains cut"), std::string::npos) << whole.out;
 }
 
 }  // namespace
