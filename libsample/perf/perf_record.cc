@@ -93,6 +93,12 @@ bool ReadReadFormat(const perf_event_attr& attr, ByteReader& in, SampleRecord* s
   return true;
 }
 
+// The fields MMAP and MMAP2 start with: pid, tid, addr, len, pgoff.
+bool ReadMappingStart(ByteReader& in, Mmap2Record* m) {
+  return in.Read(&m->pid) && in.Read(&m->tid) && in.Read(&m->addr) && in.Read(&m->len) &&
+         in.Read(&m->pgoff);
+}
+
 }  // namespace
 
 perf_event_header ReadRecordHeader(std::span<const std::byte> record) {
@@ -170,10 +176,7 @@ std::optional<Mmap2Record> ParseMmap2(std::span<const std::byte> record,
   Mmap2Record m;
   if (!SplitBody(record, attr, &body, &m.sample_id)) return std::nullopt;
   ByteReader in(body);
-  if (!(in.Read(&m.pid) && in.Read(&m.tid) && in.Read(&m.addr) && in.Read(&m.len) &&
-        in.Read(&m.pgoff))) {
-    return std::nullopt;
-  }
+  if (!ReadMappingStart(in, &m)) return std::nullopt;
   // 24 bytes: either maj, min, ino, ino_generation or a build-id.
   std::span<const std::byte> ident;
   if (!in.ReadBytes(24, &ident)) return std::nullopt;
@@ -192,10 +195,7 @@ std::optional<Mmap2Record> ParseMmap(std::span<const std::byte> record,
   Mmap2Record m;
   if (!SplitBody(record, attr, &body, &m.sample_id)) return std::nullopt;
   ByteReader in(body);
-  if (!(in.Read(&m.pid) && in.Read(&m.tid) && in.Read(&m.addr) && in.Read(&m.len) &&
-        in.Read(&m.pgoff))) {
-    return std::nullopt;
-  }
+  if (!ReadMappingStart(in, &m)) return std::nullopt;
   constexpr uint32_t kProtRead = 0x1, kProtExec = 0x4;
   m.prot = (ReadRecordHeader(record).misc & PERF_RECORD_MISC_MMAP_DATA) ? kProtRead
                                                                           : kProtRead | kProtExec;
