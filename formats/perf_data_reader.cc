@@ -99,7 +99,7 @@ Result<std::unique_ptr<PerfDataReader>> PerfDataReader::Open(const std::string& 
     TRY(reader->ReadFileMode(&begin, &end));
   }
   reader->Scan(begin, end);
-  if (reader->descs_.empty()) {
+  if (reader->events_.empty()) {
     return Fail(fmt::format("{}: no event attributes found (perf.data{} up to offset {})", path,
                             reader->pipe_ ? " in pipe mode" : "", reader->valid_end_));
   }
@@ -162,7 +162,7 @@ Result<void> PerfDataReader::ReadAttrs(const perf_data::FileHeader& header) {
                             path_, header.attrs.size, header.attrs.offset, bytes.size()));
   }
   const uint64_t count = header.attrs.size / header.attr_size;
-  for (uint64_t i = 0; i < count; ++i) {
+  for (uint64_t i = 0; i < count && MayAddEvent(0); ++i) {
     const uint64_t at = header.attrs.offset + i * header.attr_size;
     const uint64_t attr_bytes = header.attr_size - sizeof(perf_data::FileSection);
     EventDesc desc;
@@ -175,15 +175,16 @@ Result<void> PerfDataReader::ReadAttrs(const perf_data::FileHeader& header) {
                        path_, at + attr_bytes, i, ids.size, ids.offset));
     } else {
       desc.ids.resize(ids.size / 8);
+      if (!MayAddEvent(desc.ids.size())) break;
       std::memcpy(desc.ids.data(), bytes.data() + ids.offset, desc.ids.size() * 8);
     }
-    descs_.push_back(std::move(desc));
+    ids_ += desc.ids.size();
+    events_.Add(std::move(desc));
   }
-  if (descs_.empty()) {
+  if (events_.empty()) {
     return Fail(fmt::format("{}: offset 24: no event attributes (attrs section of {} bytes)", path_,
                             header.attrs.size));
   }
-  events_stale_ = true;
   return {};
 }
 
@@ -334,7 +335,16 @@ void PerfDataReader::ReadEventDesc(std::span<const std::byte> bytes, uint64_t of
       names_by_id_[id] = name;
     }
   }
-  events_stale_ = true;
+}
+
+bool PerfDataReader::MayAddEvent(uint64_t ids) {
+  if (events_.events().size() < kMaxEvents && ids <= kMaxIds - ids_) return true;
+  if (!too_many_events_) {
+    too_many_events_ = true;
+    Warn(fmt::format("{}: more than {} events or {} event ids; the rest are skipped", path_,
+                     kMaxEvents, kMaxIds));
+  }
+  return false;
 }
 
 void PerfDataReader::AddAttrRecord(std::span<const std::byte> record, uint64_t offset) {
@@ -352,19 +362,19 @@ void PerfDataReader::AddAttrRecord(std::span<const std::byte> record, uint64_t o
   EventDesc desc;
   std::memcpy(&desc.attr, body.data(), std::min<size_t>(attr_size, sizeof(desc.attr)));
   desc.ids.resize((body.size() - attr_size) / 8);
+  if (!MayAddEvent(desc.ids.size())) return;
   std::memcpy(desc.ids.data(), body.data() + attr_size, desc.ids.size() * 8);
-  descs_.push_back(std::move(desc));
-  events_stale_ = true;
+  ids_ += desc.ids.size();
+  events_.Add(std::move(desc));
 }
 
 void PerfDataReader::AddEventName(uint64_t id, std::string name) {
   names_by_id_[id] = std::move(name);
-  events_stale_ = true;
 }
 
-void PerfDataReader::FinishEvents() {
-  for (size_t i = 0; i < descs_.size(); ++i) {
-    EventDesc& desc = descs_[i];
+void PerfDataReader::NameEvents() {
+  for (size_t i = 0; i < events_.events().size(); ++i) {
+    const EventDesc& desc = events_.events()[i];
     std::string name;
     for (uint64_t id : desc.ids) {
       if (auto it = names_by_id_.find(id); it != names_by_id_.end()) {
@@ -373,10 +383,8 @@ void PerfDataReader::FinishEvents() {
       }
     }
     if (name.empty() && i < names_by_index_.size()) name = names_by_index_[i];
-    desc.name = name.empty() ? DefaultEventName(desc.attr) : name;
+    events_.SetName(i, name.empty() ? DefaultEventName(desc.attr) : name);
   }
-  events_ = EventTable(descs_);
-  events_stale_ = false;
 }
 
 void PerfDataReader::Scan(uint64_t begin, uint64_t end) {
@@ -394,7 +402,6 @@ void PerfDataReader::Scan(uint64_t begin, uint64_t end) {
     chunk.offset = at;
   };
   auto kernel = [&](std::span<const std::byte> record) {
-    if (events_stale_) FinishEvents();
     ChunkHeader& h = chunk.header;
     ++h.record_count;
     h.raw_size += record.size();
@@ -453,7 +460,7 @@ void PerfDataReader::Scan(uint64_t begin, uint64_t end) {
     finalized_ = false;
     Warn(fmt::format("{}: {}; the records after it are skipped", path_, walker.problem()));
   }
-  FinishEvents();
+  NameEvents();
 }
 
 void PerfDataReader::FindKernelSymbols(const PerfDataHost& host) {

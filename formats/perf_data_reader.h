@@ -76,9 +76,12 @@ class PerfDataReader final : public RecordingFile {
   void AddAttrRecord(std::span<const std::byte> record, uint64_t offset);
   void AddEventName(uint64_t id, std::string name);
   void Scan(uint64_t begin, uint64_t end);
-  // Names every event (from EVENT_DESC / EVENT_UPDATE, else from its
-  // type and config) and builds the event table.
-  void FinishEvents();
+  // Names every event: from EVENT_DESC / EVENT_UPDATE, else from its type
+  // and config.
+  void NameEvents();
+  // Whether an event with `ids` ids may be added: a crafted file may not
+  // make the table (and its index) grow without bound.
+  bool MayAddEvent(uint64_t ids);
   void FindKernelSymbols(const PerfDataHost& host);
   void Count(const std::string& what, uint64_t n = 1) { counts_by_name_[what] += n; }
   void Warn(std::string message) { warnings_.push_back(std::move(message)); }
@@ -87,11 +90,13 @@ class PerfDataReader final : public RecordingFile {
   MappedFile file_;
   bool pipe_ = false;
   bool finalized_ = true;
-  std::vector<EventDesc> descs_;
   std::map<uint64_t, std::string> names_by_id_;  // EVENT_DESC, EVENT_UPDATE
   std::vector<std::string> names_by_index_;      // EVENT_DESC of events without ids
   EventTable events_;
-  bool events_stale_ = true;  // descs_ changed since events_ was built
+  static constexpr size_t kMaxEvents = 4096;
+  static constexpr uint64_t kMaxIds = uint64_t{1} << 22;
+  uint64_t ids_ = 0;  // of every event so far
+  bool too_many_events_ = false;
   bool compressed_zstd_ = true;
   Metadata metadata_;
   Metadata build_ids_;

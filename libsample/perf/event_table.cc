@@ -25,24 +25,30 @@ int TrailerIdWordFromEnd(uint64_t sample_type) {
 
 }  // namespace
 
-EventTable::EventTable(std::vector<EventDesc> events) : events_(std::move(events)) {
-  if (events_.empty()) return;
-  sample_id_word_ = SampleIdWord(events_[0].attr.sample_type);
-  trailer_id_word_from_end_ = TrailerIdWordFromEnd(events_[0].attr.sample_type);
-  trailer_ids_ = true;
-  for (size_t i = 0; i < events_.size(); ++i) {
-    const perf_event_attr& attr = events_[i].attr;
-    for (uint64_t id : events_[i].ids) index_by_id_.emplace(id, i);
-    if (attr.sample_type != events_[0].attr.sample_type ||
-        attr.sample_id_all != events_[0].attr.sample_id_all) {
+EventTable::EventTable(std::vector<EventDesc> events) {
+  for (EventDesc& event : events) Add(std::move(event));
+}
+
+void EventTable::Add(EventDesc event) {
+  const perf_event_attr& attr = event.attr;
+  const size_t index = events_.size();
+  if (index == 0) {
+    sample_id_word_ = SampleIdWord(attr.sample_type);
+    trailer_id_word_from_end_ = TrailerIdWordFromEnd(attr.sample_type);
+    trailer_ids_ = true;
+  } else {
+    const perf_event_attr& first = events_[0].attr;
+    if (attr.sample_type != first.sample_type || attr.sample_id_all != first.sample_id_all) {
       uniform_ = false;
     }
     if (SampleIdWord(attr.sample_type) != sample_id_word_) sample_id_word_ = -1;
     if (TrailerIdWordFromEnd(attr.sample_type) != trailer_id_word_from_end_) {
       trailer_id_word_from_end_ = -1;
     }
-    trailer_ids_ &= attr.sample_id_all != 0;
   }
+  trailer_ids_ &= attr.sample_id_all != 0;
+  for (uint64_t id : event.ids) index_by_id_.emplace(id, index);
+  events_.push_back(std::move(event));
 }
 
 std::optional<size_t> EventTable::EventIndexForId(uint64_t id) const {

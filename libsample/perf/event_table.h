@@ -32,6 +32,12 @@ class EventTable {
   EventTable() = default;
   explicit EventTable(std::vector<EventDesc> events);
 
+  // One more event (a reader that meets them one at a time: perf.data's
+  // pipe mode); the same as building the table with it, in O(its ids).
+  void Add(EventDesc event);
+  // Renames event `index` (names may arrive after the records).
+  void SetName(size_t index, std::string name) { events_.at(index).name = std::move(name); }
+
   const std::vector<EventDesc>& events() const { return events_; }
   bool empty() const { return events_.empty(); }
 
