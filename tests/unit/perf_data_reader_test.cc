@@ -319,6 +319,27 @@ TEST_F(PerfDataReaderTest, KernelSymbolsFromPerfsBuildIdCache) {
             std::string::npos);
 }
 
+// A crafted pipe file may declare events without end: the table stops at
+// 4096 and says so, and the records after each attribute cost no rebuild.
+TEST_F(PerfDataReaderTest, EventsAreBoundedInNumber) {
+  PerfDataContents c = contents_;
+  c.event_desc = false;
+  c.events.clear();
+  c.records.clear();
+  for (uint64_t i = 0; i < 5000; ++i) {
+    c.events.push_back({contents_.events[0].attr, "", {1000 + i}});
+  }
+  Bytes pipe = testing::BuildPerfDataPipe(c);
+  for (int i = 0; i < 100; ++i) {
+    for (const Bytes& r : kernel_) pipe.insert(pipe.end(), r.begin(), r.end());
+  }
+  auto opened = Open(pipe);
+  ASSERT_TRUE(opened) << opened.error().message;
+  EXPECT_EQ(opened->reader->events().events().size(), 4096u);
+  ASSERT_FALSE(opened->reader->warnings().empty());
+  EXPECT_NE(opened->reader->warnings()[0].find("more than 4096 events"), std::string::npos);
+}
+
 TEST(OpenRecordingTest, RefusesBigEndianAndVersionOnePerfData) {
   Bytes big(104);
   const uint64_t magic = pd::kMagicBigEndian;
