@@ -292,6 +292,9 @@ int main(int argc, char** argv) {
       ("max-stack", po::value(&numbers.max_stack)->value_name("N"),
        "call chains of up to N frames (attr.sample_max_stack; default the kernel's "
        "kernel.perf_event_max_stack, 127), at most that sysctl")
+      ("raise-max-stack", po::bool_switch(&options.raise_max_stack),
+       "raise kernel.perf_event_max_stack to --max-stack for the recording (root or "
+       "CAP_SYS_ADMIN); set back when it ends, even if the recorder is killed")
       ("compression-level,z", po::value(&numbers.zstd_level),
        "zstd level (default 1, with the double-fast match finder; 0 stores chunks uncompressed)")
       ("pid,p", po::value(&options.target.pids), "record running processes (all threads)")

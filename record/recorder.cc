@@ -30,6 +30,7 @@
 #include "record/event_opener.h"
 #include "record/flight_window.h"
 #include "record/host_facts.h"
+#include "record/max_stack_raise.h"
 #include "record/postmortem_facts.h"
 #include "record/proc_synthesis.h"
 #include "record/record_summary.h"
@@ -130,6 +131,8 @@ class Recorder {
   RecordTarget target_;
   std::optional<EventOpener> opener_;
   std::unique_ptr<format::SampleFileWriter> writer_;
+  // --raise-max-stack: set back when the recorder ends (or by its guardian).
+  std::optional<RaisedMaxStack> raised_max_stack_;
   std::optional<CommandLauncher> launcher_;
   pid_t child_ = -1;  // the command, once launched
   sigset_t original_mask_{};
@@ -172,11 +175,21 @@ Result<void> Recorder::OpenEvents() {
     // which says nothing of the limit: say it here.
     const std::optional<int> limit = ReadPerfEventMaxStack();
     if (limit && options_.max_stack > static_cast<uint32_t>(*limit)) {
-      return Fail(fmt::format(
-          "--max-stack {} is above the kernel's limit, kernel.perf_event_max_stack = {}: raise "
-          "it first (as root: sysctl kernel.perf_event_max_stack={}; it applies to every "
-          "process, so set it back afterwards) or use --max-stack {}",
-          options_.max_stack, *limit, options_.max_stack, *limit));
+      if (!options_.raise_max_stack) {
+        return Fail(fmt::format(
+            "--max-stack {} is above the kernel's limit, kernel.perf_event_max_stack = {}: add "
+            "--raise-max-stack (root or CAP_SYS_ADMIN; set back when the recording ends), "
+            "raise it yourself (sysctl kernel.perf_event_max_stack={}) or use --max-stack {}",
+            options_.max_stack, *limit, options_.max_stack, *limit));
+      }
+      TRY_ASSIGN(auto raised, RaisedMaxStack::Raise(static_cast<int>(options_.max_stack)));
+      if (!options_.quiet) {
+        fmt::print(stderr,
+                   "sample-record: kernel.perf_event_max_stack raised from {} to {} for this "
+                   "recording\n",
+                   raised.old_value(), options_.max_stack);
+      }
+      raised_max_stack_.emplace(std::move(raised));
     }
   }
   defaults.delayed = options_.delay_ms != 0 || options_.start_disabled;

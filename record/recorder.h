@@ -35,6 +35,7 @@ struct RecordOptions {
   uint64_t period = 0;                // -c: a sample every `period` events
   ChainCaptureOptions chain_capture;  // -g (fp) or --call-graph MODE
   uint32_t max_stack = 0;             // --max-stack: frames per chain; 0: the kernel's limit
+  bool raise_max_stack = false;       // --raise-max-stack: raise the sysctl to max_stack
   size_t mmap_pages = 128;            // data pages per CPU ring buffer (512 KiB)
   int zstd_level = 1;
   double duration_s = 0;        // --duration; 0 = until the target ends

@@ -4,16 +4,19 @@
 // address) and which call chain the kernel adds. The unwinding itself is the
 // reporter's and is tested there.
 #include <linux/perf_event.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <fstream>
 #include <map>
 #include <optional>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -417,6 +420,57 @@ TEST_F(CallGraphTest, MaxStackKeepsDeepChainsAndCutOnesAreCounted) {
   EXPECT_GE(ShareThroughMain(folded.out), 0.99);
   const RunResult whole = RunTool({kReport, "-i", deep, "--stats"}, dir_);
   EXPECT_EQ(whole.out.find("chains cut"), std::string::npos) << whole.out;
+}
+
+int ReadMaxStack() {
+  int value = 0;
+  std::ifstream("/proc/sys/kernel/perf_event_max_stack") >> value;
+  return value;
+}
+
+// Polls the sysctl for up to five seconds until it reads `value`.
+bool MaxStackBecomes(int value) {
+  for (int i = 0; i < 100; ++i) {
+    if (ReadMaxStack() == value) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return false;
+}
+
+// --raise-max-stack raises the sysctl for the recording, which then reaches
+// main, and sets it back when the recorder ends: normally, and when the
+// recorder and its command are killed with SIGKILL (the guardian process
+// does it then).
+TEST_F(CallGraphTest, RaiseMaxStackIsSetBackEvenAfterSIGKILL) {
+  if (geteuid() != 0) GTEST_SKIP() << "raising kernel.perf_event_max_stack needs root";
+  const int old = ReadMaxStack();
+  ASSERT_GT(old, 0);
+  ASSERT_LT(old, 512) << "the test needs the sysctl below 512";
+  const MaxStackSysctl guard(old);  // set back whatever happens below
+  if (!guard.ok()) GTEST_SKIP() << "kernel.perf_event_max_stack cannot be written here";
+
+  const std::string deep = dir_ / "raised.data";
+  RunResult rec = RunTool({kRecord, "-e", "cpu-clock", "-g", "--max-stack", "512",
+                           "--raise-max-stack", "-F", "1000", "-o", deep, "--", kUnwindFp, "deep",
+                           "200", "0.5"},
+                          dir_);
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  EXPECT_NE(rec.err.find("raised from " + std::to_string(old) + " to 512"), std::string::npos)
+      << rec.err;
+  EXPECT_EQ(ReadMaxStack(), old);
+  const RunResult folded = RunTool({kReport, "-i", deep, "--format", "folded"}, dir_);
+  ASSERT_EQ(folded.exit_code, 0) << folded.err;
+  EXPECT_GE(ShareThroughMain(folded.out), 0.99);
+
+  const pid_t recorder = Start({kRecord, "-e", "cpu-clock", "-g", "--max-stack", "512",
+                                "--raise-max-stack", "-o", dir_ / "killed.data", "--", kUnwindFp,
+                                "deep", "200", "5"},
+                               dir_, "killed");
+  EXPECT_TRUE(MaxStackBecomes(512)) << "the recorder did not raise the sysctl";
+  kill(-recorder, SIGKILL);  // the recorder and the command, its process group
+  rec = Wait(recorder, dir_, "killed");
+  EXPECT_EQ(rec.exit_code, 128 + SIGKILL) << rec.err;
+  EXPECT_TRUE(MaxStackBecomes(old)) << "still " << ReadMaxStack() << " after the recorder died";
 }
 
 }  // namespace
