@@ -176,7 +176,10 @@ Result<void> PerfDataReader::ReadAttrs(const perf_data::FileHeader& header) {
     } else {
       desc.ids.resize(ids.size / 8);
       if (!MayAddEvent(desc.ids.size())) break;
-      std::memcpy(desc.ids.data(), bytes.data() + ids.offset, desc.ids.size() * 8);
+      // (an empty vector's data() is null, which memcpy must not get)
+      if (!desc.ids.empty()) {
+        std::memcpy(desc.ids.data(), bytes.data() + ids.offset, desc.ids.size() * 8);
+      }
     }
     ids_ += desc.ids.size();
     events_.Add(std::move(desc));
@@ -363,7 +366,9 @@ void PerfDataReader::AddAttrRecord(std::span<const std::byte> record, uint64_t o
   std::memcpy(&desc.attr, body.data(), std::min<size_t>(attr_size, sizeof(desc.attr)));
   desc.ids.resize((body.size() - attr_size) / 8);
   if (!MayAddEvent(desc.ids.size())) return;
-  std::memcpy(desc.ids.data(), body.data() + attr_size, desc.ids.size() * 8);
+  if (!desc.ids.empty()) {
+    std::memcpy(desc.ids.data(), body.data() + attr_size, desc.ids.size() * 8);
+  }
   ids_ += desc.ids.size();
   events_.Add(std::move(desc));
 }
@@ -398,6 +403,8 @@ void PerfDataReader::Scan(uint64_t begin, uint64_t end) {
       chunk.header.stored_size = at - chunk.offset;
       chunks_.push_back(chunk);
     }
+    // Read again when the chunk is decoded: not resident meanwhile.
+    file_.Release(chunk.offset, at - chunk.offset);
     chunk = ChunkRef{};
     chunk.offset = at;
   };
@@ -488,6 +495,7 @@ Result<void> PerfDataReader::ReadPayloadInto(const ChunkRef& chunk, Payload& out
   auto user = [](const perf_event_header&, std::span<const std::byte>, uint64_t) {};
   while (!overflow && walker.Step(kernel, user)) {
   }
+  file_.Release(chunk.offset, chunk.header.stored_size);  // copied out
   // A problem after the chunk's last record (the scan stopped there too)
   // takes nothing from it.
   if (!overflow && written == dst.size()) return {};
