@@ -3,7 +3,9 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <utility>
@@ -28,6 +30,18 @@ Result<MappedFile> MappedFile::Open(const std::string& path) {
   // Reads are mostly one sequential pass.
   madvise(map, st.st_size, MADV_SEQUENTIAL);
   return MappedFile(static_cast<const std::byte*>(map), static_cast<size_t>(st.st_size));
+}
+
+void MappedFile::Release(uint64_t offset, uint64_t size) const {
+  if (offset >= size_) return;
+  size = std::min<uint64_t>(size, size_ - offset);
+  static const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  const uintptr_t begin = reinterpret_cast<uintptr_t>(data_) + offset;
+  const uintptr_t first = (begin + page - 1) / page * page;
+  const uintptr_t last = (begin + size) / page * page;
+  if (last <= first) return;
+  // A private, never written, file mapping: the pages come back unchanged.
+  madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
 }
 
 MappedFile::MappedFile(MappedFile&& other) noexcept

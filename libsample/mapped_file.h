@@ -22,6 +22,13 @@ class MappedFile {
 
   std::span<const std::byte> bytes() const { return {data_, size_}; }
 
+  // Drops this process's resident pages that lie wholly inside
+  // [offset, offset + size) (a page shared with a neighbouring range stays),
+  // so that a file read once, chunk by chunk, does not count in the
+  // reporter's memory in full. The bytes stay readable: the next read faults
+  // them back in from the page cache. Safe while other threads read.
+  void Release(uint64_t offset, uint64_t size) const;
+
  private:
   MappedFile(const std::byte* data, size_t size) : data_(data), size_(size) {}
   const std::byte* data_ = nullptr;
