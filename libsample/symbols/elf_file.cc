@@ -25,12 +25,13 @@ void InitLibelf() {
 
 }  // namespace
 
-Result<ElfFile> ElfFile::Open(const std::string& path) {
+Result<ElfFile> ElfFile::Open(const std::string& path, bool private_copy) {
   InitLibelf();
   // Paths come from recordings: a FIFO there would block, a device never
   // end; only a regular file is opened.
   TRY_ASSIGN(UniqueFd fd, OpenRegularFile(path));
-  Elf* elf = elf_begin(fd.get(), ELF_C_READ_MMAP, nullptr);
+  Elf* elf =
+      elf_begin(fd.get(), private_copy ? ELF_C_READ_MMAP_PRIVATE : ELF_C_READ_MMAP, nullptr);
   if (elf == nullptr) return Fail(fmt::format("{}: {}", path, elf_errmsg(-1)));
   ElfFile file(std::move(fd), elf);
   if (elf_kind(elf) != ELF_K_ELF) return Fail(fmt::format("{}: not an ELF file", path));

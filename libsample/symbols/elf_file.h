@@ -20,7 +20,10 @@ namespace sample {
 class ElfFile {
  public:
   // Errors name `path` and the reason (open, not regular, not ELF, header).
-  static Result<ElfFile> Open(const std::string& path);
+  // `private_copy`: the file is mapped copy-on-write, so that section
+  // headers may be changed in memory (DwarfFile hides sections it never
+  // reads); the file itself is never written.
+  static Result<ElfFile> Open(const std::string& path, bool private_copy = false);
 
   ElfFile(ElfFile&& other) noexcept;
   ElfFile& operator=(ElfFile&&) = delete;
