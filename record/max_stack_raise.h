@@ -7,7 +7,10 @@
 // cannot see (SIGKILL, a crash), a guardian process forked before the
 // change holds the read end of a pipe whose write end only the recorder
 // has: when the recorder dies for any reason the kernel closes that end,
-// the guardian's read returns, and it writes the old value back. The
+// the guardian's read returns, and it writes the old value back (if the
+// sysctl still holds ours; the kernel refuses while any event with call
+// chains exists, so both retry on EBUSY: the recorder for two seconds, the
+// guardian until it succeeds). The
 // guardian leaves the recorder's session and ignores terminal signals, so
 // a Ctrl-C or a kill of the process group does not take it first. Owns the
 // pipe's write end; the guardian exits on its own.
@@ -33,8 +36,10 @@ class RaisedMaxStack {
   int old_value() const { return old_; }
 
  private:
-  RaisedMaxStack(int old, UniqueFd guardian) : old_(old), guardian_(std::move(guardian)) {}
+  RaisedMaxStack(int old, int raised, UniqueFd guardian)
+      : old_(old), raised_(raised), guardian_(std::move(guardian)) {}
   int old_ = 0;
+  int raised_ = 0;
   UniqueFd guardian_;  // write end of the guardian's pipe; invalid once moved from
 };
 

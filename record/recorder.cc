@@ -128,11 +128,13 @@ class Recorder {
   Result<void> Snapshot();
 
   const RecordOptions& options_;
+  // --raise-max-stack: set back when the recorder ends (or by its
+  // guardian). Declared first so that it goes last, after the events and
+  // their ring buffers: the kernel refuses the change while they exist.
+  std::optional<RaisedMaxStack> raised_max_stack_;
   RecordTarget target_;
   std::optional<EventOpener> opener_;
   std::unique_ptr<format::SampleFileWriter> writer_;
-  // --raise-max-stack: set back when the recorder ends (or by its guardian).
-  std::optional<RaisedMaxStack> raised_max_stack_;
   std::optional<CommandLauncher> launcher_;
   pid_t child_ = -1;  // the command, once launched
   sigset_t original_mask_{};
