@@ -233,6 +233,7 @@ void JsonPrinter::Stats(const HeaderView& h, const LoadStats& stats) {
       .Field("libdw_walks", unwind.libdw_walks)
       .Field("leaf_samples", unwind.leaf_samples)
       .Field("leaf_callers_inserted", unwind.leaf_callers_inserted)
+      .Field("cut_chains_completed", unwind.cut_chains_completed)
       .EndObject();
   json_.Key("symbol_sources").BeginObject();
   for (const auto& [path, source] : stats.symbol_sources) json_.Field(path, source);

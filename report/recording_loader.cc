@@ -536,6 +536,7 @@ bool Loader::ApplySample(std::span<const std::byte> record, const perf_event_att
   if (!s) return false;
   ++out_.stats.samples;
   ++out_.stats.per_cpu[s->cpu].samples;
+  bool cut = false;
   if (!s->callchain.empty()) {
     // The kernel stores at most the limit's worth of frames, context
     // markers aside: a chain that long was cut.
@@ -543,6 +544,7 @@ bool Loader::ApplySample(std::span<const std::byte> record, const perf_event_att
     size_t frames = 0;
     for (size_t i = 0; i < s->callchain.size(); ++i) frames += !IsContextMarker(s->callchain[i]);
     if (frames >= limit) {
+      cut = true;
       ++out_.stats.cut_chains;
       out_.stats.chain_limit = std::max(out_.stats.chain_limit, limit);
     }
@@ -570,7 +572,7 @@ bool Loader::ApplySample(std::span<const std::byte> record, const perf_event_att
   out_.stats.unknown_group_reads += group_reads_.Add(*s, event, sample_reads_);
   sample.reads_count = static_cast<uint32_t>(sample_reads_.size() - sample.reads_begin);
   // Unwound samples get their stack when the unwinding stage flushes.
-  if (!options_.unwind || !unwinding_->Queue(samples_.size(), *s, attr)) {
+  if (!options_.unwind || !unwinding_->Queue(samples_.size(), *s, attr, cut)) {
     const UnresolvedStacks::StackRef stack =
         stacks_.StackOf(processes_, s->pid, s->ip, s->callchain);
     sample.frames_begin = stack.begin;

@@ -101,7 +101,8 @@ std::shared_ptr<const UnwindSpace> StackUnwinding::SpaceOf(uint32_t pid) {
   return space;
 }
 
-bool StackUnwinding::Queue(size_t index, const SampleRecord& sample, const perf_event_attr& attr) {
+bool StackUnwinding::Queue(size_t index, const SampleRecord& sample, const perf_event_attr& attr,
+                           bool cut) {
   const StackMode mode = StackModeOf(attr);
   if (mode == StackMode::kKernelChain || sample.regs_abi == PERF_SAMPLE_REGS_ABI_NONE) {
     return false;
@@ -114,6 +115,7 @@ bool StackUnwinding::Queue(size_t index, const SampleRecord& sample, const perf_
   item.ip = sample.ip;
   item.stack = sample.user_stack;
   item.callchain = sample.callchain;
+  item.cut = cut;
   if (mode == StackMode::kDwarf) {
     ++stats_.dwarf_samples;
   } else {
@@ -161,12 +163,30 @@ void StackUnwinding::Work(DwarfUnwinder& unwinder, Item& item) const {
       request.regs.pc != item.callchain[user_start]) {
     return;
   }
-  const std::optional<uint64_t> caller = unwinder.UnchainedCaller(request);
-  if (!caller) return;
-  const bool has_u1 = user_start + 1 < item.callchain.size();
-  if (has_u1 && *caller == item.callchain[user_start + 1]) return;
-  item.chain.insert(item.chain.begin() + static_cast<std::ptrdiff_t>(user_start + 1), *caller);
-  item.caller_inserted = true;
+  if (const std::optional<uint64_t> caller = unwinder.UnchainedCaller(request)) {
+    const bool has_u1 = user_start + 1 < item.callchain.size();
+    if (!has_u1 || *caller != item.callchain[user_start + 1]) {
+      item.chain.insert(item.chain.begin() + static_cast<std::ptrdiff_t>(user_start + 1), *caller);
+      item.caller_inserted = true;
+    }
+  }
+  if (item.cut) CompleteCutChain(unwinder, request, user_start, item);
+}
+
+void StackUnwinding::CompleteCutChain(DwarfUnwinder& unwinder, const UnwindRequest& request,
+                                      size_t user_start, Item& item) const {
+  // The copy's walk must repeat every user frame the kernel gave (the leaf
+  // fix's included) before its further frames are believed.
+  std::vector<uint64_t> walked;
+  unwinder.Unwind(request, &walked);
+  const std::span<const uint64_t> user(item.chain.data() + user_start,
+                                       item.chain.size() - user_start);
+  if (walked.size() <= user.size() || !std::equal(user.begin(), user.end(), walked.begin())) {
+    return;
+  }
+  item.chain.insert(item.chain.end(), walked.begin() + static_cast<std::ptrdiff_t>(user.size()),
+                    walked.end());
+  item.completed = true;
 }
 
 void StackUnwinding::Flush(const std::function<void(size_t, std::span<const uint64_t>)>& done) {
@@ -185,8 +205,9 @@ void StackUnwinding::Flush(const std::function<void(size_t, std::span<const uint
     if (item.mode == StackMode::kDwarf) {
       ++stats_.stops[static_cast<size_t>(item.stop)];
       stats_.dwarf_frames += item.user_frames;
-    } else if (item.caller_inserted) {
-      ++stats_.leaf_callers_inserted;
+    } else {
+      stats_.leaf_callers_inserted += item.caller_inserted;
+      stats_.cut_chains_completed += item.completed;
     }
     done(item.index, item.chain);
   }

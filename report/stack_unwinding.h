@@ -8,7 +8,12 @@
 // --call-graph fp,leaf carry a frame-pointer chain plus the registers and a
 // few hundred bytes of stack: one CFI step from the leaf finds its real
 // caller, which the frame-pointer chain skips when the leaf had not set up
-// its frame (gcc omits that in leaf functions), and inserts it.
+// its frame (gcc omits that in leaf functions), and inserts it. When the
+// kernel cut such a chain at its frame limit (kernel.perf_event_max_stack),
+// the copy is walked with CFI as far as it goes, and where that walk
+// agrees with the kernel's frames and goes further, it replaces them: a
+// deep recursion then reaches main without raising the sysctl, given a copy
+// large enough (fp,leaf,16384).
 //
 // Samples are queued while records are applied and unwound together by
 // Flush() on `jobs` threads (each with its own DwarfUnwinder, so one Dwfl
@@ -60,6 +65,7 @@ struct UnwindStats {
   uint64_t dwarf_frames = 0;                       // user frames they gave
   uint64_t leaf_samples = 0;                       // fp,leaf samples checked
   uint64_t leaf_callers_inserted = 0;              // callers the fp chain had skipped
+  uint64_t cut_chains_completed = 0;               // cut fp chains the stack copy went past
   uint64_t missing_binaries = 0;                   // binaries not found for unwinding
   uint64_t cached_walks = 0;                       // x86_64 walks done with cached CFI rules alone
   uint64_t libdw_walks = 0;                        // walks done (or finished) by libdw
@@ -84,7 +90,9 @@ class StackUnwinding {
   // Queues sample `index` (the caller's numbering), written by an event
   // with `attr`, for unwinding; false if it needs none (not a dwarf or
   // fp,leaf event, or no user registers: then the recorded chain stands).
-  bool Queue(size_t index, const SampleRecord& sample, const perf_event_attr& attr);
+  // `cut`: the kernel's chain reached its frame limit.
+  bool Queue(size_t index, const SampleRecord& sample, const perf_event_attr& attr,
+             bool cut = false);
   bool empty() const { return queue_.empty(); }
   bool HasQueuedFor(uint32_t pid) const { return queued_pids_.contains(pid); }
 
@@ -116,6 +124,8 @@ class StackUnwinding {
     size_t user_frames = 0;  // dwarf: the unwound frames at the end of `chain`
     UnwindStop stop = UnwindStop::kComplete;
     bool caller_inserted = false;  // fp,leaf: the skipped caller was put back
+    bool cut = false;              // the kernel's chain reached its frame limit
+    bool completed = false;        // fp,leaf: ... and the copy's walk went past it
   };
   struct ResolvedBinary {
     std::string binary;
@@ -125,6 +135,10 @@ class StackUnwinding {
   std::shared_ptr<const UnwindSpace> SpaceOf(uint32_t pid);
   const ResolvedBinary& Resolve(uint32_t dso);
   void Work(DwarfUnwinder& unwinder, Item& item) const;
+  // fp,leaf, a chain the kernel cut: extends item.chain (user frames from
+  // `user_start`) with the frames the stack copy's CFI walk finds past it.
+  void CompleteCutChain(DwarfUnwinder& unwinder, const UnwindRequest& request, size_t user_start,
+                        Item& item) const;
 
   StackUnwindingOptions options_;
   const ProcessTable& processes_;

@@ -112,11 +112,13 @@ std::string SectionComments(const EventSection& s, const Recording& recording,
                        s.frames);
   }
   if (!recording.finalized) out += "# Warning: the file was not finalized; partial recording\n";
-  if (recording.stats.cut_chains != 0) {
+  // Chains the stack copy completed are whole again.
+  const uint64_t cut = recording.stats.cut_chains - recording.stats.unwind.cut_chains_completed;
+  if (cut != 0) {
     out += fmt::format(
         "# Warning: {} call chains cut at {} frames; their callers are missing (sample-record "
         "--max-stack)\n",
-        recording.stats.cut_chains, recording.stats.chain_limit);
+        cut, recording.stats.chain_limit);
   }
   if (s.filtered) {
     out += fmt::format("# Filtered: {} of {} samples kept; percentages of the {}\n", s.flat.samples,

@@ -44,8 +44,11 @@ std::string FormatStatsText(const HeaderView& h, const LoadStats& stats) {
   row("unknown event ids", stats.unknown_event_records);
   row("unknown group reads", stats.unknown_group_reads);
   if (stats.cut_chains != 0) {
+    const uint64_t completed = stats.unwind.cut_chains_completed;
     row(fmt::format("chains cut at {} frames", stats.chain_limit), stats.cut_chains,
-        " (their callers are missing: sample-record --max-stack)");
+        completed == 0
+            ? std::string(" (their callers are missing: sample-record --max-stack)")
+            : fmt::format(" ({} completed from the stack copy)", completed));
   }
   row("unknown frames", stats.unknown_frames, fmt::format(" of {} frames", stats.frames));
   row("missing binaries", stats.missing_binaries);
@@ -73,6 +76,9 @@ std::string FormatStatsText(const HeaderView& h, const LoadStats& stats) {
     out += "\nLeaf check (fp,leaf):\n";
     row("samples checked", unwind.leaf_samples);
     row("callers inserted", unwind.leaf_callers_inserted);
+    if (unwind.cut_chains_completed != 0) {
+      row("cut chains completed", unwind.cut_chains_completed);
+    }
   }
   if (!stats.symbol_sources.empty()) {
     out += "\nSymbols from:\n";

@@ -63,7 +63,7 @@ struct UnwindRequest {
   const UnwindSpace* space = nullptr;
   DwarfRegisters regs;
   std::span<const std::byte> stack;  // the copy, starting at regs.sp
-  size_t max_frames = 256;
+  size_t max_frames = 1024;  // the copy's size bounds the walk first, mostly
 };
 
 class DwarfUnwinder {

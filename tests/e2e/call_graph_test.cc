@@ -473,5 +473,32 @@ TEST_F(CallGraphTest, RaiseMaxStackIsSetBackEvenAfterSIGKILL) {
   EXPECT_TRUE(MaxStackBecomes(old)) << "still " << ReadMaxStack() << " after the recorder died";
 }
 
+// Without raising the sysctl: a 150-deep recursion (each frame holds 256
+// bytes, so ~43 KB of stack) is cut by the kernel at 127 frames, and with
+// fp,leaf and a copy that covers the stack the reporter walks the copy past
+// the cut and reaches main; with dwarf the copy is the user chain anyway.
+TEST_F(CallGraphTest, CutChainsAreCompletedFromTheStackCopy) {
+  const int limit = ReadMaxStack();
+  if (limit <= 0 || limit >= 150) {
+    GTEST_SKIP() << "kernel.perf_event_max_stack is " << limit << ": nothing is cut at depth 150";
+  }
+  for (const std::string mode : {"fp,leaf,60000", "dwarf,60000"}) {
+    const std::string data = dir_ / "deep.data";
+    const RunResult rec = RunTool({kRecord, "-e", "cpu-clock", "-F", "500", "--call-graph", mode,
+                                   "-m", "256", "-o", data, "--", kUnwindFp, "deep", "150", "0.6"},
+                                  dir_);
+    ASSERT_EQ(rec.exit_code, 0) << rec.err;
+    const RunResult folded = RunTool({kReport, "-i", data, "--format", "folded"}, dir_);
+    ASSERT_EQ(folded.exit_code, 0) << folded.err;
+    EXPECT_GE(ShareThroughMain(folded.out), 0.95) << mode << "\n" << folded.out.substr(0, 2000);
+    const RunResult stats = RunTool({kReport, "-i", data, "--stats"}, dir_);
+    if (mode.starts_with("fp")) {
+      EXPECT_NE(stats.out.find("completed from the stack copy)"), std::string::npos) << stats.out;
+    } else {
+      EXPECT_EQ(stats.out.find("chains cut"), std::string::npos) << stats.out;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace sample::e2e
