@@ -121,10 +121,13 @@ bool StackUnwinding::Queue(size_t index, const SampleRecord& sample, const perf_
   } else {
     ++stats_.leaf_samples;
   }
-  // 32-bit processes (PERF_SAMPLE_REGS_ABI_32) are not unwound.
-  auto regs = sample.regs_abi == PERF_SAMPLE_REGS_ABI_64
-                  ? ToDwarfRegisters(options_.arch, attr.sample_regs_user, sample.user_regs)
-                  : std::nullopt;
+  // A 32-bit process (PERF_SAMPLE_REGS_ABI_32) on an x86_64 kernel is
+  // unwound as i386: libdw takes the backend from its modules' ELF headers.
+  Arch arch = options_.arch;
+  if (sample.regs_abi == PERF_SAMPLE_REGS_ABI_32) {
+    arch = arch == Arch::kX86_64 ? Arch::kI386 : Arch::kUnknown;
+  }
+  auto regs = ToDwarfRegisters(arch, attr.sample_regs_user, sample.user_regs);
   if (regs) {
     item.regs = *regs;
     item.space = SpaceOf(sample.pid);

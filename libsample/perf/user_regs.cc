@@ -19,6 +19,12 @@ constexpr std::array<int, 24> kX86PerfToDwarf = {
 constexpr int kX86Sp = 7;
 constexpr size_t kX86FrameRegs = 17;  // 0..16, the return address column included
 
+// The same perf numbers for an i386 process (their low 32 bits), to the
+// i386 DWARF numbering: eax ecx edx ebx esp ebp esi edi, return address 8.
+constexpr std::array<int, 9> kI386PerfToDwarf = {0, 3, 1, 2, 6, 7, 5, 4, kPc};
+constexpr int kI386Sp = 4;
+constexpr size_t kI386FrameRegs = 9;  // 0..8, the return address column included
+
 // aarch64 perf numbers: X0..X28, X29 (fp), LR (x30), SP, PC; DWARF numbers
 // x0..x30 as 0..30 and sp as 31; the pc has no DWARF number.
 constexpr int kArm64PerfRegs = 33;
@@ -30,6 +36,9 @@ int PerfToDwarf(Arch arch, int perf_reg) {
     case Arch::kX86_64:
       return perf_reg < static_cast<int>(kX86PerfToDwarf.size()) ? kX86PerfToDwarf[perf_reg]
                                                                  : kNone;
+    case Arch::kI386:
+      return perf_reg < static_cast<int>(kI386PerfToDwarf.size()) ? kI386PerfToDwarf[perf_reg]
+                                                                  : kNone;
     case Arch::kAarch64:
       if (perf_reg < 32) return perf_reg;
       return perf_reg == 32 ? kPc : kNone;
@@ -56,6 +65,7 @@ Arch HostArch() {
 uint64_t UnwindRegsMask(Arch arch) {
   switch (arch) {
     case Arch::kX86_64:
+    case Arch::kI386:
       return 0x1ffull | 0xff0000ull;  // AX..IP and R8..R15
     case Arch::kAarch64:
       return (uint64_t{1} << kArm64PerfRegs) - 1;
@@ -68,6 +78,7 @@ uint64_t UnwindRegsMask(Arch arch) {
 uint64_t LeafRegsMask(Arch arch) {
   switch (arch) {
     case Arch::kX86_64:
+    case Arch::kI386:
       return (1ull << 6) | (1ull << 7) | (1ull << 8);  // BP, SP, IP
     case Arch::kAarch64:
       return (1ull << 29) | (1ull << 30) | (1ull << 31) | (1ull << 32);  // fp, lr, sp, pc
@@ -83,26 +94,44 @@ std::optional<DwarfRegisters> ToDwarfRegisters(Arch arch, uint64_t perf_mask,
   if (static_cast<size_t>(std::popcount(perf_mask)) != values.size()) return std::nullopt;
   DwarfRegisters regs;
   regs.arch = arch;
-  regs.count = arch == Arch::kX86_64 ? kX86FrameRegs : kArm64FrameRegs;
+  // The column CFI names the return address by, seeded with the pc.
+  int return_column = kNone;
+  int sp = kArm64Sp;
+  uint64_t width_mask = ~uint64_t{0};
+  switch (arch) {
+    case Arch::kX86_64:
+      regs.count = kX86FrameRegs;
+      return_column = 16;
+      sp = kX86Sp;
+      break;
+    case Arch::kI386:
+      regs.count = kI386FrameRegs;
+      return_column = 8;
+      sp = kI386Sp;
+      width_mask = 0xffffffff;
+      break;
+    case Arch::kAarch64:
+    case Arch::kUnknown:
+      regs.count = kArm64FrameRegs;
+      break;
+  }
   bool has_pc = false;
   size_t index = 0;
   for (uint64_t mask = perf_mask; mask != 0; mask &= mask - 1, ++index) {
     const int dwarf = PerfToDwarf(arch, std::countr_zero(mask));
-    const uint64_t value = values[index];
+    const uint64_t value = values[index] & width_mask;
     if (dwarf == kPc) {
       regs.pc = value;
       has_pc = true;
-      // x86_64 CFI names the return address column 16; seed it with the pc.
-      if (arch == Arch::kX86_64) {
-        regs.value[16] = value;
-        regs.present |= uint64_t{1} << 16;
+      if (return_column != kNone) {
+        regs.value[return_column] = value;
+        regs.present |= uint64_t{1} << return_column;
       }
     } else if (dwarf >= 0) {
       regs.value[dwarf] = value;
       regs.present |= uint64_t{1} << dwarf;
     }
   }
-  const int sp = arch == Arch::kX86_64 ? kX86Sp : kArm64Sp;
   if (!has_pc || !regs.Has(sp)) return std::nullopt;
   regs.sp = regs.value[sp];
   return regs;

@@ -18,7 +18,10 @@
 
 namespace sample {
 
-enum class Arch { kUnknown, kX86_64, kAarch64 };
+// kI386: a 32-bit process on an x86_64 kernel (PERF_SAMPLE_REGS_ABI_32):
+// the kernel gives its registers by x86_64 perf numbers, and its CFI uses
+// the i386 DWARF numbering. Never a recording host's architecture.
+enum class Arch { kUnknown, kX86_64, kAarch64, kI386 };
 
 // From uname's machine field as stored in the file ("x86_64", "aarch64").
 Arch ArchFromMachine(std::string_view machine);

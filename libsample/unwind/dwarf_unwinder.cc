@@ -111,11 +111,19 @@ bool MemoryRead(Dwfl* dwfl, Dwarf_Addr addr, Dwarf_Word* result, void* arg) {
   const UnwindRequest& request = *process->request;
   const uint64_t sp = request.regs.sp;
   const uint64_t size = request.stack.size();
-  if (addr >= sp && addr - sp <= size && size - (addr - sp) >= sizeof(*result)) {
-    std::memcpy(result, request.stack.data() + (addr - sp), sizeof(*result));
+  // A 32-bit process's words are 4 bytes: libdw takes what is read here
+  // whole (a CFA from DW_OP_deref, for one), so the rest must be zero.
+  const bool i386 = request.regs.arch == Arch::kI386;
+  const uint64_t word = i386 ? 4 : sizeof(*result);
+  if (addr >= sp && addr - sp <= size && size - (addr - sp) >= word) {
+    *result = 0;
+    std::memcpy(result, request.stack.data() + (addr - sp), word);
     return true;
   }
-  if (ReadFromElf(dwfl, addr, result)) return true;
+  if (ReadFromElf(dwfl, addr, result)) {
+    if (i386) *result &= 0xffffffff;
+    return true;
+  }
   process->memory_failure = addr >= sp && addr - sp < size + kStackReach
                                 ? UnwindStop::kStackTooSmall
                                 : UnwindStop::kBadMemory;

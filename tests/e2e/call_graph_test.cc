@@ -500,5 +500,40 @@ TEST_F(CallGraphTest, CutChainsAreCompletedFromTheStackCopy) {
   }
 }
 
+// A 32-bit process (split built with -m32) on the 64-bit kernel: its
+// symbols come from its ELF32 file, the kernel's frame-pointer chains reach
+// main, and --call-graph dwarf unwinds it as i386 (its registers arrive by
+// x86_64 perf numbers, its CFI uses i386 DWARF numbers, its words are 4
+// bytes).
+TEST_F(CallGraphTest, ThirtyTwoBitProcessRecordsAndUnwinds) {
+#ifndef WORKLOAD_SPLIT32_PATH
+  GTEST_SKIP() << "the compiler cannot link -m32 programs (apt-get install gcc-multilib)";
+#else
+  for (const std::string mode : {"fp", "dwarf"}) {
+    const std::string data = dir_ / ("split32-" + mode + ".data");
+    const RunResult rec = RunTool({kRecord, "-e", "cpu-clock", "-F", "999", "--call-graph", mode,
+                                   "-o", data, "--", WORKLOAD_SPLIT32_PATH, "0.6"},
+                                  dir_);
+    ASSERT_EQ(rec.exit_code, 0) << rec.err;
+    const RunResult flat = RunTool({kReport, "-i", data, "--no-children", "--sort", "sym"}, dir_);
+    ASSERT_EQ(flat.exit_code, 0) << flat.err;
+    const auto sixty = OverheadOf(flat.out, "compute_sixty");
+    const auto thirty = OverheadOf(flat.out, "compute_thirty");
+    ASSERT_TRUE(sixty && thirty) << mode << "\n" << flat.out;
+    EXPECT_NEAR(*sixty, 60.0, 8.0) << flat.out;
+    EXPECT_NEAR(*thirty, 30.0, 8.0) << flat.out;
+    const RunResult folded = RunTool({kReport, "-i", data, "--format", "folded"}, dir_);
+    ASSERT_EQ(folded.exit_code, 0) << folded.err;
+    EXPECT_GE(ShareThroughMain(folded.out), 0.95) << mode << "\n" << folded.out;
+    EXPECT_NE(folded.out.find(";main;run_round;compute_sixty "), std::string::npos) << folded.out;
+    if (mode == "dwarf") {
+      const RunResult stats = RunTool({kReport, "-i", data, "--stats"}, dir_);
+      EXPECT_EQ(stats.out.find("no user registers"), std::string::npos) << stats.out;
+      EXPECT_NE(stats.out.find("ended: complete:"), std::string::npos) << stats.out;
+    }
+  }
+#endif
+}
+
 }  // namespace
 }  // namespace sample::e2e

@@ -185,9 +185,14 @@ TEST(ByteReaderTest, ReadsPackedStructs) {
   ByteReader in(data);
   Packed p{};
   ASSERT_TRUE(in.Read(&p));
-  EXPECT_EQ(p.a, 9);
-  EXPECT_EQ(p.b, 0x12345678u);
-  EXPECT_EQ(p.c, 0xabcdu);
+  // Copied out first: EXPECT_EQ binds references, and a reference to a
+  // packed member is misaligned (UBSan stops there).
+  const uint8_t a = p.a;
+  const uint32_t b = p.b;
+  const uint16_t c = p.c;
+  EXPECT_EQ(a, 9);
+  EXPECT_EQ(b, 0x12345678u);
+  EXPECT_EQ(c, 0xabcdu);
   EXPECT_EQ(in.remaining(), 1u);
 }
 

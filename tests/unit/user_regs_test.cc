@@ -43,6 +43,30 @@ TEST(UserRegsTest, X86MaskAndDwarfNumbering) {
   EXPECT_EQ(regs->present, (uint64_t{1} << 17) - 1);
 }
 
+// A 32-bit process's registers, sampled with the x86_64 mask: the low 32
+// bits of AX..IP in i386 DWARF numbering, R8..R15 dropped.
+TEST(UserRegsTest, I386ProcessOnAnX86Kernel) {
+  const uint64_t mask = UnwindRegsMask(Arch::kI386);
+  EXPECT_EQ(mask, UnwindRegsMask(Arch::kX86_64));
+  std::vector<uint64_t> values = {0x100, 0x101, 0x102, 0x103, 0x104, 0x105, 0x106,
+                                  0xdeadbeef00000107, 0xf7f01000, 0, 0, 0, 0, 0, 0, 0, 0};
+  auto regs = ToDwarfRegisters(Arch::kI386, mask, ListOf(values));
+  ASSERT_TRUE(regs.has_value());
+  EXPECT_EQ(regs->count, 9u);
+  EXPECT_EQ(regs->value[0], 0x100u);  // eax
+  EXPECT_EQ(regs->value[1], 0x102u);  // ecx
+  EXPECT_EQ(regs->value[2], 0x103u);  // edx
+  EXPECT_EQ(regs->value[3], 0x101u);  // ebx
+  EXPECT_EQ(regs->value[4], 0x107u);  // esp, its low 32 bits
+  EXPECT_EQ(regs->value[5], 0x106u);  // ebp
+  EXPECT_EQ(regs->value[6], 0x104u);  // esi
+  EXPECT_EQ(regs->value[7], 0x105u);  // edi
+  EXPECT_EQ(regs->value[8], 0xf7f01000u);  // return address column = pc
+  EXPECT_EQ(regs->pc, 0xf7f01000u);
+  EXPECT_EQ(regs->sp, 0x107u);
+  EXPECT_EQ(regs->present, (uint64_t{1} << 9) - 1);
+}
+
 TEST(UserRegsTest, X86LeafMaskAndPerfsWiderMask) {
   // BP, SP, IP only.
   auto leaf = ToDwarfRegisters(Arch::kX86_64, LeafRegsMask(Arch::kX86_64), ListOf({6, 7, 8}));
