@@ -10,6 +10,16 @@
 
 namespace sample::e2e {
 
+// Built under AddressSanitizer (scripts/test_sanitized.sh), where the tools
+// run slower and use ASan's memory: tests of timing and memory figures say
+// so and skip (their logic still runs in the normal build).
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr bool kSanitized = true;
+#else
+inline constexpr bool kSanitized = false;
+#endif
+
+
 struct RunResult {
   int exit_code = -1;  // shell style: 128 + signal when killed
   std::string out;

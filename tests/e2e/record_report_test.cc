@@ -123,6 +123,7 @@ TEST_F(RecordReportTest, ForkedAndExecedChildrenAreNamed) {
 // A recorder killed with SIGKILL leaves no trailer; the chunks it flushed
 // (at least twice a second) are still reported.
 TEST_F(RecordReportTest, KilledRecorderLeavesAReadableFile) {
+  if (kSanitized) GTEST_SKIP() << "a timing test: the sanitized recorder starts too slowly";
   const std::string data = dir_ / "killed.data";
   const pid_t recorder =
       Start({kRecord, "-F", "1000", "-o", data, "--", kSplit, "3"}, dir_, "killed");
@@ -147,6 +148,7 @@ TEST_F(RecordReportTest, KilledRecorderLeavesAReadableFile) {
 // of margin over the flush for a loaded machine), each file holds samples
 // of the workload's functions.
 TEST_F(RecordReportTest, RecorderKilledSoonAfterTheStartKeepsSamples) {
+  if (kSanitized) GTEST_SKIP() << "a timing test: the sanitized recorder starts too slowly";
   for (const int ms : {200, 250, 320, 410}) {
     const std::string data = dir_ / ("early" + std::to_string(ms) + ".data");
     const pid_t recorder =
