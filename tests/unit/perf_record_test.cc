@@ -211,7 +211,9 @@ TEST(PerfRecordTest, UserRegsAndStackAreParsed) {
   for (size_t i = 0; i < stack.size(); ++i) stack[i] = std::byte(i);
   const Bytes stack_block = testing::StackUserBlock(stack, 64);
   f.extra.insert(f.extra.end(), stack_block.begin(), stack_block.end());
-  auto s = ParseSample(testing::MakeSample(attr, f), attr);
+  // The parsed sample views the record's bytes: they must outlive it.
+  Bytes record = testing::MakeSample(attr, f);
+  auto s = ParseSample(record, attr);
   ASSERT_TRUE(s.has_value());
   EXPECT_EQ(s->regs_abi, uint64_t{PERF_SAMPLE_REGS_ABI_64});
   EXPECT_EQ(ToVector(s->user_regs), (std::vector<uint64_t>{11, 22, 33}));
@@ -223,7 +225,8 @@ TEST(PerfRecordTest, UserRegsAndStackAreParsed) {
   f.extra = testing::RegsUserBlock(PERF_SAMPLE_REGS_ABI_NONE, {});
   const Bytes empty_stack = testing::StackUserBlock({}, 0);
   f.extra.insert(f.extra.end(), empty_stack.begin(), empty_stack.end());
-  s = ParseSample(testing::MakeSample(attr, f), attr);
+  record = testing::MakeSample(attr, f);
+  s = ParseSample(record, attr);
   ASSERT_TRUE(s.has_value());
   EXPECT_TRUE(s->user_regs.empty());
   EXPECT_TRUE(s->user_stack.empty());
@@ -254,7 +257,8 @@ TEST(PerfRecordTest, RawAndBranchStackAreSkipped) {
   std::memcpy(f.extra.data() + 16, &nr, 8);
   const Bytes regs = testing::RegsUserBlock(PERF_SAMPLE_REGS_ABI_64, {77});
   f.extra.insert(f.extra.end(), regs.begin(), regs.end());
-  auto s = ParseSample(testing::MakeSample(attr, f), attr);
+  const Bytes record = testing::MakeSample(attr, f);
+  auto s = ParseSample(record, attr);
   ASSERT_TRUE(s.has_value());
   ASSERT_EQ(s->raw.size(), 12u);
   EXPECT_EQ(s->raw[0], std::byte{0xaa});
