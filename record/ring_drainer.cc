@@ -42,7 +42,61 @@ size_t ChunkCapacity(EventOpener& opener) {
   return capacity;
 }
 
+// Whether any event copies user stacks (--call-graph dwarf, fp,leaf).
+bool CopiesStacks(const EventTable& table) {
+  for (const EventDesc& e : table.events()) {
+    if ((e.attr.sample_type & PERF_SAMPLE_STACK_USER) && e.attr.sample_stack_user != 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
+
+size_t CompactStackCopies(std::span<std::byte> bytes, const EventTable& table) {
+  size_t kept = 0;  // bytes [0, kept) are final
+  size_t at = 0;    // the next record as drained
+  while (bytes.size() - at >= sizeof(perf_event_header)) {
+    perf_event_header h;
+    std::memcpy(&h, bytes.data() + at, sizeof(h));
+    if (h.size < sizeof(h) || h.size > bytes.size() - at) break;  // the rest stays as it is
+    std::byte* record = bytes.data() + at;
+    const size_t drained = h.size;
+    size_t size = drained;
+    if (h.type == PERF_RECORD_SAMPLE) {
+      const std::span<const std::byte> view(record, size);
+      const auto event = table.EventIndexFor(view);
+      const perf_event_attr* attr = event ? &table.events()[*event].attr : nullptr;
+      const auto sample = attr != nullptr && (attr->sample_type & PERF_SAMPLE_STACK_USER) != 0
+                              ? ParseSample(view, *attr)
+                              : std::nullopt;
+      if (sample && !sample->user_stack.empty()) {
+        // size, data[size], dyn_size: data keeps its dyn_size bytes
+        // (rounded up to 8, as the kernel's sizes are) and what follows
+        // moves up.
+        const size_t data = static_cast<size_t>(sample->user_stack.data() - view.data());
+        uint64_t copied = 0;
+        std::memcpy(&copied, record + data - 8, 8);
+        const uint64_t live = (sample->user_stack.size() + 7) & ~uint64_t{7};
+        if (live < copied && copied <= size - data) {
+          std::memcpy(record + data - 8, &live, 8);
+          const size_t tail = size - data - static_cast<size_t>(copied);  // dyn_size on
+          std::memmove(record + data + live, record + data + copied, tail);
+          size -= static_cast<size_t>(copied - live);
+          h.size = static_cast<uint16_t>(size);
+          std::memcpy(record, &h, sizeof(h));
+        }
+      }
+    }
+    if (kept != at) std::memmove(bytes.data() + kept, record, size);
+    kept += size;
+    at += drained;
+  }
+  // Anything past a malformed header goes along unchanged.
+  if (kept != at) std::memmove(bytes.data() + kept, bytes.data() + at, bytes.size() - at);
+  return kept + (bytes.size() - at);
+}
 
 RingDrainer::RingDrainer(EventOpener& opener, std::vector<int> cpus,
                          format::SampleFileWriter* writer, PostmortemFacts& facts)
@@ -53,7 +107,8 @@ RingDrainer::RingDrainer(EventOpener& opener, std::vector<int> cpus,
       table_(opener.Describe()),
       attr_(opener.first_attr()),
       counters_(cpus_.size()),
-      chunk_(ChunkCapacity(opener), opener.cpu_field(), CommonSampleTimeOffset(table_)) {}
+      chunk_(ChunkCapacity(opener), opener.cpu_field(), CommonSampleTimeOffset(table_)),
+      copies_stacks_(CopiesStacks(table_)) {}
 
 void RingDrainer::Account(size_t ring, std::span<const std::byte> bytes) {
   CpuCounters& c = counters_[ring];
@@ -87,6 +142,12 @@ void RingDrainer::DrainAll() {
     std::vector<std::byte>& buffer = chunk_.buffer();
     const size_t before = buffer.size();
     if (events[owners[ring]].ring().Drain(buffer) != 0) {
+      if (copies_stacks_) {
+        // Only the live part of each stack copy goes on: compressing and
+        // writing the rest of 8 KiB a sample is what kept the drain behind.
+        const std::span<std::byte> drained = std::span<std::byte>(buffer).subspan(before);
+        buffer.resize(before + CompactStackCopies(drained, table_));
+      }
       Account(ring, std::span<const std::byte>(buffer).subspan(before));
       chunk_.Appended(before, static_cast<uint32_t>(cpus_[ring]));
     }

@@ -24,6 +24,13 @@
 
 namespace sample::record {
 
+// Shrinks each user stack copy among the sample records in `bytes` to its
+// live part (dyn_size, rounded up to 8), moving the records up; returns
+// the bytes kept. Records it cannot parse go on unchanged. The records
+// stay valid for any reader of PERF_SAMPLE_STACK_USER: the copy's size
+// field says the new size.
+size_t CompactStackCopies(std::span<std::byte> bytes, const EventTable& table);
+
 // Asks the scheduler to run the calling (draining) thread as soon as a
 // ring-buffer wakeup arrives; see the definition for why and how.
 void RequestShortSlice();
@@ -71,6 +78,7 @@ class RingDrainer {
   perf_event_attr attr_{};  // the first event's: time and trailer layout are common to all
   std::vector<CpuCounters> counters_;  // per ring
   PendingChunk chunk_;
+  bool copies_stacks_ = false;  // some event copies user stacks: compact them
   uint64_t records_written_ = 0;
   uint64_t first_time_ = UINT64_MAX;
   uint64_t last_time_ = 0;
