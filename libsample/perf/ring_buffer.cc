@@ -31,10 +31,10 @@ size_t RingBuffer::Drain(std::vector<std::byte>& out) {
   }
   const size_t start = tail & (size_ - 1);
   const size_t first = std::min<size_t>(available, size_ - start);
-  const size_t old_size = out.size();
-  out.resize(old_size + available);
-  std::memcpy(out.data() + old_size, data_ + start, first);
-  std::memcpy(out.data() + old_size + first, data_, available - first);
+  // insert, not resize and copy: resize would zero the bytes first, a
+  // second pass over all of them (840 MB/s at 50 kHz with 8 KiB stacks).
+  out.insert(out.end(), data_ + start, data_ + start + first);
+  out.insert(out.end(), data_, data_ + (available - first));
   // Release orders the copies above before the kernel can observe the new
   // tail and overwrite the space (it reads data_tail with acquire semantics
   // in perf_output_begin).
