@@ -134,4 +134,10 @@ inline constexpr uint16_t kBuildIdSizeMisc = 1u << 15;  // PERF_RECORD_MISC_BUIL
 // event's name for an id.
 inline constexpr uint64_t kEventUpdateName = 2;
 
+// Whether [offset, offset + size) lies within `total` bytes (a section or
+// record of the file, checked before it is read).
+inline bool InRange(uint64_t offset, uint64_t size, uint64_t total) {
+  return offset <= total && size <= total - offset;
+}
+
 }  // namespace sample::format::perf_data

@@ -13,7 +13,7 @@
 // the copy is walked with CFI as far as it goes, and where that walk
 // agrees with the kernel's frames and goes further, it replaces them: a
 // deep recursion then reaches main without raising the sysctl, given a copy
-// large enough (fp,leaf,16384).
+// large enough (fp,leaf,60000 holds about 200 frames of 256 bytes).
 //
 // Samples are queued while records are applied and unwound together by
 // Flush() on `jobs` threads (each with its own DwarfUnwinder, so one Dwfl

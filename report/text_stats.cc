@@ -76,9 +76,6 @@ std::string FormatStatsText(const HeaderView& h, const LoadStats& stats) {
     out += "\nLeaf check (fp,leaf):\n";
     row("samples checked", unwind.leaf_samples);
     row("callers inserted", unwind.leaf_callers_inserted);
-    if (unwind.cut_chains_completed != 0) {
-      row("cut chains completed", unwind.cut_chains_completed);
-    }
   }
   if (!stats.symbol_sources.empty()) {
     out += "\nSymbols from:\n";

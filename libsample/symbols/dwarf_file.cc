@@ -19,20 +19,12 @@ constexpr std::string_view kUnreadSections[] = {
 };
 
 void HideUnreadSections(Elf* elf) {
-  size_t shstrndx = 0;
-  if (elf_getshdrstrndx(elf, &shstrndx) != 0) return;
-  for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn != nullptr; scn = elf_nextscn(elf, scn)) {
+  for (std::string_view name : kUnreadSections) {
+    Elf_Scn* scn = FindElfSection(elf, name);
     GElf_Shdr shdr;
-    if (gelf_getshdr(scn, &shdr) == nullptr || shdr.sh_type == SHT_NOBITS) continue;
-    const char* name = elf_strptr(elf, shstrndx, shdr.sh_name);
-    if (name == nullptr) continue;
-    for (std::string_view unread : kUnreadSections) {
-      if (unread == name) {
-        shdr.sh_type = SHT_NOBITS;
-        gelf_update_shdr(scn, &shdr);  // on failure the section is merely inflated
-        break;
-      }
-    }
+    if (scn == nullptr || gelf_getshdr(scn, &shdr) == nullptr) continue;
+    shdr.sh_type = SHT_NOBITS;
+    gelf_update_shdr(scn, &shdr);  // on failure the section is merely inflated
   }
 }
 
