@@ -30,9 +30,6 @@ namespace sample::format {
 struct WriterOptions {
   // zstd level; 0 stores chunks uncompressed.
   int zstd_level = 1;
-  // Added to the writer thread's nice value. A recorder raises it so that
-  // compressing a chunk never delays the thread draining ring buffers.
-  int nice_increment = 0;
   // The largest chunk payload written, declared in the file header (readers
   // refuse chunks that claim more): record chunks above it are split at
   // record boundaries; any other chunk above it is an error.
@@ -85,14 +82,22 @@ class SampleFileWriter {
   // not stall (a recorder's draining thread) uses this and tries again
   // later: the writer runs at a low priority and can be preempted while
   // holding the lock, for milliseconds when the CPUs are busy, longer than
-  // a small ring buffer lasts.
-  bool TrySubmitRecords(RecordsChunk& chunk);
+  // a small ring buffer lasts. When it succeeds and `spare` is given, a
+  // spare buffer (see TakeSpareBuffer) is moved there under the same lock,
+  // if there is one.
+  bool TrySubmitRecords(RecordsChunk& chunk, std::vector<std::byte>* spare = nullptr);
 
-  // A payload buffer the writer is done with (cleared, capacity kept), or
+  // A records buffer the writer is done with (cleared, capacity kept), or
   // an empty vector when none is spare or the lock is held (this never
   // waits either). Recorders build their next chunk in it: a fresh 4 MiB
   // buffer costs a page fault and a kernel page clear per 4 KiB, which was
-  // over half of sample-record's CPU at -F 50000.
+  // over half of sample-record's CPU at -F 50000. The writer keeps every
+  // records buffer it is handed until it is destroyed, so that it never
+  // frees one while recording: freeing a large block unmaps it (or trims
+  // the heap), which holds the process's mmap lock, and a draining thread
+  // that page-faults meanwhile waits for the low-priority writer to be
+  // run again (up to 13 ms seen at -F 50000 --call-graph dwarf: lost
+  // samples).
   std::vector<std::byte> TakeSpareBuffer();
 
   // Writes every queued chunk, then the trailer (its chunk offsets and
@@ -138,7 +143,7 @@ class SampleFileWriter {
   // one), so submitting never waits on the writer thread.
   std::counting_semaphore<> pending_{0};
   std::deque<Pending> queue_;
-  std::vector<std::vector<std::byte>> spare_;  // written payloads, for reuse
+  std::vector<std::vector<std::byte>> spare_;  // written records buffers, for reuse
   Result<void> status_;                        // first error; written by the writer thread
   std::atomic<bool> failed_{false};            // !status_, for other threads
 

@@ -344,9 +344,6 @@ Result<void> Recorder::Prepare() {
     TRY(MoveOldOutput(options_.output));
     format::WriterOptions writer_options;
     writer_options.zstd_level = options_.zstd_level;
-    // Compression yields to the draining thread (and to the target): a 4 MiB
-    // chunk takes milliseconds of zstd, as long as a small buffer lasts.
-    writer_options.nice_increment = 10;
     TRY_ASSIGN(auto writer, format::SampleFileWriter::Create(options_.output, writer_options));
     writer_ = std::move(writer);
   }

@@ -8,6 +8,7 @@
 
 #include "libsample/perf/perf_record.h"
 #include "libsample/perf/record_walker.h"
+#include "record/stack_compaction.h"
 
 namespace sample::record {
 namespace {
@@ -54,50 +55,6 @@ bool CopiesStacks(const EventTable& table) {
 
 }  // namespace
 
-size_t CompactStackCopies(std::span<std::byte> bytes, const EventTable& table) {
-  size_t kept = 0;  // bytes [0, kept) are final
-  size_t at = 0;    // the next record as drained
-  while (bytes.size() - at >= sizeof(perf_event_header)) {
-    perf_event_header h;
-    std::memcpy(&h, bytes.data() + at, sizeof(h));
-    if (h.size < sizeof(h) || h.size > bytes.size() - at) break;  // the rest stays as it is
-    std::byte* record = bytes.data() + at;
-    const size_t drained = h.size;
-    size_t size = drained;
-    if (h.type == PERF_RECORD_SAMPLE) {
-      const std::span<const std::byte> view(record, size);
-      const auto event = table.EventIndexFor(view);
-      const perf_event_attr* attr = event ? &table.events()[*event].attr : nullptr;
-      const auto sample = attr != nullptr && (attr->sample_type & PERF_SAMPLE_STACK_USER) != 0
-                              ? ParseSample(view, *attr)
-                              : std::nullopt;
-      if (sample && !sample->user_stack.empty()) {
-        // size, data[size], dyn_size: data keeps its dyn_size bytes
-        // (rounded up to 8, as the kernel's sizes are) and what follows
-        // moves up.
-        const size_t data = static_cast<size_t>(sample->user_stack.data() - view.data());
-        uint64_t copied = 0;
-        std::memcpy(&copied, record + data - 8, 8);
-        const uint64_t live = (sample->user_stack.size() + 7) & ~uint64_t{7};
-        if (live < copied && copied <= size - data) {
-          std::memcpy(record + data - 8, &live, 8);
-          const size_t tail = size - data - static_cast<size_t>(copied);  // dyn_size on
-          std::memmove(record + data + live, record + data + copied, tail);
-          size -= static_cast<size_t>(copied - live);
-          h.size = static_cast<uint16_t>(size);
-          std::memcpy(record, &h, sizeof(h));
-        }
-      }
-    }
-    if (kept != at) std::memmove(bytes.data() + kept, record, size);
-    kept += size;
-    at += drained;
-  }
-  // Anything past a malformed header goes along unchanged.
-  if (kept != at) std::memmove(bytes.data() + kept, bytes.data() + at, bytes.size() - at);
-  return kept + (bytes.size() - at);
-}
-
 RingDrainer::RingDrainer(EventOpener& opener, std::vector<int> cpus,
                          format::SampleFileWriter* writer, PostmortemFacts& facts)
     : opener_(opener),
@@ -141,13 +98,20 @@ void RingDrainer::DrainAll() {
   for (size_t ring = 0; ring < owners.size(); ++ring) {
     std::vector<std::byte>& buffer = chunk_.buffer();
     const size_t before = buffer.size();
-    if (events[owners[ring]].ring().Drain(buffer) != 0) {
-      if (copies_stacks_) {
-        // Only the live part of each stack copy goes on: compressing and
-        // writing the rest of 8 KiB a sample is what kept the drain behind.
-        const std::span<std::byte> drained = std::span<std::byte>(buffer).subspan(before);
-        buffer.resize(before + CompactStackCopies(drained, table_));
+    RingBuffer& source = events[owners[ring]].ring();
+    size_t drained = 0;
+    if (copies_stacks_) {
+      // Only the live part of each stack copy is copied out (see
+      // stack_compaction.h).
+      const RingBuffer::Unread unread = source.Peek();
+      if (unread.size() != 0) {
+        drained = AppendCompactingStacks(unread.first, unread.second, table_, buffer);
+        source.Consume(unread.head);
       }
+    } else {
+      drained = source.Drain(buffer);
+    }
+    if (drained != 0) {
       Account(ring, std::span<const std::byte>(buffer).subspan(before));
       chunk_.Appended(before, static_cast<uint32_t>(cpus_[ring]));
     }
@@ -162,7 +126,7 @@ bool RingDrainer::Flush(bool wait) {
     spare = divert_(std::move(chunk));
   } else if (wait) {
     writer_->SubmitRecords(std::move(chunk));
-  } else if (!writer_->TrySubmitRecords(chunk)) {
+  } else if (!writer_->TrySubmitRecords(chunk, &spare)) {
     chunk_.Restore(std::move(chunk));
     return false;
   }
@@ -171,7 +135,8 @@ bool RingDrainer::Flush(bool wait) {
     last_time_ = std::max(last_time_, range->second);
   }
   records_written_ += chunk_.records();
-  chunk_.Reset(divert_ ? std::move(spare) : writer_->TakeSpareBuffer());
+  if (wait && !divert_) spare = writer_->TakeSpareBuffer();
+  chunk_.Reset(std::move(spare));
   return true;
 }
 

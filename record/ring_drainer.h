@@ -24,13 +24,6 @@
 
 namespace sample::record {
 
-// Shrinks each user stack copy among the sample records in `bytes` to its
-// live part (dyn_size, rounded up to 8), moving the records up; returns
-// the bytes kept. Records it cannot parse go on unchanged. The records
-// stay valid for any reader of PERF_SAMPLE_STACK_USER: the copy's size
-// field says the new size.
-size_t CompactStackCopies(std::span<std::byte> bytes, const EventTable& table);
-
 // Asks the scheduler to run the calling (draining) thread as soon as a
 // ring-buffer wakeup arrives; see the definition for why and how.
 void RequestShortSlice();

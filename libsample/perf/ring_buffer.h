@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 namespace sample {
@@ -36,6 +37,20 @@ class RingBuffer {
   // is more than the buffer size ahead of the tail cannot come from a sane
   // kernel; it is treated as a full buffer.
   size_t Drain(std::vector<std::byte>& out);
+
+  // The unconsumed bytes without copying them: up to the end of the
+  // buffer, then from its start (empty unless they wrap). The kernel does
+  // not touch them until Consume(head) frees them, which a reader that
+  // copies only parts of records (the recorder's stack compaction) calls
+  // once done.
+  struct Unread {
+    std::span<const std::byte> first;
+    std::span<const std::byte> second;
+    uint64_t head = 0;
+    size_t size() const { return first.size() + second.size(); }
+  };
+  Unread Peek() const;
+  void Consume(uint64_t head);
 
  private:
   perf_event_mmap_page* meta_ = nullptr;

@@ -145,6 +145,27 @@ TEST(RingBufferTest, RecordStraddlingTheEndIsReassembled) {
   EXPECT_EQ(synthetic.meta().data_tail, start + 64);
 }
 
+// Peek lends the unread bytes in place, in two parts when they wrap, and
+// frees nothing until Consume.
+TEST(RingBufferTest, PeekLendsBothPartsAndConsumeFreesThem) {
+  const uint64_t start = 5 * kDataSize - 24;
+  SyntheticRing synthetic(start);
+  RingBuffer ring = synthetic.Ring();
+  const Bytes record = NumberedRecord(7, 64);
+  ASSERT_TRUE(synthetic.Write(record));
+  const RingBuffer::Unread unread = ring.Peek();
+  ASSERT_EQ(unread.first.size(), 24u);
+  ASSERT_EQ(unread.second.size(), 40u);
+  EXPECT_EQ(unread.first.data(), synthetic.data() + kDataSize - 24);
+  EXPECT_EQ(unread.second.data(), synthetic.data());
+  EXPECT_EQ(unread.head, start + 64);
+  EXPECT_EQ(synthetic.meta().data_tail, start);  // not yet freed
+  EXPECT_EQ(ring.Available(), 64u);
+  ring.Consume(unread.head);
+  EXPECT_EQ(synthetic.meta().data_tail, start + 64);
+  EXPECT_EQ(ring.Peek().size(), 0u);
+}
+
 TEST(RingBufferTest, HeaderStraddlingTheEndIsReassembled) {
   const uint64_t start = 3 * kDataSize - 4;  // the 8-byte header itself is split
   SyntheticRing synthetic(start);

@@ -1,5 +1,6 @@
-// CompactStackCopies: the recorder keeps only the live part (dyn_size) of
-// each user stack copy, and the records stay readable.
+// AppendCompactingStacks: the recorder keeps only the live part (dyn_size)
+// of each user stack copy, and the records stay readable, wherever the ring
+// buffer's end cuts the stream.
 #include <linux/perf_event.h>
 
 #include <cstring>
@@ -10,7 +11,7 @@
 
 #include "libsample/perf/event_table.h"
 #include "libsample/perf/perf_record.h"
-#include "record/ring_drainer.h"
+#include "record/stack_compaction.h"
 #include "tests/unit/synthetic_records.h"
 
 namespace sample::record {
@@ -59,12 +60,13 @@ TEST(StackCompactionTest, StackCopiesShrinkToTheirLivePartAndStayReadable) {
   std::memcpy(other.data(), &h, sizeof(h));
   other[12] = std::byte{0x5a};
 
-  Bytes bytes;
+  Bytes in;
   for (const Bytes* r : std::initializer_list<const Bytes*>{&partial, &other, &full})
-    bytes.insert(bytes.end(), r->begin(), r->end());
-  const size_t kept = CompactStackCopies(bytes, table);
-  ASSERT_EQ(kept, bytes.size() - 40);
-  bytes.resize(kept);
+    in.insert(in.end(), r->begin(), r->end());
+  Bytes bytes;
+  const size_t kept = AppendCompactingStacks(in, {}, table, bytes);
+  ASSERT_EQ(kept, in.size() - 40);
+  ASSERT_EQ(bytes.size(), kept);
 
   size_t at = 0;
   auto next = [&] {
@@ -106,10 +108,39 @@ TEST(StackCompactionTest, AMalformedTailGoesOnUnchanged) {
   bytes.insert(bytes.end(), b, b + sizeof(bad));
   bytes.insert(bytes.end(), 24, std::byte{0x77});
   const Bytes tail(bytes.begin() + static_cast<std::ptrdiff_t>(first), bytes.end());
-  const size_t kept = CompactStackCopies(bytes, table);
+  Bytes out;
+  const size_t kept = AppendCompactingStacks(bytes, {}, table, out);
   ASSERT_EQ(kept, bytes.size() - 56);  // 64 - 8 bytes of the first copy
   EXPECT_TRUE(std::equal(tail.begin(), tail.end(),
-                         bytes.begin() + static_cast<std::ptrdiff_t>(first - 56)));
+                         out.begin() + static_cast<std::ptrdiff_t>(first - 56)));
+}
+
+// A ring buffer hands its bytes over in two parts when they wrap past its
+// end, cutting a record (or its header) anywhere: every cut gives the
+// output of the uncut stream, appended after what `out` held.
+TEST(StackCompactionTest, EveryCutOfTheStreamGivesTheSameRecords) {
+  const perf_event_attr attr = StackAttr();
+  EventDesc desc;
+  desc.attr = attr;
+  const EventTable table(std::vector<EventDesc>{desc});
+  Bytes in;
+  for (uint64_t live : {20u, 64u, 0u, 8u, 41u}) {
+    const Bytes r = StackSample(attr, live, live * 3);
+    in.insert(in.end(), r.begin(), r.end());
+  }
+  in.insert(in.end(), 5, std::byte{0x42});  // a partial header at the end
+  Bytes whole;
+  AppendCompactingStacks(in, {}, table, whole);
+  ASSERT_LT(whole.size(), in.size());
+  for (size_t cut = 0; cut <= in.size(); ++cut) {
+    const std::span<const std::byte> stream(in);
+    Bytes out = {std::byte{0xee}};
+    const size_t appended =
+        AppendCompactingStacks(stream.first(cut), stream.subspan(cut), table, out);
+    ASSERT_EQ(appended, whole.size()) << "cut at " << cut;
+    ASSERT_EQ(out[0], std::byte{0xee});
+    ASSERT_TRUE(std::equal(whole.begin(), whole.end(), out.begin() + 1)) << "cut at " << cut;
+  }
 }
 
 }  // namespace
