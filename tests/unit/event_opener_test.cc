@@ -272,10 +272,12 @@ TEST(EventOpenerTest, RingBufferMustHoldSeveralStackCopies) {
   auto opener = Create("cpu-clock", defaults);
   ASSERT_FALSE(opener);
   EXPECT_THAT(opener.error().message,
-              HasSubstr(fmt::format("-m 2 ({} KiB per CPU) holds fewer than four samples with "
+              HasSubstr(fmt::format("-m 2 ({} KiB per CPU) holds fewer than two samples with "
                                     "8192-byte user stack copies; use -m {} or more",
-                                    2 * page / 1024, 16)));
-  defaults.mmap_pages = 64 * 1024 / page;
+                                    2 * page / 1024, 8)));
+  defaults.mmap_pages = 4;  // 16 KiB: one sample
+  EXPECT_FALSE(Create("cpu-clock", defaults));
+  defaults.mmap_pages = 8;  // 32 KiB: three, as perf takes them
   EXPECT_TRUE(Create("cpu-clock", defaults));
   // Terms count too; fp,leaf's small copies fit a page, and -g copies none.
   defaults.chain_capture = ChainCaptureOptions{};
