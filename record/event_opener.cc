@@ -1,5 +1,6 @@
 #include "record/event_opener.h"
 
+#include <linux/capability.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -9,8 +10,10 @@
 #include <fmt/format.h>
 
 #include "libsample/events/event_filter.h"
+#include "libsample/perf/capabilities.h"
 #include "libsample/perf/perf_event_advice.h"
 #include "libsample/perf/perf_record.h"
+#include "record/ring_size.h"
 #include "record/stat_counters.h"
 
 namespace sample::record {
@@ -265,11 +268,21 @@ Result<EventOpener> EventOpener::Create(std::vector<EventSpec> specs,
     // draining thread asks for a short scheduler slice and so runs as soon
     // as it is woken (ring_drainer.cc, RequestShortSlice).
     attr.watermark = 1;
-    attr.wakeup_watermark =
-        static_cast<uint32_t>(defaults.mmap_pages * static_cast<size_t>(sysconf(_SC_PAGESIZE)) / 2);
     attrs.push_back(attr);
   }
-  TRY(CheckBufferFitsStacks(attrs, defaults.mmap_pages));
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  size_t pages = defaults.mmap_pages;
+  if (pages == 0) {
+    RingLimits limits;
+    limits.page_size = page;
+    limits.rings = target.cpus.empty() ? static_cast<size_t>(sysconf(_SC_NPROCESSORS_ONLN))
+                                       : target.cpus.size();
+    limits.memory_bytes = static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) * page;
+    limits.may_lock_more = HasEffectiveCapability(CAP_IPC_LOCK);
+    pages = ChooseRingPages(StackCopyBytesPerSecond(attrs), limits);
+  }
+  for (perf_event_attr& attr : attrs) attr.wakeup_watermark = static_cast<uint32_t>(pages * page / 2);
+  TRY(CheckBufferFitsStacks(attrs, pages));
   // The CPU field goes in at one place for every event, or the kernel
   // writes it (the writer does not look records' events up). So it does
   // when a sample can come near 64 KiB (large stack copies, very deep
@@ -289,7 +302,7 @@ Result<EventOpener> EventOpener::Create(std::vector<EventSpec> specs,
   }
   std::vector<bool> every_cpu;
   for (const EventSpec& spec : specs) every_cpu.push_back(OpenedOnEveryCpu(spec, target));
-  EventOpener opener(std::move(specs), std::move(attrs), defaults.mmap_pages, cpu_field, tracking,
+  EventOpener opener(std::move(specs), std::move(attrs), pages, cpu_field, tracking,
                      dummy_tracking);
   opener.every_cpu_ = std::move(every_cpu);
   return opener;

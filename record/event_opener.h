@@ -49,7 +49,7 @@ struct SamplingDefaults {
   // so the sideband is the dummy's too (it must not stop with them).
   bool separate_tracking = false;
   bool switch_events = false;
-  size_t mmap_pages = 128;
+  size_t mmap_pages = 0;  // -m; 0: not given (ChooseRingPages)
 };
 
 // Whether `spec` is opened once per CPU for every process instead of on
@@ -102,6 +102,10 @@ class EventOpener {
   // for a name no event has and for a group member (its leader switches
   // it).
   Result<size_t> FindSwitchable(std::string_view name) const;
+  // Data pages per ring buffer: -m, or as ChooseRingPages chose.
+  size_t mmap_pages() const { return mmap_pages_; }
+  // Every event's attr, as opened.
+  const std::vector<perf_event_attr>& attrs() const { return attrs_; }
   // The sideband's own dummy event, when there is one.
   std::optional<size_t> tracking_dummy() const {
     return dummy_tracking_ ? std::optional<size_t>(tracking_) : std::nullopt;

@@ -81,7 +81,7 @@ void PrintSummary(const RecordSummary& summary, const std::vector<CpuCounters>& 
   fmt::print(stderr,
              "sample-record: WARNING: {} samples lost ({}). Use a larger buffer (-m {}) or a "
              "lower frequency (-F {}){}.\n",
-             summary.lost_samples, per_cpu, options.mmap_pages * 4,
+             summary.lost_samples, per_cpu, summary.mmap_pages * 4,
              options.period == 0 ? frequency / 2 : 1000, smaller_stack);
   if (throttles != 0) {
     fmt::print(stderr,

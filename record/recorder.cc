@@ -35,6 +35,7 @@
 #include "record/proc_synthesis.h"
 #include "record/record_summary.h"
 #include "record/ring_drainer.h"
+#include "record/ring_size.h"
 #include "record/sampling_control.h"
 
 namespace sample::record {
@@ -239,6 +240,14 @@ Result<void> Recorder::OpenEvents() {
         return spec.kernel_excluded_by_default;
       })) {
     fmt::print(stderr, "{}", UserSpaceOnlyNote(*paranoid, "recording"));
+  }
+  const size_t pages = opener_->mmap_pages();
+  if (!options_.quiet && options_.mmap_pages == 0 && pages != kDefaultRingPages) {
+    fmt::print(stderr,
+               "sample-record: ring buffers of {} per CPU (-m {}) for {} of stack copies a "
+               "second per CPU; -m sets another size.\n",
+               HumanBytes(pages * static_cast<uint64_t>(sysconf(_SC_PAGESIZE))), pages,
+               HumanBytes(StackCopyBytesPerSecond(opener_->attrs())));
   }
   return {};
 }
@@ -670,6 +679,7 @@ Result<RecordSummary> Recorder::Finish(int exit_status) {
   summary.samples = trailer.header.sample_count;
   summary.lost_samples = trailer.header.lost_samples;
   summary.seconds = seconds;
+  summary.mmap_pages = opener_->mmap_pages();
   summary.exit_status = exit_status;
   if (status_line_) fmt::print(stderr, "\r\033[K");
   if (!options_.quiet) {

@@ -36,7 +36,7 @@ struct RecordOptions {
   ChainCaptureOptions chain_capture;  // -g (fp) or --call-graph MODE
   uint32_t max_stack = 0;             // --max-stack: frames per chain; 0: the kernel's limit
   bool raise_max_stack = false;       // --raise-max-stack: raise the sysctl to max_stack
-  size_t mmap_pages = 128;            // data pages per CPU ring buffer (512 KiB)
+  size_t mmap_pages = 0;              // -m: data pages per CPU ring; 0: chosen (ring_size.h)
   int zstd_level = 1;
   double duration_s = 0;        // --duration; 0 = until the target ends
   uint64_t delay_ms = 0;        // -D: start disabled, enable after this
@@ -59,6 +59,7 @@ struct RecordSummary {
   uint64_t bytes_written = 0;
   uint64_t raw_bytes = 0;
   double seconds = 0;
+  size_t mmap_pages = 0;  // data pages per ring buffer, as given or chosen
   int exit_status = 0;  // the command's, shell-style (128 + signal); 0 otherwise
 };
 
