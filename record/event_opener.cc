@@ -281,7 +281,9 @@ Result<EventOpener> EventOpener::Create(std::vector<EventSpec> specs,
     limits.may_lock_more = HasEffectiveCapability(CAP_IPC_LOCK);
     pages = ChooseRingPages(StackCopyBytesPerSecond(attrs), limits);
   }
-  for (perf_event_attr& attr : attrs) attr.wakeup_watermark = static_cast<uint32_t>(pages * page / 2);
+  for (perf_event_attr& attr : attrs) {
+    attr.wakeup_watermark = static_cast<uint32_t>(pages * page / 2);
+  }
   TRY(CheckBufferFitsStacks(attrs, pages));
   // The CPU field goes in at one place for every event, or the kernel
   // writes it (the writer does not look records' events up). So it does

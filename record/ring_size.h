@@ -16,16 +16,16 @@
 
 namespace sample::record {
 
-constexpr size_t kDefaultRingPages = 128;         // 512 KiB with 4 KiB pages
-constexpr uint64_t kRingStallBudgetMs = 10;       // of samples a ring holds
-constexpr size_t kLargestChosenRingBytes = 8 << 20;  // per CPU
+constexpr size_t kDefaultRingPages = 128;                 // 512 KiB with 4 KiB pages
+constexpr uint64_t kRingStallBudgetMs = 10;               // of samples a ring holds
+constexpr size_t kLargestChosenRingBytes = 8 << 20;       // per CPU
 constexpr uint64_t kLargestChosenTotalBytes = 256 << 20;  // all rings
 
 struct RingLimits {
   size_t page_size = 4096;
-  size_t rings = 1;             // CPUs with a ring
-  uint64_t memory_bytes = 0;    // physical memory; rings take at most 1/16
-  bool may_lock_more = false;   // CAP_IPC_LOCK: beyond perf_event_mlock_kb
+  size_t rings = 1;            // CPUs with a ring
+  uint64_t memory_bytes = 0;   // physical memory; rings take at most 1/16
+  bool may_lock_more = false;  // CAP_IPC_LOCK: beyond perf_event_mlock_kb
 };
 
 // The data bytes per second one CPU's ring receives from the events in

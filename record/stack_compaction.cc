@@ -19,7 +19,8 @@ std::span<const std::byte> Slice(std::span<const std::byte> first,
   if (at >= first.size()) return second.subspan(at - first.size(), n);
   const size_t head = first.size() - at;
   scratch.assign(first.begin() + static_cast<std::ptrdiff_t>(at), first.end());
-  scratch.insert(scratch.end(), second.begin(), second.begin() + static_cast<std::ptrdiff_t>(n - head));
+  scratch.insert(scratch.end(), second.begin(),
+                 second.begin() + static_cast<std::ptrdiff_t>(n - head));
   return scratch;
 }
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "report/sort_keys.h"
+#include "report/stack_unwinding.h"
 
 namespace sample::report {
 namespace {
@@ -234,6 +235,9 @@ void JsonPrinter::Stats(const HeaderView& h, const LoadStats& stats) {
       .Field("leaf_samples", unwind.leaf_samples)
       .Field("leaf_callers_inserted", unwind.leaf_callers_inserted)
       .Field("cut_chains_completed", unwind.cut_chains_completed)
+      .Field("stack_copy_size", unwind.stack_copy_size)
+      .Field("stack_read_p99", StackReachWithin(unwind, 0.99))
+      .Field("stack_read_max", StackReachWithin(unwind, 1.0))
       .EndObject();
   json_.Key("symbol_sources").BeginObject();
   for (const auto& [path, source] : stats.symbol_sources) json_.Field(path, source);

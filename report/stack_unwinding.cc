@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <thread>
 
 #include "libsample/symbols/elf_file.h"
@@ -34,6 +35,28 @@ StackMode StackModeOf(const perf_event_attr& attr) {
     return StackMode::kLeafFix;
   }
   return StackMode::kDwarf;
+}
+
+uint64_t StackReachWithin(const UnwindStats& stats, double fraction) {
+  uint64_t total = 0;
+  for (uint64_t n : stats.stack_reach) total += n;
+  if (total == 0) return 0;
+  const auto wanted = static_cast<uint64_t>(std::ceil(fraction * static_cast<double>(total)));
+  uint64_t seen = 0;
+  for (size_t i = 0; i < stats.stack_reach.size(); ++i) {
+    seen += stats.stack_reach[i];
+    if (seen >= wanted) return (i + 1) * kStackReachStep;
+  }
+  return kStackReachSteps * kStackReachStep;
+}
+
+std::optional<uint32_t> SmallerStackCopy(const UnwindStats& stats) {
+  uint64_t walks = 0;
+  for (uint64_t n : stats.stack_reach) walks += n;
+  const uint64_t within = StackReachWithin(stats, 0.99);
+  if (walks < 1000 || within == 0 || within * 4 > stats.stack_copy_size) return std::nullopt;
+  const uint64_t suggested = (within + within / 4 + 511) / 512 * 512;
+  return static_cast<uint32_t>(suggested);
 }
 
 StackUnwinding::StackUnwinding(const StackUnwindingOptions& options, const ProcessTable& processes,
@@ -118,6 +141,7 @@ bool StackUnwinding::Queue(size_t index, const SampleRecord& sample, const perf_
   item.cut = cut;
   if (mode == StackMode::kDwarf) {
     ++stats_.dwarf_samples;
+    stats_.stack_copy_size = std::max(stats_.stack_copy_size, attr.sample_stack_user);
   } else {
     ++stats_.leaf_samples;
   }
@@ -153,6 +177,7 @@ void StackUnwinding::Work(DwarfUnwinder& unwinder, Item& item) const {
     item.chain.push_back(static_cast<uint64_t>(PERF_CONTEXT_USER));
     const size_t first_user = item.chain.size();
     item.stop = request.space ? unwinder.Unwind(request, &item.chain) : UnwindStop::kNoRegisters;
+    item.stack_reach = request.space ? unwinder.last_stack_reach() : 0;
     item.user_frames = item.chain.size() - first_user;
     if (item.user_frames == 0) item.chain.pop_back();
     if (item.chain.empty()) item.chain.push_back(item.ip);
@@ -208,6 +233,10 @@ void StackUnwinding::Flush(const std::function<void(size_t, std::span<const uint
     if (item.mode == StackMode::kDwarf) {
       ++stats_.stops[static_cast<size_t>(item.stop)];
       stats_.dwarf_frames += item.user_frames;
+      if (item.stop == UnwindStop::kComplete) {
+        const size_t step = item.stack_reach == 0 ? 0 : (item.stack_reach - 1) / kStackReachStep;
+        ++stats_.stack_reach[std::min(step, kStackReachSteps - 1)];
+      }
     } else {
       stats_.leaf_callers_inserted += item.caller_inserted;
       stats_.cut_chains_completed += item.completed;

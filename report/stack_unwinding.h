@@ -59,6 +59,12 @@ enum class StackMode {
 };
 StackMode StackModeOf(const perf_event_attr& attr);
 
+// Complete dwarf walks are counted by how many bytes of their stack copy
+// the walk read (DwarfUnwinder::last_stack_reach), in steps of this many
+// bytes; the last step holds everything beyond.
+inline constexpr size_t kStackReachStep = 64;
+inline constexpr size_t kStackReachSteps = 1024;  // up to 64 KiB, the largest copy
+
 struct UnwindStats {
   uint64_t dwarf_samples = 0;                      // samples whose user stack was unwound
   std::array<uint64_t, kUnwindStopCount> stops{};  // why each of those walks ended
@@ -70,7 +76,20 @@ struct UnwindStats {
   uint64_t cached_walks = 0;                       // x86_64 walks done with cached CFI rules alone
   uint64_t libdw_walks = 0;                        // walks done (or finished) by libdw
   uint64_t unopened_modules = 0;                   // binary files libdw could not open
+  // Of the complete walks: how many read up to (i + 1) * kStackReachStep
+  // bytes of the copy; and the largest copy asked for (sample_stack_user).
+  std::array<uint64_t, kStackReachSteps> stack_reach{};
+  uint32_t stack_copy_size = 0;
 };
+
+// The stack copy size that `fraction` of the complete walks stayed within
+// (a multiple of kStackReachStep); 0 when there were none.
+uint64_t StackReachWithin(const UnwindStats& stats, double fraction);
+
+// A stack copy size worth suggesting: when at least 1,000 walks completed
+// and 99% of them read a quarter of the copy or less, that much with a
+// quarter more, rounded up to 512 bytes; nullopt otherwise.
+std::optional<uint32_t> SmallerStackCopy(const UnwindStats& stats);
 
 struct StackUnwindingOptions {
   unsigned jobs = 1;
@@ -121,7 +140,8 @@ class StackUnwinding {
     U64List callchain;
     // Filled by the workers.
     std::vector<uint64_t> chain;
-    size_t user_frames = 0;  // dwarf: the unwound frames at the end of `chain`
+    size_t user_frames = 0;    // dwarf: the unwound frames at the end of `chain`
+    uint64_t stack_reach = 0;  // dwarf: bytes of the copy the walk read
     UnwindStop stop = UnwindStop::kComplete;
     bool caller_inserted = false;  // fp,leaf: the skipped caller was put back
     bool cut = false;              // the kernel's chain reached its frame limit

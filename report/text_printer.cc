@@ -7,6 +7,7 @@
 #include "report/display_text.h"
 #include "report/text_call_graph.h"
 #include "report/text_header.h"
+#include "report/stack_unwinding.h"
 #include "report/text_script.h"
 #include "report/text_stats.h"
 #include "report/text_table.h"
@@ -119,6 +120,13 @@ std::string SectionComments(const EventSection& s, const Recording& recording,
         "# Warning: {} call chains cut at {} frames; their callers are missing (sample-record "
         "--max-stack)\n",
         cut, recording.stats.chain_limit);
+  }
+  if (const std::optional<uint64_t> size = SmallerStackCopy(recording.stats.unwind)) {
+    out += fmt::format(
+        "# Note: 99% of the DWARF walks read {} bytes or less of the {}-byte stack copies; "
+        "sample-record --call-graph dwarf,{} would keep their chains in less data\n",
+        StackReachWithin(recording.stats.unwind, 0.99), recording.stats.unwind.stack_copy_size,
+        *size);
   }
   if (s.filtered) {
     out += fmt::format("# Filtered: {} of {} samples kept; percentages of the {}\n", s.flat.samples,

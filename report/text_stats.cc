@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "report/display_text.h"
+#include "report/stack_unwinding.h"
 #include "report/text_header.h"
 
 namespace sample::report {
@@ -66,6 +67,11 @@ std::string FormatStatsText(const HeaderView& h, const LoadStats& stats) {
     for (size_t i = 0; i < unwind.stops.size(); ++i) {
       if (unwind.stops[i] == 0) continue;
       row(fmt::format("ended: {}", UnwindStopName(static_cast<UnwindStop>(i))), unwind.stops[i]);
+    }
+    if (const uint64_t within = StackReachWithin(unwind, 0.99); within != 0) {
+      row("stack read, 99% of walks", within,
+          fmt::format(" bytes or less (all: {} or less) of {}-byte copies",
+                      StackReachWithin(unwind, 1.0), unwind.stack_copy_size));
     }
     if (unwind.missing_binaries != 0) row("binaries not found", unwind.missing_binaries);
     if (unwind.unopened_modules != 0) row("binaries not opened", unwind.unopened_modules);

@@ -65,6 +65,7 @@ struct DwarfUnwinder::Process {
   // The sample being unwound, and what went wrong reading its memory.
   const UnwindRequest* request = nullptr;
   UnwindStop memory_failure = UnwindStop::kComplete;
+  uint64_t stack_reach = 0;  // bytes of the copy from sp that reads reached
   std::vector<uint64_t>* pcs = nullptr;
   size_t first_pc = 0;  // where this walk's frames start in *pcs
   bool hit_max_depth = false;
@@ -118,6 +119,7 @@ bool MemoryRead(Dwfl* dwfl, Dwarf_Addr addr, Dwarf_Word* result, void* arg) {
   if (addr >= sp && addr - sp <= size && size - (addr - sp) >= word) {
     *result = 0;
     std::memcpy(result, request.stack.data() + (addr - sp), word);
+    process->stack_reach = std::max(process->stack_reach, addr - sp + word);
     return true;
   }
   if (ReadFromElf(dwfl, addr, result)) {
@@ -367,13 +369,22 @@ DwarfUnwinder::Process* DwarfUnwinder::ProcessFor(const UnwindRequest& request) 
 }
 
 UnwindStop DwarfUnwinder::Unwind(const UnwindRequest& request, std::vector<uint64_t>* pcs) {
+  last_stack_reach_ = 0;
   if (request.space == nullptr || request.regs.count == 0) return UnwindStop::kNoRegisters;
-  const size_t first = pcs->size();
   Process* process = ProcessFor(request);
   if (process == nullptr) {
     pcs->push_back(request.regs.pc);
     return UnwindStop::kNoModule;
   }
+  process->stack_reach = 0;
+  const UnwindStop stop = Walk(process, request, pcs);
+  last_stack_reach_ = process->stack_reach;
+  return stop;
+}
+
+UnwindStop DwarfUnwinder::Walk(Process* process, const UnwindRequest& request,
+                               std::vector<uint64_t>* pcs) {
+  const size_t first = pcs->size();
   process->request = &request;
   process->memory_failure = UnwindStop::kComplete;
   if (use_rule_cache_ && request.regs.arch == Arch::kX86_64) {

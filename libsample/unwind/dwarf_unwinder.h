@@ -80,6 +80,9 @@ class DwarfUnwinder {
   // return addresses. Returns why the walk ended; the frames found before a
   // failure are kept.
   UnwindStop Unwind(const UnwindRequest& request, std::vector<uint64_t>* pcs);
+  // How many bytes of the last Unwind's stack copy, from the stack
+  // pointer, its reads reached: a copy of that size gives the same walk.
+  uint64_t last_stack_reach() const { return last_stack_reach_; }
 
   // For --call-graph fp,leaf: the sampled function's return address, when
   // its CFI at the sampled pc says it has not made rbp its frame pointer
@@ -106,11 +109,13 @@ class DwarfUnwinder {
 
  private:
   Process* ProcessFor(const UnwindRequest& request);
+  UnwindStop Walk(Process* process, const UnwindRequest& request, std::vector<uint64_t>* pcs);
 
   bool use_rule_cache_ = true;
   Counts counts_;
   std::unordered_map<uint32_t, std::unique_ptr<Process>> processes_;
   uint64_t uses_ = 0;  // a clock for evicting the least recently used
+  uint64_t last_stack_reach_ = 0;
 };
 
 }  // namespace sample

@@ -281,6 +281,36 @@ TEST_F(UnwindTest, EveryThreadUnwinds) {
   EXPECT_GE(b_ok * 100, b * 95) << b_ok << " of " << b;
 }
 
+// Shallow thread stacks read a few hundred bytes of 8 KiB copies: the
+// report says so and names a smaller copy, and a recording with that copy
+// unwinds as well.
+TEST_F(UnwindTest, TheReportNamesAStackCopyThatSuffices) {
+  auto complete_threads = [](const std::vector<Chain>& chains) {
+    size_t leaves = 0, complete = 0;
+    for (const Chain& chain : chains) {
+      if (chain.empty() || (chain[0].function != "a_leaf" && chain[0].function != "b_leaf")) {
+        continue;
+      }
+      ++leaves;
+      complete += Has(chain, "start_thread");
+    }
+    EXPECT_GT(leaves, 200u);
+    return complete * 100.0 / std::max<size_t>(leaves, 1);
+  };
+  EXPECT_GE(complete_threads(RecordChains({kNoFp, "threads", "0.6"}, "dwarf", "big-copy")), 95.0);
+  EXPECT_NE(stats_.find("stack read, 99% of walks"), std::string::npos) << stats_;
+  const RunResult header = RunTool({kReport, "-i", dir_ / "big-copy.data", "--header"}, dir_);
+  const std::string advice = "sample-record --call-graph dwarf,";
+  const size_t at = header.out.find(advice);
+  ASSERT_NE(at, std::string::npos) << header.out << stats_;
+  const size_t from = at + advice.size();
+  const std::string size = header.out.substr(from, header.out.find(' ', from) - from);
+  ASSERT_LE(std::stoul(size), 2048u) << header.out;
+  EXPECT_GE(complete_threads(RecordChains({kNoFp, "threads", "0.6"}, "dwarf," + size, "small")),
+            95.0)
+      << stats_;
+}
+
 TEST_F(UnwindTest, StackDeeperThanTheCopyIsTruncatedAndCounted) {
   // 64 frames of 256+ bytes: deeper than 8 KiB, within 64 KiB.
   const auto small = RecordChains({kNoFp, "deep", "64", "0.3"}, "dwarf", "deep-small");

@@ -231,6 +231,27 @@ TEST_F(DwarfUnwinderTest, RegistersMissing) {
   EXPECT_TRUE(pcs.empty());
 }
 
+// The stack a walk read is all it needs: a copy cut there walks the same,
+// one 8 bytes shorter does not (its last read was the final word), for
+// libdw's walk and the cached rules alike.
+TEST_F(DwarfUnwinderTest, StackReachIsTheCopyTheWalkNeeds) {
+  for (bool rules : {false, true}) {
+    DwarfUnwinder unwinder(rules);
+    std::vector<uint64_t> full;
+    const UnwindStop stop = unwinder.Unwind(Request(kCopy), &full);
+    const uint64_t reach = unwinder.last_stack_reach();
+    ASSERT_GT(reach, 0u);
+    ASSERT_LE(reach, kCopy);
+    std::vector<uint64_t> cut;
+    EXPECT_EQ(unwinder.Unwind(Request(reach), &cut), stop) << rules;
+    EXPECT_EQ(cut, full) << rules;
+    EXPECT_EQ(unwinder.last_stack_reach(), reach) << rules;
+    std::vector<uint64_t> shorter;
+    unwinder.Unwind(Request(reach - 8), &shorter);
+    EXPECT_NE(shorter, full) << rules;
+  }
+}
+
 TEST_F(DwarfUnwinderTest, CachedRulesWalkLikeLibdw) {
   // The same samples through libdw's walk and through the cached x86_64
   // rules: the same frames and the same reason to stop, whatever the copy.
