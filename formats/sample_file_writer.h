@@ -80,7 +80,7 @@ class SampleFileWriter {
   // The same without waiting: when the writer thread holds the queue's
   // lock, returns false and leaves `chunk` as it was. A thread that must
   // not stall (a recorder's draining thread) uses this and tries again
-  // later: the writer runs at a low priority and can be preempted while
+  // later: the writer can be preempted by busy workload threads while
   // holding the lock, for milliseconds when the CPUs are busy, longer than
   // a small ring buffer lasts. When it succeeds and `spare` is given, a
   // spare buffer (see TakeSpareBuffer) is moved there under the same lock,
@@ -95,7 +95,7 @@ class SampleFileWriter {
   // records buffer it is handed until it is destroyed, so that it never
   // frees one while recording: freeing a large block unmaps it (or trims
   // the heap), which holds the process's mmap lock, and a draining thread
-  // that page-faults meanwhile waits for the low-priority writer to be
+  // that page-faults meanwhile waits for the writer to be
   // run again (up to 13 ms seen at -F 50000 --call-graph dwarf: lost
   // samples).
   std::vector<std::byte> TakeSpareBuffer();

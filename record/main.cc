@@ -288,7 +288,9 @@ int main(int argc, char** argv) {
        "with CFI from every register and SIZE bytes of user stack, default 8192, at most "
        "65528; no frame pointers needed); no")
       ("mmap-pages,m", po::value(&numbers.mmap_pages), "ring buffer data pages per CPU "
-       "(a power of two; default 128 = 512 KiB)")
+       "(a power of two; default 128 = 512 KiB, or with --call-graph dwarf at a frequency and "
+       "CAP_IPC_LOCK enough for 10 ms of stack copies: at most 8 MiB per CPU, 256 MiB or 1/16 "
+       "of memory in all)")
       ("max-stack", po::value(&numbers.max_stack)->value_name("N"),
        "call chains of up to N frames (attr.sample_max_stack; default the kernel's "
        "kernel.perf_event_max_stack, 127), at most that sysctl")

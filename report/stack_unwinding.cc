@@ -55,6 +55,10 @@ std::optional<uint32_t> SmallerStackCopy(const UnwindStats& stats) {
   for (uint64_t n : stats.stack_reach) walks += n;
   const uint64_t within = StackReachWithin(stats, 0.99);
   if (walks < 1000 || within == 0 || within * 4 > stats.stack_copy_size) return std::nullopt;
+  // The reach is of complete walks only: walks the copy cut short needed
+  // more stack, so a smaller copy is advised only when they are rare.
+  const uint64_t cut_short = stats.stops[static_cast<size_t>(UnwindStop::kStackTooSmall)];
+  if (cut_short * 100 > walks + cut_short) return std::nullopt;
   const uint64_t suggested = (within + within / 4 + 511) / 512 * 512;
   return static_cast<uint32_t>(suggested);
 }

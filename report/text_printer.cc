@@ -123,7 +123,7 @@ std::string SectionComments(const EventSection& s, const Recording& recording,
   }
   if (const std::optional<uint64_t> size = SmallerStackCopy(recording.stats.unwind)) {
     out += fmt::format(
-        "# Note: 99% of the DWARF walks read {} bytes or less of the {}-byte stack copies; "
+        "# Note: 99% of the complete DWARF walks read {} bytes or less of the {}-byte stack copies; "
         "sample-record --call-graph dwarf,{} would keep their chains in less data\n",
         StackReachWithin(recording.stats.unwind, 0.99), recording.stats.unwind.stack_copy_size,
         *size);

@@ -69,7 +69,7 @@ std::string FormatStatsText(const HeaderView& h, const LoadStats& stats) {
       row(fmt::format("ended: {}", UnwindStopName(static_cast<UnwindStop>(i))), unwind.stops[i]);
     }
     if (const uint64_t within = StackReachWithin(unwind, 0.99); within != 0) {
-      row("stack read, 99% of walks", within,
+      row("stack read, 99% of complete walks", within,
           fmt::format(" bytes or less (all: {} or less) of {}-byte copies",
                       StackReachWithin(unwind, 1.0), unwind.stack_copy_size));
     }

@@ -35,5 +35,16 @@ TEST(StackReachTest, ASmallerCopyIsSuggestedOnlyWhenMostOfItGoesUnread) {
   EXPECT_EQ(SmallerStackCopy(stats), 3584u);  // 2624 + 656 = 3280 -> 3584
 }
 
+TEST(StackReachTest, NoSmallerCopyWhenTheCopyCutWalksShort) {
+  UnwindStats stats;
+  stats.stack_copy_size = 8192;
+  stats.stack_reach[6] = 1000;
+  auto& cut_short = stats.stops[static_cast<size_t>(UnwindStop::kStackTooSmall)];
+  cut_short = 10;  // 1% of the walks needed more than the copy: still advised
+  EXPECT_EQ(SmallerStackCopy(stats), 1024u);
+  cut_short = 1500;  // most walks needed more stack: a smaller copy would cut more
+  EXPECT_EQ(SmallerStackCopy(stats), std::nullopt);
+}
+
 }  // namespace
 }  // namespace sample::report
