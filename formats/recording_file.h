@@ -7,7 +7,7 @@
 // threads: each chunk is a run of kernel records exactly as the kernel
 // wrote them for the file's event attributes, with its time range known
 // before decoding so that records can be merged in time order
-// (report/ordered_records.h). OpenRecording picks the reader by the file's
+// (report/load/ordered_records.h). OpenRecording picks the reader by the file's
 // magic.
 #pragma once
 

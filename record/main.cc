@@ -13,7 +13,7 @@
 #include "libsample/perf/chain_capture.h"
 #include "libsample/perf/perf_event.h"
 #include "record/recorder.h"
-#include "record/stat_session.h"
+#include "record/counting/counting_session.h"
 
 namespace po = boost::program_options;
 

@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "libsample/perf/perf_record.h"
-#include "record/event_opener.h"
+#include "record/events/event_opener.h"
 #include "record/recorder.h"
 
 namespace sample::record {

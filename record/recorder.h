@@ -6,7 +6,7 @@
 // one ring buffer per CPU (other events on that CPU write into it through
 // PERF_EVENT_IOC_SET_OUTPUT), describes already-running targets from /proc,
 // then loops: poll the event fds, a signalfd and the --control FIFO
-// (record/control_fifo.h: enable and disable commands switch the sampling
+// (record/control/control_fifo.h: enable and disable commands switch the sampling
 // events, each switch written as a kControl chunk), drain every CPU's buffer
 // into the current chunk, hand full or half-second-old chunks to the file
 // writer's thread. When the command or the attached processes exit, the

@@ -12,13 +12,13 @@
 
 #include "libsample/model/flat_profile.h"
 #include "libsample/option_number.h"
-#include "report/call_graph_spec.h"
-#include "report/diff_runner.h"
-#include "report/display_text.h"
+#include "report/views/call_graph_spec.h"
+#include "report/diff/diff_runner.h"
+#include "report/text/display_text.h"
 #include "report/output_file.h"
 #include "report/output_format.h"
 #include "report/report_runner.h"
-#include "report/sort_keys.h"
+#include "report/views/sort_keys.h"
 
 namespace po = boost::program_options;
 

@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "libsample/model/flat_profile.h"
-#include "report/call_graph_spec.h"
-#include "report/export_input.h"
+#include "report/views/call_graph_spec.h"
+#include "report/export/export_input.h"
 #include "report/output_format.h"
-#include "report/recording_loader.h"
+#include "report/load/recording_loader.h"
 
 namespace sample::report {
 
@@ -51,7 +51,7 @@ struct ReportOptions {
   bool header_only = false;  // only the header
   bool stats = false;        // only the statistics
   bool script = false;       // one entry per sample instead of the profile
-  std::string diff_base;     // --diff BASE: compare BASE with `input` (report/diff_runner.h)
+  std::string diff_base;     // --diff BASE: compare BASE with `input` (report/diff/diff_runner.h)
 };
 
 }  // namespace sample::report

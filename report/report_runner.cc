@@ -9,14 +9,14 @@
 #include "libsample/comma_list.h"
 #include "libsample/cpu_list.h"
 #include "libsample/model/sample_filter.h"
-#include "report/diff_runner.h"
-#include "report/display_text.h"
-#include "report/event_sections.h"
-#include "report/exporter.h"
-#include "report/header_view.h"
-#include "report/json_printer.h"
-#include "report/script_view.h"
-#include "report/text_printer.h"
+#include "report/diff/diff_runner.h"
+#include "report/text/display_text.h"
+#include "report/views/event_sections.h"
+#include "report/export/exporter.h"
+#include "report/views/header_view.h"
+#include "report/json/json_printer.h"
+#include "report/views/script_view.h"
+#include "report/text/text_printer.h"
 
 namespace sample::report {
 namespace {

@@ -19,7 +19,7 @@
 namespace sample {
 
 // What flat-profile entries are grouped by, as perf report's --sort keys
-// (their names as typed are the reporter's syntax: report/sort_keys.h).
+// (their names as typed are the reporter's syntax: report/views/sort_keys.h).
 enum class SortKey { kComm, kPid, kTid, kDso, kSym, kCpu, kSrcline };
 
 struct CallNode {

@@ -2,7 +2,7 @@
 // --call-graph, and the perf_event_attr settings each way needs. Named
 // "chain capture" (after the kernel's PERF_SAMPLE_CALLCHAIN) so that "call
 // graph" keeps one meaning: how the reporter draws chains
-// (report/call_graph_spec.h). The option, the header's "call-graph = ..."
+// (report/views/call_graph_spec.h). The option, the header's "call-graph = ..."
 // text and the JSON key keep perf's spelling.
 //
 //   fp              the kernel walks frame pointers (PERF_SAMPLE_CALLCHAIN)

@@ -81,7 +81,7 @@ Bytes PerfRecordInput(const perf_event_attr& attr, const Bytes& record) {
 }
 
 void PerfRecordSeeds(SeedWriter& w) {
-  // The recorder's layout (record/event_opener.cc asks for these).
+  // The recorder's layout (record/events/event_opener.cc asks for these).
   constexpr uint64_t kRecorder = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
                                  PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
                                  PERF_SAMPLE_CALLCHAIN;

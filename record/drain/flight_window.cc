@@ -1,0 +1,125 @@
+#include "record/drain/flight_window.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "libsample/perf/record_walker.h"
+
+namespace sample::record {
+namespace {
+
+bool IsSideband(uint32_t type) {
+  switch (type) {
+    case PERF_RECORD_COMM:
+    case PERF_RECORD_MMAP:
+    case PERF_RECORD_MMAP2:
+    case PERF_RECORD_FORK:
+    case PERF_RECORD_EXIT:
+    case PERF_RECORD_KSYMBOL:
+    case PERF_RECORD_CGROUP:
+    case PERF_RECORD_NAMESPACES:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Calls fn(cpu, bytes) for each run of `chunk` (one run, CPU 0, when the
+// chunk has none).
+template <typename Fn>
+void ForEachRun(const format::RecordsChunk& chunk, Fn&& fn) {
+  const std::span<const std::byte> all(chunk.records);
+  if (chunk.cpu_runs.empty()) {
+    fn(0u, all);
+    return;
+  }
+  size_t start = 0;
+  for (const format::CpuRun& run : chunk.cpu_runs) {
+    const size_t end = std::min(run.end, all.size());
+    if (end > start) fn(run.cpu, all.subspan(start, end - start));
+    start = std::max(start, end);
+  }
+}
+
+}  // namespace
+
+uint64_t FlightByteCap(double seconds) {
+  const double cap = seconds * 32.0 * 1024 * 1024;
+  return std::max<uint64_t>(64ull << 20, static_cast<uint64_t>(cap));
+}
+
+FlightWindow::FlightWindow(uint64_t window_ns, uint64_t byte_cap, const perf_event_attr& attr,
+                           std::optional<CpuFieldPlace> cpu_field)
+    : window_ns_(window_ns), byte_cap_(byte_cap), attr_(attr) {
+  sideband_.cpu_field = cpu_field;
+  sideband_.time_min = UINT64_MAX;
+}
+
+void FlightWindow::KeepSideband(const format::RecordsChunk& chunk) {
+  std::vector<std::byte>& out = sideband_.records;
+  ForEachRun(chunk, [&](uint32_t cpu, std::span<const std::byte> bytes) {
+    const size_t before = out.size();
+    ForEachRecord(bytes, [&](const perf_event_header& header, std::span<const std::byte> record) {
+      if (!IsSideband(header.type)) return;
+      out.insert(out.end(), record.begin(), record.end());
+      ++sideband_.record_count;
+      if (const uint64_t time = RecordTime(record, attr_); time != 0) {
+        sideband_.time_min = std::min(sideband_.time_min, time);
+        sideband_.time_max = std::max(sideband_.time_max, time);
+      }
+    });
+    if (out.size() == before) return;
+    if (!sideband_.cpu_runs.empty() && sideband_.cpu_runs.back().cpu == cpu) {
+      sideband_.cpu_runs.back().end = out.size();
+    } else {
+      sideband_.cpu_runs.push_back({out.size(), cpu});
+    }
+  });
+}
+
+void FlightWindow::AddSideband(const format::RecordsChunk& chunk) { KeepSideband(chunk); }
+
+std::vector<std::byte> FlightWindow::Add(format::RecordsChunk chunk) {
+  const uint64_t newest = chunk.time_max;
+  window_bytes_ += chunk.records.size();
+  chunks_.push_back(std::move(chunk));
+  std::vector<std::byte> spare;
+  // A chunk goes when its newest record is older than the window; the
+  // last one always stays.
+  while (chunks_.size() > 1 &&
+         (chunks_.front().time_max + window_ns_ < newest || window_bytes_ > byte_cap_)) {
+    if (chunks_.front().time_max + window_ns_ >= newest) ++capped_chunks_;
+    KeepSideband(chunks_.front());
+    window_bytes_ -= chunks_.front().records.size();
+    std::vector<std::byte> buffer = std::move(chunks_.front().records);
+    chunks_.pop_front();
+    buffer.clear();
+    if (spare.capacity() < buffer.capacity()) spare = std::move(buffer);
+  }
+  return spare;
+}
+
+std::vector<CpuCounters> FlightWindow::Count(const std::vector<int>& cpus) const {
+  std::vector<CpuCounters> counters(std::max<size_t>(cpus.size(), 1));
+  auto index_of = [&](uint32_t cpu) -> size_t {
+    for (size_t i = 0; i < cpus.size(); ++i) {
+      if (cpus[i] == static_cast<int>(cpu)) return i;
+    }
+    return 0;  // per-thread rings (-1) and anything unknown: the first
+  };
+  for (const format::RecordsChunk& chunk : chunks_) {
+    ForEachRun(chunk, [&](uint32_t cpu, std::span<const std::byte> bytes) {
+      CpuCounters& c = counters[index_of(cpu)];
+      ForEachRecord(bytes, [&](const perf_event_header& header, std::span<const std::byte> r) {
+        if (header.type == PERF_RECORD_SAMPLE) {
+          ++c.samples;
+        } else {
+          CountLossRecord(header, r, attr_, &c);
+        }
+      });
+    });
+  }
+  return counters;
+}
+
+}  // namespace sample::record

@@ -1,0 +1,80 @@
+// RingDrainer: moves what the kernel wrote into the ring buffers to the
+// file writer, on the recording thread.
+//
+// DrainAll copies every CPU's new records into the pending chunk and
+// accounts for them on the way (samples and losses per CPU; mappings and
+// kernel addresses for the postmortem facts); Flush hands the chunk to the
+// writer, without waiting while recording. Owns the pending chunk and the
+// counts; uses the opener's rings and the writer, which outlive it.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include "formats/sample_file_writer.h"
+#include "libsample/perf/event_table.h"
+#include "record/events/event_opener.h"
+#include "record/drain/pending_chunk.h"
+#include "record/facts/postmortem_facts.h"
+#include "record/record_summary.h"
+
+namespace sample::record {
+
+// Asks the scheduler to run the calling (draining) thread as soon as a
+// ring-buffer wakeup arrives; see the definition for why and how.
+void RequestShortSlice();
+
+class RingDrainer {
+ public:
+  // `cpus`: the CPU of each ring, in the opener's ring_owners() order.
+  // `writer` may be null when every chunk is diverted (DivertTo).
+  RingDrainer(EventOpener& opener, std::vector<int> cpus, format::SampleFileWriter* writer,
+              PostmortemFacts& facts);
+
+  // Where chunks go instead of the writer (--flight-recorder's window);
+  // it returns a buffer to build the next chunk in (possibly empty).
+  using Divert = std::function<std::vector<std::byte>(format::RecordsChunk)>;
+  void DivertTo(Divert divert) { divert_ = std::move(divert); }
+
+  // Copies and accounts for everything between tail and head of every ring.
+  void DrainAll();
+  // Hands the pending chunk to the writer. With `wait` false this never
+  // blocks: if the writer thread holds its lock, returns false and the
+  // chunk grows until the next try.
+  bool Flush(bool wait);
+  // Whether the pending chunk is big enough to hand over.
+  bool chunk_full() const;
+  bool chunk_empty() const { return chunk_.empty(); }
+
+  // Records written to the file by others (the /proc snapshot), for the
+  // trailer's total.
+  void CountWritten(uint64_t records) { records_written_ += records; }
+
+  const std::vector<CpuCounters>& counters() const { return counters_; }
+  uint64_t records_written() const { return records_written_; }
+  // The earliest and latest record times handed over; nullopt: none.
+  std::optional<std::pair<uint64_t, uint64_t>> time_range() const;
+
+ private:
+  void Account(size_t ring, std::span<const std::byte> bytes);
+
+  EventOpener& opener_;
+  std::vector<int> cpus_;
+  format::SampleFileWriter* writer_;
+  Divert divert_;
+  PostmortemFacts& facts_;
+  EventTable table_;        // to parse records by the event that wrote them
+  perf_event_attr attr_{};  // the first event's: time and trailer layout are common to all
+  std::vector<CpuCounters> counters_;  // per ring
+  PendingChunk chunk_;
+  bool copies_stacks_ = false;  // some event copies user stacks: compact them
+  uint64_t records_written_ = 0;
+  uint64_t first_time_ = UINT64_MAX;
+  uint64_t last_time_ = 0;
+};
+
+}  // namespace sample::record

@@ -1,0 +1,222 @@
+#include "record/facts/kallsyms_snapshot.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cstdlib>
+#include <fstream>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "libsample/unique_fd.h"
+
+namespace sample::record {
+namespace {
+
+constexpr std::string_view kCacheMagic = "sample-kallsyms-cache v1";
+constexpr std::string_view kCachePrefix = "kallsyms-";
+
+struct AddressRange {
+  uint64_t begin = 0;
+  uint64_t end = 0;
+  bool Contains(uint64_t addr) const { return addr >= begin && addr < end; }
+};
+
+bool ReadAll(int fd, std::string& out) {
+  char buffer[1 << 16];
+  for (;;) {
+    const ssize_t n = read(fd, buffer, sizeof(buffer));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return false;
+    if (n == 0) return true;
+    out.append(buffer, static_cast<size_t>(n));
+  }
+}
+
+std::optional<uint64_t> ParseHex(std::string_view text) {
+  uint64_t value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value, 16);
+  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
+// The address of core kernel symbol `name` ("_stext"), from its line.
+std::optional<uint64_t> CoreSymbolAddress(std::string_view text, std::string_view name) {
+  const std::string needle = fmt::format(" T {}\n", name);
+  const size_t at = text.find(needle);
+  if (at == std::string_view::npos) return std::nullopt;
+  const size_t line_start = text.rfind('\n', at);
+  const size_t begin = line_start == std::string_view::npos ? 0 : line_start + 1;
+  return ParseHex(text.substr(begin, at - begin));
+}
+
+std::optional<AddressRange> CoreTextRange(std::string_view text) {
+  auto begin = CoreSymbolAddress(text, "_stext");
+  auto end = CoreSymbolAddress(text, "_etext");
+  if (!begin || !end || *begin == 0 || *end <= *begin) return std::nullopt;
+  return AddressRange{*begin, *end};
+}
+
+std::string CachePath(const KallsymsSnapshotOptions& options) {
+  return fmt::format("{}/{}{}", options.cache_dir, kCachePrefix, options.boot_id);
+}
+
+// The cached kallsyms text and the core text range from its first line, if
+// the cache exists, is ours, and belongs to this boot.
+std::optional<std::string> ReadCache(const KallsymsSnapshotOptions& options, AddressRange* core) {
+  UniqueFd fd(open(CachePath(options).c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+  struct stat st {};
+  if (!fd.valid() || fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+      (st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+    return std::nullopt;
+  }
+  std::string text;
+  text.reserve(static_cast<size_t>(st.st_size) + 1);
+  if (!ReadAll(fd.get(), text)) return std::nullopt;
+  // "<magic> <boot_id> <stext> <etext>\n"
+  const size_t eol = text.find('\n');
+  if (eol == std::string::npos) return std::nullopt;
+  const std::string_view header(text.data(), eol);
+  const std::string expected_start = fmt::format("{} {} ", kCacheMagic, options.boot_id);
+  if (!header.starts_with(expected_start)) return std::nullopt;
+  const std::string_view range = header.substr(expected_start.size());
+  const size_t space = range.find(' ');
+  if (space == std::string_view::npos) return std::nullopt;
+  auto begin = ParseHex(range.substr(0, space));
+  auto end = ParseHex(range.substr(space + 1));
+  if (!begin || !end || *end <= *begin) return std::nullopt;
+  *core = AddressRange{*begin, *end};
+  text.erase(0, eol + 1);
+  return text;
+}
+
+// Removes caches of earlier boots: each is a few MB and can never match again.
+void RemoveOtherCaches(const KallsymsSnapshotOptions& options) {
+  DIR* dir = opendir(options.cache_dir.c_str());
+  if (dir == nullptr) return;
+  const std::string keep = fmt::format("{}{}", kCachePrefix, options.boot_id);
+  while (const dirent* entry = readdir(dir)) {
+    const std::string_view name = entry->d_name;
+    if (name.starts_with(kCachePrefix) && name != keep) {
+      unlinkat(dirfd(dir), entry->d_name, 0);
+    }
+  }
+  closedir(dir);
+}
+
+bool MakeDirectories(const std::string& path) {
+  for (size_t slash = path.find('/', 1);; slash = path.find('/', slash + 1)) {
+    const std::string prefix = path.substr(0, slash);
+    if (mkdir(prefix.c_str(), 0700) != 0 && errno != EEXIST) return false;
+    if (slash == std::string::npos) return true;
+  }
+}
+
+// Best effort: a recording never fails because its cache could not be written.
+void WriteCache(const KallsymsSnapshotOptions& options, std::string_view text,
+                const AddressRange& core) {
+  if (!MakeDirectories(options.cache_dir)) return;
+  RemoveOtherCaches(options);
+  const std::string path = CachePath(options);
+  const std::string temp = fmt::format("{}.tmp.{}", path, getpid());
+  UniqueFd fd(open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600));
+  if (!fd.valid()) return;
+  std::string data =
+      fmt::format("{} {} {:x} {:x}\n", kCacheMagic, options.boot_id, core.begin, core.end);
+  data.append(text);
+  std::string_view rest = data;
+  while (!rest.empty()) {
+    const ssize_t n = write(fd.get(), rest.data(), rest.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      unlink(temp.c_str());
+      return;
+    }
+    rest.remove_prefix(static_cast<size_t>(n));
+  }
+  if (rename(temp.c_str(), path.c_str()) != 0) unlink(temp.c_str());
+}
+
+std::string ReadBootId() {
+  UniqueFd fd(open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC));
+  std::string id;
+  if (!fd.valid() || !ReadAll(fd.get(), id)) return {};
+  while (!id.empty() && (id.back() == '\n' || id.back() == ' ')) id.pop_back();
+  // It names a file: accept only the uuid alphabet.
+  const bool plain = std::all_of(id.begin(), id.end(), [](char c) {
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || c == '-';
+  });
+  return plain ? id : std::string();
+}
+
+}  // namespace
+
+KallsymsSnapshotOptions DefaultKallsymsSnapshotOptions() {
+  KallsymsSnapshotOptions options;
+  options.boot_id = ReadBootId();
+  if (const char* xdg = getenv("XDG_CACHE_HOME"); xdg != nullptr && xdg[0] == '/') {
+    options.cache_dir = fmt::format("{}/sample", xdg);
+  } else if (const char* home = getenv("HOME"); home != nullptr && home[0] == '/') {
+    options.cache_dir = fmt::format("{}/.cache/sample", home);
+  }
+  return options;
+}
+
+KallsymsSnapshot TakeKallsymsSnapshot(const std::vector<uint64_t>& addresses,
+                                      const KallsymsSnapshotOptions& options) {
+  KallsymsSnapshot snapshot;
+  if (addresses.empty()) return snapshot;
+  const bool use_cache = !options.cache_dir.empty() && !options.boot_id.empty();
+  if (use_cache) {
+    AddressRange core;
+    if (auto text = ReadCache(options, &core)) {
+      const bool all_core = std::all_of(addresses.begin(), addresses.end(),
+                                        [&](uint64_t a) { return core.Contains(a); });
+      if (all_core) {
+        snapshot.symbols = SelectKallsyms(*text, addresses);
+        snapshot.from_cache = !snapshot.symbols.empty();
+        if (snapshot.from_cache) return snapshot;
+      }
+    }
+  }
+  UniqueFd fd(open(options.kallsyms_path.c_str(), O_RDONLY | O_CLOEXEC));
+  std::string text;
+  text.reserve(8 << 20);  // one allocation for the whole file (5.4 MB on 6.18)
+  if (!fd.valid() || !ReadAll(fd.get(), text)) {
+    snapshot.note =
+        fmt::format("cannot read {}; kernel frames will show as [unknown]", options.kallsyms_path);
+    return snapshot;
+  }
+  snapshot.symbols = SelectKallsyms(text, addresses);
+  if (snapshot.symbols.empty()) {
+    // Either no sampled address lies inside the table, or the addresses are
+    // hidden (all zero); the full parse tells which, on this rare path only.
+    if (ParseKallsyms(text).empty()) {
+      // The kernel shows them to CAP_SYSLOG, and with kptr_restrict 0 to
+      // anyone while perf_event_paranoid is 1 or less (kallsyms_show_value).
+      const auto level = [](const char* path) {
+        std::ifstream in(path);
+        int value = 0;
+        return in >> value ? fmt::format("{}", value) : std::string("unknown");
+      };
+      snapshot.note = fmt::format(
+          "{} hides addresses from this user; kernel frames will show as [unknown]. They are "
+          "shown to root (CAP_SYSLOG) and, with kernel.kptr_restrict=0 (it is {}), to every user "
+          "while kernel.perf_event_paranoid is 1 or less (it is {}).",
+          options.kallsyms_path, level("/proc/sys/kernel/kptr_restrict"),
+          level("/proc/sys/kernel/perf_event_paranoid"));
+    }
+    return snapshot;
+  }
+  if (use_cache) {
+    if (auto core = CoreTextRange(text)) WriteCache(options, text, *core);
+  }
+  return snapshot;
+}
+
+}  // namespace sample::record

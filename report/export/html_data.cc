@@ -1,0 +1,233 @@
+#include "report/export/html_data.h"
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "libsample/model/stack_tree.h"
+
+// The document, one row a line:
+//   {"version":1,
+//   "header":{"command":...,"host":...,"os":...,"arch":...,"cpus":...,
+//     "recorder":...,"date":...,"duration_s":...,"samples":...,"lost":...,
+//     "finalized":...,"events":[["name",samples],...]},
+//   "weight":"samples"|"period","icicle":false,
+//   "funcs":[
+//   ["name","dso","kind"],        kind: user|kernel|jit|inlined|unknown|comm
+//   ...],
+//   "sections":[
+//   {"name":"cpu-clock","samples":N,"period":P,
+//   "table":[
+//   [func,self,total],            by total, then self, then name
+//   ...],
+//   "nodes":[                     flat, 4 numbers a node (parsed faster
+//   -1,-1,total,self,             than an array each): the root, then
+//   func,parent,total,self,       the others in preorder, children by
+//   ...]}                         name; `parent` is a node's index
+//   ,...]}
+// A command node (one per comm under the root) is a func of kind "comm".
+namespace sample::report {
+namespace {
+
+// Numbers the functions and commands the page shows, in order of first use.
+class FuncTable {
+ public:
+  explicit FuncTable(const ExportInput& input) : input_(input) {}
+
+  int Of(const StackNode& node) {
+    if (node.function == StackNode::kNone && node.comm == StackNode::kNone) return -1;
+    const bool comm = node.function == StackNode::kNone;
+    return Index(comm, comm ? node.comm : node.function);
+  }
+  int OfFunction(uint32_t function) { return Index(false, function); }
+  std::string Label(uint32_t function) const {
+    return FunctionLabel(input_.profile().function(function));
+  }
+
+  void Write(std::string& out) const {
+    const Profile& profile = input_.profile();
+    out += "\"funcs\":[";
+    for (size_t i = 0; i < rows_.size(); ++i) {
+      out += i == 0 ? "\n[" : ",\n[";
+      if (rows_[i].comm) {
+        AppendScriptSafeJsonString(out, profile.comm(rows_[i].id));
+        out += ",\"\",\"comm\"]";
+        continue;
+      }
+      const Function& f = profile.function(rows_[i].id);
+      AppendScriptSafeJsonString(out, FunctionLabel(f));
+      out += ',';
+      AppendScriptSafeJsonString(out, profile.dso_name(f.dso));
+      fmt::format_to(std::back_inserter(out), ",\"{}\"]", FrameKindName(input_.Kind(rows_[i].id)));
+    }
+    out += "],\n";
+  }
+
+ private:
+  int Index(bool comm, uint32_t id) {
+    auto& ids = comm ? comm_ids_ : function_ids_;
+    auto [it, inserted] = ids.try_emplace(id, rows_.size());
+    if (inserted) rows_.push_back({comm, id});
+    return static_cast<int>(it->second);
+  }
+
+  struct Row {
+    bool comm;
+    uint32_t id;
+  };
+  const ExportInput& input_;
+  std::vector<Row> rows_;
+  std::unordered_map<uint32_t, size_t> function_ids_, comm_ids_;
+};
+
+void WriteNodes(const ExportInput& input, const StackTree& tree, FuncTable& funcs,
+                std::string& out) {
+  const bool period = input.options.weight == ExportWeight::kPeriod;
+  // Preorder with an explicit stack; `number` maps tree ids to row numbers.
+  std::vector<uint32_t> number(tree.nodes().size());
+  std::vector<uint32_t> pending = {StackTree::kRoot};
+  uint32_t next = 0;
+  out += "\"nodes\":[";
+  while (!pending.empty()) {
+    const uint32_t id = pending.back();
+    pending.pop_back();
+    const StackNode& n = tree.node(id);
+    number[id] = next++;
+    const int64_t parent = n.parent == StackNode::kNone ? -1 : int64_t{number[n.parent]};
+    fmt::format_to(std::back_inserter(out), "{}\n{},{},{},{}", id == StackTree::kRoot ? "" : ",",
+                   funcs.Of(n), parent, period ? n.total_period : n.total_samples,
+                   period ? n.self_period : n.self_samples);
+    pending.insert(pending.end(), n.children.rbegin(), n.children.rend());
+  }
+  out += "]";
+}
+
+// Self and total per function; a sample counts once toward the total of
+// each function on its stack, however often the function recurses.
+void WriteTable(const ExportInput& input, const ExportSection& section, FuncTable& funcs,
+                std::string& out) {
+  struct KeyHash {
+    size_t operator()(const std::array<uint32_t, 2>& k) const {
+      return (size_t{k[0]} * 0x9E3779B97F4A7C15ull) ^ k[1];
+    }
+  };
+  // Samples sharing an interned stack share its functions: sum by stack first.
+  std::unordered_map<std::array<uint32_t, 2>, uint64_t, KeyHash> by_stack;
+  for (uint32_t index : section.samples) {
+    const ProfileSample& s = input.sample(index);
+    by_stack[{s.frames_begin, static_cast<uint32_t>(input.Frames(s).size())}] += input.Weight(s);
+  }
+  struct Sums {
+    uint64_t self = 0, total = 0;
+  };
+  std::unordered_map<uint32_t, Sums> sums;
+  std::vector<uint32_t> seen;
+  for (const auto& [key, weight] : by_stack) {
+    const auto frames =
+        input.profile().frames(ProfileSample{.frames_begin = key[0], .frames_count = key[1]});
+    if (frames.empty()) continue;
+    sums[frames.front()].self += weight;
+    seen.assign(frames.begin(), frames.end());
+    std::sort(seen.begin(), seen.end());
+    seen.erase(std::unique(seen.begin(), seen.end()), seen.end());
+    for (uint32_t f : seen) sums[f].total += weight;
+  }
+  struct Row {
+    uint32_t function;
+    Sums sums;
+    std::string label;
+  };
+  std::vector<Row> rows;
+  for (const auto& [f, s] : sums) rows.push_back({f, s, funcs.Label(f)});
+  std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+    if (a.sums.total != b.sums.total) return a.sums.total > b.sums.total;
+    if (a.sums.self != b.sums.self) return a.sums.self > b.sums.self;
+    return a.label != b.label ? a.label < b.label : a.function < b.function;
+  });
+  out += "\"table\":[";
+  for (size_t i = 0; i < rows.size(); ++i) {
+    fmt::format_to(std::back_inserter(out), "{}\n[{},{},{}]", i == 0 ? "" : ",",
+                   funcs.OfFunction(rows[i].function), rows[i].sums.self, rows[i].sums.total);
+  }
+  out += "],\n";
+}
+
+void WriteHeader(const HeaderView& h, std::string& out) {
+  auto field = [&](std::string_view key, std::string_view value) {
+    fmt::format_to(std::back_inserter(out), "\"{}\":", key);
+    AppendScriptSafeJsonString(out, value);
+    out += ',';
+  };
+  out += "\"header\":{";
+  field("command", h.cmdline);
+  field("host", h.hostname);
+  field("os", h.os_release.empty() ? h.os_version : h.os_release);
+  field("arch", h.arch);
+  field("cpus", h.cpus_online);
+  field("recorder", h.recorder_version);
+  field("date", h.start_time);
+  fmt::format_to(std::back_inserter(out),
+                 "\"duration_s\":{:.3f},\"samples\":{},\"lost\":{},\"finalized\":{},\"events\":[",
+                 h.duration_s, h.samples, h.lost_samples, h.finalized);
+  for (size_t i = 0; i < h.events.size(); ++i) {
+    out += i == 0 ? "[" : ",[";
+    AppendScriptSafeJsonString(out, h.events[i].name);
+    fmt::format_to(std::back_inserter(out), ",{}]", h.events[i].samples);
+  }
+  out += "]},\n";
+}
+
+}  // namespace
+
+void AppendScriptSafeJsonString(std::string& out, std::string_view text) {
+  out += '"';
+  for (size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c < 0x20 || c == '<' || c == '>' || c == '&' || c == 0x7f) {
+      fmt::format_to(std::back_inserter(out), "\\u{:04x}", c);
+    } else if (c == 0xe2 && i + 2 < text.size() && text[i + 1] == '\x80' &&
+               (text[i + 2] == '\xa8' || text[i + 2] == '\xa9')) {
+      // JSON allows U+2028/9 raw; older script parsers do not.
+      out += text[i + 2] == '\xa8' ? "\\u2028" : "\\u2029";
+      i += 2;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  out += '"';
+}
+
+std::string BuildHtmlData(const ExportInput& input, const HeaderView& header) {
+  std::string out = "{\"version\":1,\n";
+  WriteHeader(header, out);
+  fmt::format_to(std::back_inserter(out), "\"weight\":\"{}\",\"icicle\":{},\n",
+                 input.options.weight == ExportWeight::kPeriod ? "period" : "samples",
+                 input.options.icicle);
+  // Sections first, so that the function numbers they assign are known
+  // when the function list is written before them.
+  FuncTable funcs(input);
+  std::string sections = "\"sections\":[";
+  for (size_t i = 0; i < input.sections.size(); ++i) {
+    const ExportSection& section = input.sections[i];
+    sections += i == 0 ? "\n{\"name\":" : ",\n{\"name\":";
+    AppendScriptSafeJsonString(sections, section.name);
+    fmt::format_to(std::back_inserter(sections), ",\"samples\":{},\"period\":{},\n",
+                   section.samples.size(), section.period);
+    WriteTable(input, section, funcs, sections);
+    WriteNodes(input, BuildStackTree(input, section, /*by_comm=*/true), funcs, sections);
+    sections += "}";
+  }
+  sections += "]}\n";
+  funcs.Write(out);
+  out += sections;
+  return out;
+}
+
+}  // namespace sample::report

@@ -1,0 +1,480 @@
+#include "report/json/json_printer.h"
+
+#include <fmt/format.h>
+
+#include "report/views/sort_keys.h"
+#include "report/load/stack_unwinding.h"
+
+namespace sample::report {
+namespace {
+
+std::string Hex(uint64_t value) { return fmt::format("{:#x}", value); }
+
+}  // namespace
+
+JsonPrinter::JsonPrinter(const Recording& recording, const ViewOptions& view)
+    : recording_(recording), view_(view) {
+  json_.BeginObject();
+  json_.Field("format", "sample-report").Field("version", 1);
+}
+
+std::string JsonPrinter::Finish() {
+  json_.EndObject();
+  return json_.Take();
+}
+
+void JsonPrinter::Header(const HeaderView& h) {
+  json_.Key("header").BeginObject();
+  json_.Field("hostname", h.hostname)
+      .Field("os_release", h.os_release)
+      .Field("os_version", h.os_version)
+      .Field("arch", h.arch)
+      .Field("cpus_online", h.cpus_online)
+      .Field("cmdline", h.cmdline)
+      .Field("recorder_version", h.recorder_version);
+  if (!h.format.empty() && h.format != "sample.data") json_.Field("format", h.format);
+  if (!h.kernel_symbols.empty()) json_.Field("kernel_symbols", h.kernel_symbols);
+  json_.Key("start_realtime_ns");
+  if (h.start_realtime_ns) {
+    json_.Uint(*h.start_realtime_ns);
+  } else {
+    json_.Null();
+  }
+  json_.Field("start_time", h.start_time);
+  json_.Key("duration_s").Double(h.duration_s, 6);
+  json_.Key("events").BeginArray();
+  for (const EventInfo& e : h.events) {
+    json_.BeginObject()
+        .Field("name", e.name)
+        .Field("type", e.type)
+        .Field("type_name", e.type_name)
+        .Field("config", Hex(e.config))
+        .Field("freq", e.freq)
+        .Field(e.freq ? "sample_freq" : "sample_period", e.period_or_freq)
+        .Field("sample_type", e.sample_type_names)
+        .Field("read_format", e.read_format_names)
+        .Field("call_graph", ChainCaptureName(e.chain_capture))
+        .Field("stack_size", e.chain_capture.stack_size)
+        .Field("sample_regs_user", Hex(e.sample_regs_user))
+        .Field("exclude_callchain_user", e.exclude_callchain_user)
+        .Field("exclude_user", e.exclude_user)
+        .Field("exclude_kernel", e.exclude_kernel)
+        .Field("inherit", e.inherit);
+    json_.Key("attr").BeginObject();
+    for (const AttrField& f : e.attr_fields) {
+      if (f.hex) {
+        json_.Field(f.name, Hex(f.value));
+      } else {
+        json_.Field(f.name, f.value);
+      }
+    }
+    json_.EndObject();
+    json_.Field("ids", e.ids).Field("samples", e.samples);
+    json_.Key("group_members").BeginArray();
+    for (const std::string& m : e.group_members) json_.String(m);
+    json_.EndArray();
+    if (e.tracepoint) {
+      json_.Field("filter", e.filter);
+      json_.Key("trace_fields").BeginArray();
+      for (const std::string& f : e.trace_fields) json_.String(f);
+      json_.EndArray();
+    }
+    json_.EndObject();
+  }
+  json_.EndArray();
+  json_.Field("samples", h.samples).Field("lost_samples", h.lost_samples);
+  json_.Key("per_cpu").BeginArray();
+  for (const auto& [cpu, counts] : h.per_cpu) {
+    json_.BeginObject()
+        .Field("cpu", cpu)
+        .Field("samples", counts.samples)
+        .Field("lost_samples", counts.lost_samples);
+    if (counts.throttles != 0) {
+      json_.Field("throttles", counts.throttles).Field("throttled_ns", counts.throttled_ns);
+    }
+    json_.EndObject();
+  }
+  json_.EndArray();
+  json_.Key("build_ids").BeginArray();
+  for (const auto& [path, id] : h.build_ids) {
+    json_.BeginObject().Field("path", path).Field("build_id", id).EndObject();
+  }
+  json_.EndArray();
+  json_.Field("finalized", h.finalized)
+      .Field("file_size", h.file_size)
+      .Field("valid_end", h.valid_end);
+  if (h.counts) Counts(*h.counts);
+  // Only in files with toggles, so older files' JSON is unchanged.
+  if (!h.toggles.empty()) {
+    json_.Key("toggles").BeginArray();
+    for (const ToggleInfo& t : h.toggles) {
+      json_.BeginObject().Field("event", t.name);
+      json_.Key("on_by").BeginArray();
+      for (const std::string& n : t.on_by) json_.String(n);
+      json_.EndArray().Key("off_by").BeginArray();
+      for (const std::string& n : t.off_by) json_.String(n);
+      json_.EndArray();
+      json_.Field("scope", t.per_cpu ? "cpu" : "thread")
+          .Field("starts_on", t.starts_on)
+          .Field("windows", t.windows)
+          .Field("samples_inside", t.inside)
+          .Field("samples_outside", t.outside)
+          .Field("offs_while_off", t.unmatched_off)
+          .Field("applied", t.applied)
+          .EndObject();
+    }
+    json_.EndArray();
+  }
+  if (h.control) Control(*h.control);
+  json_.EndObject();
+}
+
+// Only in files with switches (-D, --control), so older files' JSON is
+// unchanged.
+void JsonPrinter::Control(const ControlInfo& control) {
+  json_.Key("enabled").BeginObject();
+  json_.Key("enabled_s").Double(control.enabled_s, 6);
+  json_.Key("total_s").Double(control.total_s, 6);
+  json_.Key("windows").BeginArray();
+  for (const ControlInfo::Window& w : control.windows) {
+    json_.BeginObject();
+    json_.Key("start_s").Double(w.start_s, 6);
+    json_.Key("end_s").Double(w.end_s, 6);
+    json_.Key("events").BeginArray();
+    for (const std::string& e : w.events) json_.String(e);
+    json_.EndArray().EndObject();
+  }
+  json_.EndArray().EndObject();
+}
+
+// Only in files that have counts, so older files' JSON is unchanged.
+void JsonPrinter::Counts(const CountsInfo& counts) {
+  json_.Key("counts").BeginObject();
+  json_.Field("source", counts.from_counting ? "counting" : "sampling");
+  json_.Key("elapsed_s").Double(counts.elapsed_s, 6);
+  json_.Field("multiplexed", counts.multiplexed);
+  json_.Key("events").BeginArray();
+  for (const CountInfo& c : counts.events) {
+    json_.BeginObject()
+        .Field("name", c.name)
+        .Field("supported", c.supported)
+        .Field("count", c.count)
+        .Field("time_enabled", c.time_enabled)
+        .Field("time_running", c.time_running);
+    json_.Key("running_pct").Double(c.running_pct, 2);
+    json_.Key("scaled_count");
+    if (c.scaled) {
+      json_.Double(*c.scaled, 0);
+    } else {
+      json_.Null();
+    }
+    json_.Field("intervals", c.intervals);
+    json_.EndObject();
+  }
+  json_.EndArray().EndObject();
+}
+
+void JsonPrinter::Stats(const HeaderView& h, const LoadStats& stats) {
+  json_.Key("stats").BeginObject();
+  json_.Field("records", stats.records);
+  json_.Key("records_by_type").BeginObject();
+  for (uint32_t type = 0; type < stats.records_by_type.size(); ++type) {
+    if (stats.records_by_type[type] != 0) {
+      json_.Field(RecordTypeName(type), stats.records_by_type[type]);
+    }
+  }
+  json_.EndObject();
+  // Only for formats with records of their own (perf.data).
+  if (!stats.other_records.empty()) {
+    json_.Key("other_records").BeginObject();
+    for (const auto& [what, n] : stats.other_records) json_.Field(what, n);
+    json_.EndObject();
+  }
+  if (stats.cut_chains != 0) {
+    json_.Field("cut_chains", stats.cut_chains).Field("chain_limit", stats.chain_limit);
+  }
+  json_.Field("samples", stats.samples);
+  json_.Key("per_cpu").BeginArray();
+  for (const auto& [cpu, counts] : stats.per_cpu) {
+    json_.BeginObject()
+        .Field("cpu", cpu)
+        .Field("samples", counts.samples)
+        .Field("lost_samples", counts.lost_samples)
+        .Field("lost_records", counts.lost_records);
+    if (counts.throttles != 0) {
+      json_.Field("throttles", counts.throttles).Field("throttled_ns", counts.throttled_ns);
+    }
+    json_.EndObject();
+  }
+  json_.EndArray();
+  json_.Field("lost_samples", stats.lost_samples)
+      .Field("malformed_records", stats.malformed_records)
+      .Field("malformed_samples", stats.malformed_samples)
+      .Field("saturated_periods", stats.saturated_periods)
+      .Field("bad_chunks", stats.bad_chunks)
+      .Field("unknown_event_records", stats.unknown_event_records)
+      .Field("unknown_group_reads", stats.unknown_group_reads)
+      .Field("frames", stats.frames)
+      .Field("unknown_frames", stats.unknown_frames)
+      .Field("missing_binaries", stats.missing_binaries)
+      .Field("mismatched_binaries", stats.mismatched_binaries);
+  const UnwindStats& unwind = stats.unwind;
+  json_.Key("unwinding")
+      .BeginObject()
+      .Field("dwarf_samples", unwind.dwarf_samples)
+      .Field("dwarf_frames", unwind.dwarf_frames);
+  json_.Key("ended").BeginObject();
+  for (size_t i = 0; i < unwind.stops.size(); ++i) {
+    json_.Field(UnwindStopName(static_cast<UnwindStop>(i)), unwind.stops[i]);
+  }
+  json_.EndObject();
+  json_.Field("missing_binaries", unwind.missing_binaries)
+      .Field("unopened_binaries", unwind.unopened_modules)
+      .Field("cached_walks", unwind.cached_walks)
+      .Field("libdw_walks", unwind.libdw_walks)
+      .Field("leaf_samples", unwind.leaf_samples)
+      .Field("leaf_callers_inserted", unwind.leaf_callers_inserted)
+      .Field("cut_chains_completed", unwind.cut_chains_completed)
+      .Field("stack_copy_size", unwind.stack_copy_size)
+      .Field("stack_read_p99", StackReachWithin(unwind, 0.99))
+      .Field("stack_read_max", StackReachWithin(unwind, 1.0))
+      .EndObject();
+  json_.Key("symbol_sources").BeginObject();
+  for (const auto& [path, source] : stats.symbol_sources) json_.Field(path, source);
+  json_.EndObject();
+  json_.Field("finalized", h.finalized);
+  if (h.counts) Counts(*h.counts);
+  json_.EndObject();
+}
+
+void JsonPrinter::Sections(const std::vector<EventSection>& sections) {
+  json_.Key("sections").BeginArray();
+  for (const EventSection& s : sections) Section(s);
+  json_.EndArray();
+}
+
+void JsonPrinter::Section(const EventSection& s) {
+  const Profile& profile = recording_.profile;
+  json_.BeginObject();
+  json_.Field("event", profile.event_name(s.event)).Field("title", s.title);
+  json_.Key("group_members").BeginArray();
+  for (size_t m = 0; m < s.members.size(); ++m) {
+    json_.BeginObject()
+        .Field("event", profile.event_name(s.members[m]))
+        .Field("period", s.flat.member_periods[m])
+        .Field("percent_base", s.member_bases[m])
+        .EndObject();
+  }
+  json_.EndArray();
+  json_.Field("samples", s.flat.samples)
+      .Field("period", s.flat.period)
+      .Field("all_samples", s.all_samples)
+      .Field("filtered", s.filtered)
+      .Field("percent_base", s.percent_base)
+      .Field("lost_samples", recording_.stats.lost_samples)
+      .Field("children", s.children);
+  // Only for the time-weighted pseudo-events, so other sections read as before.
+  if (s.time_weighted) json_.Field("period_unit", "ns");
+  if (s.tid != FlatEntry::kAny) json_.Field("tid", s.tid);
+  json_.Key("sort_keys").BeginArray();
+  for (SortKey key : view_.sort_keys) json_.String(SortKeyName(key));
+  json_.EndArray();
+  if (s.call_graph) {
+    const CallGraphSpec& spec = *view_.call_graph;
+    json_.Key("call_graph").BeginObject();
+    json_.Field("mode", CallGraphModeName(spec.mode)).Field("threshold", spec.threshold);
+    const FlatOptions order_of{.children = s.children, .order = spec.order};
+    json_.Field("order", EffectiveOrder(order_of) == CallOrder::kCaller ? "caller" : "callee");
+    json_.EndObject();
+  }
+  json_.Key("entries").BeginArray();
+  for (const FlatEntry* e : ShownEntries(s, view_.percent_limit)) Entry(s, *e);
+  json_.EndArray();
+  json_.EndObject();
+}
+
+void JsonPrinter::FunctionFields(uint32_t function) {
+  const Profile& profile = recording_.profile;
+  const Function& f = profile.function(function);
+  json_.Field("symbol", f.name)
+      .Field("dso", profile.dso_name(f.dso))
+      .Field("kernel", f.kernel)
+      .Field("known", f.known)
+      .Field("inlined", f.inlined);
+}
+
+void JsonPrinter::Entry(const EventSection& s, const FlatEntry& e) {
+  const Profile& profile = recording_.profile;
+  json_.BeginObject();
+  json_.Field("overhead",
+              Percentage(s.children ? e.children_period : e.self_period, s.percent_base));
+  json_.Field("self", Percentage(e.self_period, s.percent_base))
+      .Field("self_period", e.self_period)
+      .Field("self_samples", e.self_samples);
+  if (s.children) {
+    json_.Field("children", Percentage(e.children_period, s.percent_base))
+        .Field("children_period", e.children_period)
+        .Field("children_samples", e.children_samples);
+  }
+  if (e.comm != FlatEntry::kAny) json_.Field("comm", profile.comm(e.comm));
+  if (e.pid != FlatEntry::kAny) json_.Field("pid", e.pid);
+  if (e.tid != FlatEntry::kAny) json_.Field("tid", e.tid);
+  if (e.cpu != FlatEntry::kAny) json_.Field("cpu", e.cpu);
+  if (e.function != FlatEntry::kAny) {
+    FunctionFields(e.function);
+  } else if (e.dso != FlatEntry::kAny) {
+    json_.Field("dso", profile.dso_name(e.dso));
+  }
+  if (e.srcline != FlatEntry::kAny) json_.Field("srcline", profile.srcline(e.srcline));
+  if (!s.members.empty()) {
+    json_.Key("group_members").BeginArray();
+    for (size_t m = 0; m < s.members.size(); ++m) {
+      json_.BeginObject()
+          .Field("event", profile.event_name(s.members[m]))
+          .Field("self", Percentage(e.member_self[m], s.member_bases[m]))
+          .Field("self_period", e.member_self[m]);
+      if (s.children) {
+        json_.Field("children", Percentage(e.member_children[m], s.member_bases[m]))
+            .Field("children_period", e.member_children[m]);
+      }
+      json_.EndObject();
+    }
+    json_.EndArray();
+  }
+  if (s.call_graph) CallGraph(s, e.tree);
+  json_.EndObject();
+}
+
+void JsonPrinter::CallGraph(const EventSection& s, const CallNode& root) {
+  const CallGraphSpec& spec = *view_.call_graph;
+  const Profile& profile = recording_.profile;
+  if (spec.mode == CallGraphMode::kFlat || spec.mode == CallGraphMode::kFolded) {
+    json_.Key("chains").BeginArray();
+    for (const EndingChain& chain : EndingChains(root)) {
+      const double share = BranchShare(spec, chain.period, root.period, s.percent_base);
+      if (share < spec.threshold) continue;
+      json_.BeginObject().Field("percent", share).Field("period", chain.period);
+      json_.Key("frames").BeginArray();
+      for (const CallNode* node : chain.nodes)
+        json_.String(FunctionLabel(profile.function(node->function)));
+      json_.EndArray().EndObject();
+    }
+    json_.EndArray();
+    return;
+  }
+  json_.Key("callchain");
+  Branches(root, s.percent_base);
+}
+
+// The shown children of `node`, each with its own shown children.
+void JsonPrinter::Branches(const CallNode& node, uint64_t total) {
+  const CallGraphSpec& spec = *view_.call_graph;
+  json_.BeginArray();
+  for (const CallNode& c : node.children) {
+    const double share = BranchShare(spec, c.period, node.period, total);
+    if (c.period == 0 || share < spec.threshold) continue;
+    json_.BeginObject();
+    FunctionFields(c.function);
+    json_.Field("percent", share).Field("period", c.period).Field("samples", c.samples);
+    json_.Key("branches");
+    Branches(c, total);
+    json_.EndObject();
+  }
+  json_.EndArray();
+}
+
+// A tracepoint field: integers as numbers, pointers as "0x..." strings,
+// strings as strings (already plain ASCII), lists as arrays, bytes as a
+// hex string, a field past the payload's end as null.
+void JsonPrinter::TraceValueJson(const TraceValue& value) {
+  json_.Key(value.field->name);
+  auto number = [&](uint64_t n, TraceValue::Kind kind) {
+    if (kind == TraceValue::Kind::kSigned) {
+      json_.Int(static_cast<int64_t>(n));
+    } else if (kind == TraceValue::Kind::kHex) {
+      json_.String(Hex(n));
+    } else {
+      json_.Uint(n);
+    }
+  };
+  switch (value.kind) {
+    case TraceValue::Kind::kSigned:
+    case TraceValue::Kind::kUnsigned:
+    case TraceValue::Kind::kHex:
+      number(value.number, value.kind);
+      break;
+    case TraceValue::Kind::kString:
+    case TraceValue::Kind::kBytes:
+      json_.String(value.text);
+      break;
+    case TraceValue::Kind::kList:
+      json_.BeginArray();
+      for (uint64_t e : value.elements) number(e, value.element_kind);
+      json_.EndArray();
+      break;
+    case TraceValue::Kind::kMissing:
+      json_.Null();
+      break;
+  }
+}
+
+void JsonPrinter::Script(const ScriptView& script) {
+  const Profile& profile = *script.profile;
+  json_.Key("script").BeginArray();
+  for (const ProfileSample* s : script.samples) {
+    json_.BeginObject()
+        .Field("comm", profile.comm(s->comm))
+        .Field("pid", s->pid)
+        .Field("tid", s->tid)
+        .Field("cpu", s->cpu)
+        .Field("time_ns", s->time)
+        .Field("period", s->period)
+        .Field("event", profile.event_name(s->event));
+    json_.Key("frames").BeginArray();
+    for (const ScriptFrame& f : script.Frames(*s)) {
+      json_.BeginObject()
+          .Field("ip", Hex(f.ip))
+          .Field("symbol", f.function->known ? f.function->name : "[unknown]");
+      json_.Key("offset");
+      if (f.symbol_offset != FrameAddress::kNoOffset) {
+        json_.Uint(f.symbol_offset);
+      } else {
+        json_.Null();
+      }
+      json_.Field("dso", *f.dso).EndObject();
+    }
+    json_.EndArray();
+    if (const auto fields = script.TraceFields(*s); !fields.empty()) {
+      json_.Key("fields").BeginObject();
+      for (const TraceValue& value : fields) TraceValueJson(value);
+      json_.EndObject();
+    }
+    if (s->reads_count != 0) {
+      json_.Key("group_members").BeginArray();
+      for (const MemberCount& read : profile.reads(*s)) {
+        json_.BeginObject()
+            .Field("event", profile.event_name(read.event))
+            .Field("count", read.count)
+            .EndObject();
+      }
+      json_.EndArray();
+    }
+    json_.EndObject();
+  }
+  json_.EndArray();
+  // Only when asked for (--show-switch-events, --show-all-records).
+  if (script.sideband.empty()) return;
+  json_.Key("records").BeginArray();
+  for (const ScriptSideband& r : script.sideband) {
+    json_.BeginObject()
+        .Field("comm", *r.comm)
+        .Field("tid", r.tid)
+        .Field("cpu", r.cpu)
+        .Field("time_ns", r.time)
+        .Field("record", r.text)
+        .EndObject();
+  }
+  json_.EndArray();
+}
+
+}  // namespace sample::report

@@ -1,0 +1,64 @@
+// LoadRecording: a sample.data file in, a symbolized Profile out (the
+// loader of sample-report).
+//
+// Reads every record chunk, orders records by time across CPUs
+// (ordered_records.h), applies COMM/FORK/EXIT/MMAP2 to a ProcessTable so
+// each sample resolves against the mappings live when it was taken
+// (unresolved_stacks.h), unwinds the samples that carry a user stack
+// (stack_unwinding.h), symbolizes each distinct (DSO, offset) location once
+// (symbolization.h), and builds the Profile. Problems in the data are
+// counted in LoadStats, never fatal past the file header.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "libsample/perf/event_table.h"
+#include "libsample/result.h"
+#include "report/load/recording.h"
+
+namespace sample::report {
+
+struct LoadOptions {
+  // Use a binary even when its build-id differs from the recorded one.
+  bool force = false;
+  // Threads for decompressing and indexing chunks; 0 = one per core.
+  unsigned jobs = 0;
+  // perf's --symfs: a binary recorded as /P is read from symfs + /P, and
+  // only from there (as perf does), so a directory of copies stands in for
+  // the recording machine's files. Empty: the recorded path itself.
+  std::string symfs;
+  // Load source lines (for --sort srcline); they cost DWARF line tables.
+  bool srclines = false;
+  // Ask debuginfod servers (when DEBUGINFOD_URLS is set) for missing files.
+  bool use_debuginfod = true;
+  // Show debuginfod downloads as a progress line on stderr.
+  bool show_progress = false;
+  // Unwind --call-graph dwarf samples' user stacks (and check fp,leaf
+  // leaves). A view without call chains (flat --no-children -g none) turns
+  // it off: its samples keep the kernel's chain, whose user part is the
+  // sampled ip.
+  bool unwind = true;
+  // Keep a toggled event's samples only inside its on..off windows;
+  // --no-toggle keeps them all (the windows are still counted).
+  bool apply_toggles = true;
+  // Name frames (read binaries, debug files, kallsyms). --header-only,
+  // which prints no frames, turns it off.
+  bool symbolize = true;
+  // Build the "wall" pseudo-event (Recording::wall_event).
+  bool wall = false;
+  KeepSideband sideband = KeepSideband::kNone;
+};
+
+// Whether the recording can show off-CPU time: it has sched:sched_switch
+// samples' event and context-switch records (sample-record --off-cpu).
+bool HasOffCpuEvents(const std::vector<EventDesc>& events);
+// The event whose period is time on the CPU (cpu-clock or task-clock, the
+// first); nullopt when none.
+std::optional<uint32_t> OnCpuClockEvent(const std::vector<EventDesc>& events);
+
+Result<Recording> LoadRecording(const std::string& path, const LoadOptions& options = {});
+
+}  // namespace sample::report

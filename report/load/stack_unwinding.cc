@@ -1,0 +1,260 @@
+#include "report/load/stack_unwinding.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <thread>
+
+#include "libsample/symbols/elf_file.h"
+
+namespace sample::report {
+namespace {
+
+// Below this many queued samples, starting threads costs more than it saves.
+constexpr size_t kMinParallelItems = 64;
+
+// Where the user part of a kernel call chain starts: the index after its
+// PERF_CONTEXT_USER marker, or the chain's size if it has none.
+size_t UserPartStart(const U64List& chain) {
+  for (size_t i = 0; i < chain.size(); ++i) {
+    if (chain[i] == static_cast<uint64_t>(PERF_CONTEXT_USER)) return i + 1;
+  }
+  return chain.size();
+}
+
+}  // namespace
+
+StackMode StackModeOf(const perf_event_attr& attr) {
+  constexpr uint64_t kUserState = PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+  if ((attr.sample_type & kUserState) != kUserState || attr.sample_stack_user == 0) {
+    return StackMode::kKernelChain;
+  }
+  // A user chain from the kernel next to the stack copy: only the leaf is
+  // to be checked. Without one, the copy is the user chain.
+  if ((attr.sample_type & PERF_SAMPLE_CALLCHAIN) && !attr.exclude_callchain_user) {
+    return StackMode::kLeafFix;
+  }
+  return StackMode::kDwarf;
+}
+
+uint64_t StackReachWithin(const UnwindStats& stats, double fraction) {
+  uint64_t total = 0;
+  for (uint64_t n : stats.stack_reach) total += n;
+  if (total == 0) return 0;
+  const auto wanted = static_cast<uint64_t>(std::ceil(fraction * static_cast<double>(total)));
+  uint64_t seen = 0;
+  for (size_t i = 0; i < stats.stack_reach.size(); ++i) {
+    seen += stats.stack_reach[i];
+    if (seen >= wanted) return (i + 1) * kStackReachStep;
+  }
+  return kStackReachSteps * kStackReachStep;
+}
+
+std::optional<uint32_t> SmallerStackCopy(const UnwindStats& stats) {
+  uint64_t walks = 0;
+  for (uint64_t n : stats.stack_reach) walks += n;
+  const uint64_t within = StackReachWithin(stats, 0.99);
+  if (walks < 1000 || within == 0 || within * 4 > stats.stack_copy_size) return std::nullopt;
+  // The reach is of complete walks only: walks the copy cut short needed
+  // more stack, so a smaller copy is advised only when they are rare.
+  const uint64_t cut_short = stats.stops[static_cast<size_t>(UnwindStop::kStackTooSmall)];
+  if (cut_short * 100 > walks + cut_short) return std::nullopt;
+  const uint64_t suggested = (within + within / 4 + 511) / 512 * 512;
+  return static_cast<uint32_t>(suggested);
+}
+
+StackUnwinding::StackUnwinding(const StackUnwindingOptions& options, const ProcessTable& processes,
+                               const format::Metadata& build_ids)
+    : options_(options), processes_(processes), build_ids_(build_ids), locator_([&] {
+        BinaryLocatorOptions locator_options;
+        locator_options.symfs = options.symfs;
+        locator_options.force = options.force;
+        locator_options.use_debuginfod = false;
+        locator_options.vdso_image = options.vdso_image;
+        return locator_options;
+      }()) {
+  unwinders_.resize(std::max(1u, options_.jobs));
+}
+
+StackUnwinding::~StackUnwinding() = default;
+
+const StackUnwinding::ResolvedBinary& StackUnwinding::Resolve(uint32_t dso) {
+  auto [it, inserted] = binaries_.try_emplace(dso);
+  if (!inserted) return it->second;
+  const std::string& path = processes_.DsoPath(dso);
+  const auto recorded = format::FindMetadata(build_ids_, path);
+  const LocatedBinary located = locator_.Locate(path, recorded.value_or(""));
+  it->second.binary = located.binary;
+  it->second.debug = located.debug;
+  // Only what is said of a binary read all the same (--force) is for the
+  // user here; of one left out, the symbolizer speaks if its frames go
+  // unnamed. The report prints the symbolizer's same words once.
+  if (!located.binary.empty()) {
+    warnings_.insert(warnings_.end(), located.warnings.begin(), located.warnings.end());
+  } else if (path.starts_with('/')) {
+    ++stats_.missing_binaries;
+  }
+  return it->second;
+}
+
+std::shared_ptr<const UnwindSpace> StackUnwinding::SpaceOf(uint32_t pid) {
+  auto& space = spaces_[pid];
+  const uint64_t version = processes_.MappingsVersion(pid);
+  if (space && space->version == version) return space;
+  auto fresh = std::make_shared<UnwindSpace>();
+  fresh->version = version;
+  if (const auto* maps = processes_.MappingsOf(pid)) {
+    for (const auto& [start, mapping] : *maps) {
+      const ResolvedBinary& files = Resolve(mapping.dso);
+      if (files.binary.empty()) continue;
+      auto [bias, inserted] =
+          biases_.try_emplace({mapping.dso, mapping.start, mapping.pgoff}, std::nullopt);
+      if (inserted) {
+        if (auto computed = ElfLoadBias(files.binary, mapping.start, mapping.pgoff)) {
+          bias->second = *computed;
+        }
+      }
+      if (!bias->second) continue;
+      // A file mapped in several executable pieces is one module to libdw.
+      const bool same_file = !fresh->modules.empty() &&
+                             fresh->modules.back().binary == files.binary &&
+                             fresh->modules.back().bias == *bias->second;
+      if (same_file) continue;
+      fresh->modules.push_back(
+          UnwindModule{mapping.start, *bias->second, files.binary, files.debug});
+    }
+  }
+  space = std::move(fresh);
+  return space;
+}
+
+bool StackUnwinding::Queue(size_t index, const SampleRecord& sample, const perf_event_attr& attr,
+                           bool cut) {
+  const StackMode mode = StackModeOf(attr);
+  if (mode == StackMode::kKernelChain || sample.regs_abi == PERF_SAMPLE_REGS_ABI_NONE) {
+    return false;
+  }
+  Item item;
+  item.index = index;
+  item.mode = mode;
+  item.pid = sample.pid;
+  item.tid = sample.tid;
+  item.ip = sample.ip;
+  item.stack = sample.user_stack;
+  item.callchain = sample.callchain;
+  item.cut = cut;
+  if (mode == StackMode::kDwarf) {
+    ++stats_.dwarf_samples;
+    stats_.stack_copy_size = std::max(stats_.stack_copy_size, attr.sample_stack_user);
+  } else {
+    ++stats_.leaf_samples;
+  }
+  // A 32-bit process (PERF_SAMPLE_REGS_ABI_32) on an x86_64 kernel is
+  // unwound as i386: libdw takes the backend from its modules' ELF headers.
+  Arch arch = options_.arch;
+  if (sample.regs_abi == PERF_SAMPLE_REGS_ABI_32) {
+    arch = arch == Arch::kX86_64 ? Arch::kI386 : Arch::kUnknown;
+  }
+  auto regs = ToDwarfRegisters(arch, attr.sample_regs_user, sample.user_regs);
+  if (regs) {
+    item.regs = *regs;
+    item.space = SpaceOf(sample.pid);
+  }
+  queued_pids_.insert(sample.pid);
+  queue_.push_back(std::move(item));
+  return true;
+}
+
+void StackUnwinding::Work(DwarfUnwinder& unwinder, Item& item) const {
+  item.chain.clear();
+  const size_t user_start = UserPartStart(item.callchain);
+  UnwindRequest request;
+  request.pid = item.pid;
+  request.tid = item.tid;
+  request.space = item.space.get();
+  request.regs = item.regs;
+  request.stack = item.stack;
+  if (item.mode == StackMode::kDwarf) {
+    // Kernel frames as the kernel gave them, then the unwound user frames.
+    const size_t kernel_end = user_start == item.callchain.size() ? user_start : user_start - 1;
+    for (size_t i = 0; i < kernel_end; ++i) item.chain.push_back(item.callchain[i]);
+    item.chain.push_back(static_cast<uint64_t>(PERF_CONTEXT_USER));
+    const size_t first_user = item.chain.size();
+    item.stop = request.space ? unwinder.Unwind(request, &item.chain) : UnwindStop::kNoRegisters;
+    item.stack_reach = request.space ? unwinder.last_stack_reach() : 0;
+    item.user_frames = item.chain.size() - first_user;
+    if (item.user_frames == 0) item.chain.pop_back();
+    if (item.chain.empty()) item.chain.push_back(item.ip);
+    return;
+  }
+  // fp,leaf: u0 is the sampled user pc, u1 what the frame-pointer chain
+  // names as its caller. When the leaf's CFI says it had not set up rbp as
+  // its frame pointer, the chain skipped its real caller: put it back.
+  for (size_t i = 0; i < item.callchain.size(); ++i) item.chain.push_back(item.callchain[i]);
+  if (request.space == nullptr || user_start >= item.callchain.size() ||
+      request.regs.pc != item.callchain[user_start]) {
+    return;
+  }
+  if (const std::optional<uint64_t> caller = unwinder.UnchainedCaller(request)) {
+    const bool has_u1 = user_start + 1 < item.callchain.size();
+    if (!has_u1 || *caller != item.callchain[user_start + 1]) {
+      item.chain.insert(item.chain.begin() + static_cast<std::ptrdiff_t>(user_start + 1), *caller);
+      item.caller_inserted = true;
+    }
+  }
+  if (item.cut) CompleteCutChain(unwinder, request, user_start, item);
+}
+
+void StackUnwinding::CompleteCutChain(DwarfUnwinder& unwinder, const UnwindRequest& request,
+                                      size_t user_start, Item& item) const {
+  // The copy's walk must repeat every user frame the kernel gave (the leaf
+  // fix's included) before its further frames are believed.
+  std::vector<uint64_t> walked;
+  unwinder.Unwind(request, &walked);
+  const std::span<const uint64_t> user(item.chain.data() + user_start,
+                                       item.chain.size() - user_start);
+  if (walked.size() <= user.size() || !std::equal(user.begin(), user.end(), walked.begin())) {
+    return;
+  }
+  item.chain.insert(item.chain.end(), walked.begin() + static_cast<std::ptrdiff_t>(user.size()),
+                    walked.end());
+  item.completed = true;
+}
+
+void StackUnwinding::Flush(const std::function<void(size_t, std::span<const uint64_t>)>& done) {
+  if (queue_.empty()) return;
+  const size_t threads = queue_.size() < kMinParallelItems ? 1 : unwinders_.size();
+  std::atomic<size_t> next{0};
+  auto run = [&](DwarfUnwinder& unwinder) {
+    for (size_t i = next++; i < queue_.size(); i = next++) Work(unwinder, queue_[i]);
+  };
+  {
+    std::vector<std::jthread> helpers;
+    for (size_t t = 1; t < threads; ++t) helpers.emplace_back([&, t] { run(unwinders_[t]); });
+    run(unwinders_[0]);
+  }
+  for (Item& item : queue_) {
+    if (item.mode == StackMode::kDwarf) {
+      ++stats_.stops[static_cast<size_t>(item.stop)];
+      stats_.dwarf_frames += item.user_frames;
+      if (item.stop == UnwindStop::kComplete) {
+        const size_t step = item.stack_reach == 0 ? 0 : (item.stack_reach - 1) / kStackReachStep;
+        ++stats_.stack_reach[std::min(step, kStackReachSteps - 1)];
+      }
+    } else {
+      stats_.leaf_callers_inserted += item.caller_inserted;
+      stats_.cut_chains_completed += item.completed;
+    }
+    done(item.index, item.chain);
+  }
+  queue_.clear();
+  queued_pids_.clear();
+  stats_.cached_walks = stats_.libdw_walks = stats_.unopened_modules = 0;
+  for (const DwarfUnwinder& unwinder : unwinders_) {
+    stats_.cached_walks += unwinder.counts().cached_walks;
+    stats_.libdw_walks += unwinder.counts().libdw_walks;
+    stats_.unopened_modules += unwinder.counts().unopened_modules;
+  }
+}
+
+}  // namespace sample::report

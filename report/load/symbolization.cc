@@ -1,0 +1,198 @@
+#include "report/load/symbolization.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "libsample/model/process_table.h"
+#include "libsample/symbols/kallsyms.h"
+#include "libsample/symbols/perf_map.h"
+#include "libsample/symbols/recorded_binary.h"
+#include "report/load/symbol_sources.h"
+
+namespace sample::report {
+namespace {
+
+// Asks `source` once for the frames of `location_ids` (all in its DSO).
+void Ask(SymbolSource& source, const std::vector<uint32_t>& location_ids,
+         const std::vector<Location>& locations,
+         std::vector<std::vector<ResolvedFrame>>& per_location) {
+  std::vector<uint64_t> offsets;
+  offsets.reserve(location_ids.size());
+  for (uint32_t id : location_ids) offsets.push_back(locations[id].offset);
+  std::vector<std::vector<ResolvedFrame>> frames = source.Symbolize(offsets);
+  for (size_t i = 0; i < location_ids.size(); ++i) {
+    per_location[location_ids[i]] = std::move(frames[i]);
+  }
+}
+
+// One progress line for debuginfod downloads, shared by the worker threads.
+class ProgressLine {
+ public:
+  void Show(const DebuginfodProgress& p) {
+    std::lock_guard lock(mutex_);
+    if (p.bytes_total > 0) {
+      fmt::print(stderr, "\rdebuginfod: {} {} {} / {} KiB\033[K", p.kind, p.build_id,
+                 p.bytes_done / 1024, p.bytes_total / 1024);
+    } else {
+      fmt::print(stderr, "\rdebuginfod: {} {} ({} ms)\033[K", p.kind, p.build_id,
+                 p.elapsed.count());
+    }
+    shown_ = true;
+  }
+  ~ProgressLine() {
+    if (shown_) fmt::print(stderr, "\r\033[K");
+  }
+
+ private:
+  std::mutex mutex_;
+  bool shown_ = false;
+};
+
+}  // namespace
+
+std::string PerfMapPath(uint32_t pid) { return fmt::format("/tmp/perf-{}.map", pid); }
+
+bool IsPerfMapPath(const std::string& path) {
+  return path.starts_with("/tmp/perf-") && path.ends_with(".map");
+}
+
+namespace {
+
+// The symbols sources' answers, gathered in the order they are asked.
+class Gathered {
+ public:
+  explicit Gathered(size_t locations) : per_location_(locations) {}
+
+  std::vector<std::vector<ResolvedFrame>>& per_location() { return per_location_; }
+
+  void Note(const std::string& path, const SourceFacts& facts) {
+    if (!facts.source.empty()) result_.symbol_sources.emplace_back(path, facts.source);
+    result_.warnings.insert(result_.warnings.end(), facts.warnings.begin(), facts.warnings.end());
+    if (facts.mismatched) ++result_.mismatched_binaries;
+    if (facts.missing) ++result_.missing_binaries;
+  }
+
+  SymbolizeResult Finish() && {
+    std::sort(result_.symbol_sources.begin(), result_.symbol_sources.end());
+    result_.frames_begin.resize(per_location_.size());
+    result_.frames_count.resize(per_location_.size());
+    for (size_t i = 0; i < per_location_.size(); ++i) {
+      result_.frames_begin[i] = static_cast<uint32_t>(result_.frames.size());
+      result_.frames_count[i] = static_cast<uint32_t>(per_location_[i].size());
+      for (ResolvedFrame& f : per_location_[i]) result_.frames.push_back(std::move(f));
+    }
+    return std::move(result_);
+  }
+
+ private:
+  std::vector<std::vector<ResolvedFrame>> per_location_;
+  SymbolizeResult result_;
+};
+
+// Binaries on `jobs` threads, biggest first so one large library does not
+// finish last; each thread has its own locator (and with it its own files).
+void SymbolizeBinaries(const std::map<uint32_t, std::vector<uint32_t>>& binaries,
+                       const std::vector<Location>& locations,
+                       const std::vector<std::string>& dso_paths,
+                       const format::Metadata& build_ids, const SymbolizeOptions& options,
+                       const BinaryLocatorOptions& locator_options, Gathered& gathered) {
+  std::vector<std::pair<uint32_t, const std::vector<uint32_t>*>> work;
+  for (const auto& [dso, ids] : binaries) work.emplace_back(dso, &ids);
+  std::stable_sort(work.begin(), work.end(), [](const auto& a, const auto& b) {
+    return a.second->size() > b.second->size();
+  });
+  std::vector<SourceFacts> facts(work.size());
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    BinaryLocator locator(locator_options);
+    for (size_t i = next++; i < work.size(); i = next++) {
+      const std::string& path = dso_paths[work[i].first];
+      auto source = BinarySymbolSource::Open(
+          locator, path, format::FindMetadata(build_ids, path).value_or(""), options.srclines);
+      Ask(*source, *work[i].second, locations, gathered.per_location());
+      facts[i] = source->facts();
+    }
+  };
+  const size_t threads = std::min<size_t>(std::max(1u, options.jobs), work.size());
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < threads; ++t) pool.emplace_back(worker);
+  worker();
+  for (std::thread& t : pool) t.join();
+  for (size_t i = 0; i < work.size(); ++i) gathered.Note(dso_paths[work[i].first], facts[i]);
+}
+
+}  // namespace
+
+SymbolizeResult SymbolizeLocations(const std::vector<Location>& locations,
+                                   const std::vector<std::string>& dso_paths,
+                                   const format::Metadata& build_ids,
+                                   const std::string& kernel_symbols,
+                                   const SymbolizeOptions& options) {
+  Gathered gathered(locations.size());
+  std::map<uint32_t, std::vector<uint32_t>> by_dso;  // dso -> location ids
+  for (uint32_t i = 0; i < locations.size(); ++i) by_dso[locations[i].dso].push_back(i);
+  if (!options.names) {
+    NoSymbolSource none;
+    for (const auto& [dso, ids] : by_dso) Ask(none, ids, locations, gathered.per_location());
+    return std::move(gathered).Finish();
+  }
+
+  std::map<uint32_t, std::vector<uint32_t>> binaries;
+  std::map<uint32_t, std::vector<uint32_t>> perf_maps;
+  std::map<uint32_t, std::vector<uint32_t>> vdsos;
+  for (auto& [dso, ids] : by_dso) {
+    if (dso == ProcessTable::kKernelDso) {
+      KernelSymbolSource kernel(ParseKallsyms(kernel_symbols), options.kernel_symbols_origin);
+      Ask(kernel, ids, locations, gathered.per_location());
+      gathered.Note(dso_paths[dso], kernel.facts());
+    } else if (dso == ProcessTable::kUnknownDso) {
+      NoSymbolSource none;
+      Ask(none, ids, locations, gathered.per_location());
+    } else if (IsPerfMapPath(dso_paths[dso])) {
+      perf_maps[dso] = std::move(ids);
+    } else if (dso_paths[dso] == kVdsoPath) {
+      vdsos[dso] = std::move(ids);
+    } else {
+      binaries[dso] = std::move(ids);
+    }
+  }
+  // JIT code: the process's own map of names (perf's convention).
+  for (const auto& [dso, ids] : perf_maps) {
+    PerfMapSymbolSource map(
+        PerfMap::Load(options.symfs + dso_paths[dso], PerfMapOptions{geteuid(), false}));
+    Ask(map, ids, locations, gathered.per_location());
+    gathered.Note(dso_paths[dso], map.facts());
+  }
+
+  ProgressLine progress;
+  BinaryLocatorOptions locator_options;
+  locator_options.symfs = options.symfs;
+  locator_options.force = options.force;
+  locator_options.use_debuginfod = options.use_debuginfod;
+  locator_options.vdso_image = options.vdso_image;
+  if (options.show_progress) {
+    locator_options.debuginfod_progress = [&progress](const DebuginfodProgress& p) {
+      progress.Show(p);
+    };
+  }
+  // The [vdso]: the image the recording stores, on this thread.
+  for (const auto& [dso, ids] : vdsos) {
+    BinaryLocator locator(locator_options);
+    const std::string& path = dso_paths[dso];
+    auto vdso = BinarySymbolSource::Open(
+        locator, path, format::FindMetadata(build_ids, path).value_or(""), options.srclines);
+    Ask(*vdso, ids, locations, gathered.per_location());
+    gathered.Note(path, vdso->facts());
+  }
+  SymbolizeBinaries(binaries, locations, dso_paths, build_ids, options, locator_options, gathered);
+  return std::move(gathered).Finish();
+}
+
+}  // namespace sample::report

@@ -1,0 +1,79 @@
+// Symbolization of a recording's distinct code locations.
+//
+// A location is a DSO and an offset: a file offset for binaries, the
+// absolute address for the kernel, for JIT code (the pseudo-DSO
+// /tmp/perf-PID.map, as perf names it) and for unknown addresses.
+// SymbolizeLocations groups the locations by DSO and asks each DSO's
+// SymbolSource (symbol_sources.h) once for all of its offsets: the recorded
+// kallsyms, the JIT's perf map, or the binary BinaryLocator finds (recorded
+// path or --symfs, build-id check, debug files, debuginfod; the [vdso]
+// image the recording stores). Binaries are spread over `jobs` threads,
+// each with its own locator and sources (libdw is not thread-safe); the
+// kernel, JIT maps and the [vdso] are done on the calling thread.
+// Computes only; the pipeline turns frames into Profile functions.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "formats/chunk_codec.h"
+#include "report/load/symbol_sources.h"
+
+namespace sample::report {
+
+struct Location {
+  uint32_t dso;
+  uint64_t offset;
+  bool operator==(const Location&) const = default;
+};
+
+struct SymbolizeOptions {
+  unsigned jobs = 1;
+  bool force = false;  // use binaries whose build-id differs from the recorded one
+  bool srclines = false;
+  std::string symfs;
+  bool use_debuginfod = true;
+  // Print debuginfod downloads on stderr as a one-line progress (a terminal).
+  bool show_progress = false;
+  // The recording host's [vdso] image (the file's kVdso chunk), which names
+  // frames in "[vdso]" mappings; empty when the file has none. Must outlive
+  // the call.
+  std::span<const std::byte> vdso_image;
+  // Where the kernel symbols came from, for --stats: the file's own
+  // (sample.data), or what a perf.data reader found on this host.
+  std::string kernel_symbols_origin = "recorded kallsyms";
+  // False: every frame is "[unknown]" and no file is read (for views that
+  // print no frames, such as --header-only).
+  bool names = true;
+};
+
+struct SymbolizeResult {
+  // By location: the range of `frames` holding its frames (at least one).
+  std::vector<uint32_t> frames_begin;
+  std::vector<uint32_t> frames_count;
+  std::vector<ResolvedFrame> frames;
+  uint64_t mismatched_binaries = 0;
+  uint64_t missing_binaries = 0;
+  // Path -> where its symbols came from ("recorded path", "build-id dir",
+  // "debuginfod", ... or "none: reason"), for --header and --stats.
+  format::Metadata symbol_sources;
+  std::vector<std::string> warnings;
+};
+
+// `dso_paths` by DSO id (ProcessTable's); `build_ids` as recorded;
+// `kernel_symbols` the file's kallsyms text.
+SymbolizeResult SymbolizeLocations(const std::vector<Location>& locations,
+                                   const std::vector<std::string>& dso_paths,
+                                   const format::Metadata& build_ids,
+                                   const std::string& kernel_symbols,
+                                   const SymbolizeOptions& options);
+
+// The pseudo-DSO path of a process's JIT code: "/tmp/perf-PID.map".
+std::string PerfMapPath(uint32_t pid);
+// True for such pseudo-DSOs.
+bool IsPerfMapPath(const std::string& path);
+
+}  // namespace sample::report

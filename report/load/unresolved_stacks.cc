@@ -1,0 +1,111 @@
+#include "report/load/unresolved_stacks.h"
+
+#include <algorithm>
+#include <cstring>
+#include <functional>
+
+namespace sample::report {
+namespace {
+
+// Executable memory with no file behind it, where JITs put code.
+bool IsAnonymousCode(const std::string& path) {
+  return path == "//anon" || path.starts_with("[anon") || path.starts_with("/memfd:");
+}
+
+// FNV-1a over the chain's words, with a final mix per word.
+uint64_t HashChain(std::span<const std::byte> chain) {
+  uint64_t hash = 0xcbf29ce484222325ull;
+  for (size_t i = 0; i + 8 <= chain.size(); i += 8) {
+    uint64_t word;
+    std::memcpy(&word, chain.data() + i, 8);
+    hash = (hash ^ word) * 0x100000001b3ull;
+    hash ^= hash >> 29;
+  }
+  return hash;
+}
+
+}  // namespace
+
+size_t UnresolvedStacks::LocationHash::operator()(const Location& l) const {
+  return std::hash<uint64_t>()(l.offset * 0x9E3779B97F4A7C15ull ^ l.dso);
+}
+
+size_t UnresolvedStacks::SeenFrameHash::operator()(const SeenFrame& f) const {
+  return std::hash<uint64_t>()((f.ip * 0x9E3779B97F4A7C15ull) ^ f.location ^
+                               (uint64_t(f.return_address) << 63));
+}
+
+uint32_t UnresolvedStacks::LocationId(ProcessTable& processes, uint32_t pid, uint64_t ip,
+                                      bool return_address) {
+  // A return address points after the call; the call itself is at ip - 1,
+  // which matters when the call was a function's last instruction.
+  const uint64_t address = return_address && ip != 0 ? ip - 1 : ip;
+  Location location{ProcessTable::kUnknownDso, address};
+  if (IsKernelAddress(address)) {
+    location.dso = ProcessTable::kKernelDso;
+  } else if (const Mapping* m = processes.FindMapping(pid, address)) {
+    if (IsAnonymousCode(processes.DsoPath(m->dso))) {
+      // JIT code: named by the process's /tmp/perf-PID.map, by address.
+      location.dso = processes.InternDso(PerfMapPath(pid));
+    } else {
+      location.dso = m->dso;
+      location.offset = address - m->start + m->pgoff;
+    }
+  }
+  auto [it, inserted] = location_ids_.emplace(location, static_cast<uint32_t>(locations_.size()));
+  if (inserted) locations_.push_back(location);
+  return it->second;
+}
+
+uint32_t UnresolvedStacks::FrameId(ProcessTable& processes, uint32_t pid, uint64_t ip,
+                                   bool return_address) {
+  const SeenFrame frame{LocationId(processes, pid, ip, return_address), return_address, ip};
+  auto [it, inserted] = frame_ids_.emplace(frame, static_cast<uint32_t>(frames_.size()));
+  if (inserted) frames_.push_back(frame);
+  return it->second;
+}
+
+UnresolvedStacks::StackRef UnresolvedStacks::StackOf(ProcessTable& processes, uint32_t pid,
+                                                     uint64_t ip, const U64List& callchain) {
+  const std::span<const std::byte> chain =
+      callchain.empty() ? std::as_bytes(std::span(&ip, 1)) : callchain.bytes();
+  const uint64_t hash = HashChain(chain);
+  ProcessCache& cache = caches_[pid];
+  const uint64_t version = processes.MappingsVersion(pid);
+  if (cache.mappings_version != version) {
+    // The same ips may resolve elsewhere now (an mmap, an exec).
+    cache.chains.clear();
+    cache.mappings_version = version;
+  }
+  auto cached = cache.chains.find(hash);
+  if (cached != cache.chains.end() && std::ranges::equal(cached->second.chain, chain)) {
+    return cached->second.stack;
+  }
+  scratch_.clear();
+  bool exact = true;
+  for (size_t i = 0; i < callchain.size(); ++i) {
+    const uint64_t address = callchain[i];
+    if (IsContextMarker(address)) {
+      exact = true;
+      continue;
+    }
+    scratch_.push_back(FrameId(processes, pid, address, !exact));
+    exact = false;
+  }
+  if (scratch_.empty()) scratch_.push_back(FrameId(processes, pid, ip, false));
+  const StackRef stack = stacks_.Intern(scratch_);
+  if (cached == cache.chains.end()) {  // a colliding entry stays; this chain is not cached
+    cache.chains.emplace(hash,
+                         CachedChain{std::vector<std::byte>(chain.begin(), chain.end()), stack});
+  }
+  return stack;
+}
+
+void UnresolvedStacks::ReleaseIndexes() {
+  location_ids_ = {};
+  frame_ids_ = {};
+  caches_ = {};
+  scratch_ = {};
+}
+
+}  // namespace sample::report

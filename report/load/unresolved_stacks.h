@@ -1,0 +1,84 @@
+// UnresolvedStacks: the stacks of a recording's samples before they are
+// symbolized, as the loader builds them.
+//
+// A call chain (or a lone ip) is resolved against the process table of its
+// moment into frames: each frame is a location (a DSO and an offset in it,
+// see report/load/symbolization.h) and the address the kernel reported. Distinct
+// locations and frames are few (about the distinct ips), so they are
+// numbered once and a stack is an interned sequence of frame ids. Whole
+// chains are cached per process, with the process's mappings version, as
+// one hash and compare instead of a lookup per frame (measured: those were
+// the loader's largest cost); a process's cache goes stale by itself when
+// its mappings change. Owns the locations, frames, stacks and caches.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <unordered_map>
+#include <vector>
+
+#include "libsample/model/process_table.h"
+#include "libsample/model/sequence_interner.h"
+#include "libsample/perf/perf_record.h"
+#include "report/load/symbolization.h"
+
+namespace sample::report {
+
+// One frame as a sample saw it: where it resolved and the address the
+// kernel reported (a return address for callers).
+struct SeenFrame {
+  uint32_t location;
+  bool return_address;
+  uint64_t ip;
+  bool operator==(const SeenFrame&) const = default;
+};
+
+class UnresolvedStacks {
+ public:
+  using StackRef = SequenceInterner::Ref;
+
+  // The stack of `callchain` (with the kernel's context markers) in `pid`,
+  // or, when the chain is empty, of `ip` alone. The first address after
+  // each context marker is where that context was interrupted; the others
+  // are return addresses, looked up at address - 1 (the call). JIT code
+  // (anonymous executable mappings) resolves to the process's
+  // /tmp/perf-PID.map pseudo-DSO, interned in `processes`.
+  StackRef StackOf(ProcessTable& processes, uint32_t pid, uint64_t ip, const U64List& callchain);
+
+  std::span<const uint32_t> Frames(StackRef stack) const { return stacks_.Get(stack); }
+  const SeenFrame& frame(uint32_t id) const { return frames_[id]; }
+  const std::vector<Location>& locations() const { return locations_; }
+
+  // Frees the lookup indexes and caches: after this, StackOf must not be
+  // called, and the stacks, frames and locations stay readable.
+  void ReleaseIndexes();
+
+ private:
+  struct LocationHash {
+    size_t operator()(const Location& l) const;
+  };
+  struct SeenFrameHash {
+    size_t operator()(const SeenFrame& f) const;
+  };
+  struct CachedChain {
+    std::vector<std::byte> chain;
+    StackRef stack;
+  };
+  struct ProcessCache {
+    uint64_t mappings_version = 0;
+    std::unordered_map<uint64_t, CachedChain> chains;  // by hash of the chain
+  };
+
+  uint32_t LocationId(ProcessTable& processes, uint32_t pid, uint64_t ip, bool return_address);
+  uint32_t FrameId(ProcessTable& processes, uint32_t pid, uint64_t ip, bool return_address);
+
+  std::vector<Location> locations_;
+  std::unordered_map<Location, uint32_t, LocationHash> location_ids_;
+  std::vector<SeenFrame> frames_;
+  std::unordered_map<SeenFrame, uint32_t, SeenFrameHash> frame_ids_;
+  SequenceInterner stacks_;
+  std::unordered_map<uint32_t, ProcessCache> caches_;  // by pid
+  std::vector<uint32_t> scratch_;
+};
+
+}  // namespace sample::report

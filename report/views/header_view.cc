@@ -1,0 +1,346 @@
+#include "report/views/header_view.h"
+
+#include <linux/perf_event.h>
+#include <time.h>
+
+#include <algorithm>
+#include <charconv>
+
+#include <fmt/format.h>
+
+#include "report/views/enable_windows.h"
+
+namespace sample::report {
+namespace {
+
+std::string FlagNames(uint64_t bits, const std::vector<std::pair<uint64_t, const char*>>& names) {
+  std::string out;
+  for (const auto& [bit, name] : names) {
+    if (!(bits & bit)) continue;
+    if (!out.empty()) out += '|';
+    out += name;
+    bits &= ~bit;
+  }
+  if (bits != 0) out += fmt::format("{}{:#x}", out.empty() ? "" : "|", bits);
+  return out;
+}
+
+std::string SampleTypeNames(uint64_t t) {
+  return FlagNames(t, {
+                          {PERF_SAMPLE_IDENTIFIER, "IDENTIFIER"},
+                          {PERF_SAMPLE_IP, "IP"},
+                          {PERF_SAMPLE_TID, "TID"},
+                          {PERF_SAMPLE_TIME, "TIME"},
+                          {PERF_SAMPLE_ADDR, "ADDR"},
+                          {PERF_SAMPLE_ID, "ID"},
+                          {PERF_SAMPLE_STREAM_ID, "STREAM_ID"},
+                          {PERF_SAMPLE_CPU, "CPU"},
+                          {PERF_SAMPLE_PERIOD, "PERIOD"},
+                          {PERF_SAMPLE_READ, "READ"},
+                          {PERF_SAMPLE_CALLCHAIN, "CALLCHAIN"},
+                          {PERF_SAMPLE_RAW, "RAW"},
+                          {PERF_SAMPLE_BRANCH_STACK, "BRANCH_STACK"},
+                          {PERF_SAMPLE_REGS_USER, "REGS_USER"},
+                          {PERF_SAMPLE_STACK_USER, "STACK_USER"},
+                          {PERF_SAMPLE_WEIGHT, "WEIGHT"},
+                          {PERF_SAMPLE_DATA_SRC, "DATA_SRC"},
+                          {PERF_SAMPLE_TRANSACTION, "TRANSACTION"},
+                          {PERF_SAMPLE_REGS_INTR, "REGS_INTR"},
+                          {PERF_SAMPLE_PHYS_ADDR, "PHYS_ADDR"},
+                      });
+}
+
+std::string ReadFormatNames(uint64_t f) {
+  return FlagNames(f, {
+                          {PERF_FORMAT_TOTAL_TIME_ENABLED, "TOTAL_TIME_ENABLED"},
+                          {PERF_FORMAT_TOTAL_TIME_RUNNING, "TOTAL_TIME_RUNNING"},
+                          {PERF_FORMAT_ID, "ID"},
+                          {PERF_FORMAT_GROUP, "GROUP"},
+                          {PERF_FORMAT_LOST, "LOST"},
+                      });
+}
+
+std::string TypeName(uint32_t type) {
+  switch (type) {
+    case PERF_TYPE_HARDWARE:
+      return "hardware";
+    case PERF_TYPE_SOFTWARE:
+      return "software";
+    case PERF_TYPE_TRACEPOINT:
+      return "tracepoint";
+    case PERF_TYPE_HW_CACHE:
+      return "hw-cache";
+    case PERF_TYPE_RAW:
+      return "raw";
+    case PERF_TYPE_BREAKPOINT:
+      return "breakpoint";
+    default:
+      return fmt::format("pmu {}", type);
+  }
+}
+
+std::string ClockName(int32_t clockid) {
+  switch (clockid) {
+    case CLOCK_REALTIME:
+      return "CLOCK_REALTIME";
+    case CLOCK_MONOTONIC:
+      return "CLOCK_MONOTONIC";
+    case CLOCK_MONOTONIC_RAW:
+      return "CLOCK_MONOTONIC_RAW";
+    case CLOCK_BOOTTIME:
+      return "CLOCK_BOOTTIME";
+    case CLOCK_TAI:
+      return "CLOCK_TAI";
+    default:
+      return "";
+  }
+}
+
+// The fields of `a` that EventInfo has no key of its own for, when set.
+// Which attr fields have their own keys: type, config, freq and
+// sample_period/sample_freq, sample_type, read_format, sample_regs_user,
+// sample_stack_user (when the chain capture copies the stack), exclude_user,
+// exclude_kernel, exclude_callchain_user and inherit.
+std::vector<AttrField> OtherAttrFields(const perf_event_attr& a, bool stack_shown) {
+  std::vector<AttrField> fields;
+  auto add = [&](const char* name, uint64_t value, bool hex = false) {
+    if (value != 0) fields.push_back(AttrField{name, value, hex, ""});
+  };
+  add("size", a.size);
+  // The flags, in the order of the bitfield.
+  add("disabled", a.disabled);
+  add("pinned", a.pinned);
+  add("exclusive", a.exclusive);
+  add("exclude_hv", a.exclude_hv);
+  add("exclude_idle", a.exclude_idle);
+  add("mmap", a.mmap);
+  add("comm", a.comm);
+  add("inherit_stat", a.inherit_stat);
+  add("enable_on_exec", a.enable_on_exec);
+  add("task", a.task);
+  add("watermark", a.watermark);
+  add("precise_ip", a.precise_ip);
+  add("mmap_data", a.mmap_data);
+  add("sample_id_all", a.sample_id_all);
+  add("exclude_host", a.exclude_host);
+  add("exclude_guest", a.exclude_guest);
+  add("exclude_callchain_kernel", a.exclude_callchain_kernel);
+  add("mmap2", a.mmap2);
+  add("comm_exec", a.comm_exec);
+  add("use_clockid", a.use_clockid);
+  add("context_switch", a.context_switch);
+  add("write_backward", a.write_backward);
+  add("namespaces", a.namespaces);
+  add("ksymbol", a.ksymbol);
+  add("bpf_event", a.bpf_event);
+  add("aux_output", a.aux_output);
+  add("cgroup", a.cgroup);
+  add("text_poke", a.text_poke);
+  add("build_id", a.build_id);
+  add("inherit_thread", a.inherit_thread);
+  add("remove_on_exec", a.remove_on_exec);
+  add("sigtrap", a.sigtrap);
+  // The values after the flags; unions named by what selects them.
+  add(a.watermark ? "wakeup_watermark" : "wakeup_events", a.wakeup_events);
+  add("bp_type", a.bp_type);
+  const bool breakpoint = a.type == PERF_TYPE_BREAKPOINT;
+  add(breakpoint ? "bp_addr" : "config1", a.config1, true);
+  add(breakpoint ? "bp_len" : "config2", a.config2, !breakpoint);
+  add("branch_sample_type", a.branch_sample_type, true);
+  if (!stack_shown) add("sample_stack_user", a.sample_stack_user);
+  if (a.use_clockid) {
+    // CLOCK_REALTIME is 0: with use_clockid even 0 says which clock.
+    fields.push_back(AttrField{"clockid", static_cast<uint64_t>(static_cast<uint32_t>(a.clockid)),
+                               false, ClockName(a.clockid)});
+  } else {
+    add("clockid", static_cast<uint32_t>(a.clockid));
+  }
+  add("sample_regs_intr", a.sample_regs_intr, true);
+  add("aux_watermark", a.aux_watermark);
+  add("sample_max_stack", a.sample_max_stack);
+  add("aux_sample_size", a.aux_sample_size);
+  add("sig_data", a.sig_data, true);
+  return fields;
+}
+
+std::string Fact(const format::Metadata& metadata, std::string_view key) {
+  return format::FindMetadata(metadata, key).value_or("");
+}
+
+std::string UtcTime(uint64_t realtime_ns) {
+  const time_t seconds = static_cast<time_t>(realtime_ns / 1000000000u);
+  tm utc{};
+  if (gmtime_r(&seconds, &utc) == nullptr) return "";
+  return fmt::format("{:04}-{:02}-{:02} {:02}:{:02}:{:02} UTC", utc.tm_year + 1900, utc.tm_mon + 1,
+                     utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec);
+}
+
+// Times from the first record; a switch before it (the start's enable
+// comes just before the events are on) counts from the switch.
+ControlInfo BuildControlInfo(const Recording& recording, uint64_t first, uint64_t last) {
+  uint64_t origin = first, end = last;
+  for (const format::ControlEntry& e : recording.control) {
+    if (origin == 0 || e.time_ns < origin) origin = e.time_ns;
+    end = std::max(end, e.time_ns);
+  }
+  const EnableWindows windows = BuildEnableWindows(recording.control, recording.events, end);
+  ControlInfo info;
+  for (const EnableWindow& w : windows.windows) {
+    ControlInfo::Window window;
+    window.start_s = static_cast<double>(w.start_ns - origin) / 1e9;
+    window.end_s = static_cast<double>(w.end_ns - origin) / 1e9;
+    for (uint32_t i : w.events) window.events.push_back(recording.events[i].name);
+    info.windows.push_back(std::move(window));
+  }
+  info.enabled_s = static_cast<double>(windows.enabled_ns) / 1e9;
+  info.total_s = static_cast<double>(end - origin) / 1e9;
+  return info;
+}
+
+}  // namespace
+
+HeaderView BuildHeaderView(const Recording& recording) {
+  const format::Metadata& m = recording.metadata;
+  HeaderView h;
+  h.hostname = Fact(m, "hostname");
+  h.os_release = Fact(m, "os_release");
+  h.os_version = Fact(m, "os_version");
+  h.arch = Fact(m, "arch");
+  h.cpus_online = Fact(m, "cpus_online");
+  h.cmdline = Fact(m, "cmdline");
+  h.recorder_version = Fact(m, "recorder_version");
+  h.format = recording.format_name;
+  h.kernel_symbols = Fact(m, "kernel_symbols");
+  const std::string start = Fact(m, "start_realtime_ns");
+  uint64_t start_ns = 0;
+  if (auto [end, ec] = std::from_chars(start.data(), start.data() + start.size(), start_ns);
+      !start.empty() && ec == std::errc() && end == start.data() + start.size()) {
+    h.start_realtime_ns = start_ns;
+    h.start_time = UtcTime(start_ns);
+  }
+  const LoadStats& stats = recording.stats;
+  uint64_t first = stats.first_time, last = stats.last_time;
+  if (recording.trailer &&
+      recording.trailer->header.end_clock_ns >= recording.trailer->header.start_clock_ns) {
+    first = recording.trailer->header.start_clock_ns;
+    last = recording.trailer->header.end_clock_ns;
+  }
+  h.duration_s = static_cast<double>(last - first) / 1e9;
+  if (!recording.control.empty()) h.control = BuildControlInfo(recording, first, last);
+
+  const Profile& profile = recording.profile;
+  for (size_t i = 0; i < recording.events.size(); ++i) {
+    const EventDesc& desc = recording.events[i];
+    const perf_event_attr& a = desc.attr;
+    EventInfo e;
+    e.name = desc.name;
+    e.type = a.type;
+    e.type_name = TypeName(a.type);
+    e.config = a.config;
+    e.freq = a.freq;
+    e.period_or_freq = a.sample_period;  // a union with sample_freq
+    e.sample_type = a.sample_type;
+    e.sample_type_names = SampleTypeNames(a.sample_type);
+    e.read_format = a.read_format;
+    e.read_format_names = ReadFormatNames(a.read_format);
+    e.chain_capture = ChainCaptureFromAttr(a);
+    e.sample_regs_user = a.sample_regs_user;
+    e.exclude_callchain_user = a.exclude_callchain_user;
+    e.exclude_user = a.exclude_user;
+    e.exclude_kernel = a.exclude_kernel;
+    e.inherit = a.inherit;
+    e.attr_fields = OtherAttrFields(a, e.chain_capture.stack_size != 0);
+    e.ids = desc.ids.size();
+    for (uint32_t member : profile.group_members(static_cast<uint32_t>(i))) {
+      e.group_members.push_back(recording.events[member].name);
+    }
+    e.samples = profile.sample_count(static_cast<uint32_t>(i));
+    if (i < recording.tracepoints.size()) {
+      const TracepointDesc& trace = recording.tracepoints[i];
+      e.tracepoint = e.type == PERF_TYPE_TRACEPOINT;
+      e.filter = trace.filter;
+      if (trace.format) {
+        for (const TraceField& field : trace.format->fields) {
+          if (!field.common()) e.trace_fields.push_back(field.name);
+        }
+      }
+    }
+    if (i == recording.off_cpu_source && recording.off_cpu_event) {
+      // Its samples were moved to the off-CPU pseudo-events, or left out.
+      e.samples = profile.sample_count(*recording.off_cpu_event) +
+                  profile.sample_count(*recording.off_cpu_event + 1) + stats.off_cpu.unmatched;
+    }
+    h.events.push_back(std::move(e));
+  }
+  h.samples = stats.samples;
+  h.lost_samples = stats.lost_samples;
+  h.per_cpu = stats.per_cpu;
+  h.build_ids = recording.build_ids;
+  h.finalized = recording.finalized;
+  h.file_size = recording.file_size;
+  h.valid_end = recording.valid_end;
+  if (recording.counts) h.counts = BuildCountsInfo(*recording.counts);
+  for (size_t i = 0; i < recording.toggle_stats.size() && i < recording.events.size(); ++i) {
+    const ToggleStats& st = recording.toggle_stats[i];
+    if (!st.toggled) continue;
+    ToggleInfo t;
+    t.name = recording.events[i].name;
+    for (const ToggleRelation& rel : recording.toggles) {
+      if (rel.target != i || rel.trigger >= recording.events.size()) continue;
+      (rel.on ? t.on_by : t.off_by).push_back(recording.events[rel.trigger].name);
+      t.per_cpu = rel.per_cpu;
+      t.starts_on = rel.target_starts_on;
+    }
+    t.windows = st.windows;
+    t.inside = st.inside;
+    t.outside = st.outside;
+    t.unmatched_off = st.unmatched_off;
+    t.applied = recording.toggles_applied;
+    h.toggles.push_back(std::move(t));
+  }
+  return h;
+}
+
+CountsInfo BuildCountsInfo(const format::Counts& counts) {
+  CountsInfo info;
+  info.from_counting = counts.source != format::kCountsFromSampling;
+  info.elapsed_s = static_cast<double>(counts.elapsed_ns) / 1e9;
+  for (const format::EventCounts& e : counts.events) {
+    CountInfo c;
+    c.name = e.name;
+    c.supported = e.supported;
+    c.count = e.count;
+    c.time_enabled = e.time_enabled;
+    c.time_running = e.time_running;
+    c.intervals = e.intervals.size();
+    if (e.time_enabled != 0) {
+      c.running_pct = 100.0 * static_cast<double>(e.time_running) / e.time_enabled;
+    }
+    if (e.supported && e.time_running != 0 && e.time_running < e.time_enabled) {
+      // long double: count * enabled must not overflow on the way.
+      c.scaled =
+          static_cast<double>(static_cast<long double>(e.count) * e.time_enabled / e.time_running);
+      ++info.multiplexed;
+    }
+    info.events.push_back(std::move(c));
+  }
+  return info;
+}
+
+std::string RecordTypeName(uint32_t type) {
+  static constexpr const char* kNames[] = {nullptr,        "MMAP",
+                                           "LOST",         "COMM",
+                                           "EXIT",         "THROTTLE",
+                                           "UNTHROTTLE",   "FORK",
+                                           "READ",         "SAMPLE",
+                                           "MMAP2",        "AUX",
+                                           "ITRACE_START", "LOST_SAMPLES",
+                                           "SWITCH",       "SWITCH_CPU_WIDE",
+                                           "NAMESPACES",   "KSYMBOL",
+                                           "BPF_EVENT",    "CGROUP",
+                                           "TEXT_POKE",    "AUX_OUTPUT_HW_ID"};
+  if (type < std::size(kNames) && kNames[type] != nullptr) return kNames[type];
+  return fmt::format("TYPE_{}", type);
+}
+
+}  // namespace sample::report

@@ -1,0 +1,50 @@
+#include "report/views/sort_keys.h"
+
+#include <algorithm>
+#include <array>
+#include <utility>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "libsample/comma_list.h"
+
+namespace sample::report {
+namespace {
+
+// In the order the error message lists them.
+constexpr std::array<std::pair<SortKey, std::string_view>, 7> kSortKeyNames = {{
+    {SortKey::kComm, "comm"},
+    {SortKey::kPid, "pid"},
+    {SortKey::kTid, "tid"},
+    {SortKey::kDso, "dso"},
+    {SortKey::kSym, "sym"},
+    {SortKey::kCpu, "cpu"},
+    {SortKey::kSrcline, "srcline"},
+}};
+
+}  // namespace
+
+Result<std::vector<SortKey>> ParseSortKeys(std::string_view text) {
+  std::vector<SortKey> keys;
+  for (const std::string_view name : SplitCommaList(text)) {
+    auto it = std::find_if(kSortKeyNames.begin(), kSortKeyNames.end(),
+                           [&](const auto& entry) { return entry.second == name; });
+    if (it == kSortKeyNames.end()) {
+      std::vector<std::string_view> valid;
+      for (const auto& entry : kSortKeyNames) valid.push_back(entry.second);
+      return Fail(fmt::format("unknown sort key '{}' (valid: {})", name, fmt::join(valid, ", ")));
+    }
+    keys.push_back(it->first);
+  }
+  return keys;
+}
+
+std::string_view SortKeyName(SortKey key) {
+  for (const auto& [k, name] : kSortKeyNames) {
+    if (k == key) return name;
+  }
+  return "";
+}
+
+}  // namespace sample::report

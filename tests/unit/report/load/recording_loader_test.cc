@@ -1,0 +1,175 @@
+// LoadRecording over small synthetic files: sideband applied in time order,
+// samples resolved against the mappings of their moment, lost and
+// malformed records counted once each.
+#include "report/load/recording_loader.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "formats/sample_file_writer.h"
+#include "tests/unit/synthetic_records.h"
+#include "tests/unit/temp_dir.h"
+
+namespace sample::report {
+namespace {
+
+namespace st = sample::testing;
+
+constexpr uint64_t kSampleType = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+                                 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
+
+class RecordingLoaderTest : public ::testing::Test {
+ protected:
+  RecordingLoaderTest() : dir_("recording_loader_test"), attr_(st::MakeAttr(kSampleType, true)) {}
+
+  st::SampleIdFields Id(uint32_t pid, uint64_t time, uint32_t cpu = 0) {
+    return st::SampleIdFields{pid, pid, time, 7, 0, cpu};
+  }
+  void Sample(uint32_t pid, uint64_t ip, uint64_t time, uint32_t cpu = 0) {
+    st::SampleFields f;
+    f.id = 7;
+    f.ip = ip;
+    f.pid = f.tid = pid;
+    f.time = time;
+    f.cpu = cpu;
+    f.period = 1000;
+    st::Append(records_, st::MakeSample(attr_, f));
+    ++count_;
+  }
+  void Add(const st::Bytes& record) {
+    st::Append(records_, record);
+    ++count_;
+  }
+  Recording Load() {
+    const std::string path = (dir_.path() / "r.data").string();
+    auto writer = format::SampleFileWriter::Create(path, {});
+    EXPECT_TRUE(writer) << writer.error().message;
+    EventDesc event;
+    event.attr = attr_;
+    event.name = "cpu-clock";
+    event.ids = {7};
+    (*writer)->Submit(format::ChunkType::kEvents, format::EncodeEvents({event}));
+    format::RecordsChunk chunk;
+    chunk.records = records_;
+    chunk.record_count = count_;
+    chunk.time_min = 1;
+    chunk.time_max = 1000;
+    (*writer)->SubmitRecords(std::move(chunk));
+    EXPECT_TRUE((*writer)->Finish(format::Trailer{}));
+    LoadOptions options;
+    options.jobs = 1;
+    options.use_debuginfod = false;
+    auto recording = LoadRecording(path, options);
+    EXPECT_TRUE(recording) << recording.error().message;
+    return std::move(*recording);
+  }
+  // The DSO and name of each sample's leaf, in time order.
+  std::vector<std::string> Leaves(const Recording& r) {
+    std::vector<std::string> out;
+    for (const ProfileSample& s : r.profile.samples()) {
+      const Function& f = r.profile.function(r.profile.frames(s).front());
+      out.push_back(r.profile.dso_name(f.dso) + " " + std::string(r.profile.comm(s.comm)));
+    }
+    return out;
+  }
+
+  st::TempDir dir_;
+  perf_event_attr attr_;
+  st::Bytes records_;
+  uint64_t count_ = 0;
+};
+
+TEST_F(RecordingLoaderTest, SamplesResolveAgainstTheMappingsOfTheirMoment) {
+  Add(st::MakeComm(attr_, 5, 5, "first", true, Id(5, 10)));
+  st::Mmap2Fields m = st::MakeMmap2Fields("/bin/first", 5, 5, 0x400000, 0x1000, 0);
+  m.prot = 5;  // PROT_READ | PROT_EXEC
+  Add(st::MakeMmap2(attr_, m, Id(5, 11)));
+  Sample(5, 0x400010, 20);
+  Add(st::MakeComm(attr_, 5, 5, "second", true, Id(5, 30)));  // exec: mappings gone
+  Sample(5, 0x400010, 31);
+  m.filename = "/bin/second";
+  Add(st::MakeMmap2(attr_, m, Id(5, 32)));
+  Sample(5, 0x400010, 40);
+  const Recording r = Load();
+  EXPECT_EQ(Leaves(r), (std::vector<std::string>{"/bin/first first", "[unknown] second",
+                                                 "/bin/second second"}));
+  EXPECT_EQ(r.stats.samples, 3u);
+  EXPECT_EQ(r.stats.malformed_records, 0u);
+}
+
+// LOST and LOST_SAMPLES add to the same counts; a malformed one of either
+// is counted once, as malformed, and loading goes on.
+TEST_F(RecordingLoaderTest, LostCountedPerCpuAndMalformedRecordsOnce) {
+  Add(st::MakeLost(attr_, 7, 40, Id(1, 5, 1)));
+  Add(st::MakeLostSamples(attr_, 2, Id(1, 6, 0)));
+  st::Bytes torn = st::MakeLost(attr_, 7, 9, Id(1, 7, 1));
+  torn.resize(sizeof(perf_event_header) + 8);  // no room for the count
+  reinterpret_cast<perf_event_header*>(torn.data())->size = static_cast<uint16_t>(torn.size());
+  Add(torn);
+  st::Bytes torn_samples = st::MakeLostSamples(attr_, 9, Id(1, 8, 1));
+  torn_samples.resize(sizeof(perf_event_header));
+  reinterpret_cast<perf_event_header*>(torn_samples.data())->size =
+      static_cast<uint16_t>(torn_samples.size());
+  Add(torn_samples);
+  Sample(1, 0x1000, 9, 1);
+  const Recording r = Load();
+  EXPECT_EQ(r.stats.lost_samples, 42u);
+  EXPECT_EQ(r.stats.per_cpu.at(1).lost_samples, 40u);
+  EXPECT_EQ(r.stats.per_cpu.at(0).lost_samples, 2u);
+  EXPECT_EQ(r.stats.per_cpu.at(1).lost_records, 1u);
+  EXPECT_EQ(r.stats.malformed_records, 2u);
+  EXPECT_EQ(r.stats.samples, 1u);
+  EXPECT_EQ(r.stats.records, 5u);
+}
+
+// Damage is said in every view, not only counted in --stats: a warning with
+// the count, and when no sample at all could be read, that instead of an
+// empty profile that looks complete.
+TEST_F(RecordingLoaderTest, MalformedSamplesAreWarnedOfAndAllMalformedIsSaid) {
+  for (int i = 0; i < 3; ++i) {
+    st::SampleFields f;
+    f.id = 7;
+    f.pid = f.tid = 1;
+    f.time = 10 + i;
+    st::Bytes torn = st::MakeSample(attr_, f);
+    torn.resize(sizeof(perf_event_header) + 8);  // the id, and nothing of the rest
+    reinterpret_cast<perf_event_header*>(torn.data())->size = static_cast<uint16_t>(torn.size());
+    Add(torn);
+  }
+  const Recording r = Load();
+  EXPECT_EQ(r.stats.samples, 0u);
+  EXPECT_EQ(r.stats.malformed_samples, 3u);
+  std::string warnings;
+  for (const std::string& w : r.warnings) warnings += w + "\n";
+  EXPECT_NE(warnings.find("3 malformed record(s)"), std::string::npos) << warnings;
+  EXPECT_NE(warnings.find("no sample could be read: every one of the 3 sample records was "
+                          "malformed"),
+            std::string::npos)
+      << warnings;
+}
+
+// Periods summing past 2^64 (a crafted file) are cut so that every sum
+// fits: shares stay at most 100%, and the cut is said.
+TEST_F(RecordingLoaderTest, PeriodSumsSaturateInsteadOfWrapping) {
+  for (int i = 0; i < 3; ++i) {
+    st::SampleFields f;
+    f.id = 7;
+    f.ip = 0x1000;
+    f.pid = f.tid = 1;
+    f.time = 10 + i;
+    f.period = uint64_t{1} << 63;
+    Add(st::MakeSample(attr_, f));
+  }
+  const Recording r = Load();
+  EXPECT_EQ(r.stats.samples, 3u);
+  EXPECT_EQ(r.stats.saturated_periods, 2u);
+  EXPECT_EQ(r.profile.total_period(0), UINT64_MAX);
+  bool said = false;
+  for (const std::string& w : r.warnings) said |= w.find("summed past 2^64") != std::string::npos;
+  EXPECT_TRUE(said);
+}
+
+}  // namespace
+}  // namespace sample::report

@@ -1,0 +1,182 @@
+// Tests for the symbol sources, one per kind of DSO: each answers every
+// offset (an [unknown] frame when it knows nothing), names frames with the
+// offset into their symbol, and says where its names came from. The binary
+// source reads the fixture ELF files of tests/fixtures/.
+#include "report/load/symbol_sources.h"
+
+#include <string>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "libsample/symbols/elf_symbols.h"
+#include "tests/unit/symbolizer_test_util.h"
+
+namespace sample::report {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using sample::testing::LineOf;
+using sample::testing::ScratchDir;
+
+const char* const kSym = FIXTURE_SYMBOLIZER_PATH;
+const char* const kSymSource = FIXTURE_SYMBOLIZER_SOURCE;
+const char* const kProg = FIXTURE_PROG_PATH;
+
+// A frame as "name+0xOFFSET" (known), "name (inlined)" or "?name" (unknown),
+// with " @srcline" when it has one.
+std::string Show(const ResolvedFrame& frame) {
+  std::string out = frame.known ? "" : "?";
+  out += frame.name;
+  if (frame.inlined) out += " (inlined)";
+  if (frame.symbol_offset != UINT64_MAX) out += fmt::format("+{:#x}", frame.symbol_offset);
+  if (!frame.srcline.empty()) out += " @" + frame.srcline;
+  return out;
+}
+
+std::vector<std::vector<std::string>> Show(const std::vector<std::vector<ResolvedFrame>>& all) {
+  std::vector<std::vector<std::string>> out;
+  for (const auto& frames : all) {
+    out.emplace_back();
+    for (const ResolvedFrame& frame : frames) out.back().push_back(Show(frame));
+  }
+  return out;
+}
+
+TEST(SymbolSourcesTest, NoSourceNamesEveryOffsetUnknown) {
+  NoSymbolSource none;
+  const std::vector<uint64_t> offsets = {0x10, 0xabc};
+  EXPECT_THAT(Show(none.Symbolize(offsets)),
+              ElementsAre(ElementsAre("?[unknown] 0x10"), ElementsAre("?[unknown] 0xabc")));
+  EXPECT_EQ(none.facts().source, "");
+}
+
+TEST(SymbolSourcesTest, KernelSymbolsNameAddressesFromTheRecordedKallsyms) {
+  KernelSymbolSource kernel(ParseKallsyms(
+      "ffffffff81000000 T _text\nffffffff81000100 t do_work\nffffffff81000200 T next_one\n"),
+      "recorded kallsyms");
+  const std::vector<uint64_t> addresses = {0xffffffff81000104, 0xffffffff81000000,
+                                           0xffffffff80000000};
+  EXPECT_THAT(Show(kernel.Symbolize(addresses)),
+              ElementsAre(ElementsAre("do_work+0x4"), ElementsAre("_text+0x0"),
+                          ElementsAre("?[unknown] 0xffffffff80000000")));
+  EXPECT_EQ(kernel.facts().source, "recorded kallsyms (3 symbols)");
+  EXPECT_TRUE(kernel.facts().warnings.empty());
+}
+
+TEST(SymbolSourcesTest, KernelWithoutSymbolsSaysSo) {
+  KernelSymbolSource kernel({}, "recorded kallsyms");
+  const std::vector<uint64_t> addresses = {0xffffffff81000104};
+  EXPECT_THAT(Show(kernel.Symbolize(addresses)),
+              ElementsAre(ElementsAre("?[unknown] 0xffffffff81000104")));
+  EXPECT_EQ(kernel.facts().source, "none: the recording holds no kernel symbols");
+}
+
+TEST(SymbolSourcesTest, PerfMapNamesJitCodeByAbsoluteAddress) {
+  PerfMapSymbolSource map(PerfMap::Parse("7f0000001000 40 jitted loop\n7f0000002000 10 other\n"));
+  const std::vector<uint64_t> addresses = {0x7f0000001010, 0x7f0000002000, 0x7f0000003000};
+  EXPECT_THAT(Show(map.Symbolize(addresses)),
+              ElementsAre(ElementsAre("jitted loop+0x10"), ElementsAre("other+0x0"),
+                          ElementsAre("?[unknown] 0x7f0000003000")));
+  EXPECT_EQ(map.facts().source, "perf map");
+}
+
+TEST(SymbolSourcesTest, AnUnreadablePerfMapIsAWarningAndNamesNothing) {
+  ScratchDir dir;
+  PerfMapSymbolSource map(PerfMap::Load(dir / "perf-1.map", PerfMapOptions{}));
+  const std::vector<uint64_t> addresses = {0x7f0000001010};
+  EXPECT_THAT(Show(map.Symbolize(addresses)),
+              ElementsAre(ElementsAre("?[unknown] 0x7f0000001010")));
+  ASSERT_EQ(map.facts().warnings.size(), 1u);
+  EXPECT_THAT(map.facts().warnings[0], HasSubstr("perf-1.map"));
+  EXPECT_EQ(map.facts().source, "none: " + map.facts().warnings[0]);
+}
+
+class BinarySymbolSourceTest : public ::testing::Test {
+ protected:
+  std::unique_ptr<BinarySymbolSource> Open(const std::string& path, const std::string& build_id,
+                                           bool srclines) {
+    BinaryLocatorOptions options;
+    options.use_debuginfod = false;
+    locator_.emplace(std::move(options));
+    return BinarySymbolSource::Open(*locator_, path, build_id, srclines);
+  }
+
+  // The file offset `delta` bytes into ELF symbol `name` of `path`.
+  static uint64_t OffsetIn(const std::string& path, const std::string& name, uint64_t delta) {
+    auto elf = ElfSymbols::Load(path);
+    EXPECT_TRUE(elf) << elf.error().message;
+    if (!elf) return 0;
+    for (const ElfSymbol& symbol : elf->symbols()) {
+      if (symbol.name != name) continue;
+      auto offset = elf->VaddrToFileOffset(symbol.start + delta);
+      EXPECT_TRUE(offset);
+      return offset.value_or(0);
+    }
+    ADD_FAILURE() << name << " not in " << path;
+    return 0;
+  }
+
+  std::optional<BinaryLocator> locator_;
+};
+
+TEST_F(BinarySymbolSourceTest, NamesFunctionsWithInlineFramesAndSourceLines) {
+  auto id = ReadElfBuildId(kSym);
+  ASSERT_TRUE(id);
+  auto source = Open(kSym, *id, /*srclines=*/true);
+  EXPECT_EQ(source->facts().source, "recorded path + DWARF");
+  EXPECT_FALSE(source->facts().missing);
+  EXPECT_FALSE(source->facts().mismatched);
+
+  const std::vector<uint64_t> offsets = {OffsetIn(kSym, "static_worker", 0), uint64_t{1} << 40};
+  const auto frames = Show(source->Symbolize(offsets));
+  ASSERT_EQ(frames.size(), 2u);
+  EXPECT_THAT(frames[0], ElementsAre(fmt::format("static_worker+0x0 @fixture_symbolizer.c:{}",
+                                                 LineOf(kSymSource, "LINE:static_worker_body"))));
+  EXPECT_THAT(frames[1], ElementsAre("?[unknown] 0x10000000000"));
+}
+
+TEST_F(BinarySymbolSourceTest, InlinedCallsAreFramesOfTheirOwnBeforeTheirFunction) {
+  auto source = Open(kSym, "", /*srclines=*/false);
+  // Every instruction of uses_inline ends in uses_inline itself; some carry
+  // the two inlined calls in front of it.
+  bool saw_chain = false;
+  for (uint64_t delta = 0; delta < 64; ++delta) {
+    const std::vector<uint64_t> offsets = {OffsetIn(kSym, "uses_inline", delta)};
+    const auto frames = Show(source->Symbolize(offsets))[0];
+    ASSERT_FALSE(frames.empty());
+    EXPECT_EQ(frames.back(), fmt::format("uses_inline+{:#x}", delta));
+    if (frames.size() == 3) {
+      EXPECT_THAT(frames,
+                  ElementsAre("inner_inline (inlined)", "outer_inline (inlined)",
+                              fmt::format("uses_inline+{:#x}", delta)));
+      saw_chain = true;
+      break;
+    }
+  }
+  EXPECT_TRUE(saw_chain);
+}
+
+TEST_F(BinarySymbolSourceTest, AMissingBinaryNamesNothingAndIsCounted) {
+  ScratchDir dir;
+  auto source = Open(dir / "absent", "", false);
+  const std::vector<uint64_t> offsets = {0x1234};
+  EXPECT_THAT(Show(source->Symbolize(offsets)), ElementsAre(ElementsAre("?[unknown] 0x1234")));
+  EXPECT_TRUE(source->facts().missing);
+  EXPECT_EQ(source->facts().source, "none: not found");
+}
+
+TEST_F(BinarySymbolSourceTest, ABinaryOfAnotherBuildIsRefusedWithAWarning) {
+  auto source = Open(kProg, std::string(40, 'f'), false);
+  const std::vector<uint64_t> offsets = {0x1234};
+  EXPECT_THAT(Show(source->Symbolize(offsets)), ElementsAre(ElementsAre("?[unknown] 0x1234")));
+  EXPECT_TRUE(source->facts().mismatched);
+  EXPECT_FALSE(source->facts().missing);
+  ASSERT_EQ(source->facts().warnings.size(), 1u);
+  EXPECT_THAT(source->facts().warnings[0], HasSubstr("--force uses it anyway"));
+}
+
+}  // namespace
+}  // namespace sample::report
