@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -18,6 +19,7 @@
 #include <regex>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 namespace sample::e2e {
 namespace {
@@ -64,6 +66,14 @@ std::string FindTracefs() {
     if (HasEventsDir(dir)) return dir;
   }
   return "";
+}
+
+// The state letter of /proc/PID/stat ('R', 'S', 'Z', ...), or 0 when the
+// process is gone.
+char ProcessState(pid_t pid) {
+  const std::string stat = ReadFile("/proc/" + std::to_string(pid) + "/stat");
+  const size_t paren = stat.rfind(')');
+  return paren == std::string::npos || paren + 2 >= stat.size() ? 0 : stat[paren + 2];
 }
 
 }  // namespace
@@ -150,6 +160,40 @@ bool HardwareCyclesOpen() {
   attr.exclude_kernel = 1;
   attr.exclude_hv = 1;
   return PerfEventOpen(attr) == 0;
+}
+
+double CommandCpuSeconds(pid_t pgid, pid_t leader) {
+  static const double kTicksPerSecond = static_cast<double>(sysconf(_SC_CLK_TCK));
+  double seconds = 0;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", error)) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    if (std::stol(name) == leader) continue;
+    // "pid (comm) state ppid pgrp session tty tpgid flags minflt cminflt
+    // majflt cmajflt utime stime ...": the command name may hold spaces.
+    const std::string stat = ReadFile(entry.path().string() + "/stat");
+    const size_t paren = stat.rfind(')');
+    if (paren == std::string::npos) continue;
+    std::istringstream fields(stat.substr(paren + 1));
+    std::string state;
+    long ppid = 0, pgrp = 0, skip = 0;
+    unsigned long long utime = 0, stime = 0;
+    fields >> state >> ppid >> pgrp;
+    for (int i = 0; i < 8; ++i) fields >> skip;
+    if (!(fields >> utime >> stime) || pgrp != pgid) continue;
+    seconds += static_cast<double>(utime + stime) / kTicksPerSecond;
+  }
+  return seconds;
+}
+
+bool WaitForCommandCpu(pid_t pgid, pid_t leader, double seconds) {
+  for (;;) {
+    if (CommandCpuSeconds(pgid, leader) >= seconds) return true;
+    const char state = ProcessState(leader);
+    if (state == 0 || state == 'Z') return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
 }
 
 ScratchDir::ScratchDir() {

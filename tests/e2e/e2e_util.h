@@ -114,4 +114,16 @@ std::string CgroupSwitchesUnavailable();
 // none).
 bool HardwareCyclesOpen();
 
+// The CPU time (user and system, in seconds) the processes of process group
+// `pgid` other than `leader` have used so far: what Start()'s child, the
+// recorder, runs as its command. 0 when there are none yet.
+double CommandCpuSeconds(pid_t pgid, pid_t leader);
+
+// Sleeps until CommandCpuSeconds(pgid, leader) reaches `seconds` or the
+// leader has ended; false in the latter case. Tests that stop a recording
+// "after a while" wait for the command's CPU time, not the wall clock: on a
+// loaded machine the command gets a fraction of a CPU, and what its samples
+// hold follows its CPU time.
+bool WaitForCommandCpu(pid_t pgid, pid_t leader, double seconds);
+
 }  // namespace sample::e2e
