@@ -1,17 +1,25 @@
 #include "tests/e2e/e2e_util.h"
 
 #include <fcntl.h>
+#include <linux/hw_breakpoint.h>
+#include <linux/perf_event.h>
 #include <signal.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 namespace sample::e2e {
 namespace {
@@ -23,7 +31,170 @@ std::string ReadFile(const std::string& path) {
   return s.str();
 }
 
+// perf_event_open(2) of `attr` on the calling thread, any CPU: 0 when it
+// opened (the descriptor goes to `fd`, or is closed when `fd` is null),
+// else the errno.
+int PerfEventOpen(perf_event_attr attr, int* fd = nullptr) {
+  attr.size = sizeof(attr);
+  const long opened = syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+  if (opened < 0) return errno;
+  if (fd != nullptr) {
+    *fd = static_cast<int>(opened);
+  } else {
+    close(static_cast<int>(opened));
+  }
+  return 0;
+}
+
+// The errno values by which perf_event_open(2) says the kernel or the
+// machine has no such event, as opposed to refusing this attr or this user.
+bool IsUnsupported(int err) { return err == ENOENT || err == EOPNOTSUPP || err == ENODEV; }
+
+bool HasEventsDir(const std::string& tracefs) {
+  struct stat st {};
+  return stat((tracefs + "/events").c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+// A tracefs holding events/ that this user can look into, or "".
+std::string FindTracefs() {
+  std::ifstream mounts("/proc/mounts");
+  std::string device, mount_point, type, rest;
+  while (mounts >> device >> mount_point >> type && std::getline(mounts, rest)) {
+    if (type == "tracefs" && HasEventsDir(mount_point)) return mount_point;
+  }
+  for (const char* dir : {"/sys/kernel/tracing", "/sys/kernel/debug/tracing"}) {
+    if (HasEventsDir(dir)) return dir;
+  }
+  return "";
+}
+
+// The state letter of /proc/PID/stat ('R', 'S', 'Z', ...), or 0 when the
+// process is gone.
+char ProcessState(pid_t pid) {
+  const std::string stat = ReadFile("/proc/" + std::to_string(pid) + "/stat");
+  const size_t paren = stat.rfind(')');
+  return paren == std::string::npos || paren + 2 >= stat.size() ? 0 : stat[paren + 2];
+}
+
 }  // namespace
+
+std::string TracepointUnavailable(const std::string& subsystem, const std::string& name,
+                                  bool raw_data) {
+  std::string tracefs = FindTracefs();
+  // The recorder mounts tracefs where none is mounted and it may; so does
+  // the probe, or the first tracepoint test of a boot would skip.
+  if (tracefs.empty() && geteuid() == 0 &&
+      mount("nodev", "/sys/kernel/tracing", "tracefs", 0, nullptr) == 0) {
+    tracefs = FindTracefs();
+  }
+  if (tracefs.empty()) {
+    return "no tracefs with an events/ directory is mounted (or this user may not read it), "
+           "and this user cannot mount one at /sys/kernel/tracing";
+  }
+  const std::string id_path = tracefs + "/events/" + subsystem + "/" + name + "/id";
+  std::ifstream id_file(id_path);
+  uint64_t id = 0;
+  if (!(id_file >> id)) {
+    return "no tracepoint " + subsystem + ":" + name + " here: " + id_path + ": " +
+           std::strerror(errno);
+  }
+  perf_event_attr attr{};
+  attr.type = PERF_TYPE_TRACEPOINT;
+  attr.config = id;
+  attr.sample_period = 1;
+  attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | (raw_data ? PERF_SAMPLE_RAW : 0);
+  attr.disabled = 1;
+  if (const int err = PerfEventOpen(attr); err != 0) {
+    return "perf_event_open of tracepoint " + subsystem + ":" + name + " (id " +
+           std::to_string(id) + ") fails for this user: " + std::strerror(err);
+  }
+  return "";
+}
+
+std::string BreakpointUnavailable() {
+  static volatile uint64_t watched = 0;
+  perf_event_attr attr{};
+  attr.type = PERF_TYPE_BREAKPOINT;
+  attr.bp_type = HW_BREAKPOINT_W;
+  attr.bp_addr = reinterpret_cast<uintptr_t>(&watched);
+  attr.bp_len = HW_BREAKPOINT_LEN_8;
+  attr.exclude_kernel = 1;
+  attr.exclude_hv = 1;
+  int fd = -1;
+  if (const int err = PerfEventOpen(attr, &fd); err != 0) {
+    if (IsUnsupported(err)) {
+      return std::string("no hardware breakpoints here: perf_event_open of a write breakpoint: ") +
+             std::strerror(err);
+    }
+    return "";
+  }
+  constexpr int kStores = 100;
+  for (int i = 0; i < kStores; ++i) watched = watched + 1;
+  uint64_t count = 0;
+  const bool read_ok = read(fd, &count, sizeof(count)) == sizeof(count);
+  close(fd);
+  if (read_ok && count == 0) {
+    return "hardware breakpoints do not fire on this machine: a breakpoint on a variable counted " +
+           std::to_string(count) + " of " + std::to_string(kStores) + " stores to it";
+  }
+  return "";
+}
+
+std::string CgroupSwitchesUnavailable() {
+  perf_event_attr attr{};
+  attr.type = PERF_TYPE_SOFTWARE;
+  attr.config = PERF_COUNT_SW_CGROUP_SWITCHES;
+  attr.disabled = 1;
+  if (const int err = PerfEventOpen(attr); IsUnsupported(err)) {
+    return std::string("the kernel has no cgroup-switches event (Linux 5.13+): perf_event_open: ") +
+           std::strerror(err);
+  }
+  return "";
+}
+
+bool HardwareCyclesOpen() {
+  perf_event_attr attr{};
+  attr.type = PERF_TYPE_HARDWARE;
+  attr.config = PERF_COUNT_HW_CPU_CYCLES;
+  attr.disabled = 1;
+  attr.exclude_kernel = 1;
+  attr.exclude_hv = 1;
+  return PerfEventOpen(attr) == 0;
+}
+
+double CommandCpuSeconds(pid_t pgid, pid_t leader) {
+  static const double kTicksPerSecond = static_cast<double>(sysconf(_SC_CLK_TCK));
+  double seconds = 0;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", error)) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    if (std::stol(name) == leader) continue;
+    // "pid (comm) state ppid pgrp session tty tpgid flags minflt cminflt
+    // majflt cmajflt utime stime ...": the command name may hold spaces.
+    const std::string stat = ReadFile(entry.path().string() + "/stat");
+    const size_t paren = stat.rfind(')');
+    if (paren == std::string::npos) continue;
+    std::istringstream fields(stat.substr(paren + 1));
+    std::string state;
+    long ppid = 0, pgrp = 0, skip = 0;
+    unsigned long long utime = 0, stime = 0;
+    fields >> state >> ppid >> pgrp;
+    for (int i = 0; i < 8; ++i) fields >> skip;
+    if (!(fields >> utime >> stime) || pgrp != pgid) continue;
+    seconds += static_cast<double>(utime + stime) / kTicksPerSecond;
+  }
+  return seconds;
+}
+
+bool WaitForCommandCpu(pid_t pgid, pid_t leader, double seconds) {
+  for (;;) {
+    if (CommandCpuSeconds(pgid, leader) >= seconds) return true;
+    const char state = ProcessState(leader);
+    if (state == 0 || state == 'Z') return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
 
 ScratchDir::ScratchDir() {
   const char* tmp = std::getenv("TMPDIR");

@@ -91,4 +91,39 @@ std::vector<std::string> Lines(const std::string& text);
 // The "# Samples: N" figure of a report header, or -1.
 long SampleCount(const std::string& report);
 
+// Probes of what this kernel and machine offer, made directly (tracefs and
+// perf_event_open(2) on the calling thread), not through the recorder: a
+// test skips only for a capability a probe of its own shows missing, so a
+// regression of the recorder that prints a similar message still fails.
+// The *Unavailable() ones return why the capability is missing, or "" when
+// it is there (or when the probe failed for another reason: then the test
+// runs, and says what fails).
+
+// Tracepoint SUBSYSTEM:NAME: tracefs (mounted at /sys/kernel/tracing first
+// when this user may, as the recorder does), its events/SUBSYSTEM/NAME/id,
+// and a sampling event on it, with its raw data when `raw_data` (which the
+// kernel may refuse a user it lets count or sample the tracepoint).
+std::string TracepointUnavailable(const std::string& subsystem, const std::string& name,
+                                  bool raw_data = true);
+// A hardware write breakpoint: it opens, and it counts stores to a
+// variable of this process (some VMs accept one and never fire it).
+std::string BreakpointUnavailable();
+// The cgroup-switches software event (Linux 5.13+).
+std::string CgroupSwitchesUnavailable();
+// Whether the hardware cycles event opens here (a PMU; VMs often have
+// none).
+bool HardwareCyclesOpen();
+
+// The CPU time (user and system, in seconds) the processes of process group
+// `pgid` other than `leader` have used so far: what Start()'s child, the
+// recorder, runs as its command. 0 when there are none yet.
+double CommandCpuSeconds(pid_t pgid, pid_t leader);
+
+// Sleeps until CommandCpuSeconds(pgid, leader) reaches `seconds` or the
+// leader has ended; false in the latter case. Tests that stop a recording
+// "after a while" wait for the command's CPU time, not the wall clock: on a
+// loaded machine the command gets a fraction of a CPU, and what its samples
+// hold follows its CPU time.
+bool WaitForCommandCpu(pid_t pgid, pid_t leader, double seconds);
+
 }  // namespace sample::e2e

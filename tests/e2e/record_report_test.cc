@@ -5,9 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <fstream>
-#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -127,33 +125,38 @@ TEST_F(RecordReportTest, KilledRecorderLeavesAReadableFile) {
   const std::string data = dir_ / "killed.data";
   const pid_t recorder =
       Start({kRecord, "-F", "1000", "-o", data, "--", kSplit, "3"}, dir_, "killed");
-  std::this_thread::sleep_for(std::chrono::milliseconds(1700));
+  // Killed once the workload has had 1.5 s of CPU, however long that took
+  // on a loaded machine (a fixed 1.7 s left it under 900 samples there).
   // The recorder and the workload share the process group Start() made.
+  EXPECT_TRUE(WaitForCommandCpu(recorder, recorder, 1.5)) << "the recorder ended early";
   kill(-recorder, SIGKILL);
   const RunResult rec = Wait(recorder, dir_, "killed");
-  ASSERT_EQ(rec.exit_code, 128 + SIGKILL);
+  ASSERT_EQ(rec.exit_code, 128 + SIGKILL) << rec.err;
 
   const RunResult rep = RunTool({kReport, "-i", data, "--no-children", "--sort", "sym"}, dir_);
   ASSERT_EQ(rep.exit_code, 0) << rep.err;
   EXPECT_NE(rep.err.find("not finalized"), std::string::npos) << rep.err;
-  // At least the first second at 1000 Hz (the workload needs a moment to
-  // start; allow 10%).
-  EXPECT_GE(SampleCount(rep.out), 900) << rep.out << rep.err;
+  // Flushed at least every half second of wall time, in which the workload
+  // ran at most half a second: at least 1 s of its CPU at 1000 Hz is in the
+  // file (allow 20% for its start and the recorder's wakeups).
+  EXPECT_GE(SampleCount(rep.out), 800) << rep.out << rep.err;
   EXPECT_TRUE(OverheadOf(rep.out, "compute_sixty").has_value()) << rep.out;
 }
 
 // Killed early, the recorder still leaves samples: the first chunk with
 // records is flushed after 100 ms, not after the usual half second (kills
 // before 0.3 s used to leave none). Killed at moments from 0.2 s on (0.1 s
-// of margin over the flush for a loaded machine), each file holds samples
-// of the workload's functions.
+// of margin over the flush), each file holds samples of the workload's
+// functions. The moments are of the workload's CPU time, which is never
+// ahead of the wall clock: on a loaded machine 0.2 s of wall time could
+// pass before the workload had run at all, and its file rightly be empty.
 TEST_F(RecordReportTest, RecorderKilledSoonAfterTheStartKeepsSamples) {
   if (kSanitized) GTEST_SKIP() << "a timing test: the sanitized recorder starts too slowly";
   for (const int ms : {200, 250, 320, 410}) {
     const std::string data = dir_ / ("early" + std::to_string(ms) + ".data");
     const pid_t recorder =
         Start({kRecord, "-F", "1000", "-o", data, "--", kSplit, "3"}, dir_, "early");
-    std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+    EXPECT_TRUE(WaitForCommandCpu(recorder, recorder, ms / 1000.0)) << "the recorder ended early";
     kill(-recorder, SIGKILL);
     const RunResult rec = Wait(recorder, dir_, "early");
     ASSERT_EQ(rec.exit_code, 128 + SIGKILL);
@@ -204,7 +207,9 @@ TEST_F(RecordReportTest, FullDiskKeepsTheChunksThatFit) {
 TEST_F(RecordReportTest, SigtermStopsCleanly) {
   const std::string data = dir_ / "term.data";
   const pid_t recorder = Start({kRecord, "-o", data, "--", kSplit, "5"}, dir_, "term");
-  std::this_thread::sleep_for(std::chrono::milliseconds(800));
+  // Stopped after 0.5 s of the workload's CPU (at the default 4000 Hz,
+  // ~2000 samples), not of wall time, which a loaded machine stretches.
+  EXPECT_TRUE(WaitForCommandCpu(recorder, recorder, 0.5)) << "the recorder ended early";
   kill(recorder, SIGTERM);
   const RunResult rec = Wait(recorder, dir_, "term");
   EXPECT_EQ(rec.exit_code, 128 + SIGTERM) << "the command's fate is the exit status\n" << rec.err;

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <regex>
 #include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -89,12 +90,15 @@ TEST_F(SessionTest, UnprivilegedUserWithCapPerfmonRecordsTheKernel) {
   const std::string split = ForNobody(kSplit);
   for (const std::string capability : {"perfmon", "sys_admin"}) {
     SCOPED_TRACE(capability);
+    // Whether setpriv can grant it is tried on /bin/true: a recorder that
+    // fails (or exits 127) must fail the test, not pass for setpriv's.
+    const RunResult granted = RunTool(AsNobody({"/bin/true"}, capability), dir_);
+    if (granted.exit_code != 0) {
+      GTEST_SKIP() << "setpriv cannot grant " << capability << ": " << granted.err;
+    }
     const std::string data = dir_ / (capability + ".data");
     const RunResult rec = RunTool(
         AsNobody({record, "-e", "cpu-clock", "-o", data, "--", split, "0.2"}, capability), dir_);
-    if (rec.exit_code == 127 || rec.err.find("setpriv") != std::string::npos) {
-      GTEST_SKIP() << "setpriv cannot grant " << capability << ": " << rec.err;
-    }
     ASSERT_EQ(rec.exit_code, 0) << rec.err;
     EXPECT_EQ(rec.err.find("user space only"), std::string::npos) << rec.err;
     EXPECT_EQ(rec.err.find("CAP_PERFMON"), std::string::npos) << rec.err;
@@ -199,12 +203,20 @@ TEST_F(SessionTest, StatusLineOnlyOnATerminal) {
   const RunResult tty = RunTool({kScript, "-qefc", command, "/dev/null"}, dir_);
   ASSERT_EQ(tty.exit_code, 0) << tty.out << tty.err;
   const std::regex update(
-      "\r\\[ recording: [0-9.]+ s, [0-9]+ samples, [0-9]+ lost, [^\\]]+ "
+      "\r\\[ recording: ([0-9.]+) s, [0-9]+ samples, [0-9]+ lost, [^\\]]+ "
       "written \\]");
-  const auto updates = std::distance(std::sregex_iterator(tty.out.begin(), tty.out.end(), update),
-                                     std::sregex_iterator());
-  EXPECT_GE(updates, 2) << tty.out;
-  EXPECT_LE(updates, 5) << "1.6 s at most twice a second\n" << tty.out;
+  std::vector<double> times;
+  for (std::sregex_iterator it(tty.out.begin(), tty.out.end(), update), end; it != end; ++it) {
+    times.push_back(std::stod((*it)[1]));
+  }
+  EXPECT_GE(times.size(), 2u) << tty.out;
+  // At most twice a second, by the recording's own clock, which the line
+  // shows: on a loaded machine the 1.6 s of CPU take longer and rightly
+  // get more lines, so their count is no bound. Shown to 0.1 s, half a
+  // second apart can read as 0.4.
+  for (size_t i = 1; i < times.size(); ++i) {
+    EXPECT_GE(times[i] - times[i - 1], 0.35) << "update " << i << "\n" << tty.out;
+  }
   EXPECT_NE(tty.out.find("[ sample-record: "), std::string::npos) << tty.out;
 
   const RunResult piped =

@@ -97,8 +97,11 @@ TEST_F(SymbolizeTest, InlineExpansionWithoutCallChainsKeepsTheSelfOnlyLayout) {
   const auto hot = OverheadOf(rep.out, "spin_inlined (inlined)");
   ASSERT_TRUE(hot) << rep.out;
   EXPECT_GT(*hot, 90.0) << rep.out;
-  // In children mode hot_outer would show ~100% as the inline frame's caller.
-  EXPECT_FALSE(OverheadOf(rep.out, "hot_outer")) << rep.out;
+  // In children mode hot_outer would show ~100% as the inline frame's
+  // caller. Self only, it holds just the samples whose leaf is its own code
+  // outside the inlined loop: a stray one now and then (one in 1,200 failed
+  // a CI run when this asserted none), never the bulk.
+  EXPECT_LT(OverheadOf(rep.out, "hot_outer").value_or(0), 10.0) << rep.out;
 
   const RunResult json = RunTool({kReport, "-i", data, "--format", "json"}, dir_);
   ASSERT_EQ(json.exit_code, 0) << json.err;

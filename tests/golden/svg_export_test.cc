@@ -54,6 +54,19 @@ std::vector<std::string> Split(const std::string& line, char sep) {
   return out;
 }
 
+// The tab-separated fields of a line of svg_frames.py, the empty ones too:
+// Split drops an empty last field, and a frame whose title is empty is
+// still a frame.
+std::vector<std::string> Fields(const std::string& line) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  for (size_t tab; (tab = line.find('\t', start)) != std::string::npos; start = tab + 1) {
+    out.push_back(line.substr(start, tab - start));
+  }
+  out.push_back(line.substr(start));
+  return out;
+}
+
 struct Frame {
   double x = 0, y = 0, width = 0;
   uint64_t weight = 0;
@@ -87,13 +100,24 @@ Svg ExportSvg(const std::vector<std::string>& extra, const std::string& data = "
   if (parsed.status == 127) return svg;  // the caller skips
   EXPECT_EQ(parsed.status, 0) << parsed.out;
   std::vector<std::string> names_at_depth;
-  for (const std::string& line : Split(parsed.out, '\n')) {
-    const std::vector<std::string> f = Split(line, '\t');
-    if (f.empty()) continue;
-    if (f[0] == "title") svg.title = f.size() > 1 ? f[1] : "";
-    if (f[0] == "text" && f.size() >= 2) svg.texts[f[1]] = f.size() > 2 ? f[2] : "";
-    if (f[0] == "total") svg.total = std::stoull(f.at(1));
-    if (f[0] != "frame" || f.size() != 7) continue;
+  // Each line is one of the kinds svg_frames.py prints, with its number of
+  // fields: anything else fails, since a frame dropped here would shift the
+  // paths of every frame after it.
+  static const std::map<std::string, size_t> kFieldCounts = {
+      {"title", 2}, {"text", 3}, {"total", 3}, {"frame", 7}};
+  const std::vector<std::string> lines = Split(parsed.out, '\n');
+  for (size_t n = 0; n < lines.size(); ++n) {
+    const std::vector<std::string> f = Fields(lines[n]);
+    const auto kind = kFieldCounts.find(f[0]);
+    if (kind == kFieldCounts.end() || f.size() != kind->second) {
+      ADD_FAILURE() << "svg_frames.py line " << n + 1 << " is not a title, text, total or frame "
+                    << "line of the right length: '" << lines[n] << "'";
+      continue;
+    }
+    if (f[0] == "title") svg.title = f[1];
+    if (f[0] == "text") svg.texts[f[1]] = f[2];
+    if (f[0] == "total") svg.total = std::stoull(f[1]);
+    if (f[0] != "frame") continue;
     Frame frame{std::stod(f[1]), std::stod(f[2]), std::stod(f[3]), std::stoull(f[4]), f[5], f[6]};
     // Levels are 16 px apart, counted from the root's (the first frame).
     const double root_y = svg.frames.empty() ? frame.y : svg.frames[0].y;
@@ -122,7 +146,12 @@ std::map<std::string, uint64_t> TextCounts(const std::vector<std::string>& filte
     std::istringstream words(line);
     std::string children, self, samples, comm, kind, symbol;
     if (line.starts_with("# Samples: ")) *total = std::stoull(line.substr(11));
-    if (line.starts_with("#") || !(words >> children >> self >> samples >> comm >> kind)) continue;
+    if (line.empty() || line.starts_with("#")) continue;
+    // A row that does not parse would drop its counts without a word.
+    if (!(words >> children >> self >> samples >> comm >> kind)) {
+      ADD_FAILURE() << "not a row of the text report: '" << line << "'";
+      continue;
+    }
     std::getline(words >> std::ws, symbol);
     counts[comm + ";" + symbol] = std::stoull(samples);
   }
