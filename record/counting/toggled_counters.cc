@@ -19,8 +19,6 @@ constexpr uint64_t kWindowReadFormat = PERF_FORMAT_TOTAL_TIME_ENABLED |
 // two drains (every 100 ms), a function called 6,000 times a second.
 constexpr size_t kRingPages = 16;
 
-bool IsLeaderOrAlone(const EventSpec& spec) { return spec.group_index < 0 || spec.group_leader; }
-
 }  // namespace
 
 bool CountedInWindows(const EventSpec& spec) { return spec.toggled || !spec.toggles.empty(); }
@@ -47,7 +45,7 @@ Result<ToggledCounters> ToggledCounters::Open(const std::vector<EventSpec>& spec
   // The groups, then one instance of each trigger per group it switches.
   std::vector<size_t> group_of(specs.size(), SIZE_MAX);  // leader spec -> group
   for (size_t i = 0; i < specs.size(); ++i) {
-    if (!specs[i].toggled || !IsLeaderOrAlone(specs[i])) continue;
+    if (!specs[i].toggled || !specs[i].IsLeaderOrAlone()) continue;
     Group g;
     g.counters.push_back(i);
     for (size_t m = i + 1; m < specs.size() && specs[i].group_index >= 0 &&

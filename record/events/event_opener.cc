@@ -48,8 +48,6 @@ size_t LargestSample(const perf_event_attr& attr, size_t events) {
   return size;
 }
 
-bool IsLeaderOrAlone(const EventSpec& spec) { return spec.group_index < 0 || spec.group_leader; }
-
 }  // namespace
 
 bool OpenedOnEveryCpu(const EventSpec& spec, const RecordTarget& target) {
@@ -236,7 +234,7 @@ Result<EventOpener> EventOpener::Create(std::vector<EventSpec> specs,
     // times as well (16 bytes more); the parsers follow read_format.
     attr.read_format |= PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
     // Group members follow their leader's enable state.
-    const bool leader = IsLeaderOrAlone(spec);
+    const bool leader = spec.IsLeaderOrAlone();
     const bool on_at_exec = !defaults.delayed || i == tracking;
     attr.disabled = leader;
     attr.enable_on_exec = leader && target.kind == TargetKind::kCommand && on_at_exec;
@@ -318,7 +316,7 @@ Result<void> EventOpener::Enable(bool tracking_only) {
   for (size_t k = 0; k < events_.size(); ++k) {
     const size_t spec = event_specs_[k];
     if (tracking_only && spec != tracking_) continue;
-    if (!IsLeaderOrAlone(specs_[spec])) continue;  // members follow their leader
+    if (!specs_[spec].IsLeaderOrAlone()) continue;  // members follow their leader
     // enable_on_exec events wait for the exec; turning them on now would
     // sample the launcher between fork and exec.
     if (attrs_[spec].enable_on_exec) continue;
@@ -331,7 +329,7 @@ Result<void> EventOpener::SetSampling(bool on, std::optional<size_t> spec) {
   for (size_t k = 0; k < events_.size(); ++k) {
     const size_t i = event_specs_[k];
     if (dummy_tracking_ && i == tracking_) continue;
-    if (!IsLeaderOrAlone(specs_[i]) || (spec && i != *spec)) continue;
+    if (!specs_[i].IsLeaderOrAlone() || (spec && i != *spec)) continue;
     // After the exec an enable_on_exec event is switched like any other.
     auto done = on ? events_[k].Enable() : events_[k].Disable();
     if (!done) {
@@ -347,7 +345,7 @@ Result<size_t> EventOpener::FindSwitchable(std::string_view name) const {
   for (size_t i = 0; i < specs_.size(); ++i) {
     if (dummy_tracking_ && i == tracking_) continue;
     if (specs_[i].name == name) {
-      if (IsLeaderOrAlone(specs_[i])) return i;
+      if (specs_[i].IsLeaderOrAlone()) return i;
       for (const EventSpec& leader : specs_) {
         if (leader.group_leader && leader.group_index == specs_[i].group_index) {
           return Fail(
@@ -383,7 +381,7 @@ Result<void> EventOpener::Open(const RecordTarget& target) {
           // name from this pointer during the call.
           attr.config1 = reinterpret_cast<uint64_t>(pointee);
         }
-        const int group_fd = IsLeaderOrAlone(specs_[i]) ? -1 : leader_fd;
+        const int group_fd = specs_[i].IsLeaderOrAlone() ? -1 : leader_fd;
         auto event = PerfEvent::Open(attr, pid, cpu, group_fd, 0);
         if (!event) {
           if (event.error().sys_errno == ESRCH && target.threads.size() > 1) {
