@@ -28,7 +28,7 @@
 #include "libsample/unique_fd.h"
 #include "record/command_launcher.h"
 #include "record/events/event_opener.h"
-#include "record/drain/flight_window.h"
+#include "record/drain/flight_history.h"
 #include "record/facts/host_facts.h"
 #include "record/events/max_stack_raise.h"
 #include "record/facts/postmortem_facts.h"
@@ -117,7 +117,7 @@ class Recorder {
   // counts) and the trailer; closes `writer`.
   Result<void> WriteClosing(format::SampleFileWriter& writer, const format::Trailer& trailer,
                             std::string* kernel_note, std::string* vdso_note);
-  // --flight-recorder: writes the window to `path`, a complete file.
+  // --flight-recorder: writes the history to `path`, a complete file.
   struct FlightFile {
     format::Trailer trailer;
     uint64_t bytes_written = 0;
@@ -154,7 +154,7 @@ class Recorder {
     std::vector<std::byte> payload;
     uint64_t count;
   };
-  std::optional<FlightWindow> flight_;  // --flight-recorder
+  std::optional<FlightHistory> flight_;  // --flight-recorder
   std::vector<KeptChunk> kept_;         // --flight-recorder: what Keep was given
   uint64_t snapshots_ = 0;
 };
@@ -309,7 +309,7 @@ void Recorder::ShowStatus(uint64_t now) {
   }
   const std::string kept =
       flight_ ? fmt::format("{} in memory",
-                            HumanBytes(flight_->window_bytes() + flight_->sideband_bytes()))
+                            HumanBytes(flight_->chunk_bytes() + flight_->sideband_bytes()))
               : fmt::format("{} written", HumanBytes(writer_->bytes_written()));
   fmt::print(stderr, "\r[ recording: {:.1f} s, {} samples, {} lost, {} ]\033[K",
              (now - start_ns_) / 1e9, samples, lost, kept);
@@ -584,7 +584,7 @@ Result<Recorder::FlightFile> Recorder::WriteFlightFile(const std::string& path,
   writer_options.zstd_level = options_.zstd_level;
   TRY_ASSIGN(auto writer, format::SampleFileWriter::Create(path, writer_options));
   // The same chunks as a recording written as it goes: the first ones,
-  // the sideband kept from before the window, the window, the closing ones.
+  // the sideband kept from before the history, the history, the closing ones.
   for (const KeptChunk& chunk : kept_) writer->Submit(chunk.type, chunk.payload, chunk.count);
   FlightFile file;
   file.trailer = MakeTrailer(flight_->Count(target_.cpus));
@@ -599,7 +599,7 @@ Result<Recorder::FlightFile> Recorder::WriteFlightFile(const std::string& path,
     records += chunk.record_count;
     if (chunk.time_min != 0) first = std::min(first, chunk.time_min);
     last = std::max(last, chunk.time_max);
-    writer->SubmitRecords(chunk);  // a copy: the window stays for the next snapshot
+    writer->SubmitRecords(chunk);  // a copy: the history stays for the next snapshot
   }
   file.trailer.header.record_count = records;
   if (first != UINT64_MAX) {
@@ -631,7 +631,7 @@ std::string SnapshotPath(const std::string& output) {
 }
 
 Result<void> Recorder::Snapshot() {
-  drainer_->Flush(/*wait=*/true);  // the window ends now
+  drainer_->Flush(/*wait=*/true);  // the history ends now
   const std::string path = SnapshotPath(options_.output);
   std::string kernel_note, vdso_note;
   TRY_ASSIGN(auto file, WriteFlightFile(path, &kernel_note, &vdso_note));
@@ -686,11 +686,11 @@ Result<RecordSummary> Recorder::Finish(int exit_status) {
     if (!kernel_note.empty()) fmt::print(stderr, "sample-record: note: {}\n", kernel_note);
     if (!vdso_note.empty()) fmt::print(stderr, "sample-record: note: {}\n", vdso_note);
     if (flight_) {
-      // What the window cost: the one number a user sizing --flight-recorder needs.
+      // What the history cost: the one number a user sizing --flight-recorder needs.
       fmt::print(stderr,
                  "sample-record: flight recorder: kept the last {} s in {} of memory (sideband "
                  "{}, cap {}); {} snapshot(s) written before the end\n",
-                 options_.flight_seconds, HumanBytes(flight_->window_bytes()),
+                 options_.flight_seconds, HumanBytes(flight_->chunk_bytes()),
                  HumanBytes(flight_->sideband_bytes()), HumanBytes(flight_->byte_cap()),
                  snapshots_);
       if (flight_->capped_chunks() > 0) {
