@@ -31,6 +31,7 @@
 #include "record/drain/flight_history.h"
 #include "record/facts/host_facts.h"
 #include "record/events/max_stack_raise.h"
+#include "record/events/off_cpu_spec.h"
 #include "record/facts/postmortem_facts.h"
 #include "record/facts/proc_synthesis.h"
 #include "record/record_summary.h"
@@ -52,30 +53,6 @@ constexpr uint64_t kFlushRetryNs = 1'000'000;
 // How often -p/-t targets are checked for having exited (a /proc read per
 // target): each wakeup would cost a file open per target.
 constexpr uint64_t kTargetCheckIntervalNs = 100'000'000;
-
-// --off-cpu's event. The sched:sched_switch tracepoint fires in the
-// scheduler while the task leaving is still current, before its per-task
-// events are switched out, so a per-task event sees exactly its own
-// switch-outs and its call chain (kernel and user, or the user stack copy
-// for dwarf) is where the thread waits. Sampled every hit whatever -F or
-// -c say: each switch-out opens an interval the report must close. A
-// switch event plus the thread's last sample would be the chain of some
-// earlier moment, not the wait's. No PERF_SAMPLE_RAW: the switch-in
-// record's time is all the report needs.
-Result<EventSpec> OffCpuSpec(const EventParseOptions& parse) {
-  auto specs = ParseEventList("sched:sched_switch", parse);
-  if (!specs) {
-    return Fail(fmt::format("{} (off-CPU time is timed from the sched:sched_switch tracepoint: "
-                            "tracefs must be mounted and readable, usually as root)",
-                            specs.error().message),
-                specs.error().sys_errno);
-  }
-  EventSpec spec = std::move(specs->front());
-  spec.period_given = true;
-  spec.attr.freq = 0;
-  spec.attr.sample_period = 1;
-  return spec;
-}
 
 // How a recording ended: the command's wait status (when there is a
 // command and it ended), the stop signal that arrived, if any.
