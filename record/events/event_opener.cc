@@ -36,6 +36,16 @@ std::vector<format::ToggleEntry> ToggleEntries(const std::vector<EventSpec>& spe
   return entries;
 }
 
+std::vector<format::TraceFormatEntry> TraceFormatEntries(const std::vector<EventSpec>& specs) {
+  std::vector<format::TraceFormatEntry> entries;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    const EventSpec& spec = specs[i];
+    if (spec.attr.type != PERF_TYPE_TRACEPOINT) continue;
+    entries.push_back({static_cast<uint32_t>(i), spec.attr.config, spec.trace_format, spec.filter});
+  }
+  return entries;
+}
+
 Result<EventOpener> EventOpener::Create(std::vector<EventSpec> specs,
                                         const SamplingDefaults& defaults,
                                         const RecordTarget& target) {

@@ -34,6 +34,11 @@ namespace sample::record {
 // by spec index, which is the event's index in the file.
 std::vector<format::ToggleEntry> ToggleEntries(const std::vector<EventSpec>& specs);
 
+// The tracepoints' formats and filters as the file stores them
+// (kTraceFormats), by spec index, so that the report names their payloads'
+// fields on any host (tracefs formats change between kernels).
+std::vector<format::TraceFormatEntry> TraceFormatEntries(const std::vector<EventSpec>& specs);
+
 class EventOpener {
  public:
   // Builds the attributes (BuildEventAttrs, with this host's limits);
