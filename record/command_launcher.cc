@@ -67,4 +67,10 @@ Result<void> CommandLauncher::Release() {
   return {};
 }
 
+int ShellStatus(int wait_status) {
+  if (WIFEXITED(wait_status)) return WEXITSTATUS(wait_status);
+  if (WIFSIGNALED(wait_status)) return 128 + WTERMSIG(wait_status);
+  return 1;
+}
+
 }  // namespace sample::record

@@ -40,4 +40,8 @@ class CommandLauncher {
   std::string name_;
 };
 
+// A command's wait status as a shell's $? gives it: its exit code, or
+// 128 + the signal that killed it.
+int ShellStatus(int wait_status);
+
 }  // namespace sample::record

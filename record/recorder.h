@@ -5,7 +5,8 @@
 // threads, or whole CPUs), opens one sampling event per (thread, CPU) with
 // one ring buffer per CPU (other events on that CPU write into it through
 // PERF_EVENT_IOC_SET_OUTPUT), describes already-running targets from /proc,
-// then loops: poll the event fds, a signalfd and the --control FIFO
+// then loops (record/recording_loop.h, one handler per source): poll the
+// event fds, a signalfd and the --control FIFO
 // (record/control/control_fifo.h: enable and disable commands switch the sampling
 // events, each switch written as a kControl chunk), drain every CPU's buffer
 // into the current chunk, hand full or half-second-old chunks to the file

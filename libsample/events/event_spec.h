@@ -111,6 +111,10 @@ struct EventSpec {
   // command line, set with PERF_EVENT_IOC_SET_FILTER; empty: none.
   std::string filter;
 
+  // Opened with group_fd -1 and switched on and off itself: a group's
+  // leader or an event outside any group (members follow their leader).
+  bool IsLeaderOrAlone() const { return group_index < 0 || group_leader; }
+
   // The string the kernel reads through the pointer in attr.config1, or
   // nullptr for events whose config1 is a plain value.
   const char* config1_string() const {

@@ -1,6 +1,6 @@
 // --control fifo:CTL[,ACK]: commands that switch sampling on and off while
 // recording, as perf record's, and 'snapshot' (--flight-recorder: write
-// the window kept in memory to a file).
+// the history kept in memory to a file).
 //
 // ParseControlSpec reads the option, ParseControlCommand one line of the
 // control FIFO. ControlFifo owns the two FIFOs' fds: the control one is

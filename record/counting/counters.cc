@@ -15,8 +15,6 @@
 namespace sample::record {
 namespace {
 
-bool IsLeaderOrAlone(const EventSpec& spec) { return spec.group_index < 0 || spec.group_leader; }
-
 constexpr uint64_t kCountingReadFormat =
     PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
 constexpr uint64_t kGroupReadFormat = PERF_FORMAT_GROUP | PERF_FORMAT_ID;
@@ -109,7 +107,7 @@ perf_event_attr CountingAttr(const EventSpec& spec, bool on_exec, bool inherit) 
   attr.freq = 0;
   attr.sample_type = 0;
   attr.read_format = kCountingReadFormat;
-  const bool leader = IsLeaderOrAlone(spec);
+  const bool leader = spec.IsLeaderOrAlone();
   attr.disabled = leader;
   attr.enable_on_exec = leader && on_exec;
   attr.inherit = inherit;
@@ -174,7 +172,7 @@ Result<void> StatCounters::OpenOn(pid_t thread, int cpu, bool on_exec, bool inhe
     const EventSpec& spec = specs_[i];
     if (every_cpu_[i]) continue;  // opened apart, see Open
     if (spec.group_leader) leader_supported = supported_[i];
-    const bool member = !IsLeaderOrAlone(spec);
+    const bool member = !spec.IsLeaderOrAlone();
     if (!supported_[i] || (member && !leader_supported)) {
       supported_[i] = false;
       continue;
@@ -228,7 +226,7 @@ Result<void> StatCounters::OpenOn(pid_t thread, int cpu, bool on_exec, bool inhe
 
 Result<void> StatCounters::Enable() {
   for (Opened& o : opened_) {
-    if (!IsLeaderOrAlone(specs_[o.spec]) || (on_exec_ && !o.every_cpu)) continue;
+    if (!specs_[o.spec].IsLeaderOrAlone() || (on_exec_ && !o.every_cpu)) continue;
     TRY(o.event.Enable());
   }
   return {};
@@ -236,7 +234,7 @@ Result<void> StatCounters::Enable() {
 
 void StatCounters::Disable() {
   for (Opened& o : opened_) {
-    if (IsLeaderOrAlone(specs_[o.spec])) (void)o.event.Disable();
+    if (specs_[o.spec].IsLeaderOrAlone()) (void)o.event.Disable();
   }
 }
 

@@ -41,12 +41,6 @@ struct RunOutcome {
   bool interrupted = false;  // a stop signal ended it: no further -r runs
 };
 
-int ShellStatus(int wait_status) {
-  if (WIFEXITED(wait_status)) return WEXITSTATUS(wait_status);
-  if (WIFSIGNALED(wait_status)) return 128 + WTERMSIG(wait_status);
-  return 1;
-}
-
 double Seconds(const timeval& tv) { return tv.tv_sec + tv.tv_usec / 1e6; }
 
 // What was counted, as perf stat's heading names it.

@@ -19,8 +19,6 @@ constexpr uint64_t kWindowReadFormat = PERF_FORMAT_TOTAL_TIME_ENABLED |
 // two drains (every 100 ms), a function called 6,000 times a second.
 constexpr size_t kRingPages = 16;
 
-bool IsLeaderOrAlone(const EventSpec& spec) { return spec.group_index < 0 || spec.group_leader; }
-
 }  // namespace
 
 bool CountedInWindows(const EventSpec& spec) { return spec.toggled || !spec.toggles.empty(); }
@@ -32,22 +30,39 @@ Result<ToggledCounters> ToggledCounters::Open(const std::vector<EventSpec>& spec
   t.per_cpu_ = target.kind == TargetKind::kCpus;
   t.on_exec_ = target.kind == TargetKind::kCommand;
   t.inherit_wanted_ = target.inherit && !t.per_cpu_;
-  for (const EventSpec& spec : specs) {
+  TRY(t.CheckScopes());
+  t.PlanGroups();
+  const std::vector<int> keys =
+      t.per_cpu_ ? target.cpus : std::vector<int>(target.threads.begin(), target.threads.end());
+  t.threads_ = t.per_cpu_ ? 0 : keys.size();
+  for (int key : keys) {
+    for (size_t g = 0; g < t.groups_.size(); ++g) TRY(t.OpenSite(g, key));
+  }
+  return t;
+}
+
+Result<void> ToggledCounters::CheckScopes() const {
+  for (const EventSpec& spec : specs_) {
     if (spec.toggles.empty()) continue;
-    if (t.per_cpu_ && spec.toggle_scope == ToggleScope::kThread) {
+    if (per_cpu_ && spec.toggle_scope == ToggleScope::kThread) {
       return Fail(fmt::format(
           "'{}': counting inside per-thread windows needs per-thread counters: count a command, "
           "-p or -t, or give the trigger toggle=cpu with -a/-C",
           spec.name));
     }
-    if (!t.per_cpu_ && spec.toggle_scope == ToggleScope::kCpu) {
+    if (!per_cpu_ && spec.toggle_scope == ToggleScope::kCpu) {
       return Fail(fmt::format("'{}': toggle=cpu counts per CPU: use it with -a or -C", spec.name));
     }
   }
+  return {};
+}
+
+void ToggledCounters::PlanGroups() {
+  const std::vector<EventSpec>& specs = specs_;
   // The groups, then one instance of each trigger per group it switches.
   std::vector<size_t> group_of(specs.size(), SIZE_MAX);  // leader spec -> group
   for (size_t i = 0; i < specs.size(); ++i) {
-    if (!specs[i].toggled || !IsLeaderOrAlone(specs[i])) continue;
+    if (!specs[i].toggled || !specs[i].IsLeaderOrAlone()) continue;
     Group g;
     g.counters.push_back(i);
     for (size_t m = i + 1; m < specs.size() && specs[i].group_index >= 0 &&
@@ -55,8 +70,8 @@ Result<ToggledCounters> ToggledCounters::Open(const std::vector<EventSpec>& spec
          ++m) {
       g.counters.push_back(m);
     }
-    group_of[i] = t.groups_.size();
-    t.groups_.push_back(std::move(g));
+    group_of[i] = groups_.size();
+    groups_.push_back(std::move(g));
   }
   std::vector<ToggleRelation> relations;
   const auto instance_events = [&] {
@@ -75,92 +90,94 @@ Result<ToggledCounters> ToggledCounters::Open(const std::vector<EventSpec>& spec
       const size_t g = group_of[a.target];
       if (g == SIZE_MAX) continue;
       size_t instance = SIZE_MAX;
-      for (size_t k = 0; k < t.instances_.size(); ++k) {
-        if (t.instances_[k] == std::make_pair(g, s)) instance = k;
+      for (size_t k = 0; k < instances_.size(); ++k) {
+        if (instances_[k] == std::make_pair(g, s)) instance = k;
       }
       if (instance == SIZE_MAX) {
-        instance = t.instances_.size();
-        t.instances_.emplace_back(g, s);
-        t.groups_[g].triggers.push_back(s);
+        instance = instances_.size();
+        instances_.emplace_back(g, s);
+        groups_[g].triggers.push_back(s);
       }
       relations.push_back({static_cast<uint32_t>(instance),
-                           static_cast<uint32_t>(instance_events + g), a.on, t.per_cpu_,
+                           static_cast<uint32_t>(instance_events + g), a.on, per_cpu_,
                            specs[a.target].starts_on});
     }
   }
-  t.windows_ = ToggleWindows(std::move(relations), instance_events + t.groups_.size());
-  t.sums_.resize(t.groups_.size());
-  for (size_t g = 0; g < t.groups_.size(); ++g) {
-    t.sums_[g].values.assign(t.groups_[g].counters.size(), 0);
+  windows_ = ToggleWindows(std::move(relations), instance_events + groups_.size());
+  sums_.resize(groups_.size());
+  for (size_t g = 0; g < groups_.size(); ++g) {
+    sums_[g].values.assign(groups_[g].counters.size(), 0);
   }
+}
 
-  const std::vector<int> keys =
-      t.per_cpu_ ? target.cpus : std::vector<int>(target.threads.begin(), target.threads.end());
-  t.threads_ = t.per_cpu_ ? 0 : keys.size();
-  for (int key : keys) {
-    const pid_t pid = t.per_cpu_ ? -1 : key;
-    const int cpu = t.per_cpu_ ? key : -1;
-    for (size_t g = 0; g < t.groups_.size(); ++g) {
-      Site site;
-      site.group = g;
-      site.key = static_cast<uint32_t>(key);
-      int leader_fd = -1;
-      for (size_t c : t.groups_[g].counters) {
-        perf_event_attr attr = specs[c].attr;
-        attr.size = sizeof(attr);
-        attr.sample_period = 0;
-        attr.freq = 0;
-        attr.sample_type = 0;
-        attr.read_format = kWindowReadFormat;
-        attr.disabled = leader_fd < 0;
-        attr.enable_on_exec = leader_fd < 0 && t.on_exec_;
-        if (const char* string = specs[c].config1_string()) {
-          attr.config1 = reinterpret_cast<uint64_t>(string);
-        }
-        auto event = PerfEvent::Open(attr, pid, cpu, leader_fd, 0);
-        if (!event) {
-          return Fail(fmt::format("event '{}': {}", specs[c].name, event.error().message),
-                      event.error().sys_errno);
-        }
-        if (leader_fd < 0) leader_fd = event->fd();
-        t.counter_of_id_[event->id()] = c;
-        site.events.push_back(std::move(*event));
-      }
-      for (size_t k = 0; k < t.instances_.size(); ++k) {
-        if (t.instances_[k].first != g) continue;
-        const EventSpec& spec = specs[t.instances_[k].second];
-        perf_event_attr attr = spec.attr;
-        attr.size = sizeof(attr);
-        attr.freq = 0;
-        attr.sample_period = spec.period_given ? spec.attr.sample_period : 1;
-        attr.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-                           PERF_SAMPLE_CPU | PERF_SAMPLE_READ;
-        attr.read_format = kWindowReadFormat;
-        attr.sample_id_all = 1;
-        attr.disabled = 0;  // follows its leader
-        if (const char* string = spec.config1_string()) {
-          attr.config1 = reinterpret_cast<uint64_t>(string);
-        }
-        auto event = PerfEvent::Open(attr, pid, cpu, leader_fd, 0);
-        if (!event) {
-          return Fail(fmt::format("trigger '{}': {}", spec.name, event.error().message),
-                      event.error().sys_errno);
-        }
-        attr.config1 = spec.config1_string() == nullptr ? attr.config1 : 0;  // no stale pointer
-        if (t.trigger_attrs_.size() <= k) t.trigger_attrs_.resize(k + 1);
-        t.trigger_attrs_[k] = attr;
-        t.instance_of_id_[event->id()] = k;
-        site.events.push_back(std::move(*event));
-      }
-      PerfEvent& owner = site.events[t.groups_[g].counters.size()];
-      TRY(owner.Map(kRingPages));
-      for (size_t e = t.groups_[g].counters.size() + 1; e < site.events.size(); ++e) {
-        TRY(site.events[e].RedirectOutputTo(owner));
-      }
-      t.sites_.push_back(std::move(site));
+Result<void> ToggledCounters::OpenSite(size_t g, int key) {
+  const pid_t pid = per_cpu_ ? -1 : key;
+  const int cpu = per_cpu_ ? key : -1;
+  Site site;
+  site.group = g;
+  site.key = static_cast<uint32_t>(key);
+  int leader_fd = -1;
+  for (size_t c : groups_[g].counters) {
+    const EventSpec& spec = specs_[c];
+    perf_event_attr attr = spec.attr;
+    attr.size = sizeof(attr);
+    attr.sample_period = 0;
+    attr.freq = 0;
+    attr.sample_type = 0;
+    attr.read_format = kWindowReadFormat;
+    attr.disabled = leader_fd < 0;
+    attr.enable_on_exec = leader_fd < 0 && on_exec_;
+    if (const char* string = spec.config1_string()) {
+      attr.config1 = reinterpret_cast<uint64_t>(string);
     }
+    auto event = PerfEvent::Open(attr, pid, cpu, leader_fd, 0);
+    if (!event) {
+      return Fail(fmt::format("event '{}': {}", spec.name, event.error().message),
+                  event.error().sys_errno);
+    }
+    if (leader_fd < 0) leader_fd = event->fd();
+    counter_of_id_[event->id()] = c;
+    site.events.push_back(std::move(*event));
   }
-  return t;
+  for (size_t k = 0; k < instances_.size(); ++k) {
+    if (instances_[k].first != g) continue;
+    TRY_ASSIGN(auto trigger, OpenTrigger(k, pid, cpu, leader_fd));
+    site.events.push_back(std::move(trigger));
+  }
+  PerfEvent& owner = site.events[groups_[g].counters.size()];
+  TRY(owner.Map(kRingPages));
+  for (size_t e = groups_[g].counters.size() + 1; e < site.events.size(); ++e) {
+    TRY(site.events[e].RedirectOutputTo(owner));
+  }
+  sites_.push_back(std::move(site));
+  return {};
+}
+
+Result<PerfEvent> ToggledCounters::OpenTrigger(size_t instance, pid_t pid, int cpu,
+                                               int leader_fd) {
+  const EventSpec& spec = specs_[instances_[instance].second];
+  perf_event_attr attr = spec.attr;
+  attr.size = sizeof(attr);
+  attr.freq = 0;
+  attr.sample_period = spec.period_given ? spec.attr.sample_period : 1;
+  attr.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+                     PERF_SAMPLE_CPU | PERF_SAMPLE_READ;
+  attr.read_format = kWindowReadFormat;
+  attr.sample_id_all = 1;
+  attr.disabled = 0;  // follows its leader
+  if (const char* string = spec.config1_string()) {
+    attr.config1 = reinterpret_cast<uint64_t>(string);
+  }
+  auto event = PerfEvent::Open(attr, pid, cpu, leader_fd, 0);
+  if (!event) {
+    return Fail(fmt::format("trigger '{}': {}", spec.name, event.error().message),
+                event.error().sys_errno);
+  }
+  attr.config1 = spec.config1_string() == nullptr ? attr.config1 : 0;  // no stale pointer
+  if (trigger_attrs_.size() <= instance) trigger_attrs_.resize(instance + 1);
+  trigger_attrs_[instance] = attr;
+  instance_of_id_[event->id()] = instance;
+  return std::move(*event);
 }
 
 Result<void> ToggledCounters::Enable() {

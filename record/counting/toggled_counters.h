@@ -79,6 +79,17 @@ class ToggledCounters {
   };
 
   ToggledCounters() = default;
+  // Refuses a trigger whose scope the target cannot count in (toggle=thread
+  // with -a/-C, toggle=cpu without).
+  Result<void> CheckScopes() const;
+  // The groups of toggled counters, the trigger instances and the windows'
+  // relations between them.
+  void PlanGroups();
+  // Opens group `g` with its triggers on `key` (a thread, or a CPU) and
+  // maps its ring.
+  Result<void> OpenSite(size_t g, int key);
+  // Trigger instance `instance` as a member of the group led by `leader_fd`.
+  Result<PerfEvent> OpenTrigger(size_t instance, pid_t pid, int cpu, int leader_fd);
   void Process(std::span<const std::byte> records);
   // The group's counters' values in a read, in the group's counter order.
   std::vector<uint64_t> CounterValues(const Group& group, const ReadValues& read) const;

@@ -35,7 +35,7 @@ class RingDrainer {
   RingDrainer(EventOpener& opener, std::vector<int> cpus, format::SampleFileWriter* writer,
               PostmortemFacts& facts);
 
-  // Where chunks go instead of the writer (--flight-recorder's window);
+  // Where chunks go instead of the writer (--flight-recorder's history);
   // it returns a buffer to build the next chunk in (possibly empty).
   using Divert = std::function<std::vector<std::byte>(format::RecordsChunk)>;
   void DivertTo(Divert divert) { divert_ = std::move(divert); }

@@ -1,141 +1,15 @@
 #include "record/events/event_opener.h"
 
-#include <linux/capability.h>
-#include <time.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 
 #include <fmt/format.h>
 
 #include "libsample/events/event_filter.h"
-#include "libsample/perf/capabilities.h"
-#include "libsample/perf/perf_event_advice.h"
 #include "libsample/perf/perf_record.h"
-#include "record/events/ring_size.h"
 #include "record/counting/counters.h"
 
 namespace sample::record {
-namespace {
-
-// Samples that may come near the 64 KiB a record's u16 size allows keep
-// PERF_SAMPLE_CPU in the ring buffers: no room to insert it afterwards.
-constexpr size_t kLargestSampleWithoutRingCpu = 60 * 1024;
-
-// The user stack copy and the user registers a sample of `attr` carries.
-size_t StackCopyBytes(const perf_event_attr& attr) {
-  size_t size = 0;
-  if (attr.sample_type & PERF_SAMPLE_REGS_USER) {
-    size += 8 * static_cast<size_t>(__builtin_popcountll(attr.sample_regs_user));
-  }
-  if (attr.sample_type & PERF_SAMPLE_STACK_USER) size += attr.sample_stack_user;
-  return size;
-}
-
-// An upper bound on a sample's size for `attr`, `events` being how many
-// events a group read may report.
-size_t LargestSample(const perf_event_attr& attr, size_t events) {
-  size_t size = 8 * 16;  // header and every fixed-size field, generously
-  if (attr.sample_type & PERF_SAMPLE_CALLCHAIN) {
-    size_t depth = attr.sample_max_stack;
-    if (depth == 0) depth = static_cast<size_t>(ReadPerfEventMaxStack().value_or(127));
-    size += 8 * (depth + 1 + 8);  // nr, entries, context markers
-  }
-  if (attr.sample_type & PERF_SAMPLE_READ) size += 8 * 3 + 16 * events;
-  size += StackCopyBytes(attr) + 8 * 3;                  // and the abi, size and dyn_size words
-  if (attr.sample_type & PERF_SAMPLE_RAW) size += 8192;  // the kernel's largest trace record
-  return size;
-}
-
-bool IsLeaderOrAlone(const EventSpec& spec) { return spec.group_index < 0 || spec.group_leader; }
-
-}  // namespace
-
-bool OpenedOnEveryCpu(const EventSpec& spec, const RecordTarget& target) {
-  // The kernel builds an inherited uprobe (or kprobe) event again in each
-  // new thread and reads the probe's path (function) from the attr's
-  // config1 pointer there, in the forking program's memory, where it means
-  // nothing: its fork() or pthread_create() fails with EFAULT (EACCES for a
-  // program without CAP_PERFMON). So a probe is never inherited: for a
-  // target that follows new threads it is opened once per CPU for every
-  // process, which sees them all.
-  return spec.config1_string() != nullptr && target.inherit && target.kind != TargetKind::kCpus;
-}
-
-namespace {
-
-// The dummy event that tracks the sideband of a delayed recording: the
-// first event's privilege (a user-only recording's sideband is the user's)
-// and chain capture (so that every event's records have one layout).
-EventSpec TrackingSpec(const EventSpec& first) {
-  EventSpec spec;
-  spec.attr.type = PERF_TYPE_SOFTWARE;
-  spec.attr.config = PERF_COUNT_SW_DUMMY;
-  spec.attr.exclude_kernel = first.attr.exclude_kernel;
-  spec.attr.exclude_user = first.attr.exclude_user;
-  spec.attr.exclude_hv = first.attr.exclude_hv;
-  spec.name = spec.attr.exclude_kernel ? "dummy:u" : "dummy";
-  // It never counts anything: a fixed period spares the frequency logic.
-  spec.attr.sample_period = 1;
-  spec.period_given = true;
-  spec.chain_capture = first.chain_capture;
-  spec.stack_size = first.stack_size;
-  return spec;
-}
-
-// The recording's chain capture as the event's terms change them, as
-// perf does: call-graph=MODE replaces the mode (keeping the recording's
-// leaf and size when the mode is the same), stack-size=N replaces the size
-// of whichever mode copies the stack.
-Result<ChainCaptureOptions> EventChainCapture(const EventSpec& spec,
-                                              const ChainCaptureOptions& defaults) {
-  ChainCaptureOptions options = defaults;
-  if (spec.chain_capture && *spec.chain_capture != defaults.mode) {
-    options = DefaultChainCapture(*spec.chain_capture);
-  }
-  if (spec.stack_size) {
-    if (options.stack_size == 0) {
-      return Fail(fmt::format(
-          "stack-size={} needs a call graph that copies the stack: add call-graph=dwarf to the "
-          "event or use --call-graph dwarf (or fp,leaf)",
-          *spec.stack_size));
-    }
-    options.stack_size = *spec.stack_size;
-  }
-  return options;
-}
-
-// A sample larger than the ring buffer is dropped whole, and one that fills
-// most of it leaves no room for the next while we drain: -m 2 (8 KiB) with
-// 8 KiB stack copies loses every sample. Room for two is asked for, as the
-// least that records anything at a steady rate (half the buffer is the
-// wakeup watermark: a wakeup per sample, the next written while we
-// drain). Less than four once was refused too, but perf takes -m 8 with
-// 8 KiB copies (three fit) and the losses it brings at high rates are
-// counted and answered with advice at the end, as for any buffer.
-Result<void> CheckBufferFitsStacks(const std::vector<perf_event_attr>& attrs, size_t pages) {
-  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-  size_t largest = 0;
-  uint32_t stack = 0;
-  for (const perf_event_attr& attr : attrs) {
-    if ((attr.sample_type & PERF_SAMPLE_STACK_USER) == 0) continue;
-    // The copy, the registers, and 256 bytes for the header, the other
-    // fields and a kernel call chain.
-    const size_t sample = StackCopyBytes(attr) + 256;
-    if (sample > largest) largest = sample;
-    stack = std::max(stack, attr.sample_stack_user);
-  }
-  if (pages * page >= 2 * largest) return {};
-  size_t needed = 1;
-  while (needed * page < 2 * largest) needed *= 2;
-  return Fail(fmt::format(
-      "-m {} ({} KiB per CPU) holds fewer than two samples with {}-byte user stack copies; "
-      "use -m {} or more, or copy less stack (--call-graph dwarf,SIZE or stack-size=SIZE)",
-      pages, pages * page / 1024, stack, needed));
-}
-
-}  // namespace
 
 std::vector<format::ToggleEntry> ToggleEntries(const std::vector<EventSpec>& specs) {
   std::vector<format::ToggleEntry> entries;
@@ -162,152 +36,21 @@ std::vector<format::ToggleEntry> ToggleEntries(const std::vector<EventSpec>& spe
   return entries;
 }
 
+std::vector<format::TraceFormatEntry> TraceFormatEntries(const std::vector<EventSpec>& specs) {
+  std::vector<format::TraceFormatEntry> entries;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    const EventSpec& spec = specs[i];
+    if (spec.attr.type != PERF_TYPE_TRACEPOINT) continue;
+    entries.push_back({static_cast<uint32_t>(i), spec.attr.config, spec.trace_format, spec.filter});
+  }
+  return entries;
+}
+
 Result<EventOpener> EventOpener::Create(std::vector<EventSpec> specs,
                                         const SamplingDefaults& defaults,
                                         const RecordTarget& target) {
-  if (specs.empty()) return Fail("no events to record");
-  // Sampling that starts late (-D) must still see the exec's COMM and every
-  // MMAP2 before it, or no frame resolves: a dummy event (it never samples)
-  // carries the sideband from the start.
-  size_t tracking = 0;
-  // So must a recording whose first event is a probe opened for every
-  // process (OpenedOnEveryCpu): its sideband would be every process's.
-  const bool dummy_tracking = defaults.delayed || defaults.separate_tracking ||
-                              OpenedOnEveryCpu(specs.front(), target);
-  if (dummy_tracking) {
-    tracking = specs.size();
-    specs.push_back(TrackingSpec(specs.front()));
-  }
-  std::vector<perf_event_attr> attrs;
-  for (size_t i = 0; i < specs.size(); ++i) {
-    const EventSpec& spec = specs[i];
-    if (OpenedOnEveryCpu(spec, target) && spec.group_index >= 0) {
-      return Fail(fmt::format(
-          "event '{}': a probe in a group cannot follow new threads (the kernel would make the "
-          "program's fork fail): take it out of the group, or record with --no-inherit",
-          spec.name));
-    }
-    perf_event_attr attr = spec.attr;
-    attr.size = sizeof(attr);
-    const bool counting_member = spec.sample_read && !spec.group_leader;
-    if (counting_member) {
-      // Read through the leader's samples; never samples itself.
-      attr.sample_period = 0;
-      attr.freq = 0;
-    } else if (!spec.period_given && !spec.freq_given) {
-      if (defaults.period != 0) {
-        attr.sample_period = defaults.period;
-      } else if (defaults.frequency != 0 || !spec.every_hit) {
-        attr.freq = 1;
-        attr.sample_freq = defaults.frequency != 0 ? defaults.frequency : kDefaultFrequency;
-      } else {
-        attr.sample_period = 1;
-      }
-    }
-    // What crosses the ring buffer is kept as small as perf's, so that a
-    // buffer holds as many samples: the CPU is known from the buffer (each
-    // is one CPU's) and is inserted by the file writer (cpu_field()), and
-    // the identifier is asked for only when there are several events to
-    // tell apart (first then: every record names its event, whatever its
-    // layout).
-    attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD;
-    if (specs.size() > 1) attr.sample_type |= PERF_SAMPLE_IDENTIFIER;
-    // A tracepoint's payload is the data: its fields (fd, count, comm) are
-    // what --script prints. LargestSample counts it, so the CPU field is
-    // still inserted after the ring buffer (RAW comes after CPU).
-    if (spec.attr.type == PERF_TYPE_TRACEPOINT) attr.sample_type |= PERF_SAMPLE_RAW;
-    auto chain_capture = EventChainCapture(spec, defaults.chain_capture);
-    if (!chain_capture) {
-      return Fail(fmt::format("event '{}': {}", spec.name, chain_capture.error().message));
-    }
-    if (auto applied = ApplyChainCapture(*chain_capture, defaults.arch, &attr); !applied) {
-      return Fail(fmt::format("event '{}': {}", spec.name, applied.error().message));
-    }
-    if ((attr.sample_type & PERF_SAMPLE_CALLCHAIN) && defaults.max_stack != 0) {
-      attr.sample_max_stack = static_cast<uint16_t>(defaults.max_stack);
-    }
-    if (spec.sample_read && spec.group_leader) {
-      attr.sample_type |= PERF_SAMPLE_READ;
-      attr.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_ID;
-    }
-    // The final count of every event is read at the end with the time it
-    // was enabled and running, so the file says how much the kernel
-    // multiplexed it (ReadCounts). Samples of a group leader carry the two
-    // times as well (16 bytes more); the parsers follow read_format.
-    attr.read_format |= PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
-    // Group members follow their leader's enable state.
-    const bool leader = IsLeaderOrAlone(spec);
-    const bool on_at_exec = !defaults.delayed || i == tracking;
-    attr.disabled = leader;
-    attr.enable_on_exec = leader && target.kind == TargetKind::kCommand && on_at_exec;
-    attr.inherit = target.inherit;
-    if (OpenedOnEveryCpu(spec, target)) {
-      // Not a task's event: EnableAll turns it on with the others.
-      attr.inherit = 0;
-      attr.enable_on_exec = 0;
-    }
-    if (i == tracking) {
-      attr.mmap = 1;
-      attr.mmap2 = 1;
-      attr.comm = 1;
-      attr.comm_exec = 1;
-      attr.task = 1;
-      attr.context_switch = defaults.switch_events;
-    }
-    attr.sample_id_all = 1;
-    if (!spec.attr.exclude_user && !spec.attr.exclude_kernel) attr.exclude_hv = 1;
-    // CLOCK_MONOTONIC timestamps: records we synthesize from /proc can be
-    // stamped on the same clock, and times line up with the host's.
-    attr.use_clockid = 1;
-    attr.clockid = CLOCK_MONOTONIC;
-    // Wake up when half the buffer is full, as the kernel's default (and
-    // perf) does. Each wakeup costs the recorder about 70-90 us of CPU here
-    // (a context switch into a VM guest's poll), so at -m 8 and 50 kHz a
-    // quarter meant 1,150 wakeups a second and twice perf's recorder CPU
-    // for the wakeups alone; the half left as headroom suffices because the
-    // draining thread asks for a short scheduler slice and so runs as soon
-    // as it is woken (ring_drainer.cc, RequestShortSlice).
-    attr.watermark = 1;
-    attrs.push_back(attr);
-  }
-  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-  size_t pages = defaults.mmap_pages;
-  if (pages == 0) {
-    RingLimits limits;
-    limits.page_size = page;
-    limits.rings = target.cpus.empty() ? static_cast<size_t>(sysconf(_SC_NPROCESSORS_ONLN))
-                                       : target.cpus.size();
-    limits.memory_bytes = static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) * page;
-    limits.may_lock_more = HasEffectiveCapability(CAP_IPC_LOCK);
-    pages = ChooseRingPages(StackCopyBytesPerSecond(attrs), limits);
-  }
-  for (perf_event_attr& attr : attrs) {
-    attr.wakeup_watermark = static_cast<uint32_t>(pages * page / 2);
-  }
-  TRY(CheckBufferFitsStacks(attrs, pages));
-  // The CPU field goes in at one place for every event, or the kernel
-  // writes it (the writer does not look records' events up). So it does
-  // when a sample can come near 64 KiB (large stack copies, very deep
-  // chains): no room to insert the field, and 8 bytes are nothing there.
-  std::optional<CpuFieldPlace> cpu_field;
-  for (const perf_event_attr& attr : attrs) {
-    perf_event_attr with_cpu = attr;
-    with_cpu.sample_type |= PERF_SAMPLE_CPU;
-    const CpuFieldPlace place = CpuFieldPlaceOf(with_cpu);
-    if (LargestSample(attr, attrs.size()) > kLargestSampleWithoutRingCpu ||
-        (cpu_field && !(*cpu_field == place))) {
-      cpu_field.reset();
-      for (perf_event_attr& a : attrs) a.sample_type |= PERF_SAMPLE_CPU;
-      break;
-    }
-    cpu_field = place;
-  }
-  std::vector<bool> every_cpu;
-  for (const EventSpec& spec : specs) every_cpu.push_back(OpenedOnEveryCpu(spec, target));
-  EventOpener opener(std::move(specs), std::move(attrs), pages, cpu_field, tracking,
-                     dummy_tracking);
-  opener.every_cpu_ = std::move(every_cpu);
-  return opener;
+  TRY_ASSIGN(auto built, BuildEventAttrs(std::move(specs), defaults, target, ReadHostLimits()));
+  return EventOpener(std::move(built));
 }
 
 Result<void> EventOpener::EnableTracking() { return Enable(/*tracking_only=*/true); }
@@ -318,7 +61,7 @@ Result<void> EventOpener::Enable(bool tracking_only) {
   for (size_t k = 0; k < events_.size(); ++k) {
     const size_t spec = event_specs_[k];
     if (tracking_only && spec != tracking_) continue;
-    if (!IsLeaderOrAlone(specs_[spec])) continue;  // members follow their leader
+    if (!specs_[spec].IsLeaderOrAlone()) continue;  // members follow their leader
     // enable_on_exec events wait for the exec; turning them on now would
     // sample the launcher between fork and exec.
     if (attrs_[spec].enable_on_exec) continue;
@@ -331,7 +74,7 @@ Result<void> EventOpener::SetSampling(bool on, std::optional<size_t> spec) {
   for (size_t k = 0; k < events_.size(); ++k) {
     const size_t i = event_specs_[k];
     if (dummy_tracking_ && i == tracking_) continue;
-    if (!IsLeaderOrAlone(specs_[i]) || (spec && i != *spec)) continue;
+    if (!specs_[i].IsLeaderOrAlone() || (spec && i != *spec)) continue;
     // After the exec an enable_on_exec event is switched like any other.
     auto done = on ? events_[k].Enable() : events_[k].Disable();
     if (!done) {
@@ -347,7 +90,7 @@ Result<size_t> EventOpener::FindSwitchable(std::string_view name) const {
   for (size_t i = 0; i < specs_.size(); ++i) {
     if (dummy_tracking_ && i == tracking_) continue;
     if (specs_[i].name == name) {
-      if (IsLeaderOrAlone(specs_[i])) return i;
+      if (specs_[i].IsLeaderOrAlone()) return i;
       for (const EventSpec& leader : specs_) {
         if (leader.group_leader && leader.group_index == specs_[i].group_index) {
           return Fail(
@@ -383,7 +126,7 @@ Result<void> EventOpener::Open(const RecordTarget& target) {
           // name from this pointer during the call.
           attr.config1 = reinterpret_cast<uint64_t>(pointee);
         }
-        const int group_fd = IsLeaderOrAlone(specs_[i]) ? -1 : leader_fd;
+        const int group_fd = specs_[i].IsLeaderOrAlone() ? -1 : leader_fd;
         auto event = PerfEvent::Open(attr, pid, cpu, group_fd, 0);
         if (!event) {
           if (event.error().sys_errno == ESRCH && target.threads.size() > 1) {

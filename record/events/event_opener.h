@@ -25,45 +25,24 @@
 #include "libsample/perf/perf_record.h"
 #include "libsample/perf/user_regs.h"
 #include "libsample/result.h"
+#include "record/events/event_attrs.h"
 #include "record/record_target.h"
 
 namespace sample::record {
-
-// Samples per second of events that -c, -F and their terms leave alone.
-constexpr uint64_t kDefaultFrequency = 4000;
-
-// Recording-wide settings every event gets unless its own terms say
-// otherwise. Without -c or -F, events that count occurrences
-// (EventSpec::every_hit) sample every hit and the others kDefaultFrequency
-// times a second.
-struct SamplingDefaults {
-  uint64_t frequency = 0;             // -F; 0: not given
-  uint64_t period = 0;                // non-zero: fixed period instead of frequency
-  ChainCaptureOptions chain_capture;  // -g / --call-graph
-  uint32_t max_stack = 0;             // --max-stack; 0: kernel.perf_event_max_stack
-  Arch arch = HostArch();             // whose user registers dwarf and fp,leaf ask for
-  // -D: sampling events are turned on later (EnableAll), not at exec; a
-  // dummy event tracks the sideband meanwhile.
-  bool delayed = false;
-  // --control: sampling events are switched on and off while recording,
-  // so the sideband is the dummy's too (it must not stop with them).
-  bool separate_tracking = false;
-  bool switch_events = false;
-  size_t mmap_pages = 0;  // -m; 0: not given (ChooseRingPages)
-};
-
-// Whether `spec` is opened once per CPU for every process instead of on
-// the target's threads: uprobes of a target that follows new threads (the
-// kernel cannot inherit them, see event_opener.cc).
-bool OpenedOnEveryCpu(const EventSpec& spec, const RecordTarget& target);
 
 // The on=/off= relations of `specs` as the file stores them (kToggles),
 // by spec index, which is the event's index in the file.
 std::vector<format::ToggleEntry> ToggleEntries(const std::vector<EventSpec>& specs);
 
+// The tracepoints' formats and filters as the file stores them
+// (kTraceFormats), by spec index, so that the report names their payloads'
+// fields on any host (tracefs formats change between kernels).
+std::vector<format::TraceFormatEntry> TraceFormatEntries(const std::vector<EventSpec>& specs);
+
 class EventOpener {
  public:
-  // Builds the attributes; fails for settings we cannot record (yet).
+  // Builds the attributes (BuildEventAttrs, with this host's limits);
+  // fails for settings we cannot record (yet). Opens nothing.
   static Result<EventOpener> Create(std::vector<EventSpec> specs, const SamplingDefaults& defaults,
                                     const RecordTarget& target);
 
@@ -112,15 +91,15 @@ class EventOpener {
   }
 
  private:
-  EventOpener(std::vector<EventSpec> specs, std::vector<perf_event_attr> attrs, size_t pages,
-              std::optional<CpuFieldPlace> cpu_field, size_t tracking, bool dummy_tracking)
-      : specs_(std::move(specs)),
-        attrs_(std::move(attrs)),
-        mmap_pages_(pages),
-        cpu_field_(cpu_field),
-        tracking_(tracking),
-        dummy_tracking_(dummy_tracking),
-        ids_(specs_.size()) {}
+  explicit EventOpener(EventAttrs built)
+      : specs_(std::move(built.specs)),
+        attrs_(std::move(built.attrs)),
+        mmap_pages_(built.mmap_pages),
+        cpu_field_(built.cpu_field),
+        tracking_(built.tracking),
+        dummy_tracking_(built.dummy_tracking),
+        ids_(specs_.size()),
+        every_cpu_(std::move(built.every_cpu)) {}
   Result<void> Enable(bool tracking_only);
 
   std::vector<EventSpec> specs_;

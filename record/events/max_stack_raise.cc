@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -145,6 +146,28 @@ RaisedMaxStack::~RaisedMaxStack() {
   const std::string old_text = std::to_string(old_) + "\n";
   Restore(old_text.data(), old_text.size(), raised_, /*patience_ms=*/2000);
   guardian_.Reset();
+}
+
+Result<std::optional<RaisedMaxStack>> RaiseMaxStackIfNeeded(uint32_t max_stack, bool raise,
+                                                            bool quiet) {
+  if (max_stack == 0) return std::nullopt;
+  const std::optional<int> limit = ReadPerfEventMaxStack();
+  if (!limit || max_stack <= static_cast<uint32_t>(*limit)) return std::nullopt;
+  if (!raise) {
+    return Fail(fmt::format(
+        "--max-stack {} is above the kernel's limit, kernel.perf_event_max_stack = {}: add "
+        "--raise-max-stack (root or CAP_SYS_ADMIN; set back when the recording ends), "
+        "raise it yourself (sysctl kernel.perf_event_max_stack={}) or use --max-stack {}",
+        max_stack, *limit, max_stack, *limit));
+  }
+  TRY_ASSIGN(auto raised, RaisedMaxStack::Raise(static_cast<int>(max_stack)));
+  if (!quiet) {
+    fmt::print(stderr,
+               "sample-record: kernel.perf_event_max_stack raised from {} to {} for this "
+               "recording\n",
+               raised.old_value(), max_stack);
+  }
+  return std::optional<RaisedMaxStack>(std::move(raised));
 }
 
 }  // namespace sample::record

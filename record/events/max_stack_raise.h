@@ -18,6 +18,9 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
+#include <optional>
+
 #include "libsample/result.h"
 #include "libsample/unique_fd.h"
 
@@ -42,5 +45,13 @@ class RaisedMaxStack {
   int raised_ = 0;
   UniqueFd guardian_;  // write end of the guardian's pipe; invalid once moved from
 };
+
+// --max-stack `max_stack` (0: not given) against the kernel's limit: nothing
+// to do when within it (nullopt); above it, raised for the recording with
+// --raise-max-stack (`raise`; said on stderr unless `quiet`), refused
+// without it. The kernel's own refusal (EOVERFLOW) says nothing of the
+// limit: this one names it and the ways around it.
+Result<std::optional<RaisedMaxStack>> RaiseMaxStackIfNeeded(uint32_t max_stack, bool raise,
+                                                            bool quiet);
 
 }  // namespace sample::record

@@ -1,6 +1,12 @@
 #include "record/events/ring_size.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+
+#include <fmt/format.h>
+
+#include "record/record_summary.h"
 
 namespace sample::record {
 
@@ -29,6 +35,15 @@ size_t ChooseRingPages(uint64_t bytes_per_second, const RingLimits& limits) {
   const uint64_t rings = std::max<size_t>(limits.rings, 1);
   while (pages > kDefaultRingPages && pages * limits.page_size * rings > total_cap) pages /= 2;
   return pages;
+}
+
+std::string ChosenRingNote(size_t pages, const std::vector<perf_event_attr>& attrs) {
+  if (pages == kDefaultRingPages) return "";
+  return fmt::format(
+      "sample-record: ring buffers of {} per CPU (-m {}) for {} of stack copies a second per "
+      "CPU; -m sets another size.\n",
+      HumanBytes(pages * static_cast<uint64_t>(sysconf(_SC_PAGESIZE))), pages,
+      HumanBytes(StackCopyBytesPerSecond(attrs)));
 }
 
 }  // namespace sample::record

@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace sample::record {
@@ -41,5 +42,9 @@ uint64_t StackCopyBytesPerSecond(const std::vector<perf_event_attr>& attrs);
 // CAP_IPC_LOCK the default stays: more would count against RLIMIT_MEMLOCK
 // and could fail where the default works.
 size_t ChooseRingPages(uint64_t bytes_per_second, const RingLimits& limits);
+
+// What stderr says of `pages` chosen (no -m) for `attrs`: empty for the
+// default; else the size and the stack copy rate that made it.
+std::string ChosenRingNote(size_t pages, const std::vector<perf_event_attr>& attrs);
 
 }  // namespace sample::record

@@ -1,6 +1,7 @@
 #include "record/facts/postmortem_facts.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "formats/chunk_codec.h"
 #include "libsample/memory_file.h"
@@ -76,6 +77,17 @@ std::vector<std::byte> PostmortemFacts::KernelSymbolsPayload(const KallsymsSnaps
   const std::string formatted = FormatKallsyms(snapshot.symbols);
   const auto* bytes = reinterpret_cast<const std::byte*>(formatted.data());
   return std::vector<std::byte>(bytes, bytes + formatted.size());
+}
+
+void PostmortemFacts::SubmitTo(format::SampleFileWriter& writer, std::string* kernel_note,
+                               std::string* vdso_note) const {
+  std::vector<std::byte> vdso = VdsoPayload(vdso_note);
+  writer.Submit(format::ChunkType::kBuildIds, BuildIdPayload(vdso), binary_count());
+  if (!vdso.empty()) writer.Submit(format::ChunkType::kVdso, std::move(vdso));
+  auto kernel_symbols = KernelSymbolsPayload(DefaultKallsymsSnapshotOptions(), kernel_note);
+  if (!kernel_symbols.empty()) {
+    writer.Submit(format::ChunkType::kKernelSymbols, std::move(kernel_symbols));
+  }
 }
 
 }  // namespace sample::record

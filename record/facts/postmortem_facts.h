@@ -14,6 +14,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "formats/sample_file_writer.h"
 #include "record/facts/kallsyms_snapshot.h"
 
 namespace sample::record {
@@ -40,6 +41,12 @@ class PostmortemFacts {
                                               std::string* note) const;
 
   size_t binary_count() const { return binaries_.size(); }
+
+  // Submits the chunks above to `writer` as a file ends: the build-ids,
+  // and the vDSO image and the kernel symbols when there are any (the
+  // notes say why not, as above).
+  void SubmitTo(format::SampleFileWriter& writer, std::string* kernel_note,
+                std::string* vdso_note) const;
 
  private:
   std::unordered_set<std::string> binaries_;

@@ -9,10 +9,12 @@
 #include <charconv>
 #include <cstring>
 #include <string_view>
+#include <utility>
 
 #include <fmt/format.h>
 
 #include "libsample/perf/record_builder.h"
+#include "libsample/perf/record_walker.h"
 #include "libsample/unique_fd.h"
 
 namespace sample::record {
@@ -133,6 +135,27 @@ void ProcSynthesizer::AddAllProcesses(std::vector<std::byte>& out) {
     if (IsNumber(entry->d_name)) AddProcess(atoi(entry->d_name), out);
   }
   closedir(dir);
+}
+
+format::RecordsChunk SynthesizeRunningTargets(const RecordTarget& target,
+                                              const perf_event_attr& attr, uint64_t id,
+                                              uint64_t time, PostmortemFacts& facts) {
+  std::vector<std::byte> synthesized;
+  ProcSynthesizer synthesizer(attr, id, time);
+  if (target.synthesize_all) {
+    synthesizer.AddAllProcesses(synthesized);
+  } else {
+    for (pid_t pid : target.processes) synthesizer.AddProcess(pid, synthesized);
+  }
+  ForEachRecord(synthesized, [&](const perf_event_header& h, std::span<const std::byte> r) {
+    facts.Observe(h, r, attr);
+  });
+  format::RecordsChunk chunk;
+  chunk.record_count = synthesizer.counts().threads + synthesizer.counts().mappings;
+  chunk.time_min = chunk.time_max = time;
+  chunk.cpu_runs.push_back({synthesized.size(), 0});
+  chunk.records = std::move(synthesized);
+  return chunk;
 }
 
 }  // namespace sample::record

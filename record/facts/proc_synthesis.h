@@ -10,6 +10,10 @@
 #include <cstdint>
 #include <vector>
 
+#include "formats/chunk_codec.h"
+#include "record/facts/postmortem_facts.h"
+#include "record/record_target.h"
+
 namespace sample::record {
 
 struct SynthesisCounts {
@@ -39,5 +43,14 @@ class ProcSynthesizer {
   SynthesisCounts counts_;
   std::vector<char> buffer_;  // reused for reading /proc files
 };
+
+// The records describing the processes of `target` that run already (its
+// -p/-t processes, or every process for -a/-C; none for a command, whose
+// start the kernel reports), laid out for `attr`, naming event `id` and
+// stamped `time`, as one chunk: on CPU 0, as perf's synthesized records.
+// `facts` sees each record, as it sees the drained ones.
+format::RecordsChunk SynthesizeRunningTargets(const RecordTarget& target,
+                                              const perf_event_attr& attr, uint64_t id,
+                                              uint64_t time, PostmortemFacts& facts);
 
 }  // namespace sample::record

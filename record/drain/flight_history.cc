@@ -1,4 +1,4 @@
-#include "record/drain/flight_window.h"
+#include "record/drain/flight_history.h"
 
 #include <algorithm>
 #include <cstring>
@@ -48,14 +48,14 @@ uint64_t FlightByteCap(double seconds) {
   return std::max<uint64_t>(64ull << 20, static_cast<uint64_t>(cap));
 }
 
-FlightWindow::FlightWindow(uint64_t window_ns, uint64_t byte_cap, const perf_event_attr& attr,
+FlightHistory::FlightHistory(uint64_t span_ns, uint64_t byte_cap, const perf_event_attr& attr,
                            std::optional<CpuFieldPlace> cpu_field)
-    : window_ns_(window_ns), byte_cap_(byte_cap), attr_(attr) {
+    : span_ns_(span_ns), byte_cap_(byte_cap), attr_(attr) {
   sideband_.cpu_field = cpu_field;
   sideband_.time_min = UINT64_MAX;
 }
 
-void FlightWindow::KeepSideband(const format::RecordsChunk& chunk) {
+void FlightHistory::KeepSideband(const format::RecordsChunk& chunk) {
   std::vector<std::byte>& out = sideband_.records;
   ForEachRun(chunk, [&](uint32_t cpu, std::span<const std::byte> bytes) {
     const size_t before = out.size();
@@ -77,20 +77,20 @@ void FlightWindow::KeepSideband(const format::RecordsChunk& chunk) {
   });
 }
 
-void FlightWindow::AddSideband(const format::RecordsChunk& chunk) { KeepSideband(chunk); }
+void FlightHistory::AddSideband(const format::RecordsChunk& chunk) { KeepSideband(chunk); }
 
-std::vector<std::byte> FlightWindow::Add(format::RecordsChunk chunk) {
+std::vector<std::byte> FlightHistory::Add(format::RecordsChunk chunk) {
   const uint64_t newest = chunk.time_max;
-  window_bytes_ += chunk.records.size();
+  chunk_bytes_ += chunk.records.size();
   chunks_.push_back(std::move(chunk));
   std::vector<std::byte> spare;
-  // A chunk goes when its newest record is older than the window; the
+  // A chunk goes when its newest record is older than the span; the
   // last one always stays.
   while (chunks_.size() > 1 &&
-         (chunks_.front().time_max + window_ns_ < newest || window_bytes_ > byte_cap_)) {
-    if (chunks_.front().time_max + window_ns_ >= newest) ++capped_chunks_;
+         (chunks_.front().time_max + span_ns_ < newest || chunk_bytes_ > byte_cap_)) {
+    if (chunks_.front().time_max + span_ns_ >= newest) ++capped_chunks_;
     KeepSideband(chunks_.front());
-    window_bytes_ -= chunks_.front().records.size();
+    chunk_bytes_ -= chunks_.front().records.size();
     std::vector<std::byte> buffer = std::move(chunks_.front().records);
     chunks_.pop_front();
     buffer.clear();
@@ -99,7 +99,7 @@ std::vector<std::byte> FlightWindow::Add(format::RecordsChunk chunk) {
   return spare;
 }
 
-std::vector<CpuCounters> FlightWindow::Count(const std::vector<int>& cpus) const {
+std::vector<CpuCounters> FlightHistory::Count(const std::vector<int>& cpus) const {
   std::vector<CpuCounters> counters(std::max<size_t>(cpus.size(), 1));
   auto index_of = [&](uint32_t cpu) -> size_t {
     for (size_t i = 0; i < cpus.size(); ++i) {

@@ -1,7 +1,7 @@
-// FlightWindow: chunks older than the window are dropped whole, their
+// FlightHistory: chunks older than its span are dropped whole, their
 // sideband kept; the byte cap drops the oldest too and says so; a
-// window's counts are its own.
-#include "record/drain/flight_window.h"
+// history's counts are its own.
+#include "record/drain/flight_history.h"
 
 #include <gtest/gtest.h>
 
@@ -51,59 +51,59 @@ std::vector<uint32_t> Types(std::span<const std::byte> bytes) {
   return types;
 }
 
-TEST(FlightWindowTest, OldChunksGoTheirSidebandStays) {
+TEST(FlightHistoryTest, OldChunksGoTheirSidebandStays) {
   const perf_event_attr attr = testing::MakeAttr(kSampleType, /*sample_id_all=*/true);
-  FlightWindow window(/*window_ns=*/1000, /*byte_cap=*/1 << 20, attr, std::nullopt);
-  window.Add(Chunk(attr, 100, 3, /*sideband=*/true));
-  window.Add(Chunk(attr, 900, 3, false));
-  EXPECT_EQ(window.chunks().size(), 2u);  // 102 + 1000 >= 902: still inside
-  EXPECT_TRUE(window.sideband().records.empty());
-  window.Add(Chunk(attr, 1500, 2, false, /*cpu=*/1));
+  FlightHistory history(/*span_ns=*/1000, /*byte_cap=*/1 << 20, attr, std::nullopt);
+  history.Add(Chunk(attr, 100, 3, /*sideband=*/true));
+  history.Add(Chunk(attr, 900, 3, false));
+  EXPECT_EQ(history.chunks().size(), 2u);  // 102 + 1000 >= 902: still inside
+  EXPECT_TRUE(history.sideband().records.empty());
+  history.Add(Chunk(attr, 1500, 2, false, /*cpu=*/1));
   // 102 + 1000 < 1501: the first chunk is gone, its COMM and MMAP2 kept.
-  ASSERT_EQ(window.chunks().size(), 2u);
-  EXPECT_EQ(window.chunks().front().time_min, 900u);
-  EXPECT_EQ(Types(window.sideband().records),
+  ASSERT_EQ(history.chunks().size(), 2u);
+  EXPECT_EQ(history.chunks().front().time_min, 900u);
+  EXPECT_EQ(Types(history.sideband().records),
             (std::vector<uint32_t>{PERF_RECORD_COMM, PERF_RECORD_MMAP2}));
-  EXPECT_EQ(window.sideband().record_count, 2u);
-  ASSERT_EQ(window.sideband().cpu_runs.size(), 1u);
-  EXPECT_EQ(window.sideband().cpu_runs[0].end, window.sideband().records.size());
-  EXPECT_EQ(window.sideband().time_min, 100u);
-  EXPECT_EQ(window.capped_chunks(), 0u);
+  EXPECT_EQ(history.sideband().record_count, 2u);
+  ASSERT_EQ(history.sideband().cpu_runs.size(), 1u);
+  EXPECT_EQ(history.sideband().cpu_runs[0].end, history.sideband().records.size());
+  EXPECT_EQ(history.sideband().time_min, 100u);
+  EXPECT_EQ(history.capped_chunks(), 0u);
 
-  const std::vector<CpuCounters> counts = window.Count({0, 1});
+  const std::vector<CpuCounters> counts = history.Count({0, 1});
   ASSERT_EQ(counts.size(), 2u);
-  EXPECT_EQ(counts[0].samples, 3u);  // the window's, not the 3 dropped
+  EXPECT_EQ(counts[0].samples, 3u);  // the history's, not the 3 dropped
   EXPECT_EQ(counts[1].samples, 2u);
 }
 
-TEST(FlightWindowTest, TheByteCapDropsTheOldestAndCountsIt) {
+TEST(FlightHistoryTest, TheByteCapDropsTheOldestAndCountsIt) {
   const perf_event_attr attr = testing::MakeAttr(kSampleType, true);
   const format::RecordsChunk one = Chunk(attr, 100, 10, false);
-  FlightWindow window(/*window_ns=*/1'000'000, /*byte_cap=*/one.records.size() * 2, attr,
+  FlightHistory history(/*span_ns=*/1'000'000, /*byte_cap=*/one.records.size() * 2, attr,
                       std::nullopt);
-  window.Add(Chunk(attr, 100, 10, true));  // bigger than `one`: with the next, above the cap
-  window.Add(Chunk(attr, 200, 10, false));
-  window.Add(Chunk(attr, 300, 10, false));  // two of `one`'s size: at the cap, kept
-  EXPECT_EQ(window.window_bytes(), one.records.size() * 2);
-  EXPECT_EQ(window.capped_chunks(), 1u);
-  ASSERT_EQ(window.chunks().size(), 2u);
-  EXPECT_EQ(window.chunks().front().time_min, 200u);
-  window.Add(Chunk(attr, 400, 10, false));
-  EXPECT_EQ(window.capped_chunks(), 2u);
-  EXPECT_EQ(window.chunks().front().time_min, 300u);
-  EXPECT_EQ(window.sideband().record_count, 2u);
+  history.Add(Chunk(attr, 100, 10, true));  // bigger than `one`: with the next, above the cap
+  history.Add(Chunk(attr, 200, 10, false));
+  history.Add(Chunk(attr, 300, 10, false));  // two of `one`'s size: at the cap, kept
+  EXPECT_EQ(history.chunk_bytes(), one.records.size() * 2);
+  EXPECT_EQ(history.capped_chunks(), 1u);
+  ASSERT_EQ(history.chunks().size(), 2u);
+  EXPECT_EQ(history.chunks().front().time_min, 200u);
+  history.Add(Chunk(attr, 400, 10, false));
+  EXPECT_EQ(history.capped_chunks(), 2u);
+  EXPECT_EQ(history.chunks().front().time_min, 300u);
+  EXPECT_EQ(history.sideband().record_count, 2u);
   // The newest chunk stays even above the cap.
-  FlightWindow tiny(1'000'000, 1, attr, std::nullopt);
+  FlightHistory tiny(1'000'000, 1, attr, std::nullopt);
   tiny.Add(Chunk(attr, 100, 10, false));
   EXPECT_EQ(tiny.chunks().size(), 1u);
 }
 
-TEST(FlightWindowTest, ProcSnapshotIsKeptWhole) {
+TEST(FlightHistoryTest, ProcSnapshotIsKeptWhole) {
   const perf_event_attr attr = testing::MakeAttr(kSampleType, true);
-  FlightWindow window(1000, 1 << 20, attr, std::nullopt);
-  window.AddSideband(Chunk(attr, 50, 2, true, 3));  // samples in it are not sideband
-  EXPECT_EQ(window.sideband().record_count, 2u);
-  EXPECT_TRUE(window.chunks().empty());
+  FlightHistory history(1000, 1 << 20, attr, std::nullopt);
+  history.AddSideband(Chunk(attr, 50, 2, true, 3));  // samples in it are not sideband
+  EXPECT_EQ(history.sideband().record_count, 2u);
+  EXPECT_TRUE(history.chunks().empty());
   EXPECT_EQ(FlightByteCap(1), 64ull << 20);
   EXPECT_EQ(FlightByteCap(30), 30ull * (32 << 20));
 }
