@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "libsample/perf/perf_names.h"
 #include "report/views/sort_keys.h"
 #include "report/load/stack_unwinding.h"
 

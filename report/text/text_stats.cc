@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "libsample/perf/perf_names.h"
 #include "report/text/display_text.h"
 #include "report/load/stack_unwinding.h"
 #include "report/text/text_header.h"

@@ -13,17 +13,10 @@
 #include <vector>
 
 #include "libsample/perf/chain_capture.h"
+#include "libsample/perf/perf_names.h"
 #include "report/load/recording.h"
 
 namespace sample::report {
-
-// A field of perf_event_attr that has no key of its own in EventInfo.
-struct AttrField {
-  std::string name;  // as in linux/perf_event.h ("precise_ip", "clockid")
-  uint64_t value = 0;
-  bool hex = false;     // a mask or an address: shown in hex
-  std::string meaning;  // "CLOCK_MONOTONIC" for a clockid; usually empty
-};
 
 struct EventInfo {
   std::string name;
@@ -129,8 +122,5 @@ HeaderView BuildHeaderView(const Recording& recording);
 
 // The view of a kCounts chunk.
 CountsInfo BuildCountsInfo(const format::Counts& counts);
-
-// "SAMPLE", "MMAP2", ... for a PERF_RECORD_* type; "TYPE_N" for others.
-std::string RecordTypeName(uint32_t type);
 
 }  // namespace sample::report
