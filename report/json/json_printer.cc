@@ -137,7 +137,7 @@ void JsonPrinter::Control(const ControlInfo& control) {
   json_.Key("enabled_s").Double(control.enabled_s, 6);
   json_.Key("total_s").Double(control.total_s, 6);
   json_.Key("windows").BeginArray();
-  for (const ControlInfo::Window& w : control.windows) {
+  for (const ControlInfo::Period& w : control.periods) {
     json_.BeginObject();
     json_.Key("start_s").Double(w.start_s, 6);
     json_.Key("end_s").Double(w.end_s, 6);

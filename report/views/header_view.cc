@@ -10,7 +10,7 @@
 
 #include <fmt/format.h>
 
-#include "report/views/enable_windows.h"
+#include "report/views/enabled_periods.h"
 
 namespace sample::report {
 namespace {
@@ -54,16 +54,16 @@ ControlInfo BuildControlInfo(const Recording& recording, uint64_t first, uint64_
     if (origin == 0 || e.time_ns < origin) origin = e.time_ns;
     end = std::max(end, e.time_ns);
   }
-  const EnableWindows windows = BuildEnableWindows(recording.control, recording.events, end);
+  const EnabledPeriods enabled = BuildEnabledPeriods(recording.control, recording.events, end);
   ControlInfo info;
-  for (const EnableWindow& w : windows.windows) {
-    ControlInfo::Window window;
-    window.start_s = static_cast<double>(w.start_ns - origin) / 1e9;
-    window.end_s = static_cast<double>(w.end_ns - origin) / 1e9;
-    for (uint32_t i : w.events) window.events.push_back(recording.events[i].name);
-    info.windows.push_back(std::move(window));
+  for (const EnabledPeriod& p : enabled.periods) {
+    ControlInfo::Period period;
+    period.start_s = static_cast<double>(p.start_ns - origin) / 1e9;
+    period.end_s = static_cast<double>(p.end_ns - origin) / 1e9;
+    for (uint32_t i : p.events) period.events.push_back(recording.events[i].name);
+    info.periods.push_back(std::move(period));
   }
-  info.enabled_s = static_cast<double>(windows.enabled_ns) / 1e9;
+  info.enabled_s = static_cast<double>(enabled.enabled_ns) / 1e9;
   info.total_s = static_cast<double>(end - origin) / 1e9;
   return info;
 }

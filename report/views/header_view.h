@@ -84,14 +84,14 @@ struct ToggleInfo {
   bool applied = true;  // samples outside were left out (not --no-toggle)
 };
 
-// When sampling was on (-D, --control): the windows, relative to the
-// recording's start.
+// When sampling was on (-D, --control): the enabled periods (the text's
+// "window" lines), relative to the recording's start.
 struct ControlInfo {
-  struct Window {
+  struct Period {
     double start_s = 0, end_s = 0;
     std::vector<std::string> events;  // on in it; empty: every sampling event throughout
   };
-  std::vector<Window> windows;
+  std::vector<Period> periods;
   double enabled_s = 0;
   double total_s = 0;  // of the recording
 };
