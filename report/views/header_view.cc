@@ -68,6 +68,77 @@ ControlInfo BuildControlInfo(const Recording& recording, uint64_t first, uint64_
   return info;
 }
 
+// The recorded event `i`: its attrs named, its group and its samples.
+EventInfo BuildEventInfo(const Recording& recording, size_t i) {
+  const Profile& profile = recording.profile;
+  const EventDesc& desc = recording.events[i];
+  const perf_event_attr& a = desc.attr;
+  EventInfo e;
+  e.name = desc.name;
+  e.type = a.type;
+  e.type_name = AttrTypeName(a.type);
+  e.config = a.config;
+  e.freq = a.freq;
+  e.period_or_freq = a.sample_period;  // a union with sample_freq
+  e.sample_type = a.sample_type;
+  e.sample_type_names = SampleTypeNames(a.sample_type);
+  e.read_format = a.read_format;
+  e.read_format_names = ReadFormatNames(a.read_format);
+  e.chain_capture = ChainCaptureFromAttr(a);
+  e.sample_regs_user = a.sample_regs_user;
+  e.exclude_callchain_user = a.exclude_callchain_user;
+  e.exclude_user = a.exclude_user;
+  e.exclude_kernel = a.exclude_kernel;
+  e.inherit = a.inherit;
+  e.attr_fields = OtherAttrFields(a, e.chain_capture.stack_size != 0);
+  e.ids = desc.ids.size();
+  for (uint32_t member : profile.group_members(static_cast<uint32_t>(i))) {
+    e.group_members.push_back(recording.events[member].name);
+  }
+  e.samples = profile.sample_count(static_cast<uint32_t>(i));
+  if (i < recording.tracepoints.size()) {
+    const TracepointDesc& trace = recording.tracepoints[i];
+    e.tracepoint = e.type == PERF_TYPE_TRACEPOINT;
+    e.filter = trace.filter;
+    if (trace.format) {
+      for (const TraceField& field : trace.format->fields) {
+        if (!field.common()) e.trace_fields.push_back(field.name);
+      }
+    }
+  }
+  if (i == recording.off_cpu_source && recording.off_cpu_event) {
+    // Its samples were moved to the off-CPU pseudo-events, or left out.
+    e.samples = profile.sample_count(*recording.off_cpu_event) +
+                profile.sample_count(*recording.off_cpu_event + 1) +
+                recording.stats.off_cpu.unmatched;
+  }
+  return e;
+}
+
+// The toggled events, in event order.
+std::vector<ToggleInfo> BuildToggleInfos(const Recording& recording) {
+  std::vector<ToggleInfo> toggles;
+  for (size_t i = 0; i < recording.toggle_stats.size() && i < recording.events.size(); ++i) {
+    const ToggleStats& st = recording.toggle_stats[i];
+    if (!st.toggled) continue;
+    ToggleInfo t;
+    t.name = recording.events[i].name;
+    for (const ToggleRelation& rel : recording.toggles) {
+      if (rel.target != i || rel.trigger >= recording.events.size()) continue;
+      (rel.on ? t.on_by : t.off_by).push_back(recording.events[rel.trigger].name);
+      t.per_cpu = rel.per_cpu;
+      t.starts_on = rel.target_starts_on;
+    }
+    t.windows = st.windows;
+    t.inside = st.inside;
+    t.outside = st.outside;
+    t.unmatched_off = st.unmatched_off;
+    t.applied = recording.toggles_applied;
+    toggles.push_back(std::move(t));
+  }
+  return toggles;
+}
+
 }  // namespace
 
 HeaderView BuildHeaderView(const Recording& recording) {
@@ -98,50 +169,8 @@ HeaderView BuildHeaderView(const Recording& recording) {
   }
   h.duration_s = static_cast<double>(last - first) / 1e9;
   if (!recording.control.empty()) h.control = BuildControlInfo(recording, first, last);
-
-  const Profile& profile = recording.profile;
   for (size_t i = 0; i < recording.events.size(); ++i) {
-    const EventDesc& desc = recording.events[i];
-    const perf_event_attr& a = desc.attr;
-    EventInfo e;
-    e.name = desc.name;
-    e.type = a.type;
-    e.type_name = AttrTypeName(a.type);
-    e.config = a.config;
-    e.freq = a.freq;
-    e.period_or_freq = a.sample_period;  // a union with sample_freq
-    e.sample_type = a.sample_type;
-    e.sample_type_names = SampleTypeNames(a.sample_type);
-    e.read_format = a.read_format;
-    e.read_format_names = ReadFormatNames(a.read_format);
-    e.chain_capture = ChainCaptureFromAttr(a);
-    e.sample_regs_user = a.sample_regs_user;
-    e.exclude_callchain_user = a.exclude_callchain_user;
-    e.exclude_user = a.exclude_user;
-    e.exclude_kernel = a.exclude_kernel;
-    e.inherit = a.inherit;
-    e.attr_fields = OtherAttrFields(a, e.chain_capture.stack_size != 0);
-    e.ids = desc.ids.size();
-    for (uint32_t member : profile.group_members(static_cast<uint32_t>(i))) {
-      e.group_members.push_back(recording.events[member].name);
-    }
-    e.samples = profile.sample_count(static_cast<uint32_t>(i));
-    if (i < recording.tracepoints.size()) {
-      const TracepointDesc& trace = recording.tracepoints[i];
-      e.tracepoint = e.type == PERF_TYPE_TRACEPOINT;
-      e.filter = trace.filter;
-      if (trace.format) {
-        for (const TraceField& field : trace.format->fields) {
-          if (!field.common()) e.trace_fields.push_back(field.name);
-        }
-      }
-    }
-    if (i == recording.off_cpu_source && recording.off_cpu_event) {
-      // Its samples were moved to the off-CPU pseudo-events, or left out.
-      e.samples = profile.sample_count(*recording.off_cpu_event) +
-                  profile.sample_count(*recording.off_cpu_event + 1) + stats.off_cpu.unmatched;
-    }
-    h.events.push_back(std::move(e));
+    h.events.push_back(BuildEventInfo(recording, i));
   }
   h.samples = stats.samples;
   h.lost_samples = stats.lost_samples;
@@ -151,24 +180,7 @@ HeaderView BuildHeaderView(const Recording& recording) {
   h.file_size = recording.file_size;
   h.valid_end = recording.valid_end;
   if (recording.counts) h.counts = BuildCountsInfo(*recording.counts);
-  for (size_t i = 0; i < recording.toggle_stats.size() && i < recording.events.size(); ++i) {
-    const ToggleStats& st = recording.toggle_stats[i];
-    if (!st.toggled) continue;
-    ToggleInfo t;
-    t.name = recording.events[i].name;
-    for (const ToggleRelation& rel : recording.toggles) {
-      if (rel.target != i || rel.trigger >= recording.events.size()) continue;
-      (rel.on ? t.on_by : t.off_by).push_back(recording.events[rel.trigger].name);
-      t.per_cpu = rel.per_cpu;
-      t.starts_on = rel.target_starts_on;
-    }
-    t.windows = st.windows;
-    t.inside = st.inside;
-    t.outside = st.outside;
-    t.unmatched_off = st.unmatched_off;
-    t.applied = recording.toggles_applied;
-    h.toggles.push_back(std::move(t));
-  }
+  h.toggles = BuildToggleInfos(recording);
   return h;
 }
 
