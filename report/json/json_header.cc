@@ -1,10 +1,12 @@
 // The JSON of --header and --stats: JsonPrinter's "header" and "stats"
-// objects, from the HeaderView and the loader's stats.
+// objects, from the HeaderView and the loader's stats; the counters of
+// stats_table.h by their declared keys.
 #include <fmt/format.h>
 
 #include "libsample/perf/perf_names.h"
 #include "report/json/json_printer.h"
 #include "report/load/stack_unwinding.h"
+#include "report/views/stats_table.h"
 
 namespace sample::report {
 namespace {
@@ -35,7 +37,7 @@ void JsonPrinter::Header(const HeaderView& h) {
   json_.Key("events").BeginArray();
   for (const EventInfo& e : h.events) Event(e);
   json_.EndArray();
-  json_.Field("samples", h.samples).Field("lost_samples", h.lost_samples);
+  json_.Field("samples", h.samples).Field(StatCounterByKey("lost_samples").key, h.lost_samples);
   json_.Key("per_cpu").BeginArray();
   for (const auto& [cpu, counts] : h.per_cpu) {
     json_.BeginObject()
@@ -184,9 +186,6 @@ void JsonPrinter::Stats(const HeaderView& h, const LoadStats& stats) {
     for (const auto& [what, n] : stats.other_records) json_.Field(what, n);
     json_.EndObject();
   }
-  if (stats.cut_chains != 0) {
-    json_.Field("cut_chains", stats.cut_chains).Field("chain_limit", stats.chain_limit);
-  }
   json_.Field("samples", stats.samples);
   json_.Key("per_cpu").BeginArray();
   for (const auto& [cpu, counts] : stats.per_cpu) {
@@ -201,17 +200,7 @@ void JsonPrinter::Stats(const HeaderView& h, const LoadStats& stats) {
     json_.EndObject();
   }
   json_.EndArray();
-  json_.Field("lost_samples", stats.lost_samples)
-      .Field("malformed_records", stats.malformed_records)
-      .Field("malformed_samples", stats.malformed_samples)
-      .Field("saturated_periods", stats.saturated_periods)
-      .Field("bad_chunks", stats.bad_chunks)
-      .Field("unknown_event_records", stats.unknown_event_records)
-      .Field("unknown_group_reads", stats.unknown_group_reads)
-      .Field("frames", stats.frames)
-      .Field("unknown_frames", stats.unknown_frames)
-      .Field("missing_binaries", stats.missing_binaries)
-      .Field("mismatched_binaries", stats.mismatched_binaries);
+  StatSectionsJson(stats);
   Unwinding(stats.unwind);
   json_.Key("symbol_sources").BeginObject();
   for (const auto& [path, source] : stats.symbol_sources) json_.Field(path, source);
@@ -219,6 +208,19 @@ void JsonPrinter::Stats(const HeaderView& h, const LoadStats& stats) {
   json_.Field("finalized", h.finalized);
   if (h.counts) Counts(*h.counts);
   json_.EndObject();
+}
+
+// The sections of stats_table.h: the problems in the stats object itself,
+// the others in objects of their own, each only when shown.
+void JsonPrinter::StatSectionsJson(const LoadStats& stats) {
+  for (const StatSectionInfo& section : StatSections()) {
+    if (!section.shown(stats)) continue;
+    if (!section.json_key.empty()) json_.Key(section.json_key).BeginObject();
+    for (const StatCounter& c : StatCounters()) {
+      if (c.section == section.section && StatShown(c, stats)) json_.Field(c.key, c.value(stats));
+    }
+    if (!section.json_key.empty()) json_.EndObject();
+  }
 }
 
 void JsonPrinter::Unwinding(const UnwindStats& unwind) {

@@ -6,6 +6,7 @@
 
 #include "report/text/display_text.h"
 #include "report/views/event_sections.h"
+#include "report/views/stats_table.h"
 
 namespace sample::report {
 namespace {
@@ -131,7 +132,7 @@ std::string FormatHeaderText(const HeaderView& h) {
   }
   for (const EventInfo& e : h.events) Line(out, "event", EventLine(e));
   Line(out, "samples", fmt::format("{}", h.samples));
-  Line(out, "lost samples", fmt::format("{}", h.lost_samples));
+  Line(out, StatCounterByKey("lost_samples").label, fmt::format("{}", h.lost_samples));
   for (const auto& [cpu, counts] : h.per_cpu) {
     Line(out, fmt::format("cpu {}", cpu),
          fmt::format("{} samples, {} lost", counts.samples, counts.lost_samples) +

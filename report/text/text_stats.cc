@@ -1,5 +1,6 @@
-// Text of --stats: the loader's counts (records by type, per CPU, every
-// problem counter), then the unwinder's and where symbols came from.
+// Text of --stats: the loader's counts (records by type, per CPU, the
+// counters of stats_table.h section by section), then the unwinder's and
+// where symbols came from.
 #include "report/text/text_stats.h"
 
 #include <fmt/format.h>
@@ -8,6 +9,7 @@
 #include "report/load/stack_unwinding.h"
 #include "report/text/display_text.h"
 #include "report/text/text_header.h"
+#include "report/views/stats_table.h"
 
 namespace sample::report {
 namespace {
@@ -40,30 +42,16 @@ void RecordsText(std::string& out, const HeaderView& h, const LoadStats& stats) 
   }
 }
 
-void ProblemsText(std::string& out, const LoadStats& stats) {
-  out += "\nProblems:\n";
-  Row(out, "lost samples", stats.lost_samples);
-  Row(out, "malformed records", stats.malformed_records,
-      fmt::format(" ({} of them samples)", stats.malformed_samples));
-  Row(out, "periods saturated", stats.saturated_periods);
-  Row(out, "bad chunks skipped", stats.bad_chunks);
-  Row(out, "unknown event ids", stats.unknown_event_records);
-  Row(out, "unknown group reads", stats.unknown_group_reads);
-  if (stats.cut_chains != 0) {
-    const uint64_t completed = stats.unwind.cut_chains_completed;
-    Row(out, fmt::format("chains cut at {} frames", stats.chain_limit), stats.cut_chains,
-        completed == 0
-            ? std::string(" (their callers are missing: sample-record --max-stack)")
-            : fmt::format(" ({} completed from the stack copy)", completed));
-  }
-  Row(out, "unknown frames", stats.unknown_frames, fmt::format(" of {} frames", stats.frames));
-  Row(out, "missing binaries", stats.missing_binaries);
-  Row(out, "mismatched binaries", stats.mismatched_binaries);
-  if (stats.off_cpu.intervals != 0 || stats.off_cpu.unmatched != 0) {
-    out += "\nOff-CPU:\n";
-    Row(out, "intervals", stats.off_cpu.intervals);
-    Row(out, "never switched in", stats.off_cpu.unmatched,
-        " (left out: exited or recording ended)");
+// The sections of stats_table.h, each counter with a label on a row of its
+// own (the others are in their notes).
+void CounterSectionsText(std::string& out, const LoadStats& stats) {
+  for (const StatSectionInfo& section : StatSections()) {
+    if (!section.shown(stats)) continue;
+    out += fmt::format("\n{}:\n", section.title);
+    for (const StatCounter& c : StatCounters()) {
+      if (c.section != section.section || c.label.empty() || !StatShown(c, stats)) continue;
+      Row(out, StatLabel(c, stats), c.value(stats), StatNote(c, stats));
+    }
   }
 }
 
@@ -113,7 +101,7 @@ void CountsText(std::string& out, const CountsInfo& counts) {
 std::string FormatStatsText(const HeaderView& h, const LoadStats& stats) {
   std::string out = "Aggregated stats:\n";
   RecordsText(out, h, stats);
-  ProblemsText(out, stats);
+  CounterSectionsText(out, stats);
   UnwindingText(out, stats.unwind);
   if (!stats.symbol_sources.empty()) {
     out += "\nSymbols from:\n";
