@@ -26,8 +26,13 @@ class JsonPrinter : public ReportPrinter {
   std::string Finish() override;
 
  private:
+  // Header and stats objects (json_header.cc).
+  void Event(const EventInfo& event);
+  void Toggles(const std::vector<ToggleInfo>& toggles);
   void Counts(const CountsInfo& counts);
   void Control(const ControlInfo& control);
+  void StatSectionsJson(const LoadStats& stats);
+  void Unwinding(const UnwindStats& unwind);
   void Section(const EventSection& section);
   void Entry(const EventSection& section, const FlatEntry& entry);
   void CallGraph(const EventSection& section, const CallNode& root);

@@ -1,5 +1,6 @@
-// OrderedRecordStream: every kernel record of a sample.data file, in time
-// order, with memory bounded by a few chunks instead of the whole file.
+// OrderedRecordStream: every kernel record of a recording (sample.data or
+// perf.data, through format::RecordingFile's record chunks), in time order,
+// with memory bounded by a few chunks instead of the whole file.
 //
 // The recorder appends a chunk per drain of all ring buffers, so chunks are
 // nearly in time order: a record can only be older than records of the

@@ -1,5 +1,6 @@
-// LoadRecording: a sample.data file in, a symbolized Profile out (the
-// loader of sample-report).
+// LoadRecording: a recording in (sample.data or perf.data, read through
+// formats/recording_file.h), a symbolized Profile out (the loader of
+// sample-report).
 //
 // Reads every record chunk, orders records by time across CPUs
 // (ordered_records.h), applies COMM/FORK/EXIT/MMAP2 to a ProcessTable so
@@ -51,13 +52,6 @@ struct LoadOptions {
   bool wall = false;
   KeepSideband sideband = KeepSideband::kNone;
 };
-
-// Whether the recording can show off-CPU time: it has sched:sched_switch
-// samples' event and context-switch records (sample-record --off-cpu).
-bool HasOffCpuEvents(const std::vector<EventDesc>& events);
-// The event whose period is time on the CPU (cpu-clock or task-clock, the
-// first); nullopt when none.
-std::optional<uint32_t> OnCpuClockEvent(const std::vector<EventDesc>& events);
 
 Result<Recording> LoadRecording(const std::string& path, const LoadOptions& options = {});
 

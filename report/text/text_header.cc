@@ -6,6 +6,7 @@
 
 #include "report/text/display_text.h"
 #include "report/views/event_sections.h"
+#include "report/views/stats_table.h"
 
 namespace sample::report {
 namespace {
@@ -62,11 +63,11 @@ std::string CountLine(const CountInfo& c) {
 }
 
 // "0.512 s to 1.020 s (0.508 s)", and the events on when not all were.
-std::string WindowLine(const ControlInfo::Window& w) {
+std::string PeriodLine(const ControlInfo::Period& p) {
   std::string line =
-      fmt::format("{:.3f} s to {:.3f} s ({:.3f} s)", w.start_s, w.end_s, w.end_s - w.start_s);
-  for (size_t i = 0; i < w.events.size(); ++i) {
-    line += (i == 0 ? ", events on: " : ", ") + w.events[i];
+      fmt::format("{:.3f} s to {:.3f} s ({:.3f} s)", p.start_s, p.end_s, p.end_s - p.start_s);
+  for (size_t i = 0; i < p.events.size(); ++i) {
+    line += (i == 0 ? ", events on: " : ", ") + p.events[i];
   }
   return line;
 }
@@ -74,8 +75,8 @@ std::string WindowLine(const ControlInfo::Window& w) {
 }  // namespace
 
 std::string ControlSummaryText(const ControlInfo& c) {
-  return fmt::format("{} window{}, {:.3f} s of {:.3f} s", c.windows.size(),
-                     c.windows.size() == 1 ? "" : "s", c.enabled_s, c.total_s);
+  return fmt::format("{} window{}, {:.3f} s of {:.3f} s", c.periods.size(),
+                     c.periods.size() == 1 ? "" : "s", c.enabled_s, c.total_s);
 }
 
 std::string CountsSummaryText(const CountsInfo& c) {
@@ -127,11 +128,11 @@ std::string FormatHeaderText(const HeaderView& h) {
   Line(out, "duration", fmt::format("{:.3f} s", h.duration_s));
   if (h.control) {
     Line(out, "enabled", ControlSummaryText(*h.control));
-    for (const ControlInfo::Window& w : h.control->windows) Line(out, "window", WindowLine(w));
+    for (const ControlInfo::Period& p : h.control->periods) Line(out, "window", PeriodLine(p));
   }
   for (const EventInfo& e : h.events) Line(out, "event", EventLine(e));
   Line(out, "samples", fmt::format("{}", h.samples));
-  Line(out, "lost samples", fmt::format("{}", h.lost_samples));
+  Line(out, StatCounterByKey("lost_samples").label, fmt::format("{}", h.lost_samples));
   for (const auto& [cpu, counts] : h.per_cpu) {
     Line(out, fmt::format("cpu {}", cpu),
          fmt::format("{} samples, {} lost", counts.samples, counts.lost_samples) +

@@ -1,17 +1,24 @@
-// Text of --stats: the loader's counts (records by type, per CPU, every
-// problem counter), then the unwinder's and where symbols came from.
+// Text of --stats: the loader's counts (records by type, per CPU, the
+// counters of stats_table.h section by section), then the unwinder's and
+// where symbols came from.
 #include "report/text/text_stats.h"
 
 #include <fmt/format.h>
 
-#include "report/text/display_text.h"
+#include "libsample/perf/perf_names.h"
 #include "report/load/stack_unwinding.h"
+#include "report/text/display_text.h"
 #include "report/text/text_header.h"
+#include "report/views/stats_table.h"
 
 namespace sample::report {
+namespace {
 
-std::string FormatStatsText(const HeaderView& h, const LoadStats& stats) {
-  std::string out = "Aggregated stats:\n";
+void Row(std::string& out, std::string_view what, uint64_t n, std::string_view note = "") {
+  out += fmt::format("{:>20}: {:>10}{}\n", what, n, note);
+}
+
+void RecordsText(std::string& out, const HeaderView& h, const LoadStats& stats) {
   out += fmt::format("{:>20} events: {:>10}\n", "TOTAL", stats.records);
   for (uint32_t type = 0; type < stats.records_by_type.size(); ++type) {
     const uint64_t n = stats.records_by_type[type];
@@ -33,75 +40,76 @@ std::string FormatStatsText(const HeaderView& h, const LoadStats& stats) {
                        counts.lost_records);
     out += ThrottledText(counts) + "\n";
   }
-  out += "\nProblems:\n";
-  auto row = [&](std::string_view what, uint64_t n, std::string_view note = "") {
-    out += fmt::format("{:>20}: {:>10}{}\n", what, n, note);
-  };
-  row("lost samples", stats.lost_samples);
-  row("malformed records", stats.malformed_records,
-      fmt::format(" ({} of them samples)", stats.malformed_samples));
-  row("periods saturated", stats.saturated_periods);
-  row("bad chunks skipped", stats.bad_chunks);
-  row("unknown event ids", stats.unknown_event_records);
-  row("unknown group reads", stats.unknown_group_reads);
-  if (stats.cut_chains != 0) {
-    const uint64_t completed = stats.unwind.cut_chains_completed;
-    row(fmt::format("chains cut at {} frames", stats.chain_limit), stats.cut_chains,
-        completed == 0
-            ? std::string(" (their callers are missing: sample-record --max-stack)")
-            : fmt::format(" ({} completed from the stack copy)", completed));
+}
+
+// The sections of stats_table.h, each counter with a label on a row of its
+// own (the others are in their notes).
+void CounterSectionsText(std::string& out, const LoadStats& stats) {
+  for (const StatSectionInfo& section : StatSections()) {
+    if (!section.shown(stats)) continue;
+    out += fmt::format("\n{}:\n", section.title);
+    for (const StatCounter& c : StatCounters()) {
+      if (c.section != section.section || c.label.empty() || !StatShown(c, stats)) continue;
+      Row(out, StatLabel(c, stats), c.value(stats), StatNote(c, stats));
+    }
   }
-  row("unknown frames", stats.unknown_frames, fmt::format(" of {} frames", stats.frames));
-  row("missing binaries", stats.missing_binaries);
-  row("mismatched binaries", stats.mismatched_binaries);
-  if (stats.off_cpu.intervals != 0 || stats.off_cpu.unmatched != 0) {
-    out += "\nOff-CPU:\n";
-    row("intervals", stats.off_cpu.intervals);
-    row("never switched in", stats.off_cpu.unmatched, " (left out: exited or recording ended)");
-  }
-  const UnwindStats& unwind = stats.unwind;
+}
+
+void UnwindingText(std::string& out, const UnwindStats& unwind) {
   if (unwind.dwarf_samples != 0) {
     out += "\nDWARF unwinding:\n";
-    row("samples unwound", unwind.dwarf_samples,
+    Row(out, "samples unwound", unwind.dwarf_samples,
         fmt::format(", {} user frames", unwind.dwarf_frames));
     for (size_t i = 0; i < unwind.stops.size(); ++i) {
       if (unwind.stops[i] == 0) continue;
-      row(fmt::format("ended: {}", UnwindStopName(static_cast<UnwindStop>(i))), unwind.stops[i]);
+      Row(out, fmt::format("ended: {}", UnwindStopName(static_cast<UnwindStop>(i))),
+          unwind.stops[i]);
     }
     if (const uint64_t within = StackReachWithin(unwind, 0.99); within != 0) {
-      row("stack read, 99% of complete walks", within,
+      Row(out, "stack read, 99% of complete walks", within,
           fmt::format(" bytes or less (all: {} or less) of {}-byte copies",
                       StackReachWithin(unwind, 1.0), unwind.stack_copy_size));
     }
-    if (unwind.missing_binaries != 0) row("binaries not found", unwind.missing_binaries);
-    if (unwind.unopened_modules != 0) row("binaries not opened", unwind.unopened_modules);
-    row("walks, cached rules", unwind.cached_walks);
-    row("walks, libdw", unwind.libdw_walks);
+    if (unwind.missing_binaries != 0) Row(out, "binaries not found", unwind.missing_binaries);
+    if (unwind.unopened_modules != 0) Row(out, "binaries not opened", unwind.unopened_modules);
+    Row(out, "walks, cached rules", unwind.cached_walks);
+    Row(out, "walks, libdw", unwind.libdw_walks);
   }
   if (unwind.leaf_samples != 0) {
     out += "\nLeaf check (fp,leaf):\n";
-    row("samples checked", unwind.leaf_samples);
-    row("callers inserted", unwind.leaf_callers_inserted);
+    Row(out, "samples checked", unwind.leaf_samples);
+    Row(out, "callers inserted", unwind.leaf_callers_inserted);
   }
+}
+
+void CountsText(std::string& out, const CountsInfo& counts) {
+  out += fmt::format("\nCounts ({}):\n", CountsSummaryText(counts));
+  for (const CountInfo& c : counts.events) {
+    if (!c.supported) {
+      out += fmt::format("{:>20}: {:>14}\n", OneLine(c.name), "<not supported>");
+      continue;
+    }
+    out += fmt::format("{:>20}: {:>14}  ran {:6.2f}% of the time enabled", OneLine(c.name), c.count,
+                       c.running_pct);
+    if (c.scaled) out += fmt::format(", scaled to {:.0f}", *c.scaled);
+    out += "\n";
+  }
+}
+
+}  // namespace
+
+std::string FormatStatsText(const HeaderView& h, const LoadStats& stats) {
+  std::string out = "Aggregated stats:\n";
+  RecordsText(out, h, stats);
+  CounterSectionsText(out, stats);
+  UnwindingText(out, stats.unwind);
   if (!stats.symbol_sources.empty()) {
     out += "\nSymbols from:\n";
     for (const auto& [path, source] : stats.symbol_sources) {
       out += fmt::format("  {}: {}\n", OneLine(path), OneLine(source));
     }
   }
-  if (h.counts) {
-    out += fmt::format("\nCounts ({}):\n", CountsSummaryText(*h.counts));
-    for (const CountInfo& c : h.counts->events) {
-      if (!c.supported) {
-        out += fmt::format("{:>20}: {:>14}\n", OneLine(c.name), "<not supported>");
-        continue;
-      }
-      out += fmt::format("{:>20}: {:>14}  ran {:6.2f}% of the time enabled", OneLine(c.name), c.count,
-                         c.running_pct);
-      if (c.scaled) out += fmt::format(", scaled to {:.0f}", *c.scaled);
-      out += "\n";
-    }
-  }
+  if (h.counts) CountsText(out, *h.counts);
   if (!h.toggles.empty()) {
     out += "\nToggles (on..off windows):\n";
     for (const ToggleInfo& t : h.toggles) out += fmt::format("  {}\n", ToggleText(t));

@@ -5,96 +5,15 @@
 
 #include <algorithm>
 #include <charconv>
+#include <set>
+#include <string_view>
 
 #include <fmt/format.h>
 
-#include "report/views/enable_windows.h"
+#include "report/views/enabled_periods.h"
 
 namespace sample::report {
 namespace {
-
-std::string FlagNames(uint64_t bits, const std::vector<std::pair<uint64_t, const char*>>& names) {
-  std::string out;
-  for (const auto& [bit, name] : names) {
-    if (!(bits & bit)) continue;
-    if (!out.empty()) out += '|';
-    out += name;
-    bits &= ~bit;
-  }
-  if (bits != 0) out += fmt::format("{}{:#x}", out.empty() ? "" : "|", bits);
-  return out;
-}
-
-std::string SampleTypeNames(uint64_t t) {
-  return FlagNames(t, {
-                          {PERF_SAMPLE_IDENTIFIER, "IDENTIFIER"},
-                          {PERF_SAMPLE_IP, "IP"},
-                          {PERF_SAMPLE_TID, "TID"},
-                          {PERF_SAMPLE_TIME, "TIME"},
-                          {PERF_SAMPLE_ADDR, "ADDR"},
-                          {PERF_SAMPLE_ID, "ID"},
-                          {PERF_SAMPLE_STREAM_ID, "STREAM_ID"},
-                          {PERF_SAMPLE_CPU, "CPU"},
-                          {PERF_SAMPLE_PERIOD, "PERIOD"},
-                          {PERF_SAMPLE_READ, "READ"},
-                          {PERF_SAMPLE_CALLCHAIN, "CALLCHAIN"},
-                          {PERF_SAMPLE_RAW, "RAW"},
-                          {PERF_SAMPLE_BRANCH_STACK, "BRANCH_STACK"},
-                          {PERF_SAMPLE_REGS_USER, "REGS_USER"},
-                          {PERF_SAMPLE_STACK_USER, "STACK_USER"},
-                          {PERF_SAMPLE_WEIGHT, "WEIGHT"},
-                          {PERF_SAMPLE_DATA_SRC, "DATA_SRC"},
-                          {PERF_SAMPLE_TRANSACTION, "TRANSACTION"},
-                          {PERF_SAMPLE_REGS_INTR, "REGS_INTR"},
-                          {PERF_SAMPLE_PHYS_ADDR, "PHYS_ADDR"},
-                      });
-}
-
-std::string ReadFormatNames(uint64_t f) {
-  return FlagNames(f, {
-                          {PERF_FORMAT_TOTAL_TIME_ENABLED, "TOTAL_TIME_ENABLED"},
-                          {PERF_FORMAT_TOTAL_TIME_RUNNING, "TOTAL_TIME_RUNNING"},
-                          {PERF_FORMAT_ID, "ID"},
-                          {PERF_FORMAT_GROUP, "GROUP"},
-                          {PERF_FORMAT_LOST, "LOST"},
-                      });
-}
-
-std::string TypeName(uint32_t type) {
-  switch (type) {
-    case PERF_TYPE_HARDWARE:
-      return "hardware";
-    case PERF_TYPE_SOFTWARE:
-      return "software";
-    case PERF_TYPE_TRACEPOINT:
-      return "tracepoint";
-    case PERF_TYPE_HW_CACHE:
-      return "hw-cache";
-    case PERF_TYPE_RAW:
-      return "raw";
-    case PERF_TYPE_BREAKPOINT:
-      return "breakpoint";
-    default:
-      return fmt::format("pmu {}", type);
-  }
-}
-
-std::string ClockName(int32_t clockid) {
-  switch (clockid) {
-    case CLOCK_REALTIME:
-      return "CLOCK_REALTIME";
-    case CLOCK_MONOTONIC:
-      return "CLOCK_MONOTONIC";
-    case CLOCK_MONOTONIC_RAW:
-      return "CLOCK_MONOTONIC_RAW";
-    case CLOCK_BOOTTIME:
-      return "CLOCK_BOOTTIME";
-    case CLOCK_TAI:
-      return "CLOCK_TAI";
-    default:
-      return "";
-  }
-}
 
 // The fields of `a` that EventInfo has no key of its own for, when set.
 // Which attr fields have their own keys: type, config, freq and
@@ -102,64 +21,16 @@ std::string ClockName(int32_t clockid) {
 // sample_stack_user (when the chain capture copies the stack), exclude_user,
 // exclude_kernel, exclude_callchain_user and inherit.
 std::vector<AttrField> OtherAttrFields(const perf_event_attr& a, bool stack_shown) {
-  std::vector<AttrField> fields;
-  auto add = [&](const char* name, uint64_t value, bool hex = false) {
-    if (value != 0) fields.push_back(AttrField{name, value, hex, ""});
-  };
-  add("size", a.size);
-  // The flags, in the order of the bitfield.
-  add("disabled", a.disabled);
-  add("pinned", a.pinned);
-  add("exclusive", a.exclusive);
-  add("exclude_hv", a.exclude_hv);
-  add("exclude_idle", a.exclude_idle);
-  add("mmap", a.mmap);
-  add("comm", a.comm);
-  add("inherit_stat", a.inherit_stat);
-  add("enable_on_exec", a.enable_on_exec);
-  add("task", a.task);
-  add("watermark", a.watermark);
-  add("precise_ip", a.precise_ip);
-  add("mmap_data", a.mmap_data);
-  add("sample_id_all", a.sample_id_all);
-  add("exclude_host", a.exclude_host);
-  add("exclude_guest", a.exclude_guest);
-  add("exclude_callchain_kernel", a.exclude_callchain_kernel);
-  add("mmap2", a.mmap2);
-  add("comm_exec", a.comm_exec);
-  add("use_clockid", a.use_clockid);
-  add("context_switch", a.context_switch);
-  add("write_backward", a.write_backward);
-  add("namespaces", a.namespaces);
-  add("ksymbol", a.ksymbol);
-  add("bpf_event", a.bpf_event);
-  add("aux_output", a.aux_output);
-  add("cgroup", a.cgroup);
-  add("text_poke", a.text_poke);
-  add("build_id", a.build_id);
-  add("inherit_thread", a.inherit_thread);
-  add("remove_on_exec", a.remove_on_exec);
-  add("sigtrap", a.sigtrap);
-  // The values after the flags; unions named by what selects them.
-  add(a.watermark ? "wakeup_watermark" : "wakeup_events", a.wakeup_events);
-  add("bp_type", a.bp_type);
-  const bool breakpoint = a.type == PERF_TYPE_BREAKPOINT;
-  add(breakpoint ? "bp_addr" : "config1", a.config1, true);
-  add(breakpoint ? "bp_len" : "config2", a.config2, !breakpoint);
-  add("branch_sample_type", a.branch_sample_type, true);
-  if (!stack_shown) add("sample_stack_user", a.sample_stack_user);
-  if (a.use_clockid) {
-    // CLOCK_REALTIME is 0: with use_clockid even 0 says which clock.
-    fields.push_back(AttrField{"clockid", static_cast<uint64_t>(static_cast<uint32_t>(a.clockid)),
-                               false, ClockName(a.clockid)});
-  } else {
-    add("clockid", static_cast<uint32_t>(a.clockid));
-  }
-  add("sample_regs_intr", a.sample_regs_intr, true);
-  add("aux_watermark", a.aux_watermark);
-  add("sample_max_stack", a.sample_max_stack);
-  add("aux_sample_size", a.aux_sample_size);
-  add("sig_data", a.sig_data, true);
+  static const std::set<std::string_view> kKeyed = {"config",          "sample_period",
+                                                    "sample_freq",     "sample_type",
+                                                    "read_format",     "freq",
+                                                    "inherit",         "exclude_user",
+                                                    "exclude_kernel",  "exclude_callchain_user",
+                                                    "sample_regs_user"};
+  std::vector<AttrField> fields = SetAttrFields(a);
+  std::erase_if(fields, [&](const AttrField& f) {
+    return kKeyed.contains(f.name) || (stack_shown && f.name == "sample_stack_user");
+  });
   return fields;
 }
 
@@ -183,18 +54,89 @@ ControlInfo BuildControlInfo(const Recording& recording, uint64_t first, uint64_
     if (origin == 0 || e.time_ns < origin) origin = e.time_ns;
     end = std::max(end, e.time_ns);
   }
-  const EnableWindows windows = BuildEnableWindows(recording.control, recording.events, end);
+  const EnabledPeriods enabled = BuildEnabledPeriods(recording.control, recording.events, end);
   ControlInfo info;
-  for (const EnableWindow& w : windows.windows) {
-    ControlInfo::Window window;
-    window.start_s = static_cast<double>(w.start_ns - origin) / 1e9;
-    window.end_s = static_cast<double>(w.end_ns - origin) / 1e9;
-    for (uint32_t i : w.events) window.events.push_back(recording.events[i].name);
-    info.windows.push_back(std::move(window));
+  for (const EnabledPeriod& p : enabled.periods) {
+    ControlInfo::Period period;
+    period.start_s = static_cast<double>(p.start_ns - origin) / 1e9;
+    period.end_s = static_cast<double>(p.end_ns - origin) / 1e9;
+    for (uint32_t i : p.events) period.events.push_back(recording.events[i].name);
+    info.periods.push_back(std::move(period));
   }
-  info.enabled_s = static_cast<double>(windows.enabled_ns) / 1e9;
+  info.enabled_s = static_cast<double>(enabled.enabled_ns) / 1e9;
   info.total_s = static_cast<double>(end - origin) / 1e9;
   return info;
+}
+
+// The recorded event `i`: its attrs named, its group and its samples.
+EventInfo BuildEventInfo(const Recording& recording, size_t i) {
+  const Profile& profile = recording.profile;
+  const EventDesc& desc = recording.events[i];
+  const perf_event_attr& a = desc.attr;
+  EventInfo e;
+  e.name = desc.name;
+  e.type = a.type;
+  e.type_name = AttrTypeName(a.type);
+  e.config = a.config;
+  e.freq = a.freq;
+  e.period_or_freq = a.sample_period;  // a union with sample_freq
+  e.sample_type = a.sample_type;
+  e.sample_type_names = SampleTypeNames(a.sample_type);
+  e.read_format = a.read_format;
+  e.read_format_names = ReadFormatNames(a.read_format);
+  e.chain_capture = ChainCaptureFromAttr(a);
+  e.sample_regs_user = a.sample_regs_user;
+  e.exclude_callchain_user = a.exclude_callchain_user;
+  e.exclude_user = a.exclude_user;
+  e.exclude_kernel = a.exclude_kernel;
+  e.inherit = a.inherit;
+  e.attr_fields = OtherAttrFields(a, e.chain_capture.stack_size != 0);
+  e.ids = desc.ids.size();
+  for (uint32_t member : profile.group_members(static_cast<uint32_t>(i))) {
+    e.group_members.push_back(recording.events[member].name);
+  }
+  e.samples = profile.sample_count(static_cast<uint32_t>(i));
+  if (i < recording.tracepoints.size()) {
+    const TracepointDesc& trace = recording.tracepoints[i];
+    e.tracepoint = e.type == PERF_TYPE_TRACEPOINT;
+    e.filter = trace.filter;
+    if (trace.format) {
+      for (const TraceField& field : trace.format->fields) {
+        if (!field.common()) e.trace_fields.push_back(field.name);
+      }
+    }
+  }
+  if (i == recording.off_cpu_source && recording.off_cpu_event) {
+    // Its samples were moved to the off-CPU pseudo-events, or left out.
+    e.samples = profile.sample_count(*recording.off_cpu_event) +
+                profile.sample_count(*recording.off_cpu_event + 1) +
+                recording.stats.off_cpu.unmatched;
+  }
+  return e;
+}
+
+// The toggled events, in event order.
+std::vector<ToggleInfo> BuildToggleInfos(const Recording& recording) {
+  std::vector<ToggleInfo> toggles;
+  for (size_t i = 0; i < recording.toggle_stats.size() && i < recording.events.size(); ++i) {
+    const ToggleStats& st = recording.toggle_stats[i];
+    if (!st.toggled) continue;
+    ToggleInfo t;
+    t.name = recording.events[i].name;
+    for (const ToggleRelation& rel : recording.toggles) {
+      if (rel.target != i || rel.trigger >= recording.events.size()) continue;
+      (rel.on ? t.on_by : t.off_by).push_back(recording.events[rel.trigger].name);
+      t.per_cpu = rel.per_cpu;
+      t.starts_on = rel.target_starts_on;
+    }
+    t.windows = st.windows;
+    t.inside = st.inside;
+    t.outside = st.outside;
+    t.unmatched_off = st.unmatched_off;
+    t.applied = recording.toggles_applied;
+    toggles.push_back(std::move(t));
+  }
+  return toggles;
 }
 
 }  // namespace
@@ -227,50 +169,8 @@ HeaderView BuildHeaderView(const Recording& recording) {
   }
   h.duration_s = static_cast<double>(last - first) / 1e9;
   if (!recording.control.empty()) h.control = BuildControlInfo(recording, first, last);
-
-  const Profile& profile = recording.profile;
   for (size_t i = 0; i < recording.events.size(); ++i) {
-    const EventDesc& desc = recording.events[i];
-    const perf_event_attr& a = desc.attr;
-    EventInfo e;
-    e.name = desc.name;
-    e.type = a.type;
-    e.type_name = TypeName(a.type);
-    e.config = a.config;
-    e.freq = a.freq;
-    e.period_or_freq = a.sample_period;  // a union with sample_freq
-    e.sample_type = a.sample_type;
-    e.sample_type_names = SampleTypeNames(a.sample_type);
-    e.read_format = a.read_format;
-    e.read_format_names = ReadFormatNames(a.read_format);
-    e.chain_capture = ChainCaptureFromAttr(a);
-    e.sample_regs_user = a.sample_regs_user;
-    e.exclude_callchain_user = a.exclude_callchain_user;
-    e.exclude_user = a.exclude_user;
-    e.exclude_kernel = a.exclude_kernel;
-    e.inherit = a.inherit;
-    e.attr_fields = OtherAttrFields(a, e.chain_capture.stack_size != 0);
-    e.ids = desc.ids.size();
-    for (uint32_t member : profile.group_members(static_cast<uint32_t>(i))) {
-      e.group_members.push_back(recording.events[member].name);
-    }
-    e.samples = profile.sample_count(static_cast<uint32_t>(i));
-    if (i < recording.tracepoints.size()) {
-      const TracepointDesc& trace = recording.tracepoints[i];
-      e.tracepoint = e.type == PERF_TYPE_TRACEPOINT;
-      e.filter = trace.filter;
-      if (trace.format) {
-        for (const TraceField& field : trace.format->fields) {
-          if (!field.common()) e.trace_fields.push_back(field.name);
-        }
-      }
-    }
-    if (i == recording.off_cpu_source && recording.off_cpu_event) {
-      // Its samples were moved to the off-CPU pseudo-events, or left out.
-      e.samples = profile.sample_count(*recording.off_cpu_event) +
-                  profile.sample_count(*recording.off_cpu_event + 1) + stats.off_cpu.unmatched;
-    }
-    h.events.push_back(std::move(e));
+    h.events.push_back(BuildEventInfo(recording, i));
   }
   h.samples = stats.samples;
   h.lost_samples = stats.lost_samples;
@@ -280,24 +180,7 @@ HeaderView BuildHeaderView(const Recording& recording) {
   h.file_size = recording.file_size;
   h.valid_end = recording.valid_end;
   if (recording.counts) h.counts = BuildCountsInfo(*recording.counts);
-  for (size_t i = 0; i < recording.toggle_stats.size() && i < recording.events.size(); ++i) {
-    const ToggleStats& st = recording.toggle_stats[i];
-    if (!st.toggled) continue;
-    ToggleInfo t;
-    t.name = recording.events[i].name;
-    for (const ToggleRelation& rel : recording.toggles) {
-      if (rel.target != i || rel.trigger >= recording.events.size()) continue;
-      (rel.on ? t.on_by : t.off_by).push_back(recording.events[rel.trigger].name);
-      t.per_cpu = rel.per_cpu;
-      t.starts_on = rel.target_starts_on;
-    }
-    t.windows = st.windows;
-    t.inside = st.inside;
-    t.outside = st.outside;
-    t.unmatched_off = st.unmatched_off;
-    t.applied = recording.toggles_applied;
-    h.toggles.push_back(std::move(t));
-  }
+  h.toggles = BuildToggleInfos(recording);
   return h;
 }
 
@@ -325,22 +208,6 @@ CountsInfo BuildCountsInfo(const format::Counts& counts) {
     info.events.push_back(std::move(c));
   }
   return info;
-}
-
-std::string RecordTypeName(uint32_t type) {
-  static constexpr const char* kNames[] = {nullptr,        "MMAP",
-                                           "LOST",         "COMM",
-                                           "EXIT",         "THROTTLE",
-                                           "UNTHROTTLE",   "FORK",
-                                           "READ",         "SAMPLE",
-                                           "MMAP2",        "AUX",
-                                           "ITRACE_START", "LOST_SAMPLES",
-                                           "SWITCH",       "SWITCH_CPU_WIDE",
-                                           "NAMESPACES",   "KSYMBOL",
-                                           "BPF_EVENT",    "CGROUP",
-                                           "TEXT_POKE",    "AUX_OUTPUT_HW_ID"};
-  if (type < std::size(kNames) && kNames[type] != nullptr) return kNames[type];
-  return fmt::format("TYPE_{}", type);
 }
 
 }  // namespace sample::report

@@ -13,17 +13,10 @@
 #include <vector>
 
 #include "libsample/perf/chain_capture.h"
+#include "libsample/perf/perf_names.h"
 #include "report/load/recording.h"
 
 namespace sample::report {
-
-// A field of perf_event_attr that has no key of its own in EventInfo.
-struct AttrField {
-  std::string name;  // as in linux/perf_event.h ("precise_ip", "clockid")
-  uint64_t value = 0;
-  bool hex = false;     // a mask or an address: shown in hex
-  std::string meaning;  // "CLOCK_MONOTONIC" for a clockid; usually empty
-};
 
 struct EventInfo {
   std::string name;
@@ -91,14 +84,14 @@ struct ToggleInfo {
   bool applied = true;  // samples outside were left out (not --no-toggle)
 };
 
-// When sampling was on (-D, --control): the windows, relative to the
-// recording's start.
+// When sampling was on (-D, --control): the enabled periods (the text's
+// "window" lines), relative to the recording's start.
 struct ControlInfo {
-  struct Window {
+  struct Period {
     double start_s = 0, end_s = 0;
     std::vector<std::string> events;  // on in it; empty: every sampling event throughout
   };
-  std::vector<Window> windows;
+  std::vector<Period> periods;
   double enabled_s = 0;
   double total_s = 0;  // of the recording
 };
@@ -129,8 +122,5 @@ HeaderView BuildHeaderView(const Recording& recording);
 
 // The view of a kCounts chunk.
 CountsInfo BuildCountsInfo(const format::Counts& counts);
-
-// "SAMPLE", "MMAP2", ... for a PERF_RECORD_* type; "TYPE_N" for others.
-std::string RecordTypeName(uint32_t type);
 
 }  // namespace sample::report

@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "libsample/perf/perf_record.h"
-#include "report/views/header_view.h"
+#include "libsample/perf/perf_names.h"
 
 namespace sample::report {
 

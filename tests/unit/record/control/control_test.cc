@@ -1,5 +1,5 @@
 // Runtime control (-D -1, --control): the FIFO's command lines, the option,
-// the kControl chunk (codec and a file round trip), the windows the report
+// the kControl chunk (codec and a file round trip), the enabled periods the report
 // builds from the switches, and --header's lines for them.
 #include <fcntl.h>
 #include <linux/perf_event.h>
@@ -16,7 +16,7 @@
 #include "formats/sample_file_reader.h"
 #include "formats/sample_file_writer.h"
 #include "record/control/control_fifo.h"
-#include "report/views/enable_windows.h"
+#include "report/views/enabled_periods.h"
 #include "report/views/header_view.h"
 #include "report/json/json_printer.h"
 #include "report/report_options.h"
@@ -196,41 +196,41 @@ TEST(ControlChunkTest, FileRoundTripAcrossChunks) {
   EXPECT_TRUE(reader->record_chunks().empty());
 }
 
-TEST(EnableWindowsTest, AllOnAndOffMakeWindowsAndAnOpenOneEndsAtTheEnd) {
-  const auto w = report::BuildEnableWindows(
+TEST(EnabledPeriodsTest, AllOnAndOffMakeWindowsAndAnOpenOneEndsAtTheEnd) {
+  const auto w = report::BuildEnabledPeriods(
       {Switch(100, format::kControlEnable, format::kControlAllEvents),
        Switch(300, format::kControlDisable, format::kControlAllEvents),
        Switch(350, format::kControlDisable, format::kControlAllEvents),  // already off
        Switch(500, format::kControlEnable, format::kControlAllEvents)},
       Events(), 900);
-  ASSERT_EQ(w.windows.size(), 2u);
-  EXPECT_EQ(w.windows[0].start_ns, 100u);
-  EXPECT_EQ(w.windows[0].end_ns, 300u);
-  EXPECT_TRUE(w.windows[0].events.empty());
-  EXPECT_EQ(w.windows[1].start_ns, 500u);
-  EXPECT_EQ(w.windows[1].end_ns, 900u);
+  ASSERT_EQ(w.periods.size(), 2u);
+  EXPECT_EQ(w.periods[0].start_ns, 100u);
+  EXPECT_EQ(w.periods[0].end_ns, 300u);
+  EXPECT_TRUE(w.periods[0].events.empty());
+  EXPECT_EQ(w.periods[1].start_ns, 500u);
+  EXPECT_EQ(w.periods[1].end_ns, 900u);
   EXPECT_EQ(w.enabled_ns, 600u);
 }
 
-TEST(EnableWindowsTest, OneEventOnNamesItAndUnknownEventsAreIgnored) {
-  const auto w = report::BuildEnableWindows(
+TEST(EnabledPeriodsTest, OneEventOnNamesItAndUnknownEventsAreIgnored) {
+  const auto w = report::BuildEnabledPeriods(
       {Switch(200, format::kControlDisable, format::kControlAllEvents),  // sorted by time
        Switch(100, format::kControlEnable, 1),
        Switch(150, format::kControlEnable, 2),  // the dummy: not a sampling event
        Switch(160, format::kControlEnable, 99)},
       Events(), 900);
-  ASSERT_EQ(w.windows.size(), 1u);
-  EXPECT_EQ(w.windows[0].start_ns, 100u);
-  EXPECT_EQ(w.windows[0].end_ns, 200u);
-  EXPECT_THAT(w.windows[0].events, ElementsAre(1u));
+  ASSERT_EQ(w.periods.size(), 1u);
+  EXPECT_EQ(w.periods[0].start_ns, 100u);
+  EXPECT_EQ(w.periods[0].end_ns, 200u);
+  EXPECT_THAT(w.periods[0].events, ElementsAre(1u));
   EXPECT_EQ(w.ignored, 2u);
 }
 
-TEST(EnableWindowsTest, NoSwitchesNoWindows) {
-  EXPECT_TRUE(report::BuildEnableWindows({}, Events(), 900).windows.empty());
+TEST(EnabledPeriodsTest, NoSwitchesNoWindows) {
+  EXPECT_TRUE(report::BuildEnabledPeriods({}, Events(), 900).periods.empty());
 }
 
-TEST(EnableWindowsTest, HeaderShowsTheWindowsInTextAndJson) {
+TEST(EnabledPeriodsTest, HeaderShowsTheWindowsInTextAndJson) {
   report::Recording recording;
   recording.events = Events();
   recording.profile.set_event_names({"cpu-clock", "task-clock", "dummy"});

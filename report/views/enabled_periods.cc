@@ -1,4 +1,4 @@
-#include "report/views/enable_windows.h"
+#include "report/views/enabled_periods.h"
 
 #include <algorithm>
 
@@ -13,18 +13,18 @@ bool IsDummy(const EventDesc& e) {
 
 }  // namespace
 
-EnableWindows BuildEnableWindows(const std::vector<format::ControlEntry>& switches,
-                                 const std::vector<EventDesc>& events, uint64_t end_ns) {
+EnabledPeriods BuildEnabledPeriods(const std::vector<format::ControlEntry>& switches,
+                                   const std::vector<EventDesc>& events, uint64_t end_ns) {
   std::vector<format::ControlEntry> ordered = switches;
   std::stable_sort(ordered.begin(), ordered.end(),
                    [](const auto& a, const auto& b) { return a.time_ns < b.time_ns; });
   const size_t n = events.size();
-  std::vector<bool> sampling(n), on(n), seen(n);  // seen: on at some time in the window
+  std::vector<bool> sampling(n), on(n), seen(n);  // seen: on at some time in the period
   for (size_t i = 0; i < n; ++i) sampling[i] = !IsDummy(events[i]);
-  EnableWindows out;
+  EnabledPeriods out;
   bool open = false;
-  bool partial = false;  // some sampling event was off at some time in the window
-  EnableWindow current;
+  bool partial = false;  // some sampling event was off at some time in the period
+  EnabledPeriod current;
   auto close = [&](uint64_t at) {
     current.end_ns = std::max(at, current.start_ns);
     if (partial) {
@@ -33,7 +33,7 @@ EnableWindows BuildEnableWindows(const std::vector<format::ControlEntry>& switch
       }
     }
     out.enabled_ns += current.end_ns - current.start_ns;
-    out.windows.push_back(std::move(current));
+    out.periods.push_back(std::move(current));
     current = {};
     open = false;
   };

@@ -1,0 +1,194 @@
+#include "report/load/profile_building.h"
+
+#include <algorithm>
+#include <unordered_map>
+#include <utility>
+
+#include <fmt/format.h>
+
+namespace sample::report {
+namespace {
+
+// A frame's functions (inlined calls first) and their addresses.
+void AppendFrame(const SeenFrame& frame, const LocationFunctions& symbols,
+                 std::vector<uint32_t>& frames, std::vector<FrameAddress>& addresses) {
+  const uint32_t begin = symbols.begin[frame.location];
+  for (uint32_t i = begin; i < begin + symbols.count[frame.location]; ++i) {
+    frames.push_back(symbols.functions[i]);
+    FrameAddress address{frame.ip, symbols.offsets[i], symbols.file_offsets[frame.location]};
+    // The function was found at ip - 1 for a return address; the offsets
+    // kept are the ip's own, as perf script prints them.
+    if (frame.return_address) {
+      if (address.symbol_offset != FrameAddress::kNoOffset) ++address.symbol_offset;
+      if (address.file_offset != FrameAddress::kNoOffset) ++address.file_offset;
+    }
+    addresses.push_back(address);
+  }
+}
+
+// The stored trace formats, parsed, by event index; warnings for those
+// that name no event or do not parse.
+void DescribeTracepoints(const format::RecordingFile& reader, Recording& out) {
+  if (reader.trace_formats().empty()) return;
+  out.tracepoints.resize(out.events.size());
+  for (const format::TraceFormatEntry& entry : reader.trace_formats()) {
+    if (entry.event_index >= out.tracepoints.size()) {
+      out.warnings.push_back(fmt::format("{}: a trace format names event {}, of {}", reader.path(),
+                                         entry.event_index, out.tracepoints.size()));
+      continue;
+    }
+    TracepointDesc& desc = out.tracepoints[entry.event_index];
+    desc.filter = entry.filter;
+    if (entry.format.empty()) continue;  // tracefs did not give it at record time
+    auto parsed = ParseTraceFormat(entry.format);
+    if (!parsed) {
+      out.warnings.push_back(fmt::format("{}: the trace format of '{}' is unusable: {}",
+                                         reader.path(), out.events[entry.event_index].name,
+                                         parsed.error().message));
+      continue;
+    }
+    desc.format = std::move(*parsed);
+  }
+}
+
+}  // namespace
+
+std::vector<uint64_t> LocationUses(const std::vector<ProfileSample>& samples,
+                                   const UnresolvedStacks& stacks) {
+  // Samples per distinct stack, then frames per stack.
+  std::unordered_map<uint32_t, std::pair<uint32_t, uint64_t>> stack_samples;  // begin -> (count, n)
+  for (const ProfileSample& s : samples) {
+    auto& [count, n] = stack_samples[s.frames_begin];
+    count = s.frames_count;
+    ++n;
+  }
+  std::vector<uint64_t> uses(stacks.locations().size(), 0);
+  for (const auto& [begin, stack] : stack_samples) {
+    for (uint32_t id : stacks.Frames({begin, stack.first})) {
+      uses[stacks.frame(id).location] += stack.second;
+    }
+  }
+  return uses;
+}
+
+LocationFunctions InternLocationFunctions(SymbolizeResult result,
+                                          const std::vector<Location>& locations,
+                                          const std::vector<std::string>& dso_paths,
+                                          const std::vector<uint64_t>& uses, Recording& out) {
+  LocationFunctions functions;
+  functions.begin = std::move(result.frames_begin);
+  functions.count = std::move(result.frames_count);
+  functions.functions.reserve(result.frames.size());
+  functions.offsets.reserve(result.frames.size());
+  functions.file_offsets.reserve(locations.size());
+  for (size_t i = 0; i < locations.size(); ++i) {
+    const Location& loc = locations[i];
+    const bool kernel = loc.dso == ProcessTable::kKernelDso;
+    const bool in_file =
+        !kernel && loc.dso != ProcessTable::kUnknownDso && !IsPerfMapPath(dso_paths[loc.dso]);
+    functions.file_offsets.push_back(in_file ? loc.offset : FrameAddress::kNoOffset);
+    for (uint32_t f = functions.begin[i]; f < functions.begin[i] + functions.count[i]; ++f) {
+      const ResolvedFrame& frame = result.frames[f];
+      if (!frame.known) out.stats.unknown_frames += uses[i];
+      functions.functions.push_back(out.profile.InternFunction(
+          loc.dso, frame.name, kernel, frame.known, frame.inlined, frame.srcline));
+      functions.offsets.push_back(frame.symbol_offset);
+    }
+  }
+  return functions;
+}
+
+void BuildProfile(const LocationFunctions& symbols, const UnresolvedStacks& stacks,
+                  std::vector<ProfileSample> samples, std::vector<MemberCount> reads,
+                  const GroupReadDeltas& group_reads, Recording& out) {
+  std::vector<uint32_t> frames;
+  std::vector<FrameAddress> addresses;
+  std::unordered_map<uint32_t, Profile::StackRef> stack_of;  // by frame stack begin
+  // Each event's periods sum to at most 2^64 - 1: every sum taken later (an
+  // entry's, a section's, a diff's) is of a subset and cannot wrap into a
+  // share of 472690664751%.
+  std::vector<uint64_t> period_sums;
+  for (ProfileSample& s : samples) {
+    if (s.event >= period_sums.size()) period_sums.resize(s.event + 1, 0);
+    uint64_t& sum = period_sums[s.event];
+    if (s.period > UINT64_MAX - sum) {
+      s.period = UINT64_MAX - sum;
+      ++out.stats.saturated_periods;
+    }
+    sum += s.period;
+    auto [it, inserted] = stack_of.try_emplace(s.frames_begin);
+    if (inserted) {
+      frames.clear();
+      addresses.clear();
+      for (uint32_t id : stacks.Frames({s.frames_begin, s.frames_count})) {
+        AppendFrame(stacks.frame(id), symbols, frames, addresses);
+      }
+      it->second = out.profile.InternStack(frames, addresses);
+    }
+    s.frames_begin = it->second.begin;
+    s.frames_count = it->second.count;
+  }
+  out.profile.AddSamples(std::move(samples), std::move(reads));
+  for (uint32_t leader = 0; leader < group_reads.leaders(); ++leader) {
+    const std::vector<uint32_t> members = group_reads.MembersOf(leader);
+    if (!members.empty()) out.profile.set_group_members(leader, members);
+  }
+}
+
+void DescribeRecording(const format::RecordingFile& reader, const ProcessTable& processes,
+                       const ToggleWindows& toggles, bool apply_toggles, Recording& out) {
+  std::vector<std::string> dso_names;
+  for (size_t i = 0; i < processes.dso_count(); ++i) {
+    dso_names.push_back(processes.DsoPath(static_cast<uint32_t>(i)));
+  }
+  out.profile.set_dso_names(std::move(dso_names));
+  std::vector<std::string> event_names;
+  const EventTable& events = reader.events();
+  for (const EventDesc& e : events.events()) event_names.push_back(e.name);
+  if (out.off_cpu_event) {
+    event_names.push_back("off-cpu");
+    event_names.push_back("off-cpu-preempted");
+  }
+  if (out.wall_event) event_names.push_back("wall");
+  out.profile.set_event_names(std::move(event_names));
+  out.metadata = reader.metadata();
+  out.build_ids = reader.build_ids();
+  out.events = events.events();
+  out.callchains = std::ranges::any_of(out.events, [](const EventDesc& e) {
+    return (e.attr.sample_type & (PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_STACK_USER)) != 0;
+  });
+  out.trailer = reader.trailer();
+  out.counts = reader.counts();
+  out.toggles = toggles.relations();
+  out.toggle_stats = toggles.stats();
+  out.toggles_applied = apply_toggles && toggles.active();
+  out.control = reader.control();
+  DescribeTracepoints(reader, out);
+  out.format_name = reader.format_name();
+  out.stats.other_records = reader.other_records();
+  out.finalized = reader.finalized();
+  out.file_size = reader.file_size();
+  out.valid_end = reader.valid_end();
+}
+
+void WarnOfDamage(const std::string& path, Recording& out) {
+  const LoadStats& s = out.stats;
+  if (s.malformed_records != 0 || s.unknown_event_records != 0) {
+    out.warnings.push_back(fmt::format(
+        "{}: {} malformed record(s) and {} of unknown events were skipped (--stats counts them)",
+        path, s.malformed_records, s.unknown_event_records));
+  }
+  if (s.samples == 0 && s.malformed_samples != 0) {
+    out.warnings.push_back(
+        fmt::format("{}: no sample could be read: every one of the {} sample records was malformed",
+                    path, s.malformed_samples));
+  }
+  if (s.saturated_periods != 0) {
+    out.warnings.push_back(fmt::format(
+        "{}: the periods of {} sample(s) would have summed past 2^64 and were cut to fit: the "
+        "event counts and shares are not exact",
+        path, s.saturated_periods));
+  }
+}
+
+}  // namespace sample::report

@@ -1,0 +1,94 @@
+// The --stats table: every declared counter reaches both the text and the
+// JSON output, sections are shown by their predicates, and keys are unique.
+#include "report/views/stats_table.h"
+
+#include <set>
+#include <string>
+
+#include <fmt/format.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "report/json/json_printer.h"
+#include "report/report_options.h"
+#include "report/text/text_stats.h"
+
+namespace sample::report {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+// Every counter of the table at a value of its own.
+LoadStats DistinctStats() {
+  LoadStats s;
+  s.lost_samples = 1001;
+  s.malformed_records = 1002;
+  s.malformed_samples = 1003;
+  s.saturated_periods = 1004;
+  s.bad_chunks = 1005;
+  s.unknown_event_records = 1006;
+  s.unknown_group_reads = 1007;
+  s.cut_chains = 1008;
+  s.chain_limit = 1009;
+  s.frames = 1010;
+  s.unknown_frames = 1011;
+  s.missing_binaries = 1012;
+  s.mismatched_binaries = 1013;
+  s.off_cpu.intervals = 1014;
+  s.off_cpu.unmatched = 1015;
+  return s;
+}
+
+std::string Json(const LoadStats& stats) {
+  Recording recording;
+  const ViewOptions view;
+  JsonPrinter printer(recording, view);
+  printer.Stats(HeaderView{}, stats);
+  return printer.Finish();
+}
+
+TEST(StatsTableTest, EveryCounterIsInTheTextAndTheJson) {
+  const LoadStats stats = DistinctStats();
+  const std::string text = FormatStatsText(HeaderView{}, stats);
+  const std::string json = Json(stats);
+  for (const StatCounter& c : StatCounters()) {
+    const uint64_t value = c.value(stats);
+    EXPECT_THAT(text, HasSubstr(fmt::format("{}", value))) << c.key;
+    if (!c.label.empty()) EXPECT_THAT(text, HasSubstr(StatLabel(c, stats) + ":")) << c.key;
+    EXPECT_THAT(json, HasSubstr(fmt::format("\"{}\": {}", c.key, value))) << c.key;
+  }
+  for (const StatSectionInfo& section : StatSections()) {
+    EXPECT_THAT(text, HasSubstr(fmt::format("\n{}:\n", section.title)));
+    if (!section.json_key.empty()) {
+      EXPECT_THAT(json, HasSubstr(fmt::format("\"{}\": {{", section.json_key)));
+    }
+  }
+}
+
+TEST(StatsTableTest, OffCpuAndCutChainsOnlyWhenTheRecordingHasThem) {
+  const LoadStats stats;
+  const std::string text = FormatStatsText(HeaderView{}, stats);
+  const std::string json = Json(stats);
+  EXPECT_THAT(text, Not(HasSubstr("Off-CPU")));
+  EXPECT_THAT(json, Not(HasSubstr("\"off_cpu\"")));
+  EXPECT_THAT(text, Not(HasSubstr("chains cut")));
+  EXPECT_THAT(json, Not(HasSubstr("\"cut_chains\"")));
+  EXPECT_THAT(text, HasSubstr("      unknown frames:          0 of 0 frames\n"));
+  EXPECT_THAT(json, HasSubstr("\"malformed_samples\": 0"));
+}
+
+TEST(StatsTableTest, KeysAreUniqueAndNotesTakeTheirCounters) {
+  std::set<std::pair<StatSection, std::string_view>> keys;
+  for (const StatCounter& c : StatCounters()) {
+    EXPECT_TRUE(keys.emplace(c.section, c.key).second) << c.key;
+  }
+  const LoadStats stats = DistinctStats();
+  EXPECT_EQ(StatLabel(StatCounterByKey("cut_chains"), stats), "chains cut at 1009 frames");
+  EXPECT_EQ(StatNote(StatCounterByKey("malformed_records"), stats), " (1003 of them samples)");
+  EXPECT_EQ(StatNote(StatCounterByKey("cut_chains"), stats),
+            " (their callers are missing: sample-record --max-stack)");
+}
+
+}  // namespace
+}  // namespace sample::report
