@@ -4,21 +4,17 @@
 
 #include <fmt/format.h>
 
+#include "libsample/string_parts.h"
+#include "report/load/stack_unwinding.h"
 #include "report/text/display_text.h"
 #include "report/text/text_call_graph.h"
 #include "report/text/text_header.h"
-#include "report/load/stack_unwinding.h"
 #include "report/text/text_script.h"
 #include "report/text/text_stats.h"
 #include "report/text/text_table.h"
 
 namespace sample::report {
 namespace {
-
-std::string Basename(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
 
 // The leader's percentage, then each group member's, as perf --group.
 std::string Shares(uint64_t period, const std::vector<uint64_t>& members, const EventSection& s) {
