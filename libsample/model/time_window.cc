@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "libsample/comma_list.h"
+#include "libsample/percent.h"
 
 namespace sample {
 namespace {
@@ -20,10 +21,9 @@ bool ParseNumber(std::string_view text, double* out) {
   return ec == std::errc() && end == text.data() + text.size() && std::isfinite(*out);
 }
 
-bool ParsePercent(std::string_view text, double* out) {
-  if (text.empty() || text.back() != '%') return false;
-  text.remove_suffix(1);
-  return ParseNumber(text, out) && *out <= 100.0;
+// "12.5%": a percentage with its sign, as perf's --time takes it.
+bool ParsePercentSign(std::string_view text, double* out) {
+  return text.ends_with('%') && ParsePercent(text.substr(0, text.size() - 1), out);
 }
 
 // The time `percent` of the way from first to last.
@@ -74,7 +74,7 @@ Result<std::vector<TimeWindow>> ParseTimeWindows(std::string_view text, uint64_t
       unsigned index = 0;
       const std::string_view n = item.substr(slash + 1);
       auto [end, ec] = std::from_chars(n.data(), n.data() + n.size(), index);
-      if (!ParsePercent(item.substr(0, slash), &size) || size <= 0 || ec != std::errc() ||
+      if (!ParsePercentSign(item.substr(0, slash), &size) || size <= 0 || ec != std::errc() ||
           end != n.data() + n.size() || index == 0) {
         return bad(fmt::format("cannot parse '{}'", item));
       }
@@ -83,8 +83,8 @@ Result<std::vector<TimeWindow>> ParseTimeWindows(std::string_view text, uint64_t
           PercentWindow(size * (index - 1), std::min(100.0, size * index), first, last));
     } else if (dash != std::string_view::npos) {
       double from = 0, to = 0;
-      if (!ParsePercent(item.substr(0, dash), &from) || !ParsePercent(item.substr(dash + 1), &to) ||
-          to < from) {
+      if (!ParsePercentSign(item.substr(0, dash), &from) ||
+          !ParsePercentSign(item.substr(dash + 1), &to) || to < from) {
         return bad(fmt::format("cannot parse '{}'", item));
       }
       windows.push_back(PercentWindow(from, to, first, last));

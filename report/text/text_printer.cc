@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "libsample/percent.h"
 #include "libsample/string_parts.h"
 #include "report/load/stack_unwinding.h"
 #include "report/text/display_text.h"
@@ -18,11 +19,9 @@ namespace {
 
 // The leader's percentage, then each group member's, as perf --group.
 std::string Shares(uint64_t period, const std::vector<uint64_t>& members, const EventSection& s) {
-  std::string cell =
-      fmt::format("{:>7}", fmt::format("{:.2f}%", Percentage(period, s.percent_base)));
+  std::string cell = fmt::format("{:>7}", PercentText(Percentage(period, s.percent_base)));
   for (size_t m = 0; m < members.size(); ++m) {
-    cell +=
-        fmt::format("  {:>7}", fmt::format("{:.2f}%", Percentage(members[m], s.member_bases[m])));
+    cell += fmt::format("  {:>7}", PercentText(Percentage(members[m], s.member_bases[m])));
   }
   return cell;
 }
