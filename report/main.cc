@@ -174,7 +174,7 @@ int main(int argc, char** argv) {
        "exports: a stack's count or width is its samples (default) or period")
       ("icicle", po::bool_switch(&options.exports.icicle),
        "flame graphs: draw the roots at the top")
-      ("symfs", po::value(&options.load.symfs),
+      ("symfs", po::value(&options.load.binaries.symfs),
        "read binaries from this directory (recorded path appended), as perf --symfs")
       ("no-debuginfod", po::bool_switch(&no_debuginfod),
        "never ask debuginfod servers (DEBUGINFOD_URLS) for missing binaries or debug info")
@@ -183,7 +183,7 @@ int main(int argc, char** argv) {
       ("no-toggle", po::bool_switch(&no_toggle),
        "keep a toggled event's samples outside its on..off windows too (the header still "
        "counts them)")
-      ("force,f", po::bool_switch(&options.load.force),
+      ("force,f", po::bool_switch(&options.load.binaries.force),
        "use binaries even when their build-id differs from the recorded one")
       ("group", "accepted for perf users: group members are always shown beside their leader")
       ("stdio", "text output (the default; accepted for perf users)");
@@ -235,7 +235,7 @@ int main(int argc, char** argv) {
     view.sort_keys = std::move(*keys);
     options.load.srclines = std::find(view.sort_keys.begin(), view.sort_keys.end(),
                                       sample::SortKey::kSrcline) != view.sort_keys.end();
-    options.load.use_debuginfod = !no_debuginfod;
+    options.load.binaries.use_debuginfod = !no_debuginfod;
     options.load.apply_toggles = !no_toggle;
     if ((show_switches || show_all) && !options.script) {
       throw po::error(std::string(show_all ? "--show-all-records" : "--show-switch-events") +

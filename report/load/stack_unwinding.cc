@@ -65,11 +65,8 @@ std::optional<uint32_t> SmallerStackCopy(const UnwindStats& stats) {
 StackUnwinding::StackUnwinding(const StackUnwindingOptions& options, const ProcessTable& processes,
                                const format::Metadata& build_ids)
     : options_(options), processes_(processes), build_ids_(build_ids), locator_([&] {
-        BinaryLocatorOptions locator_options;
-        locator_options.symfs = options.symfs;
-        locator_options.force = options.force;
+        BinaryLocatorOptions locator_options = options.binaries;
         locator_options.use_debuginfod = false;
-        locator_options.vdso_image = options.vdso_image;
         return locator_options;
       }()) {
   unwinders_.resize(std::max(1u, options_.jobs));

@@ -161,17 +161,13 @@ SymbolizeResult SymbolizeLocations(const std::vector<Location>& locations,
   // JIT code: the process's own map of names (perf's convention).
   for (const auto& [dso, ids] : perf_maps) {
     PerfMapSymbolSource map(
-        PerfMap::Load(options.symfs + dso_paths[dso], PerfMapOptions{geteuid(), false}));
+        PerfMap::Load(options.binaries.symfs + dso_paths[dso], PerfMapOptions{geteuid(), false}));
     Ask(map, ids, locations, gathered.per_location());
     gathered.Note(dso_paths[dso], map.facts());
   }
 
   ProgressLine progress;
-  BinaryLocatorOptions locator_options;
-  locator_options.symfs = options.symfs;
-  locator_options.force = options.force;
-  locator_options.use_debuginfod = options.use_debuginfod;
-  locator_options.vdso_image = options.vdso_image;
+  BinaryLocatorOptions locator_options = options.binaries;
   if (options.show_progress) {
     locator_options.debuginfod_progress = [&progress](const DebuginfodProgress& p) {
       progress.Show(p);
