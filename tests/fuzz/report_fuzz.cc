@@ -72,7 +72,7 @@ SAMPLE_FUZZ_TARGET(report)(std::span<const std::byte> input) {
       break;
     default:
       options.view.call_graph = CallGraphSpec{CallGraphMode::kFractal, 0, CallOrder::kCallee};
-      options.filters.time = "10%-90%";
+      options.filters.time = *TimeSpec::Parse("10%-90%");
       break;
   }
   [[maybe_unused]] volatile size_t size = 0;
