@@ -11,6 +11,7 @@
 
 #include "formats/perf_data_reader.h"
 #include "formats/perf_data_walker.h"
+#include "libsample/string_parts.h"
 
 namespace sample::format {
 namespace {
@@ -24,12 +25,6 @@ bool ReadPerfString(ByteReader& in, std::string* out) {
   if (!in.Read(&length) || !in.ReadString(length, &text)) return false;
   *out = std::string(text.substr(0, text.find('\0')));
   return true;
-}
-
-std::string Hex(std::span<const uint8_t> bytes) {
-  std::string hex;
-  for (uint8_t b : bytes) fmt::format_to(std::back_inserter(hex), "{:02x}", b);
-  return hex;
 }
 
 }  // namespace
@@ -154,7 +149,8 @@ void PerfDataReader::ReadBuildIds(std::span<const std::byte> bytes, uint64_t off
     size_t size = 20;
     if (h.misc & kBuildIdSizeMisc) size = std::min<size_t>(entry.build_id[20], 20);
     if (!name.empty() && size != 0) {
-      build_ids_.emplace_back(std::move(name), Hex(std::span(entry.build_id, size)));
+      build_ids_.emplace_back(std::move(name),
+                              HexBytes(std::as_bytes(std::span(entry.build_id, size))));
     }
     at += h.size;
   }

@@ -4,20 +4,26 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
+#include <cstdint>
 #include <iostream>
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <boost/program_options.hpp>
 
+#include "libsample/comma_list.h"
+#include "libsample/cpu_list.h"
 #include "libsample/model/flat_profile.h"
+#include "libsample/model/sample_filter.h"
 #include "libsample/option_number.h"
-#include "report/views/call_graph_spec.h"
 #include "report/diff/diff_runner.h"
-#include "report/text/display_text.h"
 #include "report/output_file.h"
 #include "report/output_format.h"
 #include "report/report_runner.h"
+#include "report/text/display_text.h"
+#include "report/views/call_graph_spec.h"
 #include "report/views/sort_keys.h"
 
 namespace po = boost::program_options;
@@ -64,6 +70,54 @@ sample::report::OutputFormat OutputFormatFor(const std::string& format, const st
   return sample::report::OutputFormat::kText;
 }
 
+// The filter options as typed (comma lists, a CPU list, --time).
+struct FilterText {
+  std::string comms, pids, tids, cpus, dsos, symbols, time;
+};
+
+std::vector<std::string> Strings(const std::string& text) {
+  std::vector<std::string> out;
+  if (text.empty()) return out;
+  for (std::string_view part : sample::SplitCommaList(text)) out.emplace_back(part);
+  return out;
+}
+
+std::vector<uint32_t> Ids(const std::string& text, const char* option) {
+  std::vector<uint32_t> out;
+  if (text.empty()) return out;
+  for (std::string_view part : sample::SplitCommaList(text)) {
+    uint32_t id = 0;
+    auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), id);
+    if (part.empty() || ec != std::errc() || end != part.data() + part.size()) {
+      throw po::error(fmt::format("{} '{}': '{}' is not a number", option, text, part));
+    }
+    out.push_back(id);
+  }
+  return out;
+}
+
+// The filters as typed values, checked before any file is read; --time's
+// windows become times when a recording's first and last sample are known.
+sample::SampleFilterSpec ParseFilters(const FilterText& text) {
+  sample::SampleFilterSpec spec;
+  spec.lists.comms = Strings(text.comms);
+  spec.lists.dsos = Strings(text.dsos);
+  spec.lists.symbols = Strings(text.symbols);
+  spec.lists.pids = Ids(text.pids, "--pid");
+  spec.lists.tids = Ids(text.tids, "--tid");
+  if (!text.cpus.empty()) {
+    auto cpus = sample::ParseCpuList(text.cpus);
+    if (!cpus) throw po::error("--cpu: " + cpus.error().message);
+    spec.lists.cpus = std::move(*cpus);
+  }
+  if (!text.time.empty()) {
+    auto time = sample::TimeSpec::Parse(text.time);
+    if (!time) throw po::error(time.error().message);
+    spec.time = std::move(*time);
+  }
+  return spec;
+}
+
 // --diff BASE [NEW]: NEW is -i's file unless given here.
 // Options that shape one recording's table are refused rather than ignored.
 void SetDiffFiles(const std::vector<std::string>& files, const po::variables_map& vm,
@@ -104,7 +158,7 @@ int main(int argc, char** argv) {
   RaiseOpenFileLimit();
   sample::report::ReportOptions options;
   sample::report::ViewOptions& view = options.view;
-  sample::report::FilterText& filters = options.filters;
+  FilterText filters;
   std::string sort = "comm,dso,sym";
   std::string call_graph;
   std::string percentage = "relative";
@@ -174,7 +228,7 @@ int main(int argc, char** argv) {
        "exports: a stack's count or width is its samples (default) or period")
       ("icicle", po::bool_switch(&options.exports.icicle),
        "flame graphs: draw the roots at the top")
-      ("symfs", po::value(&options.load.symfs),
+      ("symfs", po::value(&options.load.binaries.symfs),
        "read binaries from this directory (recorded path appended), as perf --symfs")
       ("no-debuginfod", po::bool_switch(&no_debuginfod),
        "never ask debuginfod servers (DEBUGINFOD_URLS) for missing binaries or debug info")
@@ -183,7 +237,7 @@ int main(int argc, char** argv) {
       ("no-toggle", po::bool_switch(&no_toggle),
        "keep a toggled event's samples outside its on..off windows too (the header still "
        "counts them)")
-      ("force,f", po::bool_switch(&options.load.force),
+      ("force,f", po::bool_switch(&options.load.binaries.force),
        "use binaries even when their build-id differs from the recorded one")
       ("group", "accepted for perf users: group members are always shown beside their leader")
       ("stdio", "text output (the default; accepted for perf users)");
@@ -196,6 +250,7 @@ int main(int argc, char** argv) {
       std::cout << kUsage << desc;
       return 0;
     }
+    options.filters = ParseFilters(filters);
     if (vm.count("max-stack")) {
       // perf's --max-stack 0 keeps no frames; ours would keep whole chains,
       // so the range starts at 1 (whole chains: leave it out).
@@ -235,7 +290,7 @@ int main(int argc, char** argv) {
     view.sort_keys = std::move(*keys);
     options.load.srclines = std::find(view.sort_keys.begin(), view.sort_keys.end(),
                                       sample::SortKey::kSrcline) != view.sort_keys.end();
-    options.load.use_debuginfod = !no_debuginfod;
+    options.load.binaries.use_debuginfod = !no_debuginfod;
     options.load.apply_toggles = !no_toggle;
     if ((show_switches || show_all) && !options.script) {
       throw po::error(std::string(show_all ? "--show-all-records" : "--show-switch-events") +

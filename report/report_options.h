@@ -9,10 +9,11 @@
 #include <vector>
 
 #include "libsample/model/flat_profile.h"
-#include "report/views/call_graph_spec.h"
+#include "libsample/model/sample_filter.h"
 #include "report/export/export_input.h"
-#include "report/output_format.h"
 #include "report/load/recording_loader.h"
+#include "report/output_format.h"
+#include "report/views/call_graph_spec.h"
 
 namespace sample::report {
 
@@ -31,16 +32,13 @@ struct ViewOptions {
   size_t max_stack = 0;  // 0: whole chains
 };
 
-// The filters, as written on the command line (comma lists).
-struct FilterText {
-  std::string comms, pids, tids, cpus, dsos, symbols, time;
-};
-
 struct ReportOptions {
   std::string input = "sample.data";
   LoadOptions load;
   ViewOptions view;
-  FilterText filters;
+  // --comm, --pid, --tid, --cpu, --dso, --symbols and --time, parsed by
+  // main.cc; each recording loaded makes its SampleFilter from them.
+  SampleFilterSpec filters;
   OutputFormat format = OutputFormat::kText;
   // Where the output goes (-o); empty: standard output.
   std::string output;

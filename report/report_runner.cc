@@ -1,13 +1,10 @@
 #include "report/report_runner.h"
 
-#include <charconv>
 #include <memory>
 #include <unordered_set>
 
 #include <fmt/format.h>
 
-#include "libsample/comma_list.h"
-#include "libsample/cpu_list.h"
 #include "libsample/model/sample_filter.h"
 #include "report/diff/diff_runner.h"
 #include "report/text/display_text.h"
@@ -19,53 +16,6 @@
 #include "report/text/text_printer.h"
 
 namespace sample::report {
-namespace {
-
-std::vector<std::string> Strings(const std::string& text) {
-  std::vector<std::string> out;
-  if (text.empty()) return out;
-  for (std::string_view part : SplitCommaList(text)) out.emplace_back(part);
-  return out;
-}
-
-Result<std::vector<uint32_t>> Ids(const std::string& text, const char* option) {
-  std::vector<uint32_t> out;
-  if (text.empty()) return out;
-  for (std::string_view part : SplitCommaList(text)) {
-    uint32_t id = 0;
-    auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), id);
-    if (part.empty() || ec != std::errc() || end != part.data() + part.size()) {
-      return Fail(fmt::format("{} '{}': '{}' is not a number", option, text, part));
-    }
-    out.push_back(id);
-  }
-  return out;
-}
-
-}  // namespace
-
-Result<SampleFilter> MakeFilter(const FilterText& text, const Profile& profile) {
-  SampleFilterOptions options;
-  options.comms = Strings(text.comms);
-  options.dsos = Strings(text.dsos);
-  options.symbols = Strings(text.symbols);
-  TRY_ASSIGN(auto pids, Ids(text.pids, "--pid"));
-  options.pids = std::move(pids);
-  TRY_ASSIGN(auto tids, Ids(text.tids, "--tid"));
-  options.tids = std::move(tids);
-  if (!text.cpus.empty()) {
-    auto cpus = ParseCpuList(text.cpus);
-    if (!cpus) return Fail("--cpu: " + cpus.error().message);
-    options.cpus = std::move(*cpus);
-  }
-  if (!text.time.empty()) {
-    TRY_ASSIGN(auto windows,
-               ParseTimeWindows(text.time, profile.first_time(), profile.last_time()));
-    options.times = std::move(windows);
-    options.time_given = true;
-  }
-  return SampleFilter(std::move(options));
-}
 
 // `warnings` without repeats, in first-seen order: stages that look at the
 // same binary (unwinding, symbolization) say the same thing about it.
@@ -118,7 +68,7 @@ Result<ReportOutput> RunReport(const ReportOptions& options) {
   }
   TRY_ASSIGN(auto recording, LoadRecording(options.input, options.load));
   TRY(CheckWall(options, recording));
-  TRY_ASSIGN(auto filter, MakeFilter(options.filters, recording.profile));
+  const SampleFilter filter(options.filters, recording.profile);
   if (IsExport(options.format)) {
     std::vector<std::string> warnings = std::move(recording.warnings);
     TRY_ASSIGN(auto bytes, Export(options, recording, filter, warnings));

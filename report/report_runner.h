@@ -1,5 +1,5 @@
 // RunReport: sample-report's work after option parsing. Loads the file,
-// turns the filter options into a SampleFilter, computes the views asked for
+// applies the filter options to it (a SampleFilter), computes the views asked for
 // and renders them with the printer of the chosen format:
 //   --header-only        the header
 //   --stats              the statistics (after the header with --header)
@@ -22,12 +22,8 @@ struct ReportOutput {
   std::vector<std::string> warnings;  // for stderr
 };
 
-// Errors: the file cannot be read, or a filter option is malformed.
+// Errors: the file cannot be read, or the options do not fit it.
 Result<ReportOutput> RunReport(const ReportOptions& options);
-
-// The filter options as a SampleFilter for `profile` (time windows are
-// relative to its first sample). Error: a malformed option.
-Result<SampleFilter> MakeFilter(const FilterText& text, const Profile& profile);
 
 // `warnings` without repeats, in first-seen order.
 std::vector<std::string> WithoutRepeats(std::vector<std::string> warnings);

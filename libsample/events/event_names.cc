@@ -11,6 +11,7 @@
 
 #include "libsample/events/name_suggestions.h"
 #include "libsample/events/pmu_format.h"
+#include "libsample/string_parts.h"
 
 namespace sample {
 namespace {

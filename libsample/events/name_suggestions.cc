@@ -1,5 +1,7 @@
 #include "libsample/events/name_suggestions.h"
 
+#include "libsample/string_parts.h"
+
 #include <algorithm>
 #include <cctype>
 #include <utility>
@@ -50,14 +52,6 @@ std::vector<std::string> CloseMatches(std::string_view query,
 std::string DidYouMean(const std::vector<std::string>& close) {
   return close.empty() ? std::string(" (sample-record --list-events shows all)")
                        : fmt::format("; did you mean: {}?", fmt::join(close, ", "));
-}
-
-std::string Lowercase(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(), [](char c) {
-    return static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  });
-  return out;
 }
 
 std::string Abbreviated(const std::vector<std::string>& names, size_t limit) {

@@ -27,9 +27,6 @@ std::vector<std::string> CloseMatches(std::string_view query,
 // pointer to --list-events when nothing is close.
 std::string DidYouMean(const std::vector<std::string>& close);
 
-// ASCII lower case, for case-insensitive name comparisons.
-std::string Lowercase(std::string_view text);
-
 // `names` joined with ", ", cut after `limit` with the total count.
 std::string Abbreviated(const std::vector<std::string>& names, size_t limit);
 

@@ -11,17 +11,12 @@
 
 #include <fmt/format.h>
 
+#include "libsample/string_parts.h"
+
 namespace sample {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string_view Trim(std::string_view text) {
-  const size_t begin = text.find_first_not_of(" \t\r\n");
-  if (begin == std::string_view::npos) return {};
-  const size_t end = text.find_last_not_of(" \t\r\n");
-  return text.substr(begin, end - begin + 1);
-}
 
 Result<std::string> ReadSmallFile(const fs::path& path) {
   std::ifstream in(path);

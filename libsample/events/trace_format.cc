@@ -6,15 +6,10 @@
 
 #include <fmt/format.h>
 
+#include "libsample/string_parts.h"
+
 namespace sample {
 namespace {
-
-std::string_view Trim(std::string_view s) {
-  const size_t begin = s.find_first_not_of(" \t\r");
-  if (begin == std::string_view::npos) return {};
-  const size_t end = s.find_last_not_of(" \t\r");
-  return s.substr(begin, end - begin + 1);
-}
 
 bool ParseU32(std::string_view text, uint32_t* out) {
   text = Trim(text);
@@ -120,12 +115,6 @@ std::string EscapedString(std::span<const std::byte> bytes) {
       out += static_cast<char>(c);
     }
   }
-  return out;
-}
-
-std::string HexBytes(std::span<const std::byte> bytes) {
-  std::string out;
-  for (std::byte b : bytes) out += fmt::format("{:02x}", static_cast<unsigned>(b));
   return out;
 }
 

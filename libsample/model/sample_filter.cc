@@ -22,6 +22,14 @@ bool DsoMatches(const std::vector<std::string>& dsos, const std::string& path) {
 
 }  // namespace
 
+SampleFilter::SampleFilter(const SampleFilterSpec& spec, const Profile& profile)
+    : options_(spec.lists) {
+  if (spec.time) {
+    options_.times = spec.time->Windows(profile.first_time(), profile.last_time());
+    options_.time_given = true;
+  }
+}
+
 bool SampleFilter::Keeps(const Profile& profile, const ProfileSample& s) const {
   if (!InList(options_.pids, s.pid) || !InList(options_.tids, s.tid) ||
       !InList(options_.cpus, static_cast<int>(s.cpu))) {

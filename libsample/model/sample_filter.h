@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,10 +29,21 @@ struct SampleFilterOptions {
   bool time_given = false;        // times applies even when empty (keeps nothing)
 };
 
+// The filter options as typed values, read once from a command line before
+// any recording is known: the lists as SampleFilter keeps them, and --time
+// still relative to a recording's first and last sample. One spec makes the
+// filter of each recording it is applied to (sample-report --diff has two).
+struct SampleFilterSpec {
+  SampleFilterOptions lists;     // every list but `times`, which `time` gives
+  std::optional<TimeSpec> time;  // unset: no --time
+};
+
 class SampleFilter {
  public:
   SampleFilter() = default;  // keeps every sample
   explicit SampleFilter(SampleFilterOptions options) : options_(std::move(options)) {}
+  // `spec` applied to `profile`: its time windows made absolute.
+  SampleFilter(const SampleFilterSpec& spec, const Profile& profile);
 
   bool Keeps(const Profile& profile, const ProfileSample& sample) const;
   // True when no option narrows anything.

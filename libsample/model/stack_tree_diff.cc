@@ -4,6 +4,9 @@
 #include <string>
 #include <utility>
 
+#include "libsample/percent.h"
+#include "libsample/string_parts.h"
+
 namespace sample {
 namespace {
 
@@ -14,13 +17,7 @@ std::string NodeKey(const StackNode& node, const Profile& profile) {
     return node.comm == StackNode::kNone ? std::string() : "\1" + profile.comm(node.comm);
   }
   const Function& f = profile.function(node.function);
-  const std::string& dso = profile.dso_name(f.dso);
-  const size_t slash = dso.rfind('/');
-  return (slash == std::string::npos ? dso : dso.substr(slash + 1)) + '\0' + FunctionLabel(f);
-}
-
-double Share(uint64_t part, uint64_t whole) {
-  return whole == 0 ? 0.0 : 100.0 * static_cast<double>(part) / static_cast<double>(whole);
+  return Basename(profile.dso_name(f.dso)) + '\0' + FunctionLabel(f);
 }
 
 }  // namespace
@@ -64,11 +61,11 @@ double StackTreeDiff::Delta(const StackTree& after, uint32_t node, bool by_perio
   const StackNode& root = after.node(StackTree::kRoot);
   const BaselinePath& then = baseline_[node];
   if (by_period) {
-    return Share(now.total_period, root.total_period) -
-           Share(then.total_period, before_root_period_);
+    return Percentage(now.total_period, root.total_period) -
+           Percentage(then.total_period, before_root_period_);
   }
-  return Share(now.total_samples, root.total_samples) -
-         Share(then.total_samples, before_root_samples_);
+  return Percentage(now.total_samples, root.total_samples) -
+         Percentage(then.total_samples, before_root_samples_);
 }
 
 }  // namespace sample

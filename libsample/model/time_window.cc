@@ -1,5 +1,6 @@
 #include "libsample/model/time_window.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <string>
@@ -7,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "libsample/comma_list.h"
+#include "libsample/percent.h"
 
 namespace sample {
 namespace {
@@ -20,10 +22,9 @@ bool ParseNumber(std::string_view text, double* out) {
   return ec == std::errc() && end == text.data() + text.size() && std::isfinite(*out);
 }
 
-bool ParsePercent(std::string_view text, double* out) {
-  if (text.empty() || text.back() != '%') return false;
-  text.remove_suffix(1);
-  return ParseNumber(text, out) && *out <= 100.0;
+// "12.5%": a percentage with its sign, as perf's --time takes it.
+bool ParsePercentSign(std::string_view text, double* out) {
+  return text.ends_with('%') && ParsePercent(text.substr(0, text.size() - 1), out);
 }
 
 // The time `percent` of the way from first to last.
@@ -40,16 +41,14 @@ TimeWindow PercentWindow(double from, double to, uint64_t first, uint64_t last) 
 
 }  // namespace
 
-Result<std::vector<TimeWindow>> ParseTimeWindows(std::string_view text, uint64_t first,
-                                                 uint64_t last) {
-  if (last < first) last = first;
+Result<TimeSpec> TimeSpec::Parse(std::string_view text) {
   const auto bad = [&](std::string_view why) {
     return Fail(
         fmt::format("bad --time '{}': {} (expected START,END in seconds after the first "
                     "sample, P%/N or A%-B%)",
                     text, why));
   };
-  std::vector<TimeWindow> windows;
+  TimeSpec spec;
   if (text.find('%') == std::string_view::npos) {
     const auto parts = SplitCommaList(text);
     if (parts.size() > 2) return bad("more than one comma");
@@ -60,11 +59,8 @@ Result<std::vector<TimeWindow>> ParseTimeWindows(std::string_view text, uint64_t
     if (has_start && !ParseNumber(parts[0], &start)) return bad("start is not a number");
     if (has_end && !ParseNumber(parts[1], &end)) return bad("end is not a number");
     if (has_end && end < start) return bad("end before start");
-    TimeWindow w;
-    w.start = first + static_cast<uint64_t>(std::llround(start * 1e9));
-    w.end = has_end ? first + static_cast<uint64_t>(std::llround(end * 1e9)) + 1 : UINT64_MAX;
-    windows.push_back(w);
-    return windows;
+    spec.ranges_.push_back(Range{false, start, has_end ? std::optional(end) : std::nullopt});
+    return spec;
   }
   for (const std::string_view item : SplitCommaList(text)) {
     const size_t slash = item.find('/');
@@ -74,25 +70,46 @@ Result<std::vector<TimeWindow>> ParseTimeWindows(std::string_view text, uint64_t
       unsigned index = 0;
       const std::string_view n = item.substr(slash + 1);
       auto [end, ec] = std::from_chars(n.data(), n.data() + n.size(), index);
-      if (!ParsePercent(item.substr(0, slash), &size) || size <= 0 || ec != std::errc() ||
+      if (!ParsePercentSign(item.substr(0, slash), &size) || size <= 0 || ec != std::errc() ||
           end != n.data() + n.size() || index == 0) {
         return bad(fmt::format("cannot parse '{}'", item));
       }
       if (size * (index - 1) >= 100.0) return bad(fmt::format("slice '{}' is past 100%", item));
-      windows.push_back(
-          PercentWindow(size * (index - 1), std::min(100.0, size * index), first, last));
+      spec.ranges_.push_back(Range{true, size * (index - 1), std::min(100.0, size * index)});
     } else if (dash != std::string_view::npos) {
       double from = 0, to = 0;
-      if (!ParsePercent(item.substr(0, dash), &from) || !ParsePercent(item.substr(dash + 1), &to) ||
-          to < from) {
+      if (!ParsePercentSign(item.substr(0, dash), &from) ||
+          !ParsePercentSign(item.substr(dash + 1), &to) || to < from) {
         return bad(fmt::format("cannot parse '{}'", item));
       }
-      windows.push_back(PercentWindow(from, to, first, last));
+      spec.ranges_.push_back(Range{true, from, to});
     } else {
       return bad(fmt::format("'{}' is neither P%/N nor A%-B%", item));
     }
   }
+  return spec;
+}
+
+std::vector<TimeWindow> TimeSpec::Windows(uint64_t first, uint64_t last) const {
+  if (last < first) last = first;
+  std::vector<TimeWindow> windows;
+  for (const Range& r : ranges_) {
+    if (r.percent) {
+      windows.push_back(PercentWindow(r.from, *r.to, first, last));
+      continue;
+    }
+    TimeWindow w;
+    w.start = first + static_cast<uint64_t>(std::llround(r.from * 1e9));
+    w.end = r.to ? first + static_cast<uint64_t>(std::llround(*r.to * 1e9)) + 1 : UINT64_MAX;
+    windows.push_back(w);
+  }
   return windows;
+}
+
+Result<std::vector<TimeWindow>> ParseTimeWindows(std::string_view text, uint64_t first,
+                                                 uint64_t last) {
+  TRY_ASSIGN(auto spec, TimeSpec::Parse(text));
+  return spec.Windows(first, last);
 }
 
 }  // namespace sample

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -28,8 +29,30 @@ struct TimeWindow {
   bool operator==(const TimeWindow&) const = default;
 };
 
-// `first` and `last` are the times of the first and last sample. Errors
-// quote the text and say what was expected.
+// A --time value as the user wrote it, checked, before the recording it
+// applies to is known: its windows are relative to the first and last
+// sample, so one spec serves any number of recordings (--diff has two).
+class TimeSpec {
+ public:
+  // Errors quote the text and say what was expected.
+  static Result<TimeSpec> Parse(std::string_view text);
+
+  // The windows in perf clock time, for a recording whose first and last
+  // samples were taken at `first` and `last`.
+  std::vector<TimeWindow> Windows(uint64_t first, uint64_t last) const;
+
+ private:
+  // Seconds after the first sample ("START,END", both ends inclusive;
+  // `to` unset: to the end), or percentages of the duration.
+  struct Range {
+    bool percent = false;
+    double from = 0;
+    std::optional<double> to;
+  };
+  std::vector<Range> ranges_;
+};
+
+// TimeSpec::Parse(text), then its Windows(first, last).
 Result<std::vector<TimeWindow>> ParseTimeWindows(std::string_view text, uint64_t first,
                                                  uint64_t last);
 

@@ -14,17 +14,6 @@
 #include "libsample/symbols/dwarf_unit_index.h"
 
 namespace sample {
-namespace {
-
-// See DwarfUnitIndex: code the linker discarded keeps its DWARF at 0 or -1.
-bool IsDiscarded(uint64_t lo) { return lo == 0 || lo == ~uint64_t{0}; }
-
-bool EndsWith(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-}  // namespace
 
 std::string SymbolFrame::srcline() const {
   if (file.empty() || line == 0) return "";
@@ -87,7 +76,7 @@ void BinarySymbolizer::State::ReadUnitRanges() {
       Dwarf_Off offset = 0;
       Dwarf_Arange* arange = dwarf_onearange(aranges, i);
       if (arange == nullptr || dwarf_getarangeinfo(arange, &start, &length, &offset) != 0 ||
-          length == 0 || IsDiscarded(start)) {
+          length == 0 || IsDiscardedRange(start)) {
         continue;
       }
       auto it = unit_of_offset.find(offset);
@@ -103,7 +92,7 @@ void BinarySymbolizer::State::ReadUnitRanges() {
     Dwarf_Addr end = 0;
     for (ptrdiff_t offset = 0;
          (offset = dwarf_ranges(&unit_dies[unit], offset, &base, &start, &end)) > 0;) {
-      if (start < end && !IsDiscarded(start)) ranges.push_back(UnitRange{start, end, unit});
+      if (start < end && !IsDiscardedRange(start)) ranges.push_back(UnitRange{start, end, unit});
     }
   }
   std::sort(ranges.begin(), ranges.end(),
@@ -137,7 +126,7 @@ void BinarySymbolizer::State::NameFromElf(uint64_t vaddr, SymbolFrame* frame) co
   const ElfSymbol* symbol = elf.Find(vaddr);
   if (symbol == nullptr) return;
   frame->function = symbol->name;
-  if (EndsWith(symbol->name, "@plt")) {
+  if (symbol->name.ends_with("@plt")) {
     frame->name_source = NameSource::kPlt;
   } else {
     frame->name_source = elf.has_symtab() ? NameSource::kSymtab : NameSource::kDynsym;

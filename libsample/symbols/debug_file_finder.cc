@@ -2,12 +2,12 @@
 
 #include <sys/stat.h>
 
-#include <cctype>
 #include <filesystem>
 #include <utility>
 
 #include <fmt/format.h>
 
+#include "libsample/string_parts.h"
 #include "libsample/symbols/elf_file.h"
 #include "libsample/symbols/elf_symbols.h"
 #include "libsample/symbols/gnu_debuglink.h"
@@ -60,17 +60,6 @@ std::string Dirname(const std::string& path) {
   return std::filesystem::path(path).parent_path().string();
 }
 
-std::string Basename(const std::string& path) {
-  return std::filesystem::path(path).filename().string();
-}
-
-std::string Lowercase(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
-std::string IdOrNone(const std::string& id) { return id.empty() ? "none" : id; }
-
 }  // namespace
 
 const char* FileSourceName(FileSource source) {
@@ -112,8 +101,8 @@ struct DebugFileFinder::Search {
     // A file found by build-id must carry it; one named by a link may lack
     // one (the CRC vouches for it) but not carry another.
     if (facts->build_id != found.build_id && (link == nullptr || !facts->build_id.empty())) {
-      Reject(path, fmt::format("build-id {}, binary has {}", IdOrNone(facts->build_id),
-                               IdOrNone(found.build_id)));
+      Reject(path, fmt::format("build-id {}, binary has {}", BuildIdOrNone(facts->build_id),
+                               BuildIdOrNone(found.build_id)));
       return false;
     }
     if (link != nullptr) {
@@ -191,8 +180,8 @@ FoundFiles DebugFileFinder::Find(const std::string& recorded_path,
       continue;
     }
     if (!recorded_id.empty() && facts->build_id != recorded_id) {
-      search.Reject(
-          path, fmt::format("build-id {}, recorded {}", IdOrNone(facts->build_id), recorded_id));
+      search.Reject(path, fmt::format("build-id {}, recorded {}", BuildIdOrNone(facts->build_id),
+                                      recorded_id));
       if (found.mismatched_binary.empty()) {
         found.mismatched_binary = path;
         found.mismatched_build_id = facts->build_id;
@@ -217,7 +206,7 @@ FoundFiles DebugFileFinder::Find(const std::string& recorded_path,
         search.Reject(*path, facts.error().message);
       } else if (facts->build_id != found.build_id) {
         search.Reject(*path, fmt::format("build-id {}, asked debuginfod for {}",
-                                         IdOrNone(facts->build_id), found.build_id));
+                                         BuildIdOrNone(facts->build_id), found.build_id));
       } else {
         found.binary = *path;
         found.binary_source = FileSource::kDebuginfod;

@@ -59,6 +59,12 @@ enum class FileSource {
 // dir", "debuginfod" or "none".
 const char* FileSourceName(FileSource source);
 
+// A build-id as the finder's and the locator's messages show it: "none"
+// for a file or recording that has none.
+inline std::string BuildIdOrNone(const std::string& build_id) {
+  return build_id.empty() ? "none" : build_id;
+}
+
 struct RejectedFile {
   std::string path;    // or "debuginfod" for a failed query
   std::string reason;  // e.g. "build-id 1234..., recorded abcd..."

@@ -30,10 +30,6 @@ bool MayContainCode(int tag) {
   }
 }
 
-// Ranges at address 0 or at the all-ones tombstone are code the linker
-// discarded (its DWARF stays behind); they would overlap real code.
-bool IsDiscarded(uint64_t lo) { return lo == 0 || lo == ~uint64_t{0}; }
-
 uint32_t UdataAttr(Dwarf_Die* die, unsigned int name) {
   Dwarf_Attribute attr;
   Dwarf_Word value = 0;
@@ -60,7 +56,7 @@ void DwarfUnitIndex::AddRanges(Dwarf_Die* die, uint32_t depth, int32_t scope,
   Dwarf_Addr start = 0;
   Dwarf_Addr end = 0;
   for (ptrdiff_t offset = 0; (offset = dwarf_ranges(die, offset, &base, &start, &end)) > 0;) {
-    if (start < end && !IsDiscarded(start))
+    if (start < end && !IsDiscardedRange(start))
       intervals->push_back(Interval{start, end, depth, scope});
   }
 }
@@ -112,7 +108,7 @@ void DwarfUnitIndex::Walk(Dwarf_Die* parent_die, int32_t parent_scope, uint32_t 
       Dwarf_Addr end = 0;
       for (ptrdiff_t offset = 0;
            (offset = dwarf_ranges(&child, offset, &base, &start, &end)) > 0;) {
-        if (start < end && !IsDiscarded(start)) {
+        if (start < end && !IsDiscardedRange(start)) {
           intervals->push_back(Interval{start, end, scope_depth + 1, new_scope});
         }
       }

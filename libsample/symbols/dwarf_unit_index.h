@@ -33,6 +33,12 @@
 
 namespace sample {
 
+// Whether a DWARF range starting at `low_pc` describes code the linker
+// discarded: its DWARF stays behind with the address 0 or the all-ones
+// tombstone, and would overlap real code. Units, functions and the
+// symbolizer's unit ranges all skip such ranges.
+inline bool IsDiscardedRange(uint64_t low_pc) { return low_pc == 0 || low_pc == ~uint64_t{0}; }
+
 class DwarfUnitIndex {
  public:
   // One function or inlined call covering some addresses.

@@ -10,17 +10,11 @@
 
 #include <fmt/format.h>
 
+#include "libsample/string_parts.h"
 #include "libsample/symbols/elf_file.h"
 
 namespace sample {
 namespace {
-
-std::string Hex(const unsigned char* bytes, size_t size) {
-  std::string out;
-  out.reserve(size * 2);
-  for (size_t i = 0; i < size; ++i) out += fmt::format("{:02x}", bytes[i]);
-  return out;
-}
 
 // The NT_GNU_BUILD_ID in one block of notes, if there is one.
 std::optional<std::string> BuildIdInNotes(Elf_Data* data) {
@@ -33,7 +27,7 @@ std::optional<std::string> BuildIdInNotes(Elf_Data* data) {
   while ((offset = gelf_getnote(data, offset, &nhdr, &name_offset, &desc_offset)) > 0) {
     if (nhdr.n_type == NT_GNU_BUILD_ID && nhdr.n_namesz == sizeof(ELF_NOTE_GNU) &&
         std::memcmp(base + name_offset, ELF_NOTE_GNU, sizeof(ELF_NOTE_GNU)) == 0) {
-      return Hex(base + desc_offset, nhdr.n_descsz);
+      return HexBytes(std::as_bytes(std::span(base + desc_offset, nhdr.n_descsz)));
     }
   }
   return std::nullopt;

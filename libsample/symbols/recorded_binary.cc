@@ -17,8 +17,6 @@ DebugFileFinderOptions FinderOptions(const BinaryLocatorOptions& options) {
   return finder;
 }
 
-std::string IdOrNone(const std::string& id) { return id.empty() ? "none" : id; }
-
 }  // namespace
 
 void LocatedBinary::NoteOpened(bool has_dwarf) {
@@ -63,7 +61,7 @@ LocatedBinary BinaryLocator::LocateFile(const std::string& path,
     return out;
   }
   out.mismatched = true;
-  const std::string seen = IdOrNone(found.mismatched_build_id);
+  const std::string seen = BuildIdOrNone(found.mismatched_build_id);
   if (!options_.force) {
     out.warnings.push_back(fmt::format(
         "{} has build-id {} but the recording saw {}; its frames are shown as [unknown] "
@@ -121,14 +119,14 @@ LocatedBinary BinaryLocator::LocateVdso(const std::string& recorded_build_id) {
     out.warnings.push_back(fmt::format(
         "the recording's [vdso] image has build-id {} but the recording saw {}; its frames "
         "are shown as [unknown] (--force uses it anyway)",
-        IdOrNone(*id), recorded_build_id));
+        BuildIdOrNone(*id), recorded_build_id));
     out.source = "none: build-id differs";
     return out;
   }
   out.warnings.push_back(fmt::format(
       "the recording's [vdso] image has build-id {} but the recording saw {}; used anyway "
       "(--force)",
-      IdOrNone(*id), recorded_build_id));
+      BuildIdOrNone(*id), recorded_build_id));
   out.binary = vdso_file_->path();
   out.source = "recorded image (build-id differs)";
   return out;

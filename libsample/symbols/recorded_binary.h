@@ -39,6 +39,10 @@ namespace sample {
 // /proc/PID/maps), and the key of its build-id in a recording.
 inline constexpr std::string_view kVdsoPath = "[vdso]";
 
+// Where and how binaries are looked for: the options of the one policy,
+// set once from the command line (symfs, force, debuginfod) and the
+// recording (the vDSO image), and passed whole to every stage that finds
+// binaries (unwinding, symbolization) rather than copied field by field.
 struct BinaryLocatorOptions {
   // Root prefix of local paths (perf's --symfs); empty: the real root.
   std::string symfs;

@@ -9,15 +9,10 @@
 
 #include <fmt/format.h>
 
+#include "libsample/string_parts.h"
+
 namespace sample::record {
 namespace {
-
-std::string_view Trim(std::string_view s) {
-  const auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r'; };
-  while (!s.empty() && blank(s.front())) s.remove_prefix(1);
-  while (!s.empty() && blank(s.back())) s.remove_suffix(1);
-  return s;
-}
 
 // Opens an existing FIFO read-write and non-blocking (see the header). The
 // path is checked before opening, so that a device node is never opened,

@@ -4,14 +4,13 @@
 
 #include <fmt/format.h>
 
-#include "report/text/display_text.h"
+#include "libsample/percent.h"
 #include "report/json/json_writer.h"
+#include "report/text/display_text.h"
 #include "report/text/text_table.h"
 
 namespace sample::report {
 namespace {
-
-std::string Percent(double value) { return fmt::format("{:.2f}%", value); }
 
 std::vector<TextColumn> Columns(const DiffSection& section, bool periods) {
   std::vector<TextColumn> columns = {{"Baseline", true, 8, {}}, {"Base samples", true, 0, {}}};
@@ -26,7 +25,7 @@ std::vector<TextColumn> Columns(const DiffSection& section, bool periods) {
     // As perf diff: a function new in the second recording has no baseline
     // share but a base count of 0; one gone from it has no delta and no
     // new counts (its delta would be -Baseline).
-    columns[c++].cells.push_back(e.before.present ? Percent(e.before.share) : "");
+    columns[c++].cells.push_back(e.before.present ? PercentText(e.before.share) : "");
     columns[c++].cells.push_back(fmt::format("{}", e.before.samples));
     if (periods) columns[c++].cells.push_back(fmt::format("{}", e.before.period));
     columns[c++].cells.push_back(e.after.present ? fmt::format("{:+.2f}%", e.delta) : "");

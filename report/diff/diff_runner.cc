@@ -18,7 +18,7 @@ struct Side {
 Result<Side> LoadSide(const std::string& path, const ReportOptions& options,
                       std::vector<std::string>& warnings) {
   TRY_ASSIGN(auto recording, LoadRecording(path, options.load));
-  TRY_ASSIGN(auto filter, MakeFilter(options.filters, recording.profile));
+  SampleFilter filter(options.filters, recording.profile);
   for (std::string& w : recording.warnings) warnings.push_back(std::move(w));
   recording.warnings.clear();
   return Side{std::move(recording), std::move(filter)};

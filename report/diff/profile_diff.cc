@@ -9,14 +9,11 @@
 #include <fmt/format.h>
 
 #include "libsample/model/flat_profile.h"
+#include "libsample/percent.h"
+#include "libsample/string_parts.h"
 
 namespace sample::report {
 namespace {
-
-std::string Basename(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
 
 // Index of the first event called `name`, or -1.
 int64_t FindEvent(const Profile& profile, const std::string& name) {
@@ -80,10 +77,6 @@ void AddTo(DiffSide& side, const FlatEntry& e, bool children) {
   side.present = side.period != 0 || side.samples != 0;
 }
 
-double Share(uint64_t period, uint64_t total) {
-  return total == 0 ? 0.0 : 100.0 * static_cast<double>(period) / static_cast<double>(total);
-}
-
 // perf diff's order: what the new recording has, by the size of the change;
 // then what only the baseline has, by its share.
 bool ComesFirst(const DiffEntry& a, const DiffEntry& b) {
@@ -120,8 +113,8 @@ DiffSection Compare(const DiffInput& before, const DiffInput& after, const Event
   add_side(base, *before.profile, true);
   add_side(next, *after.profile, false);
   for (DiffEntry& e : section.entries) {
-    e.before.share = Share(e.before.period, base.flat.period);
-    e.after.share = Share(e.after.period, next.flat.period);
+    e.before.share = Percentage(e.before.period, base.flat.period);
+    e.after.share = Percentage(e.after.period, next.flat.period);
     e.delta = e.after.share - e.before.share;
   }
   std::sort(section.entries.begin(), section.entries.end(), ComesFirst);

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "libsample/model/stack_tree.h"
+#include "report/json/json_writer.h"
 
 // The document, one row a line:
 //   {"version":1,
@@ -33,6 +34,11 @@
 namespace sample::report {
 namespace {
 
+// Every string of the document, escaped to be inert inside <script>.
+void AppendScriptString(std::string& out, std::string_view text) {
+  AppendJsonString(out, text, JsonStringUse::kInScript);
+}
+
 // Numbers the functions and commands the page shows, in order of first use.
 class FuncTable {
  public:
@@ -54,14 +60,14 @@ class FuncTable {
     for (size_t i = 0; i < rows_.size(); ++i) {
       out += i == 0 ? "\n[" : ",\n[";
       if (rows_[i].comm) {
-        AppendScriptSafeJsonString(out, profile.comm(rows_[i].id));
+        AppendScriptString(out, profile.comm(rows_[i].id));
         out += ",\"\",\"comm\"]";
         continue;
       }
       const Function& f = profile.function(rows_[i].id);
-      AppendScriptSafeJsonString(out, FunctionLabel(f));
+      AppendScriptString(out, FunctionLabel(f));
       out += ',';
-      AppendScriptSafeJsonString(out, profile.dso_name(f.dso));
+      AppendScriptString(out, profile.dso_name(f.dso));
       fmt::format_to(std::back_inserter(out), ",\"{}\"]", FrameKindName(input_.Kind(rows_[i].id)));
     }
     out += "],\n";
@@ -159,7 +165,7 @@ void WriteTable(const ExportInput& input, const ExportSection& section, FuncTabl
 void WriteHeader(const HeaderView& h, std::string& out) {
   auto field = [&](std::string_view key, std::string_view value) {
     fmt::format_to(std::back_inserter(out), "\"{}\":", key);
-    AppendScriptSafeJsonString(out, value);
+    AppendScriptString(out, value);
     out += ',';
   };
   out += "\"header\":{";
@@ -175,34 +181,13 @@ void WriteHeader(const HeaderView& h, std::string& out) {
                  h.duration_s, h.samples, h.lost_samples, h.finalized);
   for (size_t i = 0; i < h.events.size(); ++i) {
     out += i == 0 ? "[" : ",[";
-    AppendScriptSafeJsonString(out, h.events[i].name);
+    AppendScriptString(out, h.events[i].name);
     fmt::format_to(std::back_inserter(out), ",{}]", h.events[i].samples);
   }
   out += "]},\n";
 }
 
 }  // namespace
-
-void AppendScriptSafeJsonString(std::string& out, std::string_view text) {
-  out += '"';
-  for (size_t i = 0; i < text.size(); ++i) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c < 0x20 || c == '<' || c == '>' || c == '&' || c == 0x7f) {
-      fmt::format_to(std::back_inserter(out), "\\u{:04x}", c);
-    } else if (c == 0xe2 && i + 2 < text.size() && text[i + 1] == '\x80' &&
-               (text[i + 2] == '\xa8' || text[i + 2] == '\xa9')) {
-      // JSON allows U+2028/9 raw; older script parsers do not.
-      out += text[i + 2] == '\xa8' ? "\\u2028" : "\\u2029";
-      i += 2;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  out += '"';
-}
 
 std::string BuildHtmlData(const ExportInput& input, const HeaderView& header) {
   std::string out = "{\"version\":1,\n";
@@ -217,7 +202,7 @@ std::string BuildHtmlData(const ExportInput& input, const HeaderView& header) {
   for (size_t i = 0; i < input.sections.size(); ++i) {
     const ExportSection& section = input.sections[i];
     sections += i == 0 ? "\n{\"name\":" : ",\n{\"name\":";
-    AppendScriptSafeJsonString(sections, section.name);
+    AppendScriptString(sections, section.name);
     fmt::format_to(std::back_inserter(sections), ",\"samples\":{},\"period\":{},\n",
                    section.samples.size(), section.period);
     WriteTable(input, section, funcs, sections);

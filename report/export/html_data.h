@@ -9,7 +9,6 @@
 #pragma once
 
 #include <string>
-#include <string_view>
 
 #include "report/export/export_input.h"
 #include "report/views/header_view.h"
@@ -18,9 +17,5 @@ namespace sample::report {
 
 // The JSON document (see the layout comment in html_data.cc).
 std::string BuildHtmlData(const ExportInput& input, const HeaderView& header);
-
-// Appends `text` as a JSON string literal that is also inert inside an HTML
-// <script> element (<, >, &, U+2028 and U+2029 escaped).
-void AppendScriptSafeJsonString(std::string& out, std::string_view text);
 
 }  // namespace sample::report

@@ -1,7 +1,9 @@
 #include "report/json/json_writer.h"
 
+#include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <iterator>
 
 #include <fmt/format.h>
 
@@ -74,47 +76,7 @@ JsonWriter& JsonWriter::String(std::string_view value) {
 }
 
 void JsonWriter::AppendEscaped(std::string_view value) {
-  out_ += '"';
-  for (size_t i = 0; i < value.size(); ++i) {
-    const char c = value[i];
-    if (static_cast<unsigned char>(c) >= 0x80) {
-      // Valid UTF-8 as it is; any other byte (a binary named caf\xe9)
-      // would make the document invalid: shown as the text \xNN
-      // (display_text.h), its backslash escaped.
-      const size_t length = Utf8SequenceAt(value, i);
-      if (length == 0) {
-        out_ += fmt::format("\\\\x{:02x}", static_cast<unsigned char>(c));
-      } else {
-        out_.append(value, i, length);
-        i += length - 1;
-      }
-      continue;
-    }
-    switch (c) {
-      case '"':
-        out_ += "\\\"";
-        break;
-      case '\\':
-        out_ += "\\\\";
-        break;
-      case '\n':
-        out_ += "\\n";
-        break;
-      case '\r':
-        out_ += "\\r";
-        break;
-      case '\t':
-        out_ += "\\t";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          out_ += fmt::format("\\u{:04x}", static_cast<unsigned char>(c));
-        } else {
-          out_ += c;
-        }
-    }
-  }
-  out_ += '"';
+  AppendJsonString(out_, value, JsonStringUse::kDocument);
 }
 
 JsonWriter& JsonWriter::Uint(uint64_t value) {
@@ -153,11 +115,60 @@ std::string JsonWriter::Take() {
   return std::move(out_);
 }
 
+void AppendJsonString(std::string& out, std::string_view text, JsonStringUse use) {
+  const bool in_script = use == JsonStringUse::kInScript;
+  out += '"';
+  for (size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x80) {
+      // Valid UTF-8 as it is; any other byte (a binary named caf\xe9)
+      // would make the document invalid: shown as the text \xNN
+      // (display_text.h), its backslash escaped.
+      const size_t length = Utf8SequenceAt(text, i);
+      if (length == 0) {
+        fmt::format_to(std::back_inserter(out), "\\\\x{:02x}", c);
+      } else if (in_script && length == 3 && c == 0xe2 && text[i + 1] == '\x80' &&
+                 (text[i + 2] == '\xa8' || text[i + 2] == '\xa9')) {
+        // JSON allows U+2028/9 raw; older script parsers do not.
+        out += text[i + 2] == '\xa8' ? "\\u2028" : "\\u2029";
+      } else {
+        out.append(text, i, length);
+      }
+      i += std::max<size_t>(length, 1) - 1;
+      continue;
+    }
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        // In a <script> element, '<' could close it and '&' and '>' start
+        // markup, whatever a name holds.
+        if (c < 0x20 || (in_script && (c == '<' || c == '>' || c == '&' || c == 0x7f))) {
+          fmt::format_to(std::back_inserter(out), "\\u{:04x}", c);
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+  }
+  out += '"';
+}
+
 std::string JsonQuoted(std::string_view text) {
-  JsonWriter json;
-  json.String(text);
-  std::string out = json.Take();
-  out.pop_back();  // Take()'s final line break
+  std::string out;
+  AppendJsonString(out, text, JsonStringUse::kDocument);
   return out;
 }
 

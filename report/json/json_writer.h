@@ -58,8 +58,19 @@ class JsonWriter {
   bool after_key_ = false;
 };
 
-// `text` as one JSON string literal ("..." with escapes), for writers that
-// assemble large documents by hand.
+// Where a JSON string goes: a document of its own, or inside an HTML
+// <script> element, where '<', '>', '&', DEL and U+2028/9 are escaped too so
+// that no name can close the element or start markup.
+enum class JsonStringUse { kDocument, kInScript };
+
+// Appends `text` as one JSON string literal ("..." with escapes): the one
+// escaper of every JSON the report writes. Control characters are escaped,
+// valid UTF-8 is kept, any other byte becomes the text \xNN.
+void AppendJsonString(std::string& out, std::string_view text,
+                      JsonStringUse use = JsonStringUse::kDocument);
+
+// `text` as one JSON string literal, for writers that assemble large
+// documents by hand.
 std::string JsonQuoted(std::string_view text);
 
 }  // namespace sample::report

@@ -116,9 +116,8 @@ void Loader::ReadRecords(unsigned jobs) {
   unwind_options.jobs = jobs;
   const auto machine = format::FindMetadata(reader_.metadata(), "arch");
   unwind_options.arch = machine ? ArchFromMachine(*machine) : HostArch();
-  unwind_options.symfs = options_.symfs;
-  unwind_options.force = options_.force;
-  unwind_options.vdso_image = reader_.vdso_image();
+  unwind_options.binaries = options_.binaries;
+  unwind_options.binaries.vdso_image = reader_.vdso_image();
   unwinding_.emplace(unwind_options, processes_, reader_.build_ids());
   samples_.reserve(ExpectedRecords(reader_));
   if (const auto limit = format::FindMetadata(reader_.metadata(), "perf_event_max_stack")) {
@@ -278,12 +277,10 @@ LocationFunctions Loader::Symbolize(unsigned jobs) {
   }
   SymbolizeOptions options;
   options.jobs = jobs;
-  options.force = options_.force;
+  options.binaries = options_.binaries;
+  options.binaries.vdso_image = reader_.vdso_image();
   options.srclines = options_.srclines;
-  options.symfs = options_.symfs;
-  options.use_debuginfod = options_.use_debuginfod;
   options.show_progress = options_.show_progress;
-  options.vdso_image = reader_.vdso_image();
   if (reader_.format_name() != "sample.data") options.kernel_symbols_origin = "kallsyms";
   options.names = options_.symbolize;
   SymbolizeResult result = SymbolizeLocations(locations, dso_paths, reader_.build_ids(),

@@ -18,23 +18,24 @@
 
 #include "libsample/perf/event_table.h"
 #include "libsample/result.h"
+#include "libsample/symbols/recorded_binary.h"
 #include "report/load/recording.h"
 
 namespace sample::report {
 
 struct LoadOptions {
-  // Use a binary even when its build-id differs from the recorded one.
-  bool force = false;
+  // How binaries are found: --symfs (perf's: a binary recorded as /P is
+  // read from symfs + /P, and only from there, so a directory of copies
+  // stands in for the recording machine's files), --force (use a binary
+  // whose build-id differs from the recorded one) and debuginfod (asked for
+  // missing files when DEBUGINFOD_URLS is set). The loader adds the
+  // recording's vDSO image and passes it whole to unwinding and
+  // symbolization.
+  BinaryLocatorOptions binaries;
   // Threads for decompressing and indexing chunks; 0 = one per core.
   unsigned jobs = 0;
-  // perf's --symfs: a binary recorded as /P is read from symfs + /P, and
-  // only from there (as perf does), so a directory of copies stands in for
-  // the recording machine's files. Empty: the recorded path itself.
-  std::string symfs;
   // Load source lines (for --sort srcline); they cost DWARF line tables.
   bool srclines = false;
-  // Ask debuginfod servers (when DEBUGINFOD_URLS is set) for missing files.
-  bool use_debuginfod = true;
   // Show debuginfod downloads as a progress line on stderr.
   bool show_progress = false;
   // Unwind --call-graph dwarf samples' user stacks (and check fp,leaf

@@ -1,10 +1,9 @@
 #include "report/load/stack_unwinding.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
-#include <thread>
 
+#include "libsample/parallel_for.h"
 #include "libsample/symbols/elf_file.h"
 
 namespace sample::report {
@@ -66,11 +65,8 @@ std::optional<uint32_t> SmallerStackCopy(const UnwindStats& stats) {
 StackUnwinding::StackUnwinding(const StackUnwindingOptions& options, const ProcessTable& processes,
                                const format::Metadata& build_ids)
     : options_(options), processes_(processes), build_ids_(build_ids), locator_([&] {
-        BinaryLocatorOptions locator_options;
-        locator_options.symfs = options.symfs;
-        locator_options.force = options.force;
+        BinaryLocatorOptions locator_options = options.binaries;
         locator_options.use_debuginfod = false;
-        locator_options.vdso_image = options.vdso_image;
         return locator_options;
       }()) {
   unwinders_.resize(std::max(1u, options_.jobs));
@@ -224,15 +220,8 @@ void StackUnwinding::CompleteCutChain(DwarfUnwinder& unwinder, const UnwindReque
 void StackUnwinding::Flush(const std::function<void(size_t, std::span<const uint64_t>)>& done) {
   if (queue_.empty()) return;
   const size_t threads = queue_.size() < kMinParallelItems ? 1 : unwinders_.size();
-  std::atomic<size_t> next{0};
-  auto run = [&](DwarfUnwinder& unwinder) {
-    for (size_t i = next++; i < queue_.size(); i = next++) Work(unwinder, queue_[i]);
-  };
-  {
-    std::vector<std::jthread> helpers;
-    for (size_t t = 1; t < threads; ++t) helpers.emplace_back([&, t] { run(unwinders_[t]); });
-    run(unwinders_[0]);
-  }
+  ParallelFor(queue_.size(), threads,
+              [&](size_t worker, size_t i) { Work(unwinders_[worker], queue_[i]); });
   for (Item& item : queue_) {
     if (item.mode == StackMode::kDwarf) {
       ++stats_.stops[static_cast<size_t>(item.stop)];

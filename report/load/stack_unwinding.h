@@ -94,10 +94,10 @@ std::optional<uint32_t> SmallerStackCopy(const UnwindStats& stats);
 struct StackUnwindingOptions {
   unsigned jobs = 1;
   Arch arch = Arch::kUnknown;  // of the recording host
-  std::string symfs;
-  bool force = false;  // use binaries whose build-id differs from the recorded one
-  // The recording's [vdso] image (its CFI unwinds frames in the vDSO).
-  std::span<const std::byte> vdso_image;
+  // How binaries are found, the recording's [vdso] image included (its CFI
+  // unwinds frames in the vDSO). Unwinding never asks debuginfod
+  // (use_debuginfod is ignored): a walk must not wait on the network.
+  BinaryLocatorOptions binaries;
 };
 
 class StackUnwinding {

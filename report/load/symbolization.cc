@@ -3,14 +3,14 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <map>
+#include <memory>
 #include <mutex>
-#include <thread>
 
 #include <fmt/format.h>
 
 #include "libsample/model/process_table.h"
+#include "libsample/parallel_for.h"
 #include "libsample/symbols/kallsyms.h"
 #include "libsample/symbols/perf_map.h"
 #include "libsample/symbols/recorded_binary.h"
@@ -109,22 +109,17 @@ void SymbolizeBinaries(const std::map<uint32_t, std::vector<uint32_t>>& binaries
     return a.second->size() > b.second->size();
   });
   std::vector<SourceFacts> facts(work.size());
-  std::atomic<size_t> next{0};
-  auto worker = [&] {
-    BinaryLocator locator(locator_options);
-    for (size_t i = next++; i < work.size(); i = next++) {
-      const std::string& path = dso_paths[work[i].first];
-      auto source = BinarySymbolSource::Open(
-          locator, path, format::FindMetadata(build_ids, path).value_or(""), options.srclines);
-      Ask(*source, *work[i].second, locations, gathered.per_location());
-      facts[i] = source->facts();
-    }
-  };
-  const size_t threads = std::min<size_t>(std::max(1u, options.jobs), work.size());
-  std::vector<std::thread> pool;
-  for (size_t t = 1; t < threads; ++t) pool.emplace_back(worker);
-  worker();
-  for (std::thread& t : pool) t.join();
+  const size_t threads = ParallelThreads(work.size(), options.jobs);
+  std::vector<std::unique_ptr<BinaryLocator>> locators(threads);
+  ParallelFor(work.size(), threads, [&](size_t worker, size_t i) {
+    if (!locators[worker]) locators[worker] = std::make_unique<BinaryLocator>(locator_options);
+    const std::string& path = dso_paths[work[i].first];
+    auto source = BinarySymbolSource::Open(*locators[worker], path,
+                                           format::FindMetadata(build_ids, path).value_or(""),
+                                           options.srclines);
+    Ask(*source, *work[i].second, locations, gathered.per_location());
+    facts[i] = source->facts();
+  });
   for (size_t i = 0; i < work.size(); ++i) gathered.Note(dso_paths[work[i].first], facts[i]);
 }
 
@@ -166,17 +161,13 @@ SymbolizeResult SymbolizeLocations(const std::vector<Location>& locations,
   // JIT code: the process's own map of names (perf's convention).
   for (const auto& [dso, ids] : perf_maps) {
     PerfMapSymbolSource map(
-        PerfMap::Load(options.symfs + dso_paths[dso], PerfMapOptions{geteuid(), false}));
+        PerfMap::Load(options.binaries.symfs + dso_paths[dso], PerfMapOptions{geteuid(), false}));
     Ask(map, ids, locations, gathered.per_location());
     gathered.Note(dso_paths[dso], map.facts());
   }
 
   ProgressLine progress;
-  BinaryLocatorOptions locator_options;
-  locator_options.symfs = options.symfs;
-  locator_options.force = options.force;
-  locator_options.use_debuginfod = options.use_debuginfod;
-  locator_options.vdso_image = options.vdso_image;
+  BinaryLocatorOptions locator_options = options.binaries;
   if (options.show_progress) {
     locator_options.debuginfod_progress = [&progress](const DebuginfodProgress& p) {
       progress.Show(p);

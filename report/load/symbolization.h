@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "formats/chunk_codec.h"
+#include "libsample/symbols/recorded_binary.h"
 #include "report/load/symbol_sources.h"
 
 namespace sample::report {
@@ -32,16 +33,13 @@ struct Location {
 
 struct SymbolizeOptions {
   unsigned jobs = 1;
-  bool force = false;  // use binaries whose build-id differs from the recorded one
+  // How binaries are found (--symfs, --force, debuginfod, the recording
+  // host's [vdso] image, which names frames in "[vdso]" mappings and must
+  // outlive the call); its progress hook is set here from show_progress.
+  BinaryLocatorOptions binaries;
   bool srclines = false;
-  std::string symfs;
-  bool use_debuginfod = true;
   // Print debuginfod downloads on stderr as a one-line progress (a terminal).
   bool show_progress = false;
-  // The recording host's [vdso] image (the file's kVdso chunk), which names
-  // frames in "[vdso]" mappings; empty when the file has none. Must outlive
-  // the call.
-  std::span<const std::byte> vdso_image;
   // Where the kernel symbols came from, for --stats: the file's own
   // (sample.data), or what a perf.data reader found on this host.
   std::string kernel_symbols_origin = "recorded kallsyms";

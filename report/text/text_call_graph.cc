@@ -2,13 +2,12 @@
 
 #include <fmt/format.h>
 
+#include "libsample/percent.h"
 #include "report/text/display_text.h"
 #include "report/views/event_sections.h"
 
 namespace sample::report {
 namespace {
-
-std::string Percent(double value) { return fmt::format("{:.2f}%", value); }
 
 // graph and fractal trees.
 class TreeDrawer {
@@ -67,7 +66,7 @@ class TreeDrawer {
                     const std::string& prefix) {
     for (size_t i = 0; i < shown.size(); ++i) {
       const bool last = i + 1 == shown.size();
-      const std::string pct = Percent(Share(*shown[i], parent));
+      const std::string pct = PercentText(Share(*shown[i], parent));
       out_ += prefix + "|\n";
       out_ += prefix + (last ? " --" : "|--") + pct + "--" + Name(*shown[i]) + "\n";
       const std::string child_prefix =
@@ -97,7 +96,7 @@ void AppendCallGraph(const Profile& profile, const CallNode& root,
       for (const EndingChain& chain : EndingChains(root)) {
         const double share = Percentage(chain.period, options.total);
         if (share < options.spec.threshold) continue;
-        out += fmt::format("{:>{}}\n", Percent(share), options.indent + 5);
+        out += fmt::format("{:>{}}\n", PercentText(share), options.indent + 5);
         for (const CallNode* node : chain.nodes) {
           out += frame_indent + OneLine(FunctionLabel(profile.function(node->function))) + "\n";
         }
@@ -109,7 +108,7 @@ void AppendCallGraph(const Profile& profile, const CallNode& root,
       for (const EndingChain& chain : EndingChains(root)) {
         const double share = Percentage(chain.period, options.total);
         if (share < options.spec.threshold) continue;
-        std::string line = Percent(share) + " ";
+        std::string line = PercentText(share) + " ";
         for (size_t i = 0; i < chain.nodes.size(); ++i) {
           if (i != 0) line += ';';
           line += OneLine(FunctionLabel(profile.function(chain.nodes[i]->function)));

@@ -4,10 +4,12 @@
 
 #include <fmt/format.h>
 
+#include "libsample/percent.h"
+#include "libsample/string_parts.h"
+#include "report/load/stack_unwinding.h"
 #include "report/text/display_text.h"
 #include "report/text/text_call_graph.h"
 #include "report/text/text_header.h"
-#include "report/load/stack_unwinding.h"
 #include "report/text/text_script.h"
 #include "report/text/text_stats.h"
 #include "report/text/text_table.h"
@@ -15,18 +17,11 @@
 namespace sample::report {
 namespace {
 
-std::string Basename(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
 // The leader's percentage, then each group member's, as perf --group.
 std::string Shares(uint64_t period, const std::vector<uint64_t>& members, const EventSection& s) {
-  std::string cell =
-      fmt::format("{:>7}", fmt::format("{:.2f}%", Percentage(period, s.percent_base)));
+  std::string cell = fmt::format("{:>7}", PercentText(Percentage(period, s.percent_base)));
   for (size_t m = 0; m < members.size(); ++m) {
-    cell +=
-        fmt::format("  {:>7}", fmt::format("{:.2f}%", Percentage(members[m], s.member_bases[m])));
+    cell += fmt::format("  {:>7}", PercentText(Percentage(members[m], s.member_bases[m])));
   }
   return cell;
 }

@@ -1,12 +1,12 @@
 #include "report/views/call_graph_spec.h"
 
 #include <array>
-#include <charconv>
 #include <utility>
 
 #include <fmt/format.h>
 
 #include "libsample/comma_list.h"
+#include "libsample/percent.h"
 
 namespace sample::report {
 namespace {
@@ -30,14 +30,6 @@ std::optional<CallOrder> OrderNamed(std::string_view word) {
   if (word == "caller") return CallOrder::kCaller;
   if (word == "callee") return CallOrder::kCallee;
   return std::nullopt;
-}
-
-bool ParsePercent(std::string_view word, double* out) {
-  if (word.empty() || word.find_first_not_of("0123456789.") != std::string_view::npos) {
-    return false;
-  }
-  auto [end, ec] = std::from_chars(word.data(), word.data() + word.size(), *out);
-  return ec == std::errc() && end == word.data() + word.size() && *out <= 100.0;
 }
 
 void CollectChains(const CallNode& node, std::vector<const CallNode*>& path,

@@ -10,6 +10,7 @@
 
 #include "libsample/model/flat_profile.h"
 #include "libsample/model/sample_filter.h"
+#include "libsample/percent.h"
 #include "report/load/recording.h"
 #include "report/report_options.h"
 
@@ -49,10 +50,5 @@ std::vector<const FlatEntry*> ShownEntries(const EventSection& section, double p
 
 // Nanoseconds as a time for people: "850 ns", "12.3 us", "12.3 ms", "4.56 s".
 std::string FormatNs(uint64_t ns);
-
-// part as a percentage of base (0 when base is 0).
-inline double Percentage(uint64_t part, uint64_t base) {
-  return base == 0 ? 0.0 : 100.0 * static_cast<double>(part) / static_cast<double>(base);
-}
 
 }  // namespace sample::report

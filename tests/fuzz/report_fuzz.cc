@@ -31,8 +31,8 @@ SAMPLE_FUZZ_TARGET(report)(std::span<const std::byte> input) {
   ReportOptions options;
   options.input = file->path();
   options.load.jobs = 1;
-  options.load.symfs = "/nonexistent-sample-fuzz-symfs";
-  options.load.use_debuginfod = false;
+  options.load.binaries.symfs = "/nonexistent-sample-fuzz-symfs";
+  options.load.binaries.use_debuginfod = false;
   options.load.srclines = (selector & 0x40) != 0;
   options.format = (selector & 0x80) != 0 ? OutputFormat::kJson : OutputFormat::kText;
   if (const unsigned pick = (selector >> 3) & 3; pick != 0) {
@@ -72,7 +72,7 @@ SAMPLE_FUZZ_TARGET(report)(std::span<const std::byte> input) {
       break;
     default:
       options.view.call_graph = CallGraphSpec{CallGraphMode::kFractal, 0, CallOrder::kCallee};
-      options.filters.time = "10%-90%";
+      options.filters.time = *TimeSpec::Parse("10%-90%");
       break;
   }
   [[maybe_unused]] volatile size_t size = 0;

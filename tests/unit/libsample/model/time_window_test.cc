@@ -51,5 +51,18 @@ TEST(TimeWindowTest, MistakesAreNamed) {
   EXPECT_FALSE(ParseTimeWindows("1,2,3", kFirst, kLast));
 }
 
+TEST(TimeWindowTest, OneSpecServesRecordingsOfAnyLength) {
+  // Parsed once (sample-report --diff applies it to two recordings).
+  auto spec = TimeSpec::Parse("10%/2,1,2");
+  EXPECT_FALSE(spec);  // seconds and percentages do not mix
+  spec = TimeSpec::Parse("10%/2");
+  ASSERT_TRUE(spec);
+  EXPECT_THAT(spec->Windows(kFirst, kLast), ElementsAre(TimeWindow{2'000'000'000, 3'000'000'000}));
+  EXPECT_THAT(spec->Windows(0, 100), ElementsAre(TimeWindow{10, 20}));
+  auto seconds = TimeSpec::Parse("1,");
+  ASSERT_TRUE(seconds);
+  EXPECT_THAT(seconds->Windows(kFirst, kLast), ElementsAre(TimeWindow{2'000'000'000, UINT64_MAX}));
+}
+
 }  // namespace
 }  // namespace sample

@@ -86,9 +86,9 @@ class VdsoSymbolizationTest : public VdsoTest {
   report::SymbolizeResult Symbolize(const std::vector<report::Location>& locations,
                                     const format::Metadata& build_ids, bool force = false) {
     report::SymbolizeOptions options;
-    options.vdso_image = image_;
-    options.force = force;
-    options.use_debuginfod = false;
+    options.binaries.vdso_image = image_;
+    options.binaries.force = force;
+    options.binaries.use_debuginfod = false;
     return report::SymbolizeLocations(locations, dso_paths_, build_ids, "", options);
   }
 

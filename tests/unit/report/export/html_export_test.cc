@@ -13,6 +13,7 @@
 #include "report/export/html_data.h"
 #include "report/export/html_export.h"
 #include "report/export/xml_text.h"
+#include "report/json/json_writer.h"
 
 namespace sample::report {
 namespace {
@@ -145,9 +146,14 @@ TEST(HtmlDataTest, EveryEventWithSamplesGetsItsSection) {
 
 TEST(HtmlEscapeTest, ScriptSafeJsonAndHtmlText) {
   std::string out;
-  AppendScriptSafeJsonString(out, "a\"\\\n\x01<>&\xe2\x80\xa8\xe2\x80\xa9\xc3\xa9");
-  EXPECT_EQ(out, R"("a\"\\\u000a\u0001\u003c\u003e\u0026\u2028\u2029)"
-                 "\xc3\xa9\"");
+  // The JSON writer's one escaper, with what a <script> element needs too.
+  AppendJsonString(out, "a\"\\\n\x01<>&\x7f\xe2\x80\xa8\xe2\x80\xa9\xc3\xa9\xff",
+                   JsonStringUse::kInScript);
+  EXPECT_EQ(out, R"("a\"\\\n\u0001\u003c\u003e\u0026\u007f\u2028\u2029)"
+                 "\xc3\xa9"
+                 R"(\\xff")");
+  // Outside a script, only what JSON itself needs.
+  EXPECT_EQ(JsonQuoted("<a>&\xe2\x80\xa8"), "\"<a>&\xe2\x80\xa8\"");
   // The page's <title> is escaped as the SVG's texts are (xml_text.h).
   EXPECT_EQ(XmlEscape("<a href=\"x\">'&'</a>"),
             "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
