@@ -12,8 +12,8 @@
 #include "libsample/option_number.h"
 #include "libsample/perf/chain_capture.h"
 #include "libsample/perf/perf_event.h"
-#include "record/recorder.h"
 #include "record/counting/counting_session.h"
+#include "record/recorder.h"
 
 namespace po = boost::program_options;
 
@@ -97,7 +97,7 @@ struct NumberText {
 
 // --stat's own options: refused without --stat, and -x with -j.
 void ParseStatOptions(const po::variables_map& vm, const NumberText& text, bool stat,
-                      sample::record::StatOptions* options) {
+                      sample::record::CountingOptions* options) {
   for (const char* name : {"interval-print", "repeat", "field-separator", "json"}) {
     if (vm.count(name) && !stat) {
       throw po::error(fmt::format("--{} is an option of counting mode: add --stat", name));
@@ -116,9 +116,9 @@ void ParseStatOptions(const po::variables_map& vm, const NumberText& text, bool 
   }
   if (vm.count("field-separator")) {
     if (options->layout.separator.empty()) throw po::error("-x takes a separator, not ''");
-    options->layout.format = sample::record::StatFormat::kSeparated;
+    options->layout.format = sample::record::CountFormat::kSeparated;
   }
-  if (vm.count("json")) options->layout.format = sample::record::StatFormat::kJson;
+  if (vm.count("json")) options->layout.format = sample::record::CountFormat::kJson;
   if (!stat) return;
   // Sampling's options mean nothing to counters: refused, not ignored.
   const std::pair<const char*, const char*> sampling[] = {{"freq", "-F"},
@@ -260,7 +260,7 @@ int main(int argc, char** argv) {
   std::string call_graph;
   bool frame_pointers = false;
   bool stat = false;
-  sample::record::StatOptions stat_options;
+  sample::record::CountingOptions stat_options;
   po::options_description desc("Options");
   // One option a line reads better than the chained calls clang-format
   // would make of them.

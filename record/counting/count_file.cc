@@ -3,14 +3,15 @@
 #include <fmt/format.h>
 
 #include "formats/sample_file_writer.h"
+#include "record/counting/counters.h"
 #include "record/facts/host_facts.h"
 #include "record/recorder.h"
-#include "record/counting/counters.h"
 
 namespace sample::record {
 
-format::Counts MakeCounts(const std::vector<EventSpec>& specs, const std::vector<StatCount>& totals,
-                          const std::vector<StatInterval>& intervals, uint64_t elapsed_ns,
+format::Counts MakeCounts(const std::vector<EventSpec>& specs,
+                          const std::vector<CountedEvent>& totals,
+                          const std::vector<CountedInterval>& intervals, uint64_t elapsed_ns,
                           bool on_exec, bool inherit) {
   format::Counts counts;
   counts.source = format::kCountsFromCounting;
@@ -24,9 +25,10 @@ format::Counts MakeCounts(const std::vector<EventSpec>& specs, const std::vector
     e.count = totals[i].count;
     e.time_enabled = totals[i].enabled;
     e.time_running = totals[i].running;
-    for (const StatInterval& interval : e.supported ? intervals : std::vector<StatInterval>{}) {
+    for (const CountedInterval& interval :
+         e.supported ? intervals : std::vector<CountedInterval>{}) {
       if (i >= interval.totals.size()) continue;
-      const StatCount& c = interval.totals[i];
+      const CountedEvent& c = interval.totals[i];
       e.intervals.push_back({interval.time_ns, c.count, c.enabled, c.running});
     }
     counts.events.push_back(std::move(e));

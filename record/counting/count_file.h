@@ -16,15 +16,16 @@
 namespace sample::record {
 
 // The totals of every event at the end of one -I interval.
-struct StatInterval {
+struct CountedInterval {
   uint64_t time_ns = 0;  // since the counting started
-  std::vector<StatCount> totals;
+  std::vector<CountedEvent> totals;
 };
 
 // The kCounts contents for `specs` (their counting attrs, see
 // CountingAttr), `totals` and `intervals` in the specs' order.
-format::Counts MakeCounts(const std::vector<EventSpec>& specs, const std::vector<StatCount>& totals,
-                          const std::vector<StatInterval>& intervals, uint64_t elapsed_ns,
+format::Counts MakeCounts(const std::vector<EventSpec>& specs,
+                          const std::vector<CountedEvent>& totals,
+                          const std::vector<CountedInterval>& intervals, uint64_t elapsed_ns,
                           bool on_exec, bool inherit);
 
 // Writes the file (an existing one is moved to FILE.old first).

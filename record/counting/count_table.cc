@@ -19,33 +19,34 @@ bool IsClock(const std::string& name) {
   return base == "task-clock" || base == "cpu-clock";
 }
 
-const StatCount* Find(const std::vector<StatCount>& events, const std::string& base) {
-  for (const StatCount& e : events) {
+const CountedEvent* Find(const std::vector<CountedEvent>& events, const std::string& base) {
+  for (const CountedEvent& e : events) {
     if (BaseName(e.name) == base && ScaledCount(e)) return &e;
   }
   return nullptr;
 }
 
 // `part` as a share of `whole`, when both were counted.
-std::optional<StatMetric> Percent(const StatCount& part, const StatCount* whole, const char* unit) {
+std::optional<CountMetric> Percent(const CountedEvent& part, const CountedEvent* whole,
+                                   const char* unit) {
   if (whole == nullptr || *ScaledCount(*whole) == 0) return std::nullopt;
-  return StatMetric{100.0 * *ScaledCount(part) / *ScaledCount(*whole), unit};
+  return CountMetric{100.0 * *ScaledCount(part) / *ScaledCount(*whole), unit};
 }
 
 // Events per second of task-clock time, in perf's steps of a thousand.
-std::optional<StatMetric> Rate(double count, const StatCount* clock) {
+std::optional<CountMetric> Rate(double count, const CountedEvent* clock) {
   if (clock == nullptr || *ScaledCount(*clock) == 0) return std::nullopt;
   const double per_second = count * 1e9 / *ScaledCount(*clock);
-  if (per_second >= 1e9) return StatMetric{per_second / 1e9, "G/sec"};
-  if (per_second >= 1e6) return StatMetric{per_second / 1e6, "M/sec"};
-  if (per_second >= 1e3) return StatMetric{per_second / 1e3, "K/sec"};
-  return StatMetric{per_second, "/sec"};
+  if (per_second >= 1e9) return CountMetric{per_second / 1e9, "G/sec"};
+  if (per_second >= 1e6) return CountMetric{per_second / 1e6, "M/sec"};
+  if (per_second >= 1e3) return CountMetric{per_second / 1e3, "K/sec"};
+  return CountMetric{per_second, "/sec"};
 }
 
 // The count column: "<not supported>", "<not counted>", milliseconds with
 // two decimals for clocks, else the scaled count rounded, with separators
 // in the table and without in machine output.
-std::string CountText(const StatCount& e, bool thousands, int decimals) {
+std::string CountText(const CountedEvent& e, bool thousands, int decimals) {
   if (!e.supported) return "<not supported>";
   const auto scaled = ScaledCount(e);
   if (!scaled) return "<not counted>";
@@ -63,15 +64,15 @@ std::string CountText(const StatCount& e, bool thousands, int decimals) {
   return thousands ? WithThousands(rounded) : fmt::format("{}", rounded);
 }
 
-double RunningPercent(const StatCount& e) {
+double RunningPercent(const CountedEvent& e) {
   if (!e.supported || e.enabled == 0) return e.supported ? 0 : 100;
   return 100.0 * static_cast<double>(e.running) / static_cast<double>(e.enabled);
 }
 
-std::string TableLine(const std::vector<StatCount>& events, size_t i, uint64_t elapsed_ns) {
-  const StatCount& e = events[i];
+std::string TableLine(const std::vector<CountedEvent>& events, size_t i, uint64_t elapsed_ns) {
+  const CountedEvent& e = events[i];
   std::string line =
-      fmt::format("{:>18} {:<4} {:<32}", CountText(e, true, 0), StatUnit(e.name), e.name);
+      fmt::format("{:>18} {:<4} {:<32}", CountText(e, true, 0), CountUnit(e.name), e.name);
   std::string metric;
   if (auto m = e.supported ? MetricOf(events, i, elapsed_ns) : std::nullopt) {
     const bool percent = !m->unit.empty() && m->unit[0] == '%';
@@ -88,12 +89,12 @@ std::string TableLine(const std::vector<StatCount>& events, size_t i, uint64_t e
   return line + "\n";
 }
 
-std::string SeparatedLine(const std::vector<StatCount>& events, size_t i, uint64_t elapsed_ns,
+std::string SeparatedLine(const std::vector<CountedEvent>& events, size_t i, uint64_t elapsed_ns,
                           const std::string& sep, std::optional<double> interval_s) {
-  const StatCount& e = events[i];
+  const CountedEvent& e = events[i];
   std::string line;
   if (interval_s) line += fmt::format("{:>16.9f}{}", *interval_s, sep);
-  line += CountText(e, false, 0) + sep + StatUnit(e.name) + sep + e.name + sep;
+  line += CountText(e, false, 0) + sep + CountUnit(e.name) + sep + e.name + sep;
   if (e.spread_pct) line += fmt::format("{:.2f}%{}", *e.spread_pct, sep);
   line += fmt::format("{}{}{:.2f}{}", e.running, sep, RunningPercent(e), sep);
   if (auto m = e.supported ? MetricOf(events, i, elapsed_ns) : std::nullopt) {
@@ -119,13 +120,13 @@ std::string JsonString(const std::string& s) {
   return out + "\"";
 }
 
-std::string JsonLine(const std::vector<StatCount>& events, size_t i, uint64_t elapsed_ns,
+std::string JsonLine(const std::vector<CountedEvent>& events, size_t i, uint64_t elapsed_ns,
                      std::optional<double> interval_s) {
-  const StatCount& e = events[i];
+  const CountedEvent& e = events[i];
   std::string line = "{";
   if (interval_s) line += fmt::format("\"interval\" : {:.9f}, ", *interval_s);
   line += fmt::format("\"counter-value\" : {}, \"unit\" : {}, \"event\" : {}, ",
-                      JsonString(CountText(e, false, 6)), JsonString(StatUnit(e.name)),
+                      JsonString(CountText(e, false, 6)), JsonString(CountUnit(e.name)),
                       JsonString(e.name));
   if (e.spread_pct) line += fmt::format("\"variance\" : {:.2f}, ", *e.spread_pct);
   const auto m = e.supported ? MetricOf(events, i, elapsed_ns) : std::nullopt;
@@ -138,35 +139,35 @@ std::string JsonLine(const std::vector<StatCount>& events, size_t i, uint64_t el
 
 }  // namespace
 
-std::optional<double> ScaledCount(const StatCount& c) {
+std::optional<double> ScaledCount(const CountedEvent& c) {
   if (!c.supported || c.running == 0) return std::nullopt;
   if (c.running >= c.enabled) return static_cast<double>(c.count);
   // long double: count * enabled overflows nothing, and keeps 64 bits.
   return static_cast<double>(static_cast<long double>(c.count) * c.enabled / c.running);
 }
 
-std::string StatUnit(const std::string& name) { return IsClock(name) ? "msec" : ""; }
+std::string CountUnit(const std::string& name) { return IsClock(name) ? "msec" : ""; }
 
-std::optional<StatMetric> MetricOf(const std::vector<StatCount>& events, size_t index,
-                                   uint64_t elapsed_ns) {
-  const StatCount& e = events[index];
+std::optional<CountMetric> MetricOf(const std::vector<CountedEvent>& events, size_t index,
+                                    uint64_t elapsed_ns) {
+  const CountedEvent& e = events[index];
   const auto count = ScaledCount(e);
   if (!count) return std::nullopt;
   const std::string base = BaseName(e.name);
-  const StatCount* clock = Find(events, "task-clock");
+  const CountedEvent* clock = Find(events, "task-clock");
   if (base == "task-clock") {
     if (elapsed_ns == 0) return std::nullopt;
-    return StatMetric{*count / static_cast<double>(elapsed_ns), "CPUs utilized"};
+    return CountMetric{*count / static_cast<double>(elapsed_ns), "CPUs utilized"};
   }
   if (base == "cpu-clock") return std::nullopt;
   if (base == "instructions") {
-    const StatCount* cycles = Find(events, "cycles");
+    const CountedEvent* cycles = Find(events, "cycles");
     if (cycles == nullptr || *ScaledCount(*cycles) == 0) return std::nullopt;
-    return StatMetric{*count / *ScaledCount(*cycles), "insn per cycle"};
+    return CountMetric{*count / *ScaledCount(*cycles), "insn per cycle"};
   }
   if (base == "cycles") {
     if (clock == nullptr || *ScaledCount(*clock) == 0) return std::nullopt;
-    return StatMetric{*count / *ScaledCount(*clock), "GHz"};
+    return CountMetric{*count / *ScaledCount(*clock), "GHz"};
   }
   if (base == "cache-misses")
     return Percent(e, Find(events, "cache-references"), "% of all cache refs");
@@ -191,19 +192,19 @@ double SpreadPercent(const std::vector<double>& values) {
   return std::sqrt(squares / (n - 1) / n) / mean * 100;
 }
 
-std::string FormatCounts(const std::vector<StatCount>& events, uint64_t elapsed_ns,
-                         const StatLayout& layout, std::optional<double> interval_s) {
+std::string FormatCounts(const std::vector<CountedEvent>& events, uint64_t elapsed_ns,
+                         const CountLayout& layout, std::optional<double> interval_s) {
   std::string out;
   for (size_t i = 0; i < events.size(); ++i) {
     switch (layout.format) {
-      case StatFormat::kTable:
+      case CountFormat::kTable:
         if (interval_s) out += fmt::format("{:>16.9f} ", *interval_s);
         out += TableLine(events, i, elapsed_ns);
         break;
-      case StatFormat::kSeparated:
+      case CountFormat::kSeparated:
         out += SeparatedLine(events, i, elapsed_ns, layout.separator, interval_s);
         break;
-      case StatFormat::kJson:
+      case CountFormat::kJson:
         out += JsonLine(events, i, elapsed_ns, interval_s);
         break;
     }
@@ -211,8 +212,8 @@ std::string FormatCounts(const std::vector<StatCount>& events, uint64_t elapsed_
   return out;
 }
 
-std::string FormatStatTable(const std::string& target, const std::vector<StatCount>& events,
-                            const StatTimes& times, int runs) {
+std::string FormatCountTable(const std::string& target, const std::vector<CountedEvent>& events,
+                             const CountTimes& times, int runs) {
   std::string out = fmt::format("\n Performance counter stats for {}", target);
   out += runs > 1 ? fmt::format(" ({} runs):\n\n", runs) : ":\n\n";
   const auto elapsed_ns = static_cast<uint64_t>(times.elapsed_s * 1e9);

@@ -95,7 +95,7 @@ std::vector<CounterTotals> SumFdTotals(const std::vector<FdTotals>& fds, size_t 
   return sums;
 }
 
-const char* DefaultStatEvents() {
+const char* DefaultCountingEvents() {
   return "task-clock,context-switches,cpu-migrations,page-faults,cycles,instructions,branches,"
          "branch-misses";
 }
@@ -114,10 +114,11 @@ perf_event_attr CountingAttr(const EventSpec& spec, bool on_exec, bool inherit) 
   return attr;
 }
 
-Result<StatCounters> StatCounters::Open(std::vector<EventSpec> specs, const RecordTarget& target) {
+Result<EventCounters> EventCounters::Open(std::vector<EventSpec> specs,
+                                          const RecordTarget& target) {
   if (specs.empty()) return Fail("no events to count");
   const size_t count = specs.size();
-  StatCounters counters(std::move(specs), std::vector<bool>(count, true));
+  EventCounters counters(std::move(specs), std::vector<bool>(count, true));
   counters.on_exec_ = target.kind == TargetKind::kCommand;
   // Per-thread counting on any CPU unless whole CPUs are the target: one fd
   // per event and thread instead of one per CPU too.
@@ -163,7 +164,7 @@ Result<StatCounters> StatCounters::Open(std::vector<EventSpec> specs, const Reco
   return counters;
 }
 
-Result<void> StatCounters::OpenOn(pid_t thread, int cpu, bool on_exec, bool inherit) {
+Result<void> EventCounters::OpenOn(pid_t thread, int cpu, bool on_exec, bool inherit) {
   int leader_fd = -1;
   bool leader_supported = true;
   bool leader_group_read = false;
@@ -224,7 +225,7 @@ Result<void> StatCounters::OpenOn(pid_t thread, int cpu, bool on_exec, bool inhe
   return {};
 }
 
-Result<void> StatCounters::Enable() {
+Result<void> EventCounters::Enable() {
   for (Opened& o : opened_) {
     if (!specs_[o.spec].IsLeaderOrAlone() || (on_exec_ && !o.every_cpu)) continue;
     TRY(o.event.Enable());
@@ -232,14 +233,14 @@ Result<void> StatCounters::Enable() {
   return {};
 }
 
-void StatCounters::Disable() {
+void EventCounters::Disable() {
   for (Opened& o : opened_) {
     if (specs_[o.spec].IsLeaderOrAlone()) (void)o.event.Disable();
   }
 }
 
-Result<std::vector<StatCount>> StatCounters::Read() const {
-  std::vector<StatCount> counts(specs_.size());
+Result<std::vector<CountedEvent>> EventCounters::Read() const {
+  std::vector<CountedEvent> counts(specs_.size());
   for (size_t i = 0; i < specs_.size(); ++i) {
     counts[i].name = specs_[i].name;
     counts[i].supported = supported_[i];
@@ -257,7 +258,7 @@ Result<std::vector<StatCount>> StatCounters::Read() const {
       // A group's values name their events by id; a lone read is its own.
       const auto found = o.group_read ? spec_of_id_.find(id) : spec_of_id_.end();
       if (o.group_read && found == spec_of_id_.end()) continue;
-      StatCount& c = counts[o.group_read ? found->second : o.spec];
+      CountedEvent& c = counts[o.group_read ? found->second : o.spec];
       c.count += value;
       c.enabled += r->enabled;
       c.running += r->running;

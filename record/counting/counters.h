@@ -1,4 +1,4 @@
-// StatCounters: the counting mode's events (sample-record --stat), open on
+// EventCounters: the counting mode's events (sample-record --stat), open on
 // a target without ring buffers, read with read(2).
 //
 // Each event is opened on every (thread, CPU) pair the target needs: a
@@ -6,7 +6,7 @@
 // children for a command, so one fd per event sums the whole tree), -a/-C
 // on each CPU for every process. The kernel reports each fd's count with
 // the time it was enabled and running (PERF_FORMAT_TOTAL_TIME_ENABLED and
-// _RUNNING); an event's StatCount is their sum over its fds. Group members
+// _RUNNING); an event's CountedEvent is their sum over its fds. Group members
 // are opened with their leader's fd, so they are scheduled together, and
 // read in one read(2) of the leader (PERF_FORMAT_GROUP | PERF_FORMAT_ID),
 // or one fd at a time where the kernel refuses that with inherit. An event this kernel or machine
@@ -24,21 +24,21 @@
 #include "libsample/events/event_spec.h"
 #include "libsample/perf/perf_event.h"
 #include "libsample/result.h"
-#include "record/record_target.h"
 #include "record/counting/count_table.h"
+#include "record/record_target.h"
 
 namespace sample::record {
 
-class StatCounters {
+class EventCounters {
  public:
   // Opens every spec on `target`; for a command they start at its exec.
-  static Result<StatCounters> Open(std::vector<EventSpec> specs, const RecordTarget& target);
+  static Result<EventCounters> Open(std::vector<EventSpec> specs, const RecordTarget& target);
 
   // Turns the events on (a command's turn on at its exec).
   Result<void> Enable();
   void Disable();
   // The events' totals so far, in the order of the specs.
-  Result<std::vector<StatCount>> Read() const;
+  Result<std::vector<CountedEvent>> Read() const;
   const std::vector<EventSpec>& specs() const { return specs_; }
 
  private:
@@ -49,7 +49,7 @@ class StatCounters {
     bool via_leader = false;  // a member whose value its leader's read gives
     bool every_cpu = false;   // a probe opened per CPU for every process (OpenedOnEveryCpu)
   };
-  StatCounters(std::vector<EventSpec> specs, std::vector<bool> supported)
+  EventCounters(std::vector<EventSpec> specs, std::vector<bool> supported)
       : specs_(std::move(specs)),
         supported_(std::move(supported)),
         every_cpu_(specs_.size(), false) {}
@@ -103,6 +103,6 @@ perf_event_attr CountingAttr(const EventSpec& spec, bool on_exec, bool inherit);
 
 // The events perf stat counts when -e is not given; the hardware ones show
 // as <not supported> where there is no PMU.
-const char* DefaultStatEvents();
+const char* DefaultCountingEvents();
 
 }  // namespace sample::record

@@ -21,10 +21,10 @@
 #include "libsample/regular_file.h"
 #include "libsample/unique_fd.h"
 #include "record/command_launcher.h"
-#include "record/facts/host_facts.h"
-#include "record/counting/counters.h"
 #include "record/counting/count_file.h"
+#include "record/counting/counters.h"
 #include "record/counting/toggled_counters.h"
+#include "record/facts/host_facts.h"
 
 namespace sample::record {
 namespace {
@@ -34,7 +34,7 @@ constexpr uint64_t kTargetCheckIntervalNs = 100'000'000;
 
 // One run of the target: the final counts and how it ended.
 struct RunOutcome {
-  std::vector<StatCount> counts;
+  std::vector<CountedEvent> counts;
   uint64_t elapsed_ns = 0;
   std::optional<double> user_s, sys_s;
   int exit_status = 0;
@@ -57,9 +57,9 @@ std::string TargetName(const TargetOptions& target) {
 }
 
 // `now` minus `before`, field by field: one interval's counts.
-std::vector<StatCount> Delta(const std::vector<StatCount>& now,
-                             const std::vector<StatCount>& before) {
-  std::vector<StatCount> delta = now;
+std::vector<CountedEvent> Delta(const std::vector<CountedEvent>& now,
+                                const std::vector<CountedEvent>& before) {
+  std::vector<CountedEvent> delta = now;
   for (size_t i = 0; i < now.size() && i < before.size(); ++i) {
     delta[i].count -= before[i].count;
     delta[i].enabled -= before[i].enabled;
@@ -70,7 +70,7 @@ std::vector<StatCount> Delta(const std::vector<StatCount>& now,
 
 class CountingSession {
  public:
-  CountingSession(const RecordOptions& options, const StatOptions& stat)
+  CountingSession(const RecordOptions& options, const CountingOptions& stat)
       : options_(options), stat_(stat) {}
   Result<int> Run();
 
@@ -80,22 +80,22 @@ class CountingSession {
   Result<void> Wait(RunOutcome* outcome);
   Result<void> PrintInterval(uint64_t now);
   // Every event's counts so far, in specs_ order.
-  Result<std::vector<StatCount>> ReadAll();
+  Result<std::vector<CountedEvent>> ReadAll();
   void EndCommand(RunOutcome* outcome);
   void PrintSummary(const std::vector<RunOutcome>& runs) const;
   Result<void> WriteFile(const std::vector<RunOutcome>& runs) const;
 
   const RecordOptions& options_;
-  const StatOptions& stat_;
+  const CountingOptions& stat_;
   RecordTarget target_;
   std::vector<EventSpec> specs_;
-  // Events counted by StatCounters (all but the toggled ones and their
+  // Events counted by EventCounters (all but the toggled ones and their
   // triggers, which ToggledCounters counts inside windows), and their
   // indices in specs_.
   std::vector<EventSpec> plain_specs_;
   std::vector<size_t> plain_index_;
   bool toggled_ = false;
-  std::optional<StatCounters> counters_;
+  std::optional<EventCounters> counters_;
   std::optional<ToggledCounters> windows_;
   std::vector<std::string> notes_;
   sigset_t original_mask_{};
@@ -103,10 +103,10 @@ class CountingSession {
   pid_t child_ = -1;
   bool child_done_ = false;
   uint64_t start_ns_ = 0;
-  uint64_t first_start_ns_ = 0;          // of the first run
-  std::vector<StatInterval> intervals_;  // -I: the totals at each interval's end
+  uint64_t first_start_ns_ = 0;             // of the first run
+  std::vector<CountedInterval> intervals_;  // -I: the totals at each interval's end
   uint64_t last_interval_ns_ = 0;
-  std::vector<StatCount> last_counts_;
+  std::vector<CountedEvent> last_counts_;
 };
 
 Result<void> CountingSession::Prepare() {
@@ -127,7 +127,7 @@ Result<void> CountingSession::Prepare() {
   parse.exclude_kernel_default = KernelExcludedByParanoia(paranoid);
   std::string list;
   for (const std::string& e : options_.events) list += (list.empty() ? "" : ",") + e;
-  if (list.empty()) list = DefaultStatEvents();
+  if (list.empty()) list = DefaultCountingEvents();
   TRY_ASSIGN(auto specs, ParseEventList(list, parse));
   TRY(AttachFilters(options_.events, options_.filters, &specs));
   specs_ = std::move(specs);
@@ -179,7 +179,7 @@ Result<RunOutcome> CountingSession::RunOnce() {
   windows_.reset();
   Result<void> counted;
   if (!plain_specs_.empty()) {
-    auto counters = StatCounters::Open(plain_specs_, target_);
+    auto counters = EventCounters::Open(plain_specs_, target_);
     if (counters) {
       counters_.emplace(std::move(*counters));
     } else {
@@ -205,7 +205,7 @@ Result<RunOutcome> CountingSession::RunOnce() {
     if (counters_) counted = counters_->Enable();
     if (counted && windows_) counted = windows_->Enable();
     if (counted && launcher) counted = launcher->Release();
-    if (counted && stat_.interval_ms != 0 && stat_.layout.format == StatFormat::kTable) {
+    if (counted && stat_.interval_ms != 0 && stat_.layout.format == CountFormat::kTable) {
       fmt::print(stderr, "{}", IntervalHeading());
     }
     if (counted) counted = Wait(&outcome);
@@ -227,8 +227,8 @@ Result<RunOutcome> CountingSession::RunOnce() {
   return outcome;
 }
 
-Result<std::vector<StatCount>> CountingSession::ReadAll() {
-  std::vector<StatCount> counts(specs_.size());
+Result<std::vector<CountedEvent>> CountingSession::ReadAll() {
+  std::vector<CountedEvent> counts(specs_.size());
   for (size_t i = 0; i < specs_.size(); ++i) counts[i].name = specs_[i].name;
   if (counters_) {
     TRY_ASSIGN(auto plain, counters_->Read());
@@ -318,8 +318,8 @@ void CountingSession::EndCommand(RunOutcome* outcome) {
 // The table, or perf stat's mean and spread over the -r runs.
 void CountingSession::PrintSummary(const std::vector<RunOutcome>& runs) const {
   const double n = static_cast<double>(runs.size());
-  std::vector<StatCount> mean = runs.front().counts;
-  StatTimes times;
+  std::vector<CountedEvent> mean = runs.front().counts;
+  CountTimes times;
   std::vector<double> elapsed;
   double user = 0, sys = 0;
   for (const RunOutcome& run : runs) {
@@ -338,7 +338,7 @@ void CountingSession::PrintSummary(const std::vector<RunOutcome>& runs) const {
       std::vector<double> scaled;
       double count = 0, enabled = 0, running = 0;
       for (const RunOutcome& run : runs) {
-        const StatCount& c = run.counts[i];
+        const CountedEvent& c = run.counts[i];
         scaled.push_back(ScaledCount(c).value_or(0));
         count += c.count / n;
         enabled += c.enabled / n;
@@ -350,21 +350,21 @@ void CountingSession::PrintSummary(const std::vector<RunOutcome>& runs) const {
       if (mean[i].supported) mean[i].spread_pct = SpreadPercent(scaled);
     }
   }
-  if (stat_.layout.format != StatFormat::kTable) {
+  if (stat_.layout.format != CountFormat::kTable) {
     const auto elapsed_ns = static_cast<uint64_t>(times.elapsed_s * 1e9);
     fmt::print(stderr, "{}", FormatCounts(mean, elapsed_ns, stat_.layout));
     return;
   }
   fmt::print(
       stderr, "{}",
-      FormatStatTable(TargetName(options_.target), mean, times, static_cast<int>(runs.size())));
+      FormatCountTable(TargetName(options_.target), mean, times, static_cast<int>(runs.size())));
   for (const std::string& note : notes_) fmt::print(stderr, "note: {}\n", note);
 }
 
 // The totals of every run (-r: summed, so that enabled and running still
 // scale the count) and the intervals of -I.
 Result<void> CountingSession::WriteFile(const std::vector<RunOutcome>& runs) const {
-  std::vector<StatCount> totals = runs.front().counts;
+  std::vector<CountedEvent> totals = runs.front().counts;
   uint64_t elapsed_ns = runs.front().elapsed_ns;
   for (size_t r = 1; r < runs.size(); ++r) {
     elapsed_ns += runs[r].elapsed_ns;
@@ -381,7 +381,7 @@ Result<void> CountingSession::WriteFile(const std::vector<RunOutcome>& runs) con
 
 }  // namespace
 
-Result<int> RunCounting(const RecordOptions& options, const StatOptions& stat) {
+Result<int> RunCounting(const RecordOptions& options, const CountingOptions& stat) {
   CountingSession session(options, stat);
   return session.Run();
 }

@@ -153,15 +153,14 @@ Result<void> ToggledCounters::OpenSite(size_t g, int key) {
   return {};
 }
 
-Result<PerfEvent> ToggledCounters::OpenTrigger(size_t instance, pid_t pid, int cpu,
-                                               int leader_fd) {
+Result<PerfEvent> ToggledCounters::OpenTrigger(size_t instance, pid_t pid, int cpu, int leader_fd) {
   const EventSpec& spec = specs_[instances_[instance].second];
   perf_event_attr attr = spec.attr;
   attr.size = sizeof(attr);
   attr.freq = 0;
   attr.sample_period = spec.period_given ? spec.attr.sample_period : 1;
-  attr.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-                     PERF_SAMPLE_CPU | PERF_SAMPLE_READ;
+  attr.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
+                     PERF_SAMPLE_READ;
   attr.read_format = kWindowReadFormat;
   attr.sample_id_all = 1;
   attr.disabled = 0;  // follows its leader
@@ -206,8 +205,8 @@ std::vector<uint64_t> ToggledCounters::CounterValues(const Group& group,
     const auto found = counter_of_id_.find(read.id(i));
     if (found == counter_of_id_.end()) continue;
     const auto at = std::find(group.counters.begin(), group.counters.end(), found->second);
-    if (at != group.counters.end()) values[static_cast<size_t>(at - group.counters.begin())] =
-        read.value(i);
+    if (at != group.counters.end())
+      values[static_cast<size_t>(at - group.counters.begin())] = read.value(i);
   }
   return values;
 }
@@ -244,34 +243,35 @@ void ToggledCounters::Process(std::span<const std::byte> records) {
     if (!sample) return;
     const Group& group = groups_[instances_[instance].first];
     const uint32_t key = per_cpu_ ? sample->cpu : sample->tid;
-    windows_.Trigger(static_cast<uint32_t>(instance), sample->tid, sample->cpu,
-                     [&](uint32_t target, ToggleChange change) {
-                       const size_t g = target - instance_events;
-                       std::vector<uint64_t> values = CounterValues(group, sample->read);
-                       if (change == ToggleChange::kOpened) {
-                         open_[{g, key}] = {std::move(values), sample->time_enabled,
-                                            sample->time_running};
-                       } else {
-                         CloseWindow(g, key, values, sample->time_enabled, sample->time_running);
-                       }
-                     });
+    windows_.Trigger(
+        static_cast<uint32_t>(instance), sample->tid, sample->cpu,
+        [&](uint32_t target, ToggleChange change) {
+          const size_t g = target - instance_events;
+          std::vector<uint64_t> values = CounterValues(group, sample->read);
+          if (change == ToggleChange::kOpened) {
+            open_[{g, key}] = {std::move(values), sample->time_enabled, sample->time_running};
+          } else {
+            CloseWindow(g, key, values, sample->time_enabled, sample->time_running);
+          }
+        });
   });
 }
 
-Result<void> ToggledCounters::Fill(std::vector<StatCount>* counts) {
+Result<void> ToggledCounters::Fill(std::vector<CountedEvent>* counts) {
   Drain();
   const size_t instance_events = instances_.size();
   std::vector<bool> first_instance(instances_.size(), false);
   for (size_t k = 0; k < instances_.size(); ++k) {
     bool earlier = false;
-    for (size_t j = 0; j < k; ++j) earlier = earlier || instances_[j].second == instances_[k].second;
+    for (size_t j = 0; j < k; ++j)
+      earlier = earlier || instances_[j].second == instances_[k].second;
     first_instance[k] = !earlier;
   }
   // The totals so far: each trigger's hits, and the end of windows still open.
   std::vector<Sums> saved = sums_;
   const auto saved_open = open_;
   for (size_t i = 0; i < specs_.size(); ++i) {
-    if (CountedInWindows(specs_[i])) (*counts)[i] = StatCount{specs_[i].name};
+    if (CountedInWindows(specs_[i])) (*counts)[i] = CountedEvent{specs_[i].name};
   }
   for (Site& site : sites_) {
     TRY_ASSIGN(auto read, ReadCounter(site.events.front().fd(), kWindowReadFormat));
@@ -280,11 +280,11 @@ Result<void> ToggledCounters::Fill(std::vector<StatCount>* counts) {
     for (const auto& [value, id] : read.values) {
       if (const auto c = counter_of_id_.find(id); c != counter_of_id_.end()) {
         const auto at = std::find(group.counters.begin(), group.counters.end(), c->second);
-        if (at != group.counters.end()) values[static_cast<size_t>(at - group.counters.begin())] =
-            value;
+        if (at != group.counters.end())
+          values[static_cast<size_t>(at - group.counters.begin())] = value;
       } else if (const auto k = instance_of_id_.find(id);
                  k != instance_of_id_.end() && first_instance[k->second]) {
-        StatCount& trigger = (*counts)[instances_[k->second].second];
+        CountedEvent& trigger = (*counts)[instances_[k->second].second];
         trigger.count += value;
         trigger.enabled += read.enabled;
         trigger.running += read.running;
@@ -296,7 +296,7 @@ Result<void> ToggledCounters::Fill(std::vector<StatCount>* counts) {
   }
   for (size_t g = 0; g < groups_.size(); ++g) {
     for (size_t i = 0; i < groups_[g].counters.size(); ++i) {
-      StatCount& c = (*counts)[groups_[g].counters[i]];
+      CountedEvent& c = (*counts)[groups_[g].counters[i]];
       c.count = sums_[g].values[i];
       c.enabled = sums_[g].enabled;
       c.running = sums_[g].running;
@@ -314,8 +314,8 @@ std::vector<std::string> ToggledCounters::Notes() const {
   for (size_t g = 0; g < groups_.size(); ++g) {
     windows += windows_.stats()[instances_.size() + g].windows;
   }
-  notes.push_back(fmt::format("counted inside {} on..off windows{}", windows,
-                              per_cpu_ ? " (per CPU)" : ""));
+  notes.push_back(
+      fmt::format("counted inside {} on..off windows{}", windows, per_cpu_ ? " (per CPU)" : ""));
   if (lost_ != 0) {
     notes.push_back(fmt::format(
         "{} trigger hits were lost (the ring buffer was full): the windows around them are "

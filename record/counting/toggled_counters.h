@@ -29,13 +29,13 @@
 #include "libsample/perf/perf_event.h"
 #include "libsample/perf/perf_record.h"
 #include "libsample/result.h"
-#include "record/record_target.h"
 #include "record/counting/count_table.h"
+#include "record/record_target.h"
 
 namespace sample::record {
 
 // Whether `spec` is counted by ToggledCounters (a toggled event or a
-// trigger) rather than StatCounters.
+// trigger) rather than EventCounters.
 bool CountedInWindows(const EventSpec& spec);
 
 class ToggledCounters {
@@ -52,7 +52,7 @@ class ToggledCounters {
   // Sets the entries of `counts` (indexed like the specs) for the events
   // counted here: a toggled event's counts inside its windows, a trigger's
   // hits. Drains first.
-  Result<void> Fill(std::vector<StatCount>* counts);
+  Result<void> Fill(std::vector<CountedEvent>* counts);
   // Notes for the end of the table (lost hits, threads not followed).
   std::vector<std::string> Notes() const;
 
@@ -65,7 +65,7 @@ class ToggledCounters {
   // The fds of one group on one thread (or CPU).
   struct Site {
     size_t group = 0;
-    uint32_t key = 0;  // the thread, or the CPU
+    uint32_t key = 0;               // the thread, or the CPU
     std::vector<PerfEvent> events;  // counters, then triggers; the first trigger owns the ring
   };
   // Per (group, key): the counters' values when its window opened.

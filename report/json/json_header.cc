@@ -37,7 +37,7 @@ void JsonPrinter::Header(const HeaderView& h) {
   json_.Key("events").BeginArray();
   for (const EventInfo& e : h.events) Event(e);
   json_.EndArray();
-  json_.Field("samples", h.samples).Field(StatCounterByKey("lost_samples").key, h.lost_samples);
+  json_.Field("samples", h.samples).Field(StatsCounterByKey("lost_samples").key, h.lost_samples);
   json_.Key("per_cpu").BeginArray();
   for (const auto& [cpu, counts] : h.per_cpu) {
     json_.BeginObject()
@@ -200,7 +200,7 @@ void JsonPrinter::Stats(const HeaderView& h, const LoadStats& stats) {
     json_.EndObject();
   }
   json_.EndArray();
-  StatSectionsJson(stats);
+  StatsSectionsJson(stats);
   Unwinding(stats.unwind);
   json_.Key("symbol_sources").BeginObject();
   for (const auto& [path, source] : stats.symbol_sources) json_.Field(path, source);
@@ -212,12 +212,12 @@ void JsonPrinter::Stats(const HeaderView& h, const LoadStats& stats) {
 
 // The sections of stats_table.h: the problems in the stats object itself,
 // the others in objects of their own, each only when shown.
-void JsonPrinter::StatSectionsJson(const LoadStats& stats) {
-  for (const StatSectionInfo& section : StatSections()) {
+void JsonPrinter::StatsSectionsJson(const LoadStats& stats) {
+  for (const StatsSectionInfo& section : StatsSections()) {
     if (!section.shown(stats)) continue;
     if (!section.json_key.empty()) json_.Key(section.json_key).BeginObject();
-    for (const StatCounter& c : StatCounters()) {
-      if (c.section == section.section && StatShown(c, stats)) json_.Field(c.key, c.value(stats));
+    for (const StatsCounter& c : StatsCounters()) {
+      if (c.section == section.section && StatsShown(c, stats)) json_.Field(c.key, c.value(stats));
     }
     if (!section.json_key.empty()) json_.EndObject();
   }

@@ -31,7 +31,7 @@ class JsonPrinter : public ReportPrinter {
   void Toggles(const std::vector<ToggleInfo>& toggles);
   void Counts(const CountsInfo& counts);
   void Control(const ControlInfo& control);
-  void StatSectionsJson(const LoadStats& stats);
+  void StatsSectionsJson(const LoadStats& stats);
   void Unwinding(const UnwindStats& unwind);
   void Section(const EventSection& section);
   void Entry(const EventSection& section, const FlatEntry& entry);

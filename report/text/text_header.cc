@@ -94,8 +94,9 @@ std::string ToggleText(const ToggleInfo& t) {
   }
   line += t.per_cpu ? ", per CPU" : ", per thread";
   if (t.starts_on) line += ", starting on";
-  line += fmt::format("; {} windows; {} samples inside, {} outside ({})", t.windows, t.inside,
-                      t.outside, t.applied ? "left out; --no-toggle keeps them" : "kept: --no-toggle");
+  line +=
+      fmt::format("; {} windows; {} samples inside, {} outside ({})", t.windows, t.inside,
+                  t.outside, t.applied ? "left out; --no-toggle keeps them" : "kept: --no-toggle");
   if (t.unmatched_off != 0) line += fmt::format("; {} offs while off", t.unmatched_off);
   return line;
 }
@@ -132,7 +133,7 @@ std::string FormatHeaderText(const HeaderView& h) {
   }
   for (const EventInfo& e : h.events) Line(out, "event", EventLine(e));
   Line(out, "samples", fmt::format("{}", h.samples));
-  Line(out, StatCounterByKey("lost_samples").label, fmt::format("{}", h.lost_samples));
+  Line(out, StatsCounterByKey("lost_samples").label, fmt::format("{}", h.lost_samples));
   for (const auto& [cpu, counts] : h.per_cpu) {
     Line(out, fmt::format("cpu {}", cpu),
          fmt::format("{} samples, {} lost", counts.samples, counts.lost_samples) +

@@ -45,12 +45,12 @@ void RecordsText(std::string& out, const HeaderView& h, const LoadStats& stats) 
 // The sections of stats_table.h, each counter with a label on a row of its
 // own (the others are in their notes).
 void CounterSectionsText(std::string& out, const LoadStats& stats) {
-  for (const StatSectionInfo& section : StatSections()) {
+  for (const StatsSectionInfo& section : StatsSections()) {
     if (!section.shown(stats)) continue;
     out += fmt::format("\n{}:\n", section.title);
-    for (const StatCounter& c : StatCounters()) {
-      if (c.section != section.section || c.label.empty() || !StatShown(c, stats)) continue;
-      Row(out, StatLabel(c, stats), c.value(stats), StatNote(c, stats));
+    for (const StatsCounter& c : StatsCounters()) {
+      if (c.section != section.section || c.label.empty() || !StatsShown(c, stats)) continue;
+      Row(out, StatsLabel(c, stats), c.value(stats), StatsNote(c, stats));
     }
   }
 }

@@ -20,19 +20,19 @@
 
 namespace sample::report {
 
-enum class StatSection { kProblems, kOffCpu };
+enum class StatsSection { kProblems, kOffCpu };
 
-struct StatSectionInfo {
-  StatSection section;
+struct StatsSectionInfo {
+  StatsSection section;
   std::string_view title;     // the text's heading: "Problems"
   std::string_view json_key;  // the JSON object holding it; empty: the stats object itself
   bool (*shown)(const LoadStats&);
 };
 
-struct StatCounter {
+struct StatsCounter {
   std::string_view key;    // JSON: "malformed_records"
   std::string_view label;  // text: "malformed records"; "{}" takes label_value
-  StatSection section;
+  StatsSection section;
   uint64_t (*value)(const LoadStats&);
   // Text after the value; "{}" takes note_value, and note_if_zero replaces
   // the note when note_value is 0 (when not empty).
@@ -44,15 +44,15 @@ struct StatCounter {
 };
 
 // In the order the views print them.
-std::span<const StatSectionInfo> StatSections();
-std::span<const StatCounter> StatCounters();
+std::span<const StatsSectionInfo> StatsSections();
+std::span<const StatsCounter> StatsCounters();
 // The counter with JSON key `key`; it must be declared.
-const StatCounter& StatCounterByKey(std::string_view key);
+const StatsCounter& StatsCounterByKey(std::string_view key);
 
 // Whether `counter` is shown for `stats` (only_if_nonzero), its text label
 // and its text note.
-bool StatShown(const StatCounter& counter, const LoadStats& stats);
-std::string StatLabel(const StatCounter& counter, const LoadStats& stats);
-std::string StatNote(const StatCounter& counter, const LoadStats& stats);
+bool StatsShown(const StatsCounter& counter, const LoadStats& stats);
+std::string StatsLabel(const StatsCounter& counter, const LoadStats& stats);
+std::string StatsNote(const StatsCounter& counter, const LoadStats& stats);
 
 }  // namespace sample::report

@@ -15,7 +15,7 @@ using Values = std::vector<std::pair<uint64_t, uint64_t>>;
 
 constexpr uint64_t kTimes = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
 
-TEST(StatCountersTest, OneEventValueThenTimesThenId) {
+TEST(EventCountersTest, OneEventValueThenTimesThenId) {
   const std::vector<uint64_t> words = {1234, 800, 500, 77};
   auto r = ParseCounterRead(words, kTimes | PERF_FORMAT_ID);
   ASSERT_TRUE(r.has_value()) << r.error().message;
@@ -24,7 +24,7 @@ TEST(StatCountersTest, OneEventValueThenTimesThenId) {
   EXPECT_EQ(r->values, (Values{{1234, 77}}));
 }
 
-TEST(StatCountersTest, OneEventOnlyRunningTime) {
+TEST(EventCountersTest, OneEventOnlyRunningTime) {
   const std::vector<uint64_t> words = {9, 40};
   auto r = ParseCounterRead(words, PERF_FORMAT_TOTAL_TIME_RUNNING);
   ASSERT_TRUE(r.has_value()) << r.error().message;
@@ -33,7 +33,7 @@ TEST(StatCountersTest, OneEventOnlyRunningTime) {
   EXPECT_EQ(r->values, (Values{{9, 0}}));
 }
 
-TEST(StatCountersTest, GroupTimesThenEachValueWithItsId) {
+TEST(EventCountersTest, GroupTimesThenEachValueWithItsId) {
   const std::vector<uint64_t> words = {3, 1000, 600, 11, 101, 22, 102, 33, 103};
   auto r = ParseCounterRead(words, kTimes | PERF_FORMAT_GROUP | PERF_FORMAT_ID);
   ASSERT_TRUE(r.has_value()) << r.error().message;
@@ -42,14 +42,14 @@ TEST(StatCountersTest, GroupTimesThenEachValueWithItsId) {
   EXPECT_EQ(r->values, (Values{{11, 101}, {22, 102}, {33, 103}}));
 }
 
-TEST(StatCountersTest, GroupWithLostCounts) {
+TEST(EventCountersTest, GroupWithLostCounts) {
   const std::vector<uint64_t> words = {2, 5, 1, 0, 6, 2, 0};
   auto r = ParseCounterRead(words, PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_LOST);
   ASSERT_TRUE(r.has_value()) << r.error().message;
   EXPECT_EQ(r->values, (Values{{5, 1}, {6, 2}}));
 }
 
-TEST(StatCountersTest, TooFewWordsForTheFormatFail) {
+TEST(EventCountersTest, TooFewWordsForTheFormatFail) {
   const std::vector<uint64_t> group = {3, 1000, 600, 11, 101, 22, 102, 33, 103};
   const uint64_t format = kTimes | PERF_FORMAT_GROUP | PERF_FORMAT_ID;
   for (size_t n = 0; n < group.size(); ++n) {
@@ -61,7 +61,7 @@ TEST(StatCountersTest, TooFewWordsForTheFormatFail) {
   EXPECT_FALSE(ParseCounterRead({}, 0).has_value());
 }
 
-TEST(StatCountersTest, ThreadCopiesOnEachCpuAreEnabledOnce) {
+TEST(EventCountersTest, ThreadCopiesOnEachCpuAreEnabledOnce) {
   // Thread 5 ran 60 ns on CPU 0 and 40 on CPU 1 of the 100 it was enabled;
   // thread 6 ran 30 of 50 on CPU 0 only (the kernel multiplexed it).
   const std::vector<FdTotals> fds = {

@@ -52,13 +52,13 @@ TEST(StatsTableTest, EveryCounterIsInTheTextAndTheJson) {
   const LoadStats stats = DistinctStats();
   const std::string text = FormatStatsText(HeaderView{}, stats);
   const std::string json = Json(stats);
-  for (const StatCounter& c : StatCounters()) {
+  for (const StatsCounter& c : StatsCounters()) {
     const uint64_t value = c.value(stats);
     EXPECT_THAT(text, HasSubstr(fmt::format("{}", value))) << c.key;
-    if (!c.label.empty()) EXPECT_THAT(text, HasSubstr(StatLabel(c, stats) + ":")) << c.key;
+    if (!c.label.empty()) EXPECT_THAT(text, HasSubstr(StatsLabel(c, stats) + ":")) << c.key;
     EXPECT_THAT(json, HasSubstr(fmt::format("\"{}\": {}", c.key, value))) << c.key;
   }
-  for (const StatSectionInfo& section : StatSections()) {
+  for (const StatsSectionInfo& section : StatsSections()) {
     EXPECT_THAT(text, HasSubstr(fmt::format("\n{}:\n", section.title)));
     if (!section.json_key.empty()) {
       EXPECT_THAT(json, HasSubstr(fmt::format("\"{}\": {{", section.json_key)));
@@ -79,14 +79,14 @@ TEST(StatsTableTest, OffCpuAndCutChainsOnlyWhenTheRecordingHasThem) {
 }
 
 TEST(StatsTableTest, KeysAreUniqueAndNotesTakeTheirCounters) {
-  std::set<std::pair<StatSection, std::string_view>> keys;
-  for (const StatCounter& c : StatCounters()) {
+  std::set<std::pair<StatsSection, std::string_view>> keys;
+  for (const StatsCounter& c : StatsCounters()) {
     EXPECT_TRUE(keys.emplace(c.section, c.key).second) << c.key;
   }
   const LoadStats stats = DistinctStats();
-  EXPECT_EQ(StatLabel(StatCounterByKey("cut_chains"), stats), "chains cut at 1009 frames");
-  EXPECT_EQ(StatNote(StatCounterByKey("malformed_records"), stats), " (1003 of them samples)");
-  EXPECT_EQ(StatNote(StatCounterByKey("cut_chains"), stats),
+  EXPECT_EQ(StatsLabel(StatsCounterByKey("cut_chains"), stats), "chains cut at 1009 frames");
+  EXPECT_EQ(StatsNote(StatsCounterByKey("malformed_records"), stats), " (1003 of them samples)");
+  EXPECT_EQ(StatsNote(StatsCounterByKey("cut_chains"), stats),
             " (their callers are missing: sample-record --max-stack)");
 }
 
