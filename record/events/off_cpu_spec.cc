@@ -12,8 +12,10 @@ namespace sample::record {
 // (kernel and user, or the user stack copy for dwarf) is where the thread
 // waits. Sampled every hit whatever -F or -c say: each switch-out opens an
 // interval the report must close. A switch event plus the thread's last
-// sample would be the chain of some earlier moment, not the wait's. No
-// PERF_SAMPLE_RAW: the switch-in record's time is all the report needs.
+// sample would be the chain of some earlier moment, not the wait's. The
+// payload (PERF_SAMPLE_RAW) is recorded as for every tracepoint, so
+// --script shows prev and next by name; the report's intervals need only
+// the switch records (their time, and whether the thread was preempted).
 Result<EventSpec> OffCpuSpec(const EventParseOptions& parse) {
   auto specs = ParseEventList("sched:sched_switch", parse);
   if (!specs) {
