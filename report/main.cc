@@ -1,4 +1,4 @@
-// sample-report: print profiles from a sample.data file. Options only; the
+// sample-report: print profiles from a recording (sample.data or perf.data). Options only; the
 // work is RunReport's (report/report_runner.h).
 #include <sys/resource.h>
 #include <unistd.h>
@@ -32,7 +32,7 @@ namespace {
 
 constexpr const char* kUsage =
     "Usage: sample-report [options]\n"
-    "Prints the profile recorded in a sample.data file.\n";
+    "Prints the profile recorded in a sample.data (or perf.data) file.\n";
 
 // perf lets -g take its argument as the next word ("-g caller"); Boost
 // only reads an optional value when it is attached, so attach it.

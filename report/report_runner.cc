@@ -1,7 +1,6 @@
 #include "report/report_runner.h"
 
 #include <memory>
-#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -16,17 +15,6 @@
 #include "report/text/text_printer.h"
 
 namespace sample::report {
-
-// `warnings` without repeats, in first-seen order: stages that look at the
-// same binary (unwinding, symbolization) say the same thing about it.
-std::vector<std::string> WithoutRepeats(std::vector<std::string> warnings) {
-  std::unordered_set<std::string> seen;
-  std::vector<std::string> out;
-  for (std::string& warning : warnings) {
-    if (seen.insert(warning).second) out.push_back(std::move(warning));
-  }
-  return out;
-}
 
 namespace {
 

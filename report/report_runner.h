@@ -8,24 +8,14 @@
 // or, with --diff BASE, the comparison of BASE and the input (RunDiff).
 #pragma once
 
-#include <string>
-#include <vector>
-
 #include "libsample/model/sample_filter.h"
 #include "libsample/result.h"
 #include "report/report_options.h"
+#include "report/report_output.h"
 
 namespace sample::report {
 
-struct ReportOutput {
-  std::string text;
-  std::vector<std::string> warnings;  // for stderr
-};
-
 // Errors: the file cannot be read, or the options do not fit it.
 Result<ReportOutput> RunReport(const ReportOptions& options);
-
-// `warnings` without repeats, in first-seen order.
-std::vector<std::string> WithoutRepeats(std::vector<std::string> warnings);
 
 }  // namespace sample::report

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cstring>
 #include <utility>
 
@@ -36,7 +37,9 @@ int EventLoop::PollTimeoutMs(uint64_t now_ns) const {
   if (deadline == kNever) return -1;
   // Rounded up: woken a little early, the timer would not be due yet and
   // the loop would go round once more for nothing.
-  return now_ns >= deadline ? 0 : static_cast<int>((deadline - now_ns) / 1000000 + 1);
+  // Clamped: poll takes an int, and a negative one would wait forever.
+  if (now_ns >= deadline) return 0;
+  return static_cast<int>(std::min<uint64_t>((deadline - now_ns) / 1000000 + 1, INT_MAX));
 }
 
 Result<void> EventLoop::RunReadyFds() {

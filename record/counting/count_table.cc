@@ -5,23 +5,25 @@
 
 #include <fmt/format.h>
 
+#include "libsample/percent.h"
+
 namespace sample::record {
 namespace {
 
 // The generic name an event is known by, without modifiers or terms
 // ("cycles:u" -> "cycles"), to find the partners of a ratio.
-std::string BaseName(const std::string& name) {
+std::string GenericEventName(const std::string& name) {
   return name.substr(0, std::min(name.find(':'), name.find('/')));
 }
 
 bool IsClock(const std::string& name) {
-  const std::string base = BaseName(name);
+  const std::string base = GenericEventName(name);
   return base == "task-clock" || base == "cpu-clock";
 }
 
 const CountedEvent* Find(const std::vector<CountedEvent>& events, const std::string& base) {
   for (const CountedEvent& e : events) {
-    if (BaseName(e.name) == base && ScaledCount(e)) return &e;
+    if (GenericEventName(e.name) == base && ScaledCount(e)) return &e;
   }
   return nullptr;
 }
@@ -66,7 +68,7 @@ std::string CountText(const CountedEvent& e, bool thousands, int decimals) {
 
 double RunningPercent(const CountedEvent& e) {
   if (!e.supported || e.enabled == 0) return e.supported ? 0 : 100;
-  return 100.0 * static_cast<double>(e.running) / static_cast<double>(e.enabled);
+  return Percentage(e.running, e.enabled);
 }
 
 std::string TableLine(const std::vector<CountedEvent>& events, size_t i, uint64_t elapsed_ns) {
@@ -153,7 +155,7 @@ std::optional<CountMetric> MetricOf(const std::vector<CountedEvent>& events, siz
   const CountedEvent& e = events[index];
   const auto count = ScaledCount(e);
   if (!count) return std::nullopt;
-  const std::string base = BaseName(e.name);
+  const std::string base = GenericEventName(e.name);
   const CountedEvent* clock = Find(events, "task-clock");
   if (base == "task-clock") {
     if (elapsed_ns == 0) return std::nullopt;

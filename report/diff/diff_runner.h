@@ -7,14 +7,14 @@
 
 #include "libsample/result.h"
 #include "report/report_options.h"
-#include "report/report_runner.h"
+#include "report/report_output.h"
 
 namespace sample::report {
 
 // Errors: --diff with a view that shows one recording (--header,
 // --header-only, --stats, --script) or a format that cannot show a
-// comparison; a file that cannot be read; a malformed filter; no event in
-// common.
+// comparison; a file that cannot be read; no event in common. (Filters
+// are parsed, and refused, where the options are read.)
 Result<ReportOutput> RunDiff(const ReportOptions& options);
 
 // The first of those errors, checked before loading anything (main.cc

@@ -2,14 +2,14 @@
 
 #include <fmt/format.h>
 
+#include "libsample/string_parts.h"
+
 namespace sample::report {
 namespace {
 
 std::string SourceLine(const SymbolFrame& frame) {
   if (frame.file.empty() || frame.line == 0) return {};
-  const size_t slash = frame.file.rfind('/');
-  return fmt::format(
-      "{}:{}", slash == std::string::npos ? frame.file : frame.file.substr(slash + 1), frame.line);
+  return fmt::format("{}:{}", Basename(frame.file), frame.line);
 }
 
 // One named frame `offset - start` into its symbol.
@@ -98,7 +98,7 @@ std::unique_ptr<BinarySymbolSource> BinarySymbolSource::Open(BinaryLocator& loca
                     located.mismatched};
   return std::unique_ptr<BinarySymbolSource>(
       new BinarySymbolSource(std::move(symbolizer), std::move(facts), srclines,
-                             path.substr(path.rfind('/') + 1)));
+                             Basename(path)));
 }
 
 std::vector<std::vector<ResolvedFrame>> BinarySymbolSource::Symbolize(

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "libsample/perf/perf_names.h"
+#include "libsample/percent.h"
 #include "report/load/stack_unwinding.h"
 #include "report/text/display_text.h"
 #include "report/text/text_header.h"
@@ -24,7 +25,7 @@ void RecordsText(std::string& out, const HeaderView& h, const LoadStats& stats) 
     const uint64_t n = stats.records_by_type[type];
     if (n == 0) continue;
     out += fmt::format("{:>20} events: {:>10}  ({:4.1f}%)\n", RecordTypeName(type), n,
-                       100.0 * static_cast<double>(n) / static_cast<double>(stats.records));
+                       Percentage(n, stats.records));
   }
   if (!stats.other_records.empty()) {
     // perf.data: perf's own records, and what no reader here understands.

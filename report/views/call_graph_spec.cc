@@ -88,7 +88,7 @@ bool IsCallGraphArgument(std::string_view word) {
 double BranchShare(const CallGraphSpec& spec, uint64_t period, uint64_t parent_period,
                    uint64_t total) {
   const uint64_t base = spec.mode == CallGraphMode::kFractal ? parent_period : total;
-  return base == 0 ? 0.0 : 100.0 * static_cast<double>(period) / static_cast<double>(base);
+  return Percentage(period, base);
 }
 
 std::vector<EndingChain> EndingChains(const CallNode& root) {

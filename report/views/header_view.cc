@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "libsample/percent.h"
 #include "report/views/enabled_periods.h"
 
 namespace sample::report {
@@ -197,7 +198,7 @@ CountsInfo BuildCountsInfo(const format::Counts& counts) {
     c.time_running = e.time_running;
     c.intervals = e.intervals.size();
     if (e.time_enabled != 0) {
-      c.running_pct = 100.0 * static_cast<double>(e.time_running) / e.time_enabled;
+      c.running_pct = Percentage(e.time_running, e.time_enabled);
     }
     if (e.supported && e.time_running != 0 && e.time_running < e.time_enabled) {
       // long double: count * enabled must not overflow on the way.
