@@ -201,7 +201,6 @@ void JsonPrinter::Stats(const HeaderView& h, const LoadStats& stats) {
   }
   json_.EndArray();
   StatsSectionsJson(stats);
-  Unwinding(stats.unwind);
   json_.Key("symbol_sources").BeginObject();
   for (const auto& [path, source] : stats.symbol_sources) json_.Field(path, source);
   json_.EndObject();
@@ -211,39 +210,42 @@ void JsonPrinter::Stats(const HeaderView& h, const LoadStats& stats) {
 }
 
 // The sections of stats_table.h: the problems in the stats object itself,
-// the others in objects of their own, each only when shown.
+// the others in objects of their own, each only when shown (the unwinder's
+// always). Consecutive sections with one key share an object, its counters
+// in the table's order.
 void JsonPrinter::StatsSectionsJson(const LoadStats& stats) {
-  for (const StatsSectionInfo& section : StatsSections()) {
-    if (!section.shown(stats)) continue;
-    if (!section.json_key.empty()) json_.Key(section.json_key).BeginObject();
-    for (const StatsCounter& c : StatsCounters()) {
-      if (c.section == section.section && StatsShown(c, stats)) json_.Field(c.key, c.value(stats));
+  const std::span<const StatsSectionInfo> sections = StatsSections();
+  for (size_t first = 0; first < sections.size();) {
+    size_t end = first + 1;
+    while (!sections[first].json_key.empty() && end < sections.size() &&
+           sections[end].json_key == sections[first].json_key) {
+      ++end;
     }
-    if (!section.json_key.empty()) json_.EndObject();
+    const auto in_object = [&](StatsSection section) {
+      for (size_t i = first; i < end; ++i) {
+        if (sections[i].section == section) return StatsSectionInJson(sections[i], stats);
+      }
+      return false;
+    };
+    bool any = false;
+    for (size_t i = first; i < end; ++i) any |= StatsSectionInJson(sections[i], stats);
+    if (any) {
+      const std::string_view key = sections[first].json_key;
+      if (!key.empty()) json_.Key(key).BeginObject();
+      for (const StatsCounter& c : StatsCounters()) {
+        if (!in_object(c.section) || !StatsShown(c, stats)) continue;
+        if (c.entries == nullptr) {
+          json_.Field(c.key, c.value(stats));
+          continue;
+        }
+        json_.Key(c.key).BeginObject();
+        for (const auto& [name, n] : c.entries(stats)) json_.Field(name, n);
+        json_.EndObject();
+      }
+      if (!key.empty()) json_.EndObject();
+    }
+    first = end;
   }
-}
-
-void JsonPrinter::Unwinding(const UnwindStats& unwind) {
-  json_.Key("unwinding")
-      .BeginObject()
-      .Field("dwarf_samples", unwind.dwarf_samples)
-      .Field("dwarf_frames", unwind.dwarf_frames);
-  json_.Key("ended").BeginObject();
-  for (size_t i = 0; i < unwind.stops.size(); ++i) {
-    json_.Field(UnwindStopName(static_cast<UnwindStop>(i)), unwind.stops[i]);
-  }
-  json_.EndObject();
-  json_.Field("missing_binaries", unwind.missing_binaries)
-      .Field("unopened_binaries", unwind.unopened_modules)
-      .Field("cached_walks", unwind.cached_walks)
-      .Field("libdw_walks", unwind.libdw_walks)
-      .Field("leaf_samples", unwind.leaf_samples)
-      .Field("leaf_callers_inserted", unwind.leaf_callers_inserted)
-      .Field("cut_chains_completed", unwind.cut_chains_completed)
-      .Field("stack_copy_size", unwind.stack_copy_size)
-      .Field("stack_read_p99", StackReachWithin(unwind, 0.99))
-      .Field("stack_read_max", StackReachWithin(unwind, 1.0))
-      .EndObject();
 }
 
 }  // namespace sample::report

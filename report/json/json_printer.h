@@ -32,7 +32,6 @@ class JsonPrinter : public ReportPrinter {
   void Counts(const CountsInfo& counts);
   void Control(const ControlInfo& control);
   void StatsSectionsJson(const LoadStats& stats);
-  void Unwinding(const UnwindStats& unwind);
   void Section(const EventSection& section);
   void Entry(const EventSection& section, const FlatEntry& entry);
   void CallGraph(const EventSection& section, const CallNode& root);

@@ -1,13 +1,12 @@
-// Text of --stats: the loader's counts (records by type, per CPU, the
-// counters of stats_table.h section by section), then the unwinder's and
-// where symbols came from.
+// Text of --stats: the loader's counts (records by type, per CPU), the
+// counters of stats_table.h section by section (the unwinder's among them),
+// then where symbols came from.
 #include "report/text/text_stats.h"
 
 #include <fmt/format.h>
 
-#include "libsample/perf/perf_names.h"
 #include "libsample/percent.h"
-#include "report/load/stack_unwinding.h"
+#include "libsample/perf/perf_names.h"
 #include "report/text/display_text.h"
 #include "report/text/text_header.h"
 #include "report/views/stats_table.h"
@@ -50,36 +49,15 @@ void CounterSectionsText(std::string& out, const LoadStats& stats) {
     if (!section.shown(stats)) continue;
     out += fmt::format("\n{}:\n", section.title);
     for (const StatsCounter& c : StatsCounters()) {
-      if (c.section != section.section || c.label.empty() || !StatsShown(c, stats)) continue;
-      Row(out, StatsLabel(c, stats), c.value(stats), StatsNote(c, stats));
+      if (c.section != section.section || c.label.empty() || !StatsShownInText(c, stats)) continue;
+      if (c.entries == nullptr) {
+        Row(out, StatsLabel(c, stats), c.value(stats), StatsNote(c, stats));
+        continue;
+      }
+      for (const auto& [name, n] : c.entries(stats)) {
+        if (n != 0) Row(out, fmt::format("{}: {}", StatsLabel(c, stats), name), n);
+      }
     }
-  }
-}
-
-void UnwindingText(std::string& out, const UnwindStats& unwind) {
-  if (unwind.dwarf_samples != 0) {
-    out += "\nDWARF unwinding:\n";
-    Row(out, "samples unwound", unwind.dwarf_samples,
-        fmt::format(", {} user frames", unwind.dwarf_frames));
-    for (size_t i = 0; i < unwind.stops.size(); ++i) {
-      if (unwind.stops[i] == 0) continue;
-      Row(out, fmt::format("ended: {}", UnwindStopName(static_cast<UnwindStop>(i))),
-          unwind.stops[i]);
-    }
-    if (const uint64_t within = StackReachWithin(unwind, 0.99); within != 0) {
-      Row(out, "stack read, 99% of complete walks", within,
-          fmt::format(" bytes or less (all: {} or less) of {}-byte copies",
-                      StackReachWithin(unwind, 1.0), unwind.stack_copy_size));
-    }
-    if (unwind.missing_binaries != 0) Row(out, "binaries not found", unwind.missing_binaries);
-    if (unwind.unopened_modules != 0) Row(out, "binaries not opened", unwind.unopened_modules);
-    Row(out, "walks, cached rules", unwind.cached_walks);
-    Row(out, "walks, libdw", unwind.libdw_walks);
-  }
-  if (unwind.leaf_samples != 0) {
-    out += "\nLeaf check (fp,leaf):\n";
-    Row(out, "samples checked", unwind.leaf_samples);
-    Row(out, "callers inserted", unwind.leaf_callers_inserted);
   }
 }
 
@@ -103,7 +81,6 @@ std::string FormatStatsText(const HeaderView& h, const LoadStats& stats) {
   std::string out = "Aggregated stats:\n";
   RecordsText(out, h, stats);
   CounterSectionsText(out, stats);
-  UnwindingText(out, stats.unwind);
   if (!stats.symbol_sources.empty()) {
     out += "\nSymbols from:\n";
     for (const auto& [path, source] : stats.symbol_sources) {

@@ -4,6 +4,9 @@
 
 #include <fmt/format.h>
 
+#include "libsample/unwind/dwarf_unwinder.h"
+#include "report/load/stack_unwinding.h"
+
 namespace sample::report {
 namespace {
 
@@ -11,7 +14,30 @@ constexpr StatsSectionInfo kSections[] = {
     {StatsSection::kProblems, "Problems", "", [](const LoadStats&) { return true; }},
     {StatsSection::kOffCpu, "Off-CPU", "off_cpu",
      [](const LoadStats& s) { return s.off_cpu.intervals != 0 || s.off_cpu.unmatched != 0; }},
+    {StatsSection::kDwarfUnwinding, "DWARF unwinding", "unwinding",
+     [](const LoadStats& s) { return s.unwind.dwarf_samples != 0; }, true},
+    {StatsSection::kLeafCheck, "Leaf check (fp,leaf)", "unwinding",
+     [](const LoadStats& s) { return s.unwind.leaf_samples != 0; }, true},
 };
+
+StatsEntries UnwindStops(const LoadStats& s) {
+  StatsEntries entries;
+  for (size_t i = 0; i < s.unwind.stops.size(); ++i) {
+    entries.emplace_back(UnwindStopName(static_cast<UnwindStop>(i)), s.unwind.stops[i]);
+  }
+  return entries;
+}
+
+uint64_t Sum(const StatsEntries& entries) {
+  uint64_t sum = 0;
+  for (const auto& [name, n] : entries) sum += n;
+  return sum;
+}
+
+std::string StackReadNote(const LoadStats& s) {
+  return fmt::format(" bytes or less (all: {} or less) of {}-byte copies",
+                     StackReachWithin(s.unwind, 1.0), s.unwind.stack_copy_size);
+}
 
 constexpr StatsCounter kCounters[] = {
     {"lost_samples", "lost samples", StatsSection::kProblems,
@@ -51,6 +77,63 @@ constexpr StatsCounter kCounters[] = {
     {"unmatched", "never switched in", StatsSection::kOffCpu,
      [](const LoadStats& s) { return s.off_cpu.unmatched; },
      " (left out: exited or recording ended)"},
+    // The unwinder's: --call-graph dwarf walks, then fp,leaf's leaf check.
+    {.key = "dwarf_samples",
+     .label = "samples unwound",
+     .section = StatsSection::kDwarfUnwinding,
+     .value = [](const LoadStats& s) { return s.unwind.dwarf_samples; },
+     .note = ", {} user frames",
+     .note_value = [](const LoadStats& s) { return s.unwind.dwarf_frames; }},
+    {.key = "dwarf_frames",
+     .section = StatsSection::kDwarfUnwinding,
+     .value = [](const LoadStats& s) { return s.unwind.dwarf_frames; }},
+    {.key = "ended",
+     .label = "ended",
+     .section = StatsSection::kDwarfUnwinding,
+     .value = [](const LoadStats& s) { return Sum(UnwindStops(s)); },
+     .entries = UnwindStops},
+    {.key = "missing_binaries",
+     .label = "binaries not found",
+     .section = StatsSection::kDwarfUnwinding,
+     .value = [](const LoadStats& s) { return s.unwind.missing_binaries; },
+     .text_if_nonzero = true},
+    {.key = "unopened_binaries",
+     .label = "binaries not opened",
+     .section = StatsSection::kDwarfUnwinding,
+     .value = [](const LoadStats& s) { return s.unwind.unopened_modules; },
+     .text_if_nonzero = true},
+    {.key = "cached_walks",
+     .label = "walks, cached rules",
+     .section = StatsSection::kDwarfUnwinding,
+     .value = [](const LoadStats& s) { return s.unwind.cached_walks; }},
+    {.key = "libdw_walks",
+     .label = "walks, libdw",
+     .section = StatsSection::kDwarfUnwinding,
+     .value = [](const LoadStats& s) { return s.unwind.libdw_walks; }},
+    {.key = "leaf_samples",
+     .label = "samples checked",
+     .section = StatsSection::kLeafCheck,
+     .value = [](const LoadStats& s) { return s.unwind.leaf_samples; }},
+    {.key = "leaf_callers_inserted",
+     .label = "callers inserted",
+     .section = StatsSection::kLeafCheck,
+     .value = [](const LoadStats& s) { return s.unwind.leaf_callers_inserted; }},
+    // In text, the note of cut_chains (Problems).
+    {.key = "cut_chains_completed",
+     .section = StatsSection::kLeafCheck,
+     .value = [](const LoadStats& s) { return s.unwind.cut_chains_completed; }},
+    {.key = "stack_copy_size",
+     .section = StatsSection::kDwarfUnwinding,
+     .value = [](const LoadStats& s) { return uint64_t{s.unwind.stack_copy_size}; }},
+    {.key = "stack_read_p99",
+     .label = "stack read, 99% of complete walks",
+     .section = StatsSection::kDwarfUnwinding,
+     .value = [](const LoadStats& s) { return StackReachWithin(s.unwind, 0.99); },
+     .text_if_nonzero = true,
+     .note_text = StackReadNote},
+    {.key = "stack_read_max",
+     .section = StatsSection::kDwarfUnwinding,
+     .value = [](const LoadStats& s) { return StackReachWithin(s.unwind, 1.0); }},
 };
 
 }  // namespace
@@ -70,12 +153,28 @@ bool StatsShown(const StatsCounter& counter, const LoadStats& stats) {
   return !counter.only_if_nonzero || counter.value(stats) != 0;
 }
 
+bool StatsShownInText(const StatsCounter& counter, const LoadStats& stats) {
+  return StatsShown(counter, stats) && (!counter.text_if_nonzero || counter.value(stats) != 0);
+}
+
+const StatsSectionInfo& StatsSectionOf(StatsSection section) {
+  for (const StatsSectionInfo& s : kSections) {
+    if (s.section == section) return s;
+  }
+  std::abort();  // every section is declared
+}
+
+bool StatsSectionInJson(const StatsSectionInfo& section, const LoadStats& stats) {
+  return section.json_always || section.shown(stats);
+}
+
 std::string StatsLabel(const StatsCounter& counter, const LoadStats& stats) {
   if (counter.label_value == nullptr) return std::string(counter.label);
   return fmt::format(fmt::runtime(counter.label), counter.label_value(stats));
 }
 
 std::string StatsNote(const StatsCounter& counter, const LoadStats& stats) {
+  if (counter.note_text != nullptr) return counter.note_text(stats);
   if (counter.note_value == nullptr) return std::string(counter.note);
   const uint64_t n = counter.note_value(stats);
   if (n == 0 && !counter.note_if_zero.empty()) return std::string(counter.note_if_zero);

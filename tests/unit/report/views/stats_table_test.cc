@@ -37,6 +37,18 @@ LoadStats DistinctStats() {
   s.mismatched_binaries = 1013;
   s.off_cpu.intervals = 1014;
   s.off_cpu.unmatched = 1015;
+  s.unwind.dwarf_samples = 1016;
+  s.unwind.dwarf_frames = 1017;
+  for (size_t i = 0; i < s.unwind.stops.size(); ++i) s.unwind.stops[i] = 1100 + i;
+  s.unwind.missing_binaries = 1018;
+  s.unwind.unopened_modules = 1019;
+  s.unwind.cached_walks = 1020;
+  s.unwind.libdw_walks = 1021;
+  s.unwind.leaf_samples = 1022;
+  s.unwind.leaf_callers_inserted = 1023;
+  s.unwind.cut_chains_completed = 1024;
+  s.unwind.stack_copy_size = 8192;
+  s.unwind.stack_reach[2] = 5;  // 99% and all of the walks within 3 steps
   return s;
 }
 
@@ -53,6 +65,14 @@ TEST(StatsTableTest, EveryCounterIsInTheTextAndTheJson) {
   const std::string text = FormatStatsText(HeaderView{}, stats);
   const std::string json = Json(stats);
   for (const StatsCounter& c : StatsCounters()) {
+    if (c.entries != nullptr) {  // named counts: a row each, a JSON object
+      EXPECT_THAT(json, HasSubstr(fmt::format("\"{}\": {{", c.key)));
+      for (const auto& [name, n] : c.entries(stats)) {
+        EXPECT_THAT(text, HasSubstr(fmt::format("{}: {}: {:>10}\n", c.label, name, n))) << name;
+        EXPECT_THAT(json, HasSubstr(fmt::format("\"{}\": {}", name, n))) << name;
+      }
+      continue;
+    }
     const uint64_t value = c.value(stats);
     EXPECT_THAT(text, HasSubstr(fmt::format("{}", value))) << c.key;
     if (!c.label.empty()) EXPECT_THAT(text, HasSubstr(StatsLabel(c, stats) + ":")) << c.key;
@@ -76,6 +96,11 @@ TEST(StatsTableTest, OffCpuAndCutChainsOnlyWhenTheRecordingHasThem) {
   EXPECT_THAT(json, Not(HasSubstr("\"cut_chains\"")));
   EXPECT_THAT(text, HasSubstr("      unknown frames:          0 of 0 frames\n"));
   EXPECT_THAT(json, HasSubstr("\"malformed_samples\": 0"));
+  // The unwinder's sections: in text only with samples, in JSON always.
+  EXPECT_THAT(text, Not(HasSubstr("DWARF unwinding")));
+  EXPECT_THAT(text, Not(HasSubstr("Leaf check")));
+  EXPECT_THAT(json, HasSubstr("\"unwinding\": {"));
+  EXPECT_THAT(json, HasSubstr("\"leaf_callers_inserted\": 0"));
 }
 
 TEST(StatsTableTest, KeysAreUniqueAndNotesTakeTheirCounters) {
@@ -87,7 +112,13 @@ TEST(StatsTableTest, KeysAreUniqueAndNotesTakeTheirCounters) {
   EXPECT_EQ(StatsLabel(StatsCounterByKey("cut_chains"), stats), "chains cut at 1009 frames");
   EXPECT_EQ(StatsNote(StatsCounterByKey("malformed_records"), stats), " (1003 of them samples)");
   EXPECT_EQ(StatsNote(StatsCounterByKey("cut_chains"), stats),
+            " (1024 completed from the stack copy)");
+  LoadStats none_completed = stats;
+  none_completed.unwind.cut_chains_completed = 0;
+  EXPECT_EQ(StatsNote(StatsCounterByKey("cut_chains"), none_completed),
             " (their callers are missing: sample-record --max-stack)");
+  EXPECT_EQ(StatsNote(StatsCounterByKey("stack_read_p99"), stats),
+            " bytes or less (all: 192 or less) of 8192-byte copies");
 }
 
 }  // namespace
