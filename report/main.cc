@@ -228,7 +228,7 @@ int main(int argc, char** argv) {
        "exports: a stack's count or width is its samples (default) or period")
       ("icicle", po::bool_switch(&options.exports.icicle),
        "flame graphs: draw the roots at the top")
-      ("symfs", po::value(&options.load.binaries.symfs),
+      ("symfs", po::value(&options.load.binaries.files.symfs),
        "read binaries from this directory (recorded path appended), as perf --symfs")
       ("no-debuginfod", po::bool_switch(&no_debuginfod),
        "never ask debuginfod servers (DEBUGINFOD_URLS) for missing binaries or debug info")
@@ -290,7 +290,7 @@ int main(int argc, char** argv) {
     view.sort_keys = std::move(*keys);
     options.load.srclines = std::find(view.sort_keys.begin(), view.sort_keys.end(),
                                       sample::SortKey::kSrcline) != view.sort_keys.end();
-    options.load.binaries.use_debuginfod = !no_debuginfod;
+    options.load.binaries.files.use_debuginfod = !no_debuginfod;
     options.load.apply_toggles = !no_toggle;
     if ((show_switches || show_all) && !options.script) {
       throw po::error(std::string(show_all ? "--show-all-records" : "--show-switch-events") +

@@ -9,13 +9,6 @@
 namespace sample {
 namespace {
 
-DebugFileFinderOptions FinderOptions(const BinaryLocatorOptions& options) {
-  DebugFileFinderOptions finder;
-  finder.symfs = options.symfs;
-  finder.use_debuginfod = options.use_debuginfod;
-  finder.debuginfod_progress = options.debuginfod_progress;
-  return finder;
-}
 
 }  // namespace
 
@@ -37,7 +30,7 @@ void LocatedBinary::NoteUnreadable(const std::string& error) {
 }
 
 BinaryLocator::BinaryLocator(BinaryLocatorOptions options)
-    : options_(std::move(options)), finder_(FinderOptions(options_)) {}
+    : options_(std::move(options)), finder_(options_.files) {}
 
 LocatedBinary BinaryLocator::Locate(const std::string& path, const std::string& recorded_build_id) {
   return path == kVdsoPath ? LocateVdso(recorded_build_id) : LocateFile(path, recorded_build_id);
@@ -78,7 +71,7 @@ LocatedBinary BinaryLocator::LocateFile(const std::string& path,
   // (The finder names no source for a file it turned down.)
   out.binary = found.mismatched_binary;
   out.source = fmt::format("{} (build-id differs, --force)",
-                           options_.symfs.empty() ? FileSourceName(FileSource::kRecordedPath)
+                           options_.files.symfs.empty() ? FileSourceName(FileSource::kRecordedPath)
                                                   : FileSourceName(FileSource::kSymfs));
   return out;
 }

@@ -44,14 +44,11 @@ inline constexpr std::string_view kVdsoPath = "[vdso]";
 // recording (the vDSO image), and passed whole to every stage that finds
 // binaries (unwinding, symbolization) rather than copied field by field.
 struct BinaryLocatorOptions {
-  // Root prefix of local paths (perf's --symfs); empty: the real root.
-  std::string symfs;
+  // Where files are looked for: symfs (perf's --symfs), the debug root,
+  // debuginfod and its progress; handed whole to the DebugFileFinder.
+  DebugFileFinderOptions files;
   // Use a file whose build-id differs from the recorded one (with a warning).
   bool force = false;
-  // Ask debuginfod (when DEBUGINFOD_URLS names a server).
-  bool use_debuginfod = true;
-  // Told about each running debuginfod download, for a progress line.
-  DebuginfodProgressFn debuginfod_progress;
   // The recording host's vDSO image; empty when the recording has none.
   // Must outlive the locator.
   std::span<const std::byte> vdso_image;

@@ -66,7 +66,7 @@ StackUnwinding::StackUnwinding(const StackUnwindingOptions& options, const Proce
                                const format::Metadata& build_ids)
     : options_(options), processes_(processes), build_ids_(build_ids), locator_([&] {
         BinaryLocatorOptions locator_options = options.binaries;
-        locator_options.use_debuginfod = false;
+        locator_options.files.use_debuginfod = false;
         return locator_options;
       }()) {
   unwinders_.resize(std::max(1u, options_.jobs));

@@ -161,7 +161,7 @@ SymbolizeResult SymbolizeLocations(const std::vector<Location>& locations,
   // JIT code: the process's own map of names (perf's convention).
   for (const auto& [dso, ids] : perf_maps) {
     PerfMapSymbolSource map(
-        PerfMap::Load(options.binaries.symfs + dso_paths[dso], PerfMapOptions{geteuid(), false}));
+        PerfMap::Load(options.binaries.files.symfs + dso_paths[dso], PerfMapOptions{geteuid(), false}));
     Ask(map, ids, locations, gathered.per_location());
     gathered.Note(dso_paths[dso], map.facts());
   }
@@ -169,7 +169,7 @@ SymbolizeResult SymbolizeLocations(const std::vector<Location>& locations,
   ProgressLine progress;
   BinaryLocatorOptions locator_options = options.binaries;
   if (options.show_progress) {
-    locator_options.debuginfod_progress = [&progress](const DebuginfodProgress& p) {
+    locator_options.files.debuginfod_progress = [&progress](const DebuginfodProgress& p) {
       progress.Show(p);
     };
   }

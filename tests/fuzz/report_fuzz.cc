@@ -31,8 +31,8 @@ SAMPLE_FUZZ_TARGET(report)(std::span<const std::byte> input) {
   ReportOptions options;
   options.input = file->path();
   options.load.jobs = 1;
-  options.load.binaries.symfs = "/nonexistent-sample-fuzz-symfs";
-  options.load.binaries.use_debuginfod = false;
+  options.load.binaries.files.symfs = "/nonexistent-sample-fuzz-symfs";
+  options.load.binaries.files.use_debuginfod = false;
   options.load.srclines = (selector & 0x40) != 0;
   options.format = (selector & 0x80) != 0 ? OutputFormat::kJson : OutputFormat::kText;
   if (const unsigned pick = (selector >> 3) & 3; pick != 0) {

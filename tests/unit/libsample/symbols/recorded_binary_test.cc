@@ -45,9 +45,9 @@ class BinaryLocatorTest : public ::testing::Test {
  protected:
   LocatedBinary Locate(const std::string& path, const std::string& build_id, bool force = false) {
     BinaryLocatorOptions options;
-    options.symfs = symfs_;
+    options.files.symfs = symfs_;
     options.force = force;
-    options.use_debuginfod = false;
+    options.files.use_debuginfod = false;
     options.vdso_image = image_;
     locator_.emplace(std::move(options));
     return locator_->Locate(path, build_id);

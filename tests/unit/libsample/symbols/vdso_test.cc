@@ -88,7 +88,7 @@ class VdsoSymbolizationTest : public VdsoTest {
     report::SymbolizeOptions options;
     options.binaries.vdso_image = image_;
     options.binaries.force = force;
-    options.binaries.use_debuginfod = false;
+    options.binaries.files.use_debuginfod = false;
     return report::SymbolizeLocations(locations, dso_paths_, build_ids, "", options);
   }
 

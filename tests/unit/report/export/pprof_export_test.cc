@@ -312,8 +312,8 @@ class PprofSplitTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     LoadOptions options;
-    options.binaries.symfs = GOLDEN_DIR "/symfs";
-    options.binaries.use_debuginfod = false;
+    options.binaries.files.symfs = GOLDEN_DIR "/symfs";
+    options.binaries.files.use_debuginfod = false;
     auto loaded = LoadRecording(GOLDEN_DIR "/split.data", options);
     ASSERT_TRUE(loaded) << loaded.error().message;
     recording_ = new Recording(std::move(*loaded));

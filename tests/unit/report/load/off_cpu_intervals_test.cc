@@ -121,7 +121,7 @@ class OffCpuLoadTest : public ::testing::Test {
     EXPECT_TRUE((*writer)->Finish(format::Trailer{}));
     LoadOptions options;
     options.jobs = 1;
-    options.binaries.use_debuginfod = false;
+    options.binaries.files.use_debuginfod = false;
     options.wall = wall;
     auto recording = LoadRecording(path, options);
     EXPECT_TRUE(recording) << recording.error().message;

@@ -60,7 +60,7 @@ class RecordingLoaderTest : public ::testing::Test {
     EXPECT_TRUE((*writer)->Finish(format::Trailer{}));
     LoadOptions options;
     options.jobs = 1;
-    options.binaries.use_debuginfod = false;
+    options.binaries.files.use_debuginfod = false;
     auto recording = LoadRecording(path, options);
     EXPECT_TRUE(recording) << recording.error().message;
     return std::move(*recording);

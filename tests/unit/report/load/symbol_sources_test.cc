@@ -99,7 +99,7 @@ class BinarySymbolSourceTest : public ::testing::Test {
   std::unique_ptr<BinarySymbolSource> Open(const std::string& path, const std::string& build_id,
                                            bool srclines) {
     BinaryLocatorOptions options;
-    options.use_debuginfod = false;
+    options.files.use_debuginfod = false;
     locator_.emplace(std::move(options));
     return BinarySymbolSource::Open(*locator_, path, build_id, srclines);
   }
