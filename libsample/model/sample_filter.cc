@@ -37,7 +37,7 @@ bool SampleFilter::Keeps(const Profile& profile, const ProfileSample& s) const {
   }
   if (options_.time_given &&
       std::none_of(options_.times.begin(), options_.times.end(),
-                   [&](const TimeWindow& w) { return s.time >= w.start && s.time < w.end; })) {
+                   [&](const TimeRange& w) { return s.time >= w.start && s.time < w.end; })) {
     return false;
   }
   if (!InList(options_.comms, profile.comm(s.comm))) return false;

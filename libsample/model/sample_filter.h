@@ -4,7 +4,7 @@
 // Each given list must contain the sample's value; lists left empty keep
 // everything. --dso and --symbols look at the sample's own (leaf) frame: a
 // DSO matches by full path or by file name, a symbol by its name. Time
-// windows are absolute (perf clock, ns); see time_window.h for the option
+// ranges are absolute (perf clock, ns); see time_range.h for the option
 // syntax. Holds copies of the lists; no reference to a Profile.
 #pragma once
 
@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "libsample/model/profile.h"
-#include "libsample/model/time_window.h"
+#include "libsample/model/time_range.h"
 
 namespace sample {
 
@@ -25,7 +25,7 @@ struct SampleFilterOptions {
   std::vector<int> cpus;
   std::vector<std::string> dsos;
   std::vector<std::string> symbols;
-  std::vector<TimeWindow> times;  // a sample in any window is kept
+  std::vector<TimeRange> times;  // a sample in any range is kept
   bool time_given = false;        // times applies even when empty (keeps nothing)
 };
 
@@ -42,7 +42,7 @@ class SampleFilter {
  public:
   SampleFilter() = default;  // keeps every sample
   explicit SampleFilter(SampleFilterOptions options) : options_(std::move(options)) {}
-  // `spec` applied to `profile`: its time windows made absolute.
+  // `spec` applied to `profile`: its time ranges made absolute.
   SampleFilter(const SampleFilterSpec& spec, const Profile& profile);
 
   bool Keeps(const Profile& profile, const ProfileSample& sample) const;

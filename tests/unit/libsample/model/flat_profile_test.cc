@@ -202,7 +202,7 @@ TEST_F(FlatProfileTest, FilteredSamplesLeaveTheTotals) {
   EXPECT_EQ(BuildFlatProfile(profile_, options).period, 70u);
 
   SampleFilterOptions by_time;
-  by_time.times = {TimeWindow{150, 250}};
+  by_time.times = {TimeRange{150, 250}};
   by_time.time_given = true;
   SampleFilter time_filter(by_time);
   options.filter = &time_filter;

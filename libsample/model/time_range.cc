@@ -1,4 +1,4 @@
-#include "libsample/model/time_window.h"
+#include "libsample/model/time_range.h"
 
 #include <algorithm>
 #include <charconv>
@@ -33,10 +33,10 @@ uint64_t At(double percent, uint64_t first, uint64_t last) {
   return first + static_cast<uint64_t>(std::llround(span * percent / 100.0));
 }
 
-TimeWindow PercentWindow(double from, double to, uint64_t first, uint64_t last) {
+TimeRange PercentWindow(double from, double to, uint64_t first, uint64_t last) {
   // The window closes at 100% inclusively: the last sample belongs to it.
   const uint64_t end = to >= 100.0 ? last + 1 : At(to, first, last);
-  return TimeWindow{At(from, first, last), end};
+  return TimeRange{At(from, first, last), end};
 }
 
 }  // namespace
@@ -90,15 +90,15 @@ Result<TimeSpec> TimeSpec::Parse(std::string_view text) {
   return spec;
 }
 
-std::vector<TimeWindow> TimeSpec::Windows(uint64_t first, uint64_t last) const {
+std::vector<TimeRange> TimeSpec::Windows(uint64_t first, uint64_t last) const {
   if (last < first) last = first;
-  std::vector<TimeWindow> windows;
+  std::vector<TimeRange> windows;
   for (const Range& r : ranges_) {
     if (r.percent) {
       windows.push_back(PercentWindow(r.from, *r.to, first, last));
       continue;
     }
-    TimeWindow w;
+    TimeRange w;
     w.start = first + static_cast<uint64_t>(std::llround(r.from * 1e9));
     w.end = r.to ? first + static_cast<uint64_t>(std::llround(*r.to * 1e9)) + 1 : UINT64_MAX;
     windows.push_back(w);
@@ -106,7 +106,7 @@ std::vector<TimeWindow> TimeSpec::Windows(uint64_t first, uint64_t last) const {
   return windows;
 }
 
-Result<std::vector<TimeWindow>> ParseTimeWindows(std::string_view text, uint64_t first,
+Result<std::vector<TimeRange>> ParseTimeRanges(std::string_view text, uint64_t first,
                                                  uint64_t last) {
   TRY_ASSIGN(auto spec, TimeSpec::Parse(text));
   return spec.Windows(first, last);
