@@ -26,7 +26,7 @@ struct SampleFilterOptions {
   std::vector<std::string> dsos;
   std::vector<std::string> symbols;
   std::vector<TimeRange> times;  // a sample in any range is kept
-  bool time_given = false;        // times applies even when empty (keeps nothing)
+  bool time_given = false;       // times applies even when empty (keeps nothing)
 };
 
 // The filter options as typed values, read once from a command line before

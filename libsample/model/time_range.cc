@@ -107,7 +107,7 @@ std::vector<TimeRange> TimeSpec::Windows(uint64_t first, uint64_t last) const {
 }
 
 Result<std::vector<TimeRange>> ParseTimeRanges(std::string_view text, uint64_t first,
-                                                 uint64_t last) {
+                                               uint64_t last) {
   TRY_ASSIGN(auto spec, TimeSpec::Parse(text));
   return spec.Windows(first, last);
 }

@@ -55,6 +55,6 @@ class TimeSpec {
 
 // TimeSpec::Parse(text), then its Windows(first, last).
 Result<std::vector<TimeRange>> ParseTimeRanges(std::string_view text, uint64_t first,
-                                                 uint64_t last);
+                                               uint64_t last);
 
 }  // namespace sample

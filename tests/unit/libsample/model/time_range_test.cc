@@ -38,8 +38,7 @@ TEST(TimeRangeTest, PercentSlices) {
 }
 
 TEST(TimeRangeTest, MistakesAreNamed) {
-  EXPECT_THAT(ParseTimeRanges("2,1", kFirst, kLast).error().message,
-              HasSubstr("end before start"));
+  EXPECT_THAT(ParseTimeRanges("2,1", kFirst, kLast).error().message, HasSubstr("end before start"));
   EXPECT_THAT(ParseTimeRanges(",", kFirst, kLast).error().message, HasSubstr("'"));
   EXPECT_THAT(ParseTimeRanges("a,b", kFirst, kLast).error().message, HasSubstr("not a number"));
   EXPECT_THAT(ParseTimeRanges("10%/0", kFirst, kLast).error().message, HasSubstr("10%/0"));
