@@ -39,9 +39,7 @@ class PerfDataReader final : public RecordingFile {
                                                       const PerfDataHost& host = {});
 
   const std::string& path() const override { return path_; }
-  std::string format_name() const override {
-    return pipe_ ? "perf.data (pipe mode)" : "perf.data";
-  }
+  std::string format_name() const override { return pipe_ ? "perf.data (pipe mode)" : "perf.data"; }
   const EventTable& events() const override { return events_; }
   const Metadata& metadata() const override { return metadata_; }
   const Metadata& build_ids() const override { return build_ids_; }
@@ -50,6 +48,8 @@ class PerfDataReader final : public RecordingFile {
     return std::as_bytes(std::span(vdso_image_));
   }
   const std::optional<Counts>& counts() const override { return counts_; }
+  const EmbeddedBinaries& embedded_binaries() const override { return embedded_; }
+  const std::vector<RecordedPerfMap>& perf_maps() const override { return perf_maps_; }
   const std::vector<ToggleEntry>& toggles() const override { return toggles_; }
   const std::vector<ControlEntry>& control() const override { return control_; }
   const std::vector<TraceFormatEntry>& trace_formats() const override { return trace_formats_; }
@@ -65,7 +65,8 @@ class PerfDataReader final : public RecordingFile {
  private:
   class Scanner;
 
-  PerfDataReader(std::string path, MappedFile file) : path_(std::move(path)), file_(std::move(file)) {}
+  PerfDataReader(std::string path, MappedFile file)
+      : path_(std::move(path)), file_(std::move(file)) {}
   Result<void> ReadFileMode(uint64_t* data_begin, uint64_t* data_end);
   Result<void> ReadAttrs(const perf_data::FileHeader& header);
   void ReadFeatures(const perf_data::FileHeader& header, uint64_t data_end);
@@ -102,6 +103,8 @@ class PerfDataReader final : public RecordingFile {
   Metadata build_ids_;
   std::string kernel_symbols_;
   std::vector<std::byte> vdso_image_;
+  EmbeddedBinaries embedded_;
+  std::vector<RecordedPerfMap> perf_maps_;
   std::vector<ChunkRef> chunks_;
   // Per chunk: the bytes its records take decompressed, perf's included
   // (the most ReadPayloadInto may produce before dropping perf's).

@@ -23,6 +23,7 @@
 #include "formats/sample_file_format.h"
 #include "libsample/perf/event_table.h"
 #include "libsample/result.h"
+#include "libsample/symbols/embedded_binary.h"
 
 namespace sample::format {
 
@@ -76,6 +77,11 @@ class RecordingFile {
   virtual const std::string& kernel_symbols() const = 0;
   // The recording host's [vdso] ELF image; empty if not known.
   virtual std::span<const std::byte> vdso_image() const = 0;
+  // What the recorder embedded of the binaries with samples (kEmbeddedBinary
+  // chunks) and the JIT perf maps it copied (kPerfMap); empty for other
+  // formats and for files from before embedding.
+  virtual const EmbeddedBinaries& embedded_binaries() const = 0;
+  virtual const std::vector<RecordedPerfMap>& perf_maps() const = 0;
   // Facts only sample.data holds; empty (or nullopt) for other formats.
   virtual const std::optional<Counts>& counts() const = 0;
   virtual const std::vector<ToggleEntry>& toggles() const = 0;

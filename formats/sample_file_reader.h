@@ -45,6 +45,8 @@ class SampleFileReader final : public RecordingFile {
   const std::string& kernel_symbols() const override { return kernel_symbols_; }
   // The recording host's [vdso] ELF image (kVdso); empty if not stored.
   std::span<const std::byte> vdso_image() const override { return vdso_image_.bytes(); }
+  const EmbeddedBinaries& embedded_binaries() const override { return embedded_; }
+  const std::vector<RecordedPerfMap>& perf_maps() const override { return perf_maps_; }
   // The counters' totals (kCounts): of a counting run, or each sampling
   // event's at the end of a recording; nullopt in files without them.
   const std::optional<Counts>& counts() const override { return counts_; }
@@ -98,6 +100,8 @@ class SampleFileReader final : public RecordingFile {
   Metadata build_ids_;
   std::string kernel_symbols_;
   Payload vdso_image_;
+  EmbeddedBinaries embedded_;
+  std::vector<RecordedPerfMap> perf_maps_;
   std::vector<ChunkRef> record_chunks_;
   std::optional<Counts> counts_;
   std::vector<ToggleEntry> toggles_;

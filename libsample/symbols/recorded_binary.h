@@ -32,6 +32,7 @@
 
 #include "libsample/memory_file.h"
 #include "libsample/symbols/debug_file_finder.h"
+#include "libsample/symbols/embedded_binary.h"
 
 namespace sample {
 
@@ -52,6 +53,10 @@ struct BinaryLocatorOptions {
   // The recording host's vDSO image; empty when the recording has none.
   // Must outlive the locator.
   std::span<const std::byte> vdso_image;
+  // What the recording embedded of its binaries, used when a binary is
+  // missing or is another build (nullptr: nothing embedded). Must outlive
+  // the locator.
+  const EmbeddedBinaries* embedded = nullptr;
 };
 
 struct LocatedBinary {
@@ -65,6 +70,9 @@ struct LocatedBinary {
   // "symfs", "build-id dir", "debuginfod", "recorded image", ... or
   // "none: <why>".
   std::string source;
+  // When no usable file was found: what the recording embedded of the
+  // binary (then `source` says "embedded"), or nullptr.
+  const EmbeddedBinary* embedded = nullptr;
   // A file the user could supply was not found (not set for the vDSO).
   bool missing = false;
   // A file was found but its build-id is not the recorded one.

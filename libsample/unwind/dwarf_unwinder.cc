@@ -17,7 +17,7 @@
 
 #include "libsample/regular_file.h"
 #include "libsample/symbols/elf_file.h"
-#include "libsample/unwind/x86_frame_rule.h"
+#include "libsample/symbols/x86_frame_rule.h"
 
 namespace sample {
 namespace {

@@ -7,11 +7,6 @@
 namespace sample::report {
 namespace {
 
-std::string SourceLine(const SymbolFrame& frame) {
-  if (frame.file.empty() || frame.line == 0) return {};
-  return fmt::format("{}:{}", Basename(frame.file), frame.line);
-}
-
 // One named frame `offset - start` into its symbol.
 std::vector<ResolvedFrame> NamedFrame(const std::string& name, uint64_t offset, uint64_t start) {
   ResolvedFrame frame;
@@ -21,6 +16,26 @@ std::vector<ResolvedFrame> NamedFrame(const std::string& name, uint64_t offset, 
 }
 
 }  // namespace
+
+std::vector<ResolvedFrame> ToResolvedFrames(const std::vector<AddressFrame>& frames,
+                                            uint64_t offset, bool srclines) {
+  std::vector<ResolvedFrame> out;
+  out.reserve(frames.size());
+  for (const AddressFrame& frame : frames) {
+    ResolvedFrame resolved = frame.name.empty() ? UnknownFrame(offset) : ResolvedFrame{};
+    if (!frame.name.empty()) {
+      resolved.name = frame.name;
+      resolved.inlined = frame.inlined;
+      resolved.symbol_offset = frame.symbol_offset;
+    }
+    if (srclines && !frame.file.empty() && frame.line != 0) {
+      resolved.srcline = fmt::format("{}:{}", Basename(frame.file), frame.line);
+    }
+    out.push_back(std::move(resolved));
+  }
+  if (out.empty()) out.push_back(UnknownFrame(offset));
+  return out;
+}
 
 ResolvedFrame UnknownFrame(uint64_t offset) {
   ResolvedFrame frame;
@@ -37,12 +52,10 @@ std::vector<std::vector<ResolvedFrame>> NoSymbolSource::Symbolize(
   return out;
 }
 
-KernelSymbolSource::KernelSymbolSource(std::vector<KernelSymbol> sorted,
-                                       const std::string& origin)
+KernelSymbolSource::KernelSymbolSource(std::vector<KernelSymbol> sorted, const std::string& origin)
     : symbols_(std::move(sorted)) {
-  facts_.source = symbols_.empty()
-                      ? "none: the recording holds no kernel symbols"
-                      : fmt::format("{} ({} symbols)", origin, symbols_.size());
+  facts_.source = symbols_.empty() ? "none: the recording holds no kernel symbols"
+                                   : fmt::format("{} ({} symbols)", origin, symbols_.size());
 }
 
 std::vector<std::vector<ResolvedFrame>> KernelSymbolSource::Symbolize(
@@ -97,8 +110,7 @@ std::unique_ptr<BinarySymbolSource> BinarySymbolSource::Open(BinaryLocator& loca
   SourceFacts facts{std::move(located.source), std::move(located.warnings), located.missing,
                     located.mismatched};
   return std::unique_ptr<BinarySymbolSource>(
-      new BinarySymbolSource(std::move(symbolizer), std::move(facts), srclines,
-                             Basename(path)));
+      new BinarySymbolSource(std::move(symbolizer), std::move(facts), srclines, Basename(path)));
 }
 
 std::vector<std::vector<ResolvedFrame>> BinarySymbolSource::Symbolize(
@@ -111,45 +123,8 @@ std::vector<std::vector<ResolvedFrame>> BinarySymbolSource::Symbolize(
 
 std::vector<ResolvedFrame> BinarySymbolSource::FramesAt(uint64_t offset) {
   if (!symbolizer_) return {UnknownFrame(offset)};
-  const std::vector<SymbolFrame> frames = symbolizer_->SymbolizeFileOffset(offset);
-  std::vector<ResolvedFrame> out;
-  for (const SymbolFrame& frame : frames) {
-    if (frame.function.empty()) continue;
-    ResolvedFrame resolved;
-    resolved.name = frame.function;
-    resolved.inlined = frame.inlined;
-    if (srclines_) resolved.srcline = SourceLine(frame);
-    out.push_back(std::move(resolved));
-  }
-  if (out.empty()) {
-    // No name: the function is still one FDE of the binary's call-frame
-    // information, which groups its addresses under its start.
-    const auto vaddr = symbolizer_->elf_symbols().FileOffsetToVaddr(offset);
-    const auto start = vaddr ? symbolizer_->CfiFunctionStart(*vaddr) : std::nullopt;
-    if (start) {
-      ResolvedFrame frame;
-      frame.name = fmt::format("{}+{:#x}", display_name_, *start);
-      frame.symbol_offset = *vaddr - *start;
-      if (srclines_ && !frames.empty()) frame.srcline = SourceLine(frames.front());
-      out.push_back(std::move(frame));
-      return out;
-    }
-    out.push_back(UnknownFrame(offset));
-    // A line without a function (rare) still helps --sort srcline.
-    if (srclines_ && !frames.empty()) out.back().srcline = SourceLine(frames.front());
-    return out;
-  }
-  // The outer function as its ELF symbol names it, when one covers the
-  // address (perf's names: DWARF may know a glibc function by an internal
-  // alias such as __GI___clock_gettime), and the offset in it.
-  const ElfSymbols& elf = symbolizer_->elf_symbols();
-  if (auto vaddr = elf.FileOffsetToVaddr(offset)) {
-    if (const ElfSymbol* symbol = elf.Find(*vaddr)) {
-      out.back().symbol_offset = *vaddr - symbol->start;
-      if (!out.back().inlined && out.back().known) out.back().name = symbol->name;
-    }
-  }
-  return out;
+  return ToResolvedFrames(FramesAtFileOffset(*symbolizer_, offset, display_name_), offset,
+                          srclines_);
 }
 
 }  // namespace sample::report

@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "libsample/symbols/address_frames.h"
 #include "libsample/symbols/binary_symbolizer.h"
 #include "libsample/symbols/kallsyms.h"
 #include "libsample/symbols/perf_map.h"
@@ -42,6 +43,11 @@ struct ResolvedFrame {
   // when unknown.
   uint64_t symbol_offset = UINT64_MAX;
 };
+
+// A binary's frames of `offset` as the report shows them: unknown ones
+// named "[unknown] 0x...", source lines (basename:line) only if `srclines`.
+std::vector<ResolvedFrame> ToResolvedFrames(const std::vector<AddressFrame>& frames,
+                                            uint64_t offset, bool srclines);
 
 // The frame of an offset nothing names: "[unknown] 0x...".
 ResolvedFrame UnknownFrame(uint64_t offset);

@@ -1,4 +1,4 @@
-#include "libsample/unwind/x86_frame_rule.h"
+#include "libsample/symbols/x86_frame_rule.h"
 
 #include <dwarf.h>
 
