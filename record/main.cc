@@ -320,6 +320,9 @@ int main(int argc, char** argv) {
       ("off-cpu", po::bool_switch(&options.off_cpu), "also record where the threads wait off "
        "the CPU and for how long: the sched:sched_switch tracepoint with call chains, and "
        "context switches (needs tracefs, and -g or --call-graph)")
+      ("no-embed", "do not store, for the code samples hit, the functions, inline frames, "
+       "source lines, unwind rules and machine code, nor JIT perf maps: the report then needs "
+       "the binaries (and maps) to name frames")
       ("quiet,q", po::bool_switch(&options.quiet), "print nothing but errors")
       ("stat", po::bool_switch(&stat), "count the events instead of sampling them and print "
        "a table like perf stat's (default events: perf stat's, those this machine has)")
@@ -363,6 +366,7 @@ int main(int argc, char** argv) {
       throw po::error("--inherit and --no-inherit contradict");
     }
     if (vm.count("no-inherit")) options.target.inherit = false;
+    options.embed = vm.count("no-embed") == 0;
     if (vm.count("inherit")) options.target.inherit = true;
     ParseNumbers(vm, numbers, &options);
     ParseStatOptions(vm, numbers, stat, &stat_options);

@@ -1,5 +1,7 @@
 #include "record/record_summary.h"
 
+#include "record/facts/postmortem_facts.h"
+
 #include <cstdio>
 
 #include <fmt/format.h>
@@ -88,6 +90,29 @@ void PrintSummary(const RecordSummary& summary, const std::vector<CpuCounters>& 
                "sample-record: the kernel throttled sampling {} times "
                "(kernel.perf_event_max_sample_rate / perf_cpu_time_max_percent).\n",
                throttles);
+  }
+}
+
+void PrintClosingNotes(const ClosingNotes& notes) {
+  if (!notes.kernel.empty()) fmt::print(stderr, "sample-record: note: {}\n", notes.kernel);
+  if (!notes.vdso.empty()) fmt::print(stderr, "sample-record: note: {}\n", notes.vdso);
+  const EmbedSummary& embedded = notes.embedded;
+  if (!embedded.done) return;
+  fmt::print(stderr, "sample-record: {}\n", DescribeEmbedded(embedded));
+  // A few of what was left out, and how many more.
+  constexpr size_t kShown = 3;
+  for (size_t i = 0; i < embedded.notes.size() && i < kShown; ++i) {
+    fmt::print(stderr, "sample-record: note: not embedded: {}\n", embedded.notes[i]);
+  }
+  if (embedded.notes.size() > kShown) {
+    fmt::print(stderr, "sample-record: note: {} more not embedded\n",
+               embedded.notes.size() - kShown);
+  }
+  if (embedded.code_omitted != 0) {
+    fmt::print(stderr,
+               "sample-record: note: the machine code of {} functions with samples was not "
+               "stored (over 64 KiB each, or past 16 MiB in all)\n",
+               embedded.code_omitted);
   }
 }
 

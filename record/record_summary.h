@@ -34,6 +34,11 @@ format::Trailer MakeTrailer(const std::vector<CpuCounters>& counters);
 
 std::string HumanBytes(uint64_t bytes);
 
+struct ClosingNotes;
+// The notes of closing a file: missing kernel symbols or [vdso] image,
+// what was embedded, binaries and maps that could not be.
+void PrintClosingNotes(const ClosingNotes& notes);
+
 // "[ sample-record: N samples, M lost, ... ]" and, when samples were lost,
 // which CPUs lost them and what to change.
 void PrintSummary(const RecordSummary& summary, const std::vector<CpuCounters>& counters,

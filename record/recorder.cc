@@ -74,7 +74,7 @@ class Recorder {
   // The chunks every file ends with (build-ids, vDSO, kernel symbols,
   // counts) and the trailer; closes `writer`.
   Result<void> WriteClosing(format::SampleFileWriter& writer, const format::Trailer& trailer,
-                            std::string* kernel_note, std::string* vdso_note);
+                            ClosingNotes* notes);
   // A flight snapshot while recording, to FILE.<local time>; says its name.
   Result<void> Snapshot();
 
@@ -226,6 +226,7 @@ Result<void> Recorder::Prepare() {
     TRY(MoveOldOutput(options_.output));
     format::WriterOptions writer_options;
     writer_options.zstd_level = options_.zstd_level;
+    writer_options.observe_records = facts_.RecordsObserver();
     TRY_ASSIGN(auto writer, format::SampleFileWriter::Create(options_.output, writer_options));
     writer_ = std::move(writer);
   }
@@ -239,9 +240,13 @@ Result<void> Recorder::Prepare() {
 
   if (auto opened = OpenEvents(); !opened) return opened;
   if (options_.flight_seconds > 0) {
-    flight_.emplace(options_.flight_seconds, options_.zstd_level, opener_->first_attr(),
+    format::WriterOptions writer_options;
+    writer_options.zstd_level = options_.zstd_level;
+    writer_options.observe_records = facts_.RecordsObserver();
+    flight_.emplace(options_.flight_seconds, writer_options, opener_->first_attr(),
                     opener_->cpu_field());
   }
+  if (options_.embed) facts_.CollectHits(opener_->Describe(), HostArch());
   SubmitFirstChunks();
   drainer_.emplace(*opener_, target_.cpus, writer_.get(), facts_);
   if (flight_) {
@@ -335,9 +340,8 @@ Result<RecordSummary> Recorder::Abandon(Error error) {
 }
 
 Result<void> Recorder::WriteClosing(format::SampleFileWriter& writer,
-                                    const format::Trailer& trailer, std::string* kernel_note,
-                                    std::string* vdso_note) {
-  facts_.SubmitTo(writer, kernel_note, vdso_note);
+                                    const format::Trailer& trailer, ClosingNotes* notes) {
+  facts_.SubmitTo(writer, notes);
   // How much each event counted and ran: the report tells multiplexing
   // from it. A failed read costs only this chunk, never the recording.
   if (auto counts = opener_->ReadCounts(MonotonicNowNs() - start_ns_)) {
@@ -351,11 +355,11 @@ Result<void> Recorder::WriteClosing(format::SampleFileWriter& writer,
 
 Result<void> Recorder::Snapshot() {
   drainer_->Flush(/*wait=*/true);  // the history ends now
-  std::string kernel_note, vdso_note;
+  ClosingNotes notes;
   TRY_ASSIGN(auto file, flight_->Snapshot(
                             options_.output, target_.cpus,
                             [&](format::SampleFileWriter& writer, const format::Trailer& trailer) {
-                              return WriteClosing(writer, trailer, &kernel_note, &vdso_note);
+                              return WriteClosing(writer, trailer, &notes);
                             }));
   if (!options_.quiet) {
     if (status_line_) fmt::print(stderr, "\r\033[K");
@@ -367,7 +371,7 @@ Result<void> Recorder::Snapshot() {
 
 Result<RecordSummary> Recorder::Finish(int exit_status) {
   const double seconds = (MonotonicNowNs() - start_ns_) / 1e9;
-  std::string vdso_note, kernel_note;
+  ClosingNotes notes;
   RecordSummary summary;
   format::Trailer trailer;
   if (flight_) {
@@ -376,7 +380,7 @@ Result<RecordSummary> Recorder::Finish(int exit_status) {
     TRY_ASSIGN(auto file,
                flight_->Write(options_.output, target_.cpus,
                               [&](format::SampleFileWriter& writer, const format::Trailer& t) {
-                                return WriteClosing(writer, t, &kernel_note, &vdso_note);
+                                return WriteClosing(writer, t, &notes);
                               }));
     trailer = file.trailer;
     summary.bytes_written = file.bytes_written;
@@ -388,7 +392,7 @@ Result<RecordSummary> Recorder::Finish(int exit_status) {
       trailer.header.start_clock_ns = range->first;
       trailer.header.end_clock_ns = range->second;
     }
-    if (auto finished = WriteClosing(*writer_, trailer, &kernel_note, &vdso_note); !finished) {
+    if (auto finished = WriteClosing(*writer_, trailer, &notes); !finished) {
       // The recording stopped at the failed write (Record); the chunks
       // written before it are whole, and the reader recovers them.
       return Fail(
@@ -409,8 +413,7 @@ Result<RecordSummary> Recorder::Finish(int exit_status) {
   summary.exit_status = exit_status;
   if (status_line_) fmt::print(stderr, "\r\033[K");
   if (!options_.quiet) {
-    if (!kernel_note.empty()) fmt::print(stderr, "sample-record: note: {}\n", kernel_note);
-    if (!vdso_note.empty()) fmt::print(stderr, "sample-record: note: {}\n", vdso_note);
+    PrintClosingNotes(notes);
     if (flight_) flight_->PrintCost();
     PrintSummary(summary, drainer_->counters(), target_.cpus, options_);
   }

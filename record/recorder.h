@@ -50,6 +50,9 @@ struct RecordOptions {
   // --flight-recorder[=SECONDS]: keep the last SECONDS in memory and write
   // them on SIGUSR2, a 'snapshot' control command, and at the end; 0: off.
   double flight_seconds = 0;
+  // Store what names and unwinds the code samples hit, the perf maps of
+  // JITs included, so the file reports anywhere (--no-embed: false).
+  bool embed = true;
   bool quiet = false;
   std::vector<std::string> invocation;  // our own argv, stored in the file
 };

@@ -183,6 +183,10 @@ std::optional<Mmap2Record> ParseMmap2(std::span<const std::byte> record,
   if (ReadRecordHeader(record).misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
     const size_t size = std::min<size_t>(static_cast<uint8_t>(ident[0]), 20);
     m.build_id = ident.subspan(4, size);
+  } else {
+    std::memcpy(&m.maj, ident.data(), 4);
+    std::memcpy(&m.min, ident.data() + 4, 4);
+    std::memcpy(&m.ino, ident.data() + 8, 8);
   }
   if (!(in.Read(&m.prot) && in.Read(&m.flags))) return std::nullopt;
   in.ReadString(in.remaining(), &m.filename);

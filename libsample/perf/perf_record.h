@@ -90,7 +90,7 @@ struct SampleRecord {
   uint64_t time_enabled = 0;
   uint64_t time_running = 0;
   ReadValues read;
-  U64List callchain;  // includes PERF_CONTEXT_* markers, as the kernel wrote it
+  U64List callchain;               // includes PERF_CONTEXT_* markers, as the kernel wrote it
   std::span<const std::byte> raw;  // PERF_SAMPLE_RAW payload
   // PERF_SAMPLE_REGS_USER: the user registers at the sample, one per bit of
   // attr.sample_regs_user in increasing bit order; empty when regs_abi is
@@ -113,6 +113,10 @@ struct Mmap2Record {
   uint32_t flags = 0;
   // Only with PERF_RECORD_MISC_MMAP_BUILD_ID in the header's misc.
   std::span<const std::byte> build_id;
+  // Without it: the mapped file's device and inode (0 when not known).
+  uint32_t maj = 0;
+  uint32_t min = 0;
+  uint64_t ino = 0;
   std::string_view filename;
   SampleId sample_id;
 };
@@ -228,5 +232,23 @@ uint64_t RecordTime(std::span<const std::byte> record, const perf_event_attr& at
 // Callchain entries at or above PERF_CONTEXT_MAX mark the context of the
 // entries that follow (kernel, user, guest).
 inline bool IsContextMarker(uint64_t ip) { return ip >= static_cast<uint64_t>(PERF_CONTEXT_MAX); }
+
+// Calls `fn(address, return_address)` for each address of a kernel call
+// chain, markers left out: the first address after each context marker is
+// where that context was interrupted (looked up as it is); the others are
+// return addresses (looked up at address - 1, the call).
+template <typename Fn>
+void ForEachChainAddress(const U64List& chain, Fn&& fn) {
+  bool exact = true;
+  for (size_t i = 0; i < chain.size(); ++i) {
+    const uint64_t address = chain[i];
+    if (IsContextMarker(address)) {
+      exact = true;
+      continue;
+    }
+    fn(address, !exact);
+    exact = false;
+  }
+}
 
 }  // namespace sample

@@ -3,6 +3,23 @@
 #include <dwarf.h>
 
 namespace sample {
+namespace {
+
+// GNU ld's CFA expression for .plt entries (x86_64, lazy binding):
+// DW_OP_breg7 (rsp) 8; DW_OP_breg16 (rip) 0; DW_OP_lit15; DW_OP_and;
+// DW_OP_lit11; DW_OP_ge; DW_OP_lit3; DW_OP_shl; DW_OP_plus.
+bool IsPltCfa(const Dwarf_Op* ops, size_t nops) {
+  static constexpr uint8_t kAtoms[] = {DW_OP_breg7, DW_OP_breg16, DW_OP_lit15,
+                                       DW_OP_and,   DW_OP_lit11,  DW_OP_ge,
+                                       DW_OP_lit3,  DW_OP_shl,    DW_OP_plus};
+  if (nops != sizeof(kAtoms)) return false;
+  for (size_t i = 0; i < nops; ++i) {
+    if (ops[i].atom != kAtoms[i]) return false;
+  }
+  return ops[1].number == 0;
+}
+
+}  // namespace
 
 X86FrameRule ReadX86FrameRule(Dwarf_Frame* frame) {
   X86FrameRule rule;
@@ -13,17 +30,17 @@ X86FrameRule ReadX86FrameRule(Dwarf_Frame* frame) {
   // CFA: DW_CFA_def_cfa reg, offset comes back as one DW_OP_bregx.
   Dwarf_Op* ops = nullptr;
   size_t nops = 0;
-  if (dwarf_frame_cfa(frame, &ops, &nops) != 0 || nops != 1 || ops[0].atom != DW_OP_bregx) {
-    return rule;
-  }
-  if (ops[0].number == 7) {
-    rule.cfa_from_rbp = false;
-  } else if (ops[0].number == 6) {
-    rule.cfa_from_rbp = true;
+  if (dwarf_frame_cfa(frame, &ops, &nops) != 0) return rule;
+  if (IsPltCfa(ops, nops)) {
+    rule.cfa_plt = true;
+    rule.cfa_offset = static_cast<int64_t>(ops[0].number);  // DW_OP_breg7's offset
+  } else if (nops == 1 && ops[0].atom == DW_OP_bregx &&
+             (ops[0].number == 7 || ops[0].number == 6)) {
+    rule.cfa_from_rbp = ops[0].number == 6;
+    rule.cfa_offset = static_cast<int64_t>(ops[0].number2);
   } else {
     return rule;
   }
-  rule.cfa_offset = static_cast<int64_t>(ops[0].number2);
   for (size_t i = 0; i < X86FrameRule::kDwarfRegs.size(); ++i) {
     Dwarf_Op ops_mem[3];
     Dwarf_Op* reg_ops = nullptr;

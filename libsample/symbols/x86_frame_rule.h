@@ -34,11 +34,22 @@ struct X86FrameRule {
   bool usable = false;
   bool cfa_from_rbp = false;  // CFA = rbp + cfa_offset, else rsp + cfa_offset
   int64_t cfa_offset = 0;
+  // A lazy-binding PLT stub's CFA, which GNU ld describes with an
+  // expression: rsp + cfa_offset, plus 8 once the stub has pushed its
+  // relocation index (from byte 11 of its 16: (pc & 15) >= 11).
+  bool cfa_plt = false;
   std::array<Kind, kDwarfRegs.size()> kind{};
   std::array<int64_t, kDwarfRegs.size()> offset{};
 };
 
 // Reads the rules of `frame` (from dwarf_cfi_addrframe).
 X86FrameRule ReadX86FrameRule(Dwarf_Frame* frame);
+
+// The CFA of a frame at `pc` whose rbp and rsp are given.
+inline uint64_t X86Cfa(const X86FrameRule& rule, uint64_t pc, uint64_t rsp, uint64_t rbp) {
+  const uint64_t base = rule.cfa_from_rbp ? rbp : rsp;
+  const uint64_t plt = rule.cfa_plt && (pc & 15) >= 11 ? 8 : 0;
+  return base + static_cast<uint64_t>(rule.cfa_offset) + plt;
+}
 
 }  // namespace sample

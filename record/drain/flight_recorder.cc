@@ -27,10 +27,10 @@ std::string SnapshotPath(const std::string& output) {
   return path;
 }
 
-FlightRecorder::FlightRecorder(double seconds, int zstd_level, const perf_event_attr& attr,
-                               std::optional<CpuFieldPlace> cpu_field)
+FlightRecorder::FlightRecorder(double seconds, format::WriterOptions writer,
+                               const perf_event_attr& attr, std::optional<CpuFieldPlace> cpu_field)
     : seconds_(seconds),
-      zstd_level_(zstd_level),
+      writer_options_(std::move(writer)),
       history_(static_cast<uint64_t>(seconds * 1e9), FlightByteCap(seconds), attr, cpu_field) {}
 
 void FlightRecorder::AddMetadataChunk(format::ChunkType type, std::vector<std::byte> payload,
@@ -41,9 +41,7 @@ void FlightRecorder::AddMetadataChunk(format::ChunkType type, std::vector<std::b
 Result<FlightRecorder::File> FlightRecorder::Write(const std::string& path,
                                                    const std::vector<int>& cpus,
                                                    const Closing& closing) const {
-  format::WriterOptions writer_options;
-  writer_options.zstd_level = zstd_level_;
-  TRY_ASSIGN(auto writer, format::SampleFileWriter::Create(path, writer_options));
+  TRY_ASSIGN(auto writer, format::SampleFileWriter::Create(path, writer_options_));
   // The same chunks as a recording written as it goes: the first ones,
   // the sideband kept from before the history, the history, the closing
   // ones.

@@ -43,9 +43,10 @@ class FlightRecorder {
     uint64_t raw_bytes = 0;
   };
 
-  // `seconds`: --flight-recorder's; `attr` and `cpu_field`: the first
-  // event's and where the CPU goes (as FlightHistory takes them).
-  FlightRecorder(double seconds, int zstd_level, const perf_event_attr& attr,
+  // `seconds`: --flight-recorder's; `writer`: every file's writer options;
+  // `attr` and `cpu_field`: the first event's and where the CPU goes (as
+  // FlightHistory takes them).
+  FlightRecorder(double seconds, format::WriterOptions writer, const perf_event_attr& attr,
                  std::optional<CpuFieldPlace> cpu_field);
 
   FlightHistory& history() { return history_; }
@@ -74,7 +75,7 @@ class FlightRecorder {
   };
 
   double seconds_;
-  int zstd_level_;
+  format::WriterOptions writer_options_;
   FlightHistory history_;
   std::vector<MetadataChunk> metadata_;
   uint64_t snapshots_ = 0;

@@ -83,6 +83,8 @@ void RingDrainer::Account(size_t ring, std::span<const std::byte> bytes) {
         }
         break;
       case PERF_RECORD_MMAP2:
+      case PERF_RECORD_COMM:
+      case PERF_RECORD_EXIT:
         facts_.Observe(header, record, attr_);
         break;
       default:

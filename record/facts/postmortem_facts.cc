@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <utility>
 
+#include <fmt/format.h>
+
 #include "formats/chunk_codec.h"
 #include "libsample/memory_file.h"
 #include "libsample/model/process_table.h"
@@ -14,17 +16,32 @@
 
 namespace sample::record {
 
-void PostmortemFacts::AddBinary(std::string_view path) {
+void PostmortemFacts::AddBinary(uint32_t pid, std::string_view path) {
+  files_.Note(pid);
+  jit_maps_.NoteMapping(pid, path, files_);
   // Only real files have build-ids: skip //anon, memfd: and such. The
   // [vdso] is on no disk; its image is stored instead.
-  if (!path.empty() && path.front() == '/') binaries_.emplace(path);
+  if (!path.empty() && path.front() == '/' && !IsAnonymousCode(path)) {
+    binaries_.try_emplace(std::string(path), pid);
+  }
   if (path == kVdsoPath) saw_vdso_ = true;
 }
 
 void PostmortemFacts::Observe(const perf_event_header& header, std::span<const std::byte> record,
                               const perf_event_attr& attr) {
   if (header.type == PERF_RECORD_MMAP2) {
-    if (auto m = ParseMmap2(record, attr)) AddBinary(m->filename);
+    if (auto m = ParseMmap2(record, attr)) AddBinary(m->pid, m->filename);
+    return;
+  }
+  if (header.type == PERF_RECORD_COMM) {
+    // After an exec the process may be in another mount namespace.
+    if (auto c = ParseComm(record, attr); c && (header.misc & PERF_RECORD_MISC_COMM_EXEC)) {
+      files_.Renote(c->pid);
+    }
+    return;
+  }
+  if (header.type == PERF_RECORD_EXIT) {
+    if (auto t = ParseTask(record, attr); t && t->pid == t->tid) jit_maps_.NoteExit(t->pid, files_);
     return;
   }
   // Kernel addresses appear only in samples taken in kernel mode (their
@@ -54,8 +71,11 @@ std::vector<std::byte> PostmortemFacts::VdsoPayload(std::string* note) const {
 
 std::vector<std::byte> PostmortemFacts::BuildIdPayload(std::span<const std::byte> vdso) const {
   format::Metadata ids;
-  for (const std::string& path : binaries_) {
-    auto id = ReadElfBuildId(path);
+  for (const auto& [path, pid] : binaries_) {
+    // The file the process mapped: in its mount namespace, not ours.
+    auto fd = files_.Open(pid, path);
+    auto id = fd ? ReadElfBuildId(fmt::format("/proc/self/fd/{}", fd->get()))
+                 : tl::unexpected(fd.error());
     if (id && !id->empty()) ids.emplace_back(path, *id);
   }
   if (!vdso.empty()) {
@@ -79,15 +99,28 @@ std::vector<std::byte> PostmortemFacts::KernelSymbolsPayload(const KallsymsSnaps
   return std::vector<std::byte>(bytes, bytes + formatted.size());
 }
 
-void PostmortemFacts::SubmitTo(format::SampleFileWriter& writer, std::string* kernel_note,
-                               std::string* vdso_note) const {
-  std::vector<std::byte> vdso = VdsoPayload(vdso_note);
+void PostmortemFacts::CollectHits(EventTable events, Arch arch) {
+  hits_ = std::make_unique<CodeHits>(std::move(events), arch);
+}
+
+std::function<void(std::span<const std::byte>)> PostmortemFacts::RecordsObserver() {
+  // Called on the writer's thread; hits_ is set before the first records
+  // chunk is handed to it (the hand-over's lock orders the two).
+  return [this](std::span<const std::byte> records) {
+    if (hits_) hits_->Observe(records);
+  };
+}
+
+void PostmortemFacts::SubmitTo(format::SampleFileWriter& writer, ClosingNotes* notes) {
+  writer.WaitUntilWritten();  // the observer has seen every record
+  std::vector<std::byte> vdso = VdsoPayload(&notes->vdso);
   writer.Submit(format::ChunkType::kBuildIds, BuildIdPayload(vdso), binary_count());
   if (!vdso.empty()) writer.Submit(format::ChunkType::kVdso, std::move(vdso));
-  auto kernel_symbols = KernelSymbolsPayload(DefaultKallsymsSnapshotOptions(), kernel_note);
+  auto kernel_symbols = KernelSymbolsPayload(DefaultKallsymsSnapshotOptions(), &notes->kernel);
   if (!kernel_symbols.empty()) {
     writer.Submit(format::ChunkType::kKernelSymbols, std::move(kernel_symbols));
   }
+  if (hits_) notes->embedded = SubmitEmbedded(writer, *hits_, files_, jit_maps_);
 }
 
 }  // namespace sample::record

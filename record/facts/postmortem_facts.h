@@ -1,31 +1,56 @@
 // PostmortemFacts: what the recorder notices while draining so the file can
 // be reported on another machine: the binaries mapped by profiled
-// processes (their build-ids are read at close) and the kernel addresses
-// that were sampled (the kallsyms symbols covering them are stored at
-// close), and whether the [vdso] was mapped (its image is stored at close).
-// Observing costs one comparison per user frame.
+// processes (their build-ids are read at close, through the process's
+// mount namespace: ProcessFiles, which it owns and notes each process in),
+// the kernel addresses that were sampled (the kallsyms symbols covering
+// them are stored at close), whether the [vdso] was mapped (its image is
+// stored at close), and the processes that run JIT code (their perf maps
+// are copied when they exit or at close: JitMaps). Observing costs one
+// comparison per user frame.
 #pragma once
 
 #include <linux/perf_event.h>
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <span>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
 #include "formats/sample_file_writer.h"
+#include "record/facts/code_hits.h"
+#include "record/facts/embedder.h"
+#include "record/facts/jit_maps.h"
 #include "record/facts/kallsyms_snapshot.h"
+#include "record/facts/process_files.h"
 
 namespace sample::record {
 
+// What closing a file had to say, for the closing lines.
+struct ClosingNotes {
+  std::string kernel;  // why kernel symbols are missing
+  std::string vdso;    // why the [vdso] image is missing
+  EmbedSummary embedded;
+};
+
 class PostmortemFacts {
  public:
+  // Starts gathering the code addresses samples hit (CodeHits), for
+  // embedding what names them at close: once the events are open, before
+  // the first records are written. Without it nothing is embedded
+  // (--no-embed).
+  void CollectHits(EventTable events, Arch arch);
+  // For WriterOptions::observe_records of every file's writer.
+  std::function<void(std::span<const std::byte>)> RecordsObserver();
+
   // Looks at one record (sample or MMAP2) written for `attr`.
   void Observe(const perf_event_header& header, std::span<const std::byte> record,
                const perf_event_attr& attr);
-  // Records the path of a mapping (for synthesized MMAP2s).
-  void AddBinary(std::string_view path);
+  // Records the path of a mapping of process `pid`.
+  void AddBinary(uint32_t pid, std::string_view path);
 
   // kVdso payload: the recorder's own [vdso] image (the one every 64-bit
   // process maps) when a [vdso] mapping was seen; empty otherwise, or when
@@ -41,15 +66,20 @@ class PostmortemFacts {
                                               std::string* note) const;
 
   size_t binary_count() const { return binaries_.size(); }
+  ProcessFiles& files() { return files_; }
+  JitMaps& jit_maps() { return jit_maps_; }
 
-  // Submits the chunks above to `writer` as a file ends: the build-ids,
-  // and the vDSO image and the kernel symbols when there are any (the
-  // notes say why not, as above).
-  void SubmitTo(format::SampleFileWriter& writer, std::string* kernel_note,
-                std::string* vdso_note) const;
+  // Submits the chunks above to `writer` as a file ends, once it has
+  // written every records chunk: the build-ids, the vDSO image and the
+  // kernel symbols when there are any (the notes say why not, as above),
+  // and what embedding stores.
+  void SubmitTo(format::SampleFileWriter& writer, ClosingNotes* notes);
 
  private:
-  std::unordered_set<std::string> binaries_;
+  std::unique_ptr<CodeHits> hits_;  // set once, before any records are written
+  ProcessFiles files_;
+  JitMaps jit_maps_;
+  std::unordered_map<std::string, uint32_t> binaries_;  // path -> a process that mapped it
   bool saw_vdso_ = false;
   std::unordered_set<uint64_t> kernel_addresses_;
 };

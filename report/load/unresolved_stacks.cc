@@ -82,16 +82,9 @@ UnresolvedStacks::StackRef UnresolvedStacks::StackOf(ProcessTable& processes, ui
     return cached->second.stack;
   }
   scratch_.clear();
-  bool exact = true;
-  for (size_t i = 0; i < callchain.size(); ++i) {
-    const uint64_t address = callchain[i];
-    if (IsContextMarker(address)) {
-      exact = true;
-      continue;
-    }
-    scratch_.push_back(FrameId(processes, pid, address, !exact));
-    exact = false;
-  }
+  ForEachChainAddress(callchain, [&](uint64_t address, bool return_address) {
+    scratch_.push_back(FrameId(processes, pid, address, return_address));
+  });
   if (scratch_.empty()) scratch_.push_back(FrameId(processes, pid, ip, false));
   const StackRef stack = stacks_.Intern(scratch_);
   if (cached == cache.chains.end()) {  // a colliding entry stays; this chain is not cached

@@ -1,0 +1,207 @@
+#include "record/facts/code_hits.h"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <tuple>
+
+#include "libsample/model/process_table.h"
+#include "libsample/perf/record_walker.h"
+
+namespace sample::record {
+namespace {
+
+// Parents followed when resolving a forked process's addresses (a bound
+// against a crafted loop of FORK records).
+constexpr int kMaxAncestors = 64;
+
+constexpr uint32_t kProtExec = 0x4;
+
+uint64_t HashChain(uint64_t ip, std::span<const std::byte> chain) {
+  uint64_t hash = 0xcbf29ce484222325ull ^ ip;
+  for (size_t i = 0; i + 8 <= chain.size(); i += 8) {
+    uint64_t word;
+    std::memcpy(&word, chain.data() + i, 8);
+    hash = (hash ^ word) * 0x100000001b3ull;
+    hash ^= hash >> 29;
+  }
+  return hash;
+}
+
+bool IsUserAddress(uint64_t address) { return address != 0 && !IsKernelAddress(address); }
+
+}  // namespace
+
+size_t CodeHits::HitHash::operator()(const Hit& h) const {
+  return std::hash<uint64_t>()((h.address * 0x9E3779B97F4A7C15ull) ^ h.pid ^
+                               (uint64_t(h.leaf) << 63));
+}
+
+CodeHits::CodeHits(EventTable events, Arch arch) : events_(std::move(events)), arch_(arch) {}
+
+void CodeHits::Observe(std::span<const std::byte> records) {
+  if (events_.events().empty()) return;
+  const perf_event_attr& first = events_.events().front().attr;
+  ForEachRecord(records, [&](const perf_event_header& header, std::span<const std::byte> record) {
+    switch (header.type) {
+      case PERF_RECORD_SAMPLE:
+        if (auto index = events_.EventIndexFor(record)) {
+          const perf_event_attr& attr = events_.events()[*index].attr;
+          if (auto sample = ParseSample(record, attr)) ObserveSample(*sample, attr);
+        }
+        break;
+      case PERF_RECORD_MMAP2:
+        if (auto m = ParseMmap2(record, first)) ObserveMapping(*m);
+        break;
+      case PERF_RECORD_FORK:
+        if (auto task = ParseTask(record, first); task && task->pid != task->ppid) {
+          Process& child = processes_[task->pid];
+          child.parent = task->ppid;
+          child.has_parent = true;
+          ++version_;
+        }
+        break;
+      default:
+        break;
+    }
+  });
+}
+
+void CodeHits::ObserveMapping(const Mmap2Record& m) {
+  // Only files have names to embed: JIT code has its perf map, the [vdso]
+  // its stored image.
+  if ((m.prot & kProtExec) == 0 || m.filename.empty() || m.filename.front() != '/' || m.len == 0) {
+    return;
+  }
+  const File file{std::string(m.filename), m.maj, m.min, m.ino};
+  std::vector<uint32_t>& same_path = files_by_path_[file.path];
+  uint32_t id = 0;
+  auto known = std::find_if(same_path.begin(), same_path.end(),
+                            [&](uint32_t i) { return files_[i] == file; });
+  if (known != same_path.end()) {
+    id = *known;
+  } else {
+    id = static_cast<uint32_t>(files_.size());
+    files_.push_back(file);
+    same_path.push_back(id);
+  }
+  Process& process = processes_[m.pid];
+  const Mapping mapping{m.addr, m.addr + m.len, m.pgoff, id};
+  for (const Mapping& seen : process.mappings) {
+    if (seen.start == mapping.start && seen.end == mapping.end && seen.pgoff == mapping.pgoff &&
+        seen.file == mapping.file) {
+      return;
+    }
+  }
+  process.mappings.push_back(mapping);
+  ++version_;
+}
+
+void CodeHits::Add(uint32_t pid, uint64_t address, bool return_address) {
+  if (!IsUserAddress(address)) return;
+  hits_.insert(Hit{pid, !return_address, return_address ? address - 1 : address});
+}
+
+void CodeHits::ObserveSample(const SampleRecord& s, const perf_event_attr& attr) {
+  ++counts_.samples;
+  Process& process = processes_[s.pid];
+  const std::span<const std::byte> chain = s.callchain.bytes();
+  if (process.chains.insert(HashChain(s.ip, chain)).second) {
+    if (s.callchain.empty()) {
+      Add(s.pid, s.ip, false);
+    } else {
+      ForEachChainAddress(s.callchain, [&](uint64_t address, bool return_address) {
+        Add(s.pid, address, return_address);
+      });
+    }
+  }
+  if (!s.user_stack.empty() && s.regs_abi == PERF_SAMPLE_REGS_ABI_64) {
+    ScanStack(process, s.pid, s, attr);
+  }
+}
+
+void CodeHits::ScanStack(Process& process, uint32_t pid, const SampleRecord& s,
+                         const perf_event_attr& attr) {
+  const auto regs = ToDwarfRegisters(arch_, attr.sample_regs_user, s.user_regs);
+  if (!regs) return;
+  ++counts_.stacks_scanned;
+  Add(pid, regs->pc, false);
+  const auto& ranges = RangesOf(process, pid);
+  if (ranges.empty()) return;
+  const uint64_t low = ranges.front().first + 1;
+  const uint64_t span = ranges.back().second - low;
+  const std::span<const std::byte> stack = s.user_stack;
+  for (size_t i = (8 - regs->sp % 8) % 8; i + 8 <= stack.size(); i += 8) {
+    uint64_t word;
+    std::memcpy(&word, stack.data() + i, 8);
+    if (word - low >= span) continue;  // outside every range (one test for most words)
+    const uint64_t call = word - 1;
+    auto after = std::upper_bound(ranges.begin(), ranges.end(), call,
+                                  [](uint64_t a, const auto& r) { return a < r.first; });
+    if (after != ranges.begin() && call < std::prev(after)->second) Add(pid, word, true);
+  }
+}
+
+const std::vector<std::pair<uint64_t, uint64_t>>& CodeHits::RangesOf(Process& process,
+                                                                     uint32_t pid) {
+  if (process.ranges_version == version_) return process.ranges;
+  process.ranges.clear();
+  const Process* p = &process;
+  for (int depth = 0; p != nullptr && depth < kMaxAncestors; ++depth) {
+    for (const Mapping& m : p->mappings) process.ranges.emplace_back(m.start, m.end);
+    auto parent = p->has_parent ? processes_.find(p->parent) : processes_.end();
+    p = parent == processes_.end() || parent->first == pid ? nullptr : &parent->second;
+  }
+  std::sort(process.ranges.begin(), process.ranges.end());
+  // Merged, so a lookup is one binary search.
+  size_t out = 0;
+  for (const auto& r : process.ranges) {
+    if (out != 0 && r.first <= process.ranges[out - 1].second) {
+      process.ranges[out - 1].second = std::max(process.ranges[out - 1].second, r.second);
+    } else {
+      process.ranges[out++] = r;
+    }
+  }
+  process.ranges.resize(out);
+  process.ranges_version = version_;
+  return process.ranges;
+}
+
+std::vector<CodeHits::Binary> CodeHits::Resolve() const {
+  std::map<uint32_t, Binary> by_file;
+  for (const Hit& hit : hits_) {
+    auto it = processes_.find(hit.pid);
+    for (int depth = 0; it != processes_.end() && depth < kMaxAncestors; ++depth) {
+      for (const Mapping& m : it->second.mappings) {
+        if (hit.address < m.start || hit.address >= m.end) continue;
+        Binary& binary = by_file[m.file];
+        if (binary.path.empty()) {
+          binary.path = files_[m.file].path;
+          binary.inode = files_[m.file].inode;
+          binary.pid = it->first;
+        }
+        const uint64_t offset = hit.address - m.start + m.pgoff;
+        binary.offsets.push_back(offset);
+        if (hit.leaf) binary.leaf_offsets.push_back(offset);
+      }
+      it = it->second.has_parent ? processes_.find(it->second.parent) : processes_.end();
+    }
+  }
+  std::vector<Binary> out;
+  for (auto& [file, binary] : by_file) {
+    for (auto* list : {&binary.offsets, &binary.leaf_offsets}) {
+      std::sort(list->begin(), list->end());
+      list->erase(std::unique(list->begin(), list->end()), list->end());
+    }
+    out.push_back(std::move(binary));
+  }
+  return out;
+}
+
+CodeHits::Counts CodeHits::counts() const {
+  Counts counts = counts_;
+  counts.hits = hits_.size();
+  return counts;
+}
+
+}  // namespace sample::record

@@ -1,0 +1,118 @@
+// CodeHits: the code addresses a recording's samples hit, gathered from the
+// records as the writer thread writes them, and resolved at the end into
+// the binaries and file offsets the report will look up, so that the
+// recorder can embed what names and unwinds them (record/facts/embedder.h).
+//
+// Call chains give their addresses as the report reads them: the first
+// after each context marker as it is (a leaf), the others as return
+// addresses, looked up at address - 1. A chain seen before in the same
+// process costs one hash lookup. User stack copies (--call-graph dwarf,
+// fp,leaf) are scanned instead: the report's unwinder finds each caller's
+// return address in the copy, so every aligned word that points into an
+// executable file mapping of the process is kept as one. That is a
+// superset (stale slots, function pointers): it costs bytes in the file,
+// never a name. Mappings are kept for the whole recording (each file
+// mapping a process ever had, and its parents' for a fork) and an address
+// is resolved against every one that held it: a superset again, which
+// covers a mapping that moved. A stack word is checked against the
+// mappings known when its chunk is written: a sample drained in the same
+// wakeup as, but before, the mapping it ran in (microseconds after an
+// mmap) keeps its callers unnamed.
+//
+// Owns its tables. Observe runs on one thread (the writer's); Resolve and
+// counts after it is done (SampleFileWriter::WaitUntilWritten).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "libsample/perf/event_table.h"
+#include "libsample/perf/perf_record.h"
+#include "libsample/perf/user_regs.h"
+
+namespace sample::record {
+
+class CodeHits {
+ public:
+  // `events`: the recording's, to parse its samples; `arch`: the host's,
+  // to read user registers.
+  CodeHits(EventTable events, Arch arch);
+
+  // Looks at a run of records as written to the file.
+  void Observe(std::span<const std::byte> records);
+
+  // A file mapping with hits.
+  struct Binary {
+    std::string path;                    // as the mapping named it
+    uint32_t pid = 0;                    // a process that mapped it (to open it as it did)
+    uint64_t inode = 0;                  // as recorded (0: not known)
+    std::vector<uint64_t> offsets;       // lookup file offsets: sorted, unique
+    std::vector<uint64_t> leaf_offsets;  // of those, where samples were taken
+  };
+  // The binaries with hits, by (path, device, inode).
+  std::vector<Binary> Resolve() const;
+
+  struct Counts {
+    uint64_t samples = 0;
+    uint64_t stacks_scanned = 0;
+    uint64_t hits = 0;  // distinct (process, lookup address)
+  };
+  Counts counts() const;
+
+ private:
+  struct Mapping {
+    uint64_t start = 0;
+    uint64_t end = 0;
+    uint64_t pgoff = 0;
+    uint32_t file = 0;  // index into files_
+  };
+  struct File {
+    std::string path;
+    uint32_t maj = 0;
+    uint32_t min = 0;
+    uint64_t inode = 0;
+    bool operator==(const File&) const = default;
+  };
+  struct Process {
+    std::vector<Mapping> mappings;
+    uint32_t parent = 0;
+    bool has_parent = false;
+    std::unordered_set<uint64_t> chains;  // hashes of chains already taken
+    // The executable ranges of it and its parents, merged and sorted, as of
+    // `ranges_version`.
+    std::vector<std::pair<uint64_t, uint64_t>> ranges;
+    uint64_t ranges_version = ~uint64_t{0};
+  };
+  struct Hit {
+    uint32_t pid;
+    bool leaf;
+    uint64_t address;  // the lookup address
+    bool operator==(const Hit&) const = default;
+  };
+  struct HitHash {
+    size_t operator()(const Hit& h) const;
+  };
+
+  void ObserveMapping(const Mmap2Record& m);
+  void ObserveSample(const SampleRecord& s, const perf_event_attr& attr);
+  void ScanStack(Process& process, uint32_t pid, const SampleRecord& s,
+                 const perf_event_attr& attr);
+  const std::vector<std::pair<uint64_t, uint64_t>>& RangesOf(Process& process, uint32_t pid);
+  void Add(uint32_t pid, uint64_t address, bool return_address);
+
+  EventTable events_;
+  Arch arch_;
+  std::vector<File> files_;
+  std::unordered_map<std::string, std::vector<uint32_t>> files_by_path_;
+  std::unordered_map<uint32_t, Process> processes_;
+  std::unordered_set<Hit, HitHash> hits_;
+  uint64_t version_ = 0;  // bumped by every mapping and fork
+  Counts counts_;
+};
+
+}  // namespace sample::record

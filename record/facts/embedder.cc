@@ -1,0 +1,93 @@
+#include "record/facts/embedder.h"
+
+#include <sys/stat.h>
+
+#include <chrono>
+
+#include <fmt/format.h>
+
+#include "formats/embedded_codec.h"
+#include "libsample/symbols/debug_file_finder.h"
+#include "libsample/symbols/elf_symbols.h"
+#include "libsample/symbols/symbol_embedding.h"
+
+namespace sample::record {
+namespace {
+
+// The file to build from: the binary's fd (kept open while it is read) and
+// a path to it that libelf can open.
+struct OpenedBinary {
+  UniqueFd fd;
+  std::string path;
+};
+
+Result<OpenedBinary> OpenMapped(const CodeHits::Binary& binary, const ProcessFiles& files) {
+  TRY_ASSIGN(auto fd, files.Open(binary.pid, binary.path));
+  struct stat st;
+  if (binary.inode != 0 && (fstat(fd.get(), &st) != 0 || st.st_ino != binary.inode)) {
+    return Fail(fmt::format("{}: not the file that was mapped (another inode now)", binary.path));
+  }
+  std::string path = fmt::format("/proc/self/fd/{}", fd.get());
+  return OpenedBinary{std::move(fd), std::move(path)};
+}
+
+}  // namespace
+
+EmbedSummary SubmitEmbedded(format::SampleFileWriter& writer, const CodeHits& hits,
+                            const ProcessFiles& files, JitMaps& jit_maps) {
+  const auto start = std::chrono::steady_clock::now();
+  EmbedSummary summary;
+  summary.done = true;
+  DebugFileFinderOptions finder_options;
+  finder_options.use_debuginfod = false;  // never wait on the network at the end of a recording
+  DebugFileFinder finder(finder_options);
+  EmbeddingLimits limits;
+  for (CodeHits::Binary& binary : hits.Resolve()) {
+    auto opened = OpenMapped(binary, files);
+    if (!opened) {
+      summary.notes.push_back(opened.error().message);
+      continue;
+    }
+    EmbeddingRequest request;
+    request.path = binary.path;
+    request.binary = opened->path;
+    // A separate debug file of this build, if this host has one.
+    const std::string build_id = ReadElfBuildId(opened->path).value_or("");
+    if (!build_id.empty()) request.debug = finder.Find(opened->path, build_id).debug;
+    request.offsets = std::move(binary.offsets);
+    request.leaf_offsets = std::move(binary.leaf_offsets);
+    auto embedded = BuildEmbeddedBinary(request, limits);
+    if (!embedded) {
+      summary.notes.push_back(embedded.error().message);
+      continue;
+    }
+    std::vector<std::byte> payload = format::EncodeEmbeddedBinary(*embedded);
+    ++summary.binaries;
+    summary.functions += embedded->functions.size();
+    summary.addresses += embedded->addresses.size();
+    summary.code_omitted += embedded->code_omitted;
+    summary.bytes += payload.size();
+    writer.Submit(format::ChunkType::kEmbeddedBinary, std::move(payload));
+  }
+  for (const RecordedPerfMap& map : jit_maps.Collect(files, &summary.notes)) {
+    std::vector<std::byte> payload = format::EncodePerfMap(map);
+    ++summary.perf_maps;
+    summary.bytes += payload.size();
+    writer.Submit(format::ChunkType::kPerfMap, std::move(payload));
+  }
+  summary.milliseconds =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return summary;
+}
+
+std::string DescribeEmbedded(const EmbedSummary& s) {
+  std::string text =
+      fmt::format("embedded {} function{} of {} binar{}", s.functions, s.functions == 1 ? "" : "s",
+                  s.binaries, s.binaries == 1 ? "y" : "ies");
+  if (s.perf_maps != 0) {
+    text += fmt::format(" and {} perf map{}", s.perf_maps, s.perf_maps == 1 ? "" : "s");
+  }
+  return text + fmt::format(" ({:.1f} KiB) in {:.0f} ms", s.bytes / 1024.0, s.milliseconds);
+}
+
+}  // namespace sample::record

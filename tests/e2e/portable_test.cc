@@ -1,0 +1,201 @@
+// End to end: a recording reports the same where none of its binaries are.
+// Each bundled workload (frame-pointer chains, DWARF unwinding, a stripped
+// binary, C++ inline frames, a JIT's perf map, a program in its own mount
+// namespace by command and by -p) is recorded once and reported twice:
+// with its binaries (and the perf map) where they were, and with --symfs on
+// an empty directory and the perf map deleted. The flat profile, the call
+// graph, folded stacks and JSON must be identical, byte for byte, and name
+// the workload's functions.
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "tests/e2e/e2e_util.h"
+
+namespace sample::e2e {
+namespace {
+
+const std::string kRecord = SAMPLE_RECORD_PATH;
+const std::string kReport = SAMPLE_REPORT_PATH;
+const std::string kSplit = WORKLOAD_SPLIT_PATH;
+const std::string kUnwindNofp = WORKLOAD_UNWIND_NOFP_PATH;
+const std::string kMixer = WORKLOAD_MIXER_PATH;
+const std::string kJit = WORKLOAD_JIT_PATH;
+const std::string kChildAlpha = WORKLOAD_CHILD_ALPHA_PATH;
+
+// The views compared: flat, call graph (children, callers), folded, JSON.
+const std::vector<std::vector<std::string>> kViews = {
+    {"--no-children"},
+    {"-g", "caller"},
+    {"--format", "folded"},
+    {"--format", "json"},
+};
+
+class PortableTest : public ::testing::Test {
+ protected:
+  // Reports `data` in every view, as it is and with no binary reachable;
+  // expects the same bytes and `names` in the flat profile.
+  void ExpectSameWithoutBinaries(const std::string& data, const std::vector<std::string>& names,
+                                 const std::string& also_remove = "") {
+    std::vector<std::string> with;
+    for (const auto& view : kViews) {
+      std::vector<std::string> argv = {kReport, "-i", data};
+      argv.insert(argv.end(), view.begin(), view.end());
+      const RunResult rep = RunTool(argv, dir_);
+      ASSERT_EQ(rep.exit_code, 0) << rep.err;
+      with.push_back(rep.out);
+    }
+    for (const std::string& name : names) {
+      EXPECT_NE(with[0].find(name), std::string::npos) << name << " missing in\n" << with[0];
+    }
+    if (!also_remove.empty()) std::filesystem::remove(also_remove);
+    const std::string empty = dir_ / "empty symfs";
+    std::filesystem::create_directories(empty);
+    for (size_t i = 0; i < kViews.size(); ++i) {
+      std::vector<std::string> argv = {kReport, "-i", data, "--symfs", empty};
+      argv.insert(argv.end(), kViews[i].begin(), kViews[i].end());
+      const RunResult rep = RunTool(argv, dir_);
+      ASSERT_EQ(rep.exit_code, 0) << rep.err;
+      EXPECT_EQ(rep.out, with[i]) << "view " << kViews[i][0] << " differs without the binaries";
+    }
+  }
+
+  RunResult Record(std::vector<std::string> options, const std::string& data,
+                   std::vector<std::string> command) {
+    std::vector<std::string> argv = {kRecord, "-e", "cpu-clock", "-o", data};
+    argv.insert(argv.end(), options.begin(), options.end());
+    argv.push_back("--");
+    argv.insert(argv.end(), command.begin(), command.end());
+    return RunTool(argv, dir_);
+  }
+
+  ScratchDir dir_;
+};
+
+TEST_F(PortableTest, FramePointerChains) {
+  const std::string data = dir_ / "fp.data";
+  const RunResult rec = Record({"-g"}, data, {kSplit, "0.5"});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  EXPECT_NE(rec.err.find("embedded"), std::string::npos) << rec.err;
+  ExpectSameWithoutBinaries(data, {"compute_sixty", "compute_thirty"});
+}
+
+TEST_F(PortableTest, DwarfUnwinding) {
+  const std::string data = dir_ / "dwarf.data";
+  const RunResult rec = Record({"--call-graph", "dwarf"}, data, {kUnwindNofp, "chain", "0.5"});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  ExpectSameWithoutBinaries(data, {"hot_leaf", "level_three"});
+  // The chains were unwound from the embedded rules: callers are there.
+  const RunResult folded =
+      RunTool({kReport, "-i", data, "--format", "folded", "--symfs", dir_ / "empty symfs"}, dir_);
+  EXPECT_NE(folded.out.find("level_two;level_three;hot_leaf"), std::string::npos) << folded.out;
+}
+
+TEST_F(PortableTest, StrippedBinary) {
+  const std::string stripped = dir_ / "split-stripped";
+  std::filesystem::copy_file(kSplit, stripped);
+  const RunResult strip = RunTool({"strip", "--strip-all", stripped}, dir_);
+  if (strip.exit_code != 0) GTEST_SKIP() << "strip(1) failed here: " << strip.err;
+  const std::string data = dir_ / "stripped.data";
+  const RunResult rec = Record({"-g"}, data, {stripped, "0.5"});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  ExpectSameWithoutBinaries(data, {"split-stripped+0x"});
+}
+
+TEST_F(PortableTest, CxxInlineFrames) {
+  const std::string data = dir_ / "mixer.data";
+  const RunResult rec = Record({"-g"}, data, {kMixer, "0.5"});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  ExpectSameWithoutBinaries(data, {"acc::Mixer<unsigned long>::churn", "(inlined)"});
+}
+
+TEST_F(PortableTest, JitPerfMap) {
+  const std::string data = dir_ / "jit.data";
+  const RunResult rec = Record({"-g"}, data, {kJit, "0.5"});
+  if (rec.exit_code == 3) GTEST_SKIP() << "the fake JIT is x86-64 only";
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  EXPECT_NE(rec.err.find("and 1 perf map"), std::string::npos) << rec.err;
+  // The workload printed its map's path; the map goes before the second
+  // report.
+  const std::vector<std::string> printed = Lines(rec.out);
+  ASSERT_FALSE(printed.empty());
+  ExpectSameWithoutBinaries(data, {"jit_countdown"}, printed.front());
+}
+
+// A program in a mount namespace of its own, run from a bind mount: the
+// path it maps holds another binary on the host (or none), so only what
+// the recorder read through the process's namespace names its frames.
+class NamespaceTest : public PortableTest {
+ protected:
+  void SetUp() override {
+    const RunResult probe = RunTool({"unshare", "-m", "true"}, dir_);
+    if (probe.exit_code != 0) GTEST_SKIP() << "no mount namespace for us here: " << probe.err;
+    std::filesystem::create_directories(dir_ / "real");
+    std::filesystem::create_directories(dir_ / "inside");
+    std::filesystem::copy_file(kSplit, dir_ / "real/prog");
+    // On the host, the path holds another program.
+    std::filesystem::copy_file(kChildAlpha, dir_ / "inside/prog");
+  }
+  // sh -c text: bind real/ over inside/ and run inside/prog for `seconds`.
+  std::vector<std::string> Command(const std::string& seconds) {
+    const std::string script = "mount --bind " + ShellQuote(dir_ / "real") + " " +
+                               ShellQuote(dir_ / "inside") + " && exec " +
+                               ShellQuote(dir_ / "inside/prog") + " " + seconds;
+    return {"unshare", "-m", "--propagation", "private", "sh", "-c", script};
+  }
+};
+
+TEST_F(NamespaceTest, ByCommand) {
+  const std::string data = dir_ / "ns.data";
+  const RunResult rec = Record({"-g"}, data, Command("0.5"));
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  ExpectSameWithoutBinaries(data, {"compute_sixty", "compute_thirty"});
+}
+
+TEST_F(NamespaceTest, ByPid) {
+  const pid_t target = Start(Command("4"), dir_, "target");
+  // Until it runs the program (unshare and sh exec it in the same pid).
+  const std::string inside = dir_ / "inside/prog";
+  bool running = false;
+  for (int i = 0; i < 100 && !running; ++i) {
+    std::error_code error;
+    running =
+        std::filesystem::read_symlink("/proc/" + std::to_string(target) + "/exe", error).string() ==
+        inside;
+    if (!running) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_TRUE(running) << "the program did not start in its namespace";
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  const std::string data = dir_ / "ns-pid.data";
+  const RunResult rec = RunTool({kRecord, "-e", "cpu-clock", "-g", "-p", std::to_string(target),
+                                 "--duration", "1", "-o", data},
+                                dir_);
+  kill(target, SIGTERM);
+  Wait(target, dir_, "target");
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  ExpectSameWithoutBinaries(data, {"compute_sixty", "compute_thirty"});
+}
+
+// Without embedding, the same recording loses its names: the comparison
+// above can fail.
+TEST_F(PortableTest, WithoutEmbeddingNamesNeedTheBinaries) {
+  const std::string data = dir_ / "plain.data";
+  const RunResult rec = Record({"-g", "--no-embed"}, data, {kSplit, "0.3"});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  EXPECT_EQ(rec.err.find("embedded"), std::string::npos) << rec.err;
+  const RunResult rep =
+      RunTool({kReport, "-i", data, "--no-children", "--symfs", dir_ / "empty symfs"}, dir_);
+  ASSERT_EQ(rep.exit_code, 0) << rep.err;
+  EXPECT_EQ(rep.out.find("compute_sixty"), std::string::npos) << rep.out;
+  EXPECT_NE(rep.out.find("[unknown]"), std::string::npos) << rep.out;
+}
+
+}  // namespace
+}  // namespace sample::e2e

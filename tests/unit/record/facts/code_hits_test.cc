@@ -1,0 +1,151 @@
+#include "record/facts/code_hits.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "tests/unit/synthetic_records.h"
+
+namespace sample::record {
+namespace {
+
+using testing::Append;
+using testing::Bytes;
+
+constexpr uint64_t kSampleType = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+                                 PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN;
+constexpr uint64_t kUser = static_cast<uint64_t>(PERF_CONTEXT_USER);
+constexpr uint64_t kKernel = static_cast<uint64_t>(PERF_CONTEXT_KERNEL);
+constexpr uint32_t kExec = 0x5;  // PROT_READ | PROT_EXEC
+
+EventTable TableOf(const perf_event_attr& attr) {
+  EventDesc event;
+  event.attr = attr;
+  return EventTable({event});
+}
+
+Bytes Mapping(const perf_event_attr& attr, uint32_t pid, const std::string& path, uint64_t start,
+              uint64_t len, uint64_t pgoff, uint64_t ino = 7, uint32_t prot = kExec) {
+  auto fields = testing::MakeMmap2Fields(path, pid, pid, start, len, pgoff);
+  fields.ino = ino;
+  fields.prot = prot;
+  return testing::MakeMmap2(attr, fields, {pid, pid});
+}
+
+Bytes Sample(const perf_event_attr& attr, uint32_t pid, uint64_t ip, std::vector<uint64_t> chain) {
+  testing::SampleFields fields;
+  fields.pid = fields.tid = pid;
+  fields.ip = ip;
+  fields.period = 1;
+  fields.callchain = std::move(chain);
+  return testing::MakeSample(attr, fields);
+}
+
+const CodeHits::Binary* Find(const std::vector<CodeHits::Binary>& binaries,
+                             const std::string& path) {
+  for (const auto& b : binaries) {
+    if (b.path == path) return &b;
+  }
+  return nullptr;
+}
+
+TEST(CodeHitsTest, ChainsGiveLeavesAsTheyAreAndCallersAtTheCall) {
+  const perf_event_attr attr = testing::MakeAttr(kSampleType, true);
+  CodeHits hits(TableOf(attr), Arch::kX86_64);
+  Bytes records;
+  Append(records, Mapping(attr, 10, "/bin/a", 0x401000, 0x2000, 0x1000, 7));
+  Append(records, Mapping(attr, 10, "/lib/b.so", 0x7f0000, 0x1000, 0, 8));
+  Append(records, Sample(attr, 10, 0x401100, {kUser, 0x401100, 0x7f0200, 0x401300}));
+  // In the kernel: its frames are not ours; the user part starts exact.
+  Append(records, Sample(attr, 10, 0xffffffff81000000ull,
+                         {kKernel, 0xffffffff81000000ull, kUser, 0x401500, 0x401600}));
+  hits.Observe(records);
+  const auto binaries = hits.Resolve();
+  ASSERT_EQ(binaries.size(), 2u);
+  const auto* a = Find(binaries, "/bin/a");
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->offsets, (std::vector<uint64_t>{0x1100, 0x12ff, 0x1500, 0x15ff}));
+  EXPECT_EQ(a->leaf_offsets, (std::vector<uint64_t>{0x1100, 0x1500}));
+  EXPECT_EQ(a->pid, 10u);
+  EXPECT_EQ(a->inode, 7u);
+  const auto* b = Find(binaries, "/lib/b.so");
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(b->offsets, (std::vector<uint64_t>{0x1ff}));
+  EXPECT_TRUE(b->leaf_offsets.empty());
+}
+
+TEST(CodeHitsTest, ForkedChildrenUseTheirParentsMappingsAndLoneIpsAreLeaves) {
+  const perf_event_attr attr =
+      testing::MakeAttr(kSampleType & ~uint64_t{PERF_SAMPLE_CALLCHAIN}, true);
+  CodeHits hits(TableOf(attr), Arch::kX86_64);
+  Bytes records;
+  Append(records, Mapping(attr, 10, "/bin/a", 0x401000, 0x1000, 0));
+  Append(records, testing::MakeFork(attr, 11, 10, 11, 10, 5, {11, 11}));
+  Append(records, Sample(attr, 11, 0x401234, {}));
+  Append(records, Sample(attr, 11, 0x401234, {}));  // the same again: one hit
+  hits.Observe(records);
+  const auto binaries = hits.Resolve();
+  ASSERT_EQ(binaries.size(), 1u);
+  EXPECT_EQ(binaries[0].offsets, (std::vector<uint64_t>{0x234}));
+  EXPECT_EQ(binaries[0].leaf_offsets, (std::vector<uint64_t>{0x234}));
+  EXPECT_EQ(hits.counts().samples, 2u);
+  EXPECT_EQ(hits.counts().hits, 1u);
+}
+
+TEST(CodeHitsTest, OnlyExecutableFileMappingsAndTheFileThatWasMapped) {
+  const perf_event_attr attr = testing::MakeAttr(kSampleType, true);
+  CodeHits hits(TableOf(attr), Arch::kX86_64);
+  Bytes records;
+  Append(records, Mapping(attr, 10, "/data", 0x500000, 0x1000, 0, 3, /*prot=*/1));
+  Append(records, Mapping(attr, 10, "//anon", 0x600000, 0x1000, 0));
+  Append(records, Mapping(attr, 10, "/bin/a", 0x401000, 0x1000, 0, 7));
+  // Another process maps another file at the same path (another build).
+  Append(records, Mapping(attr, 20, "/bin/a", 0x401000, 0x1000, 0, 9));
+  Append(records, Sample(attr, 10, 0, {kUser, 0x500010, 0x600010, 0x401010}));
+  Append(records, Sample(attr, 20, 0, {kUser, 0x401020}));
+  hits.Observe(records);
+  const auto binaries = hits.Resolve();
+  ASSERT_EQ(binaries.size(), 2u);
+  for (const auto& b : binaries) {
+    EXPECT_EQ(b.path, "/bin/a");
+    EXPECT_EQ(b.offsets, (std::vector<uint64_t>{b.inode == 7 ? 0xfu : 0x20u}));
+  }
+}
+
+TEST(CodeHitsTest, StackCopiesAreScannedForReturnAddressesIntoCode) {
+  perf_event_attr attr =
+      testing::MakeAttr(kSampleType | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER, true);
+  attr.sample_regs_user = (uint64_t{1} << 7) | (uint64_t{1} << 8);  // sp, ip
+  attr.sample_stack_user = 64;
+  CodeHits hits(TableOf(attr), Arch::kX86_64);
+  Bytes records;
+  Append(records, Mapping(attr, 10, "/bin/a", 0x401000, 0x1000, 0));
+  Append(records, Mapping(attr, 10, "/lib/b.so", 0x7f0000, 0x1000, 0x2000, 8));
+  const std::vector<uint64_t> words = {0x401234, 0xdeadbeef, 7, 0x7f0010, 0x401000, 0x7f1001};
+  Bytes stack(words.size() * 8);
+  std::memcpy(stack.data(), words.data(), stack.size());
+  testing::SampleFields fields;
+  fields.pid = fields.tid = 10;
+  fields.ip = 0x401100;
+  fields.period = 1;
+  fields.callchain = {};  // --call-graph dwarf: no user chain
+  fields.extra = testing::RegsUserBlock(PERF_SAMPLE_REGS_ABI_64, {0x7ffd0000, 0x401100});
+  const Bytes stack_block = testing::StackUserBlock(stack, 64);
+  fields.extra.insert(fields.extra.end(), stack_block.begin(), stack_block.end());
+  Append(records, testing::MakeSample(attr, fields));
+  hits.Observe(records);
+  const auto binaries = hits.Resolve();
+  const auto* a = Find(binaries, "/bin/a");
+  ASSERT_NE(a, nullptr);
+  // The pc as it is; 0x401234 at the call; 0x401000 - 1 is before the mapping.
+  EXPECT_EQ(a->offsets, (std::vector<uint64_t>{0x100, 0x233}));
+  EXPECT_EQ(a->leaf_offsets, (std::vector<uint64_t>{0x100}));
+  const auto* b = Find(binaries, "/lib/b.so");
+  ASSERT_NE(b, nullptr);
+  // 0x7f1001 - 1 is the mapping's end: outside.
+  EXPECT_EQ(b->offsets, (std::vector<uint64_t>{0x200f}));
+  EXPECT_EQ(hits.counts().stacks_scanned, 1u);
+}
+
+}  // namespace
+}  // namespace sample::record
