@@ -1,5 +1,6 @@
 #include "libsample/unwind/dwarf_unwinder.h"
 
+#include <elfutils/libdw.h>
 #include <gelf.h>
 
 #include <gtest/gtest.h>
@@ -12,13 +13,17 @@
 #include <algorithm>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "libsample/symbols/elf_file.h"
+#include "libsample/symbols/embedded_binary.h"
+#include "libsample/symbols/x86_frame_rule.h"
 
 namespace sample {
 namespace {
@@ -51,7 +56,7 @@ uint64_t MainStackEnd() {
 // memcpy interceptor would stop there under scripts/test_sanitized.sh);
 // volatile, so that the loop does not become a memcpy call.
 __attribute__((noinline, no_sanitize_address)) void CopyRawStack(std::byte* out, uint64_t from,
-                                                                   size_t size) {
+                                                                 size_t size) {
   const volatile std::byte* in = reinterpret_cast<const volatile std::byte*>(from);
   for (size_t i = 0; i < size; ++i) out[i] = in[i];
 }
@@ -115,6 +120,7 @@ UnwindSpace SelfSpace() {
     if (perms.size() < 3 || perms[2] != 'x' || path.empty() || path[0] != '/') continue;
     UnwindModule m;
     m.start = std::stoull(range.substr(0, range.find('-')), nullptr, 16);
+    m.end = std::stoull(range.substr(range.find('-') + 1), nullptr, 16);
     const uint64_t pgoff = std::stoull(offset, nullptr, 16);
     auto bias = ElfLoadBias(path, m.start, pgoff);
     if (!bias) continue;
@@ -276,6 +282,196 @@ TEST_F(DwarfUnwinderTest, CachedRulesWalkLikeLibdw) {
       EXPECT_EQ(libdw.counts().cached_walks, 0u);
     }
   }
+}
+
+// What a recording would embed of `module`'s file for the walk `pcs`: its
+// PT_LOAD segments and the CFI row (.eh_frame, else .debug_frame, as the
+// unwinder reads them) of every lookup pc of the walk in the module.
+EmbeddedBinary EmbedCfi(const UnwindModule& module, const std::vector<uint64_t>& pcs) {
+  EmbeddedBinary binary;
+  binary.path = module.binary;
+  auto file = ElfFile::Open(module.binary);
+  EXPECT_TRUE(file.has_value()) << file.error().message;
+  if (!file) return binary;
+  binary.fixed_address = file->ehdr().e_type == ET_EXEC;
+  size_t count = 0;
+  EXPECT_EQ(elf_getphdrnum(file->get(), &count), 0);
+  for (size_t i = 0; i < count; ++i) {
+    GElf_Phdr phdr;
+    if (gelf_getphdr(file->get(), static_cast<int>(i), &phdr) == nullptr ||
+        phdr.p_type != PT_LOAD) {
+      continue;
+    }
+    binary.segments.push_back(
+        {phdr.p_offset, phdr.p_filesz, phdr.p_vaddr, phdr.p_memsz, (phdr.p_flags & PF_X) != 0});
+  }
+  Dwarf* dwarf = dwarf_begin_elf(file->get(), DWARF_C_READ, nullptr);
+  Dwarf_CFI* sources[] = {dwarf_getcfi_elf(file->get()), dwarf ? dwarf_getcfi(dwarf) : nullptr};
+  for (size_t i = 0; i < pcs.size(); ++i) {
+    const uint64_t lookup = i == 0 ? pcs[i] : pcs[i] - 1;
+    if (lookup < module.start || lookup >= module.end) continue;
+    for (Dwarf_CFI* cfi : sources) {
+      Dwarf_Frame* frame = nullptr;
+      if (cfi == nullptr || dwarf_cfi_addrframe(cfi, lookup - module.bias, &frame) != 0) continue;
+      CfiRow row;
+      Dwarf_Addr start = 0, end = 0;
+      dwarf_frame_info(frame, &start, &end, nullptr);
+      row.start = start;
+      row.end = end;
+      row.rule = ReadX86FrameRule(frame);
+      free(frame);
+      binary.cfi.push_back(row);
+      break;
+    }
+  }
+  if (dwarf != nullptr) dwarf_end(dwarf);
+  binary.Normalize();
+  return binary;
+}
+
+// `space` with the modules whose file `missing` picks replaced by what
+// EmbedCfi embeds of them for the walk `pcs` (kept in `store`).
+UnwindSpace WithEmbedded(const UnwindSpace& space, const std::vector<uint64_t>& pcs,
+                         const std::function<bool(const UnwindModule&)>& missing,
+                         std::vector<std::unique_ptr<EmbeddedBinary>>& store) {
+  UnwindSpace out;
+  out.version = space.version + 100;
+  for (const UnwindModule& module : space.modules) {
+    if (!missing(module)) {
+      out.modules.push_back(module);
+      continue;
+    }
+    store.push_back(std::make_unique<EmbeddedBinary>(EmbedCfi(module, pcs)));
+    UnwindModule embedded = module;
+    embedded.binary.clear();
+    embedded.embedded = store.back().get();
+    out.modules.push_back(embedded);
+  }
+  return out;
+}
+
+std::string SelfExe() {
+  char resolved[PATH_MAX];
+  return realpath("/proc/self/exe", resolved) != nullptr ? resolved : "";
+}
+
+bool IsSelf(const UnwindModule& module) {
+  char resolved[PATH_MAX];
+  return realpath(module.binary.c_str(), resolved) != nullptr && SelfExe() == resolved;
+}
+
+TEST_F(DwarfUnwinderTest, EmbeddedSegmentsGiveTheFilesLoadBias) {
+  for (const UnwindModule& module : space_.modules) {
+    const EmbeddedBinary embedded = EmbedCfi(module, {});
+    auto file = ElfFile::Open(module.binary);
+    ASSERT_TRUE(file.has_value());
+    // The mapping's file offset: the bias places it at the mapping's start.
+    std::ifstream maps("/proc/self/maps");
+    std::string line;
+    while (std::getline(maps, line)) {
+      if (std::stoull(line.substr(0, line.find('-')), nullptr, 16) != module.start) continue;
+      std::istringstream in(line);
+      std::string range, perms, offset;
+      in >> range >> perms >> offset;
+      EXPECT_EQ(embedded.LoadBias(module.start, std::stoull(offset, nullptr, 16)), module.bias)
+          << module.binary;
+    }
+  }
+}
+
+TEST_F(DwarfUnwinderTest, EmbeddedCfiWalksLikeTheBinary) {
+  // The walk with every file at hand, then with the test binary's file
+  // missing (one embedded module among files), then with every file
+  // missing (no Dwfl to attach: the cached rules alone): the same frames
+  // and the same reason to stop, from the rows the walk's pcs need.
+  for (size_t bytes : {size_t{200}, kCopy}) {
+    DwarfUnwinder with_files;
+    std::vector<uint64_t> expected;
+    const UnwindStop expected_stop = with_files.Unwind(Request(bytes), &expected);
+    ASSERT_GE(expected.size(), 2u);
+    std::vector<std::unique_ptr<EmbeddedBinary>> store;
+    const UnwindSpace self_missing = WithEmbedded(space_, expected, IsSelf, store);
+    const UnwindSpace all_missing = WithEmbedded(
+        space_, expected, [](const UnwindModule&) { return true; }, store);
+    ASSERT_EQ(std::count_if(self_missing.modules.begin(), self_missing.modules.end(),
+                            [](const UnwindModule& m) { return m.binary.empty(); }),
+              1);
+    for (const UnwindSpace* space : {&self_missing, &all_missing}) {
+      DwarfUnwinder unwinder;
+      for (int round = 0; round < 2; ++round) {  // the second on cached rules
+        UnwindRequest request = Request(bytes);
+        request.space = space;
+        std::vector<uint64_t> pcs;
+        EXPECT_EQ(unwinder.Unwind(request, &pcs), expected_stop) << bytes;
+        EXPECT_EQ(pcs, expected) << bytes;
+      }
+      EXPECT_EQ(unwinder.counts().cached_walks, 2u);
+      EXPECT_EQ(unwinder.counts().libdw_walks, 0u);
+      EXPECT_EQ(unwinder.counts().embedded_cut_walks, 0u);
+    }
+  }
+}
+
+TEST_F(DwarfUnwinderTest, EmbeddedCfiFindsTheCallerAFramePointerChainSkips) {
+  DwarfUnwinder with_files;
+  const std::optional<uint64_t> expected = with_files.UnchainedCaller(Request(kCopy));
+  ASSERT_TRUE(expected.has_value());  // CaptureLeaf has no frame pointer
+  std::vector<uint64_t> walk;
+  with_files.Unwind(Request(kCopy), &walk);
+  std::vector<std::unique_ptr<EmbeddedBinary>> store;
+  const UnwindSpace all_missing = WithEmbedded(
+      space_, walk, [](const UnwindModule&) { return true; }, store);
+  DwarfUnwinder unwinder;
+  UnwindRequest request = Request(kCopy);
+  request.space = &all_missing;
+  EXPECT_EQ(unwinder.UnchainedCaller(request), expected);
+}
+
+TEST_F(DwarfUnwinderTest, AWalkThatNeedsLibdwInEmbeddedCodeEndsThere) {
+  DwarfUnwinder with_files;
+  std::vector<uint64_t> expected;
+  with_files.Unwind(Request(kCopy), &expected);
+  ASSERT_GE(expected.size(), 5u);
+  std::vector<std::unique_ptr<EmbeddedBinary>> store;
+  UnwindSpace self_missing = WithEmbedded(space_, expected, IsSelf, store);
+  // The row of LevelOne's frame (pcs[3] returns into it) is not usable:
+  // the cached rules cannot step it, and libdw cannot read embedded rows.
+  EmbeddedBinary* self = store.back().get();
+  const UnwindModule& module =
+      *std::find_if(self_missing.modules.begin(), self_missing.modules.end(),
+                    [](const UnwindModule& m) { return m.binary.empty(); });
+  ASSERT_NE(self->CfiRowAt(expected[3] - 1 - module.bias), nullptr);
+  for (CfiRow& row : self->cfi) {
+    if (row.start <= expected[3] - 1 - module.bias && expected[3] - 1 - module.bias < row.end) {
+      row.rule.usable = false;
+    }
+  }
+  DwarfUnwinder unwinder;
+  UnwindRequest request = Request(kCopy);
+  request.space = &self_missing;
+  std::vector<uint64_t> pcs;
+  EXPECT_EQ(unwinder.Unwind(request, &pcs), UnwindStop::kNoCfi);
+  EXPECT_EQ(pcs, std::vector<uint64_t>(expected.begin(), expected.begin() + 4));
+  EXPECT_EQ(unwinder.counts().embedded_cut_walks, 1u);
+  EXPECT_EQ(unwinder.counts().libdw_walks, 0u);
+
+  // libdw's own walk (the cache off) stops at the first embedded frame.
+  DwarfUnwinder libdw(/*use_rule_cache=*/false);
+  pcs.clear();
+  EXPECT_EQ(libdw.Unwind(request, &pcs), UnwindStop::kNoCfi);
+  EXPECT_EQ(pcs, std::vector<uint64_t>{expected[0]});
+  EXPECT_EQ(libdw.counts().embedded_cut_walks, 1u);
+  EXPECT_EQ(libdw.counts().libdw_walks, 1u);
+
+  // With no file at all, libdw has nothing to attach with: the sampled pc.
+  const UnwindSpace all_missing = WithEmbedded(
+      space_, expected, [](const UnwindModule&) { return true; }, store);
+  request.space = &all_missing;
+  request.pid = 3;
+  pcs.clear();
+  EXPECT_EQ(libdw.Unwind(request, &pcs), UnwindStop::kNoCfi);
+  EXPECT_EQ(pcs, std::vector<uint64_t>{expected[0]});
+  EXPECT_EQ(libdw.counts().embedded_cut_walks, 2u);
 }
 
 int AddLoadBias(dl_phdr_info* info, size_t, void* data) {
