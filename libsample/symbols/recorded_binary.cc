@@ -7,10 +7,6 @@
 #include "libsample/symbols/elf_symbols.h"
 
 namespace sample {
-namespace {
-
-
-}  // namespace
 
 void LocatedBinary::NoteOpened(bool has_dwarf) {
   if (!is_vdso() && has_dwarf) source += " + DWARF";
@@ -49,6 +45,20 @@ LocatedBinary BinaryLocator::LocateFile(const std::string& path,
     out.source = FileSourceName(found.symbol_source());
     return out;
   }
+  // The recorded build's own tables name every address the recording hit:
+  // nothing is missing, so nothing is said but where the names came from.
+  const EmbeddedBinary* embedded =
+      options_.embedded != nullptr ? options_.embedded->Find(path, recorded_build_id) : nullptr;
+  const bool use_embedded =
+      embedded != nullptr && (found.mismatched_binary.empty() || !options_.force);
+  if (use_embedded) {
+    out.embedded = embedded;
+    out.source = found.mismatched_binary.empty()
+                     ? "embedded"
+                     : fmt::format("embedded (the file found has build-id {})",
+                                   BuildIdOrNone(found.mismatched_build_id));
+    return out;
+  }
   if (found.mismatched_binary.empty()) {
     out.missing = true;
     return out;
@@ -63,16 +73,17 @@ LocatedBinary BinaryLocator::LocateFile(const std::string& path,
     out.source = "none: build-id differs";
     return out;
   }
-  out.warnings.push_back(
-      fmt::format("{} has build-id {} but the recording saw {}; used anyway (--force)", path, seen,
-                  recorded_build_id));
+  out.warnings.push_back(fmt::format(
+      "{} has build-id {} but the recording saw {}; used anyway (--force){}", path, seen,
+      recorded_build_id,
+      embedded != nullptr ? "; without --force the recording's own tables name it" : ""));
   // Debug files were matched against the recorded build-id, not this
   // file's: none is used with it.
   // (The finder names no source for a file it turned down.)
   out.binary = found.mismatched_binary;
   out.source = fmt::format("{} (build-id differs, --force)",
                            options_.files.symfs.empty() ? FileSourceName(FileSource::kRecordedPath)
-                                                  : FileSourceName(FileSource::kSymfs));
+                                                        : FileSourceName(FileSource::kSymfs));
   return out;
 }
 

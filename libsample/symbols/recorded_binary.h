@@ -7,6 +7,15 @@
 //                build-id checked, debug files, debuginfod when allowed).
 //                A file whose build-id differs is used only with `force`,
 //                then without a debug file, and always with a warning.
+//                When no usable file is found (none, or another build
+//                without `force`) and the recording embedded the recorded
+//                build (EmbeddedBinary), that is used: its tables name
+//                every address the recording hit, so it is neither missing
+//                nor mismatched and nothing is said but the source
+//                ("embedded", and the other build's id if a file was
+//                turned down). A present, matching file still comes first
+//                (it may add detail), and `force` still takes the file it
+//                was asked to.
 //   "[vdso]"     is on no disk: the image the recording stores is used
 //                through an in-memory file, after the same build-id check.
 //   anything else ([heap], //anon, memfd:...) names no file to find.

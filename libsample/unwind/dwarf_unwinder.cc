@@ -53,6 +53,16 @@ const Dwfl_Callbacks kDwflCallbacks = {
     .debuginfo_path = nullptr,
 };
 
+// Where a pc lies: in a file libdw reads, in a module known only by what
+// the recording embedded, or in no module.
+enum class PcHome : uint8_t { kNone, kFile, kEmbedded };
+
+// The x86_64 rule of a lookup pc and where it came from.
+struct CachedRule {
+  X86FrameRule rule;  // not usable when nothing holds a rule for the pc
+  PcHome home = PcHome::kNone;
+};
+
 }  // namespace
 
 struct DwarfUnwinder::Process {
@@ -69,15 +79,35 @@ struct DwarfUnwinder::Process {
   std::vector<uint64_t>* pcs = nullptr;
   size_t first_pc = 0;  // where this walk's frames start in *pcs
   bool hit_max_depth = false;
+  bool hit_embedded = false;  // libdw's walk reached an embedded module
   uint64_t last_use = 0;
+  // The space's modules without a file (their CFI embedded in the
+  // recording), which libdw does not know.
+  std::vector<UnwindModule> embedded;
   // x86_64 CFI rules by lookup pc, for the fast path; cleared when the
   // modules change.
-  std::unordered_map<uint64_t, X86FrameRule> rules;
+  std::unordered_map<uint64_t, CachedRule> rules;
+
+  // The cached walk can run with embedded modules alone; libdw's needs a
+  // file to attach with.
+  bool usable() const { return attached || !embedded.empty(); }
 };
 
 namespace {
 
 using Process = DwarfUnwinder::Process;
+
+const UnwindModule* EmbeddedModuleAt(const Process& process, uint64_t pc) {
+  for (const UnwindModule& module : process.embedded) {
+    if (pc >= module.start && pc < module.end) return &module;
+  }
+  return nullptr;
+}
+
+PcHome HomeOf(Process* process, uint64_t pc) {
+  if (dwfl_addrmodule(process->dwfl.get(), pc) != nullptr) return PcHome::kFile;
+  return EmbeddedModuleAt(*process, pc) != nullptr ? PcHome::kEmbedded : PcHome::kNone;
+}
 
 bool ReadFromElf(Dwfl* dwfl, Dwarf_Addr addr, Dwarf_Word* result) {
   Dwfl_Module* module = dwfl_addrmodule(dwfl, addr);
@@ -183,16 +213,32 @@ int OnFrame(Dwfl_Frame* frame, void* arg) {
     process->hit_max_depth = true;
     return DWARF_CB_ABORT;
   }
+  // libdw knows no CFI of an embedded module: it would step the frame by
+  // its frame pointer, where the file's CFI would have been followed.
+  if (!process->embedded.empty() && HomeOf(process, pc) == PcHome::kEmbedded) {
+    process->hit_embedded = true;
+    return DWARF_CB_ABORT;
+  }
   return DWARF_CB_OK;
 }
 
 // The rule for `pc` (a lookup pc: the caller's return address minus one),
-// from .eh_frame, else .debug_frame, as libdw's unwinder looks them up.
-const X86FrameRule& RuleFor(Process* process, uint64_t pc) {
+// from .eh_frame, else .debug_frame, as libdw's unwinder looks them up; in
+// a module without a file, from the rows the recording embedded (read from
+// the same CFI the same way when it was recorded).
+const CachedRule& RuleFor(Process* process, uint64_t pc) {
   auto [it, inserted] = process->rules.try_emplace(pc);
   if (!inserted) return it->second;
   Dwfl_Module* module = dwfl_addrmodule(process->dwfl.get(), pc);
-  if (module == nullptr) return it->second;
+  if (module == nullptr) {
+    if (const UnwindModule* embedded = EmbeddedModuleAt(*process, pc)) {
+      it->second.home = PcHome::kEmbedded;
+      const CfiRow* row = embedded->embedded->CfiRowAt(pc - embedded->bias);
+      if (row != nullptr) it->second.rule = row->rule;
+    }
+    return it->second;
+  }
+  it->second.home = PcHome::kFile;
   for (int source = 0; source < 2; ++source) {
     Dwarf_Addr bias = 0;
     Dwarf_CFI* cfi =
@@ -200,16 +246,24 @@ const X86FrameRule& RuleFor(Process* process, uint64_t pc) {
     Dwarf_Frame* frame = nullptr;
     if (cfi == nullptr || dwarf_cfi_addrframe(cfi, pc - bias, &frame) != 0) continue;
     const std::unique_ptr<Dwarf_Frame, decltype(&free)> owned(frame, &free);  // malloc'd by libdw
-    it->second = ReadX86FrameRule(frame);
+    it->second.rule = ReadX86FrameRule(frame);
     break;
   }
   return it->second;
 }
 
-// Walks an x86_64 stack with cached rules. nullopt (and `pcs` as it was)
-// when some frame needs more than the rules hold: libdw then walks it.
-std::optional<UnwindStop> WalkWithRules(Process* process, const UnwindRequest& request,
-                                        std::vector<uint64_t>* pcs) {
+// How a walk with cached rules went.
+struct CachedWalk {
+  // nullopt: some frame needs more than the rules hold (libdw's walk);
+  // `pcs` then ends with that frame.
+  std::optional<UnwindStop> stop;
+  PcHome gave_up_in = PcHome::kNone;  // where that frame's pc is
+  bool embedded = false;              // a frame it stepped was in an embedded module
+};
+
+// Walks an x86_64 stack with cached rules.
+CachedWalk WalkWithRules(Process* process, const UnwindRequest& request,
+                         std::vector<uint64_t>* pcs) {
   using Kind = X86FrameRule::Kind;
   constexpr auto& kRegs = X86FrameRule::kDwarfRegs;
   const size_t first = pcs->size();
@@ -224,17 +278,22 @@ std::optional<UnwindStop> WalkWithRules(Process* process, const UnwindRequest& r
   uint64_t pc = request.regs.pc;
   uint64_t sp = request.regs.sp;
   pcs->push_back(pc);
+  CachedWalk walk;
   for (bool innermost = true;; innermost = false) {
-    if (pcs->size() - first >= request.max_frames) return UnwindStop::kMaxDepth;
+    if (pcs->size() - first >= request.max_frames) return {UnwindStop::kMaxDepth};
     // A caller's pc is a return address: its call is at pc - 1.
-    const X86FrameRule& rule = RuleFor(process, innermost ? pc : pc - 1);
+    const CachedRule& cached = RuleFor(process, innermost ? pc : pc - 1);
+    const X86FrameRule& rule = cached.rule;
     const bool rbp_known = (known >> X86FrameRule::kRbp & 1) != 0;
     if (!rule.usable || (rule.cfa_from_rbp && !rbp_known) ||
         rule.kind[X86FrameRule::kReturnAddress] == Kind::kSame) {
-      pcs->resize(first);
-      return std::nullopt;
+      walk.gave_up_in = cached.home;
+      return walk;
     }
-    if (rule.kind[X86FrameRule::kReturnAddress] == Kind::kUndefined) return UnwindStop::kComplete;
+    walk.embedded |= cached.home == PcHome::kEmbedded;
+    if (rule.kind[X86FrameRule::kReturnAddress] == Kind::kUndefined) {
+      return {UnwindStop::kComplete};
+    }
     const uint64_t cfa = (rule.cfa_from_rbp ? value[X86FrameRule::kRbp] : sp) +
                          static_cast<uint64_t>(rule.cfa_offset);
     for (size_t i = 0; i < kRegs.size(); ++i) {
@@ -244,7 +303,7 @@ std::optional<UnwindStop> WalkWithRules(Process* process, const UnwindRequest& r
         Dwarf_Word word;
         const bool read = MemoryRead(process->dwfl.get(),
                                      cfa + static_cast<uint64_t>(rule.offset[i]), &word, process);
-        if (!read && i == X86FrameRule::kReturnAddress) return process->memory_failure;
+        if (!read && i == X86FrameRule::kReturnAddress) return {process->memory_failure};
         if (read) {
           value[i] = word;
           known |= 1u << i;
@@ -256,7 +315,7 @@ std::optional<UnwindStop> WalkWithRules(Process* process, const UnwindRequest& r
     process->memory_failure = UnwindStop::kComplete;  // a lost saved register is no failure
     pc = value[X86FrameRule::kReturnAddress];
     sp = cfa;  // x86_64: the caller's stack pointer is the CFA
-    if (pc == 0) return UnwindStop::kComplete;
+    if (pc == 0) return {UnwindStop::kComplete};
     pcs->push_back(pc);
   }
 }
@@ -299,7 +358,7 @@ DwarfUnwinder::Process* DwarfUnwinder::ProcessFor(const UnwindRequest& request) 
   }
   std::unique_ptr<Process>& slot = processes_[request.pid];
   if (slot) slot->last_use = ++uses_;
-  if (slot && slot->version == request.space->version) return slot->attached ? slot.get() : nullptr;
+  if (slot && slot->version == request.space->version) return slot->usable() ? slot.get() : nullptr;
   const std::vector<UnwindModule>& modules = request.space->modules;
   // Mappings mostly only grow (libraries loading): then the new modules
   // are added to the Dwfl and the CFI already parsed stays. Any module gone
@@ -332,8 +391,12 @@ DwarfUnwinder::Process* DwarfUnwinder::ProcessFor(const UnwindRequest& request) 
   Process* process = slot.get();
   Dwfl* dwfl = process->dwfl.get();
   dwfl_report_begin_add(dwfl);
+  process->embedded.clear();
   for (const UnwindModule& module : modules) {
-    if (module.binary.empty()) continue;
+    if (module.binary.empty()) {
+      if (module.embedded != nullptr) process->embedded.push_back(module);
+      continue;
+    }
     auto [it, inserted] = process->reported.try_emplace({module.start, module.binary});
     if (!inserted) {
       it->second->debug = module.debug;
@@ -344,10 +407,9 @@ DwarfUnwinder::Process* DwarfUnwinder::ProcessFor(const UnwindRequest& request) 
     // Our own descriptor (libdwfl takes it over): given -1, libdwfl would
     // open the path itself, blocking on a FIFO planted there.
     auto fd = OpenRegularFile(module.binary);
-    Dwfl_Module* reported =
-        fd ? dwfl_report_elf(dwfl, module.binary.c_str(), module.binary.c_str(), fd->get(),
-                             module.bias, true)
-           : nullptr;
+    Dwfl_Module* reported = fd ? dwfl_report_elf(dwfl, module.binary.c_str(), module.binary.c_str(),
+                                                 fd->get(), module.bias, true)
+                               : nullptr;
     if (reported != nullptr) fd->Release();
     // The debug file's path must outlive the space that named it.
     it->second = std::make_unique<UnwindModule>(module);
@@ -365,7 +427,7 @@ DwarfUnwinder::Process* DwarfUnwinder::ProcessFor(const UnwindRequest& request) 
     process->attached = dwfl_attach_state(dwfl, nullptr, static_cast<pid_t>(request.pid),
                                           &kThreadCallbacks, process);
   }
-  return process->attached ? process : nullptr;
+  return process->usable() ? process : nullptr;
 }
 
 UnwindStop DwarfUnwinder::Unwind(const UnwindRequest& request, std::vector<uint64_t>* pcs) {
@@ -388,24 +450,45 @@ UnwindStop DwarfUnwinder::Walk(Process* process, const UnwindRequest& request,
   process->request = &request;
   process->memory_failure = UnwindStop::kComplete;
   if (use_rule_cache_ && request.regs.arch == Arch::kX86_64) {
-    const auto stop = WalkWithRules(process, request, pcs);
-    if (stop) {
+    const CachedWalk walk = WalkWithRules(process, request, pcs);
+    // libdw's walk would start over and meet the embedded modules the
+    // rules stepped (or the one they could not), without their CFI; or it
+    // has no file to attach with.
+    const bool no_libdw =
+        walk.embedded || walk.gave_up_in == PcHome::kEmbedded || !process->attached;
+    if (walk.stop || no_libdw) {
       process->request = nullptr;
       ++counts_.cached_walks;
-      return *stop;
+      if (walk.stop) return *walk.stop;
+      ++counts_.embedded_cut_walks;  // ends at the frame the rules could not step
+      return walk.gave_up_in == PcHome::kNone ? UnwindStop::kNoModule : UnwindStop::kNoCfi;
     }
+    pcs->resize(first);
     process->memory_failure = UnwindStop::kComplete;
+  }
+  if (!process->attached) {
+    // Embedded modules only, and no cached walk (i386, or the cache off).
+    process->request = nullptr;
+    pcs->push_back(request.regs.pc);
+    ++counts_.embedded_cut_walks;
+    return HomeOf(process, request.regs.pc) == PcHome::kNone ? UnwindStop::kNoModule
+                                                             : UnwindStop::kNoCfi;
   }
   ++counts_.libdw_walks;
   process->pcs = pcs;
   process->first_pc = first;
   process->hit_max_depth = false;
+  process->hit_embedded = false;
   const int rc =
       dwfl_getthread_frames(process->dwfl.get(), static_cast<pid_t>(request.tid), OnFrame, process);
   process->request = nullptr;
   process->pcs = nullptr;
   if (pcs->size() == first) pcs->push_back(request.regs.pc);
   if (process->hit_max_depth) return UnwindStop::kMaxDepth;
+  if (process->hit_embedded) {
+    ++counts_.embedded_cut_walks;
+    return UnwindStop::kNoCfi;
+  }
   // libdw ends the walk quietly (rc 0) when a memory read fails: our
   // callback's note is the only record of it.
   if (process->memory_failure != UnwindStop::kComplete) return process->memory_failure;
@@ -413,7 +496,7 @@ UnwindStop DwarfUnwinder::Walk(Process* process, const UnwindRequest& request,
   // libdw could not step past the last frame found: tell a pc in no module
   // from one whose module has no CFI (nor a frame pointer to follow).
   const uint64_t last = pcs->back();
-  if (dwfl_addrmodule(process->dwfl.get(), last) == nullptr) return UnwindStop::kNoModule;
+  if (HomeOf(process, last) == PcHome::kNone) return UnwindStop::kNoModule;
   if (rc == DWARF_CB_ABORT) return UnwindStop::kComplete;  // a zero return address
   return UnwindStop::kNoCfi;
 }
@@ -422,7 +505,7 @@ std::optional<uint64_t> DwarfUnwinder::UnchainedCaller(const UnwindRequest& requ
   if (request.space == nullptr || request.regs.arch != Arch::kX86_64) return std::nullopt;
   Process* process = ProcessFor(request);
   if (process == nullptr) return std::nullopt;
-  const X86FrameRule& rule = RuleFor(process, request.regs.pc);
+  const X86FrameRule& rule = RuleFor(process, request.regs.pc).rule;
   // A CFA computed from rbp means the function set rbp up as its frame
   // pointer: the frame-pointer chain is right as it is.
   if (!rule.usable || rule.cfa_from_rbp ||
@@ -436,7 +519,7 @@ std::optional<uint64_t> DwarfUnwinder::UnchainedCaller(const UnwindRequest& requ
       process->dwfl.get(), cfa + static_cast<uint64_t>(rule.offset[X86FrameRule::kReturnAddress]),
       &caller, process);
   process->request = nullptr;
-  if (!read || dwfl_addrmodule(process->dwfl.get(), caller) == nullptr) return std::nullopt;
+  if (!read || HomeOf(process, caller) == PcHome::kNone) return std::nullopt;
   return caller;
 }
 

@@ -8,6 +8,18 @@
 // the mapped ELF files. Where a pc has no CFI, libdw's architecture backend
 // follows the frame pointer (x86_64).
 //
+// A module whose binary is missing may come with what the recording
+// embedded of it (EmbeddedBinary): its CFI rows, one X86FrameRule per
+// address range. The cached x86_64 walk steps frames there from those rows
+// as it would from the file's CFI, and every "is this pc in a module" check
+// counts such modules. libdw's own walk (for frames the cached rules cannot
+// step: DWARF expressions, signal frames; and for i386 or with the cache
+// off) reads files only: a walk that needs it inside an embedded module
+// ends there (counted: embedded_cut_walks) instead of guessing with frame
+// pointers. Reads from memory outside the stack copy find no code in
+// embedded modules either. These are the known differences from a walk
+// with the binary at hand.
+//
 // One Dwfl per process, kept across samples and re-reported only when the
 // process's executable mappings change (a new UnwindSpace version), so CFI
 // parsed once serves every later sample. Not thread-safe: use one
@@ -24,15 +36,20 @@
 
 #include "libsample/perf/user_regs.h"
 #include "libsample/result.h"
+#include "libsample/symbols/embedded_binary.h"
 
 namespace sample {
 
 // One executable mapping of a process, with the files to read it from.
 struct UnwindModule {
   uint64_t start = 0;  // the (first) executable mapping's start, as recorded
+  uint64_t end = 0;    // the (last) executable mapping's end (exclusive)
   uint64_t bias = 0;   // load bias: runtime address = bias + ELF vaddr
-  std::string binary;  // the file to read CFI and code from
+  std::string binary;  // the file to read CFI and code from; empty: `embedded`
   std::string debug;   // a separate debug file (for .debug_frame), or empty
+  // Without a file: what the recording embedded of the binary (its CFI
+  // rows cover [start, end)); must outlive the unwinder's use of the space.
+  const EmbeddedBinary* embedded = nullptr;
 };
 
 // A process's executable modules at one moment; immutable once built, so
@@ -63,7 +80,7 @@ struct UnwindRequest {
   const UnwindSpace* space = nullptr;
   DwarfRegisters regs;
   std::span<const std::byte> stack;  // the copy, starting at regs.sp
-  size_t max_frames = 1024;  // the copy's size bounds the walk first, mostly
+  size_t max_frames = 1024;          // the copy's size bounds the walk first, mostly
 };
 
 class DwarfUnwinder {
@@ -96,6 +113,9 @@ class DwarfUnwinder {
     uint64_t cached_walks = 0;      // walked with cached CFI rules alone
     uint64_t libdw_walks = 0;       // walked by libdw
     uint64_t unopened_modules = 0;  // files libdw could not open
+    // Walks (of either kind) ended in an embedded module where a frame
+    // needed libdw's walk.
+    uint64_t embedded_cut_walks = 0;
   };
   const Counts& counts() const { return counts_; }
 

@@ -118,6 +118,7 @@ void Loader::ReadRecords(unsigned jobs) {
   unwind_options.arch = machine ? ArchFromMachine(*machine) : HostArch();
   unwind_options.binaries = options_.binaries;
   unwind_options.binaries.vdso_image = reader_.vdso_image();
+  unwind_options.binaries.embedded = &reader_.embedded_binaries();
   unwinding_.emplace(unwind_options, processes_, reader_.build_ids());
   samples_.reserve(ExpectedRecords(reader_));
   if (const auto limit = format::FindMetadata(reader_.metadata(), "perf_event_max_stack")) {
@@ -279,6 +280,8 @@ LocationFunctions Loader::Symbolize(unsigned jobs) {
   options.jobs = jobs;
   options.binaries = options_.binaries;
   options.binaries.vdso_image = reader_.vdso_image();
+  options.binaries.embedded = &reader_.embedded_binaries();
+  options.perf_maps = reader_.perf_maps();
   options.srclines = options_.srclines;
   options.show_progress = options_.show_progress;
   if (reader_.format_name() != "sample.data") options.kernel_symbols_origin = "kallsyms";

@@ -29,8 +29,8 @@ struct LoadOptions {
   // stands in for the recording machine's files), --force (use a binary
   // whose build-id differs from the recorded one) and debuginfod (asked for
   // missing files when DEBUGINFOD_URLS is set). The loader adds the
-  // recording's vDSO image and passes it whole to unwinding and
-  // symbolization.
+  // recording's vDSO image and embedded binaries (and gives symbolization
+  // its perf maps) and passes it whole to unwinding and symbolization.
   BinaryLocatorOptions binaries;
   // Threads for decompressing and indexing chunks; 0 = one per core.
   unsigned jobs = 0;

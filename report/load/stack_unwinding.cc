@@ -82,15 +82,31 @@ const StackUnwinding::ResolvedBinary& StackUnwinding::Resolve(uint32_t dso) {
   const LocatedBinary located = locator_.Locate(path, recorded.value_or(""));
   it->second.binary = located.binary;
   it->second.debug = located.debug;
+  it->second.embedded = located.embedded;
   // Only what is said of a binary read all the same (--force) is for the
   // user here; of one left out, the symbolizer speaks if its frames go
   // unnamed. The report prints the symbolizer's same words once.
   if (!located.binary.empty()) {
     warnings_.insert(warnings_.end(), located.warnings.begin(), located.warnings.end());
+  } else if (located.embedded != nullptr) {
+    ++stats_.embedded_binaries;
   } else if (path.starts_with('/')) {
     ++stats_.missing_binaries;
   }
   return it->second;
+}
+
+std::optional<uint64_t> StackUnwinding::BiasOf(const Mapping& mapping,
+                                               const ResolvedBinary& files) {
+  auto [bias, inserted] =
+      biases_.try_emplace({mapping.dso, mapping.start, mapping.pgoff}, std::nullopt);
+  if (!inserted) return bias->second;
+  if (files.embedded != nullptr) {
+    bias->second = files.embedded->LoadBias(mapping.start, mapping.pgoff);
+  } else if (auto computed = ElfLoadBias(files.binary, mapping.start, mapping.pgoff)) {
+    bias->second = *computed;
+  }
+  return bias->second;
 }
 
 std::shared_ptr<const UnwindSpace> StackUnwinding::SpaceOf(uint32_t pid) {
@@ -102,22 +118,22 @@ std::shared_ptr<const UnwindSpace> StackUnwinding::SpaceOf(uint32_t pid) {
   if (const auto* maps = processes_.MappingsOf(pid)) {
     for (const auto& [start, mapping] : *maps) {
       const ResolvedBinary& files = Resolve(mapping.dso);
-      if (files.binary.empty()) continue;
-      auto [bias, inserted] =
-          biases_.try_emplace({mapping.dso, mapping.start, mapping.pgoff}, std::nullopt);
-      if (inserted) {
-        if (auto computed = ElfLoadBias(files.binary, mapping.start, mapping.pgoff)) {
-          bias->second = *computed;
-        }
-      }
-      if (!bias->second) continue;
+      if (files.binary.empty() && files.embedded == nullptr) continue;
+      const std::optional<uint64_t> bias = BiasOf(mapping, files);
+      if (!bias) continue;
       // A file mapped in several executable pieces is one module to libdw.
-      const bool same_file = !fresh->modules.empty() &&
-                             fresh->modules.back().binary == files.binary &&
-                             fresh->modules.back().bias == *bias->second;
-      if (same_file) continue;
-      fresh->modules.push_back(
-          UnwindModule{mapping.start, *bias->second, files.binary, files.debug});
+      UnwindModule* last = fresh->modules.empty() ? nullptr : &fresh->modules.back();
+      if (last != nullptr && last->binary == files.binary && last->embedded == files.embedded &&
+          last->bias == *bias) {
+        last->end = std::max(last->end, mapping.end);
+        continue;
+      }
+      fresh->modules.push_back(UnwindModule{.start = mapping.start,
+                                            .end = mapping.end,
+                                            .bias = *bias,
+                                            .binary = files.binary,
+                                            .debug = files.debug,
+                                            .embedded = files.embedded});
     }
   }
   space = std::move(fresh);
@@ -239,10 +255,12 @@ void StackUnwinding::Flush(const std::function<void(size_t, std::span<const uint
   queue_.clear();
   queued_pids_.clear();
   stats_.cached_walks = stats_.libdw_walks = stats_.unopened_modules = 0;
+  stats_.embedded_cut_walks = 0;
   for (const DwarfUnwinder& unwinder : unwinders_) {
     stats_.cached_walks += unwinder.counts().cached_walks;
     stats_.libdw_walks += unwinder.counts().libdw_walks;
     stats_.unopened_modules += unwinder.counts().unopened_modules;
+    stats_.embedded_cut_walks += unwinder.counts().embedded_cut_walks;
   }
 }
 

@@ -24,6 +24,11 @@
 // (HasQueuedFor), because it resolves the unwound frames against the
 // process table as it is when Flush calls back.
 //
+// A binary with no usable file that the recording embedded is a module
+// all the same: its load bias from the embedded segments, its CFI from the
+// embedded rows (DwarfUnwinder steps it with its cached rules; libdw's own
+// walk cannot, and a walk that needs it there ends: embedded_cut_walks).
+//
 // Owns the unwinders, the per-process module lists and the binary lookups
 // (BinaryLocator: build-id checked, never debuginfod: that is the
 // symbolizer's job).
@@ -73,9 +78,13 @@ struct UnwindStats {
   uint64_t leaf_callers_inserted = 0;              // callers the fp chain had skipped
   uint64_t cut_chains_completed = 0;               // cut fp chains the stack copy went past
   uint64_t missing_binaries = 0;                   // binaries not found for unwinding
+  uint64_t embedded_binaries = 0;                  // binaries unwound with the CFI recorded
   uint64_t cached_walks = 0;                       // x86_64 walks done with cached CFI rules alone
   uint64_t libdw_walks = 0;                        // walks done (or finished) by libdw
   uint64_t unopened_modules = 0;                   // binary files libdw could not open
+  // Walks that needed libdw in a binary known only by its embedded CFI
+  // (which libdw cannot read), ended there.
+  uint64_t embedded_cut_walks = 0;
   // Of the complete walks: how many read up to (i + 1) * kStackReachStep
   // bytes of the copy; and the largest copy asked for (sample_stack_user).
   std::array<uint64_t, kStackReachSteps> stack_reach{};
@@ -115,7 +124,6 @@ class StackUnwinding {
   bool empty() const { return queue_.empty(); }
   bool HasQueuedFor(uint32_t pid) const { return queued_pids_.contains(pid); }
 
-
   // Unwinds every queued sample, then calls `done` in queue order with each
   // sample's index and its full chain: kernel frames, PERF_CONTEXT_USER,
   // then user frames (the same shape as a kernel call chain). The sample
@@ -150,10 +158,14 @@ class StackUnwinding {
   struct ResolvedBinary {
     std::string binary;
     std::string debug;
+    const EmbeddedBinary* embedded = nullptr;  // when no file is usable
   };
 
   std::shared_ptr<const UnwindSpace> SpaceOf(uint32_t pid);
   const ResolvedBinary& Resolve(uint32_t dso);
+  // The load bias of `mapping` of `files` (remembered); nullopt when the
+  // file is unreadable or no segment holds the mapping's offset.
+  std::optional<uint64_t> BiasOf(const Mapping& mapping, const ResolvedBinary& files);
   void Work(DwarfUnwinder& unwinder, Item& item) const;
   // fp,leaf, a chain the kernel cut: extends item.chain (user frames from
   // `user_start`) with the frames the stack copy's CFI walk finds past it.

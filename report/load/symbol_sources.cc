@@ -70,10 +70,10 @@ std::vector<std::vector<ResolvedFrame>> KernelSymbolSource::Symbolize(
   return out;
 }
 
-PerfMapSymbolSource::PerfMapSymbolSource(Result<PerfMap> map) {
+PerfMapSymbolSource::PerfMapSymbolSource(Result<PerfMap> map, std::string origin) {
   if (map) {
     map_.emplace(std::move(*map));
-    facts_.source = "perf map";
+    facts_.source = std::move(origin);
   } else {
     facts_.warnings.push_back(map.error().message);
     facts_.source = "none: " + map.error().message;
@@ -92,11 +92,14 @@ std::vector<std::vector<ResolvedFrame>> PerfMapSymbolSource::Symbolize(
   return out;
 }
 
-std::unique_ptr<BinarySymbolSource> BinarySymbolSource::Open(BinaryLocator& locator,
-                                                             const std::string& path,
-                                                             const std::string& recorded_build_id,
-                                                             bool srclines) {
+std::unique_ptr<SymbolSource> BinarySymbolSource::Open(BinaryLocator& locator,
+                                                       const std::string& path,
+                                                       const std::string& recorded_build_id,
+                                                       bool srclines) {
   LocatedBinary located = locator.Locate(path, recorded_build_id);
+  if (located.embedded != nullptr) {
+    return std::make_unique<EmbeddedSymbolSource>(*located.embedded, located, srclines);
+  }
   std::optional<BinarySymbolizer> symbolizer;
   if (!located.binary.empty()) {
     auto opened = BinarySymbolizer::Open(located.binary, located.debug);
@@ -125,6 +128,33 @@ std::vector<ResolvedFrame> BinarySymbolSource::FramesAt(uint64_t offset) {
   if (!symbolizer_) return {UnknownFrame(offset)};
   return ToResolvedFrames(FramesAtFileOffset(*symbolizer_, offset, display_name_), offset,
                           srclines_);
+}
+
+EmbeddedSymbolSource::EmbeddedSymbolSource(const EmbeddedBinary& binary,
+                                           const LocatedBinary& located, bool srclines)
+    : binary_(binary), srclines_(srclines) {
+  const size_t functions = binary.functions.size();
+  facts_.source =
+      fmt::format("{}, {} function{}", located.source, functions, functions == 1 ? "" : "s");
+  facts_.warnings = located.warnings;
+}
+
+std::vector<std::vector<ResolvedFrame>> EmbeddedSymbolSource::Symbolize(
+    std::span<const uint64_t> offsets) {
+  std::vector<std::vector<ResolvedFrame>> out;
+  out.reserve(offsets.size());
+  for (uint64_t offset : offsets) out.push_back(FramesAt(offset));
+  return out;
+}
+
+std::vector<ResolvedFrame> EmbeddedSymbolSource::FramesAt(uint64_t offset) const {
+  if (const std::vector<AddressFrame>* frames = binary_.FramesAt(offset)) {
+    return ToResolvedFrames(*frames, offset, srclines_);
+  }
+  const std::optional<uint64_t> vaddr = binary_.FileOffsetToVaddr(offset);
+  const EmbeddedFunction* function = vaddr ? binary_.FunctionAt(*vaddr) : nullptr;
+  if (function == nullptr) return {UnknownFrame(offset)};
+  return NamedFrame(function->name, *vaddr, function->start);
 }
 
 }  // namespace sample::report

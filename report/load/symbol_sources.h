@@ -9,6 +9,10 @@
 //                        image stored in the file included (file offsets;
 //                        DWARF names with inline frames and source lines,
 //                        ELF symbols otherwise);
+//   EmbeddedSymbolSource a binary the locator found only in the recording
+//                        (file offsets; the frames the recorder stored for
+//                        each address it hit, which are what the binary
+//                        source would give, else the function holding it);
 //   NoSymbolSource       what nothing names ([unknown], names off).
 // Each source also says where its names came from (for --header and
 // --stats) and what the user should be told about it.
@@ -27,6 +31,7 @@
 
 #include "libsample/symbols/address_frames.h"
 #include "libsample/symbols/binary_symbolizer.h"
+#include "libsample/symbols/embedded_binary.h"
 #include "libsample/symbols/kallsyms.h"
 #include "libsample/symbols/perf_map.h"
 #include "libsample/symbols/recorded_binary.h"
@@ -97,11 +102,13 @@ class KernelSymbolSource final : public SymbolSource {
   SourceFacts facts_;
 };
 
-// JIT code, by absolute address, from a map PerfMap::Load read, or the
-// error that kept it from being read (then a warning, and no names).
+// JIT code, by absolute address, from a map PerfMap::Load read (or the
+// text the recording holds), or the error that kept it from being read
+// (then a warning, and no names).
 class PerfMapSymbolSource final : public SymbolSource {
  public:
-  explicit PerfMapSymbolSource(Result<PerfMap> map);
+  // `origin`: where the map came from, for --header and --stats.
+  explicit PerfMapSymbolSource(Result<PerfMap> map, std::string origin = "perf map");
   std::vector<std::vector<ResolvedFrame>> Symbolize(std::span<const uint64_t> offsets) override;
   const SourceFacts& facts() const override { return facts_; }
 
@@ -114,11 +121,12 @@ class PerfMapSymbolSource final : public SymbolSource {
 class BinarySymbolSource final : public SymbolSource {
  public:
   // Finds `path` (recorded with `recorded_build_id`, hex or empty) with
-  // `locator` and opens what it found. The locator must outlive the source
-  // when the path is the [vdso] (its image is the locator's file).
-  static std::unique_ptr<BinarySymbolSource> Open(BinaryLocator& locator, const std::string& path,
-                                                  const std::string& recorded_build_id,
-                                                  bool srclines);
+  // `locator` and opens what it found: the file, or an EmbeddedSymbolSource
+  // when the locator found the binary only in the recording. The locator
+  // must outlive the source when the path is the [vdso] (its image is the
+  // locator's file), and the embedded binaries it was given must too.
+  static std::unique_ptr<SymbolSource> Open(BinaryLocator& locator, const std::string& path,
+                                            const std::string& recorded_build_id, bool srclines);
   std::vector<std::vector<ResolvedFrame>> Symbolize(std::span<const uint64_t> offsets) override;
   const SourceFacts& facts() const override { return facts_; }
 
@@ -135,6 +143,27 @@ class BinarySymbolSource final : public SymbolSource {
   SourceFacts facts_;
   bool srclines_ = false;
   std::string display_name_;  // the recorded path's last part: "liblzma.so.5", "[vdso]"
+};
+
+// A binary as the recording embedded it (BinaryLocator found no usable
+// file), by file offset: the frames stored for an offset, as FramesAtFileOffset
+// gave them on the recording machine; an offset not stored (the report
+// looked up an address the recorder did not) gets the function holding it,
+// without inline frames or a source line; else an [unknown] frame. Reads
+// `binary`, which must outlive the source.
+class EmbeddedSymbolSource final : public SymbolSource {
+ public:
+  // `located`: what the locator said (its source, "embedded ...").
+  EmbeddedSymbolSource(const EmbeddedBinary& binary, const LocatedBinary& located, bool srclines);
+  std::vector<std::vector<ResolvedFrame>> Symbolize(std::span<const uint64_t> offsets) override;
+  const SourceFacts& facts() const override { return facts_; }
+
+ private:
+  std::vector<ResolvedFrame> FramesAt(uint64_t offset) const;
+
+  const EmbeddedBinary& binary_;
+  SourceFacts facts_;
+  bool srclines_ = false;
 };
 
 }  // namespace sample::report

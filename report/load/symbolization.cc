@@ -96,13 +96,25 @@ class Gathered {
   SymbolizeResult result_;
 };
 
+// The names of the JIT pseudo-DSO `path`: the recording's copy of the
+// process's perf map, else the file (under --symfs).
+PerfMapSymbolSource PerfMapSourceOf(const std::string& path, const SymbolizeOptions& options) {
+  for (const RecordedPerfMap& recorded : options.perf_maps) {
+    if (PerfMapPath(recorded.pid) == path) {
+      return PerfMapSymbolSource(PerfMap::Parse(recorded.text), "embedded perf map");
+    }
+  }
+  return PerfMapSymbolSource(
+      PerfMap::Load(options.binaries.files.symfs + path, PerfMapOptions{geteuid(), false}));
+}
+
 // Binaries on `jobs` threads, biggest first so one large library does not
 // finish last; each thread has its own locator (and with it its own files).
 void SymbolizeBinaries(const std::map<uint32_t, std::vector<uint32_t>>& binaries,
                        const std::vector<Location>& locations,
-                       const std::vector<std::string>& dso_paths,
-                       const format::Metadata& build_ids, const SymbolizeOptions& options,
-                       const BinaryLocatorOptions& locator_options, Gathered& gathered) {
+                       const std::vector<std::string>& dso_paths, const format::Metadata& build_ids,
+                       const SymbolizeOptions& options, const BinaryLocatorOptions& locator_options,
+                       Gathered& gathered) {
   std::vector<std::pair<uint32_t, const std::vector<uint32_t>*>> work;
   for (const auto& [dso, ids] : binaries) work.emplace_back(dso, &ids);
   std::stable_sort(work.begin(), work.end(), [](const auto& a, const auto& b) {
@@ -158,10 +170,10 @@ SymbolizeResult SymbolizeLocations(const std::vector<Location>& locations,
       binaries[dso] = std::move(ids);
     }
   }
-  // JIT code: the process's own map of names (perf's convention).
+  // JIT code: the process's own map of names (perf's convention), as the
+  // recording holds it, else the file.
   for (const auto& [dso, ids] : perf_maps) {
-    PerfMapSymbolSource map(
-        PerfMap::Load(options.binaries.files.symfs + dso_paths[dso], PerfMapOptions{geteuid(), false}));
+    PerfMapSymbolSource map = PerfMapSourceOf(dso_paths[dso], options);
     Ask(map, ids, locations, gathered.per_location());
     gathered.Note(dso_paths[dso], map.facts());
   }

@@ -5,9 +5,11 @@
 // /tmp/perf-PID.map, as perf names it) and for unknown addresses.
 // SymbolizeLocations groups the locations by DSO and asks each DSO's
 // SymbolSource (symbol_sources.h) once for all of its offsets: the recorded
-// kallsyms, the JIT's perf map, or the binary BinaryLocator finds (recorded
+// kallsyms, the JIT's perf map (the text the recording holds for the
+// process, else the file), or the binary BinaryLocator finds (recorded
 // path or --symfs, build-id check, debug files, debuginfod; the [vdso]
-// image the recording stores). Binaries are spread over `jobs` threads,
+// image the recording stores; else what the recording embedded of it:
+// EmbeddedSymbolSource). Binaries are spread over `jobs` threads,
 // each with its own locator and sources (libdw is not thread-safe); the
 // kernel, JIT maps and the [vdso] are done on the calling thread.
 // Computes only; the pipeline turns frames into Profile functions.
@@ -34,9 +36,14 @@ struct Location {
 struct SymbolizeOptions {
   unsigned jobs = 1;
   // How binaries are found (--symfs, --force, debuginfod, the recording
-  // host's [vdso] image, which names frames in "[vdso]" mappings and must
-  // outlive the call); its progress hook is set here from show_progress.
+  // host's [vdso] image, which names frames in "[vdso]" mappings, and the
+  // recording's embedded binaries; both must outlive the call); its
+  // progress hook is set here from show_progress.
   BinaryLocatorOptions binaries;
+  // The JIT perf maps the recording holds (/tmp/perf-PID.map as the
+  // recorder copied it): the pseudo-DSO of a process with one is named
+  // from it, not from the file. Must outlive the call.
+  std::span<const RecordedPerfMap> perf_maps;
   bool srclines = false;
   // Print debuginfod downloads on stderr as a one-line progress (a terminal).
   bool show_progress = false;

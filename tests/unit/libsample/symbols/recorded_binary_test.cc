@@ -7,6 +7,7 @@
 
 #include <fstream>
 #include <iterator>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,7 @@ class BinaryLocatorTest : public ::testing::Test {
     options.force = force;
     options.files.use_debuginfod = false;
     options.vdso_image = image_;
+    options.embedded = &embedded_;
     locator_.emplace(std::move(options));
     return locator_->Locate(path, build_id);
   }
@@ -58,7 +60,18 @@ class BinaryLocatorTest : public ::testing::Test {
   const std::string id_ = BuildIdOf(kProg);
   std::string symfs_;
   std::vector<std::byte> image_;
+  EmbeddedBinaries embedded_;
   std::optional<BinaryLocator> locator_;  // kept: it owns the [vdso] file
+
+  // Embeds a binary recorded at `path` with `build_id`.
+  const EmbeddedBinary* Embed(const std::string& path, const std::string& build_id) {
+    auto binary = std::make_shared<EmbeddedBinary>();
+    binary->path = path;
+    binary->build_id = build_id;
+    binary->functions.push_back({0x1000, 0x10, "main"});
+    embedded_.Add(binary);
+    return binary.get();
+  }
 };
 
 TEST_F(BinaryLocatorTest, AFileWithTheRecordedBuildIdIsUsed) {
@@ -202,6 +215,68 @@ TEST_F(BinaryLocatorTest, WithoutAUsableVdsoImageNothingIsUsed) {
   EXPECT_FALSE(broken.mismatched);
   ASSERT_EQ(broken.warnings.size(), 1u);
   EXPECT_THAT(broken.warnings[0], HasSubstr("the recording's [vdso] image is unreadable: "));
+}
+
+TEST_F(BinaryLocatorTest, AMissingFileIsNamedByWhatTheRecordingEmbedded) {
+  const std::string absent = dir_ / "absent";
+  const EmbeddedBinary* embedded = Embed(absent, id_);
+  const LocatedBinary found = Locate(absent, id_);
+  EXPECT_EQ(found.embedded, embedded);
+  EXPECT_EQ(found.binary, "");
+  EXPECT_EQ(found.source, "embedded");
+  // Its names are complete: nothing is missing, nothing to warn of.
+  EXPECT_FALSE(found.missing);
+  EXPECT_FALSE(found.mismatched);
+  EXPECT_TRUE(found.warnings.empty());
+
+  // Another build embedded at the path is not the recorded one.
+  const LocatedBinary other = Locate(absent, kOtherId);
+  EXPECT_EQ(other.embedded, nullptr);
+  EXPECT_TRUE(other.missing);
+  EXPECT_EQ(other.source, "none: not found");
+}
+
+TEST_F(BinaryLocatorTest, AFileOfAnotherBuildGivesWayToTheEmbeddedOne) {
+  testing::CopyTo(kProg, prog_);
+  const EmbeddedBinary* embedded = Embed(prog_, kOtherId);
+  const LocatedBinary found = Locate(prog_, kOtherId);
+  EXPECT_EQ(found.embedded, embedded);
+  EXPECT_EQ(found.binary, "");
+  EXPECT_EQ(found.source, "embedded (the file found has build-id " + id_ + ")");
+  EXPECT_FALSE(found.missing);
+  EXPECT_FALSE(found.mismatched);
+  EXPECT_TRUE(found.warnings.empty());
+
+  // --force takes the file it was asked to, and says what it passes over.
+  const LocatedBinary forced = Locate(prog_, kOtherId, /*force=*/true);
+  EXPECT_EQ(forced.embedded, nullptr);
+  EXPECT_EQ(forced.binary, prog_);
+  EXPECT_TRUE(forced.mismatched);
+  EXPECT_THAT(forced.warnings,
+              ElementsAre(prog_ + " has build-id " + id_ + " but the recording saw " + kOtherId +
+                          "; used anyway (--force); without --force the recording's own tables "
+                          "name it"));
+}
+
+TEST_F(BinaryLocatorTest, APresentMatchingFileComesBeforeTheEmbeddedOne) {
+  testing::CopyTo(kProg, prog_);
+  Embed(prog_, id_);
+  for (bool force : {false, true}) {
+    const LocatedBinary found = Locate(prog_, id_, force);
+    EXPECT_EQ(found.binary, prog_);
+    EXPECT_EQ(found.embedded, nullptr);
+    EXPECT_EQ(found.source, "recorded path");
+    EXPECT_TRUE(found.warnings.empty());
+  }
+}
+
+TEST_F(BinaryLocatorTest, TheVdsoIsTheStoredImageWhateverIsEmbedded) {
+  image_ = BytesOf(kProg);
+  Embed(std::string(kVdsoPath), id_);
+  const LocatedBinary vdso = Locate(std::string(kVdsoPath), id_);
+  EXPECT_NE(vdso.binary, "");
+  EXPECT_EQ(vdso.embedded, nullptr);
+  EXPECT_EQ(vdso.source, "recorded image");
 }
 
 }  // namespace

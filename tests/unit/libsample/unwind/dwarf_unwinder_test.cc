@@ -12,118 +12,24 @@
 #include <algorithm>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "libsample/symbols/elf_file.h"
+#include "libsample/symbols/embedded_binary.h"
+#include "tests/unit/captured_stack.h"
 
 namespace sample {
 namespace {
 
-// The test's own stack, captured as a --call-graph dwarf sample would hold
-// it: the registers at one instruction and the stack bytes above rsp.
-struct Captured {
-  std::vector<uint64_t> perf_regs;  // in UnwindRegsMask(kX86_64) order
-  std::vector<std::byte> stack;
-  uint64_t return_addresses[3] = {};  // of level_three, level_two, level_one
-};
-
-Captured* g_captured = nullptr;
-uint64_t g_stack_end = 0;  // where the main thread's stack mapping ends
-constexpr size_t kCopy = 16384;
-
-uint64_t MainStackEnd() {
-  std::ifstream maps("/proc/self/maps");
-  std::string line;
-  while (std::getline(maps, line)) {
-    if (line.ends_with("[stack]")) {
-      return std::stoull(line.substr(line.find('-') + 1), nullptr, 16);
-    }
-  }
-  return 0;
-}
-
-#if defined(__x86_64__)
-// Reads the raw stack as the kernel does, ASan's redzones included (its
-// memcpy interceptor would stop there under scripts/test_sanitized.sh);
-// volatile, so that the loop does not become a memcpy call.
-__attribute__((noinline, no_sanitize_address)) void CopyRawStack(std::byte* out, uint64_t from,
-                                                                   size_t size) {
-  const volatile std::byte* in = reinterpret_cast<const volatile std::byte*>(from);
-  for (size_t i = 0; i < size; ++i) out[i] = in[i];
-}
-
-// Without frame pointers, so only CFI (not rbp) finds the callers.
-__attribute__((noinline, optimize("omit-frame-pointer"))) void CaptureLeaf() {
-  // perf order: AX BX CX DX SI DI BP SP IP R8..R15. Only the registers CFI
-  // may need are captured; the scratch ones are zero.
-  uint64_t r[17] = {};
-  asm volatile(
-      "lea 0(%%rip), %%rax\n\t"
-      "mov %%rax, 64(%0)\n\t"
-      "mov %%rsp, 56(%0)\n\t"
-      "mov %%rbp, 48(%0)\n\t"
-      "mov %%rbx, 8(%0)\n\t"
-      "mov %%r12, 104(%0)\n\t"
-      "mov %%r13, 112(%0)\n\t"
-      "mov %%r14, 120(%0)\n\t"
-      "mov %%r15, 128(%0)\n\t"
-      :
-      : "r"(r)
-      : "rax", "memory");
-  g_captured->perf_regs.assign(r, r + 17);
-  // Like the kernel, copy no further than the stack's end.
-  const size_t size = std::min<uint64_t>(kCopy, g_stack_end - r[7]);
-  g_captured->stack.resize(size);
-  CopyRawStack(g_captured->stack.data(), r[7], size);
-}
-
-__attribute__((noinline, optimize("omit-frame-pointer"))) void LevelThree() {
-  g_captured->return_addresses[0] = reinterpret_cast<uint64_t>(__builtin_return_address(0));
-  CaptureLeaf();
-  asm volatile("" ::: "memory");  // not a tail call
-}
-
-__attribute__((noinline, optimize("omit-frame-pointer"))) void LevelTwo() {
-  g_captured->return_addresses[1] = reinterpret_cast<uint64_t>(__builtin_return_address(0));
-  LevelThree();
-  asm volatile("" ::: "memory");
-}
-
-__attribute__((noinline, optimize("omit-frame-pointer"))) void LevelOne() {
-  g_captured->return_addresses[2] = reinterpret_cast<uint64_t>(__builtin_return_address(0));
-  LevelTwo();
-  asm volatile("" ::: "memory");
-}
-#endif
-
-// The executable file mappings of this process, as the recorder sees them.
-UnwindSpace SelfSpace() {
-  UnwindSpace space;
-  space.version = 1;
-  std::ifstream maps("/proc/self/maps");
-  std::string line;
-  while (std::getline(maps, line)) {
-    std::istringstream in(line);
-    std::string range, perms, offset, dev, inode, path;
-    in >> range >> perms >> offset >> dev >> inode;
-    // The path is the rest of the line: the checkout's may hold spaces.
-    std::getline(in >> std::ws, path);
-    if (perms.size() < 3 || perms[2] != 'x' || path.empty() || path[0] != '/') continue;
-    UnwindModule m;
-    m.start = std::stoull(range.substr(0, range.find('-')), nullptr, 16);
-    const uint64_t pgoff = std::stoull(offset, nullptr, 16);
-    auto bias = ElfLoadBias(path, m.start, pgoff);
-    if (!bias) continue;
-    m.bias = *bias;
-    m.binary = path;
-    space.modules.push_back(m);
-  }
-  return space;
-}
+using testing::EmbedCfi;
+using testing::SelfSpace;
+constexpr size_t kCopy = testing::kCapturedCopy;
 
 class DwarfUnwinderTest : public ::testing::Test {
  protected:
@@ -131,12 +37,8 @@ class DwarfUnwinderTest : public ::testing::Test {
 #if !defined(__x86_64__)
     GTEST_SKIP() << "the captured-stack tests are written for x86_64";
 #else
-    g_captured = &captured_;
-    g_stack_end = MainStackEnd();
-    ASSERT_NE(g_stack_end, 0u);
-    LevelOne();
-    g_captured = nullptr;
-    space_ = SelfSpace();
+    ASSERT_TRUE(testing::CaptureStack(&captured_));
+    space_ = testing::SelfSpace();
 #endif
   }
 
@@ -152,7 +54,7 @@ class DwarfUnwinderTest : public ::testing::Test {
     return request;
   }
 
-  Captured captured_;
+  testing::CapturedStack captured_;
   UnwindSpace space_;
 };
 
@@ -276,6 +178,151 @@ TEST_F(DwarfUnwinderTest, CachedRulesWalkLikeLibdw) {
       EXPECT_EQ(libdw.counts().cached_walks, 0u);
     }
   }
+}
+
+// `space` with the modules whose file `missing` picks replaced by what
+// EmbedCfi embeds of them for the walk `pcs` (kept in `store`).
+UnwindSpace WithEmbedded(const UnwindSpace& space, const std::vector<uint64_t>& pcs,
+                         const std::function<bool(const UnwindModule&)>& missing,
+                         std::vector<std::unique_ptr<EmbeddedBinary>>& store) {
+  UnwindSpace out;
+  out.version = space.version + 100;
+  for (const UnwindModule& module : space.modules) {
+    if (!missing(module)) {
+      out.modules.push_back(module);
+      continue;
+    }
+    store.push_back(std::make_unique<EmbeddedBinary>(EmbedCfi(module, pcs)));
+    UnwindModule embedded = module;
+    embedded.binary.clear();
+    embedded.embedded = store.back().get();
+    out.modules.push_back(embedded);
+  }
+  return out;
+}
+
+std::string SelfExe() {
+  char resolved[PATH_MAX];
+  return realpath("/proc/self/exe", resolved) != nullptr ? resolved : "";
+}
+
+bool IsSelf(const UnwindModule& module) {
+  char resolved[PATH_MAX];
+  return realpath(module.binary.c_str(), resolved) != nullptr && SelfExe() == resolved;
+}
+
+TEST_F(DwarfUnwinderTest, EmbeddedSegmentsGiveTheFilesLoadBias) {
+  for (const UnwindModule& module : space_.modules) {
+    const EmbeddedBinary embedded = EmbedCfi(module, {});
+    auto file = ElfFile::Open(module.binary);
+    ASSERT_TRUE(file.has_value());
+    // The mapping's file offset: the bias places it at the mapping's start.
+    std::ifstream maps("/proc/self/maps");
+    std::string line;
+    while (std::getline(maps, line)) {
+      if (std::stoull(line.substr(0, line.find('-')), nullptr, 16) != module.start) continue;
+      std::istringstream in(line);
+      std::string range, perms, offset;
+      in >> range >> perms >> offset;
+      EXPECT_EQ(embedded.LoadBias(module.start, std::stoull(offset, nullptr, 16)), module.bias)
+          << module.binary;
+    }
+  }
+}
+
+TEST_F(DwarfUnwinderTest, EmbeddedCfiWalksLikeTheBinary) {
+  // The walk with every file at hand, then with the test binary's file
+  // missing (one embedded module among files), then with every file
+  // missing (no Dwfl to attach: the cached rules alone): the same frames
+  // and the same reason to stop, from the rows the walk's pcs need.
+  for (size_t bytes : {size_t{200}, kCopy}) {
+    DwarfUnwinder with_files;
+    std::vector<uint64_t> expected;
+    const UnwindStop expected_stop = with_files.Unwind(Request(bytes), &expected);
+    ASSERT_GE(expected.size(), 2u);
+    std::vector<std::unique_ptr<EmbeddedBinary>> store;
+    const UnwindSpace self_missing = WithEmbedded(space_, expected, IsSelf, store);
+    const UnwindSpace all_missing = WithEmbedded(
+        space_, expected, [](const UnwindModule&) { return true; }, store);
+    ASSERT_EQ(std::count_if(self_missing.modules.begin(), self_missing.modules.end(),
+                            [](const UnwindModule& m) { return m.binary.empty(); }),
+              1);
+    for (const UnwindSpace* space : {&self_missing, &all_missing}) {
+      DwarfUnwinder unwinder;
+      for (int round = 0; round < 2; ++round) {  // the second on cached rules
+        UnwindRequest request = Request(bytes);
+        request.space = space;
+        std::vector<uint64_t> pcs;
+        EXPECT_EQ(unwinder.Unwind(request, &pcs), expected_stop) << bytes;
+        EXPECT_EQ(pcs, expected) << bytes;
+      }
+      EXPECT_EQ(unwinder.counts().cached_walks, 2u);
+      EXPECT_EQ(unwinder.counts().libdw_walks, 0u);
+      EXPECT_EQ(unwinder.counts().embedded_cut_walks, 0u);
+    }
+  }
+}
+
+TEST_F(DwarfUnwinderTest, EmbeddedCfiFindsTheCallerAFramePointerChainSkips) {
+  DwarfUnwinder with_files;
+  const std::optional<uint64_t> expected = with_files.UnchainedCaller(Request(kCopy));
+  ASSERT_TRUE(expected.has_value());  // CaptureLeaf has no frame pointer
+  std::vector<uint64_t> walk;
+  with_files.Unwind(Request(kCopy), &walk);
+  std::vector<std::unique_ptr<EmbeddedBinary>> store;
+  const UnwindSpace all_missing = WithEmbedded(
+      space_, walk, [](const UnwindModule&) { return true; }, store);
+  DwarfUnwinder unwinder;
+  UnwindRequest request = Request(kCopy);
+  request.space = &all_missing;
+  EXPECT_EQ(unwinder.UnchainedCaller(request), expected);
+}
+
+TEST_F(DwarfUnwinderTest, AWalkThatNeedsLibdwInEmbeddedCodeEndsThere) {
+  DwarfUnwinder with_files;
+  std::vector<uint64_t> expected;
+  with_files.Unwind(Request(kCopy), &expected);
+  ASSERT_GE(expected.size(), 5u);
+  std::vector<std::unique_ptr<EmbeddedBinary>> store;
+  UnwindSpace self_missing = WithEmbedded(space_, expected, IsSelf, store);
+  // The row of LevelOne's frame (pcs[3] returns into it) is not usable:
+  // the cached rules cannot step it, and libdw cannot read embedded rows.
+  EmbeddedBinary* self = store.back().get();
+  const UnwindModule& module =
+      *std::find_if(self_missing.modules.begin(), self_missing.modules.end(),
+                    [](const UnwindModule& m) { return m.binary.empty(); });
+  ASSERT_NE(self->CfiRowAt(expected[3] - 1 - module.bias), nullptr);
+  for (CfiRow& row : self->cfi) {
+    if (row.start <= expected[3] - 1 - module.bias && expected[3] - 1 - module.bias < row.end) {
+      row.rule.usable = false;
+    }
+  }
+  DwarfUnwinder unwinder;
+  UnwindRequest request = Request(kCopy);
+  request.space = &self_missing;
+  std::vector<uint64_t> pcs;
+  EXPECT_EQ(unwinder.Unwind(request, &pcs), UnwindStop::kNoCfi);
+  EXPECT_EQ(pcs, std::vector<uint64_t>(expected.begin(), expected.begin() + 4));
+  EXPECT_EQ(unwinder.counts().embedded_cut_walks, 1u);
+  EXPECT_EQ(unwinder.counts().libdw_walks, 0u);
+
+  // libdw's own walk (the cache off) stops at the first embedded frame.
+  DwarfUnwinder libdw(/*use_rule_cache=*/false);
+  pcs.clear();
+  EXPECT_EQ(libdw.Unwind(request, &pcs), UnwindStop::kNoCfi);
+  EXPECT_EQ(pcs, std::vector<uint64_t>{expected[0]});
+  EXPECT_EQ(libdw.counts().embedded_cut_walks, 1u);
+  EXPECT_EQ(libdw.counts().libdw_walks, 1u);
+
+  // With no file at all, libdw has nothing to attach with: the sampled pc.
+  const UnwindSpace all_missing = WithEmbedded(
+      space_, expected, [](const UnwindModule&) { return true; }, store);
+  request.space = &all_missing;
+  request.pid = 3;
+  pcs.clear();
+  EXPECT_EQ(libdw.Unwind(request, &pcs), UnwindStop::kNoCfi);
+  EXPECT_EQ(pcs, std::vector<uint64_t>{expected[0]});
+  EXPECT_EQ(libdw.counts().embedded_cut_walks, 2u);
 }
 
 int AddLoadBias(dl_phdr_info* info, size_t, void* data) {

@@ -4,22 +4,24 @@
 // source reads the fixture ELF files of tests/fixtures/.
 #include "report/load/symbol_sources.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "libsample/string_parts.h"
 #include "libsample/symbols/elf_symbols.h"
 #include "tests/unit/symbolizer_test_util.h"
 
 namespace sample::report {
 namespace {
 
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
 using sample::testing::LineOf;
 using sample::testing::ScratchDir;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
 
 const char* const kSym = FIXTURE_SYMBOLIZER_PATH;
 const char* const kSymSource = FIXTURE_SYMBOLIZER_SOURCE;
@@ -54,8 +56,9 @@ TEST(SymbolSourcesTest, NoSourceNamesEveryOffsetUnknown) {
 }
 
 TEST(SymbolSourcesTest, KernelSymbolsNameAddressesFromTheRecordedKallsyms) {
-  KernelSymbolSource kernel(ParseKallsyms(
-      "ffffffff81000000 T _text\nffffffff81000100 t do_work\nffffffff81000200 T next_one\n"),
+  KernelSymbolSource kernel(
+      ParseKallsyms(
+          "ffffffff81000000 T _text\nffffffff81000100 t do_work\nffffffff81000200 T next_one\n"),
       "recorded kallsyms");
   const std::vector<uint64_t> addresses = {0xffffffff81000104, 0xffffffff81000000,
                                            0xffffffff80000000};
@@ -96,10 +99,11 @@ TEST(SymbolSourcesTest, AnUnreadablePerfMapIsAWarningAndNamesNothing) {
 
 class BinarySymbolSourceTest : public ::testing::Test {
  protected:
-  std::unique_ptr<BinarySymbolSource> Open(const std::string& path, const std::string& build_id,
-                                           bool srclines) {
+  std::unique_ptr<SymbolSource> Open(const std::string& path, const std::string& build_id,
+                                     bool srclines, const EmbeddedBinaries* embedded = nullptr) {
     BinaryLocatorOptions options;
     options.files.use_debuginfod = false;
+    options.embedded = embedded;
     locator_.emplace(std::move(options));
     return BinarySymbolSource::Open(*locator_, path, build_id, srclines);
   }
@@ -149,9 +153,8 @@ TEST_F(BinarySymbolSourceTest, InlinedCallsAreFramesOfTheirOwnBeforeTheirFunctio
     ASSERT_FALSE(frames.empty());
     EXPECT_EQ(frames.back(), fmt::format("uses_inline+{:#x}", delta));
     if (frames.size() == 3) {
-      EXPECT_THAT(frames,
-                  ElementsAre("inner_inline (inlined)", "outer_inline (inlined)",
-                              fmt::format("uses_inline+{:#x}", delta)));
+      EXPECT_THAT(frames, ElementsAre("inner_inline (inlined)", "outer_inline (inlined)",
+                                      fmt::format("uses_inline+{:#x}", delta)));
       saw_chain = true;
       break;
     }
@@ -176,6 +179,98 @@ TEST_F(BinarySymbolSourceTest, ABinaryOfAnotherBuildIsRefusedWithAWarning) {
   EXPECT_FALSE(source->facts().missing);
   ASSERT_EQ(source->facts().warnings.size(), 1u);
   EXPECT_THAT(source->facts().warnings[0], HasSubstr("--force uses it anyway"));
+}
+
+// A binary as a recording embeds it: one executable segment at file offset
+// 0x1000 (vaddr 0x401000), the frames of two lookup addresses, two
+// functions.
+std::shared_ptr<EmbeddedBinary> HandBuilt(const std::string& path) {
+  auto binary = std::make_shared<EmbeddedBinary>();
+  binary->path = path;
+  binary->build_id = "ab12";
+  binary->segments.push_back({0x1000, 0x2000, 0x401000, 0x2000, true});
+  binary->addresses.push_back({0x1010,
+                               {{"inner", "/src/lib/inner.h", 7, true, UINT64_MAX},
+                                {"work", "/src/work.c", 42, false, 0x10}}});
+  binary->addresses.push_back({0x1f00, {{"", "/src/gen.c", 3, false, UINT64_MAX}}});
+  binary->functions.push_back({0x401000, 0x100, "work"});
+  binary->functions.push_back({0x401100, 0x20, "other"});
+  binary->Normalize();
+  return binary;
+}
+
+TEST(EmbeddedSymbolSourceTest, StoredFramesThenTheFunctionThenUnknown) {
+  const auto binary = HandBuilt("/opt/app/bin");
+  LocatedBinary located;
+  located.source = "embedded";
+  // 0x1010: stored frames; 0x1104: not stored, inside "other"; 0x1f00:
+  // stored, nothing names it (a line all the same); 0x1800: in the
+  // segment, in no function; 0x9000: in no segment.
+  const std::vector<uint64_t> offsets = {0x1010, 0x1104, 0x1f00, 0x1800, 0x9000};
+  EmbeddedSymbolSource with_lines(*binary, located, /*srclines=*/true);
+  EXPECT_THAT(Show(with_lines.Symbolize(offsets)),
+              ElementsAre(ElementsAre("inner (inlined) @inner.h:7", "work+0x10 @work.c:42"),
+                          ElementsAre("other+0x4"), ElementsAre("?[unknown] 0x1f00 @gen.c:3"),
+                          ElementsAre("?[unknown] 0x1800"), ElementsAre("?[unknown] 0x9000")));
+  EmbeddedSymbolSource without(*binary, located, /*srclines=*/false);
+  EXPECT_THAT(Show(without.Symbolize(offsets))[0], ElementsAre("inner (inlined)", "work+0x10"));
+  EXPECT_EQ(without.facts().source, "embedded, 2 functions");
+  EXPECT_FALSE(without.facts().missing);
+  EXPECT_FALSE(without.facts().mismatched);
+  EXPECT_TRUE(without.facts().warnings.empty());
+}
+
+TEST_F(BinarySymbolSourceTest, AMissingBinaryTheRecordingEmbeddedIsNamedFromIt) {
+  ScratchDir dir;
+  EmbeddedBinaries embedded;
+  embedded.Add(HandBuilt(dir / "absent"));
+  auto source = Open(dir / "absent", "ab12", false, &embedded);
+  const std::vector<uint64_t> offsets = {0x1010};
+  EXPECT_THAT(Show(source->Symbolize(offsets)),
+              ElementsAre(ElementsAre("inner (inlined)", "work+0x10")));
+  EXPECT_EQ(source->facts().source, "embedded, 2 functions");
+  EXPECT_FALSE(source->facts().missing);
+
+  // A file of another build at the path: the same names, and the source
+  // says what was turned down.
+  auto id = ReadElfBuildId(kProg);
+  ASSERT_TRUE(id);
+  embedded.Add(HandBuilt(kProg));
+  auto other = Open(kProg, "ab12", false, &embedded);
+  EXPECT_THAT(Show(other->Symbolize(offsets)),
+              ElementsAre(ElementsAre("inner (inlined)", "work+0x10")));
+  EXPECT_EQ(other->facts().source,
+            "embedded (the file found has build-id " + *id + "), 2 functions");
+  EXPECT_FALSE(other->facts().mismatched);
+  EXPECT_TRUE(other->facts().warnings.empty());
+}
+
+TEST_F(BinarySymbolSourceTest, EmbeddedFramesNameOffsetsAsTheBinaryDoes) {
+  // What a recorder embeds is FramesAtFileOffset's answer: the report reads
+  // the same frames from it as from the file, source lines and all.
+  auto id = ReadElfBuildId(kSym);
+  ASSERT_TRUE(id);
+  std::vector<uint64_t> offsets = {OffsetIn(kSym, "static_worker", 0), uint64_t{1} << 40};
+  for (uint64_t delta = 0; delta < 40; delta += 3) {
+    offsets.push_back(OffsetIn(kSym, "uses_inline", delta));
+  }
+  auto symbolizer = BinarySymbolizer::Open(kSym, "");
+  ASSERT_TRUE(symbolizer) << symbolizer.error().message;
+  auto binary = std::make_shared<EmbeddedBinary>();
+  binary->path = "/gone/fixture_symbolizer";
+  binary->build_id = *id;
+  for (uint64_t offset : offsets) {
+    binary->addresses.push_back({offset, FramesAtFileOffset(*symbolizer, offset, Basename(kSym))});
+  }
+  binary->Normalize();
+  EmbeddedBinaries embedded;
+  embedded.Add(binary);
+  for (bool srclines : {false, true}) {
+    const auto from_file = Show(Open(kSym, *id, srclines)->Symbolize(offsets));
+    const auto from_recording =
+        Show(Open(binary->path, *id, srclines, &embedded)->Symbolize(offsets));
+    EXPECT_EQ(from_recording, from_file) << srclines;
+  }
 }
 
 }  // namespace

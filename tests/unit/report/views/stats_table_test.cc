@@ -47,6 +47,8 @@ LoadStats DistinctStats() {
   s.unwind.leaf_samples = 1022;
   s.unwind.leaf_callers_inserted = 1023;
   s.unwind.cut_chains_completed = 1024;
+  s.unwind.embedded_binaries = 1025;
+  s.unwind.embedded_cut_walks = 1026;
   s.unwind.stack_copy_size = 8192;
   s.unwind.stack_reach[2] = 5;  // 99% and all of the walks within 3 steps
   return s;

@@ -1,0 +1,135 @@
+// Tests for the report's unwinding stage with the binaries it finds: a
+// --call-graph dwarf sample of the test's own stack (captured_stack.h),
+// resolved through a process table holding this process's executable
+// mappings, unwinds the same whether the test binary's file is at hand or
+// only the CFI a recording embedded of it (its load bias from the embedded
+// segments, its rules from the embedded rows).
+#include "report/load/stack_unwinding.h"
+
+#include <limits.h>
+#include <linux/perf_event.h>
+#include <stdlib.h>
+
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "libsample/symbols/elf_symbols.h"
+#include "tests/unit/captured_stack.h"
+
+namespace sample::report {
+namespace {
+
+using sample::testing::CapturedStack;
+using sample::testing::kCapturedCopy;
+
+constexpr uint32_t kPid = 77;
+const std::string kGone = "/nonexistent-sample-test/unit_tests";
+
+std::string RealPath(const std::string& path) {
+  char resolved[PATH_MAX];
+  return realpath(path.c_str(), resolved) != nullptr ? resolved : "";
+}
+
+class StackUnwindingTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!sample::testing::CaptureStack(&captured_)) {
+      GTEST_SKIP() << "the captured-stack tests are written for x86_64";
+    }
+    attr_.sample_type =
+        PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+    attr_.sample_regs_user = UnwindRegsMask(Arch::kX86_64);
+    attr_.sample_stack_user = kCapturedCopy;
+  }
+
+  // The user chain of the captured sample in a process whose executable
+  // mappings are this one's, the test binary's named `self_path` (recorded
+  // with its real build-id).
+  std::vector<uint64_t> Unwind(const std::string& self_path, const EmbeddedBinaries* embedded,
+                               UnwindStats* stats) {
+    const std::string self = RealPath("/proc/self/exe");
+    ProcessTable processes;
+    format::Metadata build_ids;
+    std::ifstream maps("/proc/self/maps");
+    std::string line;
+    while (std::getline(maps, line)) {
+      std::istringstream in(line);
+      std::string range, perms, offset, dev, inode, path;
+      in >> range >> perms >> offset >> dev >> inode;
+      std::getline(in >> std::ws, path);
+      if (perms.size() < 3 || perms[2] != 'x' || !path.starts_with('/')) continue;
+      const uint64_t start = std::stoull(range.substr(0, range.find('-')), nullptr, 16);
+      const uint64_t end = std::stoull(range.substr(range.find('-') + 1), nullptr, 16);
+      const std::string named = RealPath(path) == self ? self_path : path;
+      processes.ApplyMmap(kPid, start, end - start, std::stoull(offset, nullptr, 16), named);
+      if (auto id = ReadElfBuildId(path); id && !id->empty()) build_ids.emplace_back(named, *id);
+    }
+    StackUnwindingOptions options;
+    options.arch = Arch::kX86_64;
+    options.binaries.files.use_debuginfod = false;
+    options.binaries.embedded = embedded;
+    StackUnwinding unwinding(options, processes, build_ids);
+    SampleRecord sample;
+    sample.pid = sample.tid = kPid;
+    sample.ip = captured_.perf_regs[8];
+    sample.regs_abi = PERF_SAMPLE_REGS_ABI_64;
+    sample.user_regs = U64List(reinterpret_cast<const std::byte*>(captured_.perf_regs.data()),
+                               captured_.perf_regs.size());
+    sample.user_stack = captured_.stack;
+    EXPECT_TRUE(unwinding.Queue(0, sample, attr_));
+    std::vector<uint64_t> chain;
+    unwinding.Flush([&](size_t, std::span<const uint64_t> frames) {
+      chain.assign(frames.begin(), frames.end());
+    });
+    *stats = unwinding.stats();
+    // The kernel's part (none here) and the marker, then the user frames.
+    EXPECT_FALSE(chain.empty());
+    if (!chain.empty()) chain.erase(chain.begin());
+    return chain;
+  }
+
+  CapturedStack captured_;
+  perf_event_attr attr_{};
+};
+
+TEST_F(StackUnwindingTest, AMissingBinaryUnwindsFromTheCfiTheRecordingEmbedded) {
+  UnwindStats with_file;
+  const std::vector<uint64_t> expected = Unwind(RealPath("/proc/self/exe"), nullptr, &with_file);
+  ASSERT_GE(expected.size(), 5u);
+  EXPECT_EQ(expected[2], captured_.return_addresses[0]);
+  EXPECT_EQ(with_file.missing_binaries, 0u);
+  EXPECT_EQ(with_file.embedded_binaries, 0u);
+
+  // Gone, and nothing embedded: the walk cannot go through it.
+  UnwindStats gone;
+  EXPECT_NE(Unwind(kGone, nullptr, &gone), expected);
+  EXPECT_EQ(gone.missing_binaries, 1u);
+
+  // Gone, but the recording embedded its segments and the rows the walk
+  // needs: the same frames, and nothing missing.
+  const std::string self = RealPath("/proc/self/exe");
+  EmbeddedBinaries embedded;
+  for (const UnwindModule& module : sample::testing::SelfSpace().modules) {
+    if (RealPath(module.binary) != self) continue;
+    auto binary = std::make_shared<EmbeddedBinary>(sample::testing::EmbedCfi(module, expected));
+    binary->path = kGone;
+    binary->build_id = ReadElfBuildId(self).value_or("");
+    ASSERT_FALSE(binary->cfi.empty());
+    embedded.Add(binary);
+  }
+  ASSERT_EQ(embedded.size(), 1u);
+  UnwindStats from_recording;
+  EXPECT_EQ(Unwind(kGone, &embedded, &from_recording), expected);
+  EXPECT_EQ(from_recording.missing_binaries, 0u);
+  EXPECT_EQ(from_recording.embedded_binaries, 1u);
+  EXPECT_EQ(from_recording.stops, with_file.stops);
+  EXPECT_EQ(from_recording.embedded_cut_walks, 0u);
+}
+
+}  // namespace
+}  // namespace sample::report

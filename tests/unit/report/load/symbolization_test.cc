@@ -1,0 +1,114 @@
+// Tests for SymbolizeLocations with what a recording carries beside its
+// records: JIT perf maps (named from the recording's copy, else the file)
+// and embedded binaries (a binary missing here named from the recording,
+// with nothing counted missing and nothing to warn of).
+#include "report/load/symbolization.h"
+
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "tests/unit/symbolizer_test_util.h"
+
+namespace sample::report {
+namespace {
+
+using sample::testing::ScratchDir;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+// The names of `result`'s frames of location `i`.
+std::vector<std::string> NamesOf(const SymbolizeResult& result, size_t i) {
+  std::vector<std::string> names;
+  for (uint32_t k = 0; k < result.frames_count[i]; ++k) {
+    names.push_back(result.frames[result.frames_begin[i] + k].name);
+  }
+  return names;
+}
+
+std::string SourceOf(const SymbolizeResult& result, const std::string& path) {
+  auto source = format::FindMetadata(result.symbol_sources, path);
+  return source ? *source : "(none)";
+}
+
+class SymbolizationTest : public ::testing::Test {
+ protected:
+  SymbolizeResult Symbolize(const std::vector<Location>& locations) {
+    SymbolizeOptions options;
+    options.binaries.files.use_debuginfod = false;
+    options.binaries.files.symfs = symfs_;
+    options.binaries.embedded = &embedded_;
+    options.perf_maps = perf_maps_;
+    return SymbolizeLocations(locations, dso_paths_, build_ids_, "", options);
+  }
+
+  ScratchDir dir_;
+  std::string symfs_;
+  // Dso ids as the ProcessTable gives them: the two pseudo DSOs first.
+  std::vector<std::string> dso_paths_ = {"[unknown]", "[kernel.kallsyms]"};
+  format::Metadata build_ids_;
+  EmbeddedBinaries embedded_;
+  std::vector<RecordedPerfMap> perf_maps_;
+};
+
+TEST_F(SymbolizationTest, JitCodeIsNamedFromTheRecordingsPerfMap) {
+  dso_paths_.push_back(PerfMapPath(4242));  // dso 2: recorded, no file
+  dso_paths_.push_back(PerfMapPath(4243));  // dso 3: neither
+  perf_maps_.push_back({4242, "7f0000001000 40 jitted loop\n"});
+  perf_maps_.push_back({99, "7f0000001000 40 another process\n"});
+  const auto result = Symbolize({{2, 0x7f0000001010}, {3, 0x7f0000001010}});
+  EXPECT_THAT(NamesOf(result, 0), ElementsAre("jitted loop"));
+  EXPECT_EQ(result.frames[result.frames_begin[0]].symbol_offset, 0x10u);
+  EXPECT_EQ(SourceOf(result, PerfMapPath(4242)), "embedded perf map");
+  EXPECT_THAT(NamesOf(result, 1), ElementsAre("[unknown] 0x7f0000001010"));
+  EXPECT_THAT(SourceOf(result, PerfMapPath(4243)), HasSubstr("none: "));
+}
+
+TEST_F(SymbolizationTest, ARecordedPerfMapComesBeforeTheFile) {
+  // Under --symfs (the file's place is ours to write): the file has other
+  // names than the recording's copy, which wins; without a copy, the file.
+  symfs_ = dir_.path();
+  std::filesystem::create_directories(symfs_ + "/tmp");
+  for (uint32_t pid : {4242u, 4243u}) {
+    std::ofstream(symfs_ + PerfMapPath(pid)) << "7f0000001000 40 from the file\n";
+  }
+  dso_paths_.push_back(PerfMapPath(4242));
+  dso_paths_.push_back(PerfMapPath(4243));
+  perf_maps_.push_back({4242, "7f0000001000 40 from the recording\n"});
+  const auto result = Symbolize({{2, 0x7f0000001010}, {3, 0x7f0000001010}});
+  EXPECT_THAT(NamesOf(result, 0), ElementsAre("from the recording"));
+  EXPECT_THAT(NamesOf(result, 1), ElementsAre("from the file"));
+  EXPECT_EQ(SourceOf(result, PerfMapPath(4243)), "perf map");
+}
+
+TEST_F(SymbolizationTest, AMissingBinaryIsNamedFromTheRecordingAndNotCountedMissing) {
+  const std::string gone = dir_ / "gone/libwork.so";
+  const std::string absent = dir_ / "absent/libother.so";
+  dso_paths_.push_back(gone);    // dso 2: embedded
+  dso_paths_.push_back(absent);  // dso 3: not embedded
+  build_ids_ = {{gone, "ab12"}, {absent, "cd34"}};
+  auto binary = std::make_shared<EmbeddedBinary>();
+  binary->path = gone;
+  binary->build_id = "ab12";
+  binary->segments.push_back({0, 0x2000, 0, 0x2000, true});
+  binary->addresses.push_back({0x1010, {{"work", "work.c", 4, false, 0x10}}});
+  binary->functions.push_back({0x1000, 0x100, "work"});
+  embedded_.Add(binary);
+  const auto result = Symbolize({{2, 0x1010}, {2, 0x1020}, {3, 0x1010}});
+  EXPECT_THAT(NamesOf(result, 0), ElementsAre("work"));
+  EXPECT_THAT(NamesOf(result, 1), ElementsAre("work"));
+  EXPECT_THAT(NamesOf(result, 2), ElementsAre("[unknown] 0x1010"));
+  EXPECT_EQ(SourceOf(result, gone), "embedded, 1 function");
+  EXPECT_EQ(SourceOf(result, absent), "none: not found");
+  EXPECT_EQ(result.missing_binaries, 1u);  // only the one not embedded
+  EXPECT_EQ(result.mismatched_binaries, 0u);
+  EXPECT_TRUE(result.warnings.empty());
+}
+
+}  // namespace
+}  // namespace sample::report
