@@ -38,7 +38,17 @@ LocatedBinary BinaryLocator::LocateFile(const std::string& path,
   out.path = path;
   out.source = "none: not found";
   if (!path.starts_with('/')) return out;  // [heap], [stack], memfd:..., ...
-  const FoundFiles found = finder_.Find(path, recorded_build_id);
+  const EmbeddedBinary* embedded =
+      options_.embedded != nullptr ? options_.embedded->Find(path, recorded_build_id) : nullptr;
+  // With the recorded build's own tables at hand, a file is looked for on
+  // this machine only: debuginfod could only make the report wait.
+  if (embedded != nullptr && options_.files.use_debuginfod && !local_finder_) {
+    DebugFileFinderOptions local = options_.files;
+    local.use_debuginfod = false;
+    local_finder_.emplace(std::move(local));
+  }
+  const FoundFiles found = (embedded != nullptr && local_finder_ ? *local_finder_ : finder_)
+                               .Find(path, recorded_build_id);
   if (!found.binary.empty()) {
     out.binary = found.binary;
     out.debug = found.debug;
@@ -47,8 +57,6 @@ LocatedBinary BinaryLocator::LocateFile(const std::string& path,
   }
   // The recorded build's own tables name every address the recording hit:
   // nothing is missing, so nothing is said but where the names came from.
-  const EmbeddedBinary* embedded =
-      options_.embedded != nullptr ? options_.embedded->Find(path, recorded_build_id) : nullptr;
   const bool use_embedded =
       embedded != nullptr && (found.mismatched_binary.empty() || !options_.force);
   if (use_embedded) {

@@ -116,6 +116,8 @@ class BinaryLocator {
 
   BinaryLocatorOptions options_;
   DebugFileFinder finder_;
+  // The same without debuginfod, for binaries the recording embeds.
+  std::optional<DebugFileFinder> local_finder_;
   // The vDSO image as a file, created on first use; or why it cannot be.
   std::optional<MemoryFile> vdso_file_;
   std::string vdso_error_;

@@ -294,8 +294,7 @@ CachedWalk WalkWithRules(Process* process, const UnwindRequest& request,
     if (rule.kind[X86FrameRule::kReturnAddress] == Kind::kUndefined) {
       return {UnwindStop::kComplete};
     }
-    const uint64_t cfa = (rule.cfa_from_rbp ? value[X86FrameRule::kRbp] : sp) +
-                         static_cast<uint64_t>(rule.cfa_offset);
+    const uint64_t cfa = X86Cfa(rule, pc, sp, value[X86FrameRule::kRbp]);
     for (size_t i = 0; i < kRegs.size(); ++i) {
       if (rule.kind[i] == Kind::kUndefined) {
         known &= ~(1u << i);
@@ -512,7 +511,7 @@ std::optional<uint64_t> DwarfUnwinder::UnchainedCaller(const UnwindRequest& requ
       rule.kind[X86FrameRule::kReturnAddress] != X86FrameRule::Kind::kAtCfa) {
     return std::nullopt;
   }
-  const uint64_t cfa = request.regs.sp + static_cast<uint64_t>(rule.cfa_offset);
+  const uint64_t cfa = X86Cfa(rule, request.regs.pc, request.regs.sp, 0);
   process->request = &request;
   Dwarf_Word caller = 0;
   const bool read = MemoryRead(
