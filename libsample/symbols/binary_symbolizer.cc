@@ -9,7 +9,6 @@
 
 #include <fmt/format.h>
 
-#include "libsample/symbols/cfi_functions.h"
 #include "libsample/symbols/dwarf_file.h"
 #include "libsample/symbols/dwarf_unit_index.h"
 
@@ -34,6 +33,8 @@ struct BinarySymbolizer::State {
   DwarfUnitIndex* FindUnit(uint64_t vaddr);
   // The outermost frame's name when DWARF gives none.
   void NameFromElf(uint64_t vaddr, SymbolFrame* frame) const;
+  // The binary's CFI functions, opened on first use; nullptr without CFI.
+  const CfiFunctions* Cfi();
 
   ElfSymbols elf;
   std::string binary_path;
@@ -170,13 +171,22 @@ BinarySymbolizer::BinarySymbolizer(BinarySymbolizer&&) noexcept = default;
 BinarySymbolizer& BinarySymbolizer::operator=(BinarySymbolizer&&) noexcept = default;
 BinarySymbolizer::~BinarySymbolizer() = default;
 
-std::optional<uint64_t> BinarySymbolizer::CfiFunctionStart(uint64_t vaddr) {
-  if (!state_->cfi_tried) {
-    state_->cfi_tried = true;
-    if (auto cfi = CfiFunctions::Open(state_->binary_path)) state_->cfi.emplace(std::move(*cfi));
+const CfiFunctions* BinarySymbolizer::State::Cfi() {
+  if (!cfi_tried) {
+    cfi_tried = true;
+    if (auto functions = CfiFunctions::Open(binary_path)) cfi.emplace(std::move(*functions));
   }
-  if (!state_->cfi) return std::nullopt;
-  return state_->cfi->StartOf(vaddr);
+  return cfi ? &*cfi : nullptr;
+}
+
+std::optional<uint64_t> BinarySymbolizer::CfiFunctionStart(uint64_t vaddr) {
+  const CfiFunctions* cfi = state_->Cfi();
+  return cfi != nullptr ? cfi->StartOf(vaddr) : std::nullopt;
+}
+
+std::optional<CfiRange> BinarySymbolizer::CfiFunctionRange(uint64_t vaddr) {
+  const CfiFunctions* cfi = state_->Cfi();
+  return cfi != nullptr ? cfi->RangeOf(vaddr) : std::nullopt;
 }
 
 std::vector<SymbolFrame> BinarySymbolizer::SymbolizeFileOffset(uint64_t file_offset) {

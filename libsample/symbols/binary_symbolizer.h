@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "libsample/result.h"
+#include "libsample/symbols/cfi_functions.h"
 #include "libsample/symbols/elf_symbols.h"
 
 namespace sample {
@@ -81,6 +82,8 @@ class BinarySymbolizer {
   // (cfi_functions.h); nullopt when no FDE covers it. Reads the CFI on
   // first use.
   std::optional<uint64_t> CfiFunctionStart(uint64_t vaddr);
+  // The whole of that function, [CfiFunctionStart, end) (CfiFunctions::RangeOf).
+  std::optional<CfiRange> CfiFunctionRange(uint64_t vaddr);
 
   const ElfSymbols& elf_symbols() const;
   // The file whose DWARF is used; empty if neither file has DWARF.

@@ -47,6 +47,19 @@ std::vector<uint64_t> FdeStarts(Elf* elf) {
   return starts;
 }
 
+// The row of `cfi` that holds `vaddr`: [start, end) as libdw delimits it.
+std::optional<CfiRange> RowAt(Dwarf_CFI* cfi, uint64_t vaddr) {
+  Dwarf_Frame* frame = nullptr;
+  if (dwarf_cfi_addrframe(cfi, vaddr, &frame) != 0) return std::nullopt;
+  const std::unique_ptr<Dwarf_Frame, decltype(&free)> owned(frame, &free);  // malloc'd by libdw
+  Dwarf_Addr start = 0, end = 0;
+  bool signal_frame = false;
+  if (dwarf_frame_info(frame, &start, &end, &signal_frame) < 0 || vaddr < start || vaddr >= end) {
+    return std::nullopt;
+  }
+  return CfiRange{start, end};
+}
+
 }  // namespace
 
 struct CfiFunctions::State {
@@ -55,7 +68,7 @@ struct CfiFunctions::State {
     if (cfi != nullptr) dwarf_cfi_end(cfi);
   }
   ElfFile elf;
-  Dwarf_CFI* cfi = nullptr;     // from the ELF's .eh_frame; ended before the Elf*
+  Dwarf_CFI* cfi = nullptr;      // from the ELF's .eh_frame; ended before the Elf*
   std::vector<uint64_t> starts;  // FdeStarts
 };
 
@@ -76,22 +89,57 @@ CfiFunctions& CfiFunctions::operator=(CfiFunctions&&) noexcept = default;
 CfiFunctions::~CfiFunctions() = default;
 
 std::optional<uint64_t> CfiFunctions::StartOf(uint64_t vaddr) const {
-  Dwarf_Frame* frame = nullptr;
-  if (dwarf_cfi_addrframe(state_->cfi, vaddr, &frame) != 0) return std::nullopt;
-  const std::unique_ptr<Dwarf_Frame, decltype(&free)> owned(frame, &free);  // malloc'd by libdw
   // libdw gives the range of the FDE's row that holds vaddr (a prologue
   // and a body are rows of their own); the FDE itself starts at the last
   // start of .eh_frame_hdr's table at or below vaddr, within that row's
   // FDE when the table has one.
-  Dwarf_Addr start = 0, end = 0;
-  bool signal_frame = false;
-  if (dwarf_frame_info(frame, &start, &end, &signal_frame) < 0 || vaddr < start || vaddr >= end) {
-    return std::nullopt;
-  }
+  const std::optional<CfiRange> row = RowAt(state_->cfi, vaddr);
+  if (!row) return std::nullopt;
   const auto& starts = state_->starts;
   auto after = std::upper_bound(starts.begin(), starts.end(), vaddr);
-  if (after != starts.begin() && *std::prev(after) <= start) return *std::prev(after);
-  return start;
+  if (after != starts.begin() && *std::prev(after) <= row->start) return *std::prev(after);
+  return row->start;
+}
+
+std::optional<CfiRange> CfiFunctions::RangeOf(uint64_t vaddr) const {
+  const std::optional<CfiRange> row = RowAt(state_->cfi, vaddr);
+  if (!row) return std::nullopt;
+  const auto& starts = state_->starts;
+  auto after = std::upper_bound(starts.begin(), starts.end(), vaddr);
+  if (after == starts.begin() || *std::prev(after) > row->start) return row;  // as StartOf
+  // The FDE ends where the last address it holds is: every address from
+  // its start to there has a row, then none does up to the next FDE of the
+  // table (alignment padding between functions; often nothing). Found by
+  // probing: back from the next FDE's start in growing steps (the gap is
+  // short), forward from this row's end for the last FDE, then halving.
+  // Each probe costs a row lookup, which replays the FDE's instructions up
+  // to it, so a walk over every row would cost the square of their number
+  // (33 ms for one of cc1plus's functions); probing costs their number
+  // times about twenty. A row found moves the known part past its end.
+  Dwarf_CFI* cfi = state_->cfi;
+  uint64_t in = row->end - 1;                         // the last address known to be in the FDE
+  uint64_t out = after == starts.end() ? 0 : *after;  // the first known not to be; 0: none yet
+  auto holds = [&](uint64_t probe) {
+    const std::optional<CfiRange> found = RowAt(cfi, probe);
+    if (found) in = std::max(in, found->end - 1);
+    return found.has_value();
+  };
+  if (out == 0) {
+    for (uint64_t step = 1; out == 0; step *= 2) {
+      if (in > UINT64_MAX - step) {
+        out = UINT64_MAX;
+      } else if (const uint64_t probe = in + step; !holds(probe)) {
+        out = probe;
+      }
+    }
+  } else {
+    for (uint64_t step = 1; out - in > step && !holds(out - step); step *= 2) out -= step;
+  }
+  while (out - in > 1) {
+    const uint64_t middle = in + (out - in) / 2;
+    if (!holds(middle)) out = middle;
+  }
+  return CfiRange{*std::prev(after), out};
 }
 
 }  // namespace sample

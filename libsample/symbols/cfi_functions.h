@@ -18,6 +18,12 @@
 
 namespace sample {
 
+// The addresses [start, end) of one function as CFI delimits it.
+struct CfiRange {
+  uint64_t start = 0;
+  uint64_t end = 0;
+};
+
 class CfiFunctions {
  public:
   // `path`'s .eh_frame (else .debug_frame); an error when it has neither.
@@ -29,6 +35,12 @@ class CfiFunctions {
   // The start (ELF virtual address) of the FDE that covers `vaddr`, or
   // nullopt when none does.
   std::optional<uint64_t> StartOf(uint64_t vaddr) const;
+  // The whole FDE that covers `vaddr`: from StartOf(vaddr) to where the
+  // FDE's last row ends (at or before the next FDE of .eh_frame_hdr's
+  // table). Without that table StartOf knows only the row, and so does
+  // this: the row's range. Costs a few tens of row lookups (RangeOf's
+  // comment says why not one per row).
+  std::optional<CfiRange> RangeOf(uint64_t vaddr) const;
 
  private:
   struct State;

@@ -262,6 +262,7 @@ Result<ElfSymbols> ElfSymbols::Load(const std::string& path) {
   Elf* elf = file.get();
 
   ElfSymbols result;
+  result.fixed_address_ = file.ehdr().e_type == ET_EXEC;
   size_t phnum = 0;
   if (elf_getphdrnum(elf, &phnum) != 0) {
     return Fail(fmt::format("{}: cannot read program headers: {}", path, elf_errmsg(-1)));
@@ -326,12 +327,16 @@ std::optional<uint64_t> ElfSymbols::ExecutableSegmentEnd(uint64_t vaddr) const {
   return std::nullopt;
 }
 
-const ElfSymbol* ElfSymbols::Find(uint64_t vaddr) const {
+const ElfSymbol* ElfSymbols::Find(uint64_t vaddr, uint64_t* end_out) const {
   auto next = std::upper_bound(symbols_.begin(), symbols_.end(), vaddr,
                                [](uint64_t v, const ElfSymbol& s) { return v < s.start; });
   if (next == symbols_.begin()) return nullptr;
   const ElfSymbol& symbol = *std::prev(next);
-  if (symbol.size != 0) return vaddr - symbol.start < symbol.size ? &symbol : nullptr;
+  if (symbol.size != 0) {
+    if (vaddr - symbol.start >= symbol.size) return nullptr;
+    if (end_out != nullptr) *end_out = symbol.start + symbol.size;
+    return &symbol;
+  }
 
   // Size unknown: up to the next symbol, clipped to the executable segment.
   const std::optional<uint64_t> segment_end = ExecutableSegmentEnd(symbol.start);
@@ -343,7 +348,9 @@ const ElfSymbol* ElfSymbols::Find(uint64_t vaddr) const {
   } else if (segment_end) {
     end = *segment_end;
   }
-  return vaddr < end ? &symbol : nullptr;
+  if (vaddr >= end) return nullptr;
+  if (end_out != nullptr) *end_out = end;
+  return &symbol;
 }
 
 Result<std::string> ReadElfBuildId(const std::string& path) {

@@ -28,6 +28,15 @@ struct ElfSymbol {
 
 class ElfSymbols {
  public:
+  // A PT_LOAD segment: how file offsets map to virtual addresses.
+  struct LoadSegment {
+    uint64_t offset = 0;      // p_offset
+    uint64_t filesz = 0;      // p_filesz
+    uint64_t vaddr = 0;       // p_vaddr
+    uint64_t memsz = 0;       // p_memsz
+    bool executable = false;  // PF_X
+  };
+
   // Opens `path`; on failure the message names the path and the reason. A
   // valid ELF file without function symbols is not an error.
   static Result<ElfSymbols> Load(const std::string& path);
@@ -48,8 +57,9 @@ class ElfSymbols {
   // [start, start + size); one with size 0 covers up to the next symbol's
   // start, but not past the end of the executable segment it lies in (a
   // size-0 symbol outside every executable segment, with no symbol after it,
-  // covers only its start address).
-  const ElfSymbol* Find(uint64_t vaddr) const;
+  // covers only its start address). `end`, when given, receives the end
+  // (exclusive) of that extent.
+  const ElfSymbol* Find(uint64_t vaddr, uint64_t* end = nullptr) const;
 
   // Lowercase hex of the NT_GNU_BUILD_ID note; empty if the file has none.
   const std::string& build_id() const { return build_id_; }
@@ -57,6 +67,10 @@ class ElfSymbols {
   const std::vector<ElfSymbol>& symbols() const { return symbols_; }
   // True if .symtab was used (false: .dynsym only).
   bool has_symtab() const { return has_symtab_; }
+  // The PT_LOAD segments, in program header order.
+  const std::vector<LoadSegment>& segments() const { return segments_; }
+  // ET_EXEC: loaded at its own addresses (no load bias).
+  bool fixed_address() const { return fixed_address_; }
 
   // Takes the .symtab functions of a separate debug file for this binary
   // (same build-id; its addresses are ours), keeping our own PLT stubs,
@@ -64,14 +78,6 @@ class ElfSymbols {
   void MergeDebugSymbols(const ElfSymbols& debug);
 
  private:
-  struct LoadSegment {
-    uint64_t offset = 0;      // p_offset
-    uint64_t filesz = 0;      // p_filesz
-    uint64_t vaddr = 0;       // p_vaddr
-    uint64_t memsz = 0;       // p_memsz
-    bool executable = false;  // PF_X
-  };
-
   ElfSymbols() = default;
   // End (exclusive) of the executable segment containing `vaddr`, if any.
   std::optional<uint64_t> ExecutableSegmentEnd(uint64_t vaddr) const;
@@ -80,6 +86,7 @@ class ElfSymbols {
   std::vector<LoadSegment> segments_;
   std::string build_id_;
   bool has_symtab_ = false;
+  bool fixed_address_ = false;
 };
 
 // The build-id of an ELF file as lowercase hex, reading only the notes. An

@@ -29,6 +29,27 @@ TEST(CfiFunctionsTest, StrippedFunctionsStartWhereTheirSymbolsDid) {
   EXPECT_EQ(cfi->StartOf(0), std::nullopt) << "no FDE covers the ELF header";
 }
 
+TEST(CfiFunctionsTest, RangesHoldTheWholeFunctionFromItsStart) {
+  auto symbols = ElfSymbols::Load(FIXTURE_PROG_PATH);
+  ASSERT_TRUE(symbols) << symbols.error().message;
+  auto cfi = CfiFunctions::Open(FIXTURE_PROG_STRIPPED_PATH);
+  ASSERT_TRUE(cfi) << cfi.error().message;
+  size_t checked = 0;
+  for (const ElfSymbol& symbol : symbols->symbols()) {
+    if (symbol.size < 4 || symbol.name.ends_with("@plt")) continue;
+    for (uint64_t at = symbol.start; at < symbol.start + symbol.size; ++at) {
+      const std::optional<CfiRange> range = cfi->RangeOf(at);
+      ASSERT_TRUE(range) << symbol.name << " at +" << at - symbol.start;
+      EXPECT_EQ(range->start, symbol.start) << symbol.name;
+      // The FDE covers the function (gcc's FDEs end where its code does).
+      EXPECT_EQ(range->end, symbol.start + symbol.size) << symbol.name;
+    }
+    ++checked;
+  }
+  EXPECT_GE(checked, 5u);
+  EXPECT_EQ(cfi->RangeOf(0), std::nullopt);
+}
+
 TEST(CfiFunctionsTest, ABinaryWithoutCallFrameInformationIsAnError) {
   auto cfi = CfiFunctions::Open(FIXTURE_ELF32_PATH);  // -fno-asynchronous-unwind-tables
   EXPECT_FALSE(cfi.has_value());

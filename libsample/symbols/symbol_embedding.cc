@@ -1,0 +1,223 @@
+#include "libsample/symbols/symbol_embedding.h"
+
+#include <algorithm>
+#include <cstring>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "libsample/string_parts.h"
+#include "libsample/symbols/address_frames.h"
+#include "libsample/symbols/binary_symbolizer.h"
+#include "libsample/symbols/cfi_rows.h"
+
+namespace sample {
+namespace {
+
+// The request's lookup offsets, leaves included: sorted, unique.
+std::vector<uint64_t> LookupOffsets(const EmbeddingRequest& request) {
+  std::vector<uint64_t> offsets = request.offsets;
+  offsets.insert(offsets.end(), request.leaf_offsets.begin(), request.leaf_offsets.end());
+  std::sort(offsets.begin(), offsets.end());
+  offsets.erase(std::unique(offsets.begin(), offsets.end()), offsets.end());
+  return offsets;
+}
+
+// The function holding each address: its ELF symbol, else its FDE. Asked
+// in address order, it reuses the last FDE found (walking an FDE's rows
+// is the costly part, for binaries stripped of their symbols).
+class FunctionFinder {
+ public:
+  FunctionFinder(BinarySymbolizer& symbolizer, std::string display_name)
+      : symbolizer_(symbolizer), display_name_(std::move(display_name)) {}
+
+  std::optional<EmbeddedFunction> At(uint64_t vaddr) {
+    const ElfSymbols& elf = symbolizer_.elf_symbols();
+    uint64_t end = 0;
+    if (const ElfSymbol* symbol = elf.Find(vaddr, &end)) {
+      return EmbeddedFunction{symbol->start, end - symbol->start, symbol->name};
+    }
+    if (last_fde_ && vaddr - last_fde_->start < last_fde_->size) return last_fde_;
+    const std::optional<CfiRange> range = symbolizer_.CfiFunctionRange(vaddr);
+    if (!range) return std::nullopt;
+    // Named after the FDE's start, as FramesAtFileOffset names it, but cut
+    // to the addresses no ELF symbol's extent holds, so that the functions
+    // stay apart and the last one starting at or below an address is the
+    // one that holds it (EmbeddedBinary::FunctionAt), as for ElfSymbols.
+    uint64_t start = range->start;
+    uint64_t stop = range->end;
+    const std::vector<ElfSymbol>& symbols = elf.symbols();
+    auto next = std::upper_bound(symbols.begin(), symbols.end(), vaddr,
+                                 [](uint64_t v, const ElfSymbol& s) { return v < s.start; });
+    if (next != symbols.end()) stop = std::min(stop, next->start);
+    uint64_t previous_end = 0;
+    if (next != symbols.begin() && elf.Find(std::prev(next)->start, &previous_end)) {
+      start = std::max(start, previous_end);  // at or below vaddr: Find(vaddr) gave nothing
+    }
+    last_fde_ =
+        EmbeddedFunction{start, stop - start, fmt::format("{}+{:#x}", display_name_, range->start)};
+    return last_fde_;
+  }
+
+ private:
+  BinarySymbolizer& symbolizer_;
+  const std::string display_name_;
+  std::optional<EmbeddedFunction> last_fde_;
+};
+
+// A row and where it came from, until rows of the two sources are cut
+// apart.
+struct SourcedRow {
+  CfiRow row;
+  CfiSource source;
+};
+
+// Rows of .debug_frame hold addresses .eh_frame has no FDE for, but their
+// ranges may reach into one's (an FDE of each kind in one function): there
+// .eh_frame's row is the unwinder's, so the .debug_frame row is cut back
+// to its side of it, where its own lookup addresses are. The rows of one
+// source are disjoint already.
+std::vector<CfiRow> DisjointRows(std::vector<SourcedRow> rows) {
+  std::sort(rows.begin(), rows.end(),
+            [](const SourcedRow& a, const SourcedRow& b) { return a.row.start < b.row.start; });
+  std::vector<CfiRow> eh;
+  for (const SourcedRow& r : rows) {
+    if (r.source == CfiSource::kEhFrame) eh.push_back(r.row);
+  }
+  std::vector<CfiRow> out;
+  for (SourcedRow& r : rows) {
+    if (r.source == CfiSource::kDebugFrame) {
+      // eh rows starting inside it cut its end; one holding its start, its start.
+      auto after = std::upper_bound(eh.begin(), eh.end(), r.row.start,
+                                    [](uint64_t v, const CfiRow& e) { return v < e.start; });
+      if (after != eh.end()) r.row.end = std::min(r.row.end, after->start);
+      if (after != eh.begin()) r.row.start = std::max(r.row.start, std::prev(after)->end);
+      if (r.row.start >= r.row.end) continue;
+    }
+    out.push_back(r.row);
+  }
+  return out;
+}
+
+// The bytes of [vaddr, vaddr + size) in the file, through the segment that
+// holds `vaddr` (cut at the end of its file contents); empty if none does.
+std::vector<std::byte> ReadCode(const EmbeddedBinary& binary, std::span<const std::byte> file,
+                                uint64_t vaddr, uint64_t size) {
+  for (const EmbeddedSegment& segment : binary.segments) {
+    if (vaddr < segment.vaddr || vaddr - segment.vaddr >= segment.filesz) continue;
+    const uint64_t offset = segment.offset + (vaddr - segment.vaddr);
+    const uint64_t length = std::min(size, segment.filesz - (vaddr - segment.vaddr));
+    if (offset > file.size() || file.size() - offset < length) return {};
+    const auto bytes = file.subspan(offset, length);
+    return {bytes.begin(), bytes.end()};
+  }
+  return {};
+}
+
+// The code of `functions` (those holding sampled pcs; sorted by start),
+// within `limits`. Functions that overlap (an ELF symbol inside another)
+// are embedded as one range, so the code stays disjoint.
+void EmbedCode(const std::vector<EmbeddedFunction>& functions, std::span<const std::byte> file,
+               EmbeddingLimits& limits, EmbeddedBinary& binary) {
+  struct Range {
+    uint64_t start = 0;
+    uint64_t end = 0;
+    uint64_t functions = 0;
+  };
+  std::vector<Range> ranges;
+  for (const EmbeddedFunction& function : functions) {
+    if (function.size > limits.max_function_code) {
+      ++binary.code_omitted;
+      continue;
+    }
+    const uint64_t end = function.start + function.size;
+    if (!ranges.empty() && function.start < ranges.back().end) {
+      ranges.back().end = std::max(ranges.back().end, end);
+      ++ranges.back().functions;
+    } else {
+      ranges.push_back(Range{function.start, end, 1});
+    }
+  }
+  for (const Range& range : ranges) {
+    if (range.end - range.start > limits.code_budget) {
+      binary.code_omitted += range.functions;
+      continue;
+    }
+    std::vector<std::byte> bytes = ReadCode(binary, file, range.start, range.end - range.start);
+    if (bytes.empty()) {
+      binary.code_omitted += range.functions;
+      continue;
+    }
+    limits.code_budget -= bytes.size();
+    binary.code.push_back(EmbeddedCode{range.start, std::move(bytes)});
+  }
+}
+
+std::span<const std::byte> RawFile(const ElfFile& file) {
+  size_t size = 0;
+  const char* raw = elf_rawfile(file.get(), &size);
+  if (raw == nullptr) return {};
+  return std::as_bytes(std::span(raw, size));
+}
+
+}  // namespace
+
+Result<EmbeddedBinary> BuildEmbeddedBinary(const EmbeddingRequest& request,
+                                           EmbeddingLimits& limits) {
+  TRY_ASSIGN(auto symbolizer, BinarySymbolizer::Open(request.binary, request.debug));
+  TRY_ASSIGN(auto rows, CfiRows::Open(request.binary, request.debug));
+  const ElfSymbols& elf = symbolizer.elf_symbols();
+  const std::string display_name = Basename(request.path);
+
+  EmbeddedBinary binary;
+  binary.path = request.path;
+  binary.build_id = elf.build_id();
+  binary.fixed_address = elf.fixed_address();
+  for (const ElfSymbols::LoadSegment& s : elf.segments()) {
+    binary.segments.push_back(EmbeddedSegment{s.offset, s.filesz, s.vaddr, s.memsz, s.executable});
+  }
+
+  std::vector<uint64_t> leaves = request.leaf_offsets;
+  std::sort(leaves.begin(), leaves.end());
+  std::vector<EmbeddedFunction> leaf_functions;
+  std::vector<SourcedRow> cfi;
+  FunctionFinder functions(symbolizer, display_name);
+  std::optional<CfiRow> last_eh_row;  // holds every later address it covers
+  for (const uint64_t offset : LookupOffsets(request)) {
+    binary.addresses.push_back(
+        EmbeddedAddress{offset, FramesAtFileOffset(symbolizer, offset, display_name)});
+    const std::optional<uint64_t> vaddr = elf.FileOffsetToVaddr(offset);
+    if (!vaddr) continue;
+    if (std::optional<EmbeddedFunction> function = functions.At(*vaddr)) {
+      if (std::binary_search(leaves.begin(), leaves.end(), offset) &&
+          (leaf_functions.empty() || leaf_functions.back().start != function->start)) {
+        leaf_functions.push_back(*function);
+      }
+      if (binary.functions.empty() || binary.functions.back().start != function->start) {
+        binary.functions.push_back(std::move(*function));
+      }
+    }
+    if (last_eh_row && *vaddr >= last_eh_row->start && *vaddr < last_eh_row->end) continue;
+    CfiSource source = CfiSource::kEhFrame;
+    if (std::optional<CfiRow> row = rows.RowAt(*vaddr, &source)) {
+      if (source == CfiSource::kEhFrame) last_eh_row = row;
+      cfi.push_back(SourcedRow{std::move(*row), source});
+    }
+  }
+  binary.cfi = DisjointRows(std::move(cfi));
+  std::sort(leaf_functions.begin(), leaf_functions.end(),
+            [](const EmbeddedFunction& a, const EmbeddedFunction& b) { return a.start < b.start; });
+  leaf_functions.erase(std::unique(leaf_functions.begin(), leaf_functions.end(),
+                                   [](const EmbeddedFunction& a, const EmbeddedFunction& b) {
+                                     return a.start == b.start;
+                                   }),
+                       leaf_functions.end());
+  EmbedCode(leaf_functions, RawFile(rows.binary()), limits, binary);
+  binary.Normalize();
+  return binary;
+}
+
+}  // namespace sample
