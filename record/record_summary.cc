@@ -1,5 +1,6 @@
 #include "record/record_summary.h"
 
+#include "libsample/symbols/symbol_embedding.h"
 #include "record/facts/postmortem_facts.h"
 
 #include <cstdio>
@@ -109,10 +110,11 @@ void PrintClosingNotes(const ClosingNotes& notes) {
                embedded.notes.size() - kShown);
   }
   if (embedded.code_omitted != 0) {
+    const EmbeddingLimits limits;
     fmt::print(stderr,
                "sample-record: note: the machine code of {} functions with samples was not "
-               "stored (over 64 KiB each, or past 16 MiB in all)\n",
-               embedded.code_omitted);
+               "stored (over {} KiB each, or past {} MiB in all)\n",
+               embedded.code_omitted, limits.max_function_code >> 10, limits.code_budget >> 20);
   }
 }
 
