@@ -267,10 +267,10 @@ inline constexpr uint8_t kToggleThread = 0;  // the thread the trigger fired in
 inline constexpr uint8_t kToggleCpu = 1;     // the CPU it fired on
 
 struct ToggleEntry {
-  uint32_t trigger;  // event index (kEvents order) of the switching event
-  uint32_t target;   // event index of the switched event
-  uint8_t action;    // kToggleOn, kToggleOff
-  uint8_t scope;     // kToggleThread, kToggleCpu
+  uint32_t trigger;          // event index (kEvents order) of the switching event
+  uint32_t target;           // event index of the switched event
+  uint8_t action;            // kToggleOn, kToggleOff
+  uint8_t scope;             // kToggleThread, kToggleCpu
   uint8_t target_starts_on;  // 1: the target's windows are open at the start
   uint8_t reserved[5];
 };

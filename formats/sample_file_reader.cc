@@ -86,10 +86,11 @@ Result<void> SampleFileReader::ReadFileHeader(ByteReader& in) {
                             file_header_.header_size, file_header_.chunk_header_size));
   }
   if (file_header_.max_chunk_raw_size > kReaderMaxChunkRawSize) {
-    return Fail(fmt::format("{}: offset {}: the header allows chunks of {} bytes; this reader "
-                            "takes at most {}",
-                            path_, offsetof(FileHeader, max_chunk_raw_size),
-                            file_header_.max_chunk_raw_size, kReaderMaxChunkRawSize));
+    return Fail(
+        fmt::format("{}: offset {}: the header allows chunks of {} bytes; this reader "
+                    "takes at most {}",
+                    path_, offsetof(FileHeader, max_chunk_raw_size),
+                    file_header_.max_chunk_raw_size, kReaderMaxChunkRawSize));
   }
   chunk_limit_ = file_header_.max_chunk_raw_size != 0 ? file_header_.max_chunk_raw_size
                                                       : kReaderMaxChunkRawSize;
@@ -181,9 +182,9 @@ Result<void> SampleFileReader::ReadMetadataChunk(const ChunkRef& ref) {
     }
     case ChunkType::kToggles: {
       auto payload = ReadPayload(ref);
-      auto toggles = payload ? DecodeToggles(payload->bytes(), payload_offset,
-                                             events_.events().size())
-                             : tl::unexpected(payload.error());
+      auto toggles = payload
+                         ? DecodeToggles(payload->bytes(), payload_offset, events_.events().size())
+                         : tl::unexpected(payload.error());
       if (!toggles) {
         // Without the relations every sample is kept, as --no-toggle would.
         skipped("toggles (every sample is kept)", toggles.error());
@@ -277,15 +278,16 @@ Result<void> SampleFileReader::ReadPayloadInto(const ChunkRef& chunk, Payload& p
   // Before anything is allocated: a few stored bytes must not make us
   // allocate (or decompress) gigabytes.
   if (h.raw_size > chunk_limit_) {
-    return Fail(fmt::format("{}: offset {}: chunk claims {} bytes uncompressed, over the {} the "
-                            "file's header allows",
-                            path_, chunk.offset, h.raw_size, chunk_limit_));
+    return Fail(
+        fmt::format("{}: offset {}: chunk claims {} bytes uncompressed, over the {} the "
+                    "file's header allows",
+                    path_, chunk.offset, h.raw_size, chunk_limit_));
   }
   if (h.raw_size > kRatioFreeRawSize && h.raw_size / kMaxCompressionRatio > h.stored_size) {
-    return Fail(fmt::format("{}: offset {}: chunk claims {} bytes uncompressed from {} stored, "
-                            "more than {} times as many",
-                            path_, chunk.offset, h.raw_size, h.stored_size,
-                            kMaxCompressionRatio));
+    return Fail(
+        fmt::format("{}: offset {}: chunk claims {} bytes uncompressed from {} stored, "
+                    "more than {} times as many",
+                    path_, chunk.offset, h.raw_size, h.stored_size, kMaxCompressionRatio));
   }
   // Sizes are checked against the stored bytes before the payload is
   // allocated: a header alone must not make us allocate gigabytes.
@@ -297,7 +299,8 @@ Result<void> SampleFileReader::ReadPayloadInto(const ChunkRef& chunk, Payload& p
       }
       payload.Resize(h.raw_size);
       // memcpy from an empty span's null pointer is undefined, even for 0.
-      if (!stored.empty()) std::memcpy(payload.mutable_bytes().data(), stored.data(), stored.size());
+      if (!stored.empty())
+        std::memcpy(payload.mutable_bytes().data(), stored.data(), stored.size());
       if (time_deltas) DecodeSampleTimeDeltas(payload.mutable_bytes(), time_offset);
       return {};
     case Compression::kZstd: {

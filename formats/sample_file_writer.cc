@@ -238,9 +238,8 @@ Result<void> SampleFileWriter::WritePayload(ChunkHeader header, std::vector<std:
     // Grows to the largest chunk's bound once; only growth is zero-filled.
     const size_t bound = ZSTD_compressBound(payload.size());
     if (compressed_.size() < bound) compressed_.resize(bound);
-    const size_t size = ZSTD_compress2(static_cast<ZSTD_CCtx*>(zstd_ctx_.get()),
-                                       compressed_.data(), compressed_.size(), payload.data(),
-                                       payload.size());
+    const size_t size = ZSTD_compress2(static_cast<ZSTD_CCtx*>(zstd_ctx_.get()), compressed_.data(),
+                                       compressed_.size(), payload.data(), payload.size());
     if (ZSTD_isError(size)) {
       return Fail(fmt::format("zstd compression failed: {}", ZSTD_getErrorName(size)));
     }

@@ -277,7 +277,9 @@ void PerfDataSeeds(SeedWriter& w) {
   c.events = {{MakeAttr(type, true), "cpu-clock", {11, 12}},
               {MakeAttr(type, true), "task-clock", {13}}};
   c.events[1].attr.config = PERF_COUNT_SW_TASK_CLOCK;
-  c.strings = {{pd::kHostname, "seed"}, {pd::kOsRelease, "6.1.0"}, {pd::kVersion, "6.1.187"},
+  c.strings = {{pd::kHostname, "seed"},
+               {pd::kOsRelease, "6.1.0"},
+               {pd::kVersion, "6.1.187"},
                {pd::kArch, "x86_64"}};
   c.cmdline = {"perf", "record", "-g"};
   c.build_ids = {{"/bin/seed", "0123456789abcdef0123456789abcdef01234567"}};
@@ -287,7 +289,8 @@ void PerfDataSeeds(SeedWriter& w) {
   sid.pid = sid.tid = 7;
   sid.time = 100;
   sid.id = 11;
-  kernel.push_back(MakeMmap2(c.events[0].attr, MakeMmap2Fields("/bin/seed", 7, 7, 0x1000, 0x1000), sid));
+  kernel.push_back(
+      MakeMmap2(c.events[0].attr, MakeMmap2Fields("/bin/seed", 7, 7, 0x1000, 0x1000), sid));
   for (uint64_t i = 0; i < 8; ++i) {
     SampleFields f;
     f.ip = 0x1100 + i;
