@@ -2,6 +2,7 @@
 
 #include <zstd.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstring>
 #include <memory>
@@ -9,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "formats/crc32.h"
+#include "formats/embedded_codec.h"
 #include "libsample/byte_reader.h"
 
 namespace sample::format {
@@ -215,6 +217,10 @@ Result<void> SampleFileReader::ReadMetadataChunk(const ChunkRef& ref) {
       trace_formats_.insert(trace_formats_.end(), formats->begin(), formats->end());
       break;
     }
+    case ChunkType::kEmbeddedBinary:
+    case ChunkType::kPerfMap:
+      ReadEmbeddedChunk(ref, payload_offset);
+      break;
     case ChunkType::kTrailer: {
       auto payload = ReadPayload(ref);
       auto trailer = payload ? DecodeTrailer(payload->bytes(), payload_offset)
@@ -242,6 +248,37 @@ void SampleFileReader::AppendKeyValues(const ChunkRef& ref, uint64_t payload_off
     return;
   }
   out.insert(out.end(), decoded->begin(), decoded->end());
+}
+
+void SampleFileReader::ReadEmbeddedChunk(const ChunkRef& ref, uint64_t payload_offset) {
+  const bool binary = static_cast<ChunkType>(ref.header.type) == ChunkType::kEmbeddedBinary;
+  const char* what = binary ? "embedded binary" : "perf map";
+  auto skipped = [&](std::string_view problem) {
+    warnings_.push_back(fmt::format("{}: {} skipped: {}", path_, what, problem));
+  };
+  // The payload itself is bounded by the chunk limit; what it decodes to
+  // is bounded by the memory left, before anything is decoded.
+  auto payload = ReadPayload(ref);
+  if (!payload) return skipped(payload.error().message);
+  if (binary) {
+    auto decoded = DecodeEmbeddedBinary(payload->bytes(), payload_offset,
+                                        std::min(kMaxEmbeddedDecodedSize, embedded_memory_left_));
+    if (!decoded) return skipped(decoded.error().message);
+    embedded_memory_left_ -= EmbeddedMemoryCost(*decoded);
+    embedded_.Add(std::make_shared<const EmbeddedBinary>(std::move(*decoded)));
+    return;
+  }
+  const uint64_t size = payload->bytes().size();
+  if (size > embedded_memory_left_) {
+    return skipped(fmt::format(
+        "offset {}: its {} bytes are over what is left of the {} bytes a recording's embedded "
+        "chunks may take",
+        ref.offset, size, kMaxEmbeddedTotalSize));
+  }
+  auto map = DecodePerfMap(payload->bytes(), payload_offset);
+  if (!map) return skipped(map.error().message);
+  embedded_memory_left_ -= map->text.size();
+  perf_maps_.push_back(std::move(*map));
 }
 
 Result<Payload> SampleFileReader::ReadPayload(const ChunkRef& chunk) const {
