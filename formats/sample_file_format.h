@@ -80,6 +80,57 @@
 //              kEvents chunk (each -e tracepoint has its own entry, so two
 //              of the same tracepoint keep their own filters). Written with
 //              kEvents when any event is a tracepoint.
+//   kEmbeddedBinary  what the recorder embedded of one binary with samples
+//              (EmbeddedBinary, libsample/symbols/embedded_binary.h), one
+//              chunk per binary, written at close, so the recording names,
+//              unwinds and annotates its code where the file is not. Every
+//              number is a LEB128 varint ("v" unsigned; "s" signed,
+//              zigzag), a string is v size then its bytes (no NUL), and
+//              the tables follow each other with nothing after the last:
+//                path, build_id (strings; build_id lowercase hex or empty)
+//                v flags (bit 0: fixed_address), v code_omitted
+//                strings: v count, count strings; the tables below name
+//                  them by index (frame names, files, function names)
+//                segments: v count, each v offset, v filesz, v vaddr,
+//                  v memsz, v flags (bit 0: executable)
+//                addresses: v count, each v offset (the first as it is,
+//                  then the gap from the one before, minus 1), v
+//                  frame_count, then its frames innermost first, each
+//                  v (name index << 1 | inlined), v file index, v line,
+//                  v symbol_offset + 1 (mod 2^64: 0 is UINT64_MAX, unknown)
+//                functions: v count, each v start (as offsets above), v
+//                  size, v name index
+//                cfi: v count, each v start (the gap from the previous
+//                  row's end; the first from 0), v end - start, v flags
+//                  (bit 0 usable, bit 1 cfa_from_rbp, bits 2-8: which of
+//                  the 7 registers' offsets follow), s cfa_offset, v kinds
+//                  (2 bits a register in X86FrameRule::kDwarfRegs order
+//                  from bit 0: 0 same, 1 undefined, 2 at CFA + offset),
+//                  then s offset for each register whose bit is set
+//                code: v count, each v vaddr (the gap from the previous
+//                  range's end; the first from 0), v size, size bytes
+//              So tables are sorted and unique, CFI rows and code ranges
+//              disjoint and not empty, by construction. The writer leaves
+//              out what a reader would refuse (a range whose end passes
+//              2^64, an empty range, a row over an earlier row's
+//              addresses) and keeps a chunk within max_chunk_raw_size.
+//              Readers refuse a chunk with a truncated or over-long field,
+//              a count of more entries than the bytes left could hold, a
+//              string index beyond the table, a size beyond the bytes
+//              left, an end past 2^64, unknown flag bits or kinds, bytes
+//              after the last table, or tables that would take more than
+//              kMaxEmbeddedDecodedSize of memory (a string index stands
+//              for a copy of the string). Such a chunk is skipped with a
+//              warning naming its offset: it costs only the names, rules
+//              and code of that one binary, which is then looked for on
+//              disk as in recordings without it. The embedded chunks of a
+//              file together take at most kMaxEmbeddedTotalSize; later
+//              ones are skipped the same way.
+//   kPerfMap   a JIT's /tmp/perf-PID.map as the recorder copied it, whole:
+//              u32 pid (as the records name the process), then the map's
+//              text (the rest of the payload), untrusted like any perf map.
+//              One chunk per map, written at close; counted in
+//              kMaxEmbeddedTotalSize with the binaries.
 //   kTrailer   TrailerHeader, then cpu_count x TrailerCpu, then
 //              chunk_count x u64 file offsets of every preceding chunk
 //              (the table of contents).
@@ -119,6 +170,13 @@ inline constexpr uint64_t kReaderMaxChunkRawSize = uint64_t{256} << 20;
 // registers) keep real ones well below this.
 inline constexpr uint64_t kMaxCompressionRatio = 8192;
 inline constexpr uint64_t kRatioFreeRawSize = uint64_t{1} << 20;
+// Memory a reader lets one kEmbeddedBinary chunk's decoded tables take
+// (frames hold copies of the strings their indices name, so a few bytes
+// can stand for a long name many times over), and all embedded chunks of
+// a file together. Honest tables are far smaller: only what the samples
+// hit is embedded.
+inline constexpr uint64_t kMaxEmbeddedDecodedSize = uint64_t{256} << 20;
+inline constexpr uint64_t kMaxEmbeddedTotalSize = uint64_t{1} << 30;
 
 enum class ChunkType : uint16_t {
   kEvents = 1,
@@ -131,6 +189,8 @@ enum class ChunkType : uint16_t {
   kTraceFormats = 8,
   kToggles = 10,
   kControl = 11,
+  kEmbeddedBinary = 12,
+  kPerfMap = 13,
   kTrailer = 15,
 };
 
@@ -267,10 +327,10 @@ inline constexpr uint8_t kToggleThread = 0;  // the thread the trigger fired in
 inline constexpr uint8_t kToggleCpu = 1;     // the CPU it fired on
 
 struct ToggleEntry {
-  uint32_t trigger;  // event index (kEvents order) of the switching event
-  uint32_t target;   // event index of the switched event
-  uint8_t action;    // kToggleOn, kToggleOff
-  uint8_t scope;     // kToggleThread, kToggleCpu
+  uint32_t trigger;          // event index (kEvents order) of the switching event
+  uint32_t target;           // event index of the switched event
+  uint8_t action;            // kToggleOn, kToggleOff
+  uint8_t scope;             // kToggleThread, kToggleCpu
   uint8_t target_starts_on;  // 1: the target's windows are open at the start
   uint8_t reserved[5];
 };

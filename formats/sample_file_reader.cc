@@ -2,6 +2,7 @@
 
 #include <zstd.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstring>
 #include <memory>
@@ -9,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "formats/crc32.h"
+#include "formats/embedded_codec.h"
 #include "libsample/byte_reader.h"
 
 namespace sample::format {
@@ -86,10 +88,11 @@ Result<void> SampleFileReader::ReadFileHeader(ByteReader& in) {
                             file_header_.header_size, file_header_.chunk_header_size));
   }
   if (file_header_.max_chunk_raw_size > kReaderMaxChunkRawSize) {
-    return Fail(fmt::format("{}: offset {}: the header allows chunks of {} bytes; this reader "
-                            "takes at most {}",
-                            path_, offsetof(FileHeader, max_chunk_raw_size),
-                            file_header_.max_chunk_raw_size, kReaderMaxChunkRawSize));
+    return Fail(
+        fmt::format("{}: offset {}: the header allows chunks of {} bytes; this reader "
+                    "takes at most {}",
+                    path_, offsetof(FileHeader, max_chunk_raw_size),
+                    file_header_.max_chunk_raw_size, kReaderMaxChunkRawSize));
   }
   chunk_limit_ = file_header_.max_chunk_raw_size != 0 ? file_header_.max_chunk_raw_size
                                                       : kReaderMaxChunkRawSize;
@@ -181,9 +184,9 @@ Result<void> SampleFileReader::ReadMetadataChunk(const ChunkRef& ref) {
     }
     case ChunkType::kToggles: {
       auto payload = ReadPayload(ref);
-      auto toggles = payload ? DecodeToggles(payload->bytes(), payload_offset,
-                                             events_.events().size())
-                             : tl::unexpected(payload.error());
+      auto toggles = payload
+                         ? DecodeToggles(payload->bytes(), payload_offset, events_.events().size())
+                         : tl::unexpected(payload.error());
       if (!toggles) {
         // Without the relations every sample is kept, as --no-toggle would.
         skipped("toggles (every sample is kept)", toggles.error());
@@ -214,6 +217,10 @@ Result<void> SampleFileReader::ReadMetadataChunk(const ChunkRef& ref) {
       trace_formats_.insert(trace_formats_.end(), formats->begin(), formats->end());
       break;
     }
+    case ChunkType::kEmbeddedBinary:
+    case ChunkType::kPerfMap:
+      ReadEmbeddedChunk(ref, payload_offset);
+      break;
     case ChunkType::kTrailer: {
       auto payload = ReadPayload(ref);
       auto trailer = payload ? DecodeTrailer(payload->bytes(), payload_offset)
@@ -241,6 +248,37 @@ void SampleFileReader::AppendKeyValues(const ChunkRef& ref, uint64_t payload_off
     return;
   }
   out.insert(out.end(), decoded->begin(), decoded->end());
+}
+
+void SampleFileReader::ReadEmbeddedChunk(const ChunkRef& ref, uint64_t payload_offset) {
+  const bool binary = static_cast<ChunkType>(ref.header.type) == ChunkType::kEmbeddedBinary;
+  const char* what = binary ? "embedded binary" : "perf map";
+  auto skipped = [&](std::string_view problem) {
+    warnings_.push_back(fmt::format("{}: {} skipped: {}", path_, what, problem));
+  };
+  // The payload itself is bounded by the chunk limit; what it decodes to
+  // is bounded by the memory left, before anything is decoded.
+  auto payload = ReadPayload(ref);
+  if (!payload) return skipped(payload.error().message);
+  if (binary) {
+    auto decoded = DecodeEmbeddedBinary(payload->bytes(), payload_offset,
+                                        std::min(kMaxEmbeddedDecodedSize, embedded_memory_left_));
+    if (!decoded) return skipped(decoded.error().message);
+    embedded_memory_left_ -= EmbeddedMemoryCost(*decoded);
+    embedded_.Add(std::make_shared<const EmbeddedBinary>(std::move(*decoded)));
+    return;
+  }
+  const uint64_t size = payload->bytes().size();
+  if (size > embedded_memory_left_) {
+    return skipped(fmt::format(
+        "offset {}: its {} bytes are over what is left of the {} bytes a recording's embedded "
+        "chunks may take",
+        ref.offset, size, kMaxEmbeddedTotalSize));
+  }
+  auto map = DecodePerfMap(payload->bytes(), payload_offset);
+  if (!map) return skipped(map.error().message);
+  embedded_memory_left_ -= map->text.size();
+  perf_maps_.push_back(std::move(*map));
 }
 
 Result<Payload> SampleFileReader::ReadPayload(const ChunkRef& chunk) const {
@@ -277,15 +315,16 @@ Result<void> SampleFileReader::ReadPayloadInto(const ChunkRef& chunk, Payload& p
   // Before anything is allocated: a few stored bytes must not make us
   // allocate (or decompress) gigabytes.
   if (h.raw_size > chunk_limit_) {
-    return Fail(fmt::format("{}: offset {}: chunk claims {} bytes uncompressed, over the {} the "
-                            "file's header allows",
-                            path_, chunk.offset, h.raw_size, chunk_limit_));
+    return Fail(
+        fmt::format("{}: offset {}: chunk claims {} bytes uncompressed, over the {} the "
+                    "file's header allows",
+                    path_, chunk.offset, h.raw_size, chunk_limit_));
   }
   if (h.raw_size > kRatioFreeRawSize && h.raw_size / kMaxCompressionRatio > h.stored_size) {
-    return Fail(fmt::format("{}: offset {}: chunk claims {} bytes uncompressed from {} stored, "
-                            "more than {} times as many",
-                            path_, chunk.offset, h.raw_size, h.stored_size,
-                            kMaxCompressionRatio));
+    return Fail(
+        fmt::format("{}: offset {}: chunk claims {} bytes uncompressed from {} stored, "
+                    "more than {} times as many",
+                    path_, chunk.offset, h.raw_size, h.stored_size, kMaxCompressionRatio));
   }
   // Sizes are checked against the stored bytes before the payload is
   // allocated: a header alone must not make us allocate gigabytes.
@@ -297,7 +336,8 @@ Result<void> SampleFileReader::ReadPayloadInto(const ChunkRef& chunk, Payload& p
       }
       payload.Resize(h.raw_size);
       // memcpy from an empty span's null pointer is undefined, even for 0.
-      if (!stored.empty()) std::memcpy(payload.mutable_bytes().data(), stored.data(), stored.size());
+      if (!stored.empty())
+        std::memcpy(payload.mutable_bytes().data(), stored.data(), stored.size());
       if (time_deltas) DecodeSampleTimeDeltas(payload.mutable_bytes(), time_offset);
       return {};
     case Compression::kZstd: {

@@ -90,6 +90,10 @@ class SampleFileReader final : public RecordingFile {
   // a warning naming `what`.
   void AppendKeyValues(const ChunkRef& ref, uint64_t payload_offset, const char* what,
                        Metadata& out);
+  // A kEmbeddedBinary or kPerfMap chunk into embedded_ or perf_maps_; a bad
+  // one, or one over what is left of kMaxEmbeddedTotalSize, becomes a
+  // warning and costs only itself.
+  void ReadEmbeddedChunk(const ChunkRef& ref, uint64_t payload_offset);
 
   std::string path_;
   MappedFile file_;
@@ -102,6 +106,7 @@ class SampleFileReader final : public RecordingFile {
   Payload vdso_image_;
   EmbeddedBinaries embedded_;
   std::vector<RecordedPerfMap> perf_maps_;
+  uint64_t embedded_memory_left_ = kMaxEmbeddedTotalSize;  // for the next embedded chunks
   std::vector<ChunkRef> record_chunks_;
   std::optional<Counts> counts_;
   std::vector<ToggleEntry> toggles_;

@@ -71,6 +71,7 @@ void SampleFileWriter::Submit(ChunkType type, std::vector<std::byte> payload,
   {
     std::lock_guard lock(mutex_);
     queue_.push_back(std::move(chunk));
+    ++submitted_;
   }
   pending_.release();
 }
@@ -92,6 +93,7 @@ void SampleFileWriter::SubmitRecords(RecordsChunk records) {
   {
     std::lock_guard lock(mutex_);
     queue_.push_back(std::move(chunk));
+    ++submitted_;
   }
   pending_.release();
 }
@@ -101,6 +103,7 @@ bool SampleFileWriter::TrySubmitRecords(RecordsChunk& records, std::vector<std::
     std::unique_lock lock(mutex_, std::try_to_lock);
     if (!lock.owns_lock()) return false;
     queue_.push_back(MakePending(records));
+    ++submitted_;
     if (spare != nullptr && !spare_.empty()) {
       *spare = std::move(spare_.back());
       spare_.pop_back();
@@ -153,6 +156,20 @@ void SampleFileWriter::Run() {
       std::lock_guard lock(mutex_);
       spare_.push_back(std::move(chunk.payload));
     }
+    done_.fetch_add(1, std::memory_order_release);
+    done_.notify_all();
+  }
+}
+
+void SampleFileWriter::WaitUntilWritten() {
+  uint64_t target;
+  {
+    std::lock_guard lock(mutex_);
+    target = submitted_;
+  }
+  for (uint64_t done = done_.load(std::memory_order_acquire); done < target;
+       done = done_.load(std::memory_order_acquire)) {
+    done_.wait(done, std::memory_order_acquire);
   }
 }
 
@@ -181,6 +198,8 @@ void SampleFileWriter::InsertCpus(Pending& chunk) {
 Result<void> SampleFileWriter::WriteChunk(Pending& chunk) {
   const bool records = chunk.header.type == static_cast<uint16_t>(ChunkType::kRecords);
   if (records && chunk.records.cpu_field) InsertCpus(chunk);
+  // Before the time deltas and the splitting change or cut the records.
+  if (records && options_.observe_records) options_.observe_records(chunk.payload);
   if (records) raw_bytes_.fetch_add(chunk.payload.size(), std::memory_order_relaxed);
   const uint64_t limit = options_.max_chunk_raw_size;
   if (chunk.payload.size() <= limit) {
@@ -238,9 +257,8 @@ Result<void> SampleFileWriter::WritePayload(ChunkHeader header, std::vector<std:
     // Grows to the largest chunk's bound once; only growth is zero-filled.
     const size_t bound = ZSTD_compressBound(payload.size());
     if (compressed_.size() < bound) compressed_.resize(bound);
-    const size_t size = ZSTD_compress2(static_cast<ZSTD_CCtx*>(zstd_ctx_.get()),
-                                       compressed_.data(), compressed_.size(), payload.data(),
-                                       payload.size());
+    const size_t size = ZSTD_compress2(static_cast<ZSTD_CCtx*>(zstd_ctx_.get()), compressed_.data(),
+                                       compressed_.size(), payload.data(), payload.size());
     if (ZSTD_isError(size)) {
       return Fail(fmt::format("zstd compression failed: {}", ZSTD_getErrorName(size)));
     }

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -34,6 +35,16 @@ struct WriterOptions {
   // refuse chunks that claim more): record chunks above it are split at
   // record boundaries; any other chunk above it is an error.
   uint64_t max_chunk_raw_size = kWriterMaxChunkRawSize;
+  // Called on the writer thread with the records of every kRecords chunk
+  // (SubmitRecords, TrySubmitRecords and Submit alike), in submission
+  // order, before the chunk is written: the records the file holds, CPUs
+  // inserted (exactly what the kernel writes for the kEvents attrs),
+  // before sample times become deltas, and before a chunk over the limit
+  // is split. Not called for chunks dropped after a write error. A
+  // recorder looks at its samples here, off its draining thread; whatever
+  // the observer keeps, it shares with other threads on its own terms, or
+  // through WaitUntilWritten. It must not call the writer.
+  std::function<void(std::span<const std::byte> records)> observe_records = nullptr;
 };
 
 // Records drained from one CPU's ring buffer: those before byte `end` of
@@ -100,6 +111,15 @@ class SampleFileWriter {
   // samples).
   std::vector<std::byte> TakeSpareBuffer();
 
+  // Blocks until every chunk submitted (by any thread) before the call has
+  // been written, or dropped after a write error: its records observed,
+  // its bytes in the file. What observe_records did for those chunks
+  // happens before this returns, so the caller may read what the observer
+  // kept of them (the observer goes on with later chunks meanwhile). Any
+  // thread but the writer's (so not from observe_records); not after
+  // Finish.
+  void WaitUntilWritten();
+
   // Writes every queued chunk, then the trailer (its chunk offsets and
   // bytes_raw filled in here), and closes the file. Returns the first error
   // met while writing.
@@ -143,9 +163,13 @@ class SampleFileWriter {
   // one), so submitting never waits on the writer thread.
   std::counting_semaphore<> pending_{0};
   std::deque<Pending> queue_;
+  uint64_t submitted_ = 0;                     // chunks queued so far
   std::vector<std::vector<std::byte>> spare_;  // written records buffers, for reuse
   Result<void> status_;                        // first error; written by the writer thread
   std::atomic<bool> failed_{false};            // !status_, for other threads
+  // Chunks the writer thread is done with (written or dropped); released
+  // after each, so WaitUntilWritten's acquire sees what was done for them.
+  std::atomic<uint64_t> done_{0};
 
   std::vector<std::byte> compressed_;  // writer thread only; reused across chunks
   std::vector<std::byte> expanded_;    // writer thread only: records with CPUs inserted

@@ -7,16 +7,21 @@
 // Usage: fuzz_make_seeds CORPUS_DIR
 #include <linux/perf_event.h>
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "formats/chunk_codec.h"
+#include "formats/embedded_codec.h"
 #include "formats/perf_data_format.h"
+#include "formats/sample_file_writer.h"
 #include "tests/unit/perf_data_builder.h"
 #include "tests/unit/synthetic_records.h"
 
@@ -215,6 +220,83 @@ void ChunkCodecSeeds(SeedWriter& w) {
   w.Write("trace_format", "data_loc", dynamic);
 }
 
+EmbeddedBinary SeedBinary() {
+  EmbeddedBinary b;
+  b.path = "/usr/lib/libseed.so.1";
+  b.build_id = "0123456789abcdef0123456789abcdef01234567";
+  b.code_omitted = 1;
+  b.segments = {{0, 0x1000, 0, 0x1000, false}, {0x1000, 0x800, 0x1000, 0x800, true}};
+  b.addresses = {{0x1010,
+                  {{"std::vector<int>::push_back", "/usr/include/c++/12/bits/stl_vector.h", 1280,
+                    true, UINT64_MAX},
+                   {"work(int)", "/src/work.cc", 42, false, 0x10}}},
+                 {0x1044, {{"work(int)", "/src/work.cc", 44, false, 0x44}}},
+                 {0x1100, {{"libseed.so.1+0x1100", "", 0, false, 0}}},
+                 {0x1200, {{"", "", 0, false, UINT64_MAX}}}};
+  b.functions = {{0x1000, 0x80, "work(int)"}, {0x1100, 0, "libseed.so.1+0x1100"}};
+  X86FrameRule entry;
+  entry.usable = true;
+  entry.cfa_offset = 8;
+  entry.kind[X86FrameRule::kReturnAddress] = X86FrameRule::Kind::kAtCfa;
+  entry.offset[X86FrameRule::kReturnAddress] = -8;
+  X86FrameRule body = entry;
+  body.cfa_from_rbp = true;
+  body.cfa_offset = 16;
+  body.kind[X86FrameRule::kRbp] = X86FrameRule::Kind::kAtCfa;
+  body.offset[X86FrameRule::kRbp] = -16;
+  X86FrameRule unusable;
+  unusable.kind[0] = X86FrameRule::Kind::kUndefined;
+  b.cfi = {{0x1000, 0x1001, entry}, {0x1001, 0x1080, body}, {0x1100, 0x1140, unusable}};
+  b.code = {{0x1000, Bytes(0x80, std::byte{0x90})}, {0x1100, {std::byte{0xc3}}}};
+  return b;
+}
+
+void EmbeddedCodecSeeds(SeedWriter& w) {
+  const EmbeddedBinary binary = SeedBinary();
+  for (const uint8_t flags : {0, 2}) {
+    Bytes seed{std::byte{flags}};
+    PutBytes(seed, format::EncodeEmbeddedBinary(binary));
+    w.Write("embedded_codec", flags == 0 ? "binary" : "binary-small-limit", seed);
+  }
+  Bytes empty{std::byte{0}};
+  PutBytes(empty, format::EncodeEmbeddedBinary(EmbeddedBinary{}));
+  w.Write("embedded_codec", "binary-empty", empty);
+  Bytes map{std::byte{1}};
+  PutBytes(map, format::EncodePerfMap({4242,
+                                       "7f0000001000 40 jit_countdown\n"
+                                       "7f0000001040 20 Interpreter::run(int) const\n"}));
+  w.Write("embedded_codec", "perf-map", map);
+}
+
+// sample_file's input, a flags byte then a file: a file holding embedded
+// chunks (until recordings made by make_seeds.sh hold them too).
+void EmbeddedFileSeed(SeedWriter& w) {
+  const fs::path path = fs::temp_directory_path() / ("fuzz-seed-" + std::to_string(getpid()));
+  auto writer = format::SampleFileWriter::Create(path, format::WriterOptions{});
+  if (!writer) return;
+  EventDesc event;
+  event.attr = MakeAttr(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME, true);
+  event.name = "cpu-clock";
+  event.ids = {7};
+  (*writer)->Submit(format::ChunkType::kEvents, format::EncodeEvents({event}));
+  (*writer)->Submit(format::ChunkType::kEmbeddedBinary, format::EncodeEmbeddedBinary(SeedBinary()));
+  (*writer)->Submit(format::ChunkType::kPerfMap,
+                    format::EncodePerfMap({4242, "7f0000001000 40 jit_countdown\n"}));
+  if (!(*writer)->Finish(format::Trailer{})) return;
+  writer->reset();
+  std::ifstream in(path, std::ios::binary);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  fs::remove(path);
+  Bytes seed{std::byte{0}};
+  PutText(seed, text);
+  // The creation time would change the seed at every run.
+  format::FileHeader header;
+  std::memcpy(&header, seed.data() + 1, sizeof(header));
+  header.created_realtime_ns = 0;
+  std::memcpy(seed.data() + 1, &header, sizeof(header));
+  w.Write("sample_file", "synthetic-embedded", seed);
+}
+
 void TextSeeds(SeedWriter& w) {
   // kallsyms: u8 address count, the addresses, then the text.
   Bytes kallsyms{std::byte{2}};
@@ -277,7 +359,9 @@ void PerfDataSeeds(SeedWriter& w) {
   c.events = {{MakeAttr(type, true), "cpu-clock", {11, 12}},
               {MakeAttr(type, true), "task-clock", {13}}};
   c.events[1].attr.config = PERF_COUNT_SW_TASK_CLOCK;
-  c.strings = {{pd::kHostname, "seed"}, {pd::kOsRelease, "6.1.0"}, {pd::kVersion, "6.1.187"},
+  c.strings = {{pd::kHostname, "seed"},
+               {pd::kOsRelease, "6.1.0"},
+               {pd::kVersion, "6.1.187"},
                {pd::kArch, "x86_64"}};
   c.cmdline = {"perf", "record", "-g"};
   c.build_ids = {{"/bin/seed", "0123456789abcdef0123456789abcdef01234567"}};
@@ -287,7 +371,8 @@ void PerfDataSeeds(SeedWriter& w) {
   sid.pid = sid.tid = 7;
   sid.time = 100;
   sid.id = 11;
-  kernel.push_back(MakeMmap2(c.events[0].attr, MakeMmap2Fields("/bin/seed", 7, 7, 0x1000, 0x1000), sid));
+  kernel.push_back(
+      MakeMmap2(c.events[0].attr, MakeMmap2Fields("/bin/seed", 7, 7, 0x1000, 0x1000), sid));
   for (uint64_t i = 0; i < 8; ++i) {
     SampleFields f;
     f.ip = 0x1100 + i;
@@ -321,6 +406,8 @@ int main(int argc, char** argv) {
   sample::testing::SeedWriter writer(argv[1]);
   sample::testing::PerfRecordSeeds(writer);
   sample::testing::ChunkCodecSeeds(writer);
+  sample::testing::EmbeddedCodecSeeds(writer);
+  sample::testing::EmbeddedFileSeed(writer);
   sample::testing::TextSeeds(writer);
   sample::testing::PerfDataSeeds(writer);
   return 0;

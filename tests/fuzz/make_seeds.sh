@@ -12,6 +12,8 @@ ninja -C build tests/fuzz/fuzz_make_seeds record/sample-record tests/workloads/s
   tests/fixtures/fixture_prog tests/fixtures/fixture_elf32 tests/fixtures/libfixture_lib.so \
   tests/fixtures/fixture_symbolizer tests/fixtures/fixture_symbolizer.debug \
   tests/fixtures/fixture_symbolizer_stripped_all >/dev/null
+# sample_file's and report's seeds are remade whole (fuzz_make_seeds adds some).
+rm -f "$corpus"/sample_file/seed-* "$corpus"/report/seed-*
 build/tests/fuzz/fuzz_make_seeds "$corpus"
 
 fixtures=build/tests/fixtures
@@ -53,7 +55,6 @@ cp tests/golden/truncated.data "$tmp/truncated"
 byte() { printf "\\$(printf '%03o' "$1")"; }
 # sample_file's input starts with flags (bit 0: fix checksums), report's
 # with a view selector (see report_fuzz.cc).
-rm -f "$corpus"/sample_file/seed-* "$corpus"/report/seed-*
 for f in split split-raw truncated counts delayed $trace; do
   for flags in 0 1; do
     { byte "$flags"; cat "$tmp/$f"; } >"$corpus/sample_file/seed-$f-$flags"

@@ -31,7 +31,8 @@ SAMPLE_FUZZ_TARGET(sample_file)(std::span<const std::byte> input) {
   if (reader->valid_end() > reader->file_size()) std::abort();
 
   volatile uint64_t sum = reader->metadata().size() + reader->build_ids().size() +
-                          reader->kernel_symbols().size() + reader->warnings().size();
+                          reader->kernel_symbols().size() + reader->warnings().size() +
+                          reader->embedded_binaries().size() + reader->perf_maps().size();
   format::Payload payload;
   for (const format::ChunkRef& chunk : reader->record_chunks()) {
     if (!reader->ReadPayloadInto(chunk, payload)) continue;

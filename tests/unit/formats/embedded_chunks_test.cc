@@ -1,0 +1,131 @@
+// kEmbeddedBinary and kPerfMap chunks in a sample.data file: written by
+// the writer, read back by SampleFileReader and OpenRecording, a malformed
+// one skipped with a warning while the good ones are kept.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "formats/embedded_codec.h"
+#include "formats/recording_file.h"
+#include "formats/sample_file_reader.h"
+#include "formats/sample_file_writer.h"
+#include "tests/unit/synthetic_records.h"
+
+namespace sample::format {
+namespace {
+
+namespace st = sample::testing;
+using Bytes = std::vector<std::byte>;
+
+bool Contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+EmbeddedBinary Binary(const std::string& path, uint64_t base) {
+  EmbeddedBinary b;
+  b.path = path;
+  b.build_id = "00112233445566778899aabbccddeeff00112233";
+  b.segments = {{0, 0x2000, 0, 0x2000, true}};
+  b.addresses = {
+      {base + 0x10,
+       {{"inner", "/src/a.h", 3, true, UINT64_MAX}, {"outer", "/src/a.cc", 9, false, 0x10}}},
+      {base + 0x20, {{"outer", "/src/a.cc", 11, false, 0x20}}}};
+  b.functions = {{base, 0x40, "outer"}};
+  X86FrameRule rule;
+  rule.usable = true;
+  rule.cfa_offset = 8;
+  rule.kind[X86FrameRule::kReturnAddress] = X86FrameRule::Kind::kAtCfa;
+  rule.offset[X86FrameRule::kReturnAddress] = -8;
+  b.cfi = {{base, base + 0x40, rule}};
+  b.code = {{base, Bytes(0x40, std::byte{0x90})}};
+  b.code_omitted = 1;
+  return b;
+}
+
+class EmbeddedChunksTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = ::testing::TempDir() + "embedded_chunks_test.XXXXXX";
+    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+    dir_ = pattern;
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  std::string dir_;
+};
+
+TEST_F(EmbeddedChunksTest, ChunksReadBackEqualAndAMalformedOneCostsOnlyItself) {
+  const EmbeddedBinary lib = Binary("/usr/lib/libwork.so", 0x1000);
+  const EmbeddedBinary app = Binary("/usr/bin/app", 0x401000);
+  const RecordedPerfMap jit{4242, "7f0000001000 40 jit_countdown\n"};
+  const RecordedPerfMap other{7, "7f0000002000 10 other\n"};
+  for (int level : {1, 0}) {
+    const std::string path = dir_ + "/level" + std::to_string(level) + ".sample";
+    auto writer = SampleFileWriter::Create(path, WriterOptions{.zstd_level = level});
+    ASSERT_TRUE(writer.has_value()) << writer.error().message;
+    EventDesc event;
+    event.attr = st::MakeAttr(PERF_SAMPLE_IP | PERF_SAMPLE_TIME, true);
+    event.name = "cpu-clock";
+    (*writer)->Submit(ChunkType::kEvents, EncodeEvents({event}));
+    (*writer)->Submit(ChunkType::kEmbeddedBinary, EncodeEmbeddedBinary(lib));
+    (*writer)->Submit(ChunkType::kPerfMap, EncodePerfMap(jit));
+    // A checksum-valid chunk whose tables are cut short, and a perf map
+    // too short for its pid.
+    Bytes cut = EncodeEmbeddedBinary(Binary("/usr/lib/libcut.so", 0));
+    cut.resize(cut.size() - 3);
+    (*writer)->Submit(ChunkType::kEmbeddedBinary, cut);
+    (*writer)->Submit(ChunkType::kPerfMap, Bytes(2));
+    (*writer)->Submit(ChunkType::kEmbeddedBinary, EncodeEmbeddedBinary(app));
+    (*writer)->Submit(ChunkType::kPerfMap, EncodePerfMap(other));
+    ASSERT_TRUE((*writer)->Finish(Trailer{}).has_value());
+    writer->reset();
+
+    auto reader = SampleFileReader::Open(path);
+    ASSERT_TRUE(reader.has_value()) << reader.error().message;
+    auto recording = OpenRecording(path);
+    ASSERT_TRUE(recording.has_value()) << recording.error().message;
+    for (const RecordingFile* file : {static_cast<const RecordingFile*>(&*reader),
+                                      static_cast<const RecordingFile*>(recording->get())}) {
+      const EmbeddedBinaries& binaries = file->embedded_binaries();
+      ASSERT_EQ(binaries.size(), 2u);
+      EXPECT_EQ(*binaries.all()[0], lib);
+      EXPECT_EQ(*binaries.all()[1], app);
+      EXPECT_EQ(binaries.Find("/usr/bin/app", app.build_id), binaries.all()[1].get());
+      EXPECT_EQ(binaries.Find("/usr/lib/libcut.so", ""), nullptr);
+      EXPECT_EQ(file->perf_maps(), (std::vector<RecordedPerfMap>{jit, other}));
+      const auto& warnings = file->warnings();
+      ASSERT_EQ(warnings.size(), 2u);
+      EXPECT_TRUE(Contains(warnings[0], path + ": embedded binary skipped: '/usr/lib/libcut.so': "))
+          << warnings[0];
+      EXPECT_TRUE(Contains(warnings[0], "code range at offset ")) << warnings[0];
+      EXPECT_TRUE(Contains(warnings[1], path + ": perf map skipped: perf map at offset "))
+          << warnings[1];
+      EXPECT_TRUE(file->finalized());
+    }
+  }
+}
+
+// A file from before embedding (or a chunk type a reader does not know)
+// reads as before: nothing embedded, no warning.
+TEST_F(EmbeddedChunksTest, FilesWithoutThemHaveNone) {
+  const std::string path = dir_ + "/none.sample";
+  auto writer = SampleFileWriter::Create(path, WriterOptions{});
+  ASSERT_TRUE(writer.has_value()) << writer.error().message;
+  EventDesc event;
+  event.attr = st::MakeAttr(PERF_SAMPLE_IP, true);
+  (*writer)->Submit(ChunkType::kEvents, EncodeEvents({event}));
+  ASSERT_TRUE((*writer)->Finish(Trailer{}).has_value());
+  writer->reset();
+  auto reader = SampleFileReader::Open(path);
+  ASSERT_TRUE(reader.has_value()) << reader.error().message;
+  EXPECT_EQ(reader->embedded_binaries().size(), 0u);
+  EXPECT_TRUE(reader->perf_maps().empty());
+  EXPECT_TRUE(reader->warnings().empty());
+}
+
+}  // namespace
+}  // namespace sample::format
