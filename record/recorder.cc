@@ -246,7 +246,8 @@ Result<void> Recorder::Prepare() {
     flight_.emplace(options_.flight_seconds, writer_options, opener_->first_attr(),
                     opener_->cpu_field());
   }
-  if (options_.embed) facts_.CollectHits(opener_->Describe(), HostArch());
+  // The records as the file holds them: the attrs of DescribeFile.
+  if (options_.embed) facts_.CollectHits(EventTable(opener_->DescribeFile()), HostArch());
   SubmitFirstChunks();
   drainer_.emplace(*opener_, target_.cpus, writer_.get(), facts_);
   if (flight_) {

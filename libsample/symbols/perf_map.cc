@@ -82,6 +82,21 @@ PerfMap PerfMap::Parse(std::string_view text) {
   return map;
 }
 
+Result<void> CheckPerfMapFile(const std::string& path, const struct stat& st,
+                              const PerfMapOptions& options) {
+  if (!options.force && st.st_uid != 0 && st.st_uid != options.user) {
+    return Fail(fmt::format("{}: ignored: owned by uid {}, not by uid {} or root", path, st.st_uid,
+                            options.user));
+  }
+  // Writable by others, anyone could have put names on our code.
+  if (!options.force && (st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+    return Fail(fmt::format("{}: ignored: writable by {} (mode {:04o})", path,
+                            (st.st_mode & S_IWOTH) != 0 ? "everyone" : "its group",
+                            st.st_mode & 07777));
+  }
+  return {};
+}
+
 Result<PerfMap> PerfMap::Load(const std::string& path, const PerfMapOptions& options) {
   // Anyone may create /tmp/perf-PID.map: a FIFO there would hang the
   // report, a symlink would make us read another file as root. Only a
@@ -93,16 +108,7 @@ Result<PerfMap> PerfMap::Load(const std::string& path, const PerfMapOptions& opt
   if (fstat(fd.get(), &st) != 0) {
     return Fail(fmt::format("{}: fstat: {}", path, std::strerror(errno)), errno);
   }
-  if (!options.force && st.st_uid != 0 && st.st_uid != options.user) {
-    return Fail(fmt::format("{}: ignored: owned by uid {}, not by uid {} or root", path, st.st_uid,
-                            options.user));
-  }
-  // Writable by others, anyone could have put names on our code.
-  if (!options.force && (st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
-    return Fail(fmt::format("{}: ignored: writable by {} (mode {:04o})", path,
-                            (st.st_mode & S_IWOTH) != 0 ? "everyone" : "its group",
-                            st.st_mode & 07777));
-  }
+  TRY(CheckPerfMapFile(path, st, options));
   std::string text;
   char buffer[65536];
   for (;;) {

@@ -11,6 +11,7 @@
 // Owns its copies of the entries; a plain value, safe to share read-only.
 #pragma once
 
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include <cstdint>
@@ -35,6 +36,12 @@ struct PerfMapOptions {
   uid_t user = 0;
   bool force = false;
 };
+
+// Whether a map file, `st` of the open file, may name `options.user`'s
+// code: owned by that user or root, and writable by no one else (unless
+// `force`); the error says why not.
+Result<void> CheckPerfMapFile(const std::string& path, const struct stat& st,
+                              const PerfMapOptions& options);
 
 class PerfMap {
  public:

@@ -40,15 +40,19 @@ LocatedBinary BinaryLocator::LocateFile(const std::string& path,
   if (!path.starts_with('/')) return out;  // [heap], [stack], memfd:..., ...
   const EmbeddedBinary* embedded =
       options_.embedded != nullptr ? options_.embedded->Find(path, recorded_build_id) : nullptr;
-  // With the recorded build's own tables at hand, a file is looked for on
-  // this machine only: debuginfod could only make the report wait.
+  // With the recorded build's own tables at hand, a binary missing here is
+  // not fetched: debuginfod could only make the report wait.
   if (embedded != nullptr && options_.files.use_debuginfod && !local_finder_) {
     DebugFileFinderOptions local = options_.files;
     local.use_debuginfod = false;
     local_finder_.emplace(std::move(local));
   }
-  const FoundFiles found = (embedded != nullptr && local_finder_ ? *local_finder_ : finder_)
-                               .Find(path, recorded_build_id);
+  FoundFiles found = (embedded != nullptr && local_finder_ ? *local_finder_ : finder_)
+                         .Find(path, recorded_build_id);
+  // The binary is here: its debug file may still come from debuginfod.
+  if (embedded != nullptr && local_finder_ && !found.binary.empty()) {
+    found = finder_.Find(path, recorded_build_id);
+  }
   if (!found.binary.empty()) {
     out.binary = found.binary;
     out.debug = found.debug;

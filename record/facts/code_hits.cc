@@ -7,6 +7,7 @@
 
 #include "libsample/model/process_table.h"
 #include "libsample/perf/record_walker.h"
+#include "record/facts/jit_maps.h"
 
 namespace sample::record {
 namespace {
@@ -70,7 +71,8 @@ void CodeHits::Observe(std::span<const std::byte> records) {
 void CodeHits::ObserveMapping(const Mmap2Record& m) {
   // Only files have names to embed: JIT code has its perf map, the [vdso]
   // its stored image.
-  if ((m.prot & kProtExec) == 0 || m.filename.empty() || m.filename.front() != '/' || m.len == 0) {
+  if ((m.prot & kProtExec) == 0 || m.filename.empty() || m.filename.front() != '/' ||
+      IsAnonymousCode(m.filename) || m.len == 0) {
     return;
   }
   const File file{std::string(m.filename), m.maj, m.min, m.ino};

@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include "libsample/symbols/perf_map.h"
+
 namespace sample::record {
 
 bool IsAnonymousCode(std::string_view path) {
@@ -37,7 +39,9 @@ void JitMaps::Read(uint32_t pid, Jit& jit, const ProcessFiles& files) {
   jit.text.clear();
   jit.note.clear();
   const std::string path = fmt::format("/tmp/perf-{}.map", jit.namespace_pid);
-  auto fd = files.Open(pid, path);
+  // As the report reads maps: a regular file, not through a link, owned by
+  // the process's user or root and writable by no one else.
+  auto fd = files.Open(pid, path, OpenRegularOptions{.no_follow = true});
   if (!fd) {
     // No map at all is what a program that is no JIT leaves.
     if (fd.error().sys_errno != ENOENT) jit.note = fd.error().message;
@@ -45,9 +49,8 @@ void JitMaps::Read(uint32_t pid, Jit& jit, const ProcessFiles& files) {
   }
   struct stat st;
   if (fstat(fd->get(), &st) != 0) return;
-  if (st.st_uid != jit.uid && st.st_uid != 0) {
-    jit.note = fmt::format("{}: owned by uid {}, not by the process's uid {} or root", path,
-                           st.st_uid, jit.uid);
+  if (auto trusted = CheckPerfMapFile(path, st, PerfMapOptions{jit.uid, false}); !trusted) {
+    jit.note = trusted.error().message;
     return;
   }
   const uint64_t size = std::min<uint64_t>(static_cast<uint64_t>(st.st_size), kMaxMapBytes);

@@ -26,10 +26,10 @@ uint64_t InodeOf(const std::string& path) {
 // `path` under the directory `root` as if it were "/", for a file we did
 // not write: a regular file only (checked on the open fd), not blocking on
 // a FIFO planted there.
-Result<UniqueFd> OpenInRoot(int root, const std::string& path) {
+Result<UniqueFd> OpenInRoot(int root, const std::string& path, bool no_follow) {
   const std::string relative = path.substr(path.find_first_not_of('/'));
   open_how how{};
-  how.flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY;
+  how.flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | (no_follow ? O_NOFOLLOW : 0);
   how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
   const long fd = syscall(SYS_openat2, root, relative.c_str(), &how, sizeof(how));
   if (fd < 0) {
@@ -80,12 +80,13 @@ bool ProcessFiles::InOtherNamespace(uint32_t pid) const {
   return it != ns_of_pid_.end() && it->second != kOurs;
 }
 
-Result<UniqueFd> ProcessFiles::Open(uint32_t pid, const std::string& path) const {
+Result<UniqueFd> ProcessFiles::Open(uint32_t pid, const std::string& path,
+                                    OpenRegularOptions options) const {
   auto it = ns_of_pid_.find(pid);
   if (it == ns_of_pid_.end() || it->second == kOurs || path.empty() || path.front() != '/') {
-    return OpenRegularFile(path);
+    return OpenRegularFile(path, options);
   }
-  return OpenInRoot(namespaces_[it->second].root.get(), path);
+  return OpenInRoot(namespaces_[it->second].root.get(), path, options.no_follow);
 }
 
 uint32_t ProcessFiles::NamespacePid(uint32_t pid) const {

@@ -23,6 +23,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "libsample/regular_file.h"
 #include "libsample/result.h"
 #include "libsample/unique_fd.h"
 
@@ -40,7 +41,8 @@ class ProcessFiles {
   void Renote(uint32_t pid);
   // `path` as process `pid` sees it (a process never noted: as this one
   // does). An error names the path and why.
-  Result<UniqueFd> Open(uint32_t pid, const std::string& path) const;
+  Result<UniqueFd> Open(uint32_t pid, const std::string& path,
+                        OpenRegularOptions options = {}) const;
   // Whether `pid` is in a mount namespace other than ours (noted processes).
   bool InOtherNamespace(uint32_t pid) const;
   // The pid `pid` has in its own pid namespace (a JIT names its perf map

@@ -68,8 +68,9 @@ TEST_F(SessionTest, UnprivilegedUserRecordsUserSpaceOnlyWithANote) {
       AsNobody({ForNobody(kRecord), "-e", "cpu-clock", "-o", data, "--", split, "0.3"}), dir_);
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
   EXPECT_NE(rec.err.find("recording user space only"), std::string::npos) << rec.err;
-  EXPECT_EQ(std::count(rec.err.begin(), rec.err.end(), '\n'), 2) << "one note, one summary\n"
-                                                                 << rec.err;
+  EXPECT_EQ(std::count(rec.err.begin(), rec.err.end(), '\n'), 3)
+      << "one note, what was embedded, one summary\n"
+      << rec.err;
   const RunResult rep = RunTool({kReport, "-i", data, "--no-children"}, dir_);
   ASSERT_EQ(rep.exit_code, 0) << rep.err;
   EXPECT_GT(SampleCount(rep.out), 100) << rep.out;
@@ -130,9 +131,9 @@ TEST_F(SessionTest, SetcapOnTheRecorderGivesAnUnprivilegedUserTheKernelAndOtherU
   // the advice says so (no paranoid level would help).
   const pid_t target = Start({kSplit, "3"}, dir_, "target");
   const std::string attached = dir_ / "attached.data";
-  const std::vector<std::string> attach_argv = AsNobody({record, "-e", "cpu-clock", "-p",
-                                                         std::to_string(target), "--duration",
-                                                         "0.3", "-o", attached});
+  const std::vector<std::string> attach_argv =
+      AsNobody({record, "-e", "cpu-clock", "-p", std::to_string(target), "--duration", "0.3", "-o",
+                attached});
   const RunResult refused = RunTool(attach_argv, dir_);
   EXPECT_EQ(refused.exit_code, 1) << refused.err;
   EXPECT_NE(refused.err.find("belongs to uid 0, not to you (uid 65534)"), std::string::npos)

@@ -122,7 +122,9 @@ TEST_F(SymbolizeTest, JitCodeIsNamedFromItsPerfMap) {
   GTEST_SKIP() << "the fake JIT writes x86-64 machine code";
 #endif
   const std::string data = dir_ / "jit.data";
-  const RunResult rec = RunTool({kRecord, "-e", "cpu-clock", "-o", data, "--", kJit, "0.4"}, dir_);
+  // The map as the report reads it (the recording does not hold it).
+  const RunResult rec =
+      RunTool({kRecord, "-e", "cpu-clock", "--no-embed", "-o", data, "--", kJit, "0.4"}, dir_);
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
   const std::string map = Lines(rec.out).at(0);
   ASSERT_TRUE(map.starts_with("/tmp/perf-")) << rec.out;
@@ -222,8 +224,8 @@ TEST_F(SymbolizeTest, StrippedBinariesGetOneRowPerFunction) {
   const std::string symfs = dir_ / "symfs";
   std::filesystem::create_directories(symfs + dir_.path());
   std::filesystem::copy_file(kSplit, symfs + stripped);
-  const RunResult named = RunTool(
-      {kReport, "-i", data, "--no-children", "--sort", "sym", "--symfs", symfs}, dir_);
+  const RunResult named =
+      RunTool({kReport, "-i", data, "--no-children", "--sort", "sym", "--symfs", symfs}, dir_);
   ASSERT_EQ(named.exit_code, 0) << named.err;
 
   const std::map<std::string, double> cfi_rows = HotRows(by_cfi.out);

@@ -399,10 +399,10 @@ TEST_F(UnwindTest, ABinaryOfAnotherBuildUsedUnderForceIsWarnedAboutOnce) {
                             .c_str()),
             0);
   const std::string data = dir_ / "force.data";
-  const RunResult rec =
-      RunTool({kRecord, "-e", "cpu-clock", "-F", "2000", "-D", "50", "--call-graph", "dwarf", "-o",
-               data, "--", "/usr/bin/env", "LD_PRELOAD=" + library, program, "chain", "0.3"},
-              dir_);
+  const RunResult rec = RunTool(
+      {kRecord, "-e", "cpu-clock", "-F", "2000", "-D", "50", "--call-graph", "dwarf", "--no-embed",
+       "-o", data, "--", "/usr/bin/env", "LD_PRELOAD=" + library, program, "chain", "0.3"},
+      dir_);
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
   ASSERT_TRUE(ChangeBuildId(program));
   ASSERT_TRUE(ChangeBuildId(library));
