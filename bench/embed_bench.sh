@@ -19,6 +19,9 @@
 #   dwarf     unwind-nofp chain, --call-graph dwarf -F 4000, 2 CPU seconds
 #   cc1plus   $CXX -O2 -c of a <regex>-heavy file, --call-graph dwarf -F 1000
 #             (a 35 MB binary: what embedding costs on a large one)
+#   forkloop  -a -F 10000 -g -- sleep 3 while a shell loop runs /bin/true:
+#             every new process is noted (its mount namespace looked at),
+#             and many binaries are hit
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -103,6 +106,10 @@ for ((ROUND = 1; ROUND <= ROUNDS; ROUND++)); do
     run split "$tool" "-F 10000 -g" "$TMP/split" 2
     run threads "$tool" "-F 10000 -g" "$TMP/threads" 2
     run dwarf "$tool" "-F 4000 --call-graph dwarf" "$TMP/unwind-nofp" chain 2
+    (while :; do /bin/true; done) &
+    loop=$!
+    run forkloop "$tool" "-a -F 10000 -g" sleep 3
+    kill "$loop"; wait "$loop" 2>/dev/null || true
     if command -v "$CXX" >/dev/null; then
       run cc1plus "$tool" "-F 1000 --call-graph dwarf" "$CXX" -O2 -c "$TMP/big.cc" -o "$TMP/big.o"
     fi
