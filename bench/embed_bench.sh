@@ -19,7 +19,8 @@
 #   dwarf     unwind-nofp chain, --call-graph dwarf -F 4000, 2 CPU seconds
 #   cc1plus   $CXX -O2 -c of a <regex>-heavy file, --call-graph dwarf -F 1000
 #             (a 35 MB binary: what embedding costs on a large one)
-#   forkloop  -a -F 10000 -g -- sleep 3 while a shell loop runs /bin/true:
+#   forkloop  -a -F 10000 -g for 3 s (perf: -- sleep 3; sample-record:
+#             --duration 3) while a shell loop runs /bin/true:
 #             every new process is noted (its mount namespace looked at),
 #             and many binaries are hit
 set -euo pipefail
@@ -72,7 +73,7 @@ RAW=$TMP/raw.tsv  # workload tool metric value
 : >"$RAW"
 emit() { printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" >>"$RAW"; }
 
-run() { # WORKLOAD TOOL "OPTIONS" COMMAND...
+run() { # WORKLOAD TOOL "OPTIONS" [COMMAND...]
   local wl=$1 tool=$2 opts=$3 cmd
   shift 3
   local out=$TMP/rec.data t=$TMP/rec.t err=$TMP/rec.err
@@ -85,7 +86,8 @@ run() { # WORKLOAD TOOL "OPTIONS" COMMAND...
     sample)   cmd=("$SREC" -e cpu-clock "${ex[@]}" -o "$out") ;;
     no-embed) cmd=("$SREC" -e cpu-clock --no-embed "${ex[@]}" -o "$out") ;;
   esac
-  (cd "$TMP" && "$TIME" "$t" "${cmd[@]}" -- "$@" >/dev/null 2>"$err") \
+  if (($# > 0)); then cmd+=(-- "$@"); fi
+  (cd "$TMP" && "$TIME" "$t" "${cmd[@]}" >/dev/null 2>"$err") \
     || { echo "embed_bench: failed: ${cmd[*]} -- $*" >&2; cat "$err" >&2; exit 1; }
   emit "$wl" "$tool" cpu "$(awk '{printf "%.6f", $2 + $3}' "$t")"
   emit "$wl" "$tool" wall "$(awk '{print $1}' "$t")"
@@ -108,7 +110,11 @@ for ((ROUND = 1; ROUND <= ROUNDS; ROUND++)); do
     run dwarf "$tool" "-F 4000 --call-graph dwarf" "$TMP/unwind-nofp" chain 2
     (while :; do /bin/true; done) &
     loop=$!
-    run forkloop "$tool" "-a -F 10000 -g" sleep 3
+    if [[ $tool == perf* ]]; then
+      run forkloop "$tool" "-a -F 10000 -g" sleep 3
+    else
+      run forkloop "$tool" "-a -F 10000 -g --duration 3"
+    fi
     kill "$loop"; wait "$loop" 2>/dev/null || true
     if command -v "$CXX" >/dev/null; then
       run cc1plus "$tool" "-F 1000 --call-graph dwarf" "$CXX" -O2 -c "$TMP/big.cc" -o "$TMP/big.o"

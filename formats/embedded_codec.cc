@@ -410,8 +410,12 @@ std::vector<std::byte> EncodeEmbeddedBinary(const EmbeddedBinary& binary) {
   return out;
 }
 
+// The object, its shared_ptr and its index entry, whatever it holds: a
+// file of millions of tiny chunks is bounded too.
+constexpr uint64_t kPerBinaryCost = 1024;
+
 uint64_t EmbeddedMemoryCost(const EmbeddedBinary& binary) {
-  uint64_t cost = binary.path.size() + binary.build_id.size() +
+  uint64_t cost = kPerBinaryCost + binary.path.size() + binary.build_id.size() +
                   binary.segments.size() * sizeof(EmbeddedSegment) +
                   binary.addresses.size() * sizeof(EmbeddedAddress) +
                   binary.functions.size() * sizeof(EmbeddedFunction) +
@@ -429,6 +433,8 @@ Result<EmbeddedBinary> DecodeEmbeddedBinary(std::span<const std::byte> payload,
                                             uint64_t payload_offset, uint64_t memory_limit) {
   FieldReader in(payload, payload_offset, memory_limit);
   EmbeddedBinary binary;
+  // What every binary costs (EmbeddedMemoryCost's), charged first.
+  TRY(in.Charge(1, kPerBinaryCost, in.offset(), "embedded binary"));
   auto read = ReadBinary(in, binary);
   if (!read) {
     if (binary.path.empty()) return tl::unexpected(std::move(read).error());

@@ -264,7 +264,7 @@ void SampleFileReader::ReadEmbeddedChunk(const ChunkRef& ref, uint64_t payload_o
     auto decoded = DecodeEmbeddedBinary(payload->bytes(), payload_offset,
                                         std::min(kMaxEmbeddedDecodedSize, embedded_memory_left_));
     if (!decoded) return skipped(decoded.error().message);
-    embedded_memory_left_ -= EmbeddedMemoryCost(*decoded);
+    embedded_memory_left_ -= std::min(embedded_memory_left_, EmbeddedMemoryCost(*decoded));
     embedded_.Add(std::make_shared<const EmbeddedBinary>(std::move(*decoded)));
     return;
   }
@@ -277,7 +277,7 @@ void SampleFileReader::ReadEmbeddedChunk(const ChunkRef& ref, uint64_t payload_o
   }
   auto map = DecodePerfMap(payload->bytes(), payload_offset);
   if (!map) return skipped(map.error().message);
-  embedded_memory_left_ -= map->text.size();
+  embedded_memory_left_ -= std::min(embedded_memory_left_, map->text.size() + 1024);
   perf_maps_.push_back(std::move(*map));
 }
 

@@ -85,12 +85,13 @@ class Recorder {
   std::optional<RaisedMaxStack> raised_max_stack_;
   RecordTarget target_;
   std::optional<EventOpener> opener_;
+  // Before the writers: their threads call its observer until they end.
+  PostmortemFacts facts_;
   std::unique_ptr<format::SampleFileWriter> writer_;
   std::optional<CommandLauncher> launcher_;
   pid_t child_ = -1;  // the command, once launched
   sigset_t original_mask_{};
   UniqueFd signal_fd_;  // stop signals, SIGCHLD and SIGUSR2
-  PostmortemFacts facts_;
   bool status_line_ = false;
   bool started_ = false;  // events on: from here a failure keeps the file
   uint64_t start_ns_ = 0;

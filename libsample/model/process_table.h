@@ -78,4 +78,10 @@ class ProcessTable {
 // kernel lives on x86_64 and aarch64.
 inline bool IsKernelAddress(uint64_t addr) { return (addr >> 63) != 0; }
 
+// Executable memory with no file behind it, where JITs put code (named by
+// the process's /tmp/perf-PID.map): the recorder and the report agree.
+inline bool IsAnonymousCode(std::string_view path) {
+  return path == "//anon" || path.starts_with("[anon") || path.starts_with("/memfd:");
+}
+
 }  // namespace sample

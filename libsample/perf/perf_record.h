@@ -233,6 +233,19 @@ uint64_t RecordTime(std::span<const std::byte> record, const perf_event_attr& at
 // entries that follow (kernel, user, guest).
 inline bool IsContextMarker(uint64_t ip) { return ip >= static_cast<uint64_t>(PERF_CONTEXT_MAX); }
 
+// A hash of a run of 8-byte words (a call chain), FNV-1a with a final mix
+// per word; `seed` starts it.
+inline uint64_t HashWords(std::span<const std::byte> words, uint64_t seed = 0) {
+  uint64_t hash = 0xcbf29ce484222325ull ^ seed;
+  for (size_t i = 0; i + 8 <= words.size(); i += 8) {
+    uint64_t word;
+    std::memcpy(&word, words.data() + i, 8);
+    hash = (hash ^ word) * 0x100000001b3ull;
+    hash ^= hash >> 29;
+  }
+  return hash;
+}
+
 // Calls `fn(address, return_address)` for each address of a kernel call
 // chain, markers left out: the first address after each context marker is
 // where that context was interrupted (looked up as it is); the others are

@@ -27,8 +27,8 @@ void SortUnique(std::vector<T>& items, Key key_of) {
 bool CfiRow::operator==(const CfiRow& other) const {
   return start == other.start && end == other.end && rule.usable == other.rule.usable &&
          rule.cfa_from_rbp == other.rule.cfa_from_rbp && rule.cfa_offset == other.rule.cfa_offset &&
-         rule.cfa_plt == other.rule.cfa_plt &&
-         rule.kind == other.rule.kind && rule.offset == other.rule.offset;
+         rule.cfa_plt == other.rule.cfa_plt && rule.kind == other.rule.kind &&
+         rule.offset == other.rule.offset;
 }
 
 const std::vector<AddressFrame>* EmbeddedBinary::FramesAt(uint64_t offset) const {
@@ -85,15 +85,17 @@ void EmbeddedBinary::Normalize() {
 }
 
 void EmbeddedBinaries::Add(std::shared_ptr<const EmbeddedBinary> binary) {
+  // The key views the binary's own path, which lives as long as it does.
+  by_path_[binary->path].push_back(binaries_.size());
   binaries_.push_back(std::move(binary));
 }
 
 const EmbeddedBinary* EmbeddedBinaries::Find(std::string_view path,
                                              std::string_view build_id) const {
-  for (const auto& binary : binaries_) {
-    if (binary->path == path && (build_id.empty() || binary->build_id == build_id)) {
-      return binary.get();
-    }
+  auto it = by_path_.find(path);
+  if (it == by_path_.end()) return nullptr;
+  for (size_t i : it->second) {
+    if (build_id.empty() || binaries_[i]->build_id == build_id) return binaries_[i].get();
   }
   return nullptr;
 }

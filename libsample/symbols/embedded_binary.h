@@ -18,6 +18,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "libsample/symbols/address_frames.h"
@@ -112,6 +113,8 @@ class EmbeddedBinaries {
 
  private:
   std::vector<std::shared_ptr<const EmbeddedBinary>> binaries_;
+  // Path -> indexes into binaries_, in the order added.
+  std::unordered_map<std::string_view, std::vector<size_t>> by_path_;
 };
 
 // A JIT's /tmp/perf-PID.map as the recorder found it, whole.

@@ -7,27 +7,15 @@
 
 #include "libsample/model/process_table.h"
 #include "libsample/perf/record_walker.h"
-#include "record/facts/jit_maps.h"
 
 namespace sample::record {
 namespace {
 
 // Parents followed when resolving a forked process's addresses (a bound
 // against a crafted loop of FORK records).
-constexpr int kMaxAncestors = 64;
+constexpr size_t kMaxAncestors = 64;
 
 constexpr uint32_t kProtExec = 0x4;
-
-uint64_t HashChain(uint64_t ip, std::span<const std::byte> chain) {
-  uint64_t hash = 0xcbf29ce484222325ull ^ ip;
-  for (size_t i = 0; i + 8 <= chain.size(); i += 8) {
-    uint64_t word;
-    std::memcpy(&word, chain.data() + i, 8);
-    hash = (hash ^ word) * 0x100000001b3ull;
-    hash ^= hash >> 29;
-  }
-  return hash;
-}
 
 bool IsUserAddress(uint64_t address) { return address != 0 && !IsKernelAddress(address); }
 
@@ -59,7 +47,7 @@ void CodeHits::Observe(std::span<const std::byte> records) {
           Process& child = processes_[task->pid];
           child.parent = task->ppid;
           child.has_parent = true;
-          ++version_;
+          ++child.version;
         }
         break;
       default:
@@ -96,19 +84,24 @@ void CodeHits::ObserveMapping(const Mmap2Record& m) {
     }
   }
   process.mappings.push_back(mapping);
-  ++version_;
+  ++process.version;
 }
 
 void CodeHits::Add(uint32_t pid, uint64_t address, bool return_address) {
   if (!IsUserAddress(address)) return;
-  hits_.insert(Hit{pid, !return_address, return_address ? address - 1 : address});
+  const Hit hit{pid, !return_address, return_address ? address - 1 : address};
+  if (hits_.size() >= kMaxHits) {
+    counts_.hits_dropped += !hits_.contains(hit);
+    return;
+  }
+  hits_.insert(hit);
 }
 
 void CodeHits::ObserveSample(const SampleRecord& s, const perf_event_attr& attr) {
   ++counts_.samples;
   Process& process = processes_[s.pid];
   const std::span<const std::byte> chain = s.callchain.bytes();
-  if (process.chains.insert(HashChain(s.ip, chain)).second) {
+  if (process.chains.insert(HashWords(chain, s.ip)).second) {
     if (s.callchain.empty()) {
       Add(s.pid, s.ip, false);
     } else {
@@ -146,13 +139,19 @@ void CodeHits::ScanStack(Process& process, uint32_t pid, const SampleRecord& s,
 
 const std::vector<std::pair<uint64_t, uint64_t>>& CodeHits::RangesOf(Process& process,
                                                                      uint32_t pid) {
-  if (process.ranges_version == version_) return process.ranges;
-  process.ranges.clear();
-  const Process* p = &process;
-  for (int depth = 0; p != nullptr && depth < kMaxAncestors; ++depth) {
-    for (const Mapping& m : p->mappings) process.ranges.emplace_back(m.start, m.end);
+  // It and its parents, as far as they are known.
+  std::vector<const Process*> lineage;
+  uint64_t version = 0;
+  for (const Process* p = &process; p != nullptr && lineage.size() < kMaxAncestors;) {
+    lineage.push_back(p);
+    version += p->version + 1;
     auto parent = p->has_parent ? processes_.find(p->parent) : processes_.end();
     p = parent == processes_.end() || parent->first == pid ? nullptr : &parent->second;
+  }
+  if (process.ranges_version == version) return process.ranges;
+  process.ranges.clear();
+  for (const Process* p : lineage) {
+    for (const Mapping& m : p->mappings) process.ranges.emplace_back(m.start, m.end);
   }
   std::sort(process.ranges.begin(), process.ranges.end());
   // Merged, so a lookup is one binary search.
@@ -165,7 +164,7 @@ const std::vector<std::pair<uint64_t, uint64_t>>& CodeHits::RangesOf(Process& pr
     }
   }
   process.ranges.resize(out);
-  process.ranges_version = version_;
+  process.ranges_version = version;
   return process.ranges;
 }
 
@@ -173,7 +172,7 @@ std::vector<CodeHits::Binary> CodeHits::Resolve() const {
   std::map<uint32_t, Binary> by_file;
   for (const Hit& hit : hits_) {
     auto it = processes_.find(hit.pid);
-    for (int depth = 0; it != processes_.end() && depth < kMaxAncestors; ++depth) {
+    for (size_t depth = 0; it != processes_.end() && depth < kMaxAncestors; ++depth) {
       for (const Mapping& m : it->second.mappings) {
         if (hit.address < m.start || hit.address >= m.end) continue;
         Binary& binary = by_file[m.file];

@@ -57,10 +57,16 @@ class CodeHits {
   // The binaries with hits, by (path, device, inode).
   std::vector<Binary> Resolve() const;
 
+  // Distinct (process, lookup address) pairs kept at most: about 60 MB.
+  // Past it new addresses are counted, not kept (a long machine-wide
+  // --call-graph dwarf recording of a great many processes).
+  static constexpr size_t kMaxHits = size_t{1} << 20;
+
   struct Counts {
     uint64_t samples = 0;
     uint64_t stacks_scanned = 0;
-    uint64_t hits = 0;  // distinct (process, lookup address)
+    uint64_t hits = 0;          // distinct (process, lookup address)
+    uint64_t hits_dropped = 0;  // addresses past kMaxHits
   };
   Counts counts() const;
 
@@ -82,9 +88,10 @@ class CodeHits {
     std::vector<Mapping> mappings;
     uint32_t parent = 0;
     bool has_parent = false;
+    uint64_t version = 0;                 // bumped when its mappings or parent change
     std::unordered_set<uint64_t> chains;  // hashes of chains already taken
     // The executable ranges of it and its parents, merged and sorted, as of
-    // `ranges_version`.
+    // `ranges_version` (the sum of their versions).
     std::vector<std::pair<uint64_t, uint64_t>> ranges;
     uint64_t ranges_version = ~uint64_t{0};
   };
@@ -111,7 +118,6 @@ class CodeHits {
   std::unordered_map<std::string, std::vector<uint32_t>> files_by_path_;
   std::unordered_map<uint32_t, Process> processes_;
   std::unordered_set<Hit, HitHash> hits_;
-  uint64_t version_ = 0;  // bumped by every mapping and fork
   Counts counts_;
 };
 

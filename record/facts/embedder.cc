@@ -52,8 +52,15 @@ EmbedSummary SubmitEmbedded(format::SampleFileWriter& writer, const CodeHits& hi
     request.path = binary.path;
     request.binary = opened->path;
     // A separate debug file of this build, if this host has one.
+    // (By the recorded path in our namespace, so .gnu_debuglink's
+    // directories are searched; by the fd in another, where only the
+    // build-id directory of this host can help.)
     const std::string build_id = ReadElfBuildId(opened->path).value_or("");
-    if (!build_id.empty()) request.debug = finder.Find(opened->path, build_id).debug;
+    if (!build_id.empty()) {
+      request.debug =
+          finder.Find(files.InOtherNamespace(binary.pid) ? opened->path : binary.path, build_id)
+              .debug;
+    }
     request.offsets = std::move(binary.offsets);
     request.leaf_offsets = std::move(binary.leaf_offsets);
     auto embedded = BuildEmbeddedBinary(request, limits);
@@ -62,12 +69,23 @@ EmbedSummary SubmitEmbedded(format::SampleFileWriter& writer, const CodeHits& hi
       continue;
     }
     std::vector<std::byte> payload = format::EncodeEmbeddedBinary(*embedded);
+    // A chunk over the writer's limit would fail the whole file.
+    if (payload.size() > format::kWriterMaxChunkRawSize) {
+      summary.notes.push_back(fmt::format("{}: its tables take {} bytes, over the {} of a chunk",
+                                          binary.path, payload.size(),
+                                          format::kWriterMaxChunkRawSize));
+      continue;
+    }
     ++summary.binaries;
     summary.functions += embedded->functions.size();
     summary.addresses += embedded->addresses.size();
     summary.code_omitted += embedded->code_omitted;
     summary.bytes += payload.size();
     writer.Submit(format::ChunkType::kEmbeddedBinary, std::move(payload));
+  }
+  if (const uint64_t dropped = hits.counts().hits_dropped; dropped != 0) {
+    summary.notes.push_back(
+        fmt::format("{} code addresses past the {} kept", dropped, CodeHits::kMaxHits));
   }
   for (const RecordedPerfMap& map : jit_maps.Collect(files, &summary.notes)) {
     std::vector<std::byte> payload = format::EncodePerfMap(map);

@@ -9,34 +9,33 @@
 
 #include <fmt/format.h>
 
+#include "libsample/model/process_table.h"
 #include "libsample/symbols/perf_map.h"
 
 namespace sample::record {
-
-bool IsAnonymousCode(std::string_view path) {
-  return path == "//anon" || path.starts_with("[anon") || path.starts_with("/memfd:");
-}
 
 void JitMaps::NoteMapping(uint32_t pid, std::string_view path, const ProcessFiles& files) {
   if (!IsAnonymousCode(path)) return;
   auto [it, inserted] = jits_.try_emplace(pid);
   if (!inserted) return;
-  // While the process lives: its user and the pid it knows itself by.
+  // While the process lives: its user and the pid it knows itself by (in
+  // a pid namespace of its own, the one its map is named after).
   struct stat st;
   it->second.uid = stat(fmt::format("/proc/{}", pid).c_str(), &st) == 0 ? st.st_uid : 0;
-  it->second.namespace_pid = files.InOtherNamespace(pid) ? files.NamespacePid(pid) : pid;
+  it->second.namespace_pid = files.NamespacePid(pid);
 }
 
 void JitMaps::NoteExit(uint32_t pid, const ProcessFiles& files) {
   auto it = jits_.find(pid);
-  if (it != jits_.end() && !it->second.exited) {
-    Read(pid, it->second, files);
-    it->second.exited = true;
-  }
+  if (it == jits_.end() || it->second.exited) return;
+  // Opened now (a file of a namespace that may go), read at the close:
+  // reading megabytes here would hold up the draining of the rings.
+  it->second.exited = true;
+  Open(pid, it->second, files);
 }
 
-void JitMaps::Read(uint32_t pid, Jit& jit, const ProcessFiles& files) {
-  jit.text.clear();
+void JitMaps::Open(uint32_t pid, Jit& jit, const ProcessFiles& files) {
+  jit.fd = UniqueFd();
   jit.note.clear();
   const std::string path = fmt::format("/tmp/perf-{}.map", jit.namespace_pid);
   // As the report reads maps: a regular file, not through a link, owned by
@@ -53,30 +52,42 @@ void JitMaps::Read(uint32_t pid, Jit& jit, const ProcessFiles& files) {
     jit.note = trusted.error().message;
     return;
   }
+  jit.fd = std::move(*fd);
+}
+
+std::string JitMaps::Read(Jit& jit) {
+  std::string text;
+  struct stat st;
+  if (jit.fd.get() < 0 || fstat(jit.fd.get(), &st) != 0) return text;
   const uint64_t size = std::min<uint64_t>(static_cast<uint64_t>(st.st_size), kMaxMapBytes);
-  jit.text.resize(size);
+  text.resize(size);
   size_t done = 0;
   while (done < size) {
-    const ssize_t n = read(fd->get(), jit.text.data() + done, size - done);
+    const ssize_t n =
+        pread(jit.fd.get(), text.data() + done, size - done, static_cast<off_t>(done));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
     done += static_cast<size_t>(n);
   }
-  jit.text.resize(done);
+  text.resize(done);
   // A map cut at the bound ends at its last whole line.
   if (static_cast<uint64_t>(st.st_size) > size) {
-    jit.text.resize(jit.text.rfind('\n') == std::string::npos ? 0 : jit.text.rfind('\n') + 1);
-    jit.note = fmt::format("{}: only its first {} MiB stored", path, kMaxMapBytes >> 20);
+    const size_t last_line = text.rfind('\n');
+    text.resize(last_line == std::string::npos ? 0 : last_line + 1);
+    jit.note = fmt::format("/tmp/perf-{}.map: only its first {} MiB stored", jit.namespace_pid,
+                           kMaxMapBytes >> 20);
   }
+  return text;
 }
 
 std::vector<RecordedPerfMap> JitMaps::Collect(const ProcessFiles& files,
                                               std::vector<std::string>* notes) {
   std::vector<RecordedPerfMap> maps;
   for (auto& [pid, jit] : jits_) {
-    if (!jit.exited) Read(pid, jit, files);
+    if (!jit.exited) Open(pid, jit, files);  // as it is now
+    std::string text = Read(jit);
     if (!jit.note.empty()) notes->push_back(jit.note);
-    if (!jit.text.empty()) maps.push_back(RecordedPerfMap{pid, jit.text});
+    if (!text.empty()) maps.push_back(RecordedPerfMap{pid, std::move(text)});
   }
   std::sort(maps.begin(), maps.end(),
             [](const RecordedPerfMap& a, const RecordedPerfMap& b) { return a.pid < b.pid; });

@@ -3,7 +3,8 @@
 // the map is gone (a reboot, tmp cleaning, another machine).
 //
 // A process is taken for a JIT when it maps anonymous executable memory.
-// Its map is read when it exits (its EXIT record drained) or when the
+// Its map is taken when it exits (its EXIT record drained: the file is
+// opened then, and read when the file being written closes) or when the
 // recording ends, whichever comes first, through the process's mount
 // namespace and under the name it gives the file (its pid in its own pid
 // namespace), as ProcessFiles opens it. As the report does with maps it
@@ -28,7 +29,8 @@ namespace sample::record {
 
 class JitMaps {
  public:
-  static constexpr uint64_t kMaxMapBytes = uint64_t{64} << 20;
+  // Under a chunk's limit (kWriterMaxChunkRawSize) with its header.
+  static constexpr uint64_t kMaxMapBytes = (uint64_t{64} << 20) - 4096;
 
   // An executable mapping of `path` in process `pid`.
   void NoteMapping(uint32_t pid, std::string_view path, const ProcessFiles& files);
@@ -46,15 +48,13 @@ class JitMaps {
     uint32_t namespace_pid = 0;
     uid_t uid = 0;
     bool exited = false;
-    std::string text;
-    std::string note;  // why there is no text
+    UniqueFd fd;       // the map, once opened and checked
+    std::string note;  // why it was not taken, or only in part
   };
-  void Read(uint32_t pid, Jit& jit, const ProcessFiles& files);
+  void Open(uint32_t pid, Jit& jit, const ProcessFiles& files);
+  std::string Read(Jit& jit);
 
   std::unordered_map<uint32_t, Jit> jits_;
 };
-
-// Executable memory with no file behind it, where JITs put code.
-bool IsAnonymousCode(std::string_view path);
 
 }  // namespace sample::record

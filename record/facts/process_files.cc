@@ -27,7 +27,9 @@ uint64_t InodeOf(const std::string& path) {
 // not write: a regular file only (checked on the open fd), not blocking on
 // a FIFO planted there.
 Result<UniqueFd> OpenInRoot(int root, const std::string& path, bool no_follow) {
-  const std::string relative = path.substr(path.find_first_not_of('/'));
+  const size_t first = path.find_first_not_of('/');
+  if (first == std::string::npos) return Fail(fmt::format("{}: not a file's path", path));
+  const std::string relative = path.substr(first);
   open_how how{};
   how.flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | (no_follow ? O_NOFOLLOW : 0);
   how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;

@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -98,11 +99,20 @@ class Gathered {
 
 // The names of the JIT pseudo-DSO `path`: the recording's copy of the
 // process's perf map, else the file (under --symfs).
-PerfMapSymbolSource PerfMapSourceOf(const std::string& path, const SymbolizeOptions& options) {
-  for (const RecordedPerfMap& recorded : options.perf_maps) {
-    if (PerfMapPath(recorded.pid) == path) {
-      return PerfMapSymbolSource(PerfMap::Parse(recorded.text), "embedded perf map");
-    }
+// The recorded perf maps by pseudo-DSO path (the first for a pid, if a
+// crafted file holds several), so each DSO is one lookup.
+std::unordered_map<std::string, const RecordedPerfMap*> RecordedMaps(
+    std::span<const RecordedPerfMap> maps) {
+  std::unordered_map<std::string, const RecordedPerfMap*> out;
+  for (const RecordedPerfMap& map : maps) out.try_emplace(PerfMapPath(map.pid), &map);
+  return out;
+}
+
+PerfMapSymbolSource PerfMapSourceOf(
+    const std::string& path, const SymbolizeOptions& options,
+    const std::unordered_map<std::string, const RecordedPerfMap*>& recorded) {
+  if (auto it = recorded.find(path); it != recorded.end()) {
+    return PerfMapSymbolSource(PerfMap::Parse(it->second->text), "embedded perf map");
   }
   return PerfMapSymbolSource(
       PerfMap::Load(options.binaries.files.symfs + path, PerfMapOptions{geteuid(), false}));
@@ -172,8 +182,9 @@ SymbolizeResult SymbolizeLocations(const std::vector<Location>& locations,
   }
   // JIT code: the process's own map of names (perf's convention), as the
   // recording holds it, else the file.
+  const auto recorded_maps = RecordedMaps(options.perf_maps);
   for (const auto& [dso, ids] : perf_maps) {
-    PerfMapSymbolSource map = PerfMapSourceOf(dso_paths[dso], options);
+    PerfMapSymbolSource map = PerfMapSourceOf(dso_paths[dso], options, recorded_maps);
     Ask(map, ids, locations, gathered.per_location());
     gathered.Note(dso_paths[dso], map.facts());
   }

@@ -5,26 +5,7 @@
 #include <functional>
 
 namespace sample::report {
-namespace {
-
-// Executable memory with no file behind it, where JITs put code.
-bool IsAnonymousCode(const std::string& path) {
-  return path == "//anon" || path.starts_with("[anon") || path.starts_with("/memfd:");
-}
-
-// FNV-1a over the chain's words, with a final mix per word.
-uint64_t HashChain(std::span<const std::byte> chain) {
-  uint64_t hash = 0xcbf29ce484222325ull;
-  for (size_t i = 0; i + 8 <= chain.size(); i += 8) {
-    uint64_t word;
-    std::memcpy(&word, chain.data() + i, 8);
-    hash = (hash ^ word) * 0x100000001b3ull;
-    hash ^= hash >> 29;
-  }
-  return hash;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 size_t UnresolvedStacks::LocationHash::operator()(const Location& l) const {
   return std::hash<uint64_t>()(l.offset * 0x9E3779B97F4A7C15ull ^ l.dso);
@@ -69,7 +50,7 @@ UnresolvedStacks::StackRef UnresolvedStacks::StackOf(ProcessTable& processes, ui
                                                      uint64_t ip, const U64List& callchain) {
   const std::span<const std::byte> chain =
       callchain.empty() ? std::as_bytes(std::span(&ip, 1)) : callchain.bytes();
-  const uint64_t hash = HashChain(chain);
+  const uint64_t hash = HashWords(chain);
   ProcessCache& cache = caches_[pid];
   const uint64_t version = processes.MappingsVersion(pid);
   if (cache.mappings_version != version) {
