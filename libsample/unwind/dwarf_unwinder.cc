@@ -61,6 +61,9 @@ enum class PcHome : uint8_t { kNone, kFile, kEmbedded };
 struct CachedRule {
   X86FrameRule rule;  // not usable when nothing holds a rule for the pc
   PcHome home = PcHome::kNone;
+  // The pc is in a module, but no CFI covers it (code without an FDE, as
+  // crt's _init and _fini): a frame-pointer step, as libdw's would be.
+  bool no_cfi = false;
 };
 
 }  // namespace
@@ -234,11 +237,15 @@ const CachedRule& RuleFor(Process* process, uint64_t pc) {
     if (const UnwindModule* embedded = EmbeddedModuleAt(*process, pc)) {
       it->second.home = PcHome::kEmbedded;
       const CfiRow* row = embedded->embedded->CfiRowAt(pc - embedded->bias);
+      // The recorder looked up a row for every pc a walk can reach (each is
+      // a word of a stack copy, or a sampled pc): none means no CFI.
       if (row != nullptr) it->second.rule = row->rule;
+      it->second.no_cfi = row == nullptr;
     }
     return it->second;
   }
   it->second.home = PcHome::kFile;
+  it->second.no_cfi = true;
   for (int source = 0; source < 2; ++source) {
     Dwarf_Addr bias = 0;
     Dwarf_CFI* cfi =
@@ -247,9 +254,29 @@ const CachedRule& RuleFor(Process* process, uint64_t pc) {
     if (cfi == nullptr || dwarf_cfi_addrframe(cfi, pc - bias, &frame) != 0) continue;
     const std::unique_ptr<Dwarf_Frame, decltype(&free)> owned(frame, &free);  // malloc'd by libdw
     it->second.rule = ReadX86FrameRule(frame);
+    it->second.no_cfi = false;
     break;
   }
   return it->second;
+}
+
+// libdw's step through a frame no CFI describes (x86_64_unwind in
+// elfutils' backend): the return address at rbp + 8, the caller's rbp at
+// rbp, its stack pointer rbp + 16; the other registers unknown. nullopt
+// when it stepped, else why the walk ends.
+std::optional<UnwindStop> FramePointerStep(Process* process, std::array<uint64_t, 7>& value,
+                                           uint32_t& known, uint64_t& pc, uint64_t& sp) {
+  const uint64_t rbp = value[X86FrameRule::kRbp];
+  Dwarf_Word ret = 0;
+  if (!MemoryRead(process->dwfl.get(), rbp + 8, &ret, process)) return process->memory_failure;
+  Dwarf_Word caller_rbp = 0;
+  if (!MemoryRead(process->dwfl.get(), rbp, &caller_rbp, process)) caller_rbp = 0;
+  process->memory_failure = UnwindStop::kComplete;
+  known = 1u << X86FrameRule::kRbp;
+  value[X86FrameRule::kRbp] = caller_rbp;
+  pc = ret;
+  sp = rbp + 16;
+  return std::nullopt;
 }
 
 // How a walk with cached rules went.
@@ -285,6 +312,16 @@ CachedWalk WalkWithRules(Process* process, const UnwindRequest& request,
     const CachedRule& cached = RuleFor(process, innermost ? pc : pc - 1);
     const X86FrameRule& rule = cached.rule;
     const bool rbp_known = (known >> X86FrameRule::kRbp & 1) != 0;
+    if (cached.no_cfi) {
+      // Done here whether the module is a file or embedded, so both give
+      // the same walk.
+      walk.embedded |= cached.home == PcHome::kEmbedded;
+      if (!rbp_known || value[X86FrameRule::kRbp] == 0) return {UnwindStop::kNoCfi};
+      if (auto stop = FramePointerStep(process, value, known, pc, sp)) return {*stop};
+      if (pc == 0) return {UnwindStop::kComplete};
+      pcs->push_back(pc);
+      continue;
+    }
     if (!rule.usable || (rule.cfa_from_rbp && !rbp_known) ||
         rule.kind[X86FrameRule::kReturnAddress] == Kind::kSame) {
       walk.gave_up_in = cached.home;
