@@ -9,6 +9,7 @@
 #include "formats/embedded_codec.h"
 #include "libsample/symbols/debug_file_finder.h"
 #include "libsample/symbols/elf_symbols.h"
+#include "libsample/symbols/inflated_debug.h"
 #include "libsample/symbols/symbol_embedding.h"
 
 namespace sample::record {
@@ -61,6 +62,9 @@ EmbedSummary SubmitEmbedded(format::SampleFileWriter& writer, const CodeHits& hi
           finder.Find(files.InOtherNamespace(binary.pid) ? opened->path : binary.path, build_id)
               .debug;
     }
+    // A compressed debug file (a distribution's) is read from its inflated
+    // copy in the user's cache: libdw inflates all of it on every open.
+    request.debug = InflatedDebugFile(request.debug, build_id);
     request.offsets = std::move(binary.offsets);
     request.leaf_offsets = std::move(binary.leaf_offsets);
     auto embedded = BuildEmbeddedBinary(request, limits);
