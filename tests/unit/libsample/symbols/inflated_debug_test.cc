@@ -3,6 +3,7 @@
 #include <gelf.h>
 #include <stdlib.h>
 
+#include <filesystem>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -96,7 +97,9 @@ TEST(InflatedDebugTest, ACachedCopyOfAnotherBuildIsReplaced) {
   const std::string first = InflatedDebugFile(compressed, build_id);
   ASSERT_NE(first, compressed);
   // Someone else's file under the name: another build's debug file.
-  ASSERT_EQ(std::system(("cp " + std::string(FIXTURE_LIB_PATH) + " '" + first + "'").c_str()), 0);
+  std::filesystem::copy_file(FIXTURE_LIB_PATH, first,
+                             std::filesystem::copy_options::overwrite_existing);
+  ASSERT_NE(ReadElfBuildId(first).value_or(""), build_id);
   EXPECT_EQ(InflatedDebugFile(compressed, build_id), first);
   EXPECT_EQ(ReadElfBuildId(first).value_or(""), build_id);
 }
