@@ -112,6 +112,15 @@ TEST_F(PortableTest, FramePointerChains) {
   ExpectSameWithoutBinaries(data, {"compute_sixty", "compute_thirty"});
 }
 
+// A flight recorder's file (written at the end, from memory) embeds too.
+TEST_F(PortableTest, FlightRecorderFile) {
+  const std::string data = dir_ / "flight.data";
+  const RunResult rec = Record({"-g", "--flight-recorder=2"}, data, {kSplit, "0.5"});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  EXPECT_NE(rec.err.find("embedded"), std::string::npos) << rec.err;
+  ExpectSameWithoutBinaries(data, {"compute_sixty", "compute_thirty"});
+}
+
 TEST_F(PortableTest, DwarfUnwinding) {
   const std::string data = dir_ / "dwarf.data";
   const RunResult rec = Record({"--call-graph", "dwarf"}, data, {kUnwindNofp, "chain", "0.5"});
