@@ -47,8 +47,9 @@ std::vector<uint64_t> FdeStarts(Elf* elf) {
   return starts;
 }
 
-// The row of `cfi` that holds `vaddr`: [start, end) as libdw delimits it.
-std::optional<CfiRange> RowAt(Dwarf_CFI* cfi, uint64_t vaddr) {
+}  // namespace
+
+std::optional<CfiRange> CfiRowRange(Dwarf_CFI* cfi, uint64_t vaddr) {
   Dwarf_Frame* frame = nullptr;
   if (dwarf_cfi_addrframe(cfi, vaddr, &frame) != 0) return std::nullopt;
   const std::unique_ptr<Dwarf_Frame, decltype(&free)> owned(frame, &free);  // malloc'd by libdw
@@ -59,8 +60,6 @@ std::optional<CfiRange> RowAt(Dwarf_CFI* cfi, uint64_t vaddr) {
   }
   return CfiRange{start, end};
 }
-
-}  // namespace
 
 struct CfiFunctions::State {
   explicit State(ElfFile file) : elf(std::move(file)) {}
@@ -93,7 +92,7 @@ std::optional<uint64_t> CfiFunctions::StartOf(uint64_t vaddr) const {
   // and a body are rows of their own); the FDE itself starts at the last
   // start of .eh_frame_hdr's table at or below vaddr, within that row's
   // FDE when the table has one.
-  const std::optional<CfiRange> row = RowAt(state_->cfi, vaddr);
+  const std::optional<CfiRange> row = CfiRowRange(state_->cfi, vaddr);
   if (!row) return std::nullopt;
   const auto& starts = state_->starts;
   auto after = std::upper_bound(starts.begin(), starts.end(), vaddr);
@@ -102,7 +101,7 @@ std::optional<uint64_t> CfiFunctions::StartOf(uint64_t vaddr) const {
 }
 
 std::optional<CfiRange> CfiFunctions::RangeOf(uint64_t vaddr) const {
-  const std::optional<CfiRange> row = RowAt(state_->cfi, vaddr);
+  const std::optional<CfiRange> row = CfiRowRange(state_->cfi, vaddr);
   if (!row) return std::nullopt;
   const auto& starts = state_->starts;
   auto after = std::upper_bound(starts.begin(), starts.end(), vaddr);
@@ -120,7 +119,7 @@ std::optional<CfiRange> CfiFunctions::RangeOf(uint64_t vaddr) const {
   uint64_t in = row->end - 1;                         // the last address known to be in the FDE
   uint64_t out = after == starts.end() ? 0 : *after;  // the first known not to be; 0: none yet
   auto holds = [&](uint64_t probe) {
-    const std::optional<CfiRange> found = RowAt(cfi, probe);
+    const std::optional<CfiRange> found = CfiRowRange(cfi, probe);
     if (found) in = std::max(in, found->end - 1);
     return found.has_value();
   };

@@ -9,6 +9,8 @@
 // address. Owns the ELF file and libdw's CFI of it; opened on first use.
 #pragma once
 
+#include <elfutils/libdw.h>
+
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -23,6 +25,11 @@ struct CfiRange {
   uint64_t start = 0;
   uint64_t end = 0;
 };
+
+// The row of `cfi` that holds `vaddr`: [start, end) as libdw delimits it
+// (after DW_CFA_restore_state libdw's start can be rows early: CfiRows
+// finds the true one); nullopt when no FDE covers `vaddr`.
+std::optional<CfiRange> CfiRowRange(Dwarf_CFI* cfi, uint64_t vaddr);
 
 class CfiFunctions {
  public:

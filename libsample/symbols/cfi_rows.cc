@@ -7,6 +7,7 @@
 #include <memory>
 #include <string_view>
 
+#include "libsample/symbols/cfi_functions.h"
 #include "libsample/symbols/x86_frame_rule.h"
 
 namespace sample {
@@ -51,13 +52,8 @@ void HideAllButDebugFrame(Elf* elf) {
 
 // Where the row of `cfi` holding `vaddr` ends, if an FDE covers it.
 std::optional<uint64_t> RowEnd(Dwarf_CFI* cfi, uint64_t vaddr) {
-  Dwarf_Frame* frame = nullptr;
-  if (dwarf_cfi_addrframe(cfi, vaddr, &frame) != 0) return std::nullopt;
-  const std::unique_ptr<Dwarf_Frame, decltype(&free)> owned(frame, &free);  // malloc'd by libdw
-  Dwarf_Addr start = 0, end = 0;
-  bool signal_frame = false;
-  dwarf_frame_info(frame, &start, &end, &signal_frame);
-  return end;
+  const std::optional<CfiRange> row = CfiRowRange(cfi, vaddr);
+  return row ? std::optional<uint64_t>(row->end) : std::nullopt;
 }
 
 // The true start of the row [start, end) that libdw gave for `vaddr`.
