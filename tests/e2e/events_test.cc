@@ -167,10 +167,12 @@ TEST_F(EventsTest, CgroupSwitchesRecords) {
     GTEST_SKIP() << "recorded, but no cgroup v2 directory could be made to give the workload "
                     "a cgroup of its own, so there are no cgroup switches to count";
   }
-  const RunResult in_cgroup = RunTool(
-      {"/bin/sh", "-c", "echo $$ > \"$0/cgroup.procs\" && exec \"$@\"", cgroup.path(), kRecord,
-       "-e", "cgroup-switches", "-o", dir_ / "cg2.data", "--", "/bin/sh", "-c", workload},
-      dir_);
+  // Only the workload joins it: were the recorder there too, a sleep's
+  // switch-out to the recorder would change no cgroup.
+  const RunResult in_cgroup =
+      RunTool({kRecord, "-e", "cgroup-switches", "-o", dir_ / "cg2.data", "--", "/bin/sh", "-c",
+               "echo $$ > \"$0/cgroup.procs\" && " + workload, cgroup.path()},
+              dir_);
   ASSERT_EQ(in_cgroup.exit_code, 0) << in_cgroup.err;
   const RunResult counted = RunTool({kReport, "-i", dir_ / "cg2.data"}, dir_);
   EXPECT_GE(SampleCount(counted.out), 3) << counted.out;  // one sleep at least each

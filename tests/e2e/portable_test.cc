@@ -110,6 +110,11 @@ TEST_F(PortableTest, FramePointerChains) {
   EXPECT_NE(rec.err.find("embedded"), std::string::npos) << rec.err;
   ExpectSameExportsWithoutBinaries(data);
   ExpectSameWithoutBinaries(data, {"compute_sixty", "compute_thirty"});
+  // --stats says where the names came from.
+  const RunResult stats =
+      RunTool({kReport, "-i", data, "--stats", "--symfs", dir_ / "empty symfs"}, dir_);
+  ASSERT_EQ(stats.exit_code, 0) << stats.err;
+  EXPECT_NE(stats.out.find(kSplit + ": embedded, "), std::string::npos) << stats.out;
 }
 
 // A flight recorder's file (written at the end, from memory) embeds too.
