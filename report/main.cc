@@ -169,6 +169,7 @@ int main(int argc, char** argv) {
   bool children = false;
   bool no_debuginfod = false;
   bool no_toggle = false;
+  bool no_inline = false;
   bool show_switches = false;
   bool show_all = false;
   bool inverted = false;
@@ -188,7 +189,10 @@ int main(int argc, char** argv) {
       ("children", po::bool_switch(&children),
        "add callers' shares (default when the file has call chains)")
       ("no-children", po::bool_switch(&no_children), "only the samples' own functions")
-      ("sort,s", po::value(&sort), "sort keys: comm,pid,tid,dso,sym,cpu (default comm,dso,sym)")
+      ("sort,s", po::value(&sort),
+       "sort keys: comm,pid,tid,dso,sym,cpu,srcline,inline (default comm,dso,sym; sym is the "
+       "function holding the address, inline the innermost inlined call there)")
+      ("no-inline", po::bool_switch(&no_inline), "leave inlined calls out of call chains")
       ("show-nr-samples,n", po::bool_switch(&view.show_nr_samples), "show a Samples column")
       ("show-total-period", po::bool_switch(&view.show_total_period), "show a Period column")
       ("percent-limit", po::value(&percent_limit), "hide entries below this percentage")
@@ -290,6 +294,7 @@ int main(int argc, char** argv) {
     view.sort_keys = std::move(*keys);
     options.load.srclines = std::find(view.sort_keys.begin(), view.sort_keys.end(),
                                       sample::SortKey::kSrcline) != view.sort_keys.end();
+    options.load.inline_frames = !no_inline;
     options.load.binaries.files.use_debuginfod = !no_debuginfod;
     options.load.apply_toggles = !no_toggle;
     if ((show_switches || show_all) && !options.script) {

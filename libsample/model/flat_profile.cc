@@ -117,17 +117,30 @@ class EntryBuilder {
       frames = frames.first(options_.max_stack);
     }
     const std::span<const uint32_t> tree_frames = TreeFrames(frames);
-    FlatEntry& self = EntryFor(maker_.Entry(*c.first, frames[0]));
+    const std::span<const uint32_t> holders = Holders(frames);
+    FlatEntry& self = EntryFor(maker_.Entry(*c.first, frames[0], holders[0]));
     self.self_period += c.period;
     self.self_samples += c.samples;
     AddCounts(self.member_self, c.counts);
     if (options_.call_graph && !options_.children) {
       AddPath(self.tree, c.period, c.samples, tree_frames, order_ == CallOrder::kCaller);
     }
-    if (options_.children) AddChildren(c, frames, tree_frames);
+    if (options_.children) AddChildren(c, frames, holders, tree_frames);
   }
 
  private:
+  // For each frame, the frame of the function symbol holding its address:
+  // an address's inlined calls come first, then the function they were
+  // inlined into. A chain cut (--max-stack) inside an address's inline
+  // frames leaves them their innermost kept frame.
+  std::span<const uint32_t> Holders(std::span<const uint32_t> frames) {
+    holders_.assign(frames.begin(), frames.end());
+    for (size_t i = frames.size(); i-- > 1;) {
+      if (profile_.function(frames[i - 1]).inlined) holders_[i - 1] = holders_[i];
+    }
+    return holders_;
+  }
+
   // Trees are drawn per function, also when functions are split by line.
   std::span<const uint32_t> TreeFrames(std::span<const uint32_t> frames) {
     if (!profile_.has_srclines()) return frames;
@@ -139,10 +152,10 @@ class EntryBuilder {
   // Each entry counts a sample once, however often it recurs in the chain;
   // the outermost occurrence roots its caller-order path.
   void AddChildren(const SampleClass& c, std::span<const uint32_t> frames,
-                   std::span<const uint32_t> tree_frames) {
+                   std::span<const uint32_t> holders, std::span<const uint32_t> tree_frames) {
     seen_.clear();
     for (size_t i = 0; i < frames.size(); ++i) {
-      const EntryKey key = maker_.Entry(*c.first, frames[i]);
+      const EntryKey key = maker_.Entry(*c.first, frames[i], holders[i]);
       auto it = std::find_if(seen_.begin(), seen_.end(), [&](auto& p) { return p.first == key; });
       if (it == seen_.end()) {
         seen_.emplace_back(key, i);
@@ -194,6 +207,7 @@ class EntryBuilder {
   std::unordered_map<EntryKey, size_t, EntryKeyHash> index_;
   std::vector<std::pair<EntryKey, size_t>> seen_;  // key -> outermost frame index
   std::vector<uint32_t> by_symbol_;
+  std::vector<uint32_t> holders_;
 };
 
 // Largest first by the period the view shows; ties broken by self period,

@@ -20,7 +20,10 @@ namespace sample {
 
 // What flat-profile entries are grouped by, as perf report's --sort keys
 // (their names as typed are the reporter's syntax: report/views/sort_keys.h).
-enum class SortKey { kComm, kPid, kTid, kDso, kSym, kCpu, kSrcline };
+// kSym is the function symbol holding the address, as perf's rows: code
+// inlined into it counts as its own. kInline is the innermost function at
+// the address instead, an inlined call included (marked "(inlined)").
+enum class SortKey { kComm, kPid, kTid, kDso, kSym, kCpu, kSrcline, kInline };
 
 struct CallNode {
   uint32_t function = 0;
@@ -42,6 +45,8 @@ enum class CallOrder {
 struct FlatEntry {
   // The grouping values; fields not in the sort keys hold kAny.
   static constexpr uint32_t kAny = UINT32_MAX;
+  // `function` is the row's function: the symbol holding the address
+  // (SortKey::kSym) or the innermost inlined call (SortKey::kInline).
   uint32_t comm = kAny, pid = kAny, tid = kAny, cpu = kAny, dso = kAny, function = kAny,
            srcline = kAny;
   uint64_t self_period = 0;

@@ -67,12 +67,17 @@ class KeyMaker {
   KeyMaker(const Profile& profile, const std::vector<SortKey>& keys) : profile_(profile) {
     for (SortKey k : keys) use_[static_cast<size_t>(k)] = true;
   }
-  // The entry of `function` (one of the sample's frames) for sample `s`.
-  EntryKey Entry(const ProfileSample& s, uint32_t function) const {
+  // The entry of `function` (one of the sample's frames) for sample `s`;
+  // `holder` is the frame of the function symbol holding its address
+  // (`function` itself unless it is an inlined call).
+  EntryKey Entry(const ProfileSample& s, uint32_t function, uint32_t holder) const {
     const Function& f = profile_.function(function);
-    return EntryKey{Pick(SortKey::kComm, s.comm),      Pick(SortKey::kPid, s.pid),
-                    Pick(SortKey::kTid, s.tid),        Pick(SortKey::kCpu, s.cpu),
-                    Pick(SortKey::kDso, f.dso),        Pick(SortKey::kSym, f.symbol),
+    const uint32_t row = use(SortKey::kInline) ? f.symbol
+                         : use(SortKey::kSym)  ? profile_.function(holder).symbol
+                                               : FlatEntry::kAny;
+    return EntryKey{Pick(SortKey::kComm, s.comm), Pick(SortKey::kPid, s.pid),
+                    Pick(SortKey::kTid, s.tid),   Pick(SortKey::kCpu, s.cpu),
+                    Pick(SortKey::kDso, f.dso),   row,
                     Pick(SortKey::kSrcline, f.srcline)};
   }
   SampleClassKey Class(const ProfileSample& s) const {
@@ -85,11 +90,10 @@ class KeyMaker {
   }
 
  private:
-  uint32_t Pick(SortKey k, uint32_t value) const {
-    return use_[static_cast<size_t>(k)] ? value : FlatEntry::kAny;
-  }
+  bool use(SortKey k) const { return use_[static_cast<size_t>(k)]; }
+  uint32_t Pick(SortKey k, uint32_t value) const { return use(k) ? value : FlatEntry::kAny; }
   const Profile& profile_;
-  std::array<bool, 7> use_{};
+  std::array<bool, 8> use_{};
 };
 
 }  // namespace sample

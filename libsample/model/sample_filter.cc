@@ -45,8 +45,16 @@ bool SampleFilter::Keeps(const Profile& profile, const ProfileSample& s) const {
   const auto frames = profile.frames(s);
   if (frames.empty()) return false;
   const Function& leaf = profile.function(frames[0]);
-  return DsoMatches(options_.dsos, profile.dso_name(leaf.dso)) &&
-         InList(options_.symbols, leaf.name);
+  if (!DsoMatches(options_.dsos, profile.dso_name(leaf.dso))) return false;
+  if (options_.symbols.empty()) return true;
+  // The sampled address's functions: its inlined calls, then the function
+  // holding them (the row's, as perf's --symbols matches it).
+  for (uint32_t id : frames) {
+    const Function& f = profile.function(id);
+    if (InList(options_.symbols, f.name)) return true;
+    if (!f.inlined) break;
+  }
+  return false;
 }
 
 bool SampleFilter::empty() const {

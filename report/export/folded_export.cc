@@ -46,7 +46,7 @@ Result<std::string> FoldedExporter::Export(const ExportInput& input) {
                                                      .frames_count = key[2]}));
     for (auto it = stack.rbegin(); it != stack.rend(); ++it) {
       line += ';';
-      line += Frame(profile.function(*it).name);
+      line += Frame(FunctionLabel(profile.function(*it)));
     }
     by_text[std::move(line)] += weight;
   }

@@ -74,7 +74,8 @@ std::vector<uint64_t> LocationUses(const std::vector<ProfileSample>& samples,
 LocationFunctions InternLocationFunctions(SymbolizeResult result,
                                           const std::vector<Location>& locations,
                                           const std::vector<std::string>& dso_paths,
-                                          const std::vector<uint64_t>& uses, Recording& out) {
+                                          const std::vector<uint64_t>& uses, bool inline_frames,
+                                          Recording& out) {
   LocationFunctions functions;
   functions.begin = std::move(result.frames_begin);
   functions.count = std::move(result.frames_count);
@@ -87,13 +88,21 @@ LocationFunctions InternLocationFunctions(SymbolizeResult result,
     const bool in_file =
         !kernel && loc.dso != ProcessTable::kUnknownDso && !IsPerfMapPath(dso_paths[loc.dso]);
     functions.file_offsets.push_back(in_file ? loc.offset : FrameAddress::kNoOffset);
-    for (uint32_t f = functions.begin[i]; f < functions.begin[i] + functions.count[i]; ++f) {
+    const uint32_t begin = functions.begin[i];
+    const uint32_t end = begin + functions.count[i];
+    functions.begin[i] = static_cast<uint32_t>(functions.functions.size());
+    for (uint32_t f = begin; f < end; ++f) {
       const ResolvedFrame& frame = result.frames[f];
       if (!frame.known) out.stats.unknown_frames += uses[i];
-      functions.functions.push_back(out.profile.InternFunction(
-          loc.dso, frame.name, kernel, frame.known, frame.inlined, frame.srcline));
+      // --no-inline: the function holding the address alone, at the
+      // address's own (innermost) source line, as perf's --no-inline.
+      if (!inline_frames && frame.inlined && f + 1 < end) continue;
+      const std::string& srcline = inline_frames ? frame.srcline : result.frames[begin].srcline;
+      functions.functions.push_back(out.profile.InternFunction(loc.dso, frame.name, kernel,
+                                                               frame.known, frame.inlined, srcline));
       functions.offsets.push_back(frame.symbol_offset);
     }
+    functions.count[i] = static_cast<uint32_t>(functions.functions.size()) - functions.begin[i];
   }
   return functions;
 }

@@ -41,11 +41,13 @@ std::vector<uint64_t> LocationUses(const std::vector<ProfileSample>& samples,
 
 // Interns the symbolized frames of every location as Profile functions of
 // out.profile, counting out.stats.unknown_frames by `uses`. `dso_paths` by
-// DSO id, as given to SymbolizeLocations.
+// DSO id, as given to SymbolizeLocations. Without `inline_frames`
+// (--no-inline) a location keeps only the function holding it.
 LocationFunctions InternLocationFunctions(SymbolizeResult result,
                                           const std::vector<Location>& locations,
                                           const std::vector<std::string>& dso_paths,
-                                          const std::vector<uint64_t>& uses, Recording& out);
+                                          const std::vector<uint64_t>& uses, bool inline_frames,
+                                          Recording& out);
 
 // Each distinct stack of frames becomes a Profile stack once; the samples
 // are rewritten in place (each event's periods capped to sum below 2^64,

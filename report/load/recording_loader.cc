@@ -292,7 +292,8 @@ LocationFunctions Loader::Symbolize(unsigned jobs) {
   out_.stats.missing_binaries += result.missing_binaries;
   out_.stats.symbol_sources = std::move(result.symbol_sources);
   out_.warnings.insert(out_.warnings.end(), result.warnings.begin(), result.warnings.end());
-  return InternLocationFunctions(std::move(result), locations, dso_paths, uses, out_);
+  return InternLocationFunctions(std::move(result), locations, dso_paths, uses,
+                                 options_.inline_frames, out_);
 }
 
 }  // namespace

@@ -36,6 +36,9 @@ struct LoadOptions {
   unsigned jobs = 0;
   // Load source lines (for --sort srcline); they cost DWARF line tables.
   bool srclines = false;
+  // Inlined calls as frames of their own in chains (perf's default);
+  // --no-inline keeps only the function holding each address.
+  bool inline_frames = true;
   // Show debuginfod downloads as a progress line on stderr.
   bool show_progress = false;
   // Unwind --call-graph dwarf samples' user stacks (and check fp,leaf

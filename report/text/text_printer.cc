@@ -51,6 +51,7 @@ std::string SortKeyTitle(SortKey key) {
     case SortKey::kDso:
       return "Shared Object";
     case SortKey::kSym:
+    case SortKey::kInline:
       return "Symbol";
     case SortKey::kSrcline:
       return "Source:Line";
@@ -70,7 +71,8 @@ std::string SortKeyCell(const Profile& profile, const FlatEntry& e, SortKey key)
       return fmt::format("{:03}", e.cpu);
     case SortKey::kDso:
       return OneLine(Basename(profile.dso_name(e.dso)));
-    case SortKey::kSym: {
+    case SortKey::kSym:
+    case SortKey::kInline: {
       const Function& f = profile.function(e.function);
       return (f.kernel ? "[k] " : "[.] ") + OneLine(FunctionLabel(f));
     }

@@ -13,7 +13,7 @@ namespace sample::report {
 namespace {
 
 // In the order the error message lists them.
-constexpr std::array<std::pair<SortKey, std::string_view>, 7> kSortKeyNames = {{
+constexpr std::array<std::pair<SortKey, std::string_view>, 8> kSortKeyNames = {{
     {SortKey::kComm, "comm"},
     {SortKey::kPid, "pid"},
     {SortKey::kTid, "tid"},
@@ -21,6 +21,7 @@ constexpr std::array<std::pair<SortKey, std::string_view>, 7> kSortKeyNames = {{
     {SortKey::kSym, "sym"},
     {SortKey::kCpu, "cpu"},
     {SortKey::kSrcline, "srcline"},
+    {SortKey::kInline, "inline"},
 }};
 
 }  // namespace
@@ -36,6 +37,10 @@ Result<std::vector<SortKey>> ParseSortKeys(std::string_view text) {
       return Fail(fmt::format("unknown sort key '{}' (valid: {})", name, fmt::join(valid, ", ")));
     }
     keys.push_back(it->first);
+  }
+  const bool sym = std::find(keys.begin(), keys.end(), SortKey::kSym) != keys.end();
+  if (sym && std::find(keys.begin(), keys.end(), SortKey::kInline) != keys.end()) {
+    return Fail("sort keys 'sym' and 'inline' both name the row's function: give one");
   }
   return keys;
 }

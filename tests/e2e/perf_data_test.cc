@@ -35,6 +35,7 @@ namespace {
 const std::string kReport = SAMPLE_REPORT_PATH;
 const std::string kSplit = WORKLOAD_SPLIT_PATH;
 const std::string kUnwindNofp = WORKLOAD_UNWIND_NOFP_PATH;
+const std::string kSharedInline = WORKLOAD_SHARED_INLINE_PATH;
 const char* const kPerf = "/usr/bin/perf";
 
 // Why perf cannot be used here, or empty when it can.
@@ -191,12 +192,14 @@ class PerfDataTest : public ::testing::Test {
   }
 
   // Flat rows by comm,dso,sym and by pid, then the caller chains of the
-  // three hottest symbols.
-  // split has three hot functions, unwind-nofp's chain mode one (hot_leaf).
-  void CompareWithPerf(const std::string& data, const std::string& workload_dso, bool chains) {
+  // three hottest symbols (ours with `our_chain_options` added).
+  // split and shared_inline have three hot functions, unwind-nofp's chain
+  // mode one (hot_leaf).
+  void CompareWithPerf(const std::string& data, const std::string& workload_dso, bool chains,
+                       const std::vector<std::string>& our_chain_options = {}) {
     const std::vector<std::string> flat = {"--sort", "comm,dso,sym", "-g", "none"};
     ExpectSameRows(PerfTable(data, flat, 3), OurTable(data, flat, 3), workload_dso,
-                   workload_dso == "split" ? 3 : 1);
+                   workload_dso == "unwind-nofp" ? 1 : 3);
     const std::vector<std::string> pid = {"--sort", "pid", "-g", "none"};
     const Table perf_pids = PidsOnly(PerfTable(data, pid, 1));
     const Table our_pids = OurTable(data, pid, 1);
@@ -204,7 +207,9 @@ class PerfDataTest : public ::testing::Test {
     if (!chains) return;
     const std::vector<std::string> folded = {"--sort", "dso,sym", "-g", "folded,0,caller"};
     const Table perf = PerfTable(data, folded, 2);
-    const Table ours = OurTable(data, folded, 2);
+    std::vector<std::string> our_folded = folded;
+    our_folded.insert(our_folded.end(), our_chain_options.begin(), our_chain_options.end());
+    const Table ours = OurTable(data, our_folded, 2);
     ASSERT_FALSE(perf.rows.empty());
     // The three hottest functions of the workload, in the first event, of
     // those with 5% of its samples at least: a function with a stray sample
@@ -233,6 +238,15 @@ class PerfDataTest : public ::testing::Test {
 TEST_F(PerfDataTest, FramePointerCallGraphs) {
   const std::string data = Record({"-e", "cpu-clock", "-F", "999", "-g"}, {kSplit, "0.6"}, "g.data");
   CompareWithPerf(data, "split", /*chains=*/true);
+}
+
+// Three functions sharing an inlined helper: rows are the functions holding
+// the code, as perf's, not the helper. perf 6.1 leaves the inlined call out
+// of its chains, so ours are compared with --no-inline.
+TEST_F(PerfDataTest, RowsOfInlinedCodeAreTheFunctionsHoldingIt) {
+  const std::string data =
+      Record({"-e", "cpu-clock", "-F", "999", "-g"}, {kSharedInline, "0.6"}, "inline.data");
+  CompareWithPerf(data, "shared_inline", /*chains=*/true, {"--no-inline"});
 }
 
 TEST_F(PerfDataTest, DwarfCallGraphs) {

@@ -53,14 +53,22 @@ TEST_F(SymbolizeTest, InlinedCallsAreFramesWithTheirOwnSourceLines) {
       RunTool({kRecord, "-e", "cpu-clock", "-g", "-o", data, "--", kInline, "0.4"}, dir_);
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
 
-  // The leaf is the inlined function, at the line of its loop.
+  // The row is the function holding the code (as perf's), at the line of
+  // the inlined function's loop.
   const RunResult lines =
       RunTool({kReport, "-i", data, "--no-children", "--sort", "sym,srcline"}, dir_);
   ASSERT_EQ(lines.exit_code, 0) << lines.err;
-  const auto hot =
-      OverheadOfRow(lines.out, {"spin_inlined (inlined)", "inline.c:" + std::to_string(spin_line)});
+  const auto hot = OverheadOfRow(lines.out, {"hot_outer", "inline.c:" + std::to_string(spin_line)});
   ASSERT_TRUE(hot) << lines.out;
   EXPECT_GT(*hot, 90.0) << lines.out;
+  // --sort inline makes the innermost inlined call the row.
+  const RunResult inner =
+      RunTool({kReport, "-i", data, "--no-children", "--sort", "inline,srcline"}, dir_);
+  ASSERT_EQ(inner.exit_code, 0) << inner.err;
+  const auto inlined =
+      OverheadOfRow(inner.out, {"spin_inlined (inlined)", "inline.c:" + std::to_string(spin_line)});
+  ASSERT_TRUE(inlined) << inner.out;
+  EXPECT_GT(*inlined, 90.0) << inner.out;
 
   // Its caller is the function it was inlined into; both share addresses.
   const RunResult graph = RunTool({kReport, "-i", data, "-g", "caller", "--sort", "sym"}, dir_);
@@ -78,6 +86,17 @@ TEST_F(SymbolizeTest, InlinedCallsAreFramesWithTheirOwnSourceLines) {
   ASSERT_EQ(callers.exit_code, 0) << callers.err;
   EXPECT_TRUE(OverheadOfRow(callers.out, {"hot_outer", "inline.c:" + std::to_string(call_line)}))
       << callers.out;
+
+  // --no-inline leaves the inlined call out of chains; the row keeps the
+  // address's own line.
+  const RunResult plain = RunTool(
+      {kReport, "-i", data, "--no-inline", "-g", "caller", "--sort", "sym,srcline"}, dir_);
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_EQ(plain.out.find("(inlined)"), std::string::npos) << plain.out;
+  const auto plain_hot =
+      OverheadOfRow(plain.out, {"hot_outer", "inline.c:" + std::to_string(spin_line)});
+  ASSERT_TRUE(plain_hot) << plain.out;
+  EXPECT_GT(*plain_hot, 90.0) << plain.out;
 }
 
 // Without -g a sample has no call chain, even when its leaf expands into an
@@ -94,14 +113,10 @@ TEST_F(SymbolizeTest, InlineExpansionWithoutCallChainsKeepsTheSelfOnlyLayout) {
   ASSERT_EQ(rep.exit_code, 0) << rep.err;
   EXPECT_NE(rep.out.find("# Overhead  Symbol"), std::string::npos) << rep.out;
   EXPECT_EQ(rep.out.find("Children"), std::string::npos) << rep.out;
-  const auto hot = OverheadOf(rep.out, "spin_inlined (inlined)");
+  // The row is the function holding the inlined loop, as perf's.
+  const auto hot = OverheadOf(rep.out, "hot_outer");
   ASSERT_TRUE(hot) << rep.out;
   EXPECT_GT(*hot, 90.0) << rep.out;
-  // In children mode hot_outer would show ~100% as the inline frame's
-  // caller. Self only, it holds just the samples whose leaf is its own code
-  // outside the inlined loop: a stray one now and then (one in 1,200 failed
-  // a CI run when this asserted none), never the bulk.
-  EXPECT_LT(OverheadOf(rep.out, "hot_outer").value_or(0), 10.0) << rep.out;
 
   const RunResult json = RunTool({kReport, "-i", data, "--format", "json"}, dir_);
   ASSERT_EQ(json.exit_code, 0) << json.err;

@@ -274,7 +274,7 @@ TEST_F(FlatProfileTest, KeyMakerFillsOnlyTheFieldsOfTheSortKeys) {
   const ProfileSample& added = profile_.samples().back();
 
   const KeyMaker by_pid_sym(profile_, {SortKey::kPid, SortKey::kSym});
-  const EntryKey entry = by_pid_sym.Entry(added, a_);
+  const EntryKey entry = by_pid_sym.Entry(added, a_, a_);
   EXPECT_EQ(entry.pid, 7u);
   EXPECT_EQ(entry.function, a_);
   EXPECT_EQ(entry.comm, FlatEntry::kAny);
@@ -282,14 +282,14 @@ TEST_F(FlatProfileTest, KeyMakerFillsOnlyTheFieldsOfTheSortKeys) {
   EXPECT_EQ(entry.cpu, FlatEntry::kAny);
   EXPECT_EQ(entry.dso, FlatEntry::kAny);
   EXPECT_EQ(entry.srcline, FlatEntry::kAny);
-  EXPECT_NE(entry, by_pid_sym.Entry(added, b_));
+  EXPECT_NE(entry, by_pid_sym.Entry(added, b_, b_));
 
   const KeyMaker by_cpu_dso(profile_, {SortKey::kCpu, SortKey::kDso});
   // Frames of one DSO share an entry when the symbol is not a key.
-  EXPECT_EQ(by_cpu_dso.Entry(added, a_), by_cpu_dso.Entry(added, b_));
-  EXPECT_EQ(by_cpu_dso.Entry(added, a_).dso, 2u);
-  EXPECT_EQ(EntryKeyHash()(by_cpu_dso.Entry(added, a_)),
-            EntryKeyHash()(by_cpu_dso.Entry(added, b_)));
+  EXPECT_EQ(by_cpu_dso.Entry(added, a_, a_), by_cpu_dso.Entry(added, b_, b_));
+  EXPECT_EQ(by_cpu_dso.Entry(added, a_, a_).dso, 2u);
+  EXPECT_EQ(EntryKeyHash()(by_cpu_dso.Entry(added, a_, a_)),
+            EntryKeyHash()(by_cpu_dso.Entry(added, b_, b_)));
 
   // A class is the sort keys' per-sample fields plus the interned stack.
   const SampleClassKey c = by_cpu_dso.Class(added);

@@ -16,16 +16,19 @@ TEST(SortKeysTest, Parse) {
               ElementsAre(SortKey::kCpu, SortKey::kPid, SortKey::kTid));
   EXPECT_THAT(ParseSortKeys("comm,symbol").error().message, HasSubstr("'symbol'"));
   EXPECT_FALSE(ParseSortKeys("comm,,sym"));
+  EXPECT_THAT(*ParseSortKeys("dso,inline"), ElementsAre(SortKey::kDso, SortKey::kInline));
+  EXPECT_THAT(ParseSortKeys("sym,inline").error().message,
+              HasSubstr("'sym' and 'inline' both name the row's function"));
 }
 
 TEST(SortKeysTest, ErrorListsEveryValidKey) {
   EXPECT_EQ(ParseSortKeys("x").error().message,
-            "unknown sort key 'x' (valid: comm, pid, tid, dso, sym, cpu, srcline)");
+            "unknown sort key 'x' (valid: comm, pid, tid, dso, sym, cpu, srcline, inline)");
 }
 
 TEST(SortKeysTest, NamesParseBackToTheirKeys) {
   for (SortKey key : {SortKey::kComm, SortKey::kPid, SortKey::kTid, SortKey::kDso, SortKey::kSym,
-                      SortKey::kCpu, SortKey::kSrcline}) {
+                      SortKey::kCpu, SortKey::kSrcline, SortKey::kInline}) {
     const auto parsed = ParseSortKeys(SortKeyName(key));
     ASSERT_TRUE(parsed) << SortKeyName(key);
     EXPECT_THAT(*parsed, ElementsAre(key));

@@ -1,0 +1,133 @@
+// Rows and inlined calls: a row is the function symbol holding the address
+// (perf's rows), the innermost inlined call with SortKey::kInline; call
+// trees keep the inlined calls as frames of their own.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "libsample/model/flat_profile.h"
+#include "libsample/model/sample_filter.h"
+
+namespace sample {
+namespace {
+
+// func_a, func_b and func_c each with `spin` inlined, called from main,
+// 50/30/20 samples.
+class FlatProfileInlineTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    profile_.set_event_names({"cpu-clock"});
+    main_ = profile_.InternFunction(1, "main", false, true);
+    spin_ = profile_.InternFunction(1, "spin", false, true, /*inlined=*/true);
+    const uint32_t comm = profile_.InternComm("prog");
+    const char* names[] = {"func_a", "func_b", "func_c"};
+    const int counts[] = {50, 30, 20};
+    for (int i = 0; i < 3; ++i) {
+      funcs_[i] = profile_.InternFunction(1, names[i], false, true);
+      for (int n = 0; n < counts[i]; ++n) {
+        ProfileSample s;
+        s.comm = comm;
+        s.period = 1;
+        profile_.AddSample(s, std::vector<uint32_t>{spin_, funcs_[i], main_});
+      }
+    }
+  }
+
+  std::string NameOf(const FlatEntry& e) const { return profile_.function(e.function).name; }
+
+  Profile profile_;
+  uint32_t main_ = 0, spin_ = 0;
+  uint32_t funcs_[3] = {};
+};
+
+TEST_F(FlatProfileInlineTest, SelfRowsAreTheFunctionsHoldingTheAddresses) {
+  FlatOptions options;
+  const FlatProfile flat = BuildFlatProfile(profile_, options);
+  ASSERT_EQ(flat.entries.size(), 3u);
+  EXPECT_EQ(NameOf(flat.entries[0]), "func_a");
+  EXPECT_EQ(flat.entries[0].self_period, 50u);
+  EXPECT_EQ(NameOf(flat.entries[1]), "func_b");
+  EXPECT_EQ(flat.entries[1].self_period, 30u);
+  EXPECT_EQ(NameOf(flat.entries[2]), "func_c");
+  EXPECT_EQ(flat.entries[2].self_period, 20u);
+}
+
+TEST_F(FlatProfileInlineTest, CallTreeUnderARowKeepsTheInlinedCall) {
+  FlatOptions options;
+  options.call_graph = true;
+  const FlatProfile flat = BuildFlatProfile(profile_, options);
+  ASSERT_FALSE(flat.entries.empty());
+  const CallNode& root = flat.entries[0].tree;
+  ASSERT_EQ(root.children.size(), 1u);
+  EXPECT_EQ(root.children[0].function, spin_);  // leaf first: the inlined call
+  ASSERT_EQ(root.children[0].children.size(), 1u);
+  EXPECT_EQ(root.children[0].children[0].function, funcs_[0]);
+}
+
+TEST_F(FlatProfileInlineTest, ChildrenRowsCountInlinedCallsAsTheirHolder) {
+  FlatOptions options;
+  options.children = true;
+  options.call_graph = true;
+  const FlatProfile flat = BuildFlatProfile(profile_, options);
+  ASSERT_EQ(flat.entries.size(), 4u);  // main and the three functions; no spin
+  EXPECT_EQ(NameOf(flat.entries[0]), "main");
+  EXPECT_EQ(flat.entries[0].children_period, 100u);
+  EXPECT_EQ(NameOf(flat.entries[1]), "func_a");
+  EXPECT_EQ(flat.entries[1].children_period, 50u);  // once per sample, not twice
+  EXPECT_EQ(flat.entries[1].self_period, 50u);
+  // Caller order under func_a: func_a -> spin (inlined).
+  const CallNode& root = flat.entries[1].tree;
+  ASSERT_EQ(root.children.size(), 1u);
+  EXPECT_EQ(root.children[0].function, funcs_[0]);
+  ASSERT_EQ(root.children[0].children.size(), 1u);
+  EXPECT_EQ(root.children[0].children[0].function, spin_);
+}
+
+TEST_F(FlatProfileInlineTest, InlineKeyMakesTheInnermostCallTheRow) {
+  FlatOptions options;
+  options.sort_keys = {SortKey::kInline};
+  FlatProfile flat = BuildFlatProfile(profile_, options);
+  ASSERT_EQ(flat.entries.size(), 1u);
+  EXPECT_EQ(flat.entries[0].function, spin_);
+  EXPECT_EQ(flat.entries[0].self_period, 100u);
+
+  options.children = true;
+  flat = BuildFlatProfile(profile_, options);
+  ASSERT_EQ(flat.entries.size(), 5u);  // spin, main and the three functions
+  EXPECT_EQ(flat.entries[0].function, spin_);  // ties with main, more self
+  EXPECT_EQ(flat.entries[0].children_period, 100u);
+  EXPECT_EQ(NameOf(flat.entries[1]), "main");
+}
+
+TEST_F(FlatProfileInlineTest, ChainCutInsideInlinedCallsKeepsTheInnermostKept) {
+  FlatOptions options;
+  options.max_stack = 1;  // only the inlined call remains
+  const FlatProfile flat = BuildFlatProfile(profile_, options);
+  ASSERT_EQ(flat.entries.size(), 1u);
+  EXPECT_EQ(flat.entries[0].function, spin_);
+}
+
+TEST_F(FlatProfileInlineTest, SymbolFilterMatchesTheHolderOrItsInlinedCall) {
+  SampleFilterOptions by_holder;
+  by_holder.symbols = {"func_b"};
+  const SampleFilter holder(by_holder);
+  FlatOptions options;
+  options.filter = &holder;
+  EXPECT_EQ(BuildFlatProfile(profile_, options).samples, 30u);
+
+  SampleFilterOptions by_inlined;
+  by_inlined.symbols = {"spin"};
+  const SampleFilter inlined(by_inlined);
+  options.filter = &inlined;
+  EXPECT_EQ(BuildFlatProfile(profile_, options).samples, 100u);
+
+  SampleFilterOptions by_caller;
+  by_caller.symbols = {"main"};  // not the sampled address's function
+  const SampleFilter caller(by_caller);
+  options.filter = &caller;
+  EXPECT_EQ(BuildFlatProfile(profile_, options).samples, 0u);
+}
+
+}  // namespace
+}  // namespace sample
