@@ -152,6 +152,21 @@ std::string CgroupSwitchesUnavailable() {
   return "";
 }
 
+const std::string& PerfUnusable() {
+  static const std::string reason = [] {
+    if (access(kPerf, X_OK) != 0) {
+      return std::string("perf is not installed (apt-get install linux-perf)");
+    }
+    ScratchDir dir;
+    const RunResult r = RunTool({kPerf, "record", "-q", "--no-buildid-cache", "-e", "cpu-clock",
+                                 "-o", dir / "probe.data", "--", "/bin/true"},
+                                dir);
+    if (r.exit_code != 0) return "perf record does not work here: " + r.err;
+    return std::string();
+  }();
+  return reason;
+}
+
 bool HardwareCyclesOpen() {
   perf_event_attr attr{};
   attr.type = PERF_TYPE_HARDWARE;

@@ -110,6 +110,12 @@ std::string TracepointUnavailable(const std::string& subsystem, const std::strin
 std::string BreakpointUnavailable();
 // The cgroup-switches software event (Linux 5.13+).
 std::string CgroupSwitchesUnavailable();
+// Linux perf, the reference of the differential tests.
+inline constexpr const char* kPerf = "/usr/bin/perf";
+// Why perf cannot record here (not installed, or perf record fails on
+// /bin/true), or "" when it can.
+const std::string& PerfUnusable();
+
 // Whether the hardware cycles event opens here (a PMU; VMs often have
 // none).
 bool HardwareCyclesOpen();

@@ -36,22 +36,6 @@ const std::string kReport = SAMPLE_REPORT_PATH;
 const std::string kSplit = WORKLOAD_SPLIT_PATH;
 const std::string kUnwindNofp = WORKLOAD_UNWIND_NOFP_PATH;
 const std::string kSharedInline = WORKLOAD_SHARED_INLINE_PATH;
-const char* const kPerf = "/usr/bin/perf";
-
-// Why perf cannot be used here, or empty when it can.
-const std::string& PerfUnusable() {
-  static const std::string reason = [] {
-    if (access(kPerf, X_OK) != 0) return std::string("perf is not installed (apt-get install linux-perf)");
-    ScratchDir dir;
-    const RunResult r = RunTool({kPerf, "record", "-q", "--no-buildid-cache", "-e", "cpu-clock",
-                                 "-o", dir / "probe.data", "--", "/bin/true"},
-                                dir);
-    if (r.exit_code != 0) return "perf record does not work here: " + r.err;
-    return std::string();
-  }();
-  return reason;
-}
-
 // Rows of a flat --stdio table: event -> key (the sort columns joined by
 // '|', the [.]/[k] marker dropped) -> samples. Both tools print
 // "# Samples: N of event 'NAME'" (perf with two spaces) above each table.
