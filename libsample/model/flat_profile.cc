@@ -129,14 +129,13 @@ class EntryBuilder {
   }
 
  private:
-  // For each frame, the frame of the function symbol holding its address:
-  // an address's inlined calls come first, then the function they were
-  // inlined into. A chain cut (--max-stack) inside an address's inline
-  // frames leaves them their innermost kept frame.
+  // For each frame, the frame of the function symbol holding its address
+  // (HolderIndex; a chain cut by --max-stack inside an address's inlined
+  // calls leaves them their last kept frame).
   std::span<const uint32_t> Holders(std::span<const uint32_t> frames) {
-    holders_.assign(frames.begin(), frames.end());
-    for (size_t i = frames.size(); i-- > 1;) {
-      if (profile_.function(frames[i - 1]).inlined) holders_[i - 1] = holders_[i];
+    holders_.clear();
+    for (size_t i = 0; i < frames.size(); ++i) {
+      holders_.push_back(frames[HolderIndex(profile_, frames, i)]);
     }
     return holders_;
   }

@@ -21,6 +21,11 @@ std::string FunctionLabel(const Function& function) {
   return function.inlined ? function.name + " (inlined)" : function.name;
 }
 
+size_t HolderIndex(const Profile& profile, std::span<const uint32_t> frames, size_t i) {
+  while (i + 1 < frames.size() && profile.function(frames[i]).inlined) ++i;
+  return i;
+}
+
 uint32_t Profile::InternFunction(uint32_t dso, std::string_view name, bool kernel, bool known,
                                  bool inlined, std::string_view srcline) {
   std::string key = fmt::format("{}{}", dso, inlined ? 'i' : 'f');

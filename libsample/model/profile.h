@@ -38,6 +38,14 @@ struct Function {
 // The name as printed: "name", or "name (inlined)" for an inlined call.
 std::string FunctionLabel(const Function& function);
 
+// The index, among a stack's `frames` (function ids, leaf first), of the
+// function symbol holding the address of frames[i]: an address's inlined
+// calls come first, then the function they were inlined into, which is the
+// row perf shows for them. A stack cut inside an address's inlined calls
+// leaves them its last frame.
+class Profile;
+size_t HolderIndex(const Profile& profile, std::span<const uint32_t> frames, size_t i);
+
 struct ProfileSample {
   uint32_t event = 0;  // index into the recording's events
   uint32_t comm = 0;

@@ -112,8 +112,10 @@ void WriteNodes(const ExportInput& input, const StackTree& tree, FuncTable& func
   out += "]";
 }
 
-// Self and total per function; a sample counts once toward the total of
-// each function on its stack, however often the function recurses.
+// Self and total per function, as the flat profile's rows: the function
+// symbol holding each address (its inlined calls count as it); a sample
+// counts once toward the total of each function on its stack, however
+// often the function recurses.
 void WriteTable(const ExportInput& input, const ExportSection& section, FuncTable& funcs,
                 std::string& out) {
   struct KeyHash {
@@ -136,8 +138,11 @@ void WriteTable(const ExportInput& input, const ExportSection& section, FuncTabl
     const auto frames =
         input.profile().frames(ProfileSample{.frames_begin = key[0], .frames_count = key[1]});
     if (frames.empty()) continue;
-    sums[frames.front()].self += weight;
-    seen.assign(frames.begin(), frames.end());
+    sums[frames[HolderIndex(input.profile(), frames, 0)]].self += weight;
+    seen.clear();
+    for (size_t i = 0; i < frames.size(); ++i) {
+      if (HolderIndex(input.profile(), frames, i) == i) seen.push_back(frames[i]);
+    }
     std::sort(seen.begin(), seen.end());
     seen.erase(std::unique(seen.begin(), seen.end()), seen.end());
     for (uint32_t f : seen) sums[f].total += weight;

@@ -188,7 +188,7 @@ TEST_F(ExportInputTest, FoldedGivesOneSortedLinePerCommAndStack) {
   EXPECT_EQ(*text,
             "other;[unknown] 0x10;jitted 1\n"
             "prog;main;work 2\n"
-            "prog;main;work;helper;do_syscall_64 1\n");
+            "prog;main;work;helper (inlined);do_syscall_64 1\n");
   input->options.weight = ExportWeight::kPeriod;
   input->options.max_stack = 1;  // stacks that become equal are summed
   text = (*exporter)->Export(*input);

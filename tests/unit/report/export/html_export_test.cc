@@ -179,3 +179,32 @@ TEST_F(HtmlExportTest, PageIsSelfContainedAndForbidsTheNetwork) {
 
 }  // namespace
 }  // namespace sample::report
+
+namespace sample::report {
+namespace {
+
+// The page's function table has the flat profile's rows: the function
+// holding each address, its inlined calls counted as it.
+TEST(HtmlTableTest, InlinedCallsCountAsTheFunctionHoldingThem) {
+  Recording recording;
+  Profile& p = recording.profile;
+  p.set_event_names({"cpu-clock"});
+  p.set_dso_names({"[unknown]", "[kernel.kallsyms]", "/bin/prog"});
+  const uint32_t main = p.InternFunction(2, "main", false, true);
+  const uint32_t outer = p.InternFunction(2, "outer", false, true);
+  const uint32_t spin = p.InternFunction(2, "spin", false, true, /*inlined=*/true);
+  ProfileSample s;
+  s.comm = p.InternComm("prog");
+  s.period = 1;
+  for (int i = 0; i < 3; ++i) p.AddSample(s, std::vector<uint32_t>{spin, outer, main});
+  std::vector<std::string> warnings;
+  auto input = BuildExportInput(recording, SampleFilter(SampleFilterOptions{}), {}, false, warnings);
+  ASSERT_TRUE(input) << input.error().message;
+  const std::string data = BuildHtmlData(*input, HeaderView{});
+  // funcs: outer 0, main 1 (the table's order); rows [func,self,total].
+  EXPECT_THAT(data, HasSubstr("\"table\":[\n[0,3,3],\n[1,0,3]]")) << data;
+  EXPECT_THAT(data, HasSubstr("[\"spin (inlined)\",\"/bin/prog\",\"inlined\"]")) << data;
+}
+
+}  // namespace
+}  // namespace sample::report
