@@ -328,7 +328,8 @@ size_t WithoutCloneSuffixes(std::string_view text) {
 std::string WithoutParameters(std::string_view demangled) {
   // "f(int)@plt", "f(int)@@GLIBCXX_3.4": the part before '@'.
   std::string_view body = demangled;
-  const size_t at = body.rfind('@');
+  size_t at = body.rfind('@');
+  while (at != kNone && at > 0 && body[at - 1] == '@') --at;  // "@@VERSION"
   if (at != kNone && body.find_first_of("() ", at) == kNone) body = body.substr(0, at);
   const size_t clone_end = WithoutCloneSuffixes(body);
   const std::string_view function = body.substr(0, clone_end);

@@ -5,6 +5,9 @@
 #include "libsample/symbols/function_names.h"
 
 #include <gtest/gtest.h>
+// <string.h> (through gtest) declares basename(); libiberty.h would declare
+// it again, differently, unless told that the C library has it.
+#define HAVE_DECL_BASENAME 1
 #include <libiberty/demangle.h>
 
 #include <cstdlib>
