@@ -45,8 +45,12 @@ bool SampleFilter::Keeps(const Profile& profile, const ProfileSample& s) const {
   const auto frames = profile.frames(s);
   if (frames.empty()) return false;
   const Function& leaf = profile.function(frames[0]);
+  // A C++ function matches by its name as printed, without its parameter
+  // list or with it, whichever the view shows.
   return DsoMatches(options_.dsos, profile.dso_name(leaf.dso)) &&
-         InList(options_.symbols, leaf.name);
+         (InList(options_.symbols, leaf.name) ||
+          (!leaf.signature.empty() && (InList(options_.symbols, leaf.signature) ||
+                                       InList(options_.symbols, leaf.short_name))));
 }
 
 bool SampleFilter::empty() const {

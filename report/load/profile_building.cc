@@ -91,7 +91,7 @@ LocationFunctions InternLocationFunctions(SymbolizeResult result,
       const ResolvedFrame& frame = result.frames[f];
       if (!frame.known) out.stats.unknown_frames += uses[i];
       functions.functions.push_back(out.profile.InternFunction(
-          loc.dso, frame.name, kernel, frame.known, frame.inlined, frame.srcline));
+          loc.dso, frame.name, kernel, frame.known, frame.inlined, frame.srcline, frame.signature));
       functions.offsets.push_back(frame.symbol_offset);
     }
   }
