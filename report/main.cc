@@ -18,6 +18,7 @@
 #include "libsample/model/flat_profile.h"
 #include "libsample/model/sample_filter.h"
 #include "libsample/option_number.h"
+#include "libsample/symbols/function_names.h"
 #include "report/diff/diff_runner.h"
 #include "report/output_file.h"
 #include "report/output_format.h"
@@ -102,7 +103,8 @@ sample::SampleFilterSpec ParseFilters(const FilterText& text) {
   sample::SampleFilterSpec spec;
   spec.lists.comms = Strings(text.comms);
   spec.lists.dsos = Strings(text.dsos);
-  spec.lists.symbols = Strings(text.symbols);
+  // Commas inside a C++ signature's brackets do not split.
+  if (!text.symbols.empty()) spec.lists.symbols = sample::SplitFunctionList(text.symbols);
   spec.lists.pids = Ids(text.pids, "--pid");
   spec.lists.tids = Ids(text.tids, "--tid");
   if (!text.cpus.empty()) {
@@ -204,7 +206,11 @@ int main(int argc, char** argv) {
       ("tid", po::value(&filters.tids), "only these thread ids (comma list)")
       ("cpu,C", po::value(&filters.cpus), "only these CPUs (0,2-3)")
       ("dso,d", po::value(&filters.dsos), "only samples in these DSOs (comma list)")
-      ("symbols", po::value(&filters.symbols), "only samples in these functions (comma list)")
+      ("symbols", po::value(&filters.symbols),
+       "only samples in these functions (comma list; C++ names with or without parameters)")
+      ("full-signature", po::bool_switch(&options.load.full_signatures),
+       "name C++ functions with their parameter lists (default: as perf, without them, "
+       "except overloads that would read alike)")
       ("time", po::value(&filters.time),
        "only samples in START,END seconds after the first sample, or P%/N, A%-B% slices")
       ("diff", po::value(&diff_files)->multitoken(),

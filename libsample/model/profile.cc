@@ -27,10 +27,12 @@ size_t HolderIndex(const Profile& profile, std::span<const uint32_t> frames, siz
 }
 
 uint32_t Profile::InternFunction(uint32_t dso, std::string_view name, bool kernel, bool known,
-                                 bool inlined, std::string_view srcline) {
+                                 bool inlined, std::string_view srcline,
+                                 std::string_view signature) {
+  if (signature == name) signature = {};
   std::string key = fmt::format("{}{}", dso, inlined ? 'i' : 'f');
   key.push_back('\0');
-  key.append(name);
+  key.append(signature.empty() ? name : signature);
   if (!srcline.empty()) {
     key.push_back('\0');
     key.append(srcline);
@@ -45,13 +47,39 @@ uint32_t Profile::InternFunction(uint32_t dso, std::string_view name, bool kerne
     if (inserted) srclines_.emplace_back(srcline);
     line = at->second;
     // All lines of one function share the id of its line-less entry.
-    symbol = InternFunction(dso, name, kernel, known, inlined, {});
+    symbol = InternFunction(dso, name, kernel, known, inlined, {}, signature);
   }
   const uint32_t id = static_cast<uint32_t>(functions_.size());
   functions_.push_back(Function{dso, std::string(name), kernel, known, inlined, line,
-                                srcline.empty() ? id : symbol});
+                                srcline.empty() ? id : symbol, std::string(signature),
+                                signature.empty() ? std::string() : std::string(name)});
   function_ids_.emplace(std::move(key), id);
   return id;
+}
+
+void Profile::ChooseNames(bool full_signatures) {
+  // By DSO and short name: the first function's identity (its signature, or
+  // its name when it has none), and whether another one differed.
+  struct Seen {
+    std::string_view identity;
+    bool shared = false;
+  };
+  std::unordered_map<std::string, Seen> seen;
+  auto key_of = [](const Function& f) {
+    std::string key = std::to_string(f.dso);
+    key.push_back('\0');
+    key.append(f.signature.empty() ? f.name : f.short_name);
+    return key;
+  };
+  for (const Function& f : functions_) {
+    const std::string_view identity = f.signature.empty() ? f.name : f.signature;
+    auto [it, inserted] = seen.try_emplace(key_of(f), Seen{identity});
+    if (!inserted && it->second.identity != identity) it->second.shared = true;
+  }
+  for (Function& f : functions_) {
+    if (f.signature.empty()) continue;
+    f.name = full_signatures || seen.at(key_of(f)).shared ? f.signature : f.short_name;
+  }
 }
 
 Profile::StackRef Profile::InternStack(std::span<const uint32_t> frames,

@@ -24,7 +24,7 @@ namespace sample {
 
 struct Function {
   uint32_t dso = 0;
-  std::string name;
+  std::string name;  // as every view prints it: see `signature`
   bool kernel = false;
   bool known = true;     // false: "[unknown]" placeholder named by address
   bool inlined = false;  // an inlined call, shown as a frame of its own
@@ -33,6 +33,12 @@ struct Function {
   // the id shared by all lines of the same function (its own id otherwise).
   uint32_t srcline = 0;
   uint32_t symbol = 0;
+  // A C++ function's full signature ("twice(int)", "A::f() const") and its
+  // name without the parameter list ("twice", as perf prints it); both empty
+  // for a name without one (C, Rust, Go, the kernel, JIT code). `name` is
+  // the short one unless Profile::ChooseNames picked the signature.
+  std::string signature;
+  std::string short_name;
 };
 
 // The name as printed: "name", or "name (inlined)" for an inlined call.
@@ -83,8 +89,17 @@ struct MemberCount {
 class Profile {
  public:
   uint32_t InternComm(std::string_view comm);
+  // `signature`, when given, is the full name `name` was shortened from:
+  // functions are told apart by it (overloads have one short name).
   uint32_t InternFunction(uint32_t dso, std::string_view name, bool kernel, bool known,
-                          bool inlined = false, std::string_view srcline = {});
+                          bool inlined = false, std::string_view srcline = {},
+                          std::string_view signature = {});
+  // Once every function is interned: the functions of one DSO that share a
+  // short name but have different signatures (overloads: "twice(int)" and
+  // "twice(double)", or a C function and a C++ one) are named by their
+  // signatures, so that every view shows rows that tell them apart; with
+  // `full_signatures` (--full-signature) every function that has one is.
+  void ChooseNames(bool full_signatures);
   // `frames` are function ids, leaf first; at least one. `addresses`, when
   // given, runs parallel to `frames`.
   void AddSample(ProfileSample sample, std::span<const uint32_t> frames,

@@ -48,10 +48,16 @@ bool SampleFilter::Keeps(const Profile& profile, const ProfileSample& s) const {
   if (!DsoMatches(options_.dsos, profile.dso_name(leaf.dso))) return false;
   if (options_.symbols.empty()) return true;
   // The sampled address's functions: its inlined calls, then the function
-  // holding them (the row's, as perf's --symbols matches it).
+  // holding them (the row's, as perf's --symbols matches it). A C++
+  // function matches by its name as printed, without its parameter list or
+  // with it, whichever the view shows.
   for (uint32_t id : frames) {
     const Function& f = profile.function(id);
     if (InList(options_.symbols, f.name)) return true;
+    if (!f.signature.empty() && (InList(options_.symbols, f.signature) ||
+                                 InList(options_.symbols, f.short_name))) {
+      return true;
+    }
     if (!f.inlined) break;
   }
   return false;

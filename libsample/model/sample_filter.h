@@ -4,7 +4,8 @@
 // Each given list must contain the sample's value; lists left empty keep
 // everything. --dso and --symbols look at the sample's own (leaf) address: a
 // DSO matches by full path or by file name, a symbol by its name (the
-// function holding the address or one of its inlined calls there). Time
+// function holding the address or one of its inlined calls there; a C++
+// function by its name with or without its parameter list). Time
 // ranges are absolute (perf clock, ns); see time_range.h for the option
 // syntax. Holds copies of the lists; no reference to a Profile.
 #pragma once

@@ -45,13 +45,17 @@ int64_t LeaderOf(const Profile& profile, uint32_t event) {
   return -1;
 }
 
-using FunctionKey = std::pair<std::string, std::string>;  // (dso basename, label)
+// (dso basename, label by the full signature): a C++ overload's name as
+// printed depends on the other overloads its recording has (see
+// Profile::ChooseNames), its signature does not.
+using FunctionKey = std::pair<std::string, std::string>;
 
 // One side of one event: its flat profile (dso,sym entries, with the kept
-// samples' totals) and each entry's key.
+// samples' totals), each entry's key and its label as printed.
 struct SideProfile {
   FlatProfile flat;
-  std::vector<FunctionKey> keys;  // parallel to flat.entries
+  std::vector<FunctionKey> keys;    // parallel to flat.entries
+  std::vector<std::string> labels;  // parallel to flat.entries
 };
 
 SideProfile Side(const DiffInput& input, uint32_t event, const DiffOptions& options) {
@@ -64,7 +68,10 @@ SideProfile Side(const DiffInput& input, uint32_t event, const DiffOptions& opti
   SideProfile side{BuildFlatProfile(*input.profile, flat), {}};
   for (const FlatEntry& e : side.flat.entries) {
     const Function& f = input.profile->function(e.function);
-    side.keys.emplace_back(Basename(input.profile->dso_name(e.dso)), FunctionLabel(f));
+    Function full = f;
+    if (!f.signature.empty()) full.name = f.signature;
+    side.keys.emplace_back(Basename(input.profile->dso_name(e.dso)), FunctionLabel(full));
+    side.labels.push_back(FunctionLabel(f));
   }
   return side;
 }
@@ -97,16 +104,21 @@ DiffSection Compare(const DiffInput& before, const DiffInput& after, const Event
   section.before = {base.flat.samples, base.flat.period};
   section.after = {next.flat.samples, next.flat.period};
   std::map<FunctionKey, size_t> index;
-  auto entry_for = [&](const FunctionKey& key, bool kernel) -> DiffEntry& {
+  auto entry_for = [&](const FunctionKey& key, const std::string& label,
+                       bool kernel) -> DiffEntry& {
     auto [it, inserted] = index.try_emplace(key, section.entries.size());
-    if (inserted) section.entries.push_back(DiffEntry{key.first, key.second, kernel, {}, {}, 0});
-    return section.entries[it->second];
+    if (inserted) section.entries.push_back(DiffEntry{key.first, label, kernel, {}, {}, 0});
+    DiffEntry& entry = section.entries[it->second];
+    // An overload one side had to name by its signature: so does the row.
+    if (label.size() > entry.symbol.size()) entry.symbol = label;
+    return entry;
   };
   auto add_side = [&](const SideProfile& side, const Profile& profile, bool baseline) {
     for (size_t i = 0; i < side.flat.entries.size(); ++i) {
       const FlatEntry& e = side.flat.entries[i];
       if ((options.children ? e.children_period : e.self_period) == 0) continue;
-      DiffEntry& entry = entry_for(side.keys[i], profile.function(e.function).kernel);
+      DiffEntry& entry =
+          entry_for(side.keys[i], side.labels[i], profile.function(e.function).kernel);
       AddTo(baseline ? entry.before : entry.after, e, options.children);
     }
   };

@@ -228,9 +228,10 @@ uint64_t PprofBuilder::FunctionId(uint32_t id) {
   if (!inserted) return it->second;
   pprof::Function* out = out_.add_function();
   out->set_id(it->second);
-  // Names are the report's (demangled); the mangled ones are not kept.
+  // Names are the report's (demangled); the mangled ones are not kept. A
+  // C++ function's system name is its full signature.
   out->set_name(Str(function.name));
-  out->set_system_name(out->name());
+  out->set_system_name(function.signature.empty() ? out->name() : Str(function.signature));
   const std::string_view file = SplitSrcline(profile_.srcline(function.srcline)).first;
   if (!file.empty()) out->set_filename(Str(file));
   return it->second;

@@ -98,8 +98,8 @@ LocationFunctions InternLocationFunctions(SymbolizeResult result,
       // address's own (innermost) source line, as perf's --no-inline.
       if (!inline_frames && frame.inlined && f + 1 < end) continue;
       const std::string& srcline = inline_frames ? frame.srcline : result.frames[begin].srcline;
-      functions.functions.push_back(out.profile.InternFunction(loc.dso, frame.name, kernel,
-                                                               frame.known, frame.inlined, srcline));
+      functions.functions.push_back(out.profile.InternFunction(
+          loc.dso, frame.name, kernel, frame.known, frame.inlined, srcline, frame.signature));
       functions.offsets.push_back(frame.symbol_offset);
     }
     functions.count[i] = static_cast<uint32_t>(functions.functions.size()) - functions.begin[i];

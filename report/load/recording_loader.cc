@@ -105,6 +105,7 @@ Result<Recording> Loader::Run() {
   // state, the lookup indexes) first, so the two peaks do not add up.
   ReleaseLoadingState();
   const LocationFunctions symbols = Symbolize(jobs);  // before the samples move
+  out_.profile.ChooseNames(options_.full_signatures);
   BuildProfile(symbols, stacks_, std::move(samples_), std::move(sample_reads_), group_reads_, out_);
   DescribeRecording(reader_, processes_, toggles_, options_.apply_toggles, out_);
   WarnOfDamage(reader_.path(), out_);

@@ -54,6 +54,9 @@ struct LoadOptions {
   bool symbolize = true;
   // Build the "wall" pseudo-event (Recording::wall_event).
   bool wall = false;
+  // Name C++ functions by their full signatures (--full-signature), not
+  // only the overloads that need them (Profile::ChooseNames).
+  bool full_signatures = false;
   KeepSideband sideband = KeepSideband::kNone;
 };
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "libsample/string_parts.h"
+#include "libsample/symbols/function_names.h"
 
 namespace sample::report {
 namespace {
@@ -15,6 +16,13 @@ std::vector<ResolvedFrame> NamedFrame(const std::string& name, uint64_t offset, 
   return {std::move(frame)};
 }
 
+// A binary's function name as the report shows it: without its parameter
+// list, the full one kept as the signature.
+void NameFromBinary(ResolvedFrame& frame, const std::string& demangled) {
+  frame.name = WithoutParameters(demangled);
+  if (frame.name != demangled) frame.signature = demangled;
+}
+
 }  // namespace
 
 std::vector<ResolvedFrame> ToResolvedFrames(const std::vector<AddressFrame>& frames,
@@ -24,7 +32,7 @@ std::vector<ResolvedFrame> ToResolvedFrames(const std::vector<AddressFrame>& fra
   for (const AddressFrame& frame : frames) {
     ResolvedFrame resolved = frame.name.empty() ? UnknownFrame(offset) : ResolvedFrame{};
     if (!frame.name.empty()) {
-      resolved.name = frame.name;
+      NameFromBinary(resolved, frame.name);
       resolved.inlined = frame.inlined;
       resolved.symbol_offset = frame.symbol_offset;
     }
@@ -154,7 +162,9 @@ std::vector<ResolvedFrame> EmbeddedSymbolSource::FramesAt(uint64_t offset) const
   const std::optional<uint64_t> vaddr = binary_.FileOffsetToVaddr(offset);
   const EmbeddedFunction* function = vaddr ? binary_.FunctionAt(*vaddr) : nullptr;
   if (function == nullptr) return {UnknownFrame(offset)};
-  return NamedFrame(function->name, *vaddr, function->start);
+  std::vector<ResolvedFrame> frames = NamedFrame(function->name, *vaddr, function->start);
+  NameFromBinary(frames[0], function->name);
+  return frames;
 }
 
 }  // namespace sample::report

@@ -40,7 +40,11 @@ namespace sample::report {
 
 // One frame of a location, innermost first: inlined calls, then the function.
 struct ResolvedFrame {
-  std::string name;     // demangled; "[unknown] 0x..." when nothing names it
+  // Demangled; "[unknown] 0x..." when nothing names it. A C++ name from a
+  // binary without its parameter list (WithoutParameters), the full one in
+  // `signature`; empty there when the two are the same.
+  std::string name;
+  std::string signature;
   std::string srcline;  // "file.c:12" (basename), "" when unknown or not asked for
   bool inlined = false;
   bool known = true;
@@ -50,7 +54,11 @@ struct ResolvedFrame {
 };
 
 // A binary's frames of `offset` as the report shows them: unknown ones
-// named "[unknown] 0x...", source lines (basename:line) only if `srclines`.
+// named "[unknown] 0x...", C++ names without their parameter lists (which
+// go to `signature`), source lines (basename:line) only if `srclines`.
+// Only names of ELF binaries (their symbols, their DWARF, the [vdso], what a
+// recording embedded of them) are shortened: a JIT's own names (perf maps)
+// may end in "(...)" and are shown as the JIT wrote them.
 std::vector<ResolvedFrame> ToResolvedFrames(const std::vector<AddressFrame>& frames,
                                             uint64_t offset, bool srclines);
 

@@ -31,6 +31,49 @@ TEST(ProfileTest, InterningGivesOneIdPerDistinctValue) {
   EXPECT_FALSE(profile.has_srclines());
 }
 
+TEST(ProfileTest, OverloadsAreNamedBySignatureOthersWithoutParameters) {
+  Profile profile;
+  const uint32_t twice_int =
+      profile.InternFunction(1, "twice", false, true, false, {}, "twice(int)");
+  const uint32_t twice_double =
+      profile.InternFunction(1, "twice", false, true, false, {}, "twice(double)");
+  const uint32_t churn = profile.InternFunction(1, "Mixer<long>::churn", false, true, false, {},
+                                                "Mixer<long>::churn(long)");
+  // Inlined and with a source line, still the same function as the symbol.
+  const uint32_t churn_inlined = profile.InternFunction(1, "Mixer<long>::churn", false, true, true,
+                                                        "m.cc:3", "Mixer<long>::churn(long)");
+  const uint32_t twice_elsewhere =
+      profile.InternFunction(2, "twice", false, true, false, {}, "twice(int)");
+  const uint32_t c_function = profile.InternFunction(1, "main", false, true);
+  EXPECT_NE(twice_int, twice_double);
+  EXPECT_EQ(profile.InternFunction(1, "twice", false, true, false, {}, "twice(int)"), twice_int);
+
+  profile.ChooseNames(false);
+  EXPECT_EQ(profile.function(twice_int).name, "twice(int)");
+  EXPECT_EQ(profile.function(twice_double).name, "twice(double)");
+  EXPECT_EQ(profile.function(churn).name, "Mixer<long>::churn");
+  EXPECT_EQ(profile.function(churn_inlined).name, "Mixer<long>::churn");
+  EXPECT_EQ(profile.function(twice_elsewhere).name, "twice");  // alone in its DSO
+  EXPECT_EQ(profile.function(c_function).name, "main");
+  EXPECT_EQ(profile.function(churn).signature, "Mixer<long>::churn(long)");
+  EXPECT_EQ(profile.function(churn).short_name, "Mixer<long>::churn");
+  EXPECT_EQ(profile.function(c_function).signature, "");
+
+  profile.ChooseNames(true);
+  EXPECT_EQ(profile.function(churn).name, "Mixer<long>::churn(long)");
+  EXPECT_EQ(profile.function(twice_elsewhere).name, "twice(int)");
+  EXPECT_EQ(profile.function(c_function).name, "main");
+}
+
+TEST(ProfileTest, ACFunctionAndACxxOneOfTheSameNameAreTwoNames) {
+  Profile profile;
+  const uint32_t c = profile.InternFunction(1, "f", false, true);
+  const uint32_t cxx = profile.InternFunction(1, "f", false, true, false, {}, "f(int)");
+  profile.ChooseNames(false);
+  EXPECT_EQ(profile.function(c).name, "f");
+  EXPECT_EQ(profile.function(cxx).name, "f(int)");
+}
+
 TEST(ProfileTest, SourceLinesShareTheSymbolOfTheirFunction) {
   Profile profile;
   const uint32_t line1 = profile.InternFunction(2, "f", false, true, false, "f.c:1");

@@ -220,6 +220,35 @@ TEST(EmbeddedSymbolSourceTest, StoredFramesThenTheFunctionThenUnknown) {
   EXPECT_TRUE(without.facts().warnings.empty());
 }
 
+// C++ names as a binary's tables hold them (with parameter lists) are
+// shown without them, the full one kept as the signature; a JIT's names
+// are shown as the JIT wrote them.
+TEST(EmbeddedSymbolSourceTest, CxxNamesLoseTheirParametersJitNamesDoNot) {
+  auto binary = std::make_shared<EmbeddedBinary>();
+  binary->path = "/opt/app/bin";
+  binary->segments.push_back({0x1000, 0x2000, 0x401000, 0x2000, true});
+  binary->addresses.push_back({0x1010,
+                               {{"acc::hot(int)", "", 0, true, UINT64_MAX},
+                                {"int acc::work<int>(int) const", "", 0, false, 0x10}}});
+  binary->functions.push_back({0x401000, 0x100, "int acc::work<int>(int) const"});
+  binary->functions.push_back({0x401100, 0x20, "acc::other(char const*)"});
+  binary->Normalize();
+  EmbeddedSymbolSource source(*binary, LocatedBinary{}, /*srclines=*/false);
+  const std::vector<uint64_t> offsets = {0x1010, 0x1104};
+  const auto frames = source.Symbolize(offsets);
+  EXPECT_THAT(Show(frames), ElementsAre(ElementsAre("acc::hot (inlined)", "acc::work<int>+0x10"),
+                                        ElementsAre("acc::other+0x4")));
+  EXPECT_EQ(frames[0][0].signature, "acc::hot(int)");
+  EXPECT_EQ(frames[0][1].signature, "int acc::work<int>(int) const");
+  EXPECT_EQ(frames[1][0].signature, "acc::other(char const*)");
+
+  PerfMapSymbolSource map(PerfMap::Parse("7f0000001000 40 Interop.Sys.Read(SafeHandle, Byte*)\n"));
+  const std::vector<uint64_t> addresses = {0x7f0000001000};
+  const auto jit = map.Symbolize(addresses);
+  EXPECT_EQ(jit[0][0].name, "Interop.Sys.Read(SafeHandle, Byte*)");
+  EXPECT_EQ(jit[0][0].signature, "");
+}
+
 TEST_F(BinarySymbolSourceTest, AMissingBinaryTheRecordingEmbeddedIsNamedFromIt) {
   ScratchDir dir;
   EmbeddedBinaries embedded;
