@@ -17,10 +17,11 @@ packages=(
 # Readers the tests check our exports with (go tool pprof, a headless
 # browser for the HTML report), and Linux perf, whose perf.data files and
 # reports the perf.data tests compare ours with, and gcc-multilib for a
-# 32-bit workload (an i386 process). scripts/test.sh asks for them with
+# 32-bit workload (an i386 process), and nodejs, whose --perf-prof jitdumps
+# the JIT test records. scripts/test.sh asks for them with
 # SAMPLE_SETUP_TESTS=1; a failure to install them is not fatal, the tests
 # that need them skip and say why.
-test_packages=(golang-go chromium linux-perf gcc-multilib)
+test_packages=(golang-go chromium linux-perf gcc-multilib nodejs)
 
 missing=()
 for pkg in "${packages[@]}"; do
