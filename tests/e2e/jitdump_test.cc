@@ -141,6 +141,10 @@ TEST_F(JitDumpTest, FakeJitIsNamedFromItsDumpWithCallChains) {
     const size_t moves = stats.out.find("code moves:");
     ASSERT_NE(moves, std::string::npos) << stats.out;
     EXPECT_EQ(std::strtol(stats.out.c_str() + moves + 11, nullptr, 10), 1) << stats.out;
+    const RunResult header = RunTool({kReport, "-i", data, "--header-only"}, dir_);
+    ASSERT_EQ(header.exit_code, 0) << header.err;
+    EXPECT_NE(header.out.find("named from its jitdump (2 functions, 1 move)"), std::string::npos)
+        << header.out;
   }
 }
 
