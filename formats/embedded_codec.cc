@@ -463,4 +463,25 @@ Result<RecordedPerfMap> DecodePerfMap(std::span<const std::byte> payload, uint64
   return map;
 }
 
+std::vector<std::byte> EncodeJitDumpPart(uint32_t pid, uint32_t part,
+                                         std::span<const std::byte> bytes) {
+  std::vector<std::byte> out;
+  out.reserve(8 + bytes.size());
+  PutBytes(out, &pid, sizeof(pid));
+  PutBytes(out, &part, sizeof(part));
+  PutBytes(out, bytes.data(), bytes.size());
+  return out;
+}
+
+Result<JitDumpPart> DecodeJitDumpPart(std::span<const std::byte> payload, uint64_t payload_offset) {
+  ByteReader in(payload, payload_offset);
+  JitDumpPart part;
+  if (!in.Read(&part.pid) || !in.Read(&part.part)) {
+    return Fail(fmt::format("jitdump at offset {}: {} bytes, too short for its pid and part",
+                            payload_offset, payload.size()));
+  }
+  part.bytes = payload.subspan(in.position());
+  return part;
+}
+
 }  // namespace sample::format

@@ -36,4 +36,16 @@ std::vector<std::byte> EncodePerfMap(const RecordedPerfMap& map);
 // Fails, naming the offset, when the payload is too short for its pid.
 Result<RecordedPerfMap> DecodePerfMap(std::span<const std::byte> payload, uint64_t payload_offset);
 
+// One kJitDump part: which process, which part, and the dump's bytes in it
+// (a view into the payload).
+struct JitDumpPart {
+  uint32_t pid = 0;
+  uint32_t part = 0;
+  std::span<const std::byte> bytes;
+};
+std::vector<std::byte> EncodeJitDumpPart(uint32_t pid, uint32_t part,
+                                         std::span<const std::byte> bytes);
+// Fails, naming the offset, when the payload is too short for its fields.
+Result<JitDumpPart> DecodeJitDumpPart(std::span<const std::byte> payload, uint64_t payload_offset);
+
 }  // namespace sample::format

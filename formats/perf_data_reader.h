@@ -50,6 +50,7 @@ class PerfDataReader final : public RecordingFile {
   const std::optional<Counts>& counts() const override { return counts_; }
   const EmbeddedBinaries& embedded_binaries() const override { return embedded_; }
   const std::vector<RecordedPerfMap>& perf_maps() const override { return perf_maps_; }
+  const std::vector<RecordedJitDump>& jit_dumps() const override { return jit_dumps_; }
   const std::vector<ToggleEntry>& toggles() const override { return toggles_; }
   const std::vector<ControlEntry>& control() const override { return control_; }
   const std::vector<TraceFormatEntry>& trace_formats() const override { return trace_formats_; }
@@ -105,6 +106,7 @@ class PerfDataReader final : public RecordingFile {
   std::vector<std::byte> vdso_image_;
   EmbeddedBinaries embedded_;
   std::vector<RecordedPerfMap> perf_maps_;
+  std::vector<RecordedJitDump> jit_dumps_;  // always empty in perf.data
   std::vector<ChunkRef> chunks_;
   // Per chunk: the bytes its records take decompressed, perf's included
   // (the most ReadPayloadInto may produce before dropping perf's).

@@ -24,6 +24,7 @@
 #include "libsample/perf/event_table.h"
 #include "libsample/result.h"
 #include "libsample/symbols/embedded_binary.h"
+#include "libsample/symbols/jitdump.h"
 
 namespace sample::format {
 
@@ -82,6 +83,8 @@ class RecordingFile {
   // formats and for files from before embedding.
   virtual const EmbeddedBinaries& embedded_binaries() const = 0;
   virtual const std::vector<RecordedPerfMap>& perf_maps() const = 0;
+  // The jitdumps it copied (kJitDump); empty for other formats.
+  virtual const std::vector<RecordedJitDump>& jit_dumps() const = 0;
   // Facts only sample.data holds; empty (or nullopt) for other formats.
   virtual const std::optional<Counts>& counts() const = 0;
   virtual const std::vector<ToggleEntry>& toggles() const = 0;

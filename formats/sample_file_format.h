@@ -132,6 +132,18 @@
 //              text (the rest of the payload), untrusted like any perf map.
 //              One chunk per map, written at close; counted in
 //              kMaxEmbeddedTotalSize with the binaries.
+//   kJitDump   a JIT's jitdump (jit-PID.dump, libsample/symbols/jitdump.h)
+//              as the recorder copied it: u32 pid (as the records name the
+//              process), u32 part, then the dump's bytes. Part 0 begins with
+//              the dump's own header; a dump larger than a part
+//              (kJitDumpPartSize) goes on in parts 1, 2, ... of the same
+//              pid, each cut where a record ends, so every part holds whole
+//              records and a reader concatenates them in part order. A part
+//              0 starts a new dump of its pid (a pid reused). The bytes are
+//              untrusted like any jitdump; a dump is stored up to
+//              kMaxJitDumpSize (the recorder's closing notes say what was
+//              left out). Written at close; counted in kMaxEmbeddedTotalSize
+//              with the binaries.
 //   kTrailer   TrailerHeader, then cpu_count x TrailerCpu, then
 //              chunk_count x u64 file offsets of every preceding chunk
 //              (the table of contents).
@@ -178,6 +190,11 @@ inline constexpr uint64_t kRatioFreeRawSize = uint64_t{1} << 20;
 // hit is embedded.
 inline constexpr uint64_t kMaxEmbeddedDecodedSize = uint64_t{256} << 20;
 inline constexpr uint64_t kMaxEmbeddedTotalSize = uint64_t{1} << 30;
+// A kJitDump chunk's dump bytes at most (a part), and a whole dump's: a
+// long-running node process writes some MB a minute, each code load with
+// its code.
+inline constexpr uint64_t kJitDumpPartSize = uint64_t{16} << 20;
+inline constexpr uint64_t kMaxJitDumpSize = uint64_t{256} << 20;
 
 enum class ChunkType : uint16_t {
   kEvents = 1,
@@ -192,6 +209,7 @@ enum class ChunkType : uint16_t {
   kControl = 11,
   kEmbeddedBinary = 12,
   kPerfMap = 13,
+  kJitDump = 14,
   kTrailer = 15,
 };
 

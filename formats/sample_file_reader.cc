@@ -219,6 +219,7 @@ Result<void> SampleFileReader::ReadMetadataChunk(const ChunkRef& ref) {
     }
     case ChunkType::kEmbeddedBinary:
     case ChunkType::kPerfMap:
+    case ChunkType::kJitDump:
       ReadEmbeddedChunk(ref, payload_offset);
       break;
     case ChunkType::kTrailer: {
@@ -251,8 +252,11 @@ void SampleFileReader::AppendKeyValues(const ChunkRef& ref, uint64_t payload_off
 }
 
 void SampleFileReader::ReadEmbeddedChunk(const ChunkRef& ref, uint64_t payload_offset) {
-  const bool binary = static_cast<ChunkType>(ref.header.type) == ChunkType::kEmbeddedBinary;
-  const char* what = binary ? "embedded binary" : "perf map";
+  const auto type = static_cast<ChunkType>(ref.header.type);
+  const bool binary = type == ChunkType::kEmbeddedBinary;
+  const char* what = binary                        ? "embedded binary"
+                     : type == ChunkType::kPerfMap ? "perf map"
+                                                   : "jitdump";
   auto skipped = [&](std::string_view problem) {
     warnings_.push_back(fmt::format("{}: {} skipped: {}", path_, what, problem));
   };
@@ -275,10 +279,38 @@ void SampleFileReader::ReadEmbeddedChunk(const ChunkRef& ref, uint64_t payload_o
         "chunks may take",
         ref.offset, size, kMaxEmbeddedTotalSize));
   }
+  if (type == ChunkType::kJitDump) {
+    auto part = DecodeJitDumpPart(payload->bytes(), payload_offset);
+    if (!part) return skipped(part.error().message);
+    embedded_memory_left_ -= std::min(embedded_memory_left_, part->bytes.size() + 1024);
+    return AddJitDumpPart(*part, ref.offset);
+  }
   auto map = DecodePerfMap(payload->bytes(), payload_offset);
   if (!map) return skipped(map.error().message);
   embedded_memory_left_ -= std::min(embedded_memory_left_, map->text.size() + 1024);
   perf_maps_.push_back(std::move(*map));
+}
+
+void SampleFileReader::AddJitDumpPart(const JitDumpPart& part, uint64_t chunk_offset) {
+  if (part.part == 0) {
+    jit_dumps_.push_back(RecordedJitDump{part.pid, {part.bytes.begin(), part.bytes.end()}, 1});
+    return;
+  }
+  // The dump this part goes on: the last one of its pid.
+  auto it = std::find_if(jit_dumps_.rbegin(), jit_dumps_.rend(),
+                         [&](const RecordedJitDump& d) { return d.pid == part.pid; });
+  if (it == jit_dumps_.rend()) {
+    warnings_.push_back(fmt::format("{}: offset {}: jitdump part {} of pid {} skipped: no part 0",
+                                    path_, chunk_offset, part.part, part.pid));
+    return;
+  }
+  // Parts hold whole records: after a missing one the next still joins on.
+  if (part.part != it->parts) {
+    warnings_.push_back(fmt::format("{}: offset {}: jitdump of pid {}: part {} after part {}",
+                                    path_, chunk_offset, part.pid, part.part, it->parts - 1));
+  }
+  it->bytes.insert(it->bytes.end(), part.bytes.begin(), part.bytes.end());
+  it->parts = part.part + 1;
 }
 
 Result<Payload> SampleFileReader::ReadPayload(const ChunkRef& chunk) const {

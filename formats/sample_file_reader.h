@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "formats/chunk_codec.h"
+#include "formats/embedded_codec.h"
 #include "formats/recording_file.h"
 #include "formats/sample_file_format.h"
 #include "libsample/byte_reader.h"
@@ -47,6 +48,7 @@ class SampleFileReader final : public RecordingFile {
   std::span<const std::byte> vdso_image() const override { return vdso_image_.bytes(); }
   const EmbeddedBinaries& embedded_binaries() const override { return embedded_; }
   const std::vector<RecordedPerfMap>& perf_maps() const override { return perf_maps_; }
+  const std::vector<RecordedJitDump>& jit_dumps() const override { return jit_dumps_; }
   // The counters' totals (kCounts): of a counting run, or each sampling
   // event's at the end of a recording; nullopt in files without them.
   const std::optional<Counts>& counts() const override { return counts_; }
@@ -90,10 +92,12 @@ class SampleFileReader final : public RecordingFile {
   // a warning naming `what`.
   void AppendKeyValues(const ChunkRef& ref, uint64_t payload_offset, const char* what,
                        Metadata& out);
-  // A kEmbeddedBinary or kPerfMap chunk into embedded_ or perf_maps_; a bad
-  // one, or one over what is left of kMaxEmbeddedTotalSize, becomes a
-  // warning and costs only itself.
+  // A kEmbeddedBinary, kPerfMap or kJitDump chunk into embedded_,
+  // perf_maps_ or jit_dumps_; a bad one, or one over what is left of
+  // kMaxEmbeddedTotalSize, becomes a warning and costs only itself.
   void ReadEmbeddedChunk(const ChunkRef& ref, uint64_t payload_offset);
+  // A kJitDump part joined to its dump (the payload already checked).
+  void AddJitDumpPart(const JitDumpPart& part, uint64_t chunk_offset);
 
   std::string path_;
   MappedFile file_;
@@ -106,6 +110,7 @@ class SampleFileReader final : public RecordingFile {
   Payload vdso_image_;
   EmbeddedBinaries embedded_;
   std::vector<RecordedPerfMap> perf_maps_;
+  std::vector<RecordedJitDump> jit_dumps_;
   uint64_t embedded_memory_left_ = kMaxEmbeddedTotalSize;  // for the next embedded chunks
   std::vector<ChunkRef> record_chunks_;
   std::optional<Counts> counts_;

@@ -17,11 +17,12 @@ packages=(
 # Readers the tests check our exports with (go tool pprof, a headless
 # browser for the HTML report), and Linux perf, whose perf.data files and
 # reports the perf.data tests compare ours with, gcc-multilib for a
-# 32-bit workload (an i386 process), and rustc (with golang-go) for the Rust
-# and Go workloads. scripts/test.sh asks for them with
+# 32-bit workload (an i386 process), rustc (with golang-go) for the Rust
+# and Go workloads, and nodejs, whose --perf-prof jitdumps the JIT test
+# records. scripts/test.sh asks for them with
 # SAMPLE_SETUP_TESTS=1; a failure to install them is not fatal, the tests
 # that need them skip and say why.
-test_packages=(golang-go chromium linux-perf gcc-multilib rustc)
+test_packages=(golang-go chromium linux-perf gcc-multilib rustc nodejs)
 
 missing=()
 for pkg in "${packages[@]}"; do

@@ -35,6 +35,7 @@ void ProcessTable::ApplyComm(uint32_t pid, uint32_t tid, std::string_view comm, 
     // exec replaced the address space; the new binary's MMAP2 records
     // follow this COMM.
     process.maps.clear();
+    process.jit.clear();
     process.maps_version = ++last_maps_version_;
   }
   if (pid == tid || process.comm.empty()) process.comm = comm;
@@ -69,8 +70,7 @@ void ProcessTable::ApplyExit(uint32_t pid, uint32_t tid) {
   (void)tid;
 }
 
-void ProcessTable::RemoveRange(Process& process, uint64_t start, uint64_t end) {
-  auto& maps = process.maps;
+void ProcessTable::RemoveRange(std::map<uint64_t, Mapping>& maps, uint64_t start, uint64_t end) {
   auto it = maps.lower_bound(start);
   if (it != maps.begin()) --it;
   while (it != maps.end() && it->second.start < end) {
@@ -99,7 +99,7 @@ void ProcessTable::ApplyMmap(uint32_t pid, uint64_t start, uint64_t len, uint64_
                              std::string_view filename) {
   if (len == 0 || start + len < start) return;
   Process& process = GetProcess(pid);
-  RemoveRange(process, start, start + len);
+  RemoveRange(process.maps, start, start + len);
   Mapping m;
   m.start = start;
   m.end = start + len;
@@ -123,14 +123,37 @@ const std::map<uint64_t, Mapping>* ProcessTable::MappingsOf(uint32_t pid) const 
   return it == processes_.end() ? nullptr : &it->second.maps;
 }
 
-const Mapping* ProcessTable::FindMapping(uint32_t pid, uint64_t addr) const {
-  auto process = processes_.find(pid);
-  if (process == processes_.end()) return nullptr;
-  const auto& maps = process->second.maps;
+const Mapping* ProcessTable::Find(const std::map<uint64_t, Mapping>& maps, uint64_t addr) {
   auto it = maps.upper_bound(addr);
   if (it == maps.begin()) return nullptr;
   --it;
   return addr < it->second.end ? &it->second : nullptr;
+}
+
+const Mapping* ProcessTable::FindMapping(uint32_t pid, uint64_t addr) const {
+  auto process = processes_.find(pid);
+  return process == processes_.end() ? nullptr : Find(process->second.maps, addr);
+}
+
+void ProcessTable::ApplyJitCode(uint32_t pid, uint64_t start, uint64_t len, uint32_t dso,
+                                uint64_t offset) {
+  if (len == 0 || start + len < start) return;
+  Process& process = GetProcess(pid);
+  RemoveRange(process.jit, start, start + len);
+  process.jit.emplace(start, Mapping{start, start + len, offset, dso});
+  process.maps_version = ++last_maps_version_;
+}
+
+void ProcessTable::RemoveJitCode(uint32_t pid, uint64_t start, uint64_t len) {
+  if (len == 0 || start + len < start) return;
+  Process& process = GetProcess(pid);
+  RemoveRange(process.jit, start, start + len);
+  process.maps_version = ++last_maps_version_;
+}
+
+const Mapping* ProcessTable::FindJitCode(uint32_t pid, uint64_t addr) const {
+  auto process = processes_.find(pid);
+  return process == processes_.end() ? nullptr : Find(process->second.jit, addr);
 }
 
 }  // namespace sample

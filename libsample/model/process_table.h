@@ -5,6 +5,12 @@
 // order; lookups then answer for the moment of the last applied record.
 // Binaries are interned as DSO ids shared by all processes. Owns the
 // process and DSO tables.
+//
+// JIT code that a jitdump describes is kept apart from the mappings, as a
+// layer over them (ApplyJitCode, FindJitCode): it lives inside anonymous
+// mappings (or memory no record mapped), a load or move changes where
+// one function is without splitting the mapping under it, and what the
+// layer held at an address goes when other code is loaded there.
 #pragma once
 
 #include <sys/types.h>
@@ -40,6 +46,16 @@ class ProcessTable {
   void ApplyMmap(uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
                  std::string_view filename);
 
+  // From now on [start, start + len) of `pid` holds the JIT code at
+  // `offset` of pseudo-DSO `dso` (a load, or where moved code went), over
+  // whatever JIT code was there.
+  void ApplyJitCode(uint32_t pid, uint64_t start, uint64_t len, uint32_t dso, uint64_t offset);
+  // JIT code left [start, start + len) of `pid` (it moved away).
+  void RemoveJitCode(uint32_t pid, uint64_t start, uint64_t len);
+  // The JIT code of `pid` at `addr` (its `pgoff` is the pseudo-DSO offset
+  // of `start`), or nullptr.
+  const Mapping* FindJitCode(uint32_t pid, uint64_t addr) const;
+
   // The command name of `tid` (falls back to the process's, then ":tid").
   std::string_view CommOf(uint32_t pid, uint32_t tid);
   // The mapping of `pid` containing `addr`, or nullptr.
@@ -47,7 +63,7 @@ class ProcessTable {
   // Every mapping of `pid` by start address, or nullptr for an unknown pid.
   const std::map<uint64_t, Mapping>* MappingsOf(uint32_t pid) const;
   // Changes whenever `pid`'s mappings may have (a new process, an exec, an
-  // mmap), to a number no process had before; 0 for an unknown pid. What is
+  // mmap, JIT code), to a number no process had before; 0 for an unknown pid. What is
   // derived from a process's mappings (an unwinder's module list, cached
   // chain resolutions) is kept with the version it was derived from and is
   // stale once this differs.
@@ -60,11 +76,13 @@ class ProcessTable {
  private:
   struct Process {
     std::map<uint64_t, Mapping> maps;  // by start; non-overlapping
+    std::map<uint64_t, Mapping> jit;   // JIT code, by start; non-overlapping
     std::string comm;
     uint64_t maps_version = 0;
   };
   Process& GetProcess(uint32_t pid);
-  void RemoveRange(Process& process, uint64_t start, uint64_t end);
+  static void RemoveRange(std::map<uint64_t, Mapping>& maps, uint64_t start, uint64_t end);
+  static const Mapping* Find(const std::map<uint64_t, Mapping>& maps, uint64_t addr);
 
   std::unordered_map<uint32_t, Process> processes_;
   std::unordered_map<uint32_t, std::string> thread_comms_;

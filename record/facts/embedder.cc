@@ -35,7 +35,7 @@ Result<OpenedBinary> OpenMapped(const CodeHits::Binary& binary, const ProcessFil
 }  // namespace
 
 EmbedSummary SubmitEmbedded(format::SampleFileWriter& writer, const CodeHits& hits,
-                            const ProcessFiles& files, JitMaps& jit_maps) {
+                            const ProcessFiles& files, JitMaps& jit_maps, JitDumps& jit_dumps) {
   const auto start = std::chrono::steady_clock::now();
   EmbedSummary summary;
   summary.done = true;
@@ -97,6 +97,9 @@ EmbedSummary SubmitEmbedded(format::SampleFileWriter& writer, const CodeHits& hi
     summary.bytes += payload.size();
     writer.Submit(format::ChunkType::kPerfMap, std::move(payload));
   }
+  const JitDumpsCopied dumps = jit_dumps.Submit(writer, files, &summary.notes);
+  summary.jit_dumps = dumps.dumps;
+  summary.bytes += dumps.bytes;
   summary.milliseconds =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return summary;
@@ -108,6 +111,9 @@ std::string DescribeEmbedded(const EmbedSummary& s) {
                   s.binaries, s.binaries == 1 ? "y" : "ies");
   if (s.perf_maps != 0) {
     text += fmt::format(" and {} perf map{}", s.perf_maps, s.perf_maps == 1 ? "" : "s");
+  }
+  if (s.jit_dumps != 0) {
+    text += fmt::format(" and {} jitdump{}", s.jit_dumps, s.jit_dumps == 1 ? "" : "s");
   }
   return text + fmt::format(" ({:.1f} KiB) in {:.0f} ms", s.bytes / 1024.0, s.milliseconds);
 }

@@ -1,7 +1,8 @@
 // Embedding: at the close of a file, what the recording hit of each binary
 // (CodeHits) is read from the binary as its process saw it (ProcessFiles:
 // its mount namespace) and stored as a kEmbeddedBinary chunk, with the JIT
-// perf maps (JitMaps) as kPerfMap chunks, so the file reports the same
+// perf maps (JitMaps) as kPerfMap chunks and their jitdumps (JitDumps) as
+// kJitDump chunks, so the file reports the same
 // where none of those files are (BuildEmbeddedBinary says what a chunk
 // holds). A binary that cannot be read, or is not the file that was mapped
 // (another inode at its path now), is left out with a note: it costs its
@@ -14,6 +15,7 @@
 
 #include "formats/sample_file_writer.h"
 #include "record/facts/code_hits.h"
+#include "record/facts/jit_dumps.h"
 #include "record/facts/jit_maps.h"
 #include "record/facts/process_files.h"
 
@@ -26,6 +28,7 @@ struct EmbedSummary {
   size_t functions = 0;
   size_t addresses = 0;
   size_t perf_maps = 0;
+  size_t jit_dumps = 0;
   uint64_t code_omitted = 0;  // functions with samples whose code was left out
   uint64_t bytes = 0;         // chunk payloads, before compression
   double milliseconds = 0;
@@ -33,7 +36,7 @@ struct EmbedSummary {
 };
 
 EmbedSummary SubmitEmbedded(format::SampleFileWriter& writer, const CodeHits& hits,
-                            const ProcessFiles& files, JitMaps& jit_maps);
+                            const ProcessFiles& files, JitMaps& jit_maps, JitDumps& jit_dumps);
 
 // "embedded 120 functions of 3 binaries and 1 perf map (48 KiB) in 12 ms".
 std::string DescribeEmbedded(const EmbedSummary& summary);

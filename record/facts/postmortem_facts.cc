@@ -30,7 +30,12 @@ void PostmortemFacts::AddBinary(uint32_t pid, std::string_view path) {
 void PostmortemFacts::Observe(const perf_event_header& header, std::span<const std::byte> record,
                               const perf_event_attr& attr) {
   if (header.type == PERF_RECORD_MMAP2) {
-    if (auto m = ParseMmap2(record, attr)) AddBinary(m->pid, m->filename);
+    if (auto m = ParseMmap2(record, attr)) {
+      AddBinary(m->pid, m->filename);
+      // A JIT maps its jitdump executable for this record to be written
+      // (ino is 0 in records that carry a build-id instead).
+      jit_dumps_.NoteMapping(m->pid, m->filename, m->ino, files_);
+    }
     return;
   }
   if (header.type == PERF_RECORD_COMM) {
@@ -41,7 +46,10 @@ void PostmortemFacts::Observe(const perf_event_header& header, std::span<const s
     return;
   }
   if (header.type == PERF_RECORD_EXIT) {
-    if (auto t = ParseTask(record, attr); t && t->pid == t->tid) jit_maps_.NoteExit(t->pid, files_);
+    if (auto t = ParseTask(record, attr); t && t->pid == t->tid) {
+      jit_maps_.NoteExit(t->pid, files_);
+      jit_dumps_.NoteExit(t->pid, files_);
+    }
     return;
   }
   // Kernel addresses appear only in samples taken in kernel mode (their
@@ -120,7 +128,7 @@ void PostmortemFacts::SubmitTo(format::SampleFileWriter& writer, ClosingNotes* n
   if (!kernel_symbols.empty()) {
     writer.Submit(format::ChunkType::kKernelSymbols, std::move(kernel_symbols));
   }
-  if (hits_) notes->embedded = SubmitEmbedded(writer, *hits_, files_, jit_maps_);
+  if (hits_) notes->embedded = SubmitEmbedded(writer, *hits_, files_, jit_maps_, jit_dumps_);
 }
 
 }  // namespace sample::record

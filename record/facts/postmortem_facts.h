@@ -5,7 +5,8 @@
 // the kernel addresses that were sampled (the kallsyms symbols covering
 // them are stored at close), whether the [vdso] was mapped (its image is
 // stored at close), and the processes that run JIT code (their perf maps
-// are copied when they exit or at close: JitMaps). Observing costs one
+// are copied when they exit or at close: JitMaps), and the jitdumps they
+// map (opened when mapped, copied at close: JitDumps). Observing costs one
 // comparison per user frame.
 #pragma once
 
@@ -23,6 +24,7 @@
 #include "formats/sample_file_writer.h"
 #include "record/facts/code_hits.h"
 #include "record/facts/embedder.h"
+#include "record/facts/jit_dumps.h"
 #include "record/facts/jit_maps.h"
 #include "record/facts/kallsyms_snapshot.h"
 #include "record/facts/process_files.h"
@@ -68,6 +70,7 @@ class PostmortemFacts {
   size_t binary_count() const { return binaries_.size(); }
   ProcessFiles& files() { return files_; }
   JitMaps& jit_maps() { return jit_maps_; }
+  JitDumps& jit_dumps() { return jit_dumps_; }
 
   // Submits the chunks above to `writer` as a file ends, once it has
   // written every records chunk: the build-ids, the vDSO image and the
@@ -79,6 +82,7 @@ class PostmortemFacts {
   std::unique_ptr<CodeHits> hits_;  // set once, before any records are written
   ProcessFiles files_;
   JitMaps jit_maps_;
+  JitDumps jit_dumps_;
   std::unordered_map<std::string, uint32_t> binaries_;  // path -> a process that mapped it
   bool saw_vdso_ = false;
   std::unordered_set<uint64_t> kernel_addresses_;

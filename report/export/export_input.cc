@@ -7,12 +7,14 @@
 
 #include <fmt/format.h>
 
+#include "report/load/jit_timeline.h"
+#include "report/load/symbolization.h"
+
 namespace sample::report {
 namespace {
 
-bool IsPerfMapDso(const std::string& path) {
-  return path.starts_with("/tmp/perf-") && path.ends_with(".map");
-}
+// JIT code: named by a perf map or by a jitdump.
+bool IsJitDso(const std::string& path) { return IsPerfMapPath(path) || IsJitDumpDsoPath(path); }
 
 // The events that get a section: those with samples (every event when none
 // has any), in the file's order.
@@ -55,7 +57,7 @@ FrameKind ExportInput::Kind(uint32_t id) const {
   if (!function.known) return FrameKind::kUnknown;
   if (function.inlined) return FrameKind::kInlined;
   if (function.kernel) return FrameKind::kKernel;
-  if (IsPerfMapDso(profile().dso_name(function.dso))) return FrameKind::kJit;
+  if (IsJitDso(profile().dso_name(function.dso))) return FrameKind::kJit;
   return FrameKind::kUser;
 }
 

@@ -55,6 +55,17 @@ void JsonPrinter::Header(const HeaderView& h) {
     json_.BeginObject().Field("path", path).Field("build_id", id).EndObject();
   }
   json_.EndArray();
+  if (!h.jit_dumps.empty()) {
+    json_.Key("jitdumps").BeginArray();
+    for (const HeaderView::JitDumpInfo& j : h.jit_dumps) {
+      json_.BeginObject()
+          .Field("dso", j.dso)
+          .Field("functions", j.functions)
+          .Field("moves", j.moves)
+          .EndObject();
+    }
+    json_.EndArray();
+  }
   json_.Field("finalized", h.finalized)
       .Field("file_size", h.file_size)
       .Field("valid_end", h.valid_end);

@@ -10,6 +10,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,6 +21,7 @@
 #include "libsample/perf/event_table.h"
 #include "libsample/model/profile.h"
 #include "libsample/model/toggle_windows.h"
+#include "report/load/jit_timeline.h"
 #include "report/load/off_cpu_intervals.h"
 #include "report/load/stack_unwinding.h"
 
@@ -59,6 +61,7 @@ struct LoadStats {
   uint32_t chain_limit = 0;
   UnwindStats unwind;                // --call-graph dwarf and fp,leaf samples
   OffCpuStats off_cpu;               // switch-outs paired with switch-ins
+  JitDumpStats jitdump;              // the recording's jitdumps (kJitDump)
   uint64_t first_time = 0;
   uint64_t last_time = 0;
   // By the CPU field of the sample or of the record's sample_id trailer.
@@ -128,6 +131,10 @@ struct Recording {
   // By event index: empty when the file stores no trace formats, else one
   // per event (those that are no tracepoint have neither format nor filter).
   std::vector<TracepointDesc> tracepoints;
+  // The JIT code of the recording's jitdumps by pseudo-DSO path
+  // ("[jitted-PID]"): a frame's (DSO, offset) there is in the function
+  // JitCode::FunctionAt gives, whose code bytes it holds (for annotation).
+  std::map<std::string, std::shared_ptr<const JitCode>> jit_code;
   bool finalized = false;
   std::string format_name;  // "sample.data", "perf.data", ...
   uint64_t file_size = 0;

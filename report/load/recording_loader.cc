@@ -11,6 +11,7 @@
 #include "libsample/model/process_table.h"
 #include "libsample/perf/perf_record.h"
 #include "report/load/group_reads.h"
+#include "report/load/jit_timeline.h"
 #include "report/load/ordered_records.h"
 #include "report/load/profile_building.h"
 #include "report/load/sideband.h"
@@ -85,6 +86,8 @@ class Loader {
   Recording out_;
   ProcessTable processes_;
   std::optional<StackUnwinding> unwinding_;
+  // The jitdumps' code loads and moves, applied among the records.
+  std::optional<JitTimeline> jit_;
   // Samples' frames refer to stacks_ until symbolization turns them into
   // functions.
   UnresolvedStacks stacks_;
@@ -122,6 +125,7 @@ void Loader::ReadRecords(unsigned jobs) {
   unwind_options.binaries.embedded = &reader_.embedded_binaries();
   unwinding_.emplace(unwind_options, processes_, reader_.build_ids());
   samples_.reserve(ExpectedRecords(reader_));
+  jit_.emplace(reader_.jit_dumps(), processes_);
   if (const auto limit = format::FindMetadata(reader_.metadata(), "perf_event_max_stack")) {
     uint32_t value = 0;
     const auto [end, ec] = std::from_chars(limit->data(), limit->data() + limit->size(), value);
@@ -141,6 +145,9 @@ void Loader::ReadRecords(unsigned jobs) {
     FlushUnwinding();  // the batch's bytes go away with the next one
   }
   sideband_.Finish(out_.stats.last_time);
+  out_.stats.jitdump = jit_->stats();
+  out_.jit_code = jit_->code();
+  out_.warnings.insert(out_.warnings.end(), jit_->warnings().begin(), jit_->warnings().end());
   out_.stats.unwind = unwinding_->stats();
   out_.warnings.insert(out_.warnings.end(), unwinding_->warnings().begin(),
                        unwinding_->warnings().end());
@@ -157,6 +164,9 @@ void Loader::Apply(const TimedRecord& timed) {
   const std::span<const std::byte> record = timed.bytes;
   const perf_event_attr& attr = reader_.events().events()[timed.event].attr;
   const perf_event_header header = ReadRecordHeader(record);
+  if (jit_->Due(timed.time)) {
+    jit_->ApplyUntil(timed.time, processes_, [this](uint32_t pid) { BeforeMappingsChange(pid); });
+  }
   ++out_.stats.records;
   if (header.type < out_.stats.records_by_type.size()) ++out_.stats.records_by_type[header.type];
   const bool ok = header.type == PERF_RECORD_SAMPLE ? ApplySample(record, attr, timed.event)
@@ -283,6 +293,7 @@ LocationFunctions Loader::Symbolize(unsigned jobs) {
   options.binaries.vdso_image = reader_.vdso_image();
   options.binaries.embedded = &reader_.embedded_binaries();
   options.perf_maps = reader_.perf_maps();
+  options.jit_code = &out_.jit_code;
   options.srclines = options_.srclines;
   options.show_progress = options_.show_progress;
   if (reader_.format_name() != "sample.data") options.kernel_symbols_origin = "kallsyms";

@@ -15,6 +15,8 @@
 #include "libsample/symbols/kallsyms.h"
 #include "libsample/symbols/perf_map.h"
 #include "libsample/symbols/recorded_binary.h"
+#include "report/load/jit_symbol_source.h"
+#include "report/load/jit_timeline.h"
 #include "report/load/symbol_sources.h"
 
 namespace sample::report {
@@ -163,6 +165,7 @@ SymbolizeResult SymbolizeLocations(const std::vector<Location>& locations,
 
   std::map<uint32_t, std::vector<uint32_t>> binaries;
   std::map<uint32_t, std::vector<uint32_t>> perf_maps;
+  std::map<uint32_t, std::vector<uint32_t>> jit_dumps;
   std::map<uint32_t, std::vector<uint32_t>> vdsos;
   for (auto& [dso, ids] : by_dso) {
     if (dso == ProcessTable::kKernelDso) {
@@ -172,6 +175,8 @@ SymbolizeResult SymbolizeLocations(const std::vector<Location>& locations,
     } else if (dso == ProcessTable::kUnknownDso) {
       NoSymbolSource none;
       Ask(none, ids, locations, gathered.per_location());
+    } else if (IsJitDumpDsoPath(dso_paths[dso])) {
+      jit_dumps[dso] = std::move(ids);
     } else if (IsPerfMapPath(dso_paths[dso])) {
       perf_maps[dso] = std::move(ids);
     } else if (dso_paths[dso] == kVdsoPath) {
@@ -187,6 +192,20 @@ SymbolizeResult SymbolizeLocations(const std::vector<Location>& locations,
     PerfMapSymbolSource map = PerfMapSourceOf(dso_paths[dso], options, recorded_maps);
     Ask(map, ids, locations, gathered.per_location());
     gathered.Note(dso_paths[dso], map.facts());
+  }
+
+  // JIT code a jitdump named: the code loads of the recording's copy.
+  for (const auto& [dso, ids] : jit_dumps) {
+    const JitCode* code = nullptr;
+    if (options.jit_code != nullptr) {
+      if (auto it = options.jit_code->find(dso_paths[dso]); it != options.jit_code->end()) {
+        code = it->second.get();
+      }
+    }
+    static const JitCode kNoCode;
+    JitDumpSymbolSource source(code ? *code : kNoCode, "embedded jitdump", options.srclines);
+    Ask(source, ids, locations, gathered.per_location());
+    gathered.Note(dso_paths[dso], source.facts());
   }
 
   ProgressLine progress;

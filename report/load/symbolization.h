@@ -1,12 +1,15 @@
 // Symbolization of a recording's distinct code locations.
 //
 // A location is a DSO and an offset: a file offset for binaries, the
-// absolute address for the kernel, for JIT code (the pseudo-DSO
-// /tmp/perf-PID.map, as perf names it) and for unknown addresses.
+// absolute address for the kernel, for JIT code named by a perf map (the
+// pseudo-DSO /tmp/perf-PID.map, as perf names it) and for unknown
+// addresses; the offset in the pseudo-DSO "[jitted-PID]" for JIT code a
+// jitdump named (JitTimeline).
 // SymbolizeLocations groups the locations by DSO and asks each DSO's
 // SymbolSource (symbol_sources.h) once for all of its offsets: the recorded
-// kallsyms, the JIT's perf map (the text the recording holds for the
-// process, else the file), or the binary BinaryLocator finds (recorded
+// kallsyms, the process's jitdump code (JitDumpSymbolSource), the JIT's
+// perf map (the text the recording holds for the process, else the file),
+// or the binary BinaryLocator finds (recorded
 // path or --symfs, build-id check, debug files, debuginfod; the [vdso]
 // image the recording stores; else what the recording embedded of it:
 // EmbeddedSymbolSource). Binaries are spread over `jobs` threads,
@@ -17,11 +20,14 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "formats/chunk_codec.h"
+#include "libsample/symbols/jit_code.h"
 #include "libsample/symbols/recorded_binary.h"
 #include "report/load/symbol_sources.h"
 
@@ -44,6 +50,9 @@ struct SymbolizeOptions {
   // recorder copied it): the pseudo-DSO of a process with one is named
   // from it, not from the file. Must outlive the call.
   std::span<const RecordedPerfMap> perf_maps;
+  // The recording's jitdump code by pseudo-DSO path ("[jitted-PID]",
+  // JitTimeline::code()); nullptr: none. Must outlive the call.
+  const std::map<std::string, std::shared_ptr<const JitCode>>* jit_code = nullptr;
   bool srclines = false;
   // Print debuginfod downloads on stderr as a one-line progress (a terminal).
   bool show_progress = false;

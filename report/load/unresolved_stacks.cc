@@ -22,9 +22,19 @@ uint32_t UnresolvedStacks::LocationId(ProcessTable& processes, uint32_t pid, uin
   // which matters when the call was a function's last instruction.
   const uint64_t address = return_address && ip != 0 ? ip - 1 : ip;
   Location location{ProcessTable::kUnknownDso, address};
+  const Mapping* m = IsKernelAddress(address) ? nullptr : processes.FindMapping(pid, address);
+  const Mapping* jit = nullptr;
+  if (!IsKernelAddress(address) && (m == nullptr || IsAnonymousCode(processes.DsoPath(m->dso)))) {
+    // JIT code a jitdump named, live at this moment: it names what it
+    // covers, before the process's perf map.
+    jit = processes.FindJitCode(pid, address);
+  }
   if (IsKernelAddress(address)) {
     location.dso = ProcessTable::kKernelDso;
-  } else if (const Mapping* m = processes.FindMapping(pid, address)) {
+  } else if (jit != nullptr) {
+    location.dso = jit->dso;
+    location.offset = address - jit->start + jit->pgoff;
+  } else if (m != nullptr) {
     if (IsAnonymousCode(processes.DsoPath(m->dso))) {
       // JIT code: named by the process's /tmp/perf-PID.map, by address.
       location.dso = processes.InternDso(PerfMapPath(pid));

@@ -40,9 +40,10 @@ class UnresolvedStacks {
   // The stack of `callchain` (with the kernel's context markers) in `pid`,
   // or, when the chain is empty, of `ip` alone. The first address after
   // each context marker is where that context was interrupted; the others
-  // are return addresses, looked up at address - 1 (the call). JIT code
-  // (anonymous executable mappings) resolves to the process's
-  // /tmp/perf-PID.map pseudo-DSO, interned in `processes`.
+  // are return addresses, looked up at address - 1 (the call). JIT code a
+  // jitdump named (ProcessTable::FindJitCode) resolves to its jitted-code
+  // pseudo-DSO; other JIT code (anonymous executable mappings) to the
+  // process's /tmp/perf-PID.map pseudo-DSO, interned in `processes`.
   StackRef StackOf(ProcessTable& processes, uint32_t pid, uint64_t ip, const U64List& callchain);
 
   std::span<const uint32_t> Frames(StackRef stack) const { return stacks_.Get(stack); }

@@ -145,6 +145,11 @@ std::string FormatHeaderText(const HeaderView& h) {
   }
   for (const ToggleInfo& t : h.toggles) Line(out, "toggled", ToggleText(t));
   for (const auto& [path, id] : h.build_ids) Line(out, "build-id", fmt::format("{} {}", id, path));
+  for (const HeaderView::JitDumpInfo& j : h.jit_dumps) {
+    Line(out, "jit code",
+         fmt::format("{} named from its jitdump ({} function{}, {} move{})", j.dso, j.functions,
+                     j.functions == 1 ? "" : "s", j.moves, j.moves == 1 ? "" : "s"));
+  }
   Line(out, "file", FileStateText(h));
   out += "# ========\n#\n";
   return out;

@@ -177,6 +177,9 @@ HeaderView BuildHeaderView(const Recording& recording) {
   h.lost_samples = stats.lost_samples;
   h.per_cpu = stats.per_cpu;
   h.build_ids = recording.build_ids;
+  for (const auto& [dso, code] : recording.jit_code) {
+    h.jit_dumps.push_back({dso, code->functions().size(), code->dump_counts().moves});
+  }
   h.finalized = recording.finalized;
   h.file_size = recording.file_size;
   h.valid_end = recording.valid_end;

@@ -110,6 +110,13 @@ struct HeaderView {
   uint64_t lost_samples = 0;
   std::map<uint32_t, CpuCounts> per_cpu;
   std::vector<std::pair<std::string, std::string>> build_ids;  // path, build-id
+  // JIT code named from the recording's jitdumps, by pseudo-DSO.
+  struct JitDumpInfo {
+    std::string dso;  // "[jitted-PID]"
+    uint64_t functions = 0;
+    uint64_t moves = 0;
+  };
+  std::vector<JitDumpInfo> jit_dumps;
   bool finalized = false;
   uint64_t file_size = 0;
   uint64_t valid_end = 0;

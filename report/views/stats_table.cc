@@ -18,6 +18,8 @@ constexpr StatsSectionInfo kSections[] = {
      [](const LoadStats& s) { return s.unwind.dwarf_samples != 0; }, true},
     {StatsSection::kLeafCheck, "Leaf check (fp,leaf)", "unwinding",
      [](const LoadStats& s) { return s.unwind.leaf_samples != 0; }, true},
+    {StatsSection::kJitDump, "JIT dumps", "jitdump",
+     [](const LoadStats& s) { return s.jitdump.dumps != 0; }},
 };
 
 StatsEntries UnwindStops(const LoadStats& s) {
@@ -37,6 +39,12 @@ uint64_t Sum(const StatsEntries& entries) {
 std::string StackReadNote(const LoadStats& s) {
   return fmt::format(" bytes or less (all: {} or less) of {}-byte copies",
                      StackReachWithin(s.unwind, 1.0), s.unwind.stack_copy_size);
+}
+
+std::string TornDumpsNote(const LoadStats& s) {
+  if (s.jitdump.torn_dumps == 0) return "";
+  return fmt::format(" ({} ending in a record cut short: copied while their JIT ran)",
+                     s.jitdump.torn_dumps);
 }
 
 constexpr StatsCounter kCounters[] = {
@@ -147,6 +155,53 @@ constexpr StatsCounter kCounters[] = {
     {.key = "stack_read_max",
      .section = StatsSection::kDwarfUnwinding,
      .value = [](const LoadStats& s) { return StackReachWithin(s.unwind, 1.0); }},
+    // The recording's jitdumps (names of JIT code, for processes that wrote one).
+    {.key = "dumps",
+     .label = "jitdumps",
+     .section = StatsSection::kJitDump,
+     .value = [](const LoadStats& s) { return s.jitdump.dumps; },
+     .note_text = TornDumpsNote},
+    {.key = "torn_dumps",
+     .label = "",
+     .section = StatsSection::kJitDump,
+     .value = [](const LoadStats& s) { return s.jitdump.torn_dumps; }},
+    {.key = "functions",
+     .label = "functions (code loads)",
+     .section = StatsSection::kJitDump,
+     .value = [](const LoadStats& s) { return s.jitdump.functions; }},
+    {.key = "moves",
+     .label = "code moves",
+     .section = StatsSection::kJitDump,
+     .value = [](const LoadStats& s) { return s.jitdump.records.moves; }},
+    {.key = "debug_infos",
+     .label = "debug-info records",
+     .section = StatsSection::kJitDump,
+     .value = [](const LoadStats& s) { return s.jitdump.records.debug_infos; }},
+    {.key = "malformed_records",
+     .label = "malformed records",
+     .section = StatsSection::kJitDump,
+     .value = [](const LoadStats& s) { return s.jitdump.records.malformed; }},
+    {.key = "unknown_records",
+     .label = "records of unknown ids",
+     .section = StatsSection::kJitDump,
+     .value = [](const LoadStats& s) { return s.jitdump.records.unknown; },
+     .text_if_nonzero = true},
+    {.key = "unmatched_moves",
+     .label = "moves of no loaded code",
+     .section = StatsSection::kJitDump,
+     .value = [](const LoadStats& s) { return s.jitdump.code.unmatched_moves; },
+     .text_if_nonzero = true},
+    {.key = "unmatched_debug_infos",
+     .label = "debug info of no code load",
+     .section = StatsSection::kJitDump,
+     .value = [](const LoadStats& s) { return s.jitdump.records.unmatched_debug_infos; },
+     .text_if_nonzero = true},
+    {.key = "untimed_dumps",
+     .label = "dumps timed by the CPU's counter",
+     .section = StatsSection::kJitDump,
+     .value = [](const LoadStats& s) { return s.jitdump.code.untimed_dumps; },
+     .note = " (their code taken as loaded from the start)",
+     .text_if_nonzero = true},
 };
 
 }  // namespace

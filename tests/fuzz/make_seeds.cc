@@ -22,6 +22,7 @@
 #include "formats/embedded_codec.h"
 #include "formats/perf_data_format.h"
 #include "formats/sample_file_writer.h"
+#include "tests/unit/jitdump_builder.h"
 #include "tests/unit/perf_data_builder.h"
 #include "tests/unit/synthetic_records.h"
 
@@ -268,6 +269,31 @@ void EmbeddedCodecSeeds(SeedWriter& w) {
   w.Write("embedded_codec", "perf-map", map);
 }
 
+// A dump with every record kind: debug info, loads, a move, an unknown
+// record, a close.
+Bytes SeedJitDump() {
+  JitDumpBuilder b;
+  const std::byte unknown[8] = {};
+  b.DebugInfo(100, 0x7f0000001000,
+              {{0x7f0000001000, 3, 0, "/src/a.js"}, {0x7f0000001010, 4, 0, "\xff"}})
+      .Load(101, 0x7f0000001000, "JS:*hot /src/a.js:3:1", 0x40, 1)
+      .Load(102, 0x7f0000002000, "JS:~cold /src/a.js:9:1", 0x20, 2)
+      .Raw(77, 103, unknown)
+      .Move(104, 0x7f0000001000, 0x7f0000003000, 0x40, 1)
+      .Load(105, 0x7f0000001000, "reused", 0x10, 3)
+      .Close(106);
+  return b.bytes();
+}
+
+void JitDumpSeeds(SeedWriter& w) {
+  const Bytes dump = SeedJitDump();
+  w.Write("jitdump", "dump", dump);
+  // Cut in its last record, as a dump copied while its JIT ran.
+  w.Write("jitdump", "torn", Bytes(dump.begin(), dump.end() - 12));
+  w.Write("jitdump", "counter-clock",
+          JitDumpBuilder(9, kJitDumpArchTimestamp).Load(5, 0x7000, "f", 0x10, 1).bytes());
+}
+
 // sample_file's input, a flags byte then a file: a file holding embedded
 // chunks (until recordings made by make_seeds.sh hold them too).
 void EmbeddedFileSeed(SeedWriter& w) {
@@ -282,6 +308,13 @@ void EmbeddedFileSeed(SeedWriter& w) {
   (*writer)->Submit(format::ChunkType::kEmbeddedBinary, format::EncodeEmbeddedBinary(SeedBinary()));
   (*writer)->Submit(format::ChunkType::kPerfMap,
                     format::EncodePerfMap({4242, "7f0000001000 40 jit_countdown\n"}));
+  // A jitdump in two parts, cut where a record ends.
+  const Bytes dump = SeedJitDump();
+  const size_t first = JitDumpWholePrefix(dump, dump.size() / 2, true);
+  (*writer)->Submit(format::ChunkType::kJitDump,
+                    format::EncodeJitDumpPart(4242, 0, std::span(dump).first(first)));
+  (*writer)->Submit(format::ChunkType::kJitDump,
+                    format::EncodeJitDumpPart(4242, 1, std::span(dump).subspan(first)));
   if (!(*writer)->Finish(format::Trailer{})) return;
   writer->reset();
   std::ifstream in(path, std::ios::binary);
@@ -409,6 +442,7 @@ int main(int argc, char** argv) {
   sample::testing::EmbeddedCodecSeeds(writer);
   sample::testing::EmbeddedFileSeed(writer);
   sample::testing::TextSeeds(writer);
+  sample::testing::JitDumpSeeds(writer);
   sample::testing::PerfDataSeeds(writer);
   return 0;
 }

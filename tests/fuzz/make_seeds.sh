@@ -8,7 +8,7 @@ cd "$(dirname "$0")/../.."
 corpus=tests/fuzz/corpus
 ninja -C build tests/fuzz/fuzz_make_seeds record/sample-record tests/workloads/split \
   tests/workloads/hits \
-  tests/workloads/unwind-nofp \
+  tests/workloads/unwind-nofp tests/workloads/jitdump \
   tests/fixtures/fixture_prog tests/fixtures/fixture_elf32 tests/fixtures/libfixture_lib.so \
   tests/fixtures/fixture_symbolizer tests/fixtures/fixture_symbolizer.debug \
   tests/fixtures/fixture_symbolizer_stripped_all >/dev/null
@@ -51,6 +51,9 @@ if build/record/sample-record -q -z 0 -e syscalls:sys_enter_write --filter 'coun
   -o "$tmp/trace" -- build/tests/workloads/hits sizes 3 2 2>/dev/null; then
   trace=trace
 fi
+# A fake JIT's jitdump (kJitDump chunks: code loads, a move, debug info).
+build/record/sample-record -q -g -z 0 -e cpu-clock -F 500 -o "$tmp/jitdump" -- \
+  build/tests/workloads/jitdump 0.04 "$tmp" >/dev/null
 cp tests/golden/truncated.data "$tmp/truncated"
 byte() { printf "\\$(printf '%03o' "$1")"; }
 # sample_file's input starts with flags (bit 0: fix checksums), report's
@@ -77,6 +80,9 @@ for selector in 8 16 24 25 136 144 146 152; do
 done
 for selector in 32 35 36; do
   { byte "$selector"; cat "$tmp/split-raw"; } >"$corpus/report/seed-split-raw-view$selector"
+done
+for selector in 0 8 64 96; do
+  { byte "$selector"; cat "$tmp/jitdump"; } >"$corpus/report/seed-jitdump-view$selector"
 done
 for selector in 32 34 36; do
   { byte "$selector"; cat "$tmp/unwind-raw"; } >"$corpus/report/seed-unwind-raw-view$selector"

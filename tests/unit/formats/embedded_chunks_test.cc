@@ -109,6 +109,37 @@ TEST_F(EmbeddedChunksTest, ChunksReadBackEqualAndAMalformedOneCostsOnlyItself) {
   }
 }
 
+// kJitDump parts join into one dump per process, in part order; a part 0
+// starts another dump of its pid; a part with no part 0 before it, or too
+// short for its fields, is a warning.
+TEST_F(EmbeddedChunksTest, JitDumpPartsJoinPerProcess) {
+  const std::string path = dir_ + "/jit.sample";
+  auto writer = SampleFileWriter::Create(path, WriterOptions{});
+  ASSERT_TRUE(writer.has_value()) << writer.error().message;
+  EventDesc event;
+  event.attr = st::MakeAttr(PERF_SAMPLE_IP | PERF_SAMPLE_TIME, true);
+  (*writer)->Submit(ChunkType::kEvents, EncodeEvents({event}));
+  const Bytes a(100, std::byte{1}), b(50, std::byte{2}), c(30, std::byte{3});
+  (*writer)->Submit(ChunkType::kJitDump, EncodeJitDumpPart(10, 0, a));
+  (*writer)->Submit(ChunkType::kJitDump, EncodeJitDumpPart(20, 0, c));
+  (*writer)->Submit(ChunkType::kJitDump, EncodeJitDumpPart(10, 1, b));
+  (*writer)->Submit(ChunkType::kJitDump, EncodeJitDumpPart(30, 1, b));  // no part 0
+  (*writer)->Submit(ChunkType::kJitDump, Bytes(5));                     // too short
+  (*writer)->Submit(ChunkType::kJitDump, EncodeJitDumpPart(10, 0, c));  // pid 10 again
+  ASSERT_TRUE((*writer)->Finish(Trailer{}).has_value());
+  writer->reset();
+  auto reader = SampleFileReader::Open(path);
+  ASSERT_TRUE(reader.has_value()) << reader.error().message;
+  Bytes ab = a;
+  ab.insert(ab.end(), b.begin(), b.end());
+  EXPECT_EQ(reader->jit_dumps(),
+            (std::vector<RecordedJitDump>{{10, ab, 2}, {20, c, 1}, {10, c, 1}}));
+  const auto& warnings = reader->warnings();
+  ASSERT_EQ(warnings.size(), 2u);
+  EXPECT_TRUE(Contains(warnings[0], "jitdump part 1 of pid 30 skipped: no part 0")) << warnings[0];
+  EXPECT_TRUE(Contains(warnings[1], "jitdump skipped: jitdump at offset ")) << warnings[1];
+}
+
 // A file from before embedding (or a chunk type a reader does not know)
 // reads as before: nothing embedded, no warning.
 TEST_F(EmbeddedChunksTest, FilesWithoutThemHaveNone) {

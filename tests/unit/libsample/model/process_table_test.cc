@@ -280,5 +280,35 @@ TEST(ProcessTableTest, MappingsVersionMovesOnEveryMappingChangeOnly) {
   EXPECT_EQ(table.MappingsVersion(7), execed);
 }
 
+// JIT code from a jitdump is a layer of its own: a load over the
+// anonymous mapping leaves the mapping whole, a later load over part of
+// an earlier one replaces that part, a move's removal leaves nothing, exec
+// clears the layer, and every change moves the mappings version.
+TEST(ProcessTableTest, JitCodeIsALayerOverTheMappings) {
+  ProcessTable table;
+  table.ApplyMmap(7, 0x10000, 0x10000, 0, "//anon");
+  const uint32_t dso = table.InternDso("[jitted-7]");
+  uint64_t version = table.MappingsVersion(7);
+  table.ApplyJitCode(7, 0x11000, 0x100, dso, 0x40);
+  EXPECT_GT(table.MappingsVersion(7), version);
+  ASSERT_NE(table.FindMapping(7, 0x11010), nullptr);
+  EXPECT_EQ(table.FindMapping(7, 0x11010)->end, 0x20000u);  // the mapping stays whole
+  const Mapping* f = table.FindJitCode(7, 0x11010);
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->dso, dso);
+  EXPECT_EQ(0x11010 - f->start + f->pgoff, 0x50u);
+  table.ApplyJitCode(7, 0x11080, 0x100, dso, 0x200);  // over f's second half
+  EXPECT_EQ(table.FindJitCode(7, 0x11010)->pgoff, 0x40u);
+  EXPECT_EQ(table.FindJitCode(7, 0x110f0)->pgoff, 0x200u);
+  version = table.MappingsVersion(7);
+  table.RemoveJitCode(7, 0x11000, 0x80);  // f moved away
+  EXPECT_GT(table.MappingsVersion(7), version);
+  EXPECT_EQ(table.FindJitCode(7, 0x11010), nullptr);
+  EXPECT_NE(table.FindJitCode(7, 0x11090), nullptr);
+  EXPECT_EQ(table.FindJitCode(8, 0x11090), nullptr);  // another process has none
+  table.ApplyComm(7, 7, "new", true);                 // exec: the JIT is gone
+  EXPECT_EQ(table.FindJitCode(7, 0x11090), nullptr);
+}
+
 }  // namespace
 }  // namespace sample

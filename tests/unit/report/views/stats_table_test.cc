@@ -51,6 +51,16 @@ LoadStats DistinctStats() {
   s.unwind.embedded_cut_walks = 1026;
   s.unwind.stack_copy_size = 8192;
   s.unwind.stack_reach[2] = 5;  // 99% and all of the walks within 3 steps
+  s.jitdump.dumps = 1027;
+  s.jitdump.torn_dumps = 1028;
+  s.jitdump.functions = 1029;
+  s.jitdump.records.moves = 1030;
+  s.jitdump.records.debug_infos = 1031;
+  s.jitdump.records.malformed = 1032;
+  s.jitdump.records.unknown = 1033;
+  s.jitdump.code.unmatched_moves = 1034;
+  s.jitdump.records.unmatched_debug_infos = 1035;
+  s.jitdump.code.untimed_dumps = 1036;
   return s;
 }
 
