@@ -51,6 +51,11 @@ LoadStats DistinctStats() {
   s.unwind.embedded_cut_walks = 1026;
   s.unwind.stack_copy_size = 8192;
   s.unwind.stack_reach[2] = 5;  // 99% and all of the walks within 3 steps
+  s.unwind.leaf_frames_inserted = 1027;
+  s.unwind.leaf_steps_joined = 1028;
+  s.unwind.leaf_stack_too_small = 1029;
+  s.unwind.leaf_copy_size = 256;
+  s.unwind.leaf_reach[4] = 3;  // 99% and all of them within 40 bytes
   return s;
 }
 
