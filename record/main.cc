@@ -280,11 +280,13 @@ int main(int argc, char** argv) {
       ("freq,F", po::value(&numbers.frequency), "samples per second (default 4000, but tracepoints, "
        "probes and mem: breakpoints sample every hit), or 'max'")
       ("count,c", po::value(&numbers.period), "sample every N events instead of -F")
-      (",g", po::bool_switch(&frame_pointers), "frame-pointer call chains (--call-graph fp)")
+      (",g", po::bool_switch(&frame_pointers), "call chains: frame pointers, and the callers "
+       "they skip (--call-graph fp,leaf)")
       ("call-graph", po::value(&call_graph)->value_name("MODE"),
-       "call chains: fp (frame pointers, as -g); fp,leaf[,SIZE] (fp, plus 3 registers and "
-       "SIZE bytes of user stack, default 512, from which the report finds the caller of a "
-       "leaf function without frame set-up); dwarf[,SIZE] (user frames unwound by the report "
+       "call chains: fp (the kernel's frame-pointer chains alone, as perf's -g); fp,leaf[,SIZE] "
+       "(-g: fp, plus 3 registers and SIZE bytes of user stack, default 192, from which the "
+       "report finds the callers the chain skips: of a leaf function without frame set-up, of "
+       "libc's system call wrappers under --off-cpu); dwarf[,SIZE] (user frames unwound by the report "
        "with CFI from every register and SIZE bytes of user stack, default 8192, at most "
        "65528; no frame pointers needed); no")
       ("mmap-pages,m", po::value(&numbers.mmap_pages), "ring buffer data pages per CPU "
@@ -380,7 +382,7 @@ int main(int argc, char** argv) {
       if (!parsed) throw po::error("--call-graph " + parsed.error().message);
       options.chain_capture = *parsed;
     } else if (frame_pointers) {
-      options.chain_capture = sample::DefaultChainCapture(sample::ChainCapture::kFramePointer);
+      options.chain_capture = sample::DefaultCallGraph();
     }
     if (options.off_cpu && !stat && options.chain_capture.mode == sample::ChainCapture::kNone) {
       throw po::error(

@@ -25,6 +25,11 @@ ChainCaptureOptions DefaultChainCapture(ChainCapture mode) {
   return options;
 }
 
+ChainCaptureOptions DefaultCallGraph() {
+  return ChainCaptureOptions{
+      .mode = ChainCapture::kFramePointer, .leaf = true, .stack_size = kDefaultLeafStackSize};
+}
+
 Result<uint32_t> CheckStackSize(uint64_t bytes) {
   if (bytes == 0) return Fail("stack size 0: must be at least 1 byte");
   // Rounded first, as perf does: 65529..65535 round past the limit.
@@ -60,9 +65,7 @@ Result<ChainCaptureOptions> ParseChainCapture(std::string_view text) {
   if (mode == "no" && parts.size() == 1) return options;
   if (mode == "fp" && parts.size() == 1) return DefaultChainCapture(ChainCapture::kFramePointer);
   if (mode == "fp" && parts[1] == "leaf" && parts.size() <= 3) {
-    options.mode = ChainCapture::kFramePointer;
-    options.leaf = true;
-    options.stack_size = kDefaultLeafStackSize;
+    options = DefaultCallGraph();
     if (parts.size() == 3) size = parts[2];
   } else if (mode == "dwarf" && parts.size() <= 2) {
     options = DefaultChainCapture(ChainCapture::kDwarf);

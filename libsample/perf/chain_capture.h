@@ -7,9 +7,12 @@
 //
 //   fp              the kernel walks frame pointers (PERF_SAMPLE_CALLCHAIN)
 //   fp,leaf[,SIZE]  fp, plus the stack, frame and instruction pointers and
-//                   the top SIZE bytes of the user stack (default 512), from
-//                   which the reporter recovers the caller of a leaf that
-//                   set up no frame (gcc omits it in leaves needing no stack)
+//                   the top SIZE bytes of the user stack (default
+//                   kDefaultLeafStackSize), from which the reporter recovers
+//                   the callers the chain skips: of a leaf that set up no
+//                   frame (gcc and Go omit it in leaves needing no stack),
+//                   of libc's system call wrappers (built without frame
+//                   pointers) in an off-CPU sample. What -g records.
 //   dwarf[,SIZE]    kernel frames from the kernel; user frames unwound later
 //                   with CFI from every general register and a copy of SIZE
 //                   bytes of user stack (default 8192)
@@ -35,7 +38,10 @@ namespace sample {
 enum class ChainCapture { kNone, kFramePointer, kDwarf };
 
 inline constexpr uint32_t kDefaultDwarfStackSize = 8192;
-inline constexpr uint32_t kDefaultLeafStackSize = 512;
+// -g's copy: what the reporter's CFI steps read, measured on C leaves at
+// -O2, Go leaves and libc's sleep wrappers under --off-cpu (bench/RESULTS.md,
+// "Issue 29"), with room to spare.
+inline constexpr uint32_t kDefaultLeafStackSize = 192;
 // The largest multiple of 8 below 65535 (USHRT_MAX), the kernel's bound.
 inline constexpr uint32_t kMaxStackSize = 65528;
 
@@ -49,6 +55,11 @@ struct ChainCaptureOptions {
 
 // The defaults of a mode: fp without leaf, dwarf with 8192 bytes.
 ChainCaptureOptions DefaultChainCapture(ChainCapture mode);
+
+// What -g records: fp,leaf with the default copy. perf's -g is fp: the
+// kernel's chain skips the caller of every frameless leaf, and that of the
+// libc wrapper a thread blocked in; --call-graph fp keeps perf's exactly.
+ChainCaptureOptions DefaultCallGraph();
 
 // Parses "fp", "fp,leaf", "fp,leaf,SIZE", "dwarf", "dwarf,SIZE" or "no".
 // Errors say what was expected; callers prefix the option's name.

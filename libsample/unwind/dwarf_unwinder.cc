@@ -537,26 +537,65 @@ UnwindStop DwarfUnwinder::Walk(Process* process, const UnwindRequest& request,
   return UnwindStop::kNoCfi;
 }
 
-std::optional<uint64_t> DwarfUnwinder::UnchainedCaller(const UnwindRequest& request) {
-  if (request.space == nullptr || request.regs.arch != Arch::kX86_64) return std::nullopt;
-  Process* process = ProcessFor(request);
-  if (process == nullptr) return std::nullopt;
-  const X86FrameRule& rule = RuleFor(process, request.regs.pc).rule;
-  // A CFA computed from rbp means the function set rbp up as its frame
-  // pointer: the frame-pointer chain is right as it is.
-  if (!rule.usable || rule.cfa_from_rbp ||
-      rule.kind[X86FrameRule::kReturnAddress] != X86FrameRule::Kind::kAtCfa) {
-    return std::nullopt;
+FramelessCallers DwarfUnwinder::SkippedCallers(const UnwindRequest& request,
+                                               uint64_t chained_caller, size_t max_steps) {
+  using Kind = X86FrameRule::Kind;
+  FramelessCallers found;
+  constexpr size_t kRbpDwarf = 6;
+  if (request.space == nullptr || request.regs.arch != Arch::kX86_64 ||
+      !request.regs.Has(kRbpDwarf)) {
+    return found;
   }
-  const uint64_t cfa = X86Cfa(rule, request.regs.pc, request.regs.sp, 0);
+  Process* process = ProcessFor(request);
+  if (process == nullptr) return found;
   process->request = &request;
-  Dwarf_Word caller = 0;
-  const bool read = MemoryRead(
-      process->dwfl.get(), cfa + static_cast<uint64_t>(rule.offset[X86FrameRule::kReturnAddress]),
-      &caller, process);
+  process->stack_reach = 0;
+  process->memory_failure = UnwindStop::kComplete;
+  // The chain was walked from this rbp: a framed function further up
+  // continues it only if the steps between left rbp as it is.
+  const uint64_t chained_rbp = request.regs.value[kRbpDwarf];
+  uint64_t rbp = chained_rbp;
+  uint64_t pc = request.regs.pc;
+  uint64_t sp = request.regs.sp;
+  for (size_t step = 0; step < max_steps; ++step) {
+    // A caller's pc is a return address: its call is at pc - 1.
+    const X86FrameRule& rule = RuleFor(process, step == 0 ? pc : pc - 1).rule;
+    if (!rule.usable || rule.kind[X86FrameRule::kReturnAddress] != Kind::kAtCfa) break;
+    if (rule.cfa_from_rbp) {
+      // Its frame is set up: the frame-pointer chain goes on from its
+      // caller, if rbp is still the one the chain was walked from.
+      found.joined = rbp == chained_rbp;
+      break;
+    }
+    const uint64_t cfa = X86Cfa(rule, pc, sp, rbp);
+    Dwarf_Word caller = 0;
+    const auto at = [&](size_t reg) { return cfa + static_cast<uint64_t>(rule.offset[reg]); };
+    if (!MemoryRead(process->dwfl.get(), at(X86FrameRule::kReturnAddress), &caller, process)) {
+      found.stack_too_small = process->memory_failure == UnwindStop::kStackTooSmall;
+      break;
+    }
+    if (rule.kind[X86FrameRule::kRbp] == Kind::kAtCfa) {
+      Dwarf_Word saved = 0;
+      if (!MemoryRead(process->dwfl.get(), at(X86FrameRule::kRbp), &saved, process)) {
+        found.stack_too_small = process->memory_failure == UnwindStop::kStackTooSmall;
+        break;
+      }
+      rbp = saved;
+    }
+    // The chain's own first caller: it skipped the frames found so far.
+    if (caller == chained_caller) {
+      found.joined = true;
+      break;
+    }
+    if (HomeOf(process, caller) == PcHome::kNone) break;
+    found.callers.push_back(caller);
+    found.callers_reach = process->stack_reach;
+    pc = caller;
+    sp = cfa;  // x86_64: the caller's stack pointer is the CFA
+  }
+  found.stack_reach = process->stack_reach;
   process->request = nullptr;
-  if (!read || HomeOf(process, caller) == PcHome::kNone) return std::nullopt;
-  return caller;
+  return found;
 }
 
 }  // namespace sample

@@ -74,6 +74,23 @@ inline constexpr size_t kUnwindStopCount = 8;
 // "complete", "stack copy too small", "no CFI", ...
 const char* UnwindStopName(UnwindStop stop);
 
+// What SkippedCallers found.
+struct FramelessCallers {
+  // Return addresses of the skipped frames, innermost first (none when the
+  // sampled function had set up its frame).
+  std::vector<uint64_t> callers;
+  // The steps reached the frame the frame-pointer chain continues from;
+  // else they stopped (no CFI, the copy too small, the step limit) and
+  // `callers` are the first of the skipped frames.
+  bool joined = false;
+  bool stack_too_small = false;  // a step needed stack beyond the copy
+  uint64_t stack_reach = 0;      // bytes of the copy from sp that the steps read
+  // Of those, the bytes that found `callers`: what a copy must hold to put
+  // them back. Less than stack_reach where the last step only confirmed
+  // the chain's caller (read its return address in a caller's frame).
+  uint64_t callers_reach = 0;
+};
+
 struct UnwindRequest {
   uint32_t pid = 0;
   uint32_t tid = 0;
@@ -101,13 +118,21 @@ class DwarfUnwinder {
   // pointer, its reads reached: a copy of that size gives the same walk.
   uint64_t last_stack_reach() const { return last_stack_reach_; }
 
-  // For --call-graph fp,leaf: the sampled function's return address, when
-  // its CFI at the sampled pc says it has not made rbp its frame pointer
-  // (no frame set up yet, or none at all), so a frame-pointer chain taken
-  // there skipped its caller; nullopt when the frame is set up, the CFI or
-  // the stack copy does not tell, or the address is in no mapped file.
-  // x86_64 only (nullopt elsewhere).
-  std::optional<uint64_t> UnchainedCaller(const UnwindRequest& request);
+  // For -g (--call-graph fp,leaf): the frames a frame-pointer chain taken
+  // at the sample skipped. Such a chain is read from rbp, so it names the
+  // caller of the innermost function that set rbp up, and skips every
+  // function between the sampled pc and that one that had not (a leaf
+  // without frame set-up, as gcc and Go make them; libc's syscall
+  // wrappers, built without frame pointers, under --off-cpu). This steps
+  // from the sampled pc with CFI, at most `max_steps` frames, through the
+  // functions that have not made rbp their frame pointer, and ends where
+  // the chain continues: at a return address equal to `chained_caller`
+  // (the chain's first caller, 0 for none), or at a function whose CFA is
+  // rbp-based with the rbp the chain was walked from (the chain's first
+  // caller is then its caller, and it is the last skipped frame). x86_64
+  // only (nothing elsewhere).
+  FramelessCallers SkippedCallers(const UnwindRequest& request, uint64_t chained_caller,
+                                  size_t max_steps);
 
   struct Counts {
     uint64_t cached_walks = 0;      // walked with cached CFI rules alone

@@ -36,17 +36,38 @@ StackMode StackModeOf(const perf_event_attr& attr) {
   return StackMode::kDwarf;
 }
 
-uint64_t StackReachWithin(const UnwindStats& stats, double fraction) {
+namespace {
+
+// The bound, in multiples of `step`, that `fraction` of the counts of
+// `histogram` stay within; 0 when it is empty.
+uint64_t ReachWithin(std::span<const uint64_t> histogram, size_t step, double fraction) {
   uint64_t total = 0;
-  for (uint64_t n : stats.stack_reach) total += n;
+  for (uint64_t n : histogram) total += n;
   if (total == 0) return 0;
   const auto wanted = static_cast<uint64_t>(std::ceil(fraction * static_cast<double>(total)));
   uint64_t seen = 0;
-  for (size_t i = 0; i < stats.stack_reach.size(); ++i) {
-    seen += stats.stack_reach[i];
-    if (seen >= wanted) return (i + 1) * kStackReachStep;
+  for (size_t i = 0; i < histogram.size(); ++i) {
+    seen += histogram[i];
+    if (seen >= wanted) return (i + 1) * step;
   }
-  return kStackReachSteps * kStackReachStep;
+  return histogram.size() * step;
+}
+
+// Counts `reach` bytes in a histogram of `step`-byte buckets.
+template <size_t N>
+void CountReach(uint64_t reach, size_t step, std::array<uint64_t, N>& histogram) {
+  const size_t bucket = reach == 0 ? 0 : static_cast<size_t>((reach - 1) / step);
+  ++histogram[std::min(bucket, N - 1)];
+}
+
+}  // namespace
+
+uint64_t StackReachWithin(const UnwindStats& stats, double fraction) {
+  return ReachWithin(stats.stack_reach, kStackReachStep, fraction);
+}
+
+uint64_t LeafReachWithin(const UnwindStats& stats, double fraction) {
+  return ReachWithin(stats.leaf_reach, kLeafReachStep, fraction);
 }
 
 std::optional<uint32_t> SmallerStackCopy(const UnwindStats& stats) {
@@ -160,6 +181,7 @@ bool StackUnwinding::Queue(size_t index, const SampleRecord& sample, const perf_
     stats_.stack_copy_size = std::max(stats_.stack_copy_size, attr.sample_stack_user);
   } else {
     ++stats_.leaf_samples;
+    stats_.leaf_copy_size = std::max(stats_.leaf_copy_size, attr.sample_stack_user);
   }
   // A 32-bit process (PERF_SAMPLE_REGS_ABI_32) on an x86_64 kernel is
   // unwound as i386: libdw takes the backend from its modules' ELF headers.
@@ -200,20 +222,23 @@ void StackUnwinding::Work(DwarfUnwinder& unwinder, Item& item) const {
     return;
   }
   // fp,leaf: u0 is the sampled user pc, u1 what the frame-pointer chain
-  // names as its caller. When the leaf's CFI says it had not set up rbp as
-  // its frame pointer, the chain skipped its real caller: put it back.
+  // names as its caller. The frames CFI steps through from u0 before the
+  // chain goes on are those it skipped: put them back after u0.
   for (size_t i = 0; i < item.callchain.size(); ++i) item.chain.push_back(item.callchain[i]);
   if (request.space == nullptr || user_start >= item.callchain.size() ||
       request.regs.pc != item.callchain[user_start]) {
     return;
   }
-  if (const std::optional<uint64_t> caller = unwinder.UnchainedCaller(request)) {
-    const bool has_u1 = user_start + 1 < item.callchain.size();
-    if (!has_u1 || *caller != item.callchain[user_start + 1]) {
-      item.chain.insert(item.chain.begin() + static_cast<std::ptrdiff_t>(user_start + 1), *caller);
-      item.caller_inserted = true;
-    }
-  }
+  const uint64_t chained_caller =
+      user_start + 1 < item.callchain.size() ? item.callchain[user_start + 1] : 0;
+  const FramelessCallers skipped =
+      unwinder.SkippedCallers(request, chained_caller, kMaxSkippedFrames);
+  item.chain.insert(item.chain.begin() + static_cast<std::ptrdiff_t>(user_start + 1),
+                    skipped.callers.begin(), skipped.callers.end());
+  item.skipped_frames = skipped.callers.size();
+  item.joined = skipped.joined;
+  item.stack_too_small = skipped.stack_too_small;
+  item.stack_reach = skipped.callers_reach;
   if (item.cut) CompleteCutChain(unwinder, request, user_start, item);
 }
 
@@ -243,11 +268,17 @@ void StackUnwinding::Flush(const std::function<void(size_t, std::span<const uint
       ++stats_.stops[static_cast<size_t>(item.stop)];
       stats_.dwarf_frames += item.user_frames;
       if (item.stop == UnwindStop::kComplete) {
-        const size_t step = item.stack_reach == 0 ? 0 : (item.stack_reach - 1) / kStackReachStep;
-        ++stats_.stack_reach[std::min(step, kStackReachSteps - 1)];
+        CountReach(item.stack_reach, kStackReachStep, stats_.stack_reach);
       }
     } else {
-      stats_.leaf_callers_inserted += item.caller_inserted;
+      stats_.leaf_callers_inserted += item.skipped_frames != 0;
+      stats_.leaf_frames_inserted += item.skipped_frames;
+      stats_.leaf_steps_joined += item.joined;
+      stats_.leaf_stack_too_small += item.stack_too_small;
+      // What a copy must hold: the reads that found the frames put back.
+      if (item.skipped_frames != 0) {
+        CountReach(item.stack_reach, kLeafReachStep, stats_.leaf_reach);
+      }
       stats_.cut_chains_completed += item.completed;
     }
     done(item.index, item.chain);

@@ -4,11 +4,14 @@
 // Samples recorded with --call-graph dwarf carry user registers and a copy
 // of the user stack instead of a user call chain: their user frames are
 // unwound here with DWARF CFI and joined below the kernel frames of the
-// kernel's chain, as perf shows them. Samples recorded with
-// --call-graph fp,leaf carry a frame-pointer chain plus the registers and a
-// few hundred bytes of stack: one CFI step from the leaf finds its real
-// caller, which the frame-pointer chain skips when the leaf had not set up
-// its frame (gcc omits that in leaf functions), and inserts it. When the
+// kernel's chain, as perf shows them. Samples recorded with -g
+// (--call-graph fp,leaf) carry a frame-pointer chain plus the registers and
+// a small stack copy: CFI steps from the sampled pc find the frames the
+// chain skipped, those that had not set up rbp as their frame pointer (a
+// leaf without frame set-up, as gcc and Go make them; under --off-cpu,
+// libc's syscall wrappers between the syscall and the function that
+// called them), and insert them where the chain goes on (see
+// DwarfUnwinder::SkippedCallers). When the
 // kernel cut such a chain at its frame limit (kernel.perf_event_max_stack),
 // the copy is walked with CFI as far as it goes, and where that walk
 // agrees with the kernel's frames and goes further, it replaces them: a
@@ -70,12 +73,25 @@ StackMode StackModeOf(const perf_event_attr& attr);
 inline constexpr size_t kStackReachStep = 64;
 inline constexpr size_t kStackReachSteps = 1024;  // up to 64 KiB, the largest copy
 
+// The leaf check's steps are counted the same way, finer: a few words of
+// stack is what they read.
+inline constexpr size_t kLeafReachStep = 8;
+inline constexpr size_t kLeafReachSteps = 512;  // up to 4 KiB
+
+// At most this many frames are stepped from the sampled pc to where the
+// frame-pointer chain goes on: a leaf, or libc's two or three wrappers
+// around a system call, and a caller.
+inline constexpr size_t kMaxSkippedFrames = 8;
+
 struct UnwindStats {
   uint64_t dwarf_samples = 0;                      // samples whose user stack was unwound
   std::array<uint64_t, kUnwindStopCount> stops{};  // why each of those walks ended
   uint64_t dwarf_frames = 0;                       // user frames they gave
   uint64_t leaf_samples = 0;                       // fp,leaf samples checked
-  uint64_t leaf_callers_inserted = 0;              // callers the fp chain had skipped
+  uint64_t leaf_callers_inserted = 0;              // samples whose fp chain had skipped frames
+  uint64_t leaf_frames_inserted = 0;               // the frames put back in them
+  uint64_t leaf_steps_joined = 0;                  // checks that reached where the chain goes on
+  uint64_t leaf_stack_too_small = 0;               // checks that needed more of the copy
   uint64_t cut_chains_completed = 0;               // cut fp chains the stack copy went past
   uint64_t missing_binaries = 0;                   // binaries not found for unwinding
   uint64_t embedded_binaries = 0;                  // binaries unwound with the CFI recorded
@@ -89,11 +105,19 @@ struct UnwindStats {
   // bytes of the copy; and the largest copy asked for (sample_stack_user).
   std::array<uint64_t, kStackReachSteps> stack_reach{};
   uint32_t stack_copy_size = 0;
+  // Of the leaf checks that put frames back: how many read up to
+  // (i + 1) * kLeafReachStep bytes of the copy to find them (not counting a
+  // last read that only confirmed the chain's caller); the largest copy.
+  std::array<uint64_t, kLeafReachSteps> leaf_reach{};
+  uint32_t leaf_copy_size = 0;
 };
 
 // The stack copy size that `fraction` of the complete walks stayed within
 // (a multiple of kStackReachStep); 0 when there were none.
 uint64_t StackReachWithin(const UnwindStats& stats, double fraction);
+
+// The same for the leaf checks' steps (a multiple of kLeafReachStep).
+uint64_t LeafReachWithin(const UnwindStats& stats, double fraction);
 
 // A stack copy size worth suggesting: when at least 1,000 walks completed
 // and 99% of them read a quarter of the copy or less, that much with a
@@ -149,9 +173,11 @@ class StackUnwinding {
     // Filled by the workers.
     std::vector<uint64_t> chain;
     size_t user_frames = 0;    // dwarf: the unwound frames at the end of `chain`
-    uint64_t stack_reach = 0;  // dwarf: bytes of the copy the walk read
+    uint64_t stack_reach = 0;  // bytes of the copy the walk (fp,leaf: that found frames) read
     UnwindStop stop = UnwindStop::kComplete;
-    bool caller_inserted = false;  // fp,leaf: the skipped caller was put back
+    size_t skipped_frames = 0;     // fp,leaf: frames the fp chain skipped, put back
+    bool joined = false;           // fp,leaf: the steps reached where the chain goes on
+    bool stack_too_small = false;  // fp,leaf: a step needed more of the copy
     bool cut = false;              // the kernel's chain reached its frame limit
     bool completed = false;        // fp,leaf: ... and the copy's walk went past it
   };

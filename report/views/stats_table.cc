@@ -16,7 +16,7 @@ constexpr StatsSectionInfo kSections[] = {
      [](const LoadStats& s) { return s.off_cpu.intervals != 0 || s.off_cpu.unmatched != 0; }},
     {StatsSection::kDwarfUnwinding, "DWARF unwinding", "unwinding",
      [](const LoadStats& s) { return s.unwind.dwarf_samples != 0; }, true},
-    {StatsSection::kLeafCheck, "Leaf check (fp,leaf)", "unwinding",
+    {StatsSection::kLeafCheck, "Leaf check (-g, fp,leaf)", "unwinding",
      [](const LoadStats& s) { return s.unwind.leaf_samples != 0; }, true},
     {StatsSection::kJitDump, "JIT dumps", "jitdump",
      [](const LoadStats& s) { return s.jitdump.dumps != 0; }},
@@ -45,6 +45,11 @@ std::string TornDumpsNote(const LoadStats& s) {
   if (s.jitdump.torn_dumps == 0) return "";
   return fmt::format(" ({} ending in a record cut short: copied while their JIT ran)",
                      s.jitdump.torn_dumps);
+}
+
+std::string LeafReadNote(const LoadStats& s) {
+  return fmt::format(" bytes or less (all: {} or less) of {}-byte copies",
+                     LeafReachWithin(s.unwind, 1.0), s.unwind.leaf_copy_size);
 }
 
 constexpr StatsCounter kCounters[] = {
@@ -136,9 +141,37 @@ constexpr StatsCounter kCounters[] = {
      .section = StatsSection::kLeafCheck,
      .value = [](const LoadStats& s) { return s.unwind.leaf_samples; }},
     {.key = "leaf_callers_inserted",
-     .label = "callers inserted",
+     .label = "samples with callers inserted",
      .section = StatsSection::kLeafCheck,
-     .value = [](const LoadStats& s) { return s.unwind.leaf_callers_inserted; }},
+     .value = [](const LoadStats& s) { return s.unwind.leaf_callers_inserted; },
+     .note = ", {} frames inserted",
+     .note_value = [](const LoadStats& s) { return s.unwind.leaf_frames_inserted; }},
+    {.key = "leaf_frames_inserted",
+     .section = StatsSection::kLeafCheck,
+     .value = [](const LoadStats& s) { return s.unwind.leaf_frames_inserted; }},
+    {.key = "leaf_steps_joined",
+     .label = "checks that reached the chain",
+     .section = StatsSection::kLeafCheck,
+     .value = [](const LoadStats& s) { return s.unwind.leaf_steps_joined; }},
+    // Steps that needed more of the copy, to find a skipped frame or to
+    // confirm the chain's caller (Go's CFI never says a frame is rbp-based:
+    // a framed function's frame is read to find its return address).
+    {.key = "leaf_stack_too_small",
+     .label = "checks cut short by the stack copy",
+     .section = StatsSection::kLeafCheck,
+     .value = [](const LoadStats& s) { return s.unwind.leaf_stack_too_small; }},
+    {.key = "leaf_copy_size",
+     .section = StatsSection::kLeafCheck,
+     .value = [](const LoadStats& s) { return uint64_t{s.unwind.leaf_copy_size}; }},
+    {.key = "leaf_read_p99",
+     .label = "stack read to find them, 99% of samples",
+     .section = StatsSection::kLeafCheck,
+     .value = [](const LoadStats& s) { return LeafReachWithin(s.unwind, 0.99); },
+     .text_if_nonzero = true,
+     .note_text = LeafReadNote},
+    {.key = "leaf_read_max",
+     .section = StatsSection::kLeafCheck,
+     .value = [](const LoadStats& s) { return LeafReachWithin(s.unwind, 1.0); }},
     // In text, the note of cut_chains (Problems).
     {.key = "cut_chains_completed",
      .section = StatsSection::kLeafCheck,

@@ -22,6 +22,7 @@
 #include <gtest/gtest.h>
 
 #include "formats/sample_file_reader.h"
+#include "libsample/perf/chain_capture.h"
 #include "libsample/perf/perf_record.h"
 #include "libsample/perf/record_walker.h"
 #include "libsample/perf/user_regs.h"
@@ -295,14 +296,14 @@ TEST_F(CallGraphTest, PerEventTermsSetTheModeAndSize) {
 // parent_fn: the stack pointer, and the word it points at.
 TEST_F(CallGraphTest, LeafModeRecordsTheLeafsReturnAddress) {
   const Recording r = RecordWith({"--call-graph", "fp,leaf"}, {kLeaf});
-  EXPECT_EQ(r.attr.sample_stack_user, 512u);
+  EXPECT_EQ(r.attr.sample_stack_user, kDefaultLeafStackSize);
   EXPECT_EQ(r.attr.exclude_callchain_user, 0u);
   const Symbolizer symbols(kLeaf, r);
   size_t in_leaf = 0, skips_parent = 0, returns_to_parent = 0;
   for (const Sample& s : r.samples) {
     ASSERT_EQ(s.regs_abi, PERF_SAMPLE_REGS_ABI_64);
     ASSERT_EQ(s.regs.size(), RegisterCount(LeafRegsMask(Arch::kX86_64)));
-    ASSERT_LE(s.stack.size(), 512u);
+    ASSERT_LE(s.stack.size(), kDefaultLeafStackSize);
     if (!s.user_mode || symbols.Name(s.ip) != "leaf_fn") continue;
     ++in_leaf;
     // [PERF_CONTEXT_USER, ip, caller's return address, ...]
@@ -317,9 +318,17 @@ TEST_F(CallGraphTest, LeafModeRecordsTheLeafsReturnAddress) {
 }
 
 TEST_F(CallGraphTest, DashGAndCallGraphNo) {
+  // -g is fp,leaf: the kernel's chain, the leaf registers and a small copy.
   Recording r = RecordWith({"-g"}, {kUnwindNofp, "chain", "0.05"});
   EXPECT_NE(r.attr.sample_type & PERF_SAMPLE_CALLCHAIN, 0u);
-  EXPECT_EQ(r.attr.sample_type & PERF_SAMPLE_STACK_USER, 0u);
+  EXPECT_NE(r.attr.sample_type & PERF_SAMPLE_STACK_USER, 0u);
+  EXPECT_EQ(r.attr.sample_stack_user, kDefaultLeafStackSize);
+  EXPECT_EQ(r.attr.sample_regs_user, LeafRegsMask(Arch::kX86_64));
+  EXPECT_EQ(r.attr.exclude_callchain_user, 0u);
+  // --call-graph fp is perf's -g exactly: the kernel's chain alone.
+  r = RecordWith({"--call-graph", "fp"}, {kUnwindNofp, "chain", "0.05"});
+  EXPECT_NE(r.attr.sample_type & PERF_SAMPLE_CALLCHAIN, 0u);
+  EXPECT_EQ(r.attr.sample_type & (PERF_SAMPLE_STACK_USER | PERF_SAMPLE_REGS_USER), 0u);
   r = RecordWith({"-g", "--call-graph=no"}, {kUnwindNofp, "chain", "0.05"});
   EXPECT_EQ(r.attr.sample_type & PERF_SAMPLE_CALLCHAIN, 0u);
 }

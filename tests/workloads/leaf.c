@@ -9,9 +9,16 @@
  * The return address into parent_fn is the word at the sample's stack
  * pointer, which --call-graph fp,leaf records.
  *
- * Usage: leaf [CPU_SECONDS]   (default 0.3; decimals allowed)
+ * Usage: leaf [CPU_SECONDS] [split]   (default 0.3; decimals allowed)
+ *
+ * With "split", main calls parent_seventy and parent_thirty in turn
+ * instead, which call leaf_fn 7 and 3 times a round: their CPU time (in the
+ * children view: they are the callers that frame-pointer chains skip)
+ * splits 70/30 by construction.
  */
 #include "workload.h"
+
+#include <string.h>
 
 #define TESTED __attribute__((noinline, noclone))
 
@@ -29,8 +36,29 @@ TESTED uint64_t parent_fn(int64_t deadline) {
   return x;
 }
 
+/* The empty asm after the loop keeps gcc from making the last call a tail
+ * call (a jump), whose leaf would return to main directly. */
+TESTED uint64_t parent_seventy(uint64_t x) {
+  for (int i = 0; i < 7; ++i) x = leaf_fn(x);
+  __asm__ volatile("" : "+r"(x));
+  return x;
+}
+
+TESTED uint64_t parent_thirty(uint64_t x) {
+  for (int i = 0; i < 3; ++i) x = leaf_fn(x);
+  __asm__ volatile("" : "+r"(x));
+  return x;
+}
+
 int main(int argc, char** argv) {
-  const double seconds = cpu_seconds_arg(argc, argv, 0.3);
-  sink = parent_fn(thread_cpu_ns() + (int64_t)(seconds * 1e9));
+  const double seconds = cpu_seconds_arg(argc > 2 ? 2 : argc, argv, 0.3);
+  const int64_t deadline = thread_cpu_ns() + (int64_t)(seconds * 1e9);
+  if (argc > 2 && strcmp(argv[2], "split") == 0) {
+    uint64_t x = sink;
+    while (thread_cpu_ns() < deadline) x = parent_thirty(parent_seventy(x));
+    sink = x;
+    return 0;
+  }
+  sink = parent_fn(deadline);
   return 0;
 }

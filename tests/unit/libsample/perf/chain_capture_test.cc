@@ -30,7 +30,11 @@ std::string Error(std::string_view text) {
 TEST(ChainCaptureTest, ParsesPerfModes) {
   EXPECT_EQ(Parsed("no"), ChainCaptureOptions{});
   EXPECT_EQ(Parsed("fp"), (ChainCaptureOptions{ChainCapture::kFramePointer, false, 0}));
-  EXPECT_EQ(Parsed("fp,leaf"), (ChainCaptureOptions{ChainCapture::kFramePointer, true, 512}));
+  EXPECT_EQ(Parsed("fp,leaf"),
+            (ChainCaptureOptions{ChainCapture::kFramePointer, true, kDefaultLeafStackSize}));
+  // -g is fp,leaf; perf's -g (the kernel's chain alone) is spelled fp.
+  EXPECT_EQ(DefaultCallGraph(), Parsed("fp,leaf"));
+  EXPECT_NE(DefaultCallGraph(), Parsed("fp"));
   EXPECT_EQ(Parsed("fp,leaf,1024"), (ChainCaptureOptions{ChainCapture::kFramePointer, true, 1024}));
   EXPECT_EQ(Parsed("dwarf"), (ChainCaptureOptions{ChainCapture::kDwarf, false, 8192}));
   EXPECT_EQ(Parsed("dwarf,16384"), (ChainCaptureOptions{ChainCapture::kDwarf, false, 16384}));
@@ -90,7 +94,7 @@ TEST(ChainCaptureTest, LeafKeepsTheUserChainAndCopiesLittle) {
   EXPECT_EQ(attr.sample_type, kBaseSampleType | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
                                   PERF_SAMPLE_STACK_USER);
   EXPECT_EQ(attr.sample_regs_user, LeafRegsMask(Arch::kX86_64));
-  EXPECT_EQ(attr.sample_stack_user, 512u);
+  EXPECT_EQ(attr.sample_stack_user, kDefaultLeafStackSize);
   EXPECT_EQ(attr.exclude_callchain_user, 0u);
 }
 
@@ -126,7 +130,7 @@ TEST(ChainCaptureTest, RecordedAttrsSayWhichModeMadeThem) {
   }
   EXPECT_EQ(DescribeChainCapture(Parsed("no")), "no");
   EXPECT_EQ(DescribeChainCapture(Parsed("fp")), "fp");
-  EXPECT_EQ(DescribeChainCapture(Parsed("fp,leaf")), "fp,leaf (512 bytes of user stack)");
+  EXPECT_EQ(DescribeChainCapture(Parsed("fp,leaf,512")), "fp,leaf (512 bytes of user stack)");
   EXPECT_EQ(DescribeChainCapture(Parsed("dwarf")), "dwarf (8192 bytes of user stack)");
   EXPECT_EQ(ChainCaptureName(Parsed("dwarf,64")), "dwarf");
   EXPECT_EQ(ChainCaptureName(Parsed("fp,leaf")), "fp,leaf");

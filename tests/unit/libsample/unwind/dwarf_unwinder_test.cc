@@ -30,6 +30,7 @@ namespace {
 using testing::EmbedCfi;
 using testing::SelfSpace;
 constexpr size_t kCopy = testing::kCapturedCopy;
+constexpr size_t kMaxSteps = 8;
 
 class DwarfUnwinderTest : public ::testing::Test {
  protected:
@@ -263,19 +264,59 @@ TEST_F(DwarfUnwinderTest, EmbeddedCfiWalksLikeTheBinary) {
   }
 }
 
+// CaptureLeaf, LevelThree, LevelTwo and LevelOne have no frame pointer: a
+// frame-pointer chain taken in CaptureLeaf skips them up to the first
+// caller that set one up. CFI steps find them until the chain goes on.
+TEST_F(DwarfUnwinderTest, SkippedCallersStepUntilTheFramePointerChainGoesOn) {
+  DwarfUnwinder unwinder;
+  std::vector<uint64_t> walk;
+  unwinder.Unwind(Request(kCopy), &walk);
+  ASSERT_GE(walk.size(), 5u);
+  // A chain whose first caller returns into LevelOne skipped LevelThree's
+  // and LevelTwo's frames.
+  FramelessCallers found = unwinder.SkippedCallers(Request(kCopy), walk[3], kMaxSteps);
+  EXPECT_EQ(found.callers, (std::vector<uint64_t>{walk[1], walk[2]}));
+  EXPECT_TRUE(found.joined);
+  EXPECT_FALSE(found.stack_too_small);
+  // callers_reach is what a copy must hold for the same frames: a copy one
+  // word shorter finds one frame less.
+  const uint64_t reach = found.callers_reach;
+  ASSERT_GT(reach, 0u);
+  EXPECT_EQ(reach % 8, 0u);
+  EXPECT_GT(found.stack_reach, reach);  // the last step read LevelTwo's frame
+  const FramelessCallers exact = unwinder.SkippedCallers(Request(reach), walk[3], kMaxSteps);
+  EXPECT_EQ(exact.callers, found.callers);
+  EXPECT_FALSE(exact.joined);
+  EXPECT_TRUE(exact.stack_too_small);
+  const FramelessCallers short_copy =
+      unwinder.SkippedCallers(Request(reach - 8), walk[3], kMaxSteps);
+  EXPECT_EQ(short_copy.callers, std::vector<uint64_t>{walk[1]});
+  EXPECT_TRUE(short_copy.stack_too_small);
+  // The step limit keeps the frames found so far.
+  found = unwinder.SkippedCallers(Request(kCopy), walk[3], 1);
+  EXPECT_EQ(found.callers, std::vector<uint64_t>{walk[1]});
+  EXPECT_FALSE(found.joined);
+  // No registers to step from: nothing.
+  UnwindRequest none = Request(kCopy);
+  none.regs = DwarfRegisters{};
+  EXPECT_TRUE(unwinder.SkippedCallers(none, walk[3], kMaxSteps).callers.empty());
+}
+
 TEST_F(DwarfUnwinderTest, EmbeddedCfiFindsTheCallerAFramePointerChainSkips) {
   DwarfUnwinder with_files;
-  const std::optional<uint64_t> expected = with_files.UnchainedCaller(Request(kCopy));
-  ASSERT_TRUE(expected.has_value());  // CaptureLeaf has no frame pointer
   std::vector<uint64_t> walk;
   with_files.Unwind(Request(kCopy), &walk);
+  ASSERT_GE(walk.size(), 5u);
+  const std::vector<uint64_t> expected =
+      with_files.SkippedCallers(Request(kCopy), walk[3], kMaxSteps).callers;
+  ASSERT_FALSE(expected.empty());  // CaptureLeaf has no frame pointer
   std::vector<std::unique_ptr<EmbeddedBinary>> store;
   const UnwindSpace all_missing = WithEmbedded(
       space_, walk, [](const UnwindModule&) { return true; }, store);
   DwarfUnwinder unwinder;
   UnwindRequest request = Request(kCopy);
   request.space = &all_missing;
-  EXPECT_EQ(unwinder.UnchainedCaller(request), expected);
+  EXPECT_EQ(unwinder.SkippedCallers(request, walk[3], kMaxSteps).callers, expected);
 }
 
 TEST_F(DwarfUnwinderTest, AWalkThatNeedsLibdwInEmbeddedCodeEndsThere) {

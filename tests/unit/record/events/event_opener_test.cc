@@ -213,7 +213,7 @@ TEST(EventOpenerTest, LeafModeAddsRegistersToFramePointerChains) {
   EXPECT_EQ(events[0].attr.sample_type & (PERF_SAMPLE_CALLCHAIN | kUserBits),
             PERF_SAMPLE_CALLCHAIN | kUserBits);
   EXPECT_EQ(events[0].attr.sample_regs_user, LeafRegsMask(Arch::kX86_64));
-  EXPECT_EQ(events[0].attr.sample_stack_user, 512u);
+  EXPECT_EQ(events[0].attr.sample_stack_user, kDefaultLeafStackSize);
   EXPECT_EQ(events[0].attr.exclude_callchain_user, 0u);
 }
 
@@ -279,7 +279,7 @@ TEST(EventOpenerTest, RingBufferMustHoldSeveralStackCopies) {
   EXPECT_FALSE(Create("cpu-clock", defaults));
   defaults.mmap_pages = 8;  // 32 KiB: three, as perf takes them
   EXPECT_TRUE(Create("cpu-clock", defaults));
-  // Terms count too; fp,leaf's small copies fit a page, and -g copies none.
+  // Terms count too; fp,leaf's small copies (-g) fit a page, and fp copies none.
   defaults.chain_capture = ChainCaptureOptions{};
   defaults.mmap_pages = 1;
   EXPECT_FALSE(Create("cpu-clock/call-graph=dwarf/", defaults));
