@@ -112,12 +112,13 @@ class EntryBuilder {
 
   void Add(const SampleClass& c) {
     AddCounts(out_.member_periods, c.counts);
-    std::span<const uint32_t> frames = profile_.frames(*c.first);
+    const std::span<const uint32_t> chain = profile_.frames(*c.first);
+    std::span<const uint32_t> frames = chain;
     if (options_.max_stack != 0 && frames.size() > options_.max_stack) {
       frames = frames.first(options_.max_stack);
     }
     const std::span<const uint32_t> tree_frames = TreeFrames(frames);
-    const std::span<const uint32_t> holders = Holders(frames);
+    const std::span<const uint32_t> holders = Holders(chain, frames.size());
     FlatEntry& self = EntryFor(maker_.Entry(*c.first, frames[0], holders[0]));
     self.self_period += c.period;
     self.self_samples += c.samples;
@@ -129,14 +130,13 @@ class EntryBuilder {
   }
 
  private:
-  // For each frame, the frame of the function symbol holding its address
-  // (HolderIndex; a chain cut by --max-stack inside an address's inlined
-  // calls leaves them their last kept frame).
-  std::span<const uint32_t> Holders(std::span<const uint32_t> frames) {
+  // For each of the first `kept` frames of `chain`, the frame of the
+  // function symbol holding its address (HolderIndex), looked up in the
+  // whole chain: a --max-stack cut inside an address's inlined calls does
+  // not change whose row they are.
+  std::span<const uint32_t> Holders(std::span<const uint32_t> chain, size_t kept) {
     holders_.clear();
-    for (size_t i = 0; i < frames.size(); ++i) {
-      holders_.push_back(frames[HolderIndex(profile_, frames, i)]);
-    }
+    for (size_t i = 0; i < kept; ++i) holders_.push_back(chain[HolderIndex(profile_, chain, i)]);
     return holders_;
   }
 

@@ -354,6 +354,14 @@ std::vector<std::string> SplitFunctionList(std::string_view text) {
   size_t start = 0;
   for (size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
+    // An operator's own brackets ("operator<<", "operator->") open nothing.
+    if (c == 'o' && WordAt(text, i, "operator")) {
+      const size_t end = OperatorEnd(text, i);
+      if (end != kNone) {
+        i = end - 1;
+        continue;
+      }
+    }
     if (c == '(' || c == '<' || c == '[' || c == '{') ++depth;
     if (c == ')' || c == '>' || c == ']' || c == '}') --depth;
     if (depth < 0) break;

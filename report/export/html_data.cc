@@ -119,15 +119,16 @@ void WriteNodes(const ExportInput& input, const StackTree& tree, FuncTable& func
 void WriteTable(const ExportInput& input, const ExportSection& section, FuncTable& funcs,
                 std::string& out) {
   struct KeyHash {
-    size_t operator()(const std::array<uint32_t, 2>& k) const {
-      return (size_t{k[0]} * 0x9E3779B97F4A7C15ull) ^ k[1];
+    size_t operator()(const std::array<uint32_t, 3>& k) const {
+      return (size_t{k[0]} * 0x9E3779B97F4A7C15ull) ^ k[1] ^ (size_t{k[2]} << 32);
     }
   };
   // Samples sharing an interned stack share its functions: sum by stack first.
-  std::unordered_map<std::array<uint32_t, 2>, uint64_t, KeyHash> by_stack;
+  std::unordered_map<std::array<uint32_t, 3>, uint64_t, KeyHash> by_stack;
   for (uint32_t index : section.samples) {
     const ProfileSample& s = input.sample(index);
-    by_stack[{s.frames_begin, static_cast<uint32_t>(input.Frames(s).size())}] += input.Weight(s);
+    by_stack[{s.frames_begin, static_cast<uint32_t>(input.Frames(s).size()), s.frames_count}] +=
+        input.Weight(s);
   }
   struct Sums {
     uint64_t self = 0, total = 0;
@@ -138,10 +139,14 @@ void WriteTable(const ExportInput& input, const ExportSection& section, FuncTabl
     const auto frames =
         input.profile().frames(ProfileSample{.frames_begin = key[0], .frames_count = key[1]});
     if (frames.empty()) continue;
-    sums[frames[HolderIndex(input.profile(), frames, 0)]].self += weight;
+    // Holders are looked up in the whole chain: a --max-stack cut inside an
+    // address's inlined calls does not change whose row they are.
+    const auto chain = input.profile().frames(ProfileSample{.frames_begin = key[0],
+                                                            .frames_count = key[2]});
+    sums[chain[HolderIndex(input.profile(), chain, 0)]].self += weight;
     seen.clear();
     for (size_t i = 0; i < frames.size(); ++i) {
-      if (HolderIndex(input.profile(), frames, i) == i) seen.push_back(frames[i]);
+      seen.push_back(chain[HolderIndex(input.profile(), chain, i)]);
     }
     std::sort(seen.begin(), seen.end());
     seen.erase(std::unique(seen.begin(), seen.end()), seen.end());

@@ -100,12 +100,19 @@ TEST_F(FlatProfileInlineTest, InlineKeyMakesTheInnermostCallTheRow) {
   EXPECT_EQ(NameOf(flat.entries[1]), "main");
 }
 
-TEST_F(FlatProfileInlineTest, ChainCutInsideInlinedCallsKeepsTheInnermostKept) {
+// --max-stack keeps frames, not addresses: a cut inside an address's
+// inlined calls leaves the row the function holding them, as without it.
+TEST_F(FlatProfileInlineTest, ChainCutInsideInlinedCallsKeepsTheirHoldersRows) {
   FlatOptions options;
-  options.max_stack = 1;  // only the inlined call remains
-  const FlatProfile flat = BuildFlatProfile(profile_, options);
-  ASSERT_EQ(flat.entries.size(), 1u);
-  EXPECT_EQ(flat.entries[0].function, spin_);
+  options.max_stack = 1;  // only the inlined call remains of each chain
+  for (const bool children : {false, true}) {
+    options.children = children;
+    const FlatProfile flat = BuildFlatProfile(profile_, options);
+    ASSERT_EQ(flat.entries.size(), 3u) << children;
+    EXPECT_EQ(flat.entries[0].function, funcs_[0]);
+    EXPECT_EQ(flat.entries[0].self_period, 50u);
+    EXPECT_EQ(flat.entries[2].function, funcs_[2]);
+  }
 }
 
 TEST_F(FlatProfileInlineTest, SymbolFilterMatchesTheHolderOrItsInlinedCall) {

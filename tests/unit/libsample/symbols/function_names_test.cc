@@ -206,8 +206,15 @@ TEST(FunctionNamesTest, ListsSplitOutsideBrackets) {
   EXPECT_EQ(SplitFunctionList("acc::twice(long, long),main,std::map<int, int>::at"),
             (std::vector<std::string>{"acc::twice(long, long)", "main", "std::map<int, int>::at"}));
   EXPECT_EQ(SplitFunctionList("a,b"), (std::vector<std::string>{"a", "b"}));
-  // Unbalanced (operator<): every comma splits, as in other lists.
+  // An operator's own brackets open nothing.
   EXPECT_EQ(SplitFunctionList("operator<,f"), (std::vector<std::string>{"operator<", "f"}));
+  EXPECT_EQ(SplitFunctionList("std::operator<<(std::ostream&, int),main"),
+            (std::vector<std::string>{"std::operator<<(std::ostream&, int)", "main"}));
+  EXPECT_EQ(
+      SplitFunctionList("Foo::operator>(Foo const&, int),Foo::operator->() const"),
+      (std::vector<std::string>{"Foo::operator>(Foo const&, int)", "Foo::operator->() const"}));
+  // Unbalanced otherwise: every comma splits, as in other lists.
+  EXPECT_EQ(SplitFunctionList("f(a,b"), (std::vector<std::string>{"f(a", "b"}));
 }
 
 }  // namespace
