@@ -141,8 +141,8 @@ void WriteTable(const ExportInput& input, const ExportSection& section, FuncTabl
     if (frames.empty()) continue;
     // Holders are looked up in the whole chain: a --max-stack cut inside an
     // address's inlined calls does not change whose row they are.
-    const auto chain = input.profile().frames(ProfileSample{.frames_begin = key[0],
-                                                            .frames_count = key[2]});
+    const auto chain =
+        input.profile().frames(ProfileSample{.frames_begin = key[0], .frames_count = key[2]});
     sums[chain[HolderIndex(input.profile(), chain, 0)]].self += weight;
     seen.clear();
     for (size_t i = 0; i < frames.size(); ++i) {
