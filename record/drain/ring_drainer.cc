@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "libsample/perf/perf_event_advice.h"
 #include "libsample/perf/perf_record.h"
 #include "libsample/perf/record_walker.h"
 #include "record/drain/stack_compaction.h"
@@ -65,7 +66,8 @@ RingDrainer::RingDrainer(EventOpener& opener, std::vector<int> cpus,
       attr_(opener.first_attr()),
       counters_(cpus_.size()),
       chunk_(ChunkCapacity(opener), opener.cpu_field(), CommonSampleTimeOffset(table_)),
-      copies_stacks_(CopiesStacks(table_)) {}
+      copies_stacks_(CopiesStacks(table_)),
+      host_max_stack_(static_cast<uint32_t>(std::max(ReadPerfEventMaxStack().value_or(127), 1))) {}
 
 void RingDrainer::Account(size_t ring, std::span<const std::byte> bytes) {
   CpuCounters& c = counters_[ring];
@@ -107,7 +109,8 @@ void RingDrainer::DrainAll() {
       // stack_compaction.h).
       const RingBuffer::Unread unread = source.Peek();
       if (unread.size() != 0) {
-        drained = AppendCompactingStacks(unread.first, unread.second, table_, buffer);
+        drained =
+            AppendCompactingStacks(unread.first, unread.second, table_, host_max_stack_, buffer);
         source.Consume(unread.head);
       }
     } else {

@@ -17,8 +17,8 @@
 
 #include "formats/sample_file_writer.h"
 #include "libsample/perf/event_table.h"
-#include "record/events/event_opener.h"
 #include "record/drain/pending_chunk.h"
+#include "record/events/event_opener.h"
 #include "record/facts/postmortem_facts.h"
 #include "record/record_summary.h"
 
@@ -72,6 +72,9 @@ class RingDrainer {
   std::vector<CpuCounters> counters_;  // per ring
   PendingChunk chunk_;
   bool copies_stacks_ = false;  // some event copies user stacks: compact them
+  // kernel.perf_event_max_stack (read once, after --raise-max-stack): an
+  // fp,leaf chain that long was cut and keeps its whole stack copy.
+  uint32_t host_max_stack_ = 127;
   uint64_t records_written_ = 0;
   uint64_t first_time_ = UINT64_MAX;
   uint64_t last_time_ = 0;

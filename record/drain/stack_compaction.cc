@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "libsample/perf/chain_capture.h"
 #include "libsample/perf/perf_record.h"
 
 namespace sample::record {
@@ -24,13 +25,50 @@ std::span<const std::byte> Slice(std::span<const std::byte> first,
   return scratch;
 }
 
+// fp,leaf: how many bytes of `sample`'s live copy the report can read.
+// Its CFI steps (DwarfUnwinder::SkippedCallers) go up from the stack
+// pointer, reading return-address slots in rising order, and stop at the
+// first one holding the chain's first user caller (or earlier, at a framed
+// function): nothing past the first 8-byte slot holding that value is read.
+// In a Go leaf that slot is the one the kernel's walk read it from, so a
+// 192-byte copy keeps 16-80 bytes; the bytes past it differ in every
+// sample and compressed worst. Kept whole: no such slot (deep frameless
+// chains, recursion without frame pointers), and a chain cut at the
+// kernel's frame limit, which the report completes from the whole copy
+// (StackUnwinding::CompleteCutChain). At most 24 words are compared.
+size_t LeafCopyEnd(const SampleRecord& sample, const perf_event_attr& attr,
+                   uint32_t host_max_stack) {
+  const size_t whole = sample.user_stack.size();
+  const U64List& chain = sample.callchain;
+  size_t user = chain.size();
+  size_t frames = 0;
+  for (size_t i = 0; i < chain.size(); ++i) {
+    if (chain[i] >= static_cast<uint64_t>(PERF_CONTEXT_MAX)) {
+      if (chain[i] == static_cast<uint64_t>(PERF_CONTEXT_USER)) user = i + 1;
+    } else {
+      ++frames;
+    }
+  }
+  const uint32_t limit = attr.sample_max_stack != 0 ? attr.sample_max_stack : host_max_stack;
+  // chain[user] is the sampled pc; chain[user + 1] its first caller.
+  if (user + 1 >= chain.size() || frames >= limit) return whole;
+  const uint64_t caller = chain[user + 1];
+  if (caller >= static_cast<uint64_t>(PERF_CONTEXT_MAX)) return whole;
+  for (size_t at = 0; at + 8 <= whole; at += 8) {
+    uint64_t word;
+    std::memcpy(&word, sample.user_stack.data() + at, 8);
+    if (word == caller) return at + 8;
+  }
+  return whole;
+}
+
 void Append(std::vector<std::byte>& out, std::span<const std::byte> bytes) {
   out.insert(out.end(), bytes.begin(), bytes.end());
 }
 
 // Appends one whole record, its stack copy cut to the live part.
 void AppendRecord(std::span<const std::byte> record, const perf_event_header& h,
-                  const EventTable& table, std::vector<std::byte>& out) {
+                  const EventTable& table, uint32_t host_max_stack, std::vector<std::byte>& out) {
   if (h.type == PERF_RECORD_SAMPLE) {
     const auto event = table.EventIndexFor(record);
     const perf_event_attr* attr = event ? &table.events()[*event].attr : nullptr;
@@ -38,19 +76,27 @@ void AppendRecord(std::span<const std::byte> record, const perf_event_header& h,
                             ? ParseSample(record, *attr)
                             : std::nullopt;
     if (sample && !sample->user_stack.empty()) {
-      // size, data[size], dyn_size: data keeps its dyn_size bytes and what
-      // follows (dyn_size and any later fields) moves up behind them.
+      // size, data[size], dyn_size: data keeps its dyn_size bytes (fp,leaf:
+      // at most up to LeafCopyEnd) and what follows (dyn_size and any later
+      // fields) moves up behind them.
       const size_t data = static_cast<size_t>(sample->user_stack.data() - record.data());
       uint64_t copied = 0;
       std::memcpy(&copied, record.data() + data - 8, 8);
-      const uint64_t live = (sample->user_stack.size() + 7) & ~uint64_t{7};
+      uint64_t dyn_size = sample->user_stack.size();
+      if (ChainCaptureFromAttr(*attr).leaf) {
+        dyn_size = LeafCopyEnd(*sample, *attr, host_max_stack);
+      }
+      const uint64_t live = (dyn_size + 7) & ~uint64_t{7};
       if (live < copied && copied <= record.size() - data) {
         const size_t start = out.size();
         Append(out, record.first(data - 8));
         const auto* size_bytes = reinterpret_cast<const std::byte*>(&live);
         out.insert(out.end(), size_bytes, size_bytes + 8);
         Append(out, record.subspan(data, live));
-        Append(out, record.subspan(data + copied));
+        // dyn_size never above size, as perf's parser requires.
+        const auto* dyn_bytes = reinterpret_cast<const std::byte*>(&dyn_size);
+        out.insert(out.end(), dyn_bytes, dyn_bytes + 8);
+        Append(out, record.subspan(data + copied + 8));
         perf_event_header kept = h;
         kept.size = static_cast<uint16_t>(out.size() - start);
         std::memcpy(out.data() + start, &kept, sizeof(kept));
@@ -64,7 +110,8 @@ void AppendRecord(std::span<const std::byte> record, const perf_event_header& h,
 }  // namespace
 
 size_t AppendCompactingStacks(std::span<const std::byte> first, std::span<const std::byte> second,
-                              const EventTable& table, std::vector<std::byte>& out) {
+                              const EventTable& table, uint32_t host_max_stack,
+                              std::vector<std::byte>& out) {
   const size_t before = out.size();
   const size_t total = first.size() + second.size();
   std::vector<std::byte> scratch;  // only for a record that wraps
@@ -73,7 +120,7 @@ size_t AppendCompactingStacks(std::span<const std::byte> first, std::span<const 
     perf_event_header h;
     std::memcpy(&h, Slice(first, second, at, sizeof(h), scratch).data(), sizeof(h));
     if (h.size < sizeof(h) || h.size > total - at) break;  // the rest goes on as it is
-    AppendRecord(Slice(first, second, at, h.size, scratch), h, table, out);
+    AppendRecord(Slice(first, second, at, h.size, scratch), h, table, host_max_stack, out);
     at += h.size;
   }
   if (at < total) {

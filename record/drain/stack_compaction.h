@@ -8,6 +8,10 @@
 // 50 kHz that was most of the drain's time, and a slow drain is a lost
 // sample. Here each record is read where the kernel wrote it and only what
 // is kept is copied.
+//
+// For fp,leaf (-g) the copy is cut further, after the slot holding the
+// chain's first user caller, where the report's CFI steps stop reading
+// (LeafCopyEnd in the .cc says when it is kept whole).
 #pragma once
 
 #include <cstddef>
@@ -22,10 +26,14 @@ namespace sample::record {
 // buffer holds them: a record may start in one and end in the other) to
 // `out`, each user stack copy cut to its live part, rounded up to 8 as the
 // kernel's sizes are. The records stay valid for any reader of
-// PERF_SAMPLE_STACK_USER: the copy's size field says the new size. Records
-// it cannot parse, and anything after a malformed header, go on unchanged.
+// PERF_SAMPLE_STACK_USER: the copy's size field says the new size, and
+// dyn_size is never above it. Records it cannot parse, and anything after
+// a malformed header, go on unchanged. `host_max_stack`:
+// kernel.perf_event_max_stack, the chain limit of events without
+// sample_max_stack (a chain that long was cut, and its copy is kept whole).
 // Returns the bytes appended.
 size_t AppendCompactingStacks(std::span<const std::byte> first, std::span<const std::byte> second,
-                              const EventTable& table, std::vector<std::byte>& out);
+                              const EventTable& table, uint32_t host_max_stack,
+                              std::vector<std::byte>& out);
 
 }  // namespace sample::record

@@ -5,6 +5,8 @@
 
 #include <cstring>
 #include <initializer_list>
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -55,7 +57,7 @@ TEST(StackCompactionTest, StackCopiesShrinkToTheirLivePartAndStayReadable) {
 
   const Bytes partial = StackSample(attr, 20, 111);  // 20 live bytes: 24 kept
   const Bytes full = StackSample(attr, 64, 222);     // all live: unchanged
-  Bytes other(16);  // a record of another type passes as it is
+  Bytes other(16);                                   // a record of another type passes as it is
   const perf_event_header h{PERF_RECORD_COMM, 0, 16};
   std::memcpy(other.data(), &h, sizeof(h));
   other[12] = std::byte{0x5a};
@@ -64,7 +66,7 @@ TEST(StackCompactionTest, StackCopiesShrinkToTheirLivePartAndStayReadable) {
   for (const Bytes* r : std::initializer_list<const Bytes*>{&partial, &other, &full})
     in.insert(in.end(), r->begin(), r->end());
   Bytes bytes;
-  const size_t kept = AppendCompactingStacks(in, {}, table, bytes);
+  const size_t kept = AppendCompactingStacks(in, {}, table, 127, bytes);
   ASSERT_EQ(kept, in.size() - 40);
   ASSERT_EQ(bytes.size(), kept);
 
@@ -109,10 +111,10 @@ TEST(StackCompactionTest, AMalformedTailGoesOnUnchanged) {
   bytes.insert(bytes.end(), 24, std::byte{0x77});
   const Bytes tail(bytes.begin() + static_cast<std::ptrdiff_t>(first), bytes.end());
   Bytes out;
-  const size_t kept = AppendCompactingStacks(bytes, {}, table, out);
+  const size_t kept = AppendCompactingStacks(bytes, {}, table, 127, out);
   ASSERT_EQ(kept, bytes.size() - 56);  // 64 - 8 bytes of the first copy
-  EXPECT_TRUE(std::equal(tail.begin(), tail.end(),
-                         out.begin() + static_cast<std::ptrdiff_t>(first - 56)));
+  EXPECT_TRUE(
+      std::equal(tail.begin(), tail.end(), out.begin() + static_cast<std::ptrdiff_t>(first - 56)));
 }
 
 // A ring buffer hands its bytes over in two parts when they wrap past its
@@ -130,17 +132,155 @@ TEST(StackCompactionTest, EveryCutOfTheStreamGivesTheSameRecords) {
   }
   in.insert(in.end(), 5, std::byte{0x42});  // a partial header at the end
   Bytes whole;
-  AppendCompactingStacks(in, {}, table, whole);
+  AppendCompactingStacks(in, {}, table, 127, whole);
   ASSERT_LT(whole.size(), in.size());
   for (size_t cut = 0; cut <= in.size(); ++cut) {
     const std::span<const std::byte> stream(in);
     Bytes out = {std::byte{0xee}};
     const size_t appended =
-        AppendCompactingStacks(stream.first(cut), stream.subspan(cut), table, out);
+        AppendCompactingStacks(stream.first(cut), stream.subspan(cut), table, 127, out);
     ASSERT_EQ(appended, whole.size()) << "cut at " << cut;
     ASSERT_EQ(out[0], std::byte{0xee});
     ASSERT_TRUE(std::equal(whole.begin(), whole.end(), out.begin() + 1)) << "cut at " << cut;
   }
+}
+
+// fp,leaf (-g): a chain and a 64-byte copy, all live, then a weight.
+constexpr uint64_t kLeafSampleType = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+                                     PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
+                                     PERF_SAMPLE_STACK_USER | PERF_SAMPLE_WEIGHT;
+constexpr uint64_t kUser = static_cast<uint64_t>(PERF_CONTEXT_USER);
+constexpr uint64_t kKernel = static_cast<uint64_t>(PERF_CONTEXT_KERNEL);
+constexpr uint64_t kCaller = 0x401234;  // the chain's first user caller
+
+perf_event_attr LeafAttr(bool dwarf = false) {
+  perf_event_attr attr = testing::MakeAttr(kLeafSampleType, true);
+  attr.sample_regs_user = 0b11;
+  attr.sample_stack_user = 64;
+  attr.exclude_callchain_user = dwarf;  // what tells dwarf from fp,leaf
+  return attr;
+}
+
+// The copy's words are 0x1000 + i, but `words` put at their indexes.
+Bytes LeafSample(const perf_event_attr& attr, std::vector<uint64_t> chain,
+                 std::initializer_list<std::pair<size_t, uint64_t>> words, uint64_t live = 64) {
+  testing::SampleFields f;
+  f.ip = 0x401000;
+  f.pid = f.tid = 7;
+  f.time = 1000;
+  f.callchain = std::move(chain);
+  f.extra = testing::RegsUserBlock(PERF_SAMPLE_REGS_ABI_64, {0x7ffc0000, 0x401000});
+  std::vector<uint64_t> stack(8);
+  for (size_t i = 0; i < stack.size(); ++i) stack[i] = 0x1000 + i;
+  for (const auto& [index, value] : words) stack[index] = value;
+  const auto* b = reinterpret_cast<const std::byte*>(stack.data());
+  Bytes block = testing::StackUserBlock(std::span<const std::byte>(b, 64), 64);
+  std::memcpy(block.data() + 8 + 64, &live, 8);  // dyn_size
+  f.extra.insert(f.extra.end(), block.begin(), block.end());
+  const uint64_t weight = 99;
+  const auto* w = reinterpret_cast<const std::byte*>(&weight);
+  f.extra.insert(f.extra.end(), w, w + 8);
+  return testing::MakeSample(attr, f);
+}
+
+struct Compacted {
+  Bytes bytes;
+  std::optional<SampleRecord> sample;
+  uint64_t size = 0;      // the copy's size field
+  uint64_t dyn_size = 0;  // and its dyn_size
+  uint64_t weight = 0;    // the field after them
+};
+
+Compacted Compact(const perf_event_attr& attr, const Bytes& in, uint32_t max_stack = 127) {
+  EventDesc desc;
+  desc.attr = attr;
+  const EventTable table(std::vector<EventDesc>{desc});
+  Compacted c;
+  const size_t kept = AppendCompactingStacks(in, {}, table, max_stack, c.bytes);
+  EXPECT_EQ(kept, c.bytes.size());
+  perf_event_header h;
+  std::memcpy(&h, c.bytes.data(), sizeof(h));
+  EXPECT_EQ(h.size, c.bytes.size());
+  c.sample = ParseSample(c.bytes, attr);
+  if (!c.sample) return c;
+  const std::byte* data = c.sample->user_stack.data();
+  std::memcpy(&c.size, data - 8, 8);
+  std::memcpy(&c.dyn_size, data + c.size, 8);
+  std::memcpy(&c.weight, c.bytes.data() + c.bytes.size() - 8, 8);
+  return c;
+}
+
+uint64_t Word(const SampleRecord& s, size_t i) {
+  uint64_t w;
+  std::memcpy(&w, s.user_stack.data() + i * 8, 8);
+  return w;
+}
+
+TEST(StackCompactionTest, LeafCopiesEndAfterTheSlotOfTheChainsFirstCaller) {
+  const perf_event_attr attr = LeafAttr();
+  // The caller in the fourth word (and again higher up: the first is the
+  // one the report's steps stop at).
+  const Bytes in =
+      LeafSample(attr, {kUser, 0x401000, kCaller, 0x402000}, {{3, kCaller}, {6, kCaller}});
+  const Compacted c = Compact(attr, in);
+  ASSERT_TRUE(c.sample.has_value());
+  EXPECT_EQ(c.bytes.size(), in.size() - 32);
+  ASSERT_EQ(c.sample->user_stack.size(), 32u);
+  EXPECT_EQ(c.size, 32u);  // perf's parser needs dyn_size <= size
+  EXPECT_EQ(c.dyn_size, 32u);
+  EXPECT_EQ(Word(*c.sample, 0), 0x1000u);
+  EXPECT_EQ(Word(*c.sample, 3), kCaller);
+  EXPECT_EQ(c.weight, 99u);
+  ASSERT_EQ(c.sample->callchain.size(), 4u);
+  EXPECT_EQ(c.sample->callchain[2], kCaller);
+}
+
+TEST(StackCompactionTest, KernelSamplesCutAtTheirFirstUserCaller) {
+  const perf_event_attr attr = LeafAttr();
+  const Bytes in =
+      LeafSample(attr, {kKernel, 0xffffffff81000000, kUser, 0x401000, kCaller}, {{0, kCaller}}, 40);
+  const Compacted c = Compact(attr, in);
+  ASSERT_TRUE(c.sample.has_value());
+  EXPECT_EQ(c.size, 8u);
+  EXPECT_EQ(c.dyn_size, 8u);
+  EXPECT_EQ(c.weight, 99u);
+}
+
+TEST(StackCompactionTest, LeafCopiesWithoutTheCallerKeepTheirLivePart) {
+  const perf_event_attr attr = LeafAttr();
+  // Not in the copy; past its live part; no caller in the chain.
+  for (const auto& [in, kept] :
+       {std::pair{LeafSample(attr, {kUser, 0x401000, kCaller}, {}), 64u},
+        std::pair{LeafSample(attr, {kUser, 0x401000, kCaller}, {{5, kCaller}}, 36), 40u},
+        std::pair{LeafSample(attr, {kUser, 0x401000}, {{1, kCaller}}), 64u},
+        std::pair{LeafSample(attr, {kKernel, 0xffffffff81000000}, {{1, kCaller}}), 64u}}) {
+    const Compacted c = Compact(attr, in);
+    ASSERT_TRUE(c.sample.has_value());
+    EXPECT_EQ(c.size, kept);
+    EXPECT_EQ(c.weight, 99u);
+  }
+}
+
+TEST(StackCompactionTest, ChainsCutAtTheKernelsLimitKeepTheirCopy) {
+  // The report completes such a chain by unwinding the whole copy.
+  perf_event_attr attr = LeafAttr();
+  const Bytes in = LeafSample(attr, {kUser, 0x401000, kCaller, 0x402000}, {{1, kCaller}});
+  EXPECT_EQ(Compact(attr, in, 3).size, 64u);  // three frames: the host's limit
+  EXPECT_EQ(Compact(attr, in, 4).size, 16u);
+  attr.sample_max_stack = 3;  // the event's own limit comes first
+  EXPECT_EQ(
+      Compact(attr, LeafSample(attr, {kUser, 0x401000, kCaller, 0x402000}, {{1, kCaller}}), 127)
+          .size,
+      64u);
+}
+
+TEST(StackCompactionTest, DwarfCopiesAreNotCutAtTheCaller) {
+  // The DWARF walk reads on past any one return address.
+  const perf_event_attr attr = LeafAttr(/*dwarf=*/true);
+  const Bytes in = LeafSample(attr, {kUser, 0x401000, kCaller}, {{1, kCaller}}, 48);
+  const Compacted c = Compact(attr, in);
+  ASSERT_TRUE(c.sample.has_value());
+  EXPECT_EQ(c.size, 48u);
 }
 
 }  // namespace
