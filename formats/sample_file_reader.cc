@@ -293,24 +293,25 @@ void SampleFileReader::ReadEmbeddedChunk(const ChunkRef& ref, uint64_t payload_o
 
 void SampleFileReader::AddJitDumpPart(const JitDumpPart& part, uint64_t chunk_offset) {
   if (part.part == 0) {
+    latest_jit_dump_[part.pid] = jit_dumps_.size();
     jit_dumps_.push_back(RecordedJitDump{part.pid, {part.bytes.begin(), part.bytes.end()}, 1});
     return;
   }
   // The dump this part goes on: the last one of its pid.
-  auto it = std::find_if(jit_dumps_.rbegin(), jit_dumps_.rend(),
-                         [&](const RecordedJitDump& d) { return d.pid == part.pid; });
-  if (it == jit_dumps_.rend()) {
+  auto latest = latest_jit_dump_.find(part.pid);
+  if (latest == latest_jit_dump_.end()) {
     warnings_.push_back(fmt::format("{}: offset {}: jitdump part {} of pid {} skipped: no part 0",
                                     path_, chunk_offset, part.part, part.pid));
     return;
   }
+  RecordedJitDump& dump = jit_dumps_[latest->second];
   // Parts hold whole records: after a missing one the next still joins on.
-  if (part.part != it->parts) {
+  if (part.part != dump.parts) {
     warnings_.push_back(fmt::format("{}: offset {}: jitdump of pid {}: part {} after part {}",
-                                    path_, chunk_offset, part.pid, part.part, it->parts - 1));
+                                    path_, chunk_offset, part.pid, part.part, dump.parts - 1));
   }
-  it->bytes.insert(it->bytes.end(), part.bytes.begin(), part.bytes.end());
-  it->parts = part.part + 1;
+  dump.bytes.insert(dump.bytes.end(), part.bytes.begin(), part.bytes.end());
+  dump.parts = part.part + 1;
 }
 
 Result<Payload> SampleFileReader::ReadPayload(const ChunkRef& chunk) const {

@@ -14,6 +14,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "formats/chunk_codec.h"
@@ -111,6 +112,9 @@ class SampleFileReader final : public RecordingFile {
   EmbeddedBinaries embedded_;
   std::vector<RecordedPerfMap> perf_maps_;
   std::vector<RecordedJitDump> jit_dumps_;
+  // pid -> index in jit_dumps_ of its latest dump, where its next parts
+  // join (a search per part would be quadratic in a file of many parts).
+  std::unordered_map<uint32_t, size_t> latest_jit_dump_;
   uint64_t embedded_memory_left_ = kMaxEmbeddedTotalSize;  // for the next embedded chunks
   std::vector<ChunkRef> record_chunks_;
   std::optional<Counts> counts_;

@@ -27,6 +27,7 @@ void JitCode::Add(JitDump&& dump) {
       function.name = std::move(load.name);
       function.code = std::move(load.code);
       function.lines = std::move(load.lines);
+      function.files = std::move(load.files);
       std::stable_sort(function.lines.begin(), function.lines.end(),
                        [](const JitLine& a, const JitLine& b) { return a.address < b.address; });
       next_offset_ += function.size();

@@ -28,8 +28,10 @@ struct JitFunction {
   uint64_t code_index = 0;
   std::string name;
   std::vector<std::byte> code;
-  std::vector<JitLine> lines;  // sorted by address (absolute, as loaded)
+  std::vector<JitLine> lines;      // sorted by address (absolute, as loaded)
+  std::vector<std::string> files;  // the lines' file names (JitLine::file)
   uint64_t size() const { return code.size(); }
+  const std::string& FileOf(const JitLine& line) const { return files[line.file]; }
 };
 
 // Where code lives from `time` on (the samples' clock).

@@ -163,6 +163,7 @@ void JitDump::ParseRecord(uint32_t id, uint64_t time, std::span<const std::byte>
     ++counts_.unmatched_debug_infos;
     pending_lines_ = false;
     pending_.clear();
+    pending_files_.clear();
   }
   switch (id) {
     case kJitCodeLoad:
@@ -196,6 +197,7 @@ void JitDump::ParseLoad(uint64_t time, std::span<const std::byte> body, uint64_t
     ++counts_.malformed;
     pending_lines_ = false;
     pending_.clear();
+    pending_files_.clear();
     return;
   }
   JitCodeLoad load;
@@ -210,11 +212,13 @@ void JitDump::ParseLoad(uint64_t time, std::span<const std::byte> body, uint64_t
   if (pending_lines_) {
     if (pending_address_ == raw.code_address) {
       load.lines = std::move(pending_);
+      load.files = std::move(pending_files_);
     } else {
       ++counts_.unmatched_debug_infos;
     }
     pending_lines_ = false;
     pending_.clear();
+    pending_files_.clear();
   }
   loads_.push_back(std::move(load));
   ++counts_.loads;
@@ -243,6 +247,9 @@ void JitDump::ParseDebugInfo(std::span<const std::byte> body, uint64_t body_offs
   }
   std::vector<JitLine> lines;
   lines.reserve(static_cast<size_t>(count));
+  // Each name is stored once: every entry's own bytes pay for at most one
+  // name, so what is kept stays proportional to the record.
+  std::vector<std::string> files;
   for (uint64_t i = 0; i < count; ++i) {
     RawDebugEntry raw;
     std::string_view file;
@@ -250,19 +257,18 @@ void JitDump::ParseDebugInfo(std::span<const std::byte> body, uint64_t body_offs
       ++counts_.malformed;
       return;
     }
-    JitLine line{raw.address, raw.line, raw.discriminator, {}};
-    // "\xff" stands for the file of the entry before (perf's convention).
-    if (file == "\xff" && !lines.empty()) {
-      line.file = lines.back().file;
-    } else {
-      line.file = std::string(file);
-    }
-    lines.push_back(std::move(line));
+    // "\xff" stands for the file of the entry before (perf's convention);
+    // a name repeated in full is the same file too.
+    const bool same = !lines.empty() && (file == "\xff" || file == files.back());
+    if (!same) files.emplace_back(file);
+    lines.push_back(
+        JitLine{raw.address, raw.line, raw.discriminator, static_cast<uint32_t>(files.size() - 1)});
   }
   ++counts_.debug_infos;
   pending_lines_ = true;
   pending_address_ = address;
   pending_ = std::move(lines);
+  pending_files_ = std::move(files);
 }
 
 size_t JitDumpWholePrefix(std::span<const std::byte> bytes, size_t limit, bool with_header) {

@@ -72,12 +72,16 @@ struct JitDumpHeader {
 };
 
 // One source line of JIT code: from `address` (absolute, as the writer
-// gave it) up to the next entry's.
+// gave it) up to the next entry's. `file` indexes the file names of the
+// load it belongs to (JitCodeLoad::files): a debug-info record names each
+// file once however many entries repeat it ("\xff"), so that a crafted
+// dump of many one-byte "same file" entries after one long name costs a
+// few bytes per entry, not a copy of the name each.
 struct JitLine {
   uint64_t address = 0;
   uint32_t line = 0;
   uint32_t discriminator = 0;
-  std::string file;
+  uint32_t file = 0;
   bool operator==(const JitLine&) const = default;
 };
 
@@ -89,8 +93,10 @@ struct JitCodeLoad {
   uint64_t code_address = 0;
   uint64_t code_index = 0;
   std::string name;
-  std::vector<std::byte> code;  // code_size bytes
-  std::vector<JitLine> lines;   // from the DEBUG_INFO record before it
+  std::vector<std::byte> code;     // code_size bytes
+  std::vector<JitLine> lines;      // from the DEBUG_INFO record before it
+  std::vector<std::string> files;  // the lines' file names, each once
+  const std::string& FileOf(const JitLine& line) const { return files[line.file]; }
 };
 
 struct JitCodeMove {
@@ -153,6 +159,7 @@ class JitDump {
   bool pending_lines_ = false;
   uint64_t pending_address_ = 0;
   std::vector<JitLine> pending_;
+  std::vector<std::string> pending_files_;
 };
 
 // A JIT's jitdump as a recording holds it (kJitDump chunks, parts joined).

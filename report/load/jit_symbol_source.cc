@@ -29,8 +29,9 @@ std::vector<ResolvedFrame> JitDumpSymbolSource::FramesAt(uint64_t offset) const 
       function->name.empty() ? fmt::format("[jit] {:#x}", function->address) : function->name;
   frame.symbol_offset = offset - function->offset;
   if (srclines_) {
-    if (const JitLine* line = JitCode::LineAt(*function, offset); line && !line->file.empty()) {
-      frame.srcline = fmt::format("{}:{}", Basename(line->file), line->line);
+    if (const JitLine* line = JitCode::LineAt(*function, offset); line) {
+      const std::string& file = function->FileOf(*line);
+      if (!file.empty()) frame.srcline = fmt::format("{}:{}", Basename(file), line->line);
     }
   }
   return {std::move(frame)};

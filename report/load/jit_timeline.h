@@ -8,9 +8,11 @@
 // Dumps are on the samples' clock (CLOCK_MONOTONIC, which the recorder
 // opens its events with and V8 and the JVM agents stamp their records
 // with); a change at the same time as a sample comes before it (the code
-// was written before it ran). Owns the JitCode of each process (shared with
-// the Recording, which keeps the code bytes for annotation) and the
-// changes not yet applied.
+// was written before it ran). A dump stamped with the CPU's counter is
+// applied at time 0: an exec of its process recorded later clears it.
+// Owns the JitCode of each process (shared with the Recording, which keeps
+// the code bytes for the annotate view to come, issue 30: nothing reads
+// them today) and the changes not yet applied.
 #pragma once
 
 #include <cstdint>

@@ -133,7 +133,8 @@ struct Recording {
   std::vector<TracepointDesc> tracepoints;
   // The JIT code of the recording's jitdumps by pseudo-DSO path
   // ("[jitted-PID]"): a frame's (DSO, offset) there is in the function
-  // JitCode::FunctionAt gives, whose code bytes it holds (for annotation).
+  // JitCode::FunctionAt gives, whose code bytes it holds for the annotate
+  // view to come (issue 30); nothing else reads them today.
   std::map<std::string, std::shared_ptr<const JitCode>> jit_code;
   bool finalized = false;
   std::string format_name;  // "sample.data", "perf.data", ...

@@ -3,7 +3,8 @@
 // lays out is found at its own offsets and nowhere past its end, a whole
 // prefix ends on a record (parses without a torn record) within its limit,
 // and the report's timeline applies every change to a process table, after
-// which each change's code is found at its address. Input: the dump.
+// which each change's code is found at its address, and the file names
+// kept for source lines are no more bytes than the dump. Input: the dump.
 #include <cstdlib>
 
 #include "libsample/model/process_table.h"
@@ -22,6 +23,11 @@ SAMPLE_FUZZ_TARGET(jitdump)(std::span<const std::byte> input) {
   }
   auto dump = JitDump::Parse(input, "fuzz");
   if (!dump) return 0;
+  size_t name_bytes = 0;
+  for (const JitCodeLoad& load : dump->loads()) {
+    for (const std::string& file : load.files) name_bytes += file.size();
+  }
+  if (name_bytes > input.size()) std::abort();
   JitCode code;
   code.Add(std::move(*dump));
   for (const JitFunction& f : code.functions()) {

@@ -292,6 +292,13 @@ void JitDumpSeeds(SeedWriter& w) {
   w.Write("jitdump", "torn", Bytes(dump.begin(), dump.end() - 12));
   w.Write("jitdump", "counter-clock",
           JitDumpBuilder(9, kJitDumpArchTimestamp).Load(5, 0x7000, "f", 0x10, 1).bytes());
+  // One long file name, then "\xff" (same file) entries, for several
+  // loads: a few KB that a copy of the name per entry made ~1 MB.
+  std::vector<JitDumpBuilder::Line> lines{{0x7000, 1, 0, std::string(1500, 's')}};
+  for (uint32_t i = 1; i < 120; ++i) lines.push_back({0x7000 + i, i + 1, 0, "\xff"});
+  JitDumpBuilder same_file;
+  for (uint64_t i = 0; i < 2; ++i) same_file.DebugInfo(1, 0x7000, lines).Load(2, 0x7000, "f", 8, i);
+  w.Write("jitdump", "same-file", same_file.bytes());
 }
 
 // sample_file's input, a flags byte then a file: a file holding embedded

@@ -74,11 +74,11 @@ JitDumpBuilder& JitDumpBuilder::Move(uint64_t time, uint64_t old_address, uint64
 }
 
 JitDumpBuilder& JitDumpBuilder::DebugInfo(uint64_t time, uint64_t address,
-                                          const std::vector<JitLine>& lines) {
+                                          const std::vector<Line>& lines) {
   std::vector<std::byte> body;
   Put(body, address);
   Put(body, uint64_t{lines.size()});
-  for (const JitLine& line : lines) {
+  for (const Line& line : lines) {
     Put(body, line.address);
     Put(body, line.line);
     Put(body, line.discriminator);

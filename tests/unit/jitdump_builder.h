@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -26,8 +27,15 @@ class JitDumpBuilder {
                        uint64_t code_index);
   JitDumpBuilder& Move(uint64_t time, uint64_t old_address, uint64_t new_address, uint64_t size,
                        uint64_t code_index);
+  // One debug-info entry as the file has it ("\xff": the previous file).
+  struct Line {
+    uint64_t address = 0;
+    uint32_t line = 0;
+    uint32_t discriminator = 0;
+    std::string file;
+  };
   // Lines for the load of `address` that must follow.
-  JitDumpBuilder& DebugInfo(uint64_t time, uint64_t address, const std::vector<JitLine>& lines);
+  JitDumpBuilder& DebugInfo(uint64_t time, uint64_t address, const std::vector<Line>& lines);
   JitDumpBuilder& Close(uint64_t time);
   // Any record: its header, then `body`, padded to 8.
   JitDumpBuilder& Raw(uint32_t id, uint64_t time, std::span<const std::byte> body);

@@ -111,7 +111,7 @@ TEST_F(EmbeddedChunksTest, ChunksReadBackEqualAndAMalformedOneCostsOnlyItself) {
 
 // kJitDump parts join into one dump per process, in part order; a part 0
 // starts another dump of its pid; a part with no part 0 before it, or too
-// short for its fields, is a warning.
+// short for its fields, is a warning. A part joins its pid's latest dump.
 TEST_F(EmbeddedChunksTest, JitDumpPartsJoinPerProcess) {
   const std::string path = dir_ + "/jit.sample";
   auto writer = SampleFileWriter::Create(path, WriterOptions{});
@@ -126,14 +126,18 @@ TEST_F(EmbeddedChunksTest, JitDumpPartsJoinPerProcess) {
   (*writer)->Submit(ChunkType::kJitDump, EncodeJitDumpPart(30, 1, b));  // no part 0
   (*writer)->Submit(ChunkType::kJitDump, Bytes(5));                     // too short
   (*writer)->Submit(ChunkType::kJitDump, EncodeJitDumpPart(10, 0, c));  // pid 10 again
+  (*writer)->Submit(ChunkType::kJitDump, EncodeJitDumpPart(20, 1, a));
+  (*writer)->Submit(ChunkType::kJitDump, EncodeJitDumpPart(10, 1, b));  // the second one's
   ASSERT_TRUE((*writer)->Finish(Trailer{}).has_value());
   writer->reset();
   auto reader = SampleFileReader::Open(path);
   ASSERT_TRUE(reader.has_value()) << reader.error().message;
-  Bytes ab = a;
+  Bytes ab = a, ca = c, cb = c;
   ab.insert(ab.end(), b.begin(), b.end());
+  ca.insert(ca.end(), a.begin(), a.end());
+  cb.insert(cb.end(), b.begin(), b.end());
   EXPECT_EQ(reader->jit_dumps(),
-            (std::vector<RecordedJitDump>{{10, ab, 2}, {20, c, 1}, {10, c, 1}}));
+            (std::vector<RecordedJitDump>{{10, ab, 2}, {20, ca, 2}, {10, cb, 2}}));
   const auto& warnings = reader->warnings();
   ASSERT_EQ(warnings.size(), 2u);
   EXPECT_TRUE(Contains(warnings[0], "jitdump part 1 of pid 30 skipped: no part 0")) << warnings[0];

@@ -57,11 +57,41 @@ TEST(JitDumpTest, DebugInfoGoesToTheLoadAfterIt) {
   const JitDump dump = Parsed(b);
   ASSERT_EQ(dump.loads().size(), 2u);
   ASSERT_EQ(dump.loads()[0].lines.size(), 2u);
-  EXPECT_EQ(dump.loads()[0].lines[1].file, "/src/a.js");  // "\xff": the previous file
+  const JitCodeLoad& f = dump.loads()[0];
+  EXPECT_EQ(f.FileOf(f.lines[0]), "/src/a.js");
+  EXPECT_EQ(f.FileOf(f.lines[1]), "/src/a.js");  // "\xff": the previous file
+  EXPECT_EQ(f.files.size(), 1u);                 // stored once
   EXPECT_EQ(dump.loads()[0].lines[1].line, 4u);
   EXPECT_TRUE(dump.loads()[1].lines.empty());
   EXPECT_EQ(dump.counts().debug_infos, 2u);
   EXPECT_EQ(dump.counts().unmatched_debug_infos, 1u);
+}
+
+// A crafted dump of one long file name and many one-byte "\xff" (same
+// file) entries once made each entry a copy of the name: a 460 KB dump
+// took 1.9 GB. The names kept must stay within the dump's own bytes.
+TEST(JitDumpTest, SameFileEntriesDoNotCopyTheName) {
+  constexpr size_t kNameBytes = 4096, kEntries = 2000, kLoads = 8;
+  JitDumpBuilder b;
+  std::vector<JitDumpBuilder::Line> lines;
+  lines.push_back({0x7000, 1, 0, "/src/" + std::string(kNameBytes, 'n')});
+  for (size_t i = 1; i < kEntries; ++i) lines.push_back({0x7000 + i, uint32_t(i + 1), 0, "\xff"});
+  for (size_t i = 0; i < kLoads; ++i) b.DebugInfo(1, 0x7000, lines).Load(2, 0x7000, "f", 0x10, i);
+  const JitDump dump = Parsed(b);
+  ASSERT_EQ(dump.loads().size(), kLoads);
+  size_t name_bytes = 0, line_count = 0;
+  for (const JitCodeLoad& load : dump.loads()) {
+    for (const std::string& file : load.files) name_bytes += file.size();
+    line_count += load.lines.size();
+    ASSERT_EQ(load.lines.size(), kEntries);
+    EXPECT_EQ(load.FileOf(load.lines.back()), lines[0].file);
+    EXPECT_EQ(load.lines.back().line, kEntries);
+  }
+  EXPECT_EQ(line_count, kLoads * kEntries);
+  // Each name once per record (the copies would be kLoads * kEntries of it).
+  EXPECT_LE(name_bytes, b.bytes().size());
+  EXPECT_LE(line_count * sizeof(JitLine), 4 * b.bytes().size());
+  EXPECT_EQ(dump.counts().malformed, 0u);
 }
 
 TEST(JitDumpTest, UnknownRecordsAreSkippedBySize) {
