@@ -158,8 +158,10 @@ Result<JitDump> JitDump::Parse(std::span<const std::byte> bytes, std::string_vie
 
 void JitDump::ParseRecord(uint32_t id, uint64_t time, std::span<const std::byte> body,
                           uint64_t body_offset) {
-  // Debug info describes the code load right after it, and nothing else.
-  if (pending_lines_ && id != kJitCodeLoad) {
+  // Debug info describes the next code load, and nothing else; unwinding
+  // info for the same load may come between them (V8 writes debug info,
+  // then unwinding info, then the load).
+  if (pending_lines_ && id != kJitCodeLoad && id != kJitCodeUnwindingInfo) {
     ++counts_.unmatched_debug_infos;
     pending_lines_ = false;
     pending_.clear();

@@ -197,6 +197,12 @@ TEST_F(JitDumpTest, NodePerfProfFunctionsAreNamed) {
     ASSERT_EQ(dumps.exit_code, 0) << dumps.err;
     ASSERT_NE(dumps.out.find("jit-"), std::string::npos) << dumps.out;
     ExpectSplit(data, "jsSeventy", "jsThirty", 50.0, what + ", dump deleted");
+    // V8's debug-info records (each before its load's unwinding info and
+    // the load) give the script's own lines.
+    const RunResult lines =
+        RunTool({kReport, "-i", data, "--no-children", "--sort", "srcline"}, dir_);
+    ASSERT_EQ(lines.exit_code, 0) << lines.err;
+    EXPECT_GT(FlatSum(lines.out, "jitdump_split.js:"), 40.0) << lines.out;
   }
 }
 

@@ -67,6 +67,20 @@ TEST(JitDumpTest, DebugInfoGoesToTheLoadAfterIt) {
   EXPECT_EQ(dump.counts().unmatched_debug_infos, 1u);
 }
 
+// V8 writes a load's debug info, then its unwinding info, then the load.
+TEST(JitDumpTest, DebugInfoReachesItsLoadPastUnwindingInfo) {
+  const std::byte unwinding[24] = {};
+  JitDumpBuilder b;
+  b.DebugInfo(1, 0x7000, {{0x7000, 3, 0, "/src/a.js"}})
+      .Raw(kJitCodeUnwindingInfo, 2, unwinding)
+      .Load(3, 0x7000, "f", 32, 1);
+  const JitDump dump = Parsed(b);
+  ASSERT_EQ(dump.loads().size(), 1u);
+  ASSERT_EQ(dump.loads()[0].lines.size(), 1u);
+  EXPECT_EQ(dump.loads()[0].lines[0].line, 3u);
+  EXPECT_EQ(dump.counts().unmatched_debug_infos, 0u);
+}
+
 // A crafted dump of one long file name and many one-byte "\xff" (same
 // file) entries once made each entry a copy of the name: a 460 KB dump
 // took 1.9 GB. The names kept must stay within the dump's own bytes.
