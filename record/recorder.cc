@@ -31,6 +31,7 @@
 #include "record/facts/host_facts.h"
 #include "record/facts/postmortem_facts.h"
 #include "record/facts/proc_synthesis.h"
+#include "record/file_limit.h"
 #include "record/record_summary.h"
 #include "record/recording_loop.h"
 
@@ -238,6 +239,7 @@ Result<void> Recorder::Prepare() {
     launcher_.emplace(std::move(launcher));
     target_.threads = {child_};
   }
+  RaiseOpenFileLimit();  // after the fork: the command keeps its own limit
 
   if (auto opened = OpenEvents(); !opened) return opened;
   if (options_.flight_seconds > 0) {

@@ -2,6 +2,7 @@
 // with sample-report, and check the numbers against what the workloads do
 // by construction.
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -344,6 +345,36 @@ TEST_F(RecordReportTest, UnknownEventListsCloseMatches) {
       RunTool({kRecord, "-e", "cpu-clok", "-o", dir_ / "x.data", "--", kSplit, "0.1"}, dir_);
   EXPECT_NE(rec.exit_code, 0);
   EXPECT_NE(rec.err.find("cpu-clock"), std::string::npos) << rec.err;
+}
+
+}  // namespace
+}  // namespace sample::e2e
+
+namespace sample::e2e {
+namespace {
+
+// The recorder raises its own open-file limit (it may hold many fds), not
+// the profiled command's: the command sees the limit it was started with.
+TEST(OpenFileLimitTest, CommandKeepsItsOwnLimit) {
+  rlimit saved{};
+  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &saved), 0);
+  if (saved.rlim_max != RLIM_INFINITY && saved.rlim_max <= 512) {
+    GTEST_SKIP() << "the hard open-file limit is " << saved.rlim_max << ", nothing to raise";
+  }
+  rlimit lowered = saved;
+  lowered.rlim_cur = 512;
+  ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &lowered), 0);
+  ScratchDir dir;
+  const std::string out = dir / "limit.txt";
+  const RunResult rec = RunTool({SAMPLE_RECORD_PATH, "-e", "cpu-clock", "-o", dir / "l.data", "--",
+                                 "/bin/sh", "-c", "ulimit -n > " + ShellQuote(out)},
+                                dir);
+  setrlimit(RLIMIT_NOFILE, &saved);
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  std::ifstream in(out);
+  std::string limit;
+  in >> limit;
+  EXPECT_EQ(limit, "512");
 }
 
 }  // namespace

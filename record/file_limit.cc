@@ -1,0 +1,14 @@
+#include "record/file_limit.h"
+
+#include <sys/resource.h>
+
+namespace sample::record {
+
+void RaiseOpenFileLimit() {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= limit.rlim_max) return;
+  limit.rlim_cur = limit.rlim_max;
+  (void)setrlimit(RLIMIT_NOFILE, &limit);
+}
+
+}  // namespace sample::record
