@@ -192,6 +192,14 @@ JitDumpsCopied JitDumps::Submit(format::SampleFileWriter& writer, const ProcessF
     }
     const std::vector<std::byte>& bytes = dump.held ? dump.bytes : fresh;
     if (bytes.empty()) continue;
+    if (!dump.exited && !dump.held) {
+      // JITs buffer their writes (V8 up to 2 MiB): a running process's
+      // newest code may not be in its file yet.
+      notes->push_back(fmt::format(
+          "{}: read while process {} still ran: code its JIT had not written out yet stays "
+          "unnamed",
+          dump.path, pid));
+    }
     // Parts of whole records (ReadWhole stopped before any over a part).
     size_t offset = 0;
     for (uint32_t part = 0; offset < bytes.size(); ++part) {
