@@ -54,7 +54,11 @@ size_t LeafCopyEnd(const SampleRecord& sample, const perf_event_attr& attr,
   if (user + 1 >= chain.size() || frames >= limit) return whole;
   const uint64_t caller = chain[user + 1];
   if (caller >= static_cast<uint64_t>(PERF_CONTEXT_MAX)) return whole;
-  for (size_t at = 0; at + 8 <= whole; at += 8) {
+  // A bounded scan on the draining thread, whatever the copy's size: the
+  // default copy is 24 words; a larger one whose caller sits deeper stays
+  // whole.
+  constexpr size_t kScannedBytes = 24 * 8;
+  for (size_t at = 0; at + 8 <= whole && at < kScannedBytes; at += 8) {
     uint64_t word;
     std::memcpy(&word, sample.user_stack.data() + at, 8);
     if (word == caller) return at + 8;
