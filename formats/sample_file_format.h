@@ -230,8 +230,17 @@ enum class Compression : uint16_t {
 inline constexpr uint32_t kChunkFlagSampleTimeDeltas = 1u << 0;
 inline constexpr uint32_t kChunkTimeOffsetShift = 8;  // bits 8-15: the offset
 inline constexpr uint32_t kChunkTimeOffsetMask = 0xffu << kChunkTimeOffsetShift;
+// kChunkFlagUserRegDeltas: in every PERF_RECORD_SAMPLE whose event (by the
+// kEvents chunks) records PERF_SAMPLE_REGS_USER with the x86 registers BP,
+// SP and IP, those three hold: IP minus the sample's user pc (the chain's
+// first entry after PERF_CONTEXT_USER, else its ip), BP minus SP, and SP
+// minus the SP of the previous such sample of the same tid in the chunk
+// (minus 0 for its first), modulo 2^64 (user_reg_deltas.h says why).
+// Readers undo them in that order of samples. Set only on compressed chunks.
+inline constexpr uint32_t kChunkFlagUserRegDeltas = 1u << 1;
 // A chunk with a bit outside these is from a newer writer: readers skip it.
-inline constexpr uint32_t kChunkKnownFlags = kChunkFlagSampleTimeDeltas | kChunkTimeOffsetMask;
+inline constexpr uint32_t kChunkKnownFlags =
+    kChunkFlagSampleTimeDeltas | kChunkFlagUserRegDeltas | kChunkTimeOffsetMask;
 constexpr uint32_t ChunkTimeOffset(uint32_t flags) {
   return (flags & kChunkTimeOffsetMask) >> kChunkTimeOffsetShift;
 }

@@ -11,6 +11,7 @@
 
 #include "formats/crc32.h"
 #include "formats/embedded_codec.h"
+#include "formats/user_reg_deltas.h"
 #include "libsample/byte_reader.h"
 
 namespace sample::format {
@@ -314,6 +315,12 @@ void SampleFileReader::AddJitDumpPart(const JitDumpPart& part, uint64_t chunk_of
   dump.parts = part.part + 1;
 }
 
+void SampleFileReader::UndoDeltas(std::span<std::byte> records, uint32_t time_offset,
+                                  bool reg_deltas) const {
+  if (time_offset != 0) DecodeSampleTimeDeltas(records, time_offset);
+  if (reg_deltas) DecodeUserRegDeltas(records, events_);
+}
+
 Result<Payload> SampleFileReader::ReadPayload(const ChunkRef& chunk) const {
   Payload payload;
   TRY(ReadPayloadInto(chunk, payload));
@@ -340,8 +347,10 @@ Result<void> SampleFileReader::ReadPayloadInto(const ChunkRef& chunk, Payload& p
   }
   const uint32_t time_offset = ChunkTimeOffset(h.flags);
   const bool time_deltas = (h.flags & kChunkFlagSampleTimeDeltas) != 0;
-  if (time_deltas && (h.type != static_cast<uint16_t>(ChunkType::kRecords) || time_offset < 8 ||
-                      time_offset % 8 != 0)) {
+  const bool reg_deltas = (h.flags & kChunkFlagUserRegDeltas) != 0;
+  const bool records = h.type == static_cast<uint16_t>(ChunkType::kRecords);
+  if ((time_deltas && (!records || time_offset < 8 || time_offset % 8 != 0)) ||
+      (reg_deltas && !records)) {
     return Fail(fmt::format("{}: offset {}: chunk flags {:#x} are inconsistent", path_,
                             chunk.offset, h.flags));
   }
@@ -371,7 +380,7 @@ Result<void> SampleFileReader::ReadPayloadInto(const ChunkRef& chunk, Payload& p
       // memcpy from an empty span's null pointer is undefined, even for 0.
       if (!stored.empty())
         std::memcpy(payload.mutable_bytes().data(), stored.data(), stored.size());
-      if (time_deltas) DecodeSampleTimeDeltas(payload.mutable_bytes(), time_offset);
+      UndoDeltas(payload.mutable_bytes(), time_deltas ? time_offset : 0, reg_deltas);
       return {};
     case Compression::kZstd: {
       // The writer's frames record their content size (zstd's default).
@@ -394,7 +403,7 @@ Result<void> SampleFileReader::ReadPayloadInto(const ChunkRef& chunk, Payload& p
                                 path_, chunk.offset, h.raw_size,
                                 ZSTD_isError(size) ? ZSTD_getErrorName(size) : "size mismatch"));
       }
-      if (time_deltas) DecodeSampleTimeDeltas(payload.mutable_bytes(), time_offset);
+      UndoDeltas(payload.mutable_bytes(), time_deltas ? time_offset : 0, reg_deltas);
       return {};
     }
   }

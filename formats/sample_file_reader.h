@@ -83,6 +83,9 @@ class SampleFileReader final : public RecordingFile {
   SampleFileReader(std::string path, MappedFile file)
       : path_(std::move(path)), file_(std::move(file)) {}
   Result<void> Scan();
+  // A records payload's time (at `time_offset`; 0: none) and register
+  // deltas added back up (sample_file_format.h's chunk flags).
+  void UndoDeltas(std::span<std::byte> records, uint32_t time_offset, bool reg_deltas) const;
   // The fixed header; fails for anything but a sample file this reader knows.
   Result<void> ReadFileHeader(ByteReader& in);
   // The next chunk's header, its payload skipped; nullopt (with a warning)

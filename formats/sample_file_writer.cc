@@ -15,6 +15,7 @@
 
 #include "formats/chunk_codec.h"
 #include "formats/crc32.h"
+#include "formats/user_reg_deltas.h"
 
 namespace sample::format {
 
@@ -195,9 +196,21 @@ void SampleFileWriter::InsertCpus(Pending& chunk) {
   std::swap(chunk.payload, expanded_);
 }
 
+void SampleFileWriter::NoteEvents(std::span<const std::byte> payload) {
+  // Our own encoding of the recorder's events: it decodes, or the file's
+  // readers will say so; the records are then written as they are.
+  auto events = DecodeEvents(payload, 0);
+  if (!events) return;
+  std::vector<EventDesc> all = events_.events();
+  all.insert(all.end(), events->begin(), events->end());
+  events_ = EventTable(std::move(all));
+  reg_deltas_ = HasUserRegDeltas(events_);
+}
+
 Result<void> SampleFileWriter::WriteChunk(Pending& chunk) {
   const bool records = chunk.header.type == static_cast<uint16_t>(ChunkType::kRecords);
   if (records && chunk.records.cpu_field) InsertCpus(chunk);
+  if (chunk.header.type == static_cast<uint16_t>(ChunkType::kEvents)) NoteEvents(chunk.payload);
   // Before the time deltas and the splitting change or cut the records.
   if (records && options_.observe_records) options_.observe_records(chunk.payload);
   if (records) raw_bytes_.fetch_add(chunk.payload.size(), std::memory_order_relaxed);
@@ -253,6 +266,10 @@ Result<void> SampleFileWriter::WritePayload(ChunkHeader header, std::vector<std:
         offset <= ChunkTimeOffset(kChunkTimeOffsetMask)) {
       EncodeSampleTimeDeltas(payload, offset);
       header.flags |= kChunkFlagSampleTimeDeltas | (offset << kChunkTimeOffsetShift);
+    }
+    if (records && reg_deltas_) {
+      EncodeUserRegDeltas(payload, events_);
+      header.flags |= kChunkFlagUserRegDeltas;
     }
     // Grows to the largest chunk's bound once; only growth is zero-filled.
     const size_t bound = ZSTD_compressBound(payload.size());

@@ -146,9 +146,12 @@ class SampleFileWriter {
   static Pending MakePending(RecordsChunk& records);
   void Run();
   void InsertCpus(Pending& chunk);
+  // A kEvents chunk on its way: the file's events, whose sample layouts
+  // the register deltas (user_reg_deltas.h) read.
+  void NoteEvents(std::span<const std::byte> payload);
   Result<void> WriteChunk(Pending& chunk);
   // One chunk of `header`'s type from `payload` (changed in place: time
-  // deltas), compressed when the writer compresses.
+  // and register deltas), compressed when the writer compresses.
   Result<void> WritePayload(ChunkHeader header, std::vector<std::byte>& payload,
                             uint32_t sample_time_offset);
   Result<void> WriteAll(std::span<const std::byte> a, std::span<const std::byte> b);
@@ -174,6 +177,8 @@ class SampleFileWriter {
   std::vector<std::byte> compressed_;  // writer thread only; reused across chunks
   std::vector<std::byte> expanded_;    // writer thread only: records with CPUs inserted
   std::vector<uint64_t> chunk_offsets_;
+  EventTable events_;        // writer thread only: the kEvents chunks' events so far
+  bool reg_deltas_ = false;  // some event's samples carry rsp, rbp and rip
   std::atomic<uint64_t> bytes_written_{0};
   std::atomic<uint64_t> raw_bytes_{0};
   std::thread thread_;
