@@ -219,16 +219,21 @@ uint64_t Word(const SampleRecord& s, size_t i) {
 TEST(StackCompactionTest, LeafCopiesEndAfterTheSlotOfTheChainsFirstCaller) {
   const perf_event_attr attr = LeafAttr();
   // The caller in the fourth word (and again higher up: the first is the
-  // one the report's steps stop at).
+  // one the report's steps stop at); below it a saved frame pointer, a
+  // counter and a negative number.
   const Bytes in =
-      LeafSample(attr, {kUser, 0x401000, kCaller, 0x402000}, {{3, kCaller}, {6, kCaller}});
+      LeafSample(attr, {kUser, 0x401000, kCaller, 0x402000},
+                 {{0, 0x7ffc0040}, {1, 5}, {2, uint64_t(-256)}, {3, kCaller}, {6, kCaller}});
   const Compacted c = Compact(attr, in);
   ASSERT_TRUE(c.sample.has_value());
   EXPECT_EQ(c.bytes.size(), in.size() - 32);
   ASSERT_EQ(c.sample->user_stack.size(), 32u);
   EXPECT_EQ(c.size, 32u);  // perf's parser needs dyn_size <= size
   EXPECT_EQ(c.dyn_size, 32u);
-  EXPECT_EQ(Word(*c.sample, 0), 0x1000u);
+  // Words that cannot be user addresses are cleared; addresses stay.
+  EXPECT_EQ(Word(*c.sample, 0), 0x7ffc0040u);
+  EXPECT_EQ(Word(*c.sample, 1), 0u);
+  EXPECT_EQ(Word(*c.sample, 2), 0u);
   EXPECT_EQ(Word(*c.sample, 3), kCaller);
   EXPECT_EQ(c.weight, 99u);
   ASSERT_EQ(c.sample->callchain.size(), 4u);
@@ -258,6 +263,7 @@ TEST(StackCompactionTest, LeafCopiesWithoutTheCallerKeepTheirLivePart) {
     ASSERT_TRUE(c.sample.has_value());
     EXPECT_EQ(c.size, kept);
     EXPECT_EQ(c.weight, 99u);
+    EXPECT_EQ(Word(*c.sample, 0), 0x1000u);  // a copy the report may walk whole is as it was
   }
 }
 
