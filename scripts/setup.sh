@@ -10,7 +10,7 @@ packages=(
   libelf-dev libdw-dev libzstd-dev
   libboost-program-options-dev libgtest-dev libgmock-dev
   libfmt-dev libexpected-dev
-  libiberty-dev libdebuginfod-dev debuginfod
+  libiberty-dev libdebuginfod-dev debuginfod libcapstone-dev
   python3 binutils lld
   libprotobuf-dev protobuf-compiler zlib1g-dev
 )

@@ -17,6 +17,7 @@ rm -f "$corpus"/sample_file/seed-* "$corpus"/report/seed-*
 build/tests/fuzz/fuzz_make_seeds "$corpus"
 
 fixtures=build/tests/fixtures
+byte() { printf "\\$(printf '%03o' "$1")"; }
 mkdir -p "$corpus/elf" "$corpus/dwarf" "$corpus/sample_file" "$corpus/report" "$corpus/perf_data"
 for f in fixture_prog fixture_elf32 libfixture_lib.so fixture_symbolizer.debug \
   fixture_symbolizer_stripped_all; do
@@ -25,6 +26,15 @@ done
 # dwarf's input starts with four u64 addresses to look up.
 for f in fixture_symbolizer fixture_symbolizer.debug; do
   { head -c 32 /dev/zero; cat "$fixtures/$f"; } >"$corpus/dwarf/seed-$f"
+done
+
+# disasm's input: u8 flags (bit 0: i386), u64 address (here 0), the code:
+# the fixtures' compiled .text.
+for f in fixture_prog:0 fixture_elf32:1; do
+  objcopy -O binary --only-section=.text "$fixtures/${f%:*}" "$corpus/disasm/text.tmp"
+  { byte "${f#*:}"; head -c 8 /dev/zero; cat "$corpus/disasm/text.tmp"; } \
+    >"$corpus/disasm/seed-${f%:*}-text"
+  rm "$corpus/disasm/text.tmp"
 done
 
 # A short recording with call chains (zstd, and stored uncompressed so that
@@ -55,7 +65,6 @@ fi
 build/record/sample-record -q -g -z 0 -e cpu-clock -F 500 -o "$tmp/jitdump" -- \
   build/tests/workloads/jitdump 0.04 "$tmp" >/dev/null
 cp tests/golden/truncated.data "$tmp/truncated"
-byte() { printf "\\$(printf '%03o' "$1")"; }
 # sample_file's input starts with flags (bit 0: fix checksums), report's
 # with a view selector (see report_fuzz.cc).
 for f in split split-raw truncated counts delayed $trace; do
