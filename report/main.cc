@@ -175,6 +175,7 @@ int main(int argc, char** argv) {
   bool show_switches = false;
   bool show_all = false;
   bool inverted = false;
+  std::string asm_style = "att";
   std::string max_stack, percent_limit, jobs;  // numbers, checked after parsing
   po::options_description desc("Options");
   // One option a line reads better than the formatter's layout.
@@ -221,6 +222,13 @@ int main(int argc, char** argv) {
       ("wall", po::bool_switch(&options.load.wall),
        "with an --off-cpu recording: also a wall-clock profile per thread, its on-CPU "
        "(cpu-clock or task-clock) samples and its time off the CPU together")
+      ("annotate", po::value(&options.annotate.symbols)->multitoken()->zero_tokens(),
+       "show where in each function the samples fell, by instruction and source line, as "
+       "perf annotate: --annotate [SYMBOL...] (default: the hottest functions)")
+      ("annotate-source", po::bool_switch(&options.annotate.source_only),
+       "with --annotate: one row per source line instead of instructions")
+      ("disassembler-style,M", po::value(&asm_style),
+       "with --annotate: att (default, as objdump and perf) or intel")
       ("script", po::bool_switch(&options.script),
        "print every sample with its call chain, as perf script")
       ("show-switch-events", po::bool_switch(&show_switches),
@@ -261,6 +269,12 @@ int main(int argc, char** argv) {
       return 0;
     }
     options.filters = ParseFilters(filters);
+    options.annotate.on = vm.count("annotate") != 0 || options.annotate.source_only;
+    if (asm_style != "att" && asm_style != "intel") {
+      throw po::error("--disassembler-style (-M) takes att or intel");
+    }
+    options.annotate.syntax =
+        asm_style == "intel" ? sample::AsmSyntax::kIntel : sample::AsmSyntax::kAtt;
     if (vm.count("max-stack")) {
       // perf's --max-stack 0 keeps no frames; ours would keep whole chains,
       // so the range starts at 1 (whole chains: leave it out).

@@ -13,6 +13,7 @@
 #include "report/export/export_input.h"
 #include "report/load/recording_loader.h"
 #include "report/output_format.h"
+#include "report/views/annotate_view.h"
 #include "report/views/call_graph_spec.h"
 
 namespace sample::report {
@@ -49,6 +50,7 @@ struct ReportOptions {
   bool header_only = false;  // only the header
   bool stats = false;        // only the statistics
   bool script = false;       // one entry per sample instead of the profile
+  AnnotateOptions annotate;  // --annotate: instructions and source lines instead
   std::string diff_base;     // --diff BASE: compare BASE with `input` (report/diff/diff_runner.h)
 };
 

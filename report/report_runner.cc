@@ -6,13 +6,16 @@
 
 #include "libsample/model/sample_filter.h"
 #include "report/diff/diff_runner.h"
-#include "report/text/display_text.h"
-#include "report/views/event_sections.h"
 #include "report/export/exporter.h"
-#include "report/views/header_view.h"
+#include "report/json/json_annotate.h"
 #include "report/json/json_printer.h"
-#include "report/views/script_view.h"
+#include "report/text/display_text.h"
+#include "report/text/text_annotate.h"
 #include "report/text/text_printer.h"
+#include "report/views/annotate_view.h"
+#include "report/views/event_sections.h"
+#include "report/views/header_view.h"
+#include "report/views/script_view.h"
 
 namespace sample::report {
 
@@ -22,9 +25,10 @@ namespace {
 Result<std::string> Export(const ReportOptions& options, const Recording& recording,
                            const SampleFilter& filter, std::vector<std::string>& warnings) {
   if (options.header || options.header_only || options.stats || options.script) {
-    return Fail(fmt::format("--format {} exports samples; --header, --header-only, --stats and "
-                            "--script are views of --format text or json",
-                            FormatName(options.format)));
+    return Fail(
+        fmt::format("--format {} exports samples; --header, --header-only, --stats and "
+                    "--script are views of --format text or json",
+                    FormatName(options.format)));
   }
   TRY_ASSIGN(auto exporter, MakeExporter(options.format));
   ExportOptions export_options = options.exports;
@@ -41,9 +45,29 @@ Result<void> CheckWall(const ReportOptions& options, const Recording& recording)
     return Fail(fmt::format("--wall: {} has no off-CPU data; record with sample-record --off-cpu",
                             options.input));
   }
-  return Fail(fmt::format("--wall: {} has no cpu-clock or task-clock samples, whose periods are "
-                          "time on the CPU; record with -e cpu-clock (or task-clock) --off-cpu",
-                          options.input));
+  return Fail(
+      fmt::format("--wall: {} has no cpu-clock or task-clock samples, whose periods are "
+                  "time on the CPU; record with -e cpu-clock (or task-clock) --off-cpu",
+                  options.input));
+}
+
+// --annotate: text or JSON, instead of the profile.
+Result<ReportOutput> Annotate(const ReportOptions& options, Recording& recording,
+                              const SampleFilter& filter) {
+  if (options.header || options.header_only || options.stats || options.script ||
+      (options.format != OutputFormat::kText && options.format != OutputFormat::kJson)) {
+    return Fail(
+        "--annotate is a view of its own, in --format text or json: leave out --header, "
+        "--header-only, --stats, --script and export formats");
+  }
+  TRY_ASSIGN(auto view,
+             BuildAnnotateView(recording, options.annotate, filter, options.load.binaries));
+  std::vector<std::string> warnings = std::move(recording.warnings);
+  warnings.insert(warnings.end(), view.warnings.begin(), view.warnings.end());
+  std::string text = options.format == OutputFormat::kJson
+                         ? AnnotateJson(view)
+                         : ShowableText(FormatAnnotate(view, options.annotate.source_only), true);
+  return ReportOutput{std::move(text), WithoutRepeats(std::move(warnings))};
 }
 
 }  // namespace
@@ -57,6 +81,7 @@ Result<ReportOutput> RunReport(const ReportOptions& options) {
   TRY_ASSIGN(auto recording, LoadRecording(options.input, options.load));
   TRY(CheckWall(options, recording));
   const SampleFilter filter(options.filters, recording.profile);
+  if (options.annotate.on) return Annotate(options, recording, filter);
   if (IsExport(options.format)) {
     std::vector<std::string> warnings = std::move(recording.warnings);
     TRY_ASSIGN(auto bytes, Export(options, recording, filter, warnings));

@@ -134,8 +134,11 @@ struct Recording {
   // The JIT code of the recording's jitdumps by pseudo-DSO path
   // ("[jitted-PID]"): a frame's (DSO, offset) there is in the function
   // JitCode::FunctionAt gives, whose code bytes it holds for the annotate
-  // view to come (issue 30); nothing else reads them today.
+  // view.
   std::map<std::string, std::shared_ptr<const JitCode>> jit_code;
+  // What the file embedded of its binaries (shared with the reader's): the
+  // annotate view reads a missing binary's code there.
+  EmbeddedBinaries embedded;
   bool finalized = false;
   std::string format_name;  // "sample.data", "perf.data", ...
   uint64_t file_size = 0;

@@ -147,6 +147,7 @@ void Loader::ReadRecords(unsigned jobs) {
   sideband_.Finish(out_.stats.last_time);
   out_.stats.jitdump = jit_->stats();
   out_.jit_code = jit_->code();
+  out_.embedded = reader_.embedded_binaries();
   out_.warnings.insert(out_.warnings.end(), jit_->warnings().begin(), jit_->warnings().end());
   out_.stats.unwind = unwinding_->stats();
   out_.warnings.insert(out_.warnings.end(), unwinding_->warnings().begin(),

@@ -1,0 +1,189 @@
+#include "libsample/symbols/function_code.h"
+
+#include <elf.h>
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "libsample/mapped_file.h"
+#include "libsample/symbols/binary_symbolizer.h"
+#include "libsample/symbols/embedded_binary.h"
+#include "libsample/symbols/jit_code.h"
+
+namespace sample {
+
+std::string NameWithOffset(const std::string& name, uint64_t offset) {
+  return offset == 0 ? name : fmt::format("{}+{:#x}", name, offset);
+}
+
+namespace {
+
+class BinaryCode final : public CodeSource {
+ public:
+  BinaryCode(BinarySymbolizer symbolizer, MappedFile file, std::string display_name)
+      : symbolizer_(std::move(symbolizer)),
+        file_(std::move(file)),
+        display_name_(std::move(display_name)) {}
+
+  Result<FunctionCode> FunctionAt(uint64_t file_offset) override {
+    const ElfSymbols& elf = symbolizer_.elf_symbols();
+    const auto vaddr = elf.FileOffsetToVaddr(file_offset);
+    if (!vaddr) return Fail(fmt::format("offset {:#x} is in no loaded segment", file_offset));
+    FunctionCode code;
+    uint64_t end = 0;
+    if (const ElfSymbol* symbol = elf.Find(*vaddr, &end)) {
+      code.name = symbol->name;
+      code.start = symbol->start;
+      code.end = end;
+    } else if (const auto range = symbolizer_.CfiFunctionRange(*vaddr)) {
+      code.name = fmt::format("{}+{:#x}", display_name_, range->start);
+      code.start = range->start;
+      code.end = range->end;
+    } else {
+      return Fail(fmt::format("no symbol or call-frame information covers {:#x}", *vaddr));
+    }
+    const auto start_offset = elf.VaddrToFileOffset(code.start);
+    const std::span<const std::byte> bytes = file_.bytes();
+    if (!start_offset || *start_offset >= bytes.size()) {
+      code.missing_code = "the function's bytes are not in the file";
+      return code;
+    }
+    code.file_offset_delta = *start_offset - code.start;
+    const uint64_t size = std::min<uint64_t>(code.end - code.start, bytes.size() - *start_offset);
+    code.bytes.assign(bytes.begin() + static_cast<std::ptrdiff_t>(*start_offset),
+                      bytes.begin() + static_cast<std::ptrdiff_t>(*start_offset + size));
+    code.i386 = bytes.size() > EI_CLASS && bytes[EI_CLASS] == std::byte{ELFCLASS32};
+    return code;
+  }
+
+  std::vector<AddressFrame> FramesAt(uint64_t address) override {
+    const auto offset = symbolizer_.elf_symbols().VaddrToFileOffset(address);
+    if (!offset) return {};
+    return FramesAtFileOffset(symbolizer_, *offset, display_name_);
+  }
+
+  std::string NameOf(uint64_t address) override {
+    const ElfSymbol* symbol = symbolizer_.elf_symbols().Find(address);
+    return symbol ? NameWithOffset(symbol->name, address - symbol->start) : std::string();
+  }
+
+  std::string origin() const override { return "the binary"; }
+
+ private:
+  BinarySymbolizer symbolizer_;
+  MappedFile file_;
+  std::string display_name_;
+};
+
+class EmbeddedCodeSource final : public CodeSource {
+ public:
+  explicit EmbeddedCodeSource(const EmbeddedBinary& binary) : binary_(binary) {}
+
+  Result<FunctionCode> FunctionAt(uint64_t file_offset) override {
+    const auto vaddr = binary_.FileOffsetToVaddr(file_offset);
+    if (!vaddr) return Fail(fmt::format("offset {:#x} is in no loaded segment", file_offset));
+    const EmbeddedFunction* function = binary_.FunctionAt(*vaddr);
+    if (function == nullptr) {
+      return Fail(fmt::format("the recording names no function at {:#x}", *vaddr));
+    }
+    FunctionCode code;
+    code.name = function->name;
+    code.start = function->start;
+    code.end = function->start + function->size;
+    code.file_offset_delta = file_offset - *vaddr;
+    // The recorder stores each function's code whole, or not at all.
+    const auto it = std::ranges::find_if(binary_.code, [&](const EmbeddedCode& c) {
+      return c.vaddr <= code.start && code.start - c.vaddr < c.bytes.size();
+    });
+    if (it == binary_.code.end()) {
+      code.missing_code = "the recording holds no code of it (over the embedding bounds)";
+      return code;
+    }
+    const uint64_t from = code.start - it->vaddr;
+    const uint64_t size = std::min<uint64_t>(code.end - code.start, it->bytes.size() - from);
+    code.bytes.assign(it->bytes.begin() + static_cast<std::ptrdiff_t>(from),
+                      it->bytes.begin() + static_cast<std::ptrdiff_t>(from + size));
+    return code;
+  }
+
+  std::vector<AddressFrame> FramesAt(uint64_t address) override {
+    // Stored for the hit addresses only (as lookup offsets).
+    for (const EmbeddedSegment& segment : binary_.segments) {
+      if (address >= segment.vaddr && address - segment.vaddr < segment.filesz) {
+        const auto* frames = binary_.FramesAt(address - segment.vaddr + segment.offset);
+        return frames ? *frames : std::vector<AddressFrame>{};
+      }
+    }
+    return {};
+  }
+
+  std::string NameOf(uint64_t address) override {
+    const EmbeddedFunction* function = binary_.FunctionAt(address);
+    return function ? NameWithOffset(function->name, address - function->start) : std::string();
+  }
+
+  std::string origin() const override { return "the recording (embedded)"; }
+
+ private:
+  const EmbeddedBinary& binary_;
+};
+
+class JitCodeSource final : public CodeSource {
+ public:
+  explicit JitCodeSource(const JitCode& code) : code_(code) {}
+
+  Result<FunctionCode> FunctionAt(uint64_t offset) override {
+    const JitFunction* function = code_.FunctionAt(offset);
+    if (function == nullptr) return Fail(fmt::format("no JIT code at offset {:#x}", offset));
+    FunctionCode code;
+    code.name = function->name;
+    code.start = function->offset;
+    code.end = function->offset + function->size();
+    code.bytes = function->code;
+    if (code.bytes.empty()) code.missing_code = "the jitdump holds no code of it";
+    return code;
+  }
+
+  std::vector<AddressFrame> FramesAt(uint64_t offset) override {
+    const JitFunction* function = code_.FunctionAt(offset);
+    if (function == nullptr) return {};
+    AddressFrame frame{function->name, "", 0, false, offset - function->offset};
+    if (const JitLine* line = JitCode::LineAt(*function, offset)) {
+      frame.file = function->FileOf(*line);
+      frame.line = line->line;
+    }
+    return {frame};
+  }
+
+  std::string NameOf(uint64_t offset) override {
+    const JitFunction* function = code_.FunctionAt(offset);
+    return function ? NameWithOffset(function->name, offset - function->offset) : std::string();
+  }
+
+  std::string origin() const override { return "jitdump"; }
+
+ private:
+  const JitCode& code_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<CodeSource>> OpenBinaryCode(const std::string& binary_path,
+                                                   const std::string& debug_path,
+                                                   const std::string& display_name) {
+  TRY_ASSIGN(auto symbolizer, BinarySymbolizer::Open(binary_path, debug_path));
+  TRY_ASSIGN(auto file, MappedFile::Open(binary_path));
+  return std::unique_ptr<CodeSource>(
+      std::make_unique<BinaryCode>(std::move(symbolizer), std::move(file), display_name));
+}
+
+std::unique_ptr<CodeSource> OpenEmbeddedCode(const EmbeddedBinary& binary) {
+  return std::make_unique<EmbeddedCodeSource>(binary);
+}
+
+std::unique_ptr<CodeSource> OpenJitCode(const JitCode& code) {
+  return std::make_unique<JitCodeSource>(code);
+}
+
+}  // namespace sample

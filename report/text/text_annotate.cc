@@ -1,0 +1,128 @@
+#include "report/text/text_annotate.h"
+
+#include <fstream>
+#include <map>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "libsample/percent.h"
+#include "libsample/string_parts.h"
+
+namespace sample::report {
+namespace {
+
+// Source files by path, read on first use; an unreadable one is empty.
+class SourceFiles {
+ public:
+  // The text of `line` of `file`, or nullopt.
+  std::optional<std::string> Line(const std::string& file, uint32_t line) {
+    if (file.empty() || line == 0) return std::nullopt;
+    auto [it, added] = files_.try_emplace(file);
+    if (added) {
+      std::ifstream in(file);
+      std::string text;
+      // Bounded: a source file of a million lines is a generated one.
+      while (it->second.size() < 1000000 && std::getline(in, text)) {
+        it->second.push_back(std::move(text));
+      }
+    }
+    if (line > it->second.size()) return std::nullopt;
+    return it->second[line - 1];
+  }
+
+ private:
+  std::map<std::string, std::vector<std::string>> files_;
+};
+
+void SourceLine(std::string& out, SourceFiles& sources, const std::string& file, uint32_t line) {
+  if (const auto text = sources.Line(file, line)) {
+    out += fmt::format("         : {:<4} {}\n", line, *text);
+  } else if (line != 0) {
+    out += fmt::format("         : {:<4} {}:{}\n", line, Basename(file), line);
+  }
+}
+
+void Heading(std::string& out, const AnnotateView& view, const AnnotatedFunction& f,
+             const char* what) {
+  const std::string title =
+      fmt::format(" Percent |\t{} of {} for {} ({} samples, percent: local period)", what,
+                  Basename(f.dso), view.event, f.samples);
+  out += title + "\n" + std::string(title.size() + 8, '-') + "\n";
+}
+
+void Instructions(std::string& out, SourceFiles& sources, const AnnotatedFunction& f) {
+  out += fmt::format("         :\t{:016x} <{}>:\n", f.start, f.name);
+  std::optional<std::string> function;  // the inlined call (or the function) shown last
+  std::optional<std::pair<std::string, uint32_t>> place;
+  for (const AnnotatedInstruction& in : f.instructions) {
+    const std::string& now = in.inlined.empty() ? f.name : in.inlined.front();
+    if (function != now) {
+      out += fmt::format("         : {}():\n", now);
+      function = now;
+      place.reset();
+    }
+    if (in.line != 0 && place != std::pair(in.file, in.line)) {
+      SourceLine(out, sources, in.file, in.line);
+      place = std::pair(in.file, in.line);
+    }
+    out += fmt::format("{:8.2f} :   {:x}:   {}\n", Percentage(in.period, f.period), in.address,
+                       in.text);
+  }
+  if (f.unplaced_samples != 0) {
+    out += fmt::format("         : {} samples at addresses that start no instruction above\n",
+                       f.unplaced_samples);
+  }
+}
+
+// One row per source line, in the order the function's code first reaches it.
+void SourceOnly(std::string& out, SourceFiles& sources, const AnnotatedFunction& f) {
+  std::vector<std::pair<std::string, uint32_t>> order;
+  std::map<std::pair<std::string, uint32_t>, uint64_t> period;
+  uint64_t without = 0;
+  for (const AnnotatedInstruction& in : f.instructions) {
+    if (in.line == 0) {
+      without += in.period;
+      continue;
+    }
+    const auto key = std::pair(in.file, in.line);
+    if (period.try_emplace(key, 0).second) order.push_back(key);
+    period[key] += in.period;
+  }
+  std::ranges::sort(order);
+  for (const auto& key : order) {
+    const auto text = sources.Line(key.first, key.second);
+    out += fmt::format("{:8.2f} : {}:{:<5} {}\n", Percentage(period[key], f.period),
+                       Basename(key.first), key.second, text.value_or(""));
+  }
+  if (without != 0)
+    out += fmt::format("{:8.2f} : (no source line)\n", Percentage(without, f.period));
+}
+
+}  // namespace
+
+std::string FormatAnnotate(const AnnotateView& view, bool source_only) {
+  std::string out;
+  SourceFiles sources;
+  if (view.functions.empty()) {
+    return view.event.empty()
+               ? "# no samples\n"
+               : fmt::format("# no samples of {} in user code to annotate\n", view.event);
+  }
+  for (const AnnotatedFunction& f : view.functions) {
+    if (!out.empty()) out += "\n";
+    Heading(out, view, f, source_only ? "Source code" : "Source code & Disassembly");
+    if (!f.note.empty()) {
+      out += fmt::format("         : {} ({}): not annotated: {}\n", f.name, f.dso, f.note);
+      continue;
+    }
+    if (source_only) {
+      SourceOnly(out, sources, f);
+    } else {
+      Instructions(out, sources, f);
+    }
+  }
+  return out;
+}
+
+}  // namespace sample::report

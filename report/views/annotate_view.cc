@@ -1,0 +1,233 @@
+#include "report/views/annotate_view.h"
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <optional>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "libsample/model/profile.h"
+#include "libsample/string_parts.h"
+#include "libsample/symbols/function_code.h"
+#include "libsample/symbols/function_names.h"
+
+namespace sample::report {
+namespace {
+
+struct Hits {
+  uint64_t samples = 0;
+  uint64_t period = 0;
+  void Add(uint64_t p) {
+    ++samples;
+    period += p;
+  }
+};
+
+// One function's samples, by the file offset (JIT: pseudo-DSO offset) of
+// the sampled address.
+struct FunctionHits {
+  uint32_t function = 0;  // profile function id (the symbol's)
+  uint64_t some_offset = 0;
+  Hits total;
+  std::unordered_map<uint64_t, Hits> by_offset;
+};
+
+// The first event with samples: the one perf annotate shows first.
+std::optional<uint32_t> ChooseEvent(const Profile& profile) {
+  for (uint32_t e = 0; e < profile.event_count(); ++e) {
+    if (profile.sample_count(e) != 0) return e;
+  }
+  return std::nullopt;
+}
+
+std::vector<FunctionHits> CountHits(const Profile& profile, uint32_t event,
+                                    const SampleFilter& filter) {
+  std::vector<FunctionHits> out;
+  std::unordered_map<uint32_t, size_t> index;  // by function symbol id
+  for (const ProfileSample& s : profile.samples()) {
+    if (s.event != event || !filter.Keeps(profile, s)) continue;
+    const auto frames = profile.frames(s);
+    const auto addresses = profile.addresses(s);
+    if (frames.empty() || addresses.size() != frames.size()) continue;
+    const Function& holder = profile.function(frames[HolderIndex(profile, frames, 0)]);
+    if (holder.kernel || !holder.known) continue;
+    const uint64_t offset = addresses[0].file_offset;
+    if (offset == FrameAddress::kNoOffset) continue;
+    auto [it, added] = index.try_emplace(holder.symbol, out.size());
+    if (added) out.push_back(FunctionHits{holder.symbol, offset});
+    FunctionHits& hits = out[it->second];
+    hits.total.Add(s.period);
+    hits.by_offset[offset].Add(s.period);
+  }
+  std::ranges::stable_sort(out, [](const FunctionHits& a, const FunctionHits& b) {
+    return a.total.period > b.total.period;
+  });
+  return out;
+}
+
+bool Named(const Function& function, const std::vector<std::string>& names) {
+  return std::ranges::any_of(names, [&](const std::string& name) {
+    return name == function.name || name == function.short_name || name == function.signature;
+  });
+}
+
+// Objdump's layout: the mnemonic in 6 columns, then the operands; a direct
+// branch's target named.
+std::string InstructionText(const Instruction& in, CodeSource& source) {
+  std::string text =
+      in.operands.empty() ? in.mnemonic : fmt::format("{:<6} {}", in.mnemonic, in.operands);
+  if (in.target) {
+    const std::string name = source.NameOf(*in.target);
+    if (!name.empty()) text += fmt::format(" <{}>", name);
+  }
+  return text;
+}
+
+class Annotator {
+ public:
+  Annotator(const Recording& recording, const AnnotateOptions& options,
+            BinaryLocatorOptions binaries)
+      : recording_(recording), options_(options), locator_(WithEmbedded(binaries, recording)) {}
+
+  AnnotatedFunction Annotate(const FunctionHits& hits) {
+    const Profile& profile = recording_.profile;
+    const Function& function = profile.function(hits.function);
+    AnnotatedFunction out;
+    out.name = function.name;
+    out.dso = profile.dso_name(function.dso);
+    out.samples = hits.total.samples;
+    out.period = hits.total.period;
+    CodeSource* source = SourceFor(out.dso, out.note);
+    if (source == nullptr) return out;
+    out.origin = source->origin();
+    auto code = source->FunctionAt(hits.some_offset);
+    if (!code) {
+      out.note = code.error().message;
+      return out;
+    }
+    out.start = code->start;
+    out.end = code->end;
+    if (code->bytes.empty()) {
+      out.note = code->missing_code;
+      return out;
+    }
+    auto disassembler = DisassemblerFor(code->i386 ? CodeArch::kI386 : CodeArch::kX86_64);
+    if (!disassembler) {
+      out.note = disassembler.error().message;
+      return out;
+    }
+    uint64_t placed = 0;
+    for (const Instruction& in : (*disassembler)->Decode(code->bytes, code->start)) {
+      AnnotatedInstruction row;
+      row.address = in.address;
+      const uint64_t from = in.address - code->start;
+      row.bytes.assign(code->bytes.begin() + static_cast<std::ptrdiff_t>(from),
+                       code->bytes.begin() + static_cast<std::ptrdiff_t>(from + in.size));
+      row.text = InstructionText(in, *source);
+      if (auto it = hits.by_offset.find(in.address + code->file_offset_delta);
+          it != hits.by_offset.end()) {
+        row.samples = it->second.samples;
+        row.period = it->second.period;
+        placed += row.samples;
+      }
+      const std::vector<AddressFrame> frames = source->FramesAt(in.address);
+      if (!frames.empty()) {
+        row.file = frames.front().file;
+        row.line = frames.front().line;
+      }
+      for (const AddressFrame& frame : frames) {
+        if (frame.inlined) row.inlined.push_back(WithoutParameters(frame.name));
+      }
+      out.instructions.push_back(std::move(row));
+    }
+    out.unplaced_samples = out.samples - placed;
+    return out;
+  }
+
+ private:
+  static BinaryLocatorOptions WithEmbedded(BinaryLocatorOptions options,
+                                           const Recording& recording) {
+    options.embedded = &recording.embedded;
+    return options;
+  }
+
+  CodeSource* SourceFor(const std::string& dso, std::string& note) {
+    auto [it, added] = sources_.try_emplace(dso);
+    if (!added) {
+      note = it->second.note;
+      return it->second.source.get();
+    }
+    Source& entry = it->second;
+    if (auto jit = recording_.jit_code.find(dso); jit != recording_.jit_code.end()) {
+      entry.source = OpenJitCode(*jit->second);
+      return entry.source.get();
+    }
+    const auto build_id = format::FindMetadata(recording_.build_ids, dso);
+    LocatedBinary located = locator_.Locate(dso, build_id.value_or(""));
+    if (!located.binary.empty()) {
+      auto opened = OpenBinaryCode(located.binary, located.debug, Basename(dso));
+      if (opened) {
+        entry.source = std::move(*opened);
+      } else {
+        entry.note = opened.error().message;
+      }
+    } else if (located.embedded != nullptr) {
+      entry.source = OpenEmbeddedCode(*located.embedded);
+    } else {
+      entry.note = fmt::format("no code of {}: {}", dso, located.source);
+    }
+    note = entry.note;
+    return entry.source.get();
+  }
+
+  Result<const Disassembler*> DisassemblerFor(CodeArch arch) {
+    auto& slot = disassemblers_[arch];
+    if (!slot) {
+      TRY_ASSIGN(auto opened, Disassembler::Open(arch, options_.syntax));
+      slot = std::make_unique<Disassembler>(std::move(opened));
+    }
+    return slot.get();
+  }
+
+  struct Source {
+    std::unique_ptr<CodeSource> source;
+    std::string note;
+  };
+  const Recording& recording_;
+  const AnnotateOptions& options_;
+  BinaryLocator locator_;
+  std::map<std::string, Source> sources_;
+  std::map<CodeArch, std::unique_ptr<Disassembler>> disassemblers_;
+};
+
+}  // namespace
+
+Result<AnnotateView> BuildAnnotateView(const Recording& recording, const AnnotateOptions& options,
+                                       const SampleFilter& filter,
+                                       const BinaryLocatorOptions& binaries) {
+  AnnotateView view;
+  const Profile& profile = recording.profile;
+  const auto event = ChooseEvent(profile);
+  if (!event) return view;
+  view.event = profile.event_name(*event);
+  view.event_samples = profile.sample_count(*event);
+  std::vector<FunctionHits> hits = CountHits(profile, *event, filter);
+  if (!options.symbols.empty()) {
+    std::erase_if(hits, [&](const FunctionHits& h) {
+      return !Named(profile.function(h.function), options.symbols);
+    });
+    if (hits.empty()) {
+      return Fail(fmt::format("--annotate: no samples of {} in {}",
+                              fmt::join(options.symbols, ", "), view.event));
+    }
+  } else if (hits.size() > options.max_functions) {
+    hits.resize(options.max_functions);
+  }
+  Annotator annotator(recording, options, binaries);
+  for (const FunctionHits& h : hits) view.functions.push_back(annotator.Annotate(h));
+  return view;
+}
+
+}  // namespace sample::report

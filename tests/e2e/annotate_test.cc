@@ -1,0 +1,137 @@
+// End to end: --annotate. The shares of the instructions of a function
+// whose time is spent in one inlined loop, on our recording and on perf's
+// (against perf annotate's own shares), with the binary and without it
+// (the code the recording embedded).
+#include <filesystem>
+#include <map>
+#include <regex>
+#include <sstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "tests/e2e/e2e_util.h"
+
+namespace sample::e2e {
+namespace {
+
+const std::string kRecord = SAMPLE_RECORD_PATH;
+const std::string kReport = SAMPLE_REPORT_PATH;
+const std::string kSharedInline = WORKLOAD_SHARED_INLINE_PATH;
+
+struct Annotation {
+  std::map<uint64_t, double> percent;  // by instruction address
+  uint64_t hottest = 0;
+  std::string hottest_source;  // the source line printed last before it
+  double total = 0;
+};
+
+// perf annotate --stdio's layout, which ours follows: "  12.34 :   12dc:   add ...",
+// with source lines as "         : 17   text".
+Annotation Parse(const std::string& text) {
+  static const std::regex kInstruction(R"(^\s*([0-9]+\.[0-9]+)\s*:\s+([0-9a-f]+):\s)");
+  static const std::regex kSource(R"(^\s+:\s+[0-9]+\s+(.*)$)");
+  Annotation a;
+  std::istringstream in(text);
+  std::string line, source;
+  double best = -1;
+  for (std::smatch m; std::getline(in, line);) {
+    if (std::regex_search(line, m, kInstruction)) {
+      const double p = std::stod(m[1]);
+      const uint64_t address = std::stoull(m[2], nullptr, 16);
+      a.percent[address] = p;
+      a.total += p;
+      if (p > best) {
+        best = p;
+        a.hottest = address;
+        a.hottest_source = source;
+      }
+    } else if (std::regex_search(line, m, kSource)) {
+      source = m[1];
+    }
+  }
+  return a;
+}
+
+class AnnotateTest : public ::testing::Test {
+ protected:
+  std::string Annotate(const std::string& data, const std::string& symbol) {
+    const RunResult r = RunTool({kReport, "-i", data, "--annotate", symbol}, dir_);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return r.out;
+  }
+
+  ScratchDir dir_;
+};
+
+// shared_inline spends its time in func_a/b/c, each spinning in the same
+// inlined loop: nearly all of a function's samples fall in that loop, on
+// the SPIN LINE.
+TEST_F(AnnotateTest, AFunctionsTimeIsInItsInlinedLoopWithOrWithoutTheBinary) {
+  const std::filesystem::path copy = dir_ / "shared_inline";
+  std::filesystem::copy_file(kSharedInline, copy);
+  const std::string data = dir_ / "ours.data";
+  const RunResult rec = RunTool(
+      {kRecord, "-e", "cpu-clock", "-F", "2000", "-o", data, "--", copy.string(), "0.5"}, dir_);
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+
+  const std::string text = Annotate(data, "func_a");
+  EXPECT_NE(text.find("Source code & Disassembly of shared_inline for cpu-clock"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("<func_a>:"), std::string::npos) << text;
+  const Annotation with = Parse(text);
+  ASSERT_GT(with.percent.size(), 10u) << text;
+  EXPECT_NEAR(with.total, 100.0, 0.5) << text;
+  EXPECT_NE(with.hottest_source.find("SPIN LINE"), std::string::npos) << text;
+  EXPECT_GT(with.percent.at(with.hottest), 30.0) << text;
+
+  // The binary gone: its code is in the recording.
+  std::filesystem::remove(copy);
+  const std::string embedded = Annotate(data, "func_a");
+  const Annotation without = Parse(embedded);
+  EXPECT_EQ(without.percent, with.percent) << embedded;
+
+  const RunResult json =
+      RunTool({kReport, "-i", data, "--annotate", "func_a", "--format", "json"}, dir_);
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_NE(json.out.find("\"origin\": \"the recording (embedded)\""), std::string::npos)
+      << json.out;
+  EXPECT_NE(json.out.find("\"text\": \"push   %rbp\""), std::string::npos) << json.out;
+
+  // Intel syntax on request; an unknown name is refused by name.
+  const RunResult intel =
+      RunTool({kReport, "-i", data, "--annotate", "func_a", "-M", "intel"}, dir_);
+  EXPECT_NE(intel.out.find("push   rbp"), std::string::npos) << intel.out;
+  const RunResult unknown = RunTool({kReport, "-i", data, "--annotate", "no_such_fn"}, dir_);
+  EXPECT_NE(unknown.exit_code, 0);
+  EXPECT_NE(unknown.err.find("no_such_fn"), std::string::npos) << unknown.err;
+}
+
+// On perf's recording of the same program, each instruction with 5% or more
+// of a function's samples has the share perf annotate gives it, within 1.5
+// points, and the hottest instruction is the same.
+TEST_F(AnnotateTest, SharesPerInstructionAreThoseOfPerfAnnotate) {
+  if (!PerfUnusable().empty()) GTEST_SKIP() << PerfUnusable();
+  const std::string data = dir_ / "perf.data";
+  const RunResult rec = RunTool({kPerf, "record", "-q", "--no-buildid-cache", "-e", "cpu-clock",
+                                 "-F", "2000", "-o", data, "--", kSharedInline, "0.5"},
+                                dir_);
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  for (const std::string symbol : {"func_a", "func_b", "func_c"}) {
+    const RunResult perf = RunTool({kPerf, "annotate", "--stdio", "-i", data, symbol}, dir_);
+    ASSERT_EQ(perf.exit_code, 0) << perf.err;
+    const Annotation theirs = Parse(perf.out);
+    const Annotation ours = Parse(Annotate(data, symbol));
+    ASSERT_FALSE(theirs.percent.empty()) << perf.out;
+    EXPECT_EQ(ours.hottest, theirs.hottest) << symbol;
+    for (const auto& [address, percent] : theirs.percent) {
+      if (percent < 5.0) continue;
+      ASSERT_TRUE(ours.percent.contains(address)) << symbol << std::hex << " 0x" << address;
+      EXPECT_NEAR(ours.percent.at(address), percent, 1.5) << symbol << std::hex << " 0x" << address;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace sample::e2e
