@@ -16,6 +16,10 @@
 namespace sample::report {
 namespace {
 
+// No real function is this large; a symbol without a size in a crafted
+// or stripped file can seem to be (it runs to the next symbol).
+constexpr size_t kMaxFunctionBytes = size_t{8} << 20;
+
 struct Hits {
   uint64_t samples = 0;
   uint64_t period = 0;
@@ -111,6 +115,11 @@ class Annotator {
     out.end = code->end;
     if (code->bytes.empty()) {
       out.note = code->missing_code;
+      return out;
+    }
+    if (code->bytes.size() > kMaxFunctionBytes) {
+      out.note = fmt::format("{} bytes of code, over the {} MiB annotate decodes",
+                             code->bytes.size(), kMaxFunctionBytes >> 20);
       return out;
     }
     auto disassembler = DisassemblerFor(code->i386 ? CodeArch::kI386 : CodeArch::kX86_64);

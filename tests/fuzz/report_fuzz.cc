@@ -6,7 +6,8 @@
 // depends on the input alone. Input: u8 view selector (bits 0-2: the view;
 // bits 3-4, when not 0, an export instead of text, the json bit 7 choosing
 // among the second three; bit 5: rewrite every chunk's checksum first, as
-// sample_file_fuzz.cc does; bit 6: source lines), then the file.
+// sample_file_fuzz.cc does; bit 6: source lines, and with view 0 in text,
+// --annotate), then the file.
 #include <cstdlib>
 
 #include "libsample/memory_file.h"
@@ -45,6 +46,8 @@ SAMPLE_FUZZ_TARGET(report)(std::span<const std::byte> input) {
   }
   switch (selector & 7) {
     case 0:
+      // With source lines: --annotate, the code a crafted file embeds decoded.
+      options.annotate.on = options.load.srclines && options.format == OutputFormat::kText;
       break;
     case 1:
       options.header_only = true;
