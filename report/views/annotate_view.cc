@@ -56,9 +56,10 @@ std::vector<FunctionHits> CountHits(const Profile& profile, uint32_t event,
     const auto addresses = profile.addresses(s);
     if (frames.empty() || addresses.size() != frames.size()) continue;
     const Function& holder = profile.function(frames[HolderIndex(profile, frames, 0)]);
-    if (holder.kernel || !holder.known) continue;
-    const uint64_t offset = addresses[0].file_offset;
-    if (offset == FrameAddress::kNoOffset) continue;
+    if (!holder.known) continue;
+    // Kernel code and a perf map's have no file offset: listed, with why
+    // they are not annotated (Annotator::Annotate).
+    const uint64_t offset = holder.kernel ? FrameAddress::kNoOffset : addresses[0].file_offset;
     auto [it, added] = index.try_emplace(holder.symbol, out.size());
     if (added) out.push_back(FunctionHits{holder.symbol, offset});
     FunctionHits& hits = out[it->second];
@@ -103,6 +104,11 @@ class Annotator {
     out.dso = profile.dso_name(function.dso);
     out.samples = hits.total.samples;
     out.period = hits.total.period;
+    if (hits.some_offset == FrameAddress::kNoOffset) {
+      out.note = function.kernel ? "kernel code is not annotated"
+                                 : "a perf map names this code but holds none of its bytes";
+      return out;
+    }
     CodeSource* source = SourceFor(out.dso, out.note);
     if (source == nullptr) return out;
     out.origin = source->origin();
