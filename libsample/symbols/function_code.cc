@@ -9,12 +9,15 @@
 #include "libsample/mapped_file.h"
 #include "libsample/symbols/binary_symbolizer.h"
 #include "libsample/symbols/embedded_binary.h"
+#include "libsample/symbols/function_names.h"
 #include "libsample/symbols/jit_code.h"
 
 namespace sample {
 
 std::string NameWithOffset(const std::string& name, uint64_t offset) {
-  return offset == 0 ? name : fmt::format("{}+{:#x}", name, offset);
+  // C++ names as the report prints them, without their parameter lists.
+  const std::string shown = WithoutParameters(name);
+  return offset == 0 ? shown : fmt::format("{}+{:#x}", shown, offset);
 }
 
 namespace {

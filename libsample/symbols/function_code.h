@@ -70,7 +70,7 @@ std::unique_ptr<CodeSource> OpenEmbeddedCode(const EmbeddedBinary& binary);
 std::unique_ptr<CodeSource> OpenJitCode(const JitCode& code);
 
 // "name+0x28" (or "name" at offset 0), as objdump and perf annotate name a
-// branch target.
+// branch target; a C++ name without its parameter list, as the report's.
 std::string NameWithOffset(const std::string& name, uint64_t offset);
 
 }  // namespace sample

@@ -117,6 +117,7 @@ std::string FormatAnnotate(const AnnotateView& view, bool source_only) {
       continue;
     }
     if (source_only) {
+      out += fmt::format("         : {}():\n", f.name);
       SourceOnly(out, sources, f);
     } else {
       Instructions(out, sources, f);
