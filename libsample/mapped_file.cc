@@ -21,14 +21,18 @@ Result<MappedFile> MappedFile::Open(const std::string& path) {
   // A FIFO or a device given as -i would block or never end.
   auto opened = OpenRegularFile(path);
   if (!opened) return Fail(fmt::format("cannot read {}", opened.error().message));
-  UniqueFd fd = std::move(*opened);
-  struct stat st{};
-  if (fstat(fd.get(), &st) != 0) return Fail(fmt::format("{}: fstat: {}", path, strerror(errno)));
-  if (st.st_size == 0) return MappedFile(nullptr, 0);
-  void* map = mmap(nullptr, st.st_size, PROT_READ, MAP_PRIVATE, fd.get(), 0);
-  if (map == MAP_FAILED) return Fail(fmt::format("{}: mmap: {}", path, strerror(errno)));
+  TRY_ASSIGN(MappedFile file, Map(opened->get(), path));
   // Reads are mostly one sequential pass.
-  madvise(map, st.st_size, MADV_SEQUENTIAL);
+  if (file.size_ != 0) madvise(const_cast<std::byte*>(file.data_), file.size_, MADV_SEQUENTIAL);
+  return file;
+}
+
+Result<MappedFile> MappedFile::Map(int fd, const std::string& name) {
+  struct stat st {};
+  if (fstat(fd, &st) != 0) return Fail(fmt::format("{}: fstat: {}", name, strerror(errno)));
+  if (st.st_size == 0) return MappedFile(nullptr, 0);
+  void* map = mmap(nullptr, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+  if (map == MAP_FAILED) return Fail(fmt::format("{}: mmap: {}", name, strerror(errno)));
   return MappedFile(static_cast<const std::byte*>(map), static_cast<size_t>(st.st_size));
 }
 

@@ -13,6 +13,10 @@ namespace sample {
 class MappedFile {
  public:
   static Result<MappedFile> Open(const std::string& path);
+  // The file open as `fd` (which may be closed afterwards), for a caller
+  // that checked it first (owner, mode); `name` for messages. No read-ahead
+  // advice: for files read at a few places, not in one pass.
+  static Result<MappedFile> Map(int fd, const std::string& name);
 
   MappedFile(MappedFile&& other) noexcept;
   MappedFile& operator=(MappedFile&& other) noexcept;

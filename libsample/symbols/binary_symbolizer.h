@@ -90,7 +90,8 @@ class BinarySymbolizer {
   const std::string& dwarf_path() const;
   // Why no DWARF is used (e.g. "<path>: no DWARF"); empty if DWARF is used.
   const std::string& dwarf_error() const;
-  // Compilation units with code addresses, and how many were indexed so far.
+  // Compilation units (DW_UT_compile: their tags are read only as they are
+  // looked up), and how many were indexed so far.
   size_t unit_count() const;
   size_t indexed_unit_count() const;
 

@@ -62,12 +62,14 @@ std::string FindBuildId(Elf* elf) {
   return "";
 }
 
-// A symbol before aliases are merged; `rank` orders which alias wins.
+// A symbol before aliases are merged; `rank` orders which alias wins. The
+// name stays in the file's string table until a winner is demangled: the
+// sort moves no strings (libc's debug file has 10,000 symbols).
 struct RawSymbol {
   uint64_t start = 0;
   uint64_t size = 0;
   int rank = 0;
-  std::string name;  // mangled
+  std::string_view name;  // mangled; in the ELF file's string table
 };
 
 int BindingRank(unsigned char binding) {
@@ -110,7 +112,8 @@ void ReadFunctionSymbols(Elf* elf, const GElf_Ehdr& ehdr, Elf_Scn* symtab,
     if (name == nullptr || *name == '\0') continue;
     uint64_t start = sym.st_value;
     if (ehdr.e_machine == EM_ARM) start &= ~uint64_t{1};  // Thumb bit, not an address bit
-    out->push_back(RawSymbol{start, sym.st_size, BindingRank(GELF_ST_BIND(sym.st_info)), name});
+    out->push_back(RawSymbol{start, sym.st_size, BindingRank(GELF_ST_BIND(sym.st_info)),
+                             std::string_view(name)});
   }
 }
 
@@ -282,10 +285,14 @@ Result<ElfSymbols> ElfSymbols::Load(const std::string& path) {
   if (symtab == nullptr) symtab = FindSectionByType(elf, SHT_DYNSYM);
   if (symtab != nullptr) ReadFunctionSymbols(elf, file.ehdr(), symtab, &raw);
   result.symbols_ = MergeAliases(std::move(raw));
+  const size_t sorted = result.symbols_.size();
   AddPltSymbols(elf, file.ehdr(), &result.symbols_);
-  // A real symbol at a stub's address (there should be none) wins.
-  std::stable_sort(result.symbols_.begin(), result.symbols_.end(),
-                   [](const ElfSymbol& a, const ElfSymbol& b) { return a.start < b.start; });
+  // A real symbol at a stub's address (there should be none) wins: the
+  // stubs are sorted, then merged in after the symbols of their address.
+  const auto by_start = [](const ElfSymbol& a, const ElfSymbol& b) { return a.start < b.start; };
+  const auto stubs = result.symbols_.begin() + static_cast<ptrdiff_t>(sorted);
+  std::stable_sort(stubs, result.symbols_.end(), by_start);
+  std::inplace_merge(result.symbols_.begin(), stubs, result.symbols_.end(), by_start);
   result.symbols_.erase(
       std::unique(result.symbols_.begin(), result.symbols_.end(),
                   [](const ElfSymbol& a, const ElfSymbol& b) { return a.start == b.start; }),
@@ -364,17 +371,20 @@ std::string ReadElfBuildId(const ElfFile& file) { return FindBuildId(file.get())
 
 namespace sample {
 
-void ElfSymbols::MergeDebugSymbols(const ElfSymbols& debug) {
+void ElfSymbols::MergeDebugSymbols(ElfSymbols debug) {
   if (!debug.has_symtab_) return;
-  std::vector<ElfSymbol> merged = debug.symbols_;
-  for (const ElfSymbol& own : symbols_) {
+  std::vector<ElfSymbol> merged = std::move(debug.symbols_);
+  const size_t debug_count = merged.size();
+  for (ElfSymbol& own : symbols_) {
     if (own.name.size() > 4 && own.name.compare(own.name.size() - 4, 4, "@plt") == 0) {
-      merged.push_back(own);
+      merged.push_back(std::move(own));
     }
   }
-  // One symbol per address: the debug file's name wins over a stub's.
-  std::stable_sort(merged.begin(), merged.end(),
-                   [](const ElfSymbol& a, const ElfSymbol& b) { return a.start < b.start; });
+  // One symbol per address: the debug file's name wins over a stub's. Both
+  // lists are sorted already: a merge keeps the debug file's first.
+  std::inplace_merge(merged.begin(), merged.begin() + static_cast<ptrdiff_t>(debug_count),
+                     merged.end(),
+                     [](const ElfSymbol& a, const ElfSymbol& b) { return a.start < b.start; });
   merged.erase(
       std::unique(merged.begin(), merged.end(),
                   [](const ElfSymbol& a, const ElfSymbol& b) { return a.start == b.start; }),

@@ -75,7 +75,7 @@ class ElfSymbols {
   // Takes the .symtab functions of a separate debug file for this binary
   // (same build-id; its addresses are ours), keeping our own PLT stubs,
   // which a debug file cannot describe (its .plt has no contents).
-  void MergeDebugSymbols(const ElfSymbols& debug);
+  void MergeDebugSymbols(ElfSymbols debug);
 
  private:
   ElfSymbols() = default;

@@ -1,5 +1,7 @@
 #include "libsample/symbols/kallsyms.h"
 
+#include <string.h>
+
 #include <algorithm>
 #include <charconv>
 
@@ -60,6 +62,53 @@ KernelSymbol ToSymbol(const KallsymsLine& line) {
 
 bool BySymbolAddress(const KernelSymbol& a, const KernelSymbol& b) { return a.addr < b.addr; }
 
+// A text symbol's line and address.
+struct Entry {
+  uint64_t addr;
+  std::string_view line;
+};
+
+// The text symbols of `text` in address order, lines of one address in
+// file order (ParseKallsyms's order); empty when every address is zero.
+// The core kernel's lines come sorted and only modules' follow unsorted,
+// so only the part after the sorted prefix is sorted, then merged in (a
+// stable sort of it all moved every entry log2(120k) times).
+std::vector<Entry> SortedEntries(std::string_view text) {
+  std::vector<Entry> entries;
+  entries.reserve(text.size() / 40);
+  bool any_nonzero = false;
+  KallsymsLine parsed;
+  ForEachLine(text, [&](std::string_view line) {
+    if (!ParseKallsymsLine(line, parsed)) return;
+    if (parsed.addr != 0) any_nonzero = true;
+    entries.push_back(Entry{parsed.addr, line});
+  });
+  if (!any_nonzero) return {};
+  const auto by_address = [](const Entry& a, const Entry& b) { return a.addr < b.addr; };
+  const auto unsorted = std::is_sorted_until(entries.begin(), entries.end(), by_address);
+  std::stable_sort(unsorted, entries.end(), by_address);
+  std::inplace_merge(entries.begin(), unsorted, entries.end(), by_address);
+  return entries;
+}
+
+// The start of the line that holds byte `pos` of `text`.
+size_t LineStart(std::string_view text, size_t pos) {
+  const void* newline = pos == 0 ? nullptr : memrchr(text.data(), '\n', pos);
+  return newline == nullptr ? 0 : static_cast<const char*>(newline) - text.data() + 1;
+}
+
+// The start of the line after the one starting at `start` (text.size() at
+// the end).
+size_t NextLineStart(std::string_view text, size_t start) {
+  const size_t newline = text.find('\n', start);
+  return newline == std::string_view::npos ? text.size() : newline + 1;
+}
+
+std::string_view LineAt(std::string_view text, size_t start) {
+  const size_t newline = text.find('\n', start);
+  return text.substr(start, newline == std::string_view::npos ? newline : newline - start);
+}
+
 }  // namespace
 
 std::vector<KernelSymbol> ParseKallsyms(std::string_view text) {
@@ -77,25 +126,8 @@ std::vector<KernelSymbol> ParseKallsyms(std::string_view text) {
 }
 
 std::vector<KernelSymbol> SelectKallsyms(std::string_view text, std::vector<uint64_t> addresses) {
-  // Each text symbol as (address, line), in file order; a stable sort then
-  // matches ParseKallsyms's order exactly (the core kernel's lines are
-  // already sorted, so this is cheap).
-  struct Entry {
-    uint64_t addr;
-    std::string_view line;
-  };
-  std::vector<Entry> entries;
-  entries.reserve(text.size() / 40);
-  bool any_nonzero = false;
-  KallsymsLine parsed;
-  ForEachLine(text, [&](std::string_view line) {
-    if (!ParseKallsymsLine(line, parsed)) return;
-    if (parsed.addr != 0) any_nonzero = true;
-    entries.push_back(Entry{parsed.addr, line});
-  });
-  if (!any_nonzero) return {};
-  std::stable_sort(entries.begin(), entries.end(),
-                   [](const Entry& a, const Entry& b) { return a.addr < b.addr; });
+  const std::vector<Entry> entries = SortedEntries(text);
+  if (entries.empty()) return {};
   std::sort(addresses.begin(), addresses.end());
   std::vector<size_t> keep;
   for (uint64_t addr : addresses) {
@@ -110,8 +142,69 @@ std::vector<KernelSymbol> SelectKallsyms(std::string_view text, std::vector<uint
   keep.erase(std::unique(keep.begin(), keep.end()), keep.end());
   std::vector<KernelSymbol> out;
   out.reserve(keep.size());
+  KallsymsLine parsed;
   for (size_t i : keep) {
     ParseKallsymsLine(entries[i].line, parsed);
+    out.push_back(ToSymbol(parsed));
+  }
+  return out;
+}
+
+std::string SortKallsyms(std::string_view text) {
+  const std::vector<Entry> entries = SortedEntries(text);
+  size_t size = 0;
+  for (const Entry& e : entries) size += e.line.size() + 1;
+  std::string sorted;
+  sorted.reserve(size);
+  for (const Entry& e : entries) {
+    sorted.append(e.line);
+    sorted.push_back('\n');
+  }
+  return sorted;
+}
+
+std::optional<std::vector<KernelSymbol>> SelectSortedKallsyms(std::string_view sorted,
+                                                              std::vector<uint64_t> addresses) {
+  std::sort(addresses.begin(), addresses.end());
+  addresses.erase(std::unique(addresses.begin(), addresses.end()), addresses.end());
+  KallsymsLine parsed;
+  std::vector<size_t> keep;  // line starts
+  // Lines before `low` are at or below the address, lines from `high` on
+  // above it. The addresses ascend, so each search starts where the last
+  // one ended and gallops forward before it bisects: a dense set of
+  // addresses reads each part of the table about once.
+  size_t low = 0;
+  for (uint64_t addr : addresses) {
+    size_t high = sorted.size();
+    // Whether the line holding byte `at` (in [low, high)) is at or below
+    // addr; moves low or high past it. False for a line that is no symbol.
+    const auto step = [&](size_t at) {
+      const size_t start = LineStart(sorted, at);  // low is a line start: start >= low
+      if (!ParseKallsymsLine(LineAt(sorted, start), parsed)) return false;
+      if (parsed.addr <= addr) {
+        low = NextLineStart(sorted, start);
+      } else {
+        high = start;
+      }
+      return true;
+    };
+    for (size_t stride = 256; low < high && high - low > stride; stride *= 2) {
+      if (!step(low + stride)) return std::nullopt;
+      if (high != sorted.size()) break;
+    }
+    while (low < high) {
+      if (!step(low + (high - low) / 2)) return std::nullopt;
+    }
+    if (low == 0 || low == sorted.size()) continue;  // before the first or after the last
+    keep.push_back(LineStart(sorted, low - 1));
+    keep.push_back(low);
+  }
+  std::sort(keep.begin(), keep.end());
+  keep.erase(std::unique(keep.begin(), keep.end()), keep.end());
+  std::vector<KernelSymbol> out;
+  out.reserve(keep.size());
+  for (size_t start : keep) {
+    if (!ParseKallsymsLine(LineAt(sorted, start), parsed)) return std::nullopt;
     out.push_back(ToSymbol(parsed));
   }
   return out;

@@ -13,13 +13,19 @@
 
 #include <fmt/format.h>
 
+#include "libsample/mapped_file.h"
 #include "libsample/unique_fd.h"
 
 namespace sample::record {
 namespace {
 
-constexpr std::string_view kCacheMagic = "sample-kallsyms-cache v1";
-constexpr std::string_view kCachePrefix = "kallsyms-";
+// The cache holds the table sorted (SortKallsyms), so that a recording
+// bisects the mapped file for its few addresses instead of parsing and
+// sorting 120k lines (12 ms of CPU per recording). Version 1 held the
+// kernel's text as read, under kOldCachePrefix; its files are removed.
+constexpr std::string_view kCacheMagic = "sample-kallsyms-cache v2";
+constexpr std::string_view kCachePrefix = "sorted-kallsyms-";
+constexpr std::string_view kOldCachePrefix = "kallsyms-";
 
 struct AddressRange {
   uint64_t begin = 0;
@@ -66,22 +72,30 @@ std::string CachePath(const KallsymsSnapshotOptions& options) {
   return fmt::format("{}/{}{}", options.cache_dir, kCachePrefix, options.boot_id);
 }
 
-// The cached kallsyms text and the core text range from its first line, if
-// the cache exists, is ours, and belongs to this boot.
-std::optional<std::string> ReadCache(const KallsymsSnapshotOptions& options, AddressRange* core) {
+// The cache, mapped: its sorted table and the core text range of its first
+// line.
+struct Cache {
+  MappedFile file;
+  std::string_view sorted;
+  AddressRange core;
+};
+
+// The cache, if it exists, is ours, and belongs to this boot.
+std::optional<Cache> MapCache(const KallsymsSnapshotOptions& options) {
   UniqueFd fd(open(CachePath(options).c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
   struct stat st {};
   if (!fd.valid() || fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
       (st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
     return std::nullopt;
   }
-  std::string text;
-  text.reserve(static_cast<size_t>(st.st_size) + 1);
-  if (!ReadAll(fd.get(), text)) return std::nullopt;
+  auto file = MappedFile::Map(fd.get(), CachePath(options));
+  if (!file) return std::nullopt;
+  const std::string_view text(reinterpret_cast<const char*>(file->bytes().data()),
+                              file->bytes().size());
   // "<magic> <boot_id> <stext> <etext>\n"
   const size_t eol = text.find('\n');
-  if (eol == std::string::npos) return std::nullopt;
-  const std::string_view header(text.data(), eol);
+  if (eol == std::string_view::npos) return std::nullopt;
+  const std::string_view header = text.substr(0, eol);
   const std::string expected_start = fmt::format("{} {} ", kCacheMagic, options.boot_id);
   if (!header.starts_with(expected_start)) return std::nullopt;
   const std::string_view range = header.substr(expected_start.size());
@@ -90,19 +104,18 @@ std::optional<std::string> ReadCache(const KallsymsSnapshotOptions& options, Add
   auto begin = ParseHex(range.substr(0, space));
   auto end = ParseHex(range.substr(space + 1));
   if (!begin || !end || *end <= *begin) return std::nullopt;
-  *core = AddressRange{*begin, *end};
-  text.erase(0, eol + 1);
-  return text;
+  return Cache{std::move(*file), text.substr(eol + 1), AddressRange{*begin, *end}};
 }
 
-// Removes caches of earlier boots: each is a few MB and can never match again.
+// Removes caches of earlier boots (each is a few MB and can never match
+// again) and those of the unsorted format.
 void RemoveOtherCaches(const KallsymsSnapshotOptions& options) {
   DIR* dir = opendir(options.cache_dir.c_str());
   if (dir == nullptr) return;
   const std::string keep = fmt::format("{}{}", kCachePrefix, options.boot_id);
   while (const dirent* entry = readdir(dir)) {
     const std::string_view name = entry->d_name;
-    if (name.starts_with(kCachePrefix) && name != keep) {
+    if ((name.starts_with(kCachePrefix) && name != keep) || name.starts_with(kOldCachePrefix)) {
       unlinkat(dirfd(dir), entry->d_name, 0);
     }
   }
@@ -118,7 +131,7 @@ bool MakeDirectories(const std::string& path) {
 }
 
 // Best effort: a recording never fails because its cache could not be written.
-void WriteCache(const KallsymsSnapshotOptions& options, std::string_view text,
+void WriteCache(const KallsymsSnapshotOptions& options, std::string_view sorted,
                 const AddressRange& core) {
   if (!MakeDirectories(options.cache_dir)) return;
   RemoveOtherCaches(options);
@@ -128,7 +141,7 @@ void WriteCache(const KallsymsSnapshotOptions& options, std::string_view text,
   if (!fd.valid()) return;
   std::string data =
       fmt::format("{} {} {:x} {:x}\n", kCacheMagic, options.boot_id, core.begin, core.end);
-  data.append(text);
+  data.append(sorted);
   std::string_view rest = data;
   while (!rest.empty()) {
     const ssize_t n = write(fd.get(), rest.data(), rest.size());
@@ -154,6 +167,23 @@ std::string ReadBootId() {
   return plain ? id : std::string();
 }
 
+// Why a table whose addresses are all zero is: the kernel shows them to
+// CAP_SYSLOG, and with kptr_restrict 0 to anyone while
+// perf_event_paranoid is 1 or less (kallsyms_show_value).
+std::string HiddenAddressesNote(const KallsymsSnapshotOptions& options) {
+  const auto level = [](const char* path) {
+    std::ifstream in(path);
+    int value = 0;
+    return in >> value ? fmt::format("{}", value) : std::string("unknown");
+  };
+  return fmt::format(
+      "{} hides addresses from this user; kernel frames will show as [unknown]. They are "
+      "shown to root (CAP_SYSLOG) and, with kernel.kptr_restrict=0 (it is {}), to every user "
+      "while kernel.perf_event_paranoid is 1 or less (it is {}).",
+      options.kallsyms_path, level("/proc/sys/kernel/kptr_restrict"),
+      level("/proc/sys/kernel/perf_event_paranoid"));
+}
+
 }  // namespace
 
 KallsymsSnapshotOptions DefaultKallsymsSnapshotOptions() {
@@ -173,14 +203,16 @@ KallsymsSnapshot TakeKallsymsSnapshot(const std::vector<uint64_t>& addresses,
   if (addresses.empty()) return snapshot;
   const bool use_cache = !options.cache_dir.empty() && !options.boot_id.empty();
   if (use_cache) {
-    AddressRange core;
-    if (auto text = ReadCache(options, &core)) {
+    if (std::optional<Cache> cache = MapCache(options)) {
       const bool all_core = std::all_of(addresses.begin(), addresses.end(),
-                                        [&](uint64_t a) { return core.Contains(a); });
+                                        [&](uint64_t a) { return cache->core.Contains(a); });
       if (all_core) {
-        snapshot.symbols = SelectKallsyms(*text, addresses);
-        snapshot.from_cache = !snapshot.symbols.empty();
-        if (snapshot.from_cache) return snapshot;
+        auto symbols = SelectSortedKallsyms(cache->sorted, addresses);
+        if (symbols && !symbols->empty()) {
+          snapshot.symbols = std::move(*symbols);
+          snapshot.from_cache = true;
+          return snapshot;
+        }
       }
     }
   }
@@ -192,29 +224,17 @@ KallsymsSnapshot TakeKallsymsSnapshot(const std::vector<uint64_t>& addresses,
         fmt::format("cannot read {}; kernel frames will show as [unknown]", options.kallsyms_path);
     return snapshot;
   }
-  snapshot.symbols = SelectKallsyms(text, addresses);
-  if (snapshot.symbols.empty()) {
-    // Either no sampled address lies inside the table, or the addresses are
-    // hidden (all zero); the full parse tells which, on this rare path only.
-    if (ParseKallsyms(text).empty()) {
-      // The kernel shows them to CAP_SYSLOG, and with kptr_restrict 0 to
-      // anyone while perf_event_paranoid is 1 or less (kallsyms_show_value).
-      const auto level = [](const char* path) {
-        std::ifstream in(path);
-        int value = 0;
-        return in >> value ? fmt::format("{}", value) : std::string("unknown");
-      };
-      snapshot.note = fmt::format(
-          "{} hides addresses from this user; kernel frames will show as [unknown]. They are "
-          "shown to root (CAP_SYSLOG) and, with kernel.kptr_restrict=0 (it is {}), to every user "
-          "while kernel.perf_event_paranoid is 1 or less (it is {}).",
-          options.kallsyms_path, level("/proc/sys/kernel/kptr_restrict"),
-          level("/proc/sys/kernel/perf_event_paranoid"));
-    }
+  const std::string sorted = SortKallsyms(text);
+  if (sorted.empty()) {
+    snapshot.note = HiddenAddressesNote(options);
     return snapshot;
   }
+  // Lines SortKallsyms wrote always parse.
+  snapshot.symbols = SelectSortedKallsyms(sorted, addresses).value_or(std::vector<KernelSymbol>{});
+  // No sampled address lies inside the table.
+  if (snapshot.symbols.empty()) return snapshot;
   if (use_cache) {
-    if (auto core = CoreTextRange(text)) WriteCache(options, text, *core);
+    if (auto core = CoreTextRange(text)) WriteCache(options, sorted, *core);
   }
   return snapshot;
 }

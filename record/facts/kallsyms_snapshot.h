@@ -4,9 +4,11 @@
 // Producing /proc/kallsyms costs the kernel about 40 ms of system time per
 // read (120k lines, 5.4 MB), more than the rest of a short recording. The
 // core kernel's symbols cannot change while the machine stays up, so the
-// text of the last read is kept in a per-user, per-boot cache file
-// (`<cache_dir>/kallsyms-<boot_id>`) and reused when every sampled address
-// lies in the core kernel text [_stext, _etext). An address elsewhere
+// text symbols of the last read are kept, sorted by address, in a per-user,
+// per-boot cache file (`<cache_dir>/sorted-kallsyms-<boot_id>`) and reused
+// when every sampled address lies in the core kernel text [_stext, _etext):
+// the file is mapped and bisected for each address (SelectSortedKallsyms),
+// never parsed whole. An address elsewhere
 // (modules, BPF programs, trampolines: they come and go) means a fresh read,
 // which also refreshes the cache. A cache file is only trusted when it is a
 // regular file owned by this user and not writable by others.

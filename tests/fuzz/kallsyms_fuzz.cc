@@ -1,8 +1,10 @@
 // Fuzz target: kallsyms text as a recording stores it (kKernelSymbols) and
 // as /proc/kallsyms gives it. Checks, beyond not crashing, the promises
 // kallsyms.h makes: SelectKallsyms equals SelectCoveringSymbols over the
-// full parse, FindKernelSymbol finds a symbol at or below the address, and
-// what FormatKallsyms writes parses back to the same symbols. Input: u8
+// full parse, and so does SelectSortedKallsyms over SortKallsyms's text
+// (over the raw text it may refuse or answer, never crash), FindKernelSymbol
+// finds a symbol at or below the address, and what FormatKallsyms writes
+// parses back to the same symbols. Input: u8
 // address count, that many u64 addresses, then the text.
 #include <cstdlib>
 #include <string_view>
@@ -43,7 +45,11 @@ SAMPLE_FUZZ_TARGET(kallsyms)(std::span<const std::byte> input) {
     const KernelSymbol* symbol = FindKernelSymbol(all, addr);
     if (symbol != nullptr && symbol->addr > addr) std::abort();
   }
-  if (!Same(SelectKallsyms(text, addresses), SelectCoveringSymbols(all, addresses))) std::abort();
+  const std::vector<KernelSymbol> selected = SelectKallsyms(text, addresses);
+  if (!Same(selected, SelectCoveringSymbols(all, addresses))) std::abort();
+  const auto bisected = SelectSortedKallsyms(SortKallsyms(text), addresses);
+  if (!bisected || !Same(*bisected, selected)) std::abort();
+  (void)SelectSortedKallsyms(text, addresses);
   if (!Same(ParseKallsyms(FormatKallsyms(all)), all)) std::abort();
   return 0;
 }

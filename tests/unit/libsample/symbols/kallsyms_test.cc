@@ -97,5 +97,94 @@ TEST(KallsymsTest, LeanSelectionMatchesTheFullParse) {
   EXPECT_TRUE(SelectKallsyms("0000000000000000 T _text\n0000000000000000 t foo\n", {0x10}).empty());
 }
 
+// Aliases (one address, several lines: their file order is kept) and a
+// module whose lines are out of order, after the sorted core.
+constexpr std::string_view kAliased =
+    "ffffffff81000000 T srso_alias\n"
+    "ffffffff81000000 T _stext\n"
+    "ffffffff81000000 T _text\n"
+    "ffffffff81000100 t helper_a\n"
+    "ffffffff81000100 t helper_a_alias\n"
+    "ffffffff81000200 D some_data\n"
+    "ffffffff81000300 W weak_fn\n"
+    "ffffffffc0000200 t mod_late\t[mymod]\n"
+    "ffffffffc0000000 t mod_fn\t[mymod]\n"
+    "ffffffffc0000000 t mod_fn_alias\t[mymod]\n"
+    "ffffffffc0000100 t mod_end\t[mymod]\n";
+
+std::vector<uint64_t> ProbeAddresses() {
+  std::vector<uint64_t> addresses = {0,
+                                     0xffffffffffffffffu,
+                                     0xffffffffc0000000u,
+                                     0xffffffffc00000ffu,
+                                     0xffffffffc0000100u,
+                                     0xffffffffc0000250u};
+  for (uint64_t a = 0xffffffff80fffff0u; a < 0xffffffff81000400u; a += 0x11) addresses.push_back(a);
+  return addresses;
+}
+
+void ExpectSameSymbols(const std::vector<KernelSymbol>& a, const std::vector<KernelSymbol>& b) {
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].addr, b[i].addr) << i;
+    EXPECT_EQ(a[i].name, b[i].name) << i;
+    EXPECT_EQ(a[i].module, b[i].module) << i;
+  }
+}
+
+TEST(KallsymsTest, SortedTextKeepsTextSymbolsInParseOrder) {
+  const std::string sorted = SortKallsyms(kAliased);
+  EXPECT_EQ(sorted,
+            "ffffffff81000000 T srso_alias\n"
+            "ffffffff81000000 T _stext\n"
+            "ffffffff81000000 T _text\n"
+            "ffffffff81000100 t helper_a\n"
+            "ffffffff81000100 t helper_a_alias\n"
+            "ffffffff81000300 W weak_fn\n"
+            "ffffffffc0000000 t mod_fn\t[mymod]\n"
+            "ffffffffc0000000 t mod_fn_alias\t[mymod]\n"
+            "ffffffffc0000100 t mod_end\t[mymod]\n"
+            "ffffffffc0000200 t mod_late\t[mymod]\n");
+  const auto reparsed = ParseKallsyms(sorted);
+  const auto all = ParseKallsyms(kAliased);
+  ExpectSameSymbols(reparsed, all);
+  EXPECT_TRUE(SortKallsyms("0000000000000000 T _text\n0000000000000000 t foo\n").empty());
+}
+
+TEST(KallsymsTest, BisectingTheSortedTextMatchesTheFullSelection) {
+  for (std::string_view text : {kText, kAliased}) {
+    const std::vector<uint64_t> addresses = ProbeAddresses();
+    const auto selected = SelectSortedKallsyms(SortKallsyms(text), addresses);
+    ASSERT_TRUE(selected.has_value());
+    ExpectSameSymbols(*selected, SelectKallsyms(text, addresses));
+    ExpectSameSymbols(*selected, SelectCoveringSymbols(ParseKallsyms(text), addresses));
+    // One address at a time gives the same lines.
+    for (uint64_t a : addresses) {
+      ExpectSameSymbols(*SelectSortedKallsyms(SortKallsyms(text), {a}), SelectKallsyms(text, {a}));
+    }
+  }
+  // The last line needs no newline.
+  const auto unterminated = SelectSortedKallsyms(
+      "ffffffff81000000 T _text\nffffffff81000100 t next", {0xffffffff81000010u});
+  ASSERT_TRUE(unterminated.has_value());
+  ASSERT_EQ(unterminated->size(), 2u);
+  EXPECT_EQ((*unterminated)[1].name, "next");
+  EXPECT_TRUE(SelectSortedKallsyms("", {0xffffffff81000010u})->empty());
+}
+
+TEST(KallsymsTest, ASortedTextThatIsNotOneIsRefusedOrHarmless) {
+  // A line that is not a text symbol's: not what SortKallsyms writes.
+  EXPECT_FALSE(SelectSortedKallsyms("ffffffff81000000 T _text\ngarbage\nffffffff81000200 t b\n",
+                                    {0xffffffff81000100u, 0xffffffff81000210u})
+                   .has_value());
+  // Lines out of order: some answer, no crash.
+  const std::string unsorted =
+      "ffffffff81000300 t c\nffffffff81000000 T a\n\n\nffffffff81000200 t b\n";
+  std::vector<uint64_t> addresses;
+  for (uint64_t a = 0xffffffff80ffff00u; a < 0xffffffff81000400u; a += 0x40) addresses.push_back(a);
+  (void)SelectSortedKallsyms(unsorted, addresses);
+  (void)SelectSortedKallsyms("\n\n\n", addresses);
+}
+
 }  // namespace
 }  // namespace sample

@@ -5,10 +5,13 @@
 #include <sys/stat.h>
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include <gtest/gtest.h>
 
+#include "libsample/symbols/kallsyms.h"
 #include "tests/unit/temp_dir.h"
 
 namespace sample::record {
@@ -26,6 +29,11 @@ constexpr std::string_view kKallsyms =
     "ffffffffc0000000 t mod_fn\t[mymod]\n"
     "ffffffffc0000100 t mod_end\t[mymod]\n";
 
+std::string ReadFile(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
 class KallsymsSnapshotTest : public ::testing::Test {
  protected:
   KallsymsSnapshotTest() : dir_("kallsyms_snapshot_test") {
@@ -35,7 +43,7 @@ class KallsymsSnapshotTest : public ::testing::Test {
     options_.boot_id = "0123abcd-boot";
   }
   std::filesystem::path CacheFile() const {
-    return std::filesystem::path(options_.cache_dir) / ("kallsyms-" + options_.boot_id);
+    return std::filesystem::path(options_.cache_dir) / ("sorted-kallsyms-" + options_.boot_id);
   }
   // Replaces the "kernel's" table, so a read of it is told from a cache hit.
   void ChangeKernelTable() const {
@@ -133,6 +141,40 @@ TEST_F(KallsymsSnapshotTest, NoCacheDirectoryMeansNoCache) {
   (void)TakeKallsymsSnapshot({0xffffffff81000150u}, options_);
   ChangeKernelTable();
   EXPECT_FALSE(TakeKallsymsSnapshot({0xffffffff81000150u}, options_).from_cache);
+}
+
+TEST_F(KallsymsSnapshotTest, TheCacheHoldsTheSortedTextSymbols) {
+  (void)TakeKallsymsSnapshot({0xffffffff81000150u}, options_);
+  const std::string cache = ReadFile(CacheFile());
+  const size_t eol = cache.find('\n');
+  ASSERT_NE(eol, std::string::npos);
+  EXPECT_EQ(cache.substr(0, eol),
+            "sample-kallsyms-cache v2 0123abcd-boot ffffffff81000000 ffffffff81000300");
+  EXPECT_EQ(cache.substr(eol + 1), SortKallsyms(kKallsyms));
+}
+
+TEST_F(KallsymsSnapshotTest, ACorruptCacheMeansAFreshRead) {
+  (void)TakeKallsymsSnapshot({0xffffffff81000150u}, options_);
+  ChangeKernelTable();
+  std::string cache = ReadFile(CacheFile());
+  cache.replace(cache.find("core_a"), 6, "\n\n\n\n\n\n");
+  dir_.Write(CacheFile(), cache);
+  ASSERT_EQ(chmod(CacheFile().c_str(), 0600), 0);
+  const auto snapshot = TakeKallsymsSnapshot({0xffffffff81000150u}, options_);
+  EXPECT_FALSE(snapshot.from_cache);
+  ASSERT_EQ(snapshot.symbols.size(), 2u);
+  EXPECT_EQ(snapshot.symbols[0].name, "renamed_a");
+}
+
+TEST_F(KallsymsSnapshotTest, CachesOfTheUnsortedFormatAreRemoved) {
+  const auto old_format =
+      std::filesystem::path(options_.cache_dir) / ("kallsyms-" + options_.boot_id);
+  std::filesystem::create_directories(options_.cache_dir);
+  dir_.Write(old_format, std::string("sample-kallsyms-cache v1 0123abcd-boot 0 1\n"));
+  const auto snapshot = TakeKallsymsSnapshot({0xffffffff81000150u}, options_);
+  EXPECT_FALSE(snapshot.from_cache);
+  EXPECT_FALSE(std::filesystem::exists(old_format));
+  EXPECT_TRUE(std::filesystem::exists(CacheFile()));
 }
 
 }  // namespace
