@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "libsample/symbols/elf_symbols.h"
+#include "libsample/symbols/inflated_debug.h"
 
 namespace sample {
 
@@ -55,7 +56,11 @@ LocatedBinary BinaryLocator::LocateFile(const std::string& path,
   }
   if (!found.binary.empty()) {
     out.binary = found.binary;
-    out.debug = found.debug;
+    // A distribution's compressed debug file is read from its inflated copy
+    // (inflated_debug.h): libdw would inflate it on every open.
+    out.debug = found.debug.empty() || found.build_id.empty()
+                    ? found.debug
+                    : InflatedDebugFile(found.debug, found.build_id);
     out.source = FileSourceName(found.symbol_source());
     return out;
   }
