@@ -1,93 +1,104 @@
 #!/usr/bin/env bash
 # annotate_bench.sh: `sample-report --annotate` against `perf annotate
 # --stdio` on the same perf.data files, the same functions, in the same run.
-# perf annotate takes one symbol a run, so both tools run once per function
-# (the figures are sums over a workload's functions). Prints CPU seconds
-# (user + system), wall seconds and the largest peak RSS (medians over
-# ROUNDS, runs interleaved) and the ratio perf / sample of each round's CPU
-# (then their median).
+#
+# perf annotate takes one symbol a run: it runs once per function, and the
+# perf figures are sums over a workload's functions. sample-report is timed
+# both ways: once per function (the same work) and once for all of them
+# (`--annotate F1 F2 ...`, how it is used). Prints CPU seconds (user +
+# system), wall seconds and the largest peak RSS, medians over ROUNDS (runs
+# interleaved), and the ratios perf / sample of each round's CPU (then their
+# median).
 #
 # Usage: bench/annotate_bench.sh      (from any directory)
 # Environment:
-#   ROUNDS=5        rounds
-#   SECONDS_OF=3    CPU seconds of each workload
-#   BUILD=<repo>/build, PERF=/usr/bin/perf
-# Workloads, each recorded once by perf (-e cpu-clock -F 4000):
-#   inline: tests/workloads/shared_inline (func_a/b/c, DWARF with inlined
-#           calls and source lines);
-#   leaf:   tests/workloads/leaf's split mode (frameless leaves at -O2:
-#           leaf_fn).
+#   ROUNDS=3          rounds
+#   WORKLOADS="inline threads cc1plus"
+#   BUILD=<repo>/build, PERF=/usr/bin/perf, CXX=g++
+# Workloads, each recorded once by perf (-e cpu-clock), and their 10
+# hottest functions by self samples, as perf report names them:
+#   inline:  tests/workloads/shared_inline, -F 4000, 3 s (func_a/b/c: DWARF
+#            with inlined calls and source lines);
+#   threads: tests/workloads/threads (2 threads, frame pointers), -F 50000
+#            -g for ~1M samples, the report bench's workload;
+#   cc1plus: $CXX -O2 -c of a <regex>-heavy file, -F 1000 --call-graph dwarf
+#            (a 35 MB binary, its symbols only: Debian strips its DWARF).
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
 PERF=${PERF:-/usr/bin/perf}
-ROUNDS=${ROUNDS:-5}
-SECONDS_OF=${SECONDS_OF:-3}
+ROUNDS=${ROUNDS:-3}
+WORKLOADS=${WORKLOADS:-"inline threads cc1plus"}
+CXX=${CXX:-g++}
 SREP=$BUILD/report/sample-report
 INLINE=$BUILD/tests/workloads/shared_inline
-LEAF=$BUILD/tests/workloads/leaf
+THREADS=$BUILD/tests/workloads/threads
 
 # shellcheck source=bench/common.sh
 source "$HERE/common.sh"
-require_tools annotate_bench "$PERF" "$SREP" "$INLINE" "$LEAF" /usr/bin/time
+require_tools annotate_bench "$PERF" "$SREP" "$INLINE" "$THREADS" /usr/bin/time
 SREC_BUILT=$SREP
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/annotate_bench.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
-cp "$SREP" "$INLINE" "$LEAF" "$TMP/"
+cp "$SREP" "$INLINE" "$THREADS" "$TMP/"
 SREP=$TMP/sample-report
 
 machine_info
 cd "$TMP"
-"$PERF" record -q --no-buildid-cache -e cpu-clock -F 4000 -o inline.data -- \
-  ./shared_inline "$SECONDS_OF" >/dev/null 2>&1
-"$PERF" record -q --no-buildid-cache -e cpu-clock -F 4000 -o leaf.data -- \
-  ./leaf "$SECONDS_OF" split >/dev/null 2>&1
-
-# run TOOL DATA SYMBOLS... -> "cpu_seconds wall_seconds kilobytes", summed
-# over one run a symbol (the largest RSS).
-run() {
-  local tool=$1 data=$2 sym cpu=0 wall=0 kb=0 u s e m
-  shift 2
-  for sym in "$@"; do
-    if [[ $tool == perf ]]; then
-      /usr/bin/time -f '%U %S %e %M' -o t.txt "$PERF" annotate --stdio -i "$data" "$sym" \
-        >/dev/null 2>&1
-    else
-      /usr/bin/time -f '%U %S %e %M' -o t.txt "$SREP" -i "$data" --annotate "$sym" >/dev/null 2>&1
-    fi
-    read -r u s e m < <(tail -n 1 t.txt)
-    cpu=$(python3 -c "print($cpu + $u + $s)")
-    wall=$(python3 -c "print($wall + $e)")
-    ((m > kb)) && kb=$m
-  done
-  echo "$cpu $wall $kb"
+record() { # NAME PERF_OPTIONS... -- COMMAND...
+  local name=$1
+  shift
+  "$PERF" record -q --no-buildid-cache -e cpu-clock -o "$name.data" "$@" >/dev/null 2>&1
+  # The 10 hottest named functions in user code, one a line.
+  "$PERF" report -i "$name.data" --stdio --no-children --sort sym -q 2>/dev/null |
+    awk '$2 == "[.]" && $3 !~ /^0x/ { $1 = ""; $2 = ""; sub(/^ +/, ""); print }' |
+    head -n 10 >"$name.syms"
+  echo "$name: $(wc -l <"$name.syms") functions: $(paste -sd '|' "$name.syms")"
 }
+for w in $WORKLOADS; do
+  case $w in
+    inline) record inline -F 4000 -- ./shared_inline 3 ;;
+    threads) record threads -F 50000 -g -- ./threads 10 ;;
+    cc1plus)
+      printf '#include <regex>\n#include <map>\n#include <string>\nint f(const std::string& s) { std::map<std::string, int> m; std::regex r("(a|b)+c*"); return std::regex_match(s, r) + m.size(); }\n' >big.cc
+      record cc1plus -F 1000 --call-graph dwarf -- "$CXX" -O2 -c big.cc -o big.o ;;
+  esac
+done
+
+# time COMMAND... -> "cpu wall kb" of one run
+timed() {
+  /usr/bin/time -f '%U %S %e %M' -o t.txt "$@" >/dev/null 2>&1 || true
+  awk '{ printf "%.3f %.3f %d\n", $1 + $2, $3, $4 }' <(tail -n 1 t.txt)
+}
+# sum LINES_OF "cpu wall kb" -> their sums (the largest kb)
+sum() { awk '{ c += $1; w += $2; if ($3 > k) k = $3 } END { printf "%.3f %.3f %d\n", c, w, k }'; }
 
 : >raw.tsv
 for round in $(seq "$ROUNDS"); do
-  for w in inline leaf; do
-    if [[ $w == inline ]]; then syms="func_a func_b func_c"; else syms="leaf_fn"; fi
-    # shellcheck disable=SC2086
-    read -r pc pw pk <<<"$(run perf $w.data $syms)"
-    # shellcheck disable=SC2086
-    read -r sc sw sk <<<"$(run sample $w.data $syms)"
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$w" "$pc" "$pw" "$pk" "$sc" "$sw" "$sk" \
-      >>raw.tsv
+  for w in $WORKLOADS; do
+    mapfile -t syms <"$w.syms"
+    perf_fig=$(for s in "${syms[@]}"; do timed "$PERF" annotate --stdio -i "$w.data" "$s"; done | sum)
+    each_fig=$(for s in "${syms[@]}"; do timed "$SREP" -i "$w.data" --annotate "$s"; done | sum)
+    all_fig=$(timed "$SREP" -i "$w.data" --annotate "${syms[@]}")
+    printf '%s\t%s\t%s\t%s\t%s\n' "$round" "$w" "$perf_fig" "$each_fig" "$all_fig" >>raw.tsv
   done
 done
 
 python3 - raw.tsv <<'EOF'
 import statistics, sys
 rows = [l.split('\t') for l in open(sys.argv[1]).read().split('\n') if l]
-print('| workload | perf annotate CPU s | sample-report --annotate CPU s | speed-up (perf/sample CPU) | perf wall s | sample wall s | perf MB | sample MB |')
-print('|---|---:|---:|---:|---:|---:|---:|---:|')
-for w in ('inline', 'leaf'):
-    r = [x for x in rows if x[1] == w]
-    med = lambda i: statistics.median(float(x[i]) for x in r)
-    ratio = statistics.median(float(x[2]) / max(float(x[5]), 0.005) for x in r)
-    print(f'| {w} | {med(2):.3f} | {med(5):.3f} | {ratio:.1f}x | {med(3):.2f} | {med(6):.2f} | {med(4)/1024:.0f} | {med(7)/1024:.0f} |')
-print(f'\nRounds: {len(rows) // 2}. Medians; the speed-up is the median of per-round ratios.')
+print('| workload | perf annotate CPU s (one run a function) | sample-report CPU s, one run a function | all in one run | speed-up, same runs | speed-up, one run | perf wall s | sample wall s (one run) | perf MB | sample MB |')
+print('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
+for w in dict.fromkeys(r[1] for r in rows):
+    r = [[x[0], x[1]] + [v.split() for v in x[2:]] for x in rows if x[1] == w]
+    med = lambda f: statistics.median(f(x) for x in r)
+    ratio = lambda i: statistics.median(float(x[2][0]) / max(float(x[i][0]), 0.001) for x in r)
+    print(f'| {w} | {med(lambda x: float(x[2][0])):.2f} | {med(lambda x: float(x[3][0])):.2f} | '
+          f'{med(lambda x: float(x[4][0])):.2f} | {ratio(3):.1f}x | {ratio(4):.1f}x | '
+          f'{med(lambda x: float(x[2][1])):.2f} | {med(lambda x: float(x[4][1])):.2f} | '
+          f'{med(lambda x: int(x[2][2])) / 1024:.0f} | {med(lambda x: int(x[4][2])) / 1024:.0f} |')
+print(f'\nRounds: {max(int(x[0]) for x in rows)}. Medians; speed-ups are medians of per-round CPU ratios.')
 EOF

@@ -4,6 +4,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -79,8 +80,14 @@ bool Named(const Function& function, const std::vector<std::string>& names) {
 }
 
 // Objdump's layout: the mnemonic in 6 columns, then the operands; a direct
-// branch's target named.
-std::string InstructionText(const Instruction& in, CodeSource& source) {
+// branch's target named; bytes nothing decodes as "(bad)" and their hex.
+std::string InstructionText(const Instruction& in, std::span<const std::byte> bytes,
+                            CodeSource& source) {
+  if (in.bad) {
+    std::string text = in.mnemonic + " ";
+    for (std::byte b : bytes) text += fmt::format(" {:02x}", static_cast<unsigned>(b));
+    return text;
+  }
   std::string text =
       in.operands.empty() ? in.mnemonic : fmt::format("{:<6} {}", in.mnemonic, in.operands);
   if (in.target) {
@@ -140,7 +147,7 @@ class Annotator {
       const uint64_t from = in.address - code->start;
       row.bytes.assign(code->bytes.begin() + static_cast<std::ptrdiff_t>(from),
                        code->bytes.begin() + static_cast<std::ptrdiff_t>(from + in.size));
-      row.text = InstructionText(in, *source);
+      row.text = InstructionText(in, row.bytes, *source);
       if (auto it = hits.by_offset.find(in.address + code->file_offset_delta);
           it != hits.by_offset.end()) {
         row.samples = it->second.samples;
@@ -236,6 +243,14 @@ Result<AnnotateView> BuildAnnotateView(const Recording& recording, const Annotat
     if (hits.empty()) {
       return Fail(fmt::format("--annotate: no samples of {} in {}",
                               fmt::join(options.symbols, ", "), view.event));
+    }
+    for (const std::string& name : options.symbols) {
+      const bool found = std::ranges::any_of(
+          hits, [&](const FunctionHits& h) { return Named(profile.function(h.function), {name}); });
+      if (!found) {
+        view.warnings.push_back(
+            fmt::format("--annotate: no samples of {} in {}", name, view.event));
+      }
     }
   } else if (hits.size() > options.max_functions) {
     hits.resize(options.max_functions);
