@@ -87,7 +87,7 @@ TEST(AnnotateViewTest, EmbeddedCodeWithATableJumpABadByteAndPadding) {
                                           "add    $0x1,%rax",
                                           "jne    401004 <hot+0x4>",
                                           "jmp    *0x402000(,%rax,8)",
-                                          "(bad)",
+                                          "(bad)  06",
                                           "ret",
                                           "int3",
                                           "int3"};
