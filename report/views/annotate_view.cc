@@ -67,6 +67,21 @@ std::vector<FunctionHits> CountHits(const Profile& profile, uint32_t event,
   return out;
 }
 
+// How many of `hits` (hottest first) are listed: at most max_functions,
+// and no more than hold `coverage` of their period.
+size_t Listed(const std::vector<FunctionHits>& hits, const AnnotateOptions& options) {
+  const size_t most = std::min(hits.size(), options.max_functions);
+  if (options.coverage >= 1.0) return most;
+  uint64_t all = 0;
+  for (const FunctionHits& h : hits) all += h.total.period;
+  const double wanted = options.coverage * static_cast<double>(all);
+  size_t n = 0;
+  for (uint64_t held = 0; n < most && (n == 0 || static_cast<double>(held) < wanted); ++n) {
+    held += hits[n].total.period;
+  }
+  return n;
+}
+
 bool Named(const Function& function, const std::vector<std::string>& names) {
   return std::ranges::any_of(names, [&](const std::string& name) {
     return name == function.name || name == function.short_name || name == function.signature;
@@ -95,6 +110,7 @@ class Annotator {
     const Profile& profile = recording_.profile;
     const Function& function = profile.function(hits.function);
     AnnotatedFunction out;
+    out.function = hits.function;
     out.name = function.name;
     out.dso = profile.dso_name(function.dso);
     out.samples = hits.total.samples;
@@ -209,8 +225,8 @@ Result<AnnotateView> BuildAnnotateView(const Recording& recording, const Annotat
                                        const BinaryLocatorOptions& binaries) {
   AnnotateView view;
   const Profile& profile = recording.profile;
-  const auto event = ChooseEvent(profile);
-  if (!event) return view;
+  const auto event = options.event ? options.event : ChooseEvent(profile);
+  if (!event || *event >= profile.event_count()) return view;
   view.event = profile.event_name(*event);
   view.event_samples = profile.sample_count(*event);
   std::vector<FunctionHits> hits = CountHits(profile, *event, filter);
@@ -222,8 +238,8 @@ Result<AnnotateView> BuildAnnotateView(const Recording& recording, const Annotat
       return Fail(fmt::format("--annotate: no samples of {} in {}",
                               fmt::join(options.symbols, ", "), view.event));
     }
-  } else if (hits.size() > options.max_functions) {
-    hits.resize(options.max_functions);
+  } else {
+    hits.resize(Listed(hits, options));
   }
   Annotator annotator(recording, options, binaries);
   for (const FunctionHits& h : hits) view.functions.push_back(annotator.Annotate(h));
