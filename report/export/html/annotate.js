@@ -5,6 +5,7 @@
 // or Escape; a function the page has no annotation of says why. Names,
 // paths, source and instruction text go in as text, never as HTML.
 'use strict';
+S.UNPLACED = 'at addresses that start no instruction';
 
 S.Annotate = class {
   constructor(box) {
@@ -152,7 +153,7 @@ S.Annotate = class {
       }
     }
     if (none > 0) this.extra(body, none, fn, '(no source line)');
-    if (fn.unplaced > 0) this.extra(body, fn.unplaced, fn, 'at addresses that start no instruction');
+    if (fn.unplaced > 0) this.extra(body, fn.unplaced, fn, S.UNPLACED);
     if (body.rows.length === 0) this.gap(body, 'no samples have a source line');
     return table;
   }
@@ -198,7 +199,7 @@ S.Annotate = class {
         hottest = tr;
       }
     }
-    if (fn.unplaced > 0) this.extra(body, fn.unplaced, fn, 'at addresses that start no instruction');
+    if (fn.unplaced > 0) this.extra(body, fn.unplaced, fn, S.UNPLACED);
     if (hottest) hottest.classList.add('hottest');
     return {table, hottest};
   }

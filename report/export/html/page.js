@@ -1,9 +1,10 @@
 // page.js: wires the parts together: the event selector, the search, the
 // selection shared by the flame graph, the table, the callers/callees and
-// the annotate panel (which a selection opens), and the first draw, done synchronously while the page loads so that the
-// load event (and a headless browser's --dump-dom) comes after it. The
-// time from navigation start to the first flame graph goes in #timing,
-// with the steps' own times (parse, model, flame).
+// the annotate panel (which a selection opens), and the first draw, done
+// synchronously while the page loads so that the load event (and a
+// headless browser's --dump-dom) comes after it. The time from navigation
+// start to the first flame graph goes in #timing, with the steps' own
+// times (parse, model, flame).
 'use strict';
 S.state = {section: 0, model: null, selected: -1, query: ''};
 

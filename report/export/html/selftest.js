@@ -105,7 +105,8 @@ S.annotateChecks = function (check) {
   const hottest = box.querySelector('tr.hottest');
   check('annotate hottest', hottest !== null && hottest === ins.bestRow,
       hottest ? hottest.textContent : 'none highlighted');
-  const lines = S.panelShares('table.annotate-src tbody tr.line, table.annotate-src tbody tr.extra');
+  const lines =
+      S.panelShares('table.annotate-src tbody tr.line, table.annotate-src tbody tr.extra');
   check('annotate source lines', near100(lines),
       `${lines.rows} rows, ${lines.count} with samples, sum ${lines.sum.toFixed(3)}`);
 

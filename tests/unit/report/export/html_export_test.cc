@@ -360,7 +360,7 @@ std::shared_ptr<EmbeddedBinary> SpinBinary() {
 TEST(HtmlAnnotationTest, ExporterAnnotatesTheHottestFunctionsFromEmbeddedCode) {
   Recording recording;
   Profile& p = recording.profile;
-  p.set_event_names({"cpu-clock"});
+  p.set_event_names({"cpu-clock", "task-clock"});
   p.set_dso_names({"/nonexistent/spin", "/nonexistent/other"});
   const uint32_t spin = p.InternFunction(0, "spin", false, true);
   const uint32_t other = p.InternFunction(1, "other", false, true);
@@ -378,6 +378,8 @@ TEST(HtmlAnnotationTest, ExporterAnnotatesTheHottestFunctionsFromEmbeddedCode) {
   add(spin, 5, 3);
   add(spin, 10, 1);
   add(other, 2, 1);  // 19 of 20 samples are spin's: 95%, so other is left out
+  s.event = 1;
+  add(spin, 5, 2);
   recording.embedded.Add(SpinBinary());
 
   std::vector<std::string> warnings;
@@ -401,6 +403,16 @@ TEST(HtmlAnnotationTest, ExporterAnnotatesTheHottestFunctionsFromEmbeddedCode) {
   EXPECT_THAT(*page, HasSubstr("\"places\":[\n[0,7,\"\"],\n[0,8,\"\"]],\n"));
   EXPECT_THAT(*page, Not(HasSubstr("\"name\":\"other\"")));
   EXPECT_EQ(Count(*page, "<script"), 2u);
+
+  // --event task-clock: the page's one section, and the annotation, are its.
+  input = BuildExportInput(recording, SampleFilter(), {.event = "task-clock"}, false, warnings);
+  ASSERT_TRUE(input) << input.error().message;
+  input->binaries = &binaries;
+  page = exporter.Export(*input);
+  ASSERT_TRUE(page) << page.error().message;
+  EXPECT_THAT(*page, HasSubstr("\"annotate\":{\"event\":\"task-clock\","));
+  EXPECT_THAT(*page, HasSubstr("\"name\":\"spin\",\"dso\":\"/nonexistent/spin\",\"samples\":2,"));
+  EXPECT_THAT(*page, HasSubstr("\n[5,\"cmp    $0x2710,%eax\",2,1],\n"));
 }
 
 }  // namespace
