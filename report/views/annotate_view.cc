@@ -67,16 +67,14 @@ std::vector<FunctionHits> CountHits(const Profile& profile, uint32_t event,
   return out;
 }
 
-// How many of `hits` (hottest first) are listed: at most max_functions,
-// and no more than hold `coverage` of their period.
-size_t Listed(const std::vector<FunctionHits>& hits, const AnnotateOptions& options) {
-  const size_t most = std::min(hits.size(), options.max_functions);
-  if (options.coverage >= 1.0) return most;
+// How many of `hits` (hottest first) hold `coverage` of their period.
+size_t Covering(const std::vector<FunctionHits>& hits, double coverage) {
+  if (coverage >= 1.0) return hits.size();
   uint64_t all = 0;
   for (const FunctionHits& h : hits) all += h.total.period;
-  const double wanted = options.coverage * static_cast<double>(all);
+  const double wanted = coverage * static_cast<double>(all);
   size_t n = 0;
-  for (uint64_t held = 0; n < most && (n == 0 || static_cast<double>(held) < wanted); ++n) {
+  for (uint64_t held = 0; n < hits.size() && (n == 0 || static_cast<double>(held) < wanted); ++n) {
     held += hits[n].total.period;
   }
   return n;
@@ -230,6 +228,7 @@ Result<AnnotateView> BuildAnnotateView(const Recording& recording, const Annotat
   view.event = profile.event_name(*event);
   view.event_samples = profile.sample_count(*event);
   std::vector<FunctionHits> hits = CountHits(profile, *event, filter);
+  if (options.symbols.empty()) hits.resize(Covering(hits, options.coverage));
   if (!options.symbols.empty()) {
     std::erase_if(hits, [&](const FunctionHits& h) {
       return !Named(profile.function(h.function), options.symbols);
@@ -238,8 +237,8 @@ Result<AnnotateView> BuildAnnotateView(const Recording& recording, const Annotat
       return Fail(fmt::format("--annotate: no samples of {} in {}",
                               fmt::join(options.symbols, ", "), view.event));
     }
-  } else {
-    hits.resize(Listed(hits, options));
+  } else if (hits.size() > options.max_functions) {
+    hits.resize(options.max_functions);
   }
   Annotator annotator(recording, options, binaries);
   for (const FunctionHits& h : hits) view.functions.push_back(annotator.Annotate(h));
