@@ -35,6 +35,7 @@ Result<std::string> Export(const ReportOptions& options, const Recording& record
   export_options.max_stack = options.view.max_stack;
   TRY_ASSIGN(auto input, BuildExportInput(recording, filter, export_options,
                                           exporter->single_section(), warnings));
+  input.binaries = &options.load.binaries;
   return exporter->Export(input);
 }
 

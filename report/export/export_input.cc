@@ -104,6 +104,7 @@ Result<ExportInput> BuildExportInput(const Recording& recording, const SampleFil
   ExportInput input;
   input.recording = &recording;
   input.options = options;
+  input.filter = filter;
   input.command_line = format::FindMetadata(recording.metadata, "cmdline").value_or("");
   std::vector<size_t> section_of(profile.event_count(), SIZE_MAX);
   for (uint32_t event : events) {

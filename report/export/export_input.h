@@ -16,6 +16,7 @@
 #include "libsample/model/sample_filter.h"
 #include "libsample/model/stack_tree.h"
 #include "libsample/result.h"
+#include "libsample/symbols/recorded_binary.h"
 #include "report/load/recording.h"
 
 namespace sample::report {
@@ -49,6 +50,11 @@ struct ExportInput {
   // --diff BASE: the baseline's input, for differential flame graphs
   // (report/diff/flame_diff.h); null otherwise.
   const ExportInput* baseline = nullptr;
+  // The filter that kept the samples, and how the report finds binaries
+  // (LoadOptions::binaries; null: the export reads none): what the HTML
+  // page's annotation (BuildAnnotateView) needs beside the recording.
+  SampleFilter filter;
+  const BinaryLocatorOptions* binaries = nullptr;
 
   const Profile& profile() const { return recording->profile; }
   const ProfileSample& sample(uint32_t index) const { return profile().samples()[index]; }

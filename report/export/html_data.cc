@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "libsample/model/stack_tree.h"
+#include "report/export/html_annotation.h"
 #include "report/json/json_writer.h"
 
 // The document, one row a line:
@@ -29,7 +30,8 @@
 //   -1,-1,total,self,             than an array each): the root, then
 //   func,parent,total,self,       the others in preorder, children by
 //   ...]}                         name; `parent` is a node's index
-//   ,...]}
+//   ,...],
+//   "annotate":{...}|null}        html_annotation.h; null: none was made
 // A command node (one per comm under the root) is a func of kind "comm".
 namespace sample::report {
 namespace {
@@ -50,6 +52,18 @@ class FuncTable {
     return Index(comm, comm ? node.comm : node.function);
   }
   int OfFunction(uint32_t function) { return Index(false, function); }
+  // The rows of the functions whose symbol is `symbol` (one per source
+  // line when they are loaded); added when there is none.
+  std::vector<int> OfSymbol(uint32_t symbol) {
+    std::vector<int> out;
+    for (size_t i = 0; i < rows_.size(); ++i) {
+      if (!rows_[i].comm && input_.profile().function(rows_[i].id).symbol == symbol) {
+        out.push_back(static_cast<int>(i));
+      }
+    }
+    if (out.empty()) out.push_back(OfFunction(symbol));
+    return out;
+  }
   std::string Label(uint32_t function) const {
     return FunctionLabel(input_.profile().function(function));
   }
@@ -199,7 +213,8 @@ void WriteHeader(const HeaderView& h, std::string& out) {
 
 }  // namespace
 
-std::string BuildHtmlData(const ExportInput& input, const HeaderView& header) {
+std::string BuildHtmlData(const ExportInput& input, const HeaderView& header,
+                          const AnnotateView* annotation) {
   std::string out = "{\"version\":1,\n";
   WriteHeader(header, out);
   fmt::format_to(std::back_inserter(out), "\"weight\":\"{}\",\"icicle\":{},\n",
@@ -219,9 +234,22 @@ std::string BuildHtmlData(const ExportInput& input, const HeaderView& header) {
     WriteNodes(input, BuildStackTree(input, section, /*by_comm=*/true), funcs, sections);
     sections += "}";
   }
-  sections += "]}\n";
+  sections += "],\n";
+  std::string annotate = "\"annotate\":null";
+  if (annotation != nullptr) {
+    std::vector<std::vector<int>> page_funcs;
+    for (const AnnotatedFunction& f : annotation->functions) {
+      page_funcs.push_back(funcs.OfSymbol(f.function));
+    }
+    const bool period = input.options.weight == ExportWeight::kPeriod ||
+                        input.TimeWeighted(input.sections.front().event);
+    annotate.clear();
+    AppendHtmlAnnotation(*annotation, page_funcs, period, annotate);
+  }
   funcs.Write(out);
   out += sections;
+  out += annotate;
+  out += "}\n";
   return out;
 }
 

@@ -2,10 +2,13 @@
 
 #include <fmt/format.h>
 
-#include "report/views/header_view.h"
+#include <optional>
+
+#include "report/export/html_annotation.h"
 #include "report/export/html_assets.h"
 #include "report/export/html_data.h"
 #include "report/export/xml_text.h"
+#include "report/views/header_view.h"
 
 namespace sample::report {
 namespace {
@@ -21,6 +24,13 @@ constexpr std::string_view kPolicy =
 
 Result<std::string> HtmlExporter::Export(const ExportInput& input) {
   const HeaderView header = BuildHeaderView(*input.recording);
+  // The annotate panel's data: read only when the runner says how binaries
+  // are found (input.binaries), as --annotate would find them.
+  std::optional<AnnotateView> annotation;
+  if (input.binaries != nullptr) {
+    TRY_ASSIGN(annotation, BuildAnnotateView(*input.recording, PageAnnotateOptions(input),
+                                             input.filter, *input.binaries));
+  }
   const std::string title =
       header.cmdline.empty() ? "sample report" : "sample report: " + header.cmdline;
   std::string out;
@@ -34,7 +44,7 @@ Result<std::string> HtmlExporter::Export(const ExportInput& input) {
   out += "</style>\n</head>\n<body>\n";
   out += html_assets::kBody;
   out += "<script type=\"application/json\" id=\"sample-data\">\n";
-  out += BuildHtmlData(input, header);
+  out += BuildHtmlData(input, header, annotation ? &*annotation : nullptr);
   out += "</script>\n<script>\n";
   out += html_assets::kScript;
   out += "</script>\n</body>\n</html>\n";

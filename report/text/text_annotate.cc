@@ -1,6 +1,5 @@
 #include "report/text/text_annotate.h"
 
-#include <fstream>
 #include <map>
 #include <optional>
 
@@ -8,32 +7,10 @@
 
 #include "libsample/percent.h"
 #include "libsample/string_parts.h"
+#include "report/views/source_files.h"
 
 namespace sample::report {
 namespace {
-
-// Source files by path, read on first use; an unreadable one is empty.
-class SourceFiles {
- public:
-  // The text of `line` of `file`, or nullopt.
-  std::optional<std::string> Line(const std::string& file, uint32_t line) {
-    if (file.empty() || line == 0) return std::nullopt;
-    auto [it, added] = files_.try_emplace(file);
-    if (added) {
-      std::ifstream in(file);
-      std::string text;
-      // Bounded: a source file of a million lines is a generated one.
-      while (it->second.size() < 1000000 && std::getline(in, text)) {
-        it->second.push_back(std::move(text));
-      }
-    }
-    if (line > it->second.size()) return std::nullopt;
-    return it->second[line - 1];
-  }
-
- private:
-  std::map<std::string, std::vector<std::string>> files_;
-};
 
 void SourceLine(std::string& out, SourceFiles& sources, const std::string& file, uint32_t line) {
   if (const auto text = sources.Line(file, line)) {

@@ -73,6 +73,19 @@ std::vector<FunctionHits> CountHits(const Profile& profile, uint32_t event,
   return out;
 }
 
+// How many of `hits` (hottest first) hold `coverage` of their period.
+size_t Covering(const std::vector<FunctionHits>& hits, double coverage) {
+  if (coverage >= 1.0) return hits.size();
+  uint64_t all = 0;
+  for (const FunctionHits& h : hits) all += h.total.period;
+  const double wanted = coverage * static_cast<double>(all);
+  size_t n = 0;
+  for (uint64_t held = 0; n < hits.size() && (n == 0 || static_cast<double>(held) < wanted); ++n) {
+    held += hits[n].total.period;
+  }
+  return n;
+}
+
 bool Named(const Function& function, const std::vector<std::string>& names) {
   return std::ranges::any_of(names, [&](const std::string& name) {
     return name == function.name || name == function.short_name || name == function.signature;
@@ -107,6 +120,7 @@ class Annotator {
     const Profile& profile = recording_.profile;
     const Function& function = profile.function(hits.function);
     AnnotatedFunction out;
+    out.function = hits.function;
     out.name = function.name;
     out.dso = profile.dso_name(function.dso);
     out.samples = hits.total.samples;
@@ -231,11 +245,12 @@ Result<AnnotateView> BuildAnnotateView(const Recording& recording, const Annotat
                                        const BinaryLocatorOptions& binaries) {
   AnnotateView view;
   const Profile& profile = recording.profile;
-  const auto event = ChooseEvent(profile);
-  if (!event) return view;
+  const auto event = options.event ? options.event : ChooseEvent(profile);
+  if (!event || *event >= profile.event_count()) return view;
   view.event = profile.event_name(*event);
   view.event_samples = profile.sample_count(*event);
   std::vector<FunctionHits> hits = CountHits(profile, *event, filter);
+  if (options.symbols.empty()) hits.resize(Covering(hits, options.coverage));
   if (!options.symbols.empty()) {
     std::erase_if(hits, [&](const FunctionHits& h) {
       return !Named(profile.function(h.function), options.symbols);

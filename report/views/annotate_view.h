@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,12 @@ struct AnnotateOptions {
   // signature); empty: the hottest `max_functions`.
   std::vector<std::string> symbols;
   size_t max_functions = 10;
+  // Without `symbols`: also no more of the hottest than hold this share
+  // (0-1] of the period counted toward functions (the HTML page: 0.95).
+  double coverage = 1.0;
+  // The event to annotate (an index into the profile's events); unset: the
+  // first with samples.
+  std::optional<uint32_t> event;
   AsmSyntax syntax = AsmSyntax::kAtt;
   bool source_only = false;  // --annotate-source: source lines, no instructions
 };
@@ -47,6 +54,7 @@ struct AnnotatedInstruction {
 };
 
 struct AnnotatedFunction {
+  uint32_t function = 0;  // the profile's id of the function (Function::symbol)
   std::string name;
   std::string dso;  // the DSO's path, as the recording names it
   uint64_t samples = 0;

@@ -4,9 +4,11 @@
 // the page itself in headless Chromium: opened as file://...#selftest, the
 // page's own script (report/html/selftest.js) checks the drawn flame graph,
 // the search (compute_ten's share, compared here with the text report's),
-// a click's zoom and the absence of errors, and writes the results into
-// the DOM that --dump-dom prints. A screenshot is kept as an artifact under
-// build/tests/html/. Skipped, with the reason, without Chromium.
+// a click's zoom, the annotate panel it opens (shares adding up to 100, the
+// hottest instruction highlighted, Escape and the close button, a
+// function left out saying why) and the absence of errors, and writes the
+// results into the DOM that --dump-dom prints. A screenshot is kept as an
+// artifact under build/tests/html/. Skipped, with the reason, without Chromium.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -40,7 +42,6 @@ std::string ReadFile(const std::string& path) {
   text << in.rdbuf();
   return text.str();
 }
-
 
 // Runs argv in the golden directory; standard output captured, standard
 // error discarded (Chromium's is noisy), killed after `timeout_s`.
@@ -160,7 +161,9 @@ TEST(HtmlPageTest, SelfTestPassesInHeadlessChromium) {
   ASSERT_TRUE(IsValidJson(result, &error)) << error << "\n" << result;
   for (const char* check :
        {"drawn compute_sixty", "drawn compute_thirty", "drawn compute_ten", "table rows",
-        "search finds compute_ten", "click zooms", "click selects", "no errors"}) {
+        "search finds compute_ten", "click zooms", "click selects", "annotate opens",
+        "annotate shares add up", "annotate hottest", "annotate source lines", "escape closes",
+        "table row opens", "not annotated says why", "close button closes", "no errors"}) {
     EXPECT_NE(result.find(std::string("{\"name\":\"") + check + "\",\"pass\":true"),
               std::string::npos)
         << check << " failed or missing in " << result;

@@ -1,13 +1,21 @@
 // page.js: wires the parts together: the event selector, the search, the
-// selection shared by the flame graph, the table and the callers/callees,
-// and the first draw, done synchronously while the page loads so that the
-// load event (and a headless browser's --dump-dom) comes after it. The
-// time from navigation start to the first flame graph goes in #timing,
-// with the steps' own times (parse, model, flame).
+// selection shared by the flame graph, the table, the callers/callees and
+// the annotate panel (which a selection opens), and the first draw, done
+// synchronously while the page loads so that the load event (and a
+// headless browser's --dump-dom) comes after it. The time from navigation
+// start to the first flame graph goes in #timing, with the steps' own
+// times (parse, model, flame).
 'use strict';
 S.state = {section: 0, model: null, selected: -1, query: ''};
 
+// A click on a function: it is selected and the annotate panel opens on it
+// (first, so that the flame graph is drawn once, at its new width).
 S.select = function (f) {
+  S.annotate.show(f);
+  S.highlight(f);
+};
+
+S.highlight = function (f) {
   S.state.selected = f;
   S.flame.selected = f;
   S.flame.draw();
@@ -29,7 +37,10 @@ S.showSection = function (index) {
   S.flame.setModel(S.state.model);
   S.timings.flame = performance.now() - started - S.timings.model;
   S.table.setSection(section, S.state.model);
-  if (S.state.selected >= 0) S.select(S.state.selected);
+  if (S.state.selected >= 0) {
+    if (S.annotate.isOpen()) S.annotate.show(S.state.selected);
+    S.highlight(S.state.selected);
+  }
 };
 
 // Highlights the functions whose name matches `query` (a case-insensitive
@@ -80,6 +91,7 @@ S.start = function () {
   S.showFacts();
   S.flame = new S.Flame(S.$('flame'), S.$('tooltip'), S.select);
   S.table = new S.Table(S.$('functions'), S.select);
+  S.annotate = new S.Annotate(S.$('annotate-box'));
   const chooser = S.$('section');
   S.data.sections.forEach((s, i) => chooser.append(new Option(`${s.name} (${s.samples})`, i)));
   S.$('section-label').hidden = S.data.sections.length < 2;
