@@ -5,7 +5,9 @@
 # perf annotate takes one symbol a run: it runs once per function, and the
 # perf figures are sums over a workload's functions. sample-report is timed
 # both ways: once per function (the same work) and once for all of them
-# (`--annotate F1 F2 ...`, how it is used). Prints CPU seconds (user +
+# (`--annotate F1 F2 ...`, how it is used), beside perf annotate's own one
+# run (`perf annotate --stdio`: every function with samples, at least these
+# ten). Prints CPU seconds (user +
 # system), wall seconds and the largest peak RSS, medians over ROUNDS (runs
 # interleaved), and the ratios perf / sample of each round's CPU (then their
 # median).
@@ -54,8 +56,8 @@ record() { # NAME PERF_OPTIONS... -- COMMAND...
   "$PERF" record -q --no-buildid-cache -e cpu-clock -o "$name.data" "$@" >/dev/null 2>&1
   # The 10 hottest named functions in user code, one a line.
   "$PERF" report -i "$name.data" --stdio --no-children --sort sym -q 2>/dev/null |
-    awk '$2 == "[.]" && $3 !~ /^0x/ { $1 = ""; $2 = ""; sub(/^ +/, ""); print }' |
-    head -n 10 >"$name.syms"
+    awk '$2 == "[.]" && $3 !~ /^0x/ && n < 10 { $1 = ""; $2 = ""; sub(/^ +/, ""); print; n++ }' \
+      >"$name.syms"
   echo "$name: $(wc -l <"$name.syms") functions: $(paste -sd '|' "$name.syms")"
 }
 for w in $WORKLOADS; do
@@ -83,21 +85,26 @@ for round in $(seq "$ROUNDS"); do
     perf_fig=$(for s in "${syms[@]}"; do timed "$PERF" annotate --stdio -i "$w.data" "$s"; done | sum)
     each_fig=$(for s in "${syms[@]}"; do timed "$SREP" -i "$w.data" --annotate "$s"; done | sum)
     all_fig=$(timed "$SREP" -i "$w.data" --annotate "${syms[@]}")
-    printf '%s\t%s\t%s\t%s\t%s\n' "$round" "$w" "$perf_fig" "$each_fig" "$all_fig" >>raw.tsv
+    # perf's one run: every function with samples (at least these ten).
+    perf_all_fig=$(timed "$PERF" annotate --stdio -i "$w.data")
+    printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$w" "$perf_fig" "$each_fig" "$all_fig" \
+      "$perf_all_fig" >>raw.tsv
   done
 done
 
 python3 - raw.tsv <<'EOF'
 import statistics, sys
 rows = [l.split('\t') for l in open(sys.argv[1]).read().split('\n') if l]
-print('| workload | perf annotate CPU s (one run a function) | sample-report CPU s, one run a function | all in one run | speed-up, same runs | speed-up, one run | perf wall s | sample wall s (one run) | perf MB | sample MB |')
-print('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
+print('| workload | perf annotate CPU s, one run a function | sample-report, one run a function | perf annotate, one run (every function) | sample-report, one run (the ten) | speed-up, a run a function | speed-up, one run each | perf wall s (a run a function) | sample wall s (one run) | perf MB | sample MB |')
+print('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
 for w in dict.fromkeys(r[1] for r in rows):
     r = [[x[0], x[1]] + [v.split() for v in x[2:]] for x in rows if x[1] == w]
     med = lambda f: statistics.median(f(x) for x in r)
     ratio = lambda i: statistics.median(float(x[2][0]) / max(float(x[i][0]), 0.001) for x in r)
+    one = statistics.median(float(x[5][0]) / max(float(x[4][0]), 0.001) for x in r)
     print(f'| {w} | {med(lambda x: float(x[2][0])):.2f} | {med(lambda x: float(x[3][0])):.2f} | '
-          f'{med(lambda x: float(x[4][0])):.2f} | {ratio(3):.1f}x | {ratio(4):.1f}x | '
+          f'{med(lambda x: float(x[5][0])):.2f} | {med(lambda x: float(x[4][0])):.2f} | '
+          f'{ratio(3):.1f}x | {one:.1f}x | '
           f'{med(lambda x: float(x[2][1])):.2f} | {med(lambda x: float(x[4][1])):.2f} | '
           f'{med(lambda x: int(x[2][2])) / 1024:.0f} | {med(lambda x: int(x[4][2])) / 1024:.0f} |')
 print(f'\nRounds: {max(int(x[0]) for x in rows)}. Medians; speed-ups are medians of per-round CPU ratios.')
