@@ -67,20 +67,22 @@ size_t LeafCopyEnd(const SampleRecord& sample, const perf_event_attr& attr,
 }
 
 // fp,leaf, a copy cut at LeafCopyEnd: the words below the caller's slot
-// that cannot be a user address (under 64 KiB, or above the 47-bit user
-// space) become 0. The report's steps read only return addresses and the
-// frame pointers a frameless function saved, all user addresses (an i386
-// process's two 4-byte slots in one word: such a word is only cleared when
-// neither half reaches 64 KiB); what is cleared are a leaf's counters,
-// sizes and flags, which differ in every sample and cost the compressed
-// file more than the rest of the copy (Go's loop counters: 9.3 against 6.4
-// bytes a sample).
-void ClearNonAddresses(std::span<std::byte> words) {
-  constexpr uint64_t kLowest = 0x10000, kUserEnd = uint64_t{1} << 47;
+// that cannot hold a user address become 0. The report's steps read only
+// return addresses and the frame pointers a frameless function saved, all
+// user addresses; what is cleared are a leaf's counters, sizes and flags,
+// which differ in every sample and cost the compressed file more than the
+// rest of the copy (Go's loop counters: 9.3 against 6.4 bytes a sample).
+// A 64-bit word is kept from 64 KiB up to 2^56 (5-level paging's user
+// space); an i386 process's word is two 4-byte slots, kept when either
+// reaches 64 KiB (a return address beside a small saved register).
+void ClearNonAddresses(std::span<std::byte> words, bool i386) {
+  constexpr uint64_t kLowest = 0x10000, kUserEnd = uint64_t{1} << 56;
   for (size_t at = 0; at + 8 <= words.size(); at += 8) {
     uint64_t word;
     std::memcpy(&word, words.data() + at, 8);
-    if (word < kLowest || word >= kUserEnd) std::memset(words.data() + at, 0, 8);
+    const bool address = i386 ? (word & 0xffffffff) >= kLowest || (word >> 32) >= kLowest
+                              : word >= kLowest && word < kUserEnd;
+    if (!address) std::memset(words.data() + at, 0, 8);
   }
 }
 
@@ -116,7 +118,10 @@ void AppendRecord(std::span<const std::byte> record, const perf_event_header& h,
         out.insert(out.end(), size_bytes, size_bytes + 8);
         Append(out, record.subspan(data, live));
         // The caller's slot, the last word, is an address.
-        if (cut) ClearNonAddresses(std::span(out).subspan(out.size() - live, dyn_size - 8));
+        if (cut) {
+          ClearNonAddresses(std::span(out).subspan(out.size() - live, dyn_size - 8),
+                            sample->regs_abi == PERF_SAMPLE_REGS_ABI_32);
+        }
         // dyn_size never above size, as perf's parser requires.
         const auto* dyn_bytes = reinterpret_cast<const std::byte*>(&dyn_size);
         out.insert(out.end(), dyn_bytes, dyn_bytes + 8);

@@ -52,7 +52,7 @@ void Instructions(std::string& out, SourceFiles& sources, const AnnotatedFunctio
   }
 }
 
-// One row per source line, in the order the function's code first reaches it.
+// One row per source line the function's code comes from, by file and line.
 void SourceOnly(std::string& out, SourceFiles& sources, const AnnotatedFunction& f) {
   std::vector<std::pair<std::string, uint32_t>> order;
   std::map<std::pair<std::string, uint32_t>, uint64_t> period;

@@ -163,13 +163,14 @@ perf_event_attr LeafAttr(bool dwarf = false) {
 
 // The copy's words are 0x1000 + i, but `words` put at their indexes.
 Bytes LeafSample(const perf_event_attr& attr, std::vector<uint64_t> chain,
-                 std::initializer_list<std::pair<size_t, uint64_t>> words, uint64_t live = 64) {
+                 std::initializer_list<std::pair<size_t, uint64_t>> words, uint64_t live = 64,
+                 uint64_t abi = PERF_SAMPLE_REGS_ABI_64) {
   testing::SampleFields f;
   f.ip = 0x401000;
   f.pid = f.tid = 7;
   f.time = 1000;
   f.callchain = std::move(chain);
-  f.extra = testing::RegsUserBlock(PERF_SAMPLE_REGS_ABI_64, {0x7ffc0000, 0x401000});
+  f.extra = testing::RegsUserBlock(abi, {0x7ffc0000, 0x401000});
   std::vector<uint64_t> stack(8);
   for (size_t i = 0; i < stack.size(); ++i) stack[i] = 0x1000 + i;
   for (const auto& [index, value] : words) stack[index] = value;
@@ -238,6 +239,29 @@ TEST(StackCompactionTest, LeafCopiesEndAfterTheSlotOfTheChainsFirstCaller) {
   EXPECT_EQ(c.weight, 99u);
   ASSERT_EQ(c.sample->callchain.size(), 4u);
   EXPECT_EQ(c.sample->callchain[2], kCaller);
+}
+
+// An i386 process's word is two 4-byte slots: a return address beside a
+// small saved register stays; a 64-bit word up to 2^56 (5-level paging)
+// stays too.
+TEST(StackCompactionTest, ClearingKeepsI386SlotsAndHighUserAddresses) {
+  const perf_event_attr attr = LeafAttr();
+  constexpr uint64_t kCaller32 = 0x0804b000;
+  const Bytes in32 = LeafSample(attr, {kUser, 0x08049000, kCaller32},
+                                {{0, uint64_t{0x0804a123} << 32 | 5}, {1, 7}, {2, kCaller32}}, 64,
+                                PERF_SAMPLE_REGS_ABI_32);
+  const Compacted c32 = Compact(attr, in32);
+  ASSERT_TRUE(c32.sample.has_value());
+  ASSERT_EQ(c32.size, 24u);
+  EXPECT_EQ(Word(*c32.sample, 0), uint64_t{0x0804a123} << 32 | 5);
+  EXPECT_EQ(Word(*c32.sample, 1), 0u);
+  EXPECT_EQ(Word(*c32.sample, 2), kCaller32);
+
+  const uint64_t high = uint64_t{1} << 50;  // mapped above 47 bits
+  const Compacted c64 =
+      Compact(attr, LeafSample(attr, {kUser, 0x401000, kCaller}, {{0, high}, {1, kCaller}}));
+  ASSERT_TRUE(c64.sample.has_value());
+  EXPECT_EQ(Word(*c64.sample, 0), high);
 }
 
 TEST(StackCompactionTest, KernelSamplesCutAtTheirFirstUserCaller) {
