@@ -54,26 +54,23 @@ void Instructions(std::string& out, SourceFiles& sources, const AnnotatedFunctio
 
 // One row per source line the function's code comes from, by file and line.
 void SourceOnly(std::string& out, SourceFiles& sources, const AnnotatedFunction& f) {
-  std::vector<std::pair<std::string, uint32_t>> order;
-  std::map<std::pair<std::string, uint32_t>, uint64_t> period;
+  std::map<std::pair<std::string, uint32_t>, uint64_t> period;  // ordered by file, line
   uint64_t without = 0;
   for (const AnnotatedInstruction& in : f.instructions) {
     if (in.line == 0) {
       without += in.period;
-      continue;
+    } else {
+      period[{in.file, in.line}] += in.period;
     }
-    const auto key = std::pair(in.file, in.line);
-    if (period.try_emplace(key, 0).second) order.push_back(key);
-    period[key] += in.period;
   }
-  std::ranges::sort(order);
-  for (const auto& key : order) {
-    const auto text = sources.Line(key.first, key.second);
-    out += fmt::format("{:8.2f} : {}:{:<5} {}\n", Percentage(period[key], f.period),
-                       Basename(key.first), key.second, text.value_or(""));
+  for (const auto& [place, p] : period) {
+    const auto text = sources.Line(place.first, place.second);
+    out += fmt::format("{:8.2f} : {}:{:<5} {}\n", Percentage(p, f.period), Basename(place.first),
+                       place.second, text.value_or(""));
   }
-  if (without != 0)
+  if (without != 0) {
     out += fmt::format("{:8.2f} : (no source line)\n", Percentage(without, f.period));
+  }
 }
 
 }  // namespace

@@ -250,8 +250,9 @@ Result<AnnotateView> BuildAnnotateView(const Recording& recording, const Annotat
   view.event = profile.event_name(*event);
   view.event_samples = profile.sample_count(*event);
   std::vector<FunctionHits> hits = CountHits(profile, *event, filter);
-  if (options.symbols.empty()) hits.resize(Covering(hits, options.coverage));
-  if (!options.symbols.empty()) {
+  if (options.symbols.empty()) {
+    hits.resize(std::min(Covering(hits, options.coverage), options.max_functions));
+  } else {
     std::erase_if(hits, [&](const FunctionHits& h) {
       return !Named(profile.function(h.function), options.symbols);
     });
@@ -267,8 +268,6 @@ Result<AnnotateView> BuildAnnotateView(const Recording& recording, const Annotat
             fmt::format("--annotate: no samples of {} in {}", name, view.event));
       }
     }
-  } else if (hits.size() > options.max_functions) {
-    hits.resize(options.max_functions);
   }
   Annotator annotator(recording, options, binaries);
   for (const FunctionHits& h : hits) view.functions.push_back(annotator.Annotate(h));
