@@ -27,7 +27,10 @@
 //              order them by time. record_count and time_min/max describe
 //              the chunk. With kChunkFlagSampleTimeDeltas in the chunk's
 //              flags, one field differs (see there): the time of each
-//              PERF_RECORD_SAMPLE. Recorders may leave PERF_SAMPLE_CPU
+//              PERF_RECORD_SAMPLE; with kChunkFlagUserRegDeltas, three
+//              registers; with kChunkFlagSampleColumns, the samples' time,
+//              ip and registers are zeros and columns of their values
+//              follow the records (sample_columns.h). Recorders may leave PERF_SAMPLE_CPU
 //              out of what the kernel writes (each ring buffer is one
 //              CPU's, and smaller records fit more samples in it) and
 //              insert it from the buffer's CPU before writing: the records
@@ -238,9 +241,15 @@ inline constexpr uint32_t kChunkTimeOffsetMask = 0xffu << kChunkTimeOffsetShift;
 // (minus 0 for its first), modulo 2^64 (user_reg_deltas.h says why).
 // Readers undo them in that order of samples. Set only on compressed chunks.
 inline constexpr uint32_t kChunkFlagUserRegDeltas = 1u << 1;
+// kChunkFlagSampleColumns: the samples' time, ip and user registers are
+// zeros in the records, and their values, rewritten, follow the records in
+// columns (the layout and the rewriting: sample_columns.h). Writers since
+// 2026-11-26 set it on every compressed records chunk once they know the
+// events, instead of the two flags above; it never goes with them.
+inline constexpr uint32_t kChunkFlagSampleColumns = 1u << 2;
 // A chunk with a bit outside these is from a newer writer: readers skip it.
-inline constexpr uint32_t kChunkKnownFlags =
-    kChunkFlagSampleTimeDeltas | kChunkFlagUserRegDeltas | kChunkTimeOffsetMask;
+inline constexpr uint32_t kChunkKnownFlags = kChunkFlagSampleTimeDeltas | kChunkFlagUserRegDeltas |
+                                             kChunkFlagSampleColumns | kChunkTimeOffsetMask;
 constexpr uint32_t ChunkTimeOffset(uint32_t flags) {
   return (flags & kChunkTimeOffsetMask) >> kChunkTimeOffsetShift;
 }

@@ -11,6 +11,7 @@
 
 #include "formats/crc32.h"
 #include "formats/embedded_codec.h"
+#include "formats/sample_columns.h"
 #include "formats/user_reg_deltas.h"
 #include "libsample/byte_reader.h"
 
@@ -315,10 +316,21 @@ void SampleFileReader::AddJitDumpPart(const JitDumpPart& part, uint64_t chunk_of
   dump.parts = part.part + 1;
 }
 
-void SampleFileReader::UndoDeltas(std::span<std::byte> records, uint32_t time_offset,
-                                  bool reg_deltas) const {
+Result<void> SampleFileReader::UndoDeltas(uint64_t chunk_offset, Payload& payload,
+                                          uint32_t time_offset, bool reg_deltas,
+                                          bool columns) const {
+  const std::span<std::byte> records = payload.mutable_bytes();
+  if (columns) {
+    auto records_size = DecodeSampleColumns(records, events_);
+    if (!records_size) {
+      return Fail(fmt::format("{}: offset {}: {}", path_, chunk_offset,
+                              records_size.error().message));
+    }
+    payload.Resize(*records_size);
+  }
   if (time_offset != 0) DecodeSampleTimeDeltas(records, time_offset);
   if (reg_deltas) DecodeUserRegDeltas(records, events_);
+  return {};
 }
 
 Result<Payload> SampleFileReader::ReadPayload(const ChunkRef& chunk) const {
@@ -348,9 +360,10 @@ Result<void> SampleFileReader::ReadPayloadInto(const ChunkRef& chunk, Payload& p
   const uint32_t time_offset = ChunkTimeOffset(h.flags);
   const bool time_deltas = (h.flags & kChunkFlagSampleTimeDeltas) != 0;
   const bool reg_deltas = (h.flags & kChunkFlagUserRegDeltas) != 0;
+  const bool columns = (h.flags & kChunkFlagSampleColumns) != 0;
   const bool records = h.type == static_cast<uint16_t>(ChunkType::kRecords);
   if ((time_deltas && (!records || time_offset < 8 || time_offset % 8 != 0)) ||
-      (reg_deltas && !records)) {
+      (reg_deltas && !records) || (columns && (!records || time_deltas || reg_deltas))) {
     return Fail(fmt::format("{}: offset {}: chunk flags {:#x} are inconsistent", path_,
                             chunk.offset, h.flags));
   }
@@ -380,8 +393,7 @@ Result<void> SampleFileReader::ReadPayloadInto(const ChunkRef& chunk, Payload& p
       // memcpy from an empty span's null pointer is undefined, even for 0.
       if (!stored.empty())
         std::memcpy(payload.mutable_bytes().data(), stored.data(), stored.size());
-      UndoDeltas(payload.mutable_bytes(), time_deltas ? time_offset : 0, reg_deltas);
-      return {};
+      return UndoDeltas(chunk.offset, payload, time_deltas ? time_offset : 0, reg_deltas, columns);
     case Compression::kZstd: {
       // The writer's frames record their content size (zstd's default).
       const unsigned long long content = ZSTD_getFrameContentSize(stored.data(), stored.size());
@@ -403,8 +415,7 @@ Result<void> SampleFileReader::ReadPayloadInto(const ChunkRef& chunk, Payload& p
                                 path_, chunk.offset, h.raw_size,
                                 ZSTD_isError(size) ? ZSTD_getErrorName(size) : "size mismatch"));
       }
-      UndoDeltas(payload.mutable_bytes(), time_deltas ? time_offset : 0, reg_deltas);
-      return {};
+      return UndoDeltas(chunk.offset, payload, time_deltas ? time_offset : 0, reg_deltas, columns);
     }
   }
   return Fail(

@@ -85,7 +85,10 @@ class SampleFileReader final : public RecordingFile {
   Result<void> Scan();
   // A records payload's time (at `time_offset`; 0: none) and register
   // deltas added back up (sample_file_format.h's chunk flags).
-  void UndoDeltas(std::span<std::byte> records, uint32_t time_offset, bool reg_deltas) const;
+  // Undoes the chunk flags' rewritings of a records payload; only the
+  // columns' can fail (a crafted chunk), named by the chunk's offset.
+  Result<void> UndoDeltas(uint64_t chunk_offset, Payload& payload, uint32_t time_offset,
+                          bool reg_deltas, bool columns) const;
   // The fixed header; fails for anything but a sample file this reader knows.
   Result<void> ReadFileHeader(ByteReader& in);
   // The next chunk's header, its payload skipped; nullopt (with a warning)

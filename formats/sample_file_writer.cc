@@ -15,7 +15,7 @@
 
 #include "formats/chunk_codec.h"
 #include "formats/crc32.h"
-#include "formats/user_reg_deltas.h"
+#include "formats/sample_columns.h"
 
 namespace sample::format {
 
@@ -204,7 +204,6 @@ void SampleFileWriter::NoteEvents(std::span<const std::byte> payload) {
   std::vector<EventDesc> all = events_.events();
   all.insert(all.end(), events->begin(), events->end());
   events_ = EventTable(std::move(all));
-  reg_deltas_ = HasUserRegDeltas(events_);
 }
 
 Result<void> SampleFileWriter::WriteChunk(Pending& chunk) {
@@ -257,19 +256,25 @@ Result<void> SampleFileWriter::WriteChunk(Pending& chunk) {
 Result<void> SampleFileWriter::WritePayload(ChunkHeader header, std::vector<std::byte>& payload,
                                             uint32_t sample_time_offset) {
   const bool records = header.type == static_cast<uint16_t>(ChunkType::kRecords);
-  header.raw_size = payload.size();
-  std::span<const std::byte> stored = payload;
+  std::span<const std::byte> stored;
   header.compression = static_cast<uint16_t>(Compression::kNone);
   if (zstd_ctx_ && !payload.empty()) {
+    if (records && EncodeSampleColumns(payload, events_)) {
+      header.flags |= kChunkFlagSampleColumns;
+      // Columns of 10-byte varints can outgrow what readers take (never
+      // seen: a sample's time and registers shrink): back to plain records.
+      if (payload.size() > options_.max_chunk_raw_size) {
+        const auto records_size = DecodeSampleColumns(payload, events_);
+        if (!records_size) return Fail("our sample columns do not decode: " + records_size.error().message);
+        payload.resize(*records_size);
+        header.flags &= ~kChunkFlagSampleColumns;
+      }
+    }
     const uint32_t offset = sample_time_offset;
-    if (records && offset != 0 && offset % 8 == 0 &&
-        offset <= ChunkTimeOffset(kChunkTimeOffsetMask)) {
+    if (records && (header.flags & kChunkFlagSampleColumns) == 0 && offset != 0 &&
+        offset % 8 == 0 && offset <= ChunkTimeOffset(kChunkTimeOffsetMask)) {
       EncodeSampleTimeDeltas(payload, offset);
       header.flags |= kChunkFlagSampleTimeDeltas | (offset << kChunkTimeOffsetShift);
-    }
-    if (records && reg_deltas_) {
-      EncodeUserRegDeltas(payload, events_);
-      header.flags |= kChunkFlagUserRegDeltas;
     }
     // Grows to the largest chunk's bound once; only growth is zero-filled.
     const size_t bound = ZSTD_compressBound(payload.size());
@@ -281,7 +286,10 @@ Result<void> SampleFileWriter::WritePayload(ChunkHeader header, std::vector<std:
     }
     stored = std::span<const std::byte>(compressed_).first(size);
     header.compression = static_cast<uint16_t>(Compression::kZstd);
+  } else {
+    stored = payload;
   }
+  header.raw_size = payload.size();
   header.stored_size = stored.size();
   header.crc32 = 0;
   uint32_t crc = Crc32(std::as_bytes(std::span(&header, 1)));

@@ -178,7 +178,6 @@ class SampleFileWriter {
   std::vector<std::byte> expanded_;    // writer thread only: records with CPUs inserted
   std::vector<uint64_t> chunk_offsets_;
   EventTable events_;        // writer thread only: the kEvents chunks' events so far
-  bool reg_deltas_ = false;  // some event's samples carry rsp, rbp and rip
   std::atomic<uint64_t> bytes_written_{0};
   std::atomic<uint64_t> raw_bytes_{0};
   std::thread thread_;

@@ -22,6 +22,7 @@
 #include "formats/chunk_codec.h"
 #include "formats/embedded_codec.h"
 #include "formats/perf_data_format.h"
+#include "formats/sample_columns.h"
 #include "formats/sample_file_writer.h"
 #include "tests/unit/jitdump_builder.h"
 #include "tests/unit/perf_data_builder.h"
@@ -474,6 +475,55 @@ void DisasmSeeds(SeedWriter& w) {
         0x6c, 0x6f, 0x67, 0x8b, 0x00, 0xa1, 0x00, 0x00, 0x00, 0x00, 0xe8, 0x00, 0x00});
 }
 
+// sample_columns: u8 mode, the event's sample_type, sample_regs_user and
+// sample_stack_user, then -g samples (rbp, rsp, rip and a stack copy) of two
+// threads, one taken in the kernel; as records (mode 0) and encoded (mode 1).
+void SampleColumnsSeeds(SeedWriter& w) {
+  constexpr uint64_t kType = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+                             PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
+                             PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
+                             PERF_SAMPLE_STACK_USER;
+  constexpr uint64_t kRegs = 1u << 6 | 1u << 7 | 1u << 8;
+  constexpr uint32_t kStack = 32;
+  perf_event_attr attr = MakeAttr(kType, true);
+  attr.sample_regs_user = kRegs;
+  attr.sample_stack_user = kStack;
+  Bytes records;
+  for (uint64_t i = 0; i < 6; ++i) {
+    SampleFields s;
+    s.id = 1;
+    s.tid = s.pid = 40 + static_cast<uint32_t>(i % 2);
+    s.ip = 0x401000 + 16 * i;
+    s.time = 1'000'000 + 250'000 * i + i % 3;
+    s.cpu = 1;
+    s.period = 250'000;
+    const uint64_t sp = 0x7ffd1000 - 64 * (i % 3);
+    s.callchain = {PERF_CONTEXT_USER, s.ip, 0x402000};
+    if (i == 3) {
+      s.ip = 0xffffffff81001234;
+      s.callchain = {PERF_CONTEXT_KERNEL, s.ip, PERF_CONTEXT_USER, 0x401030, 0x402000};
+    }
+    s.extra = RegsUserBlock(PERF_SAMPLE_REGS_ABI_64, {sp + 48, sp, 0x401000 + 16 * i});
+    const Bytes stack = StackUserBlock(std::vector<std::byte>(kStack, std::byte{0x11}), kStack);
+    s.extra.insert(s.extra.end(), stack.begin(), stack.end());
+    const Bytes sample = MakeSample(attr, s);
+    records.insert(records.end(), sample.begin(), sample.end());
+  }
+  auto input = [&](uint8_t mode, const Bytes& bytes) {
+    Bytes out;
+    Put(out, mode);
+    Put(out, kType);
+    Put(out, kRegs);
+    Put(out, kStack);
+    PutBytes(out, bytes);
+    return out;
+  };
+  w.Write("sample_columns", "records", input(0, records));
+  Bytes encoded = records;
+  format::EncodeSampleColumns(encoded, EventTable({EventDesc{attr, "cpu-clock", {1}}}));
+  w.Write("sample_columns", "encoded", input(1, encoded));
+}
+
 }  // namespace
 }  // namespace sample::testing
 
@@ -491,5 +541,6 @@ int main(int argc, char** argv) {
   sample::testing::JitDumpSeeds(writer);
   sample::testing::PerfDataSeeds(writer);
   sample::testing::DisasmSeeds(writer);
+  sample::testing::SampleColumnsSeeds(writer);
   return 0;
 }

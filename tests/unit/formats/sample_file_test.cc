@@ -220,6 +220,8 @@ TEST_F(SampleFileTest, RoundTrip) {
       }
       // Compressed record chunks store sample times as deltas; reading
       // gives back the kernel's records byte for byte (ExpectPayload).
+      // (Not in columns: the third event has no sample id, so no sample
+      // can be told to be an event's. sample_columns_test.cc tests those.)
       EXPECT_EQ(h.flags, level == 0 ? 0u
                                     : kChunkFlagSampleTimeDeltas |
                                           (SampleTimeOffset(st::MakeAttr(kSampleType, true))

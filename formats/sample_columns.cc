@@ -1,0 +1,310 @@
+#include "formats/sample_columns.h"
+
+#include <linux/perf_event.h>
+
+#include <array>
+#include <cstring>
+#include <string_view>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "libsample/perf/perf_record.h"
+#include "libsample/perf/record_walker.h"
+
+namespace sample::format {
+namespace {
+
+constexpr size_t kTimeColumn = 0;
+constexpr size_t kIpColumn = 1;
+constexpr size_t kFirstRegColumn = 2;
+
+// x86 perf register numbers (asm/perf_regs.h), shared by i386 processes.
+constexpr int kBp = 6;
+constexpr int kSp = 7;
+constexpr int kIp = 8;
+constexpr uint64_t kDeltaRegs = uint64_t{1} << kBp | uint64_t{1} << kSp | uint64_t{1} << kIp;
+
+uint64_t Load(const std::byte* at) {
+  uint64_t value;
+  std::memcpy(&value, at, 8);
+  return value;
+}
+
+void Store(std::byte* at, uint64_t value) { std::memcpy(at, &value, 8); }
+
+// Where an event's fixed-position fields sit in its samples (0: absent),
+// and what its columns hold.
+struct Layout {
+  uint32_t time = 0;
+  uint32_t ip = 0;
+  uint32_t period = 0;
+  bool ns_period = false;   // the period is the nanoseconds since the last sample
+  bool reg_deltas = false;  // BP, SP and IP are all recorded
+};
+
+Layout LayoutOf(const perf_event_attr& attr) {
+  Layout layout;
+  const uint64_t type = attr.sample_type;
+  uint32_t at = sizeof(perf_event_header);
+  // The fields before PERF_SAMPLE_READ are one u64 each, in this order.
+  for (const uint64_t bit : {uint64_t{PERF_SAMPLE_IDENTIFIER}, uint64_t{PERF_SAMPLE_IP},
+                             uint64_t{PERF_SAMPLE_TID}, uint64_t{PERF_SAMPLE_TIME},
+                             uint64_t{PERF_SAMPLE_ADDR}, uint64_t{PERF_SAMPLE_ID},
+                             uint64_t{PERF_SAMPLE_STREAM_ID}, uint64_t{PERF_SAMPLE_CPU},
+                             uint64_t{PERF_SAMPLE_PERIOD}}) {
+    if ((type & bit) == 0) continue;
+    if (bit == PERF_SAMPLE_IP) layout.ip = at;
+    if (bit == PERF_SAMPLE_TIME) layout.time = at;
+    if (bit == PERF_SAMPLE_PERIOD) layout.period = at;
+    at += 8;
+  }
+  layout.ns_period = layout.period != 0 && attr.type == PERF_TYPE_SOFTWARE &&
+                     (attr.config == PERF_COUNT_SW_CPU_CLOCK ||
+                      attr.config == PERF_COUNT_SW_TASK_CLOCK);
+  layout.reg_deltas = (type & PERF_SAMPLE_REGS_USER) != 0 &&
+                      (attr.sample_regs_user & kDeltaRegs) == kDeltaRegs;
+  return layout;
+}
+
+// BP's slot among the values of `mask`; SP and IP follow it (bits 6-8).
+size_t BpSlot(uint64_t mask) {
+  return static_cast<size_t>(__builtin_popcountll(mask & ((uint64_t{1} << kBp) - 1)));
+}
+
+// The chain's first address (its first entry that is not a context
+// marker), or 0.
+uint64_t ChainFirst(const U64List& chain) {
+  for (size_t i = 0; i < chain.size(); ++i) {
+    if (!IsContextMarker(chain[i])) return chain[i];
+  }
+  return 0;
+}
+
+// The user pc the record holds elsewhere: the chain's first user entry, or
+// the sample's ip.
+uint64_t UserPc(const U64List& chain, uint64_t ip) {
+  for (size_t i = 0; i + 1 < chain.size(); ++i) {
+    if (chain[i] == PERF_CONTEXT_USER) return chain[i + 1];
+  }
+  return ip;
+}
+
+// Calls fn(record bytes, layout, sample) for each sample the table parses.
+// The fields the columns hold may be zeros: nothing here reads them.
+template <typename Fn>
+void ForEachColumnSample(std::span<std::byte> records, const EventTable& events,
+                         const std::vector<Layout>& layouts, Fn&& fn) {
+  ForEachRecord(records, [&](const perf_event_header& header, std::span<const std::byte> record) {
+    if (header.type != PERF_RECORD_SAMPLE) return;
+    const auto index = events.EventIndexFor(record);
+    if (!index) return;
+    const auto sample = ParseSample(record, events.events()[*index].attr);
+    if (!sample) return;
+    // The walker hands out const views of our own mutable bytes.
+    fn(const_cast<std::byte*>(record.data()), layouts[*index], *sample,
+       events.events()[*index].attr.sample_regs_user);
+  });
+}
+
+std::vector<Layout> Layouts(const EventTable& events) {
+  std::vector<Layout> layouts;
+  layouts.reserve(events.events().size());
+  for (const EventDesc& event : events.events()) layouts.push_back(LayoutOf(event.attr));
+  return layouts;
+}
+
+void PutVarint(std::vector<std::byte>& out, uint64_t value) {
+  while (value >= 0x80) {
+    out.push_back(static_cast<std::byte>(value | 0x80));
+    value >>= 7;
+  }
+  out.push_back(static_cast<std::byte>(value));
+}
+
+void PutSigned(std::vector<std::byte>& out, uint64_t value) {
+  PutVarint(out, (value << 1) ^ (0 - (value >> 63)));
+}
+
+// Reads one column's varints.
+class ColumnReader {
+ public:
+  ColumnReader() = default;
+  ColumnReader(const std::byte* begin, const std::byte* end, size_t start)
+      : at_(begin), end_(end), start_(start), begin_(begin) {}
+
+  bool Next(uint64_t& value) {
+    uint64_t zigzag = 0;
+    for (unsigned shift = 0; shift < 70 && at_ != end_; shift += 7) {
+      const auto byte = static_cast<uint8_t>(*at_++);
+      if (shift == 63 && byte > 1) return false;
+      zigzag |= uint64_t{byte & 0x7fu} << shift;
+      if ((byte & 0x80) == 0) {
+        value = (zigzag >> 1) ^ (0 - (zigzag & 1));
+        return true;
+      }
+    }
+    return false;
+  }
+  bool done() const { return at_ == end_; }
+  // The payload position of the next byte.
+  size_t position() const { return start_ + static_cast<size_t>(at_ - begin_); }
+
+ private:
+  const std::byte* at_ = nullptr;
+  const std::byte* end_ = nullptr;
+  size_t start_ = 0;
+  const std::byte* begin_ = nullptr;
+};
+
+std::string ColumnName(size_t column) {
+  if (column == kTimeColumn) return "time";
+  if (column == kIpColumn) return "ip";
+  return fmt::format("user register {}", column - kFirstRegColumn);
+}
+
+}  // namespace
+
+bool EncodeSampleColumns(std::vector<std::byte>& payload, const EventTable& events) {
+  const std::vector<Layout> layouts = Layouts(events);
+  std::array<std::vector<std::byte>, kSampleColumnCount> columns;
+  std::unordered_map<uint32_t, uint64_t> last_sp;  // by tid
+  uint64_t last_time = 0;
+  ForEachColumnSample(
+      payload, events, layouts,
+      [&](std::byte* record, const Layout& layout, const SampleRecord& sample, uint64_t mask) {
+        if (layout.time != 0) {
+          const uint64_t time = Load(record + layout.time);
+          PutSigned(columns[kTimeColumn],
+                    time - last_time - (layout.ns_period ? sample.period : 0));
+          last_time = time;
+          Store(record + layout.time, 0);
+        }
+        if (layout.ip != 0) {
+          PutSigned(columns[kIpColumn], sample.ip - ChainFirst(sample.callchain));
+          Store(record + layout.ip, 0);
+        }
+        if (sample.user_regs.empty()) return;
+        auto* regs = const_cast<std::byte*>(sample.user_regs.bytes().data());
+        const size_t bp_slot = BpSlot(mask);
+        uint64_t deltas[3] = {};
+        if (layout.reg_deltas) {
+          const uint64_t bp = Load(regs + 8 * bp_slot), sp = Load(regs + 8 * (bp_slot + 1)),
+                         ip = Load(regs + 8 * (bp_slot + 2));
+          uint64_t& last = last_sp[sample.tid];
+          deltas[0] = bp - sp;
+          deltas[1] = sp - last;
+          deltas[2] = ip - UserPc(sample.callchain, sample.ip);
+          last = sp;
+        }
+        size_t slot = 0;
+        for (uint64_t bits = mask; bits != 0; bits &= bits - 1, ++slot) {
+          const int reg = __builtin_ctzll(bits);
+          const bool delta = layout.reg_deltas && slot >= bp_slot && slot < bp_slot + 3;
+          PutSigned(columns[kFirstRegColumn + static_cast<size_t>(reg)],
+                    delta ? deltas[slot - bp_slot] : Load(regs + 8 * slot));
+        }
+        std::memset(regs, 0, 8 * slot);
+      });
+  std::array<uint32_t, kSampleColumnCount> sizes{};
+  size_t total = 0;
+  for (size_t i = 0; i < kSampleColumnCount; ++i) {
+    sizes[i] = static_cast<uint32_t>(columns[i].size());
+    total += columns[i].size();
+  }
+  if (total == 0) return false;  // no sample moved a field
+  payload.reserve(payload.size() + total + kSampleColumnFooterSize);
+  for (const auto& column : columns) payload.insert(payload.end(), column.begin(), column.end());
+  const auto* footer = reinterpret_cast<const std::byte*>(sizes.data());
+  payload.insert(payload.end(), footer, footer + kSampleColumnFooterSize);
+  return true;
+}
+
+Result<size_t> DecodeSampleColumns(std::span<std::byte> payload, const EventTable& events) {
+  if (payload.size() < kSampleColumnFooterSize) {
+    return Fail(fmt::format("sample columns: {} bytes cannot hold the {}-byte column sizes",
+                            payload.size(), kSampleColumnFooterSize));
+  }
+  const size_t footer = payload.size() - kSampleColumnFooterSize;
+  std::array<uint32_t, kSampleColumnCount> sizes;
+  std::memcpy(sizes.data(), payload.data() + footer, kSampleColumnFooterSize);
+  uint64_t total = 0;
+  for (const uint32_t size : sizes) total += size;
+  if (total > footer) {
+    return Fail(fmt::format("sample columns: the column sizes at byte {} add up to {}, over the "
+                            "{} bytes before them",
+                            footer, total, footer));
+  }
+  const size_t records_size = footer - static_cast<size_t>(total);
+  std::array<ColumnReader, kSampleColumnCount> columns;
+  size_t at = records_size;
+  for (size_t i = 0; i < kSampleColumnCount; ++i) {
+    columns[i] = ColumnReader(payload.data() + at, payload.data() + at + sizes[i], at);
+    at += sizes[i];
+  }
+
+  const std::vector<Layout> layouts = Layouts(events);
+  std::unordered_map<uint32_t, uint64_t> last_sp;
+  uint64_t time = 0;
+  size_t short_column = kSampleColumnCount;  // the first column to run out
+  uint64_t samples = 0;
+  ForEachColumnSample(
+      payload.first(records_size), events, layouts,
+      [&](std::byte* record, const Layout& layout, const SampleRecord& sample, uint64_t mask) {
+        if (short_column != kSampleColumnCount) return;
+        auto next = [&](size_t column, uint64_t& value) {
+          if (columns[column].Next(value)) return true;
+          short_column = column;
+          return false;
+        };
+        uint64_t value = 0;
+        if (layout.time != 0) {
+          if (!next(kTimeColumn, value)) return;
+          time += value + (layout.ns_period ? sample.period : 0);
+          Store(record + layout.time, time);
+        }
+        uint64_t ip = sample.ip;
+        if (layout.ip != 0) {
+          if (!next(kIpColumn, value)) return;
+          ip = value + ChainFirst(sample.callchain);
+          Store(record + layout.ip, ip);
+        }
+        if (sample.user_regs.empty()) {
+          ++samples;
+          return;
+        }
+        auto* regs = const_cast<std::byte*>(sample.user_regs.bytes().data());
+        size_t slot = 0;
+        for (uint64_t bits = mask; bits != 0; bits &= bits - 1, ++slot) {
+          const int reg = __builtin_ctzll(bits);
+          if (!next(kFirstRegColumn + static_cast<size_t>(reg), value)) return;
+          Store(regs + 8 * slot, value);
+        }
+        if (layout.reg_deltas) {
+          const size_t bp_slot = BpSlot(mask);
+          uint64_t& last = last_sp[sample.tid];
+          const uint64_t sp = Load(regs + 8 * (bp_slot + 1)) + last;
+          Store(regs + 8 * (bp_slot + 1), sp);
+          Store(regs + 8 * bp_slot, Load(regs + 8 * bp_slot) + sp);
+          Store(regs + 8 * (bp_slot + 2), Load(regs + 8 * (bp_slot + 2)) + UserPc(sample.callchain, ip));
+          last = sp;
+        }
+        ++samples;
+      });
+  if (short_column != kSampleColumnCount) {
+    return Fail(fmt::format("sample columns: the {} column ends or breaks at byte {}, before "
+                            "sample {} has its value",
+                            ColumnName(short_column), columns[short_column].position(),
+                            samples + 1));
+  }
+  for (size_t i = 0; i < kSampleColumnCount; ++i) {
+    if (!columns[i].done()) {
+      return Fail(fmt::format("sample columns: the {} column holds bytes past the last "
+                              "sample's value, from byte {}",
+                              ColumnName(i), columns[i].position()));
+    }
+  }
+  return records_size;
+}
+
+}  // namespace sample::format

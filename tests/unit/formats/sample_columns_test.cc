@@ -1,0 +1,193 @@
+#include "formats/sample_columns.h"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <algorithm>
+#include <numeric>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "formats/chunk_codec.h"
+#include "formats/sample_file_reader.h"
+#include "formats/sample_file_writer.h"
+#include "libsample/perf/record_walker.h"
+#include "tests/unit/formats/reg_samples.h"
+
+namespace sample::format {
+namespace {
+
+using namespace reg_samples;
+
+// The column sizes at the end of an encoded payload.
+std::vector<uint32_t> ColumnSizes(const Bytes& payload) {
+  std::vector<uint32_t> sizes(kSampleColumnCount);
+  std::memcpy(sizes.data(), payload.data() + payload.size() - kSampleColumnFooterSize,
+              kSampleColumnFooterSize);
+  return sizes;
+}
+
+TEST(SampleColumnsTest, TimeIpAndRegistersMoveToColumnsAndComeBack) {
+  const EventTable table(Events());
+  const Chunk c = MakeChunk(table);
+  Bytes payload = c.records;
+  EncodeSampleColumns(payload, table);
+
+  const std::vector<uint32_t> sizes = ColumnSizes(payload);
+  // Six samples parse (five of the register event, one plain): each has a
+  // time and an ip; four carry AX, BP, SP and IP (columns 2 + 0, 6, 7, 8).
+  // Every value here fits one varint byte but the first time, the first
+  // thread's first SP and its two first AX... all but a few are one byte.
+  EXPECT_GE(sizes[0], 6u);
+  EXPECT_GE(sizes[1], 6u);
+  for (const size_t reg : {0u, 6u, 7u, 8u}) EXPECT_GE(sizes[2 + reg], 4u) << reg;
+  uint64_t total = 0;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    total += sizes[i];
+    if (i > 1 && i != 2 && i != 8 && i != 9 && i != 10) EXPECT_EQ(sizes[i], 0u) << i;
+  }
+  const size_t records_size = payload.size() - kSampleColumnFooterSize - total;
+  ASSERT_EQ(records_size, c.records.size());
+  // The ip of a user sample is its chain's first address: a zero byte.
+  EXPECT_EQ(payload[records_size + sizes[0]], std::byte{0});
+  // In the records, the moved fields are zeros and nothing else changed.
+  size_t differing = 0;
+  for (size_t i = 0; i < records_size; ++i) {
+    if (payload[i] != c.records[i]) {
+      ++differing;
+      EXPECT_EQ(payload[i], std::byte{0}) << i;
+    }
+  }
+  EXPECT_GT(differing, 0u);
+
+  auto decoded = DecodeSampleColumns(payload, table);
+  ASSERT_TRUE(decoded.has_value()) << decoded.error().message;
+  EXPECT_EQ(*decoded, c.records.size());
+  payload.resize(*decoded);
+  EXPECT_EQ(payload, c.records);
+}
+
+// cpu-clock's period is the time since its last sample: a sample that comes
+// one period after the previous one costs a zero byte.
+TEST(SampleColumnsTest, ClockSamplesOnePeriodApartStoreZeros) {
+  std::vector<EventDesc> events = Events();
+  events.pop_back();
+  const perf_event_attr attr = events[0].attr;
+  const EventTable table(events);
+  Bytes records;
+  for (uint64_t i = 0; i < 20; ++i) {
+    st::SampleFields f{.id = kRegsId, .ip = 0x401000, .pid = 1, .tid = 1};
+    f.time = 5'000'000 + i * 250'000;
+    f.period = 250'000;
+    f.callchain = {PERF_CONTEXT_USER, 0x401000};
+    f.extra = st::RegsUserBlock(PERF_SAMPLE_REGS_ABI_64, {1, 0x7ffd1040, 0x7ffd1000, 0x401000});
+    const Bytes stack = st::StackUserBlock(std::vector<std::byte>(16, std::byte{1}), 16);
+    f.extra.insert(f.extra.end(), stack.begin(), stack.end());
+    const Bytes sample = st::MakeSample(attr, f);
+    records.insert(records.end(), sample.begin(), sample.end());
+  }
+  Bytes payload = records;
+  EncodeSampleColumns(payload, table);
+  const std::vector<uint32_t> sizes = ColumnSizes(payload);
+  // The first time (5 ms - 0.25 ms, zigzagged: 9.5e6) takes 4 bytes, the
+  // other 19 a zero each.
+  EXPECT_EQ(sizes[0], 4u + 19u);
+  const size_t time_at = payload.size() - kSampleColumnFooterSize -
+                         std::accumulate(sizes.begin(), sizes.end(), uint64_t{0});
+  for (size_t i = 4; i < sizes[0]; ++i) EXPECT_EQ(payload[time_at + i], std::byte{0}) << i;
+  auto decoded = DecodeSampleColumns(payload, table);
+  ASSERT_TRUE(decoded.has_value()) << decoded.error().message;
+  payload.resize(*decoded);
+  EXPECT_EQ(payload, records);
+}
+
+TEST(SampleColumnsTest, CutOrGarbledPayloadsFailOrDecodeInBounds) {
+  const EventTable table(Events());
+  const Chunk c = MakeChunk(table);
+  Bytes encoded = c.records;
+  EncodeSampleColumns(encoded, table);
+  // Cut anywhere: an error (a footer that no longer adds up), never a crash.
+  for (size_t cut = 0; cut < encoded.size(); ++cut) {
+    Bytes part(encoded.begin(), encoded.begin() + cut);
+    EXPECT_FALSE(DecodeSampleColumns(part, table).has_value()) << cut;
+  }
+  // A column one byte short names the column.
+  {
+    Bytes shorter = encoded;
+    std::vector<uint32_t> sizes = ColumnSizes(encoded);
+    sizes[0] -= 1;  // the time column loses its last byte to the ip column
+    sizes[1] += 1;
+    std::memcpy(shorter.data() + shorter.size() - kSampleColumnFooterSize, sizes.data(),
+                kSampleColumnFooterSize);
+    auto decoded = DecodeSampleColumns(shorter, table);
+    ASSERT_FALSE(decoded.has_value());
+    EXPECT_NE(decoded.error().message.find("time column"), std::string::npos)
+        << decoded.error().message;
+  }
+  // Every byte flipped in turn: decoding stays in bounds (ASan checks).
+  for (size_t i = 0; i < encoded.size(); ++i) {
+    Bytes garbled = encoded;
+    garbled[i] ^= std::byte{0xff};
+    (void)DecodeSampleColumns(garbled, table);
+  }
+}
+
+Bytes ReadBack(const std::string& path, uint32_t* flags) {
+  auto reader = SampleFileReader::Open(path);
+  EXPECT_TRUE(reader.has_value()) << reader.error().message;
+  if (!reader || reader->record_chunks().size() != 1) return {};
+  *flags = reader->record_chunks()[0].header.flags;
+  auto payload = reader->ReadPayload(reader->record_chunks()[0]);
+  EXPECT_TRUE(payload.has_value()) << payload.error().message;
+  if (!payload) return {};
+  return Bytes(payload->bytes().begin(), payload->bytes().end());
+}
+
+void WriteChunk(const std::string& path, const std::vector<EventDesc>& events, const Bytes& records,
+                WriterOptions options) {
+  auto writer = SampleFileWriter::Create(path, options);
+  ASSERT_TRUE(writer.has_value()) << writer.error().message;
+  (*writer)->Submit(ChunkType::kEvents, EncodeEvents(events));
+  RecordsChunk chunk;
+  chunk.records = records;
+  chunk.record_count = 6;
+  chunk.time_min = 1000;
+  chunk.time_max = 1003;
+  chunk.sample_time_offset = SampleTimeOffset(events[0].attr);
+  (*writer)->SubmitRecords(std::move(chunk));
+  ASSERT_TRUE((*writer)->Finish(Trailer{}).has_value());
+}
+
+// Through the writer and the reader: compressed chunks hold columns, stored
+// ones do not, and reading gives back the kernel's records byte for byte.
+// A chunk whose columns would pass the readers' limit goes as plain records
+// with time deltas.
+TEST(SampleColumnsTest, WrittenFilesReadBackAsTheKernelWroteThem) {
+  std::string dir = ::testing::TempDir() + "sample_columns.XXXXXX";
+  ASSERT_NE(mkdtemp(dir.data()), nullptr);
+  const std::vector<EventDesc> events = Events();
+  const Chunk c = MakeChunk(EventTable(events));
+  struct Case {
+    int level;
+    uint64_t limit;
+    uint32_t want_flags;
+  };
+  const uint32_t time_deltas = kChunkFlagSampleTimeDeltas |
+                               SampleTimeOffset(events[0].attr) << kChunkTimeOffsetShift;
+  for (const Case& k : {Case{1, 1 << 20, kChunkFlagSampleColumns}, Case{0, 1 << 20, 0},
+                        Case{1, c.records.size(), time_deltas}}) {
+    const std::string path = dir + "/case" + std::to_string(k.level) + "_" +
+                             std::to_string(k.limit) + ".data";
+    WriteChunk(path, events, c.records,
+               WriterOptions{.zstd_level = k.level, .max_chunk_raw_size = k.limit});
+    uint32_t flags = 0;
+    EXPECT_EQ(ReadBack(path, &flags), c.records) << k.level << " " << k.limit;
+    EXPECT_EQ(flags, k.want_flags) << k.level << " " << k.limit;
+  }
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace sample::format
