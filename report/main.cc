@@ -334,9 +334,12 @@ int main(int argc, char** argv) {
     const bool flat_only =
         !view.children.value_or(options.diff_base.empty()) &&
         (!view.call_graph || view.call_graph->mode == sample::report::CallGraphMode::kNone);
+    // --annotate reads each sample's own address only: the kernel's chain
+    // is enough (a leaf's caller found by CFI would cost a step a sample,
+    // half of an fp,leaf recording's annotate time).
     options.load.unwind =
         (!flat_only || options.script || options.stats || sample::report::IsExport(options.format)) &&
-        !options.header_only;
+        !options.header_only && !options.annotate.on;
     options.load.symbolize = !options.header_only;
     options.load.show_progress = isatty(STDERR_FILENO) != 0;
   } catch (const std::exception& e) {
