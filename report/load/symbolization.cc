@@ -169,7 +169,14 @@ SymbolizeResult SymbolizeLocations(const std::vector<Location>& locations,
   std::map<uint32_t, std::vector<uint32_t>> vdsos;
   for (auto& [dso, ids] : by_dso) {
     if (dso == ProcessTable::kKernelDso) {
-      KernelSymbolSource kernel(ParseKallsyms(kernel_symbols), options.kernel_symbols_origin);
+      // Only the symbols covering the sampled addresses: a perf.data
+      // file's kallsyms is the host's whole 5.4 MB table, parsed in full
+      // for a few thousand addresses otherwise.
+      std::vector<uint64_t> addresses;
+      addresses.reserve(ids.size());
+      for (const uint32_t id : ids) addresses.push_back(locations[id].offset);
+      KernelSymbolSource kernel(SelectKallsyms(kernel_symbols, std::move(addresses)),
+                                options.kernel_symbols_origin);
       Ask(kernel, ids, locations, gathered.per_location());
       gathered.Note(dso_paths[dso], kernel.facts());
     } else if (dso == ProcessTable::kUnknownDso) {
