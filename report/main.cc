@@ -334,12 +334,13 @@ int main(int argc, char** argv) {
     const bool flat_only =
         !view.children.value_or(options.diff_base.empty()) &&
         (!view.call_graph || view.call_graph->mode == sample::report::CallGraphMode::kNone);
-    // --annotate reads each sample's own address only: the kernel's chain
-    // is enough (a leaf's caller found by CFI would cost a step a sample,
-    // half of an fp,leaf recording's annotate time).
+    // --annotate reads each sample's own address only: no unwinding (a
+    // leaf's caller found by CFI cost a step a sample, half of an fp,leaf
+    // recording's annotate time) and no chains to intern and name.
     options.load.unwind =
         (!flat_only || options.script || options.stats || sample::report::IsExport(options.format)) &&
         !options.header_only && !options.annotate.on;
+    options.load.chains = !options.annotate.on;
     options.load.symbolize = !options.header_only;
     options.load.show_progress = isatty(STDERR_FILENO) != 0;
   } catch (const std::exception& e) {

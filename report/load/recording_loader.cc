@@ -256,7 +256,7 @@ bool Loader::ApplySample(std::span<const std::byte> record, const perf_event_att
   // Unwound samples get their stack when the unwinding stage flushes.
   if (!options_.unwind || !unwinding_->Queue(samples_.size(), *s, attr, cut)) {
     const UnresolvedStacks::StackRef stack =
-        stacks_.StackOf(processes_, s->pid, s->ip, s->callchain);
+        stacks_.StackOf(processes_, s->pid, s->ip, options_.chains ? s->callchain : U64List{});
     sample.frames_begin = stack.begin;
     sample.frames_count = stack.count;
     out_.stats.frames += sample.frames_count;

@@ -46,6 +46,10 @@ struct LoadOptions {
   // it off: its samples keep the kernel's chain, whose user part is the
   // sampled ip.
   bool unwind = true;
+  // Keep each sample's call chain. --annotate, which reads only each
+  // sample's own address, turns it off: a sample is then its leaf frame
+  // (with `unwind` off too), and nothing interns or names its callers.
+  bool chains = true;
   // Keep a toggled event's samples only inside its on..off windows;
   // --no-toggle keeps them all (the windows are still counted).
   bool apply_toggles = true;
