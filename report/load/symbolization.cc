@@ -147,6 +147,20 @@ void SymbolizeBinaries(const std::map<uint32_t, std::vector<uint32_t>>& binaries
   for (size_t i = 0; i < work.size(); ++i) gathered.Note(dso_paths[work[i].first], facts[i]);
 }
 
+// The kernel's locations, named from only the kallsyms lines covering them:
+// a perf.data file's kallsyms is the host's whole 5.4 MB table, parsed in
+// full for a few thousand addresses otherwise. Returns the source's facts.
+SourceFacts SymbolizeKernel(const std::string& kallsyms, const std::vector<uint32_t>& ids,
+                            const std::vector<Location>& locations, const std::string& origin,
+                            Gathered& gathered) {
+  std::vector<uint64_t> addresses;
+  addresses.reserve(ids.size());
+  for (const uint32_t id : ids) addresses.push_back(locations[id].offset);
+  KernelSymbolSource kernel(SelectKallsyms(kallsyms, std::move(addresses)), origin);
+  Ask(kernel, ids, locations, gathered.per_location());
+  return kernel.facts();
+}
+
 }  // namespace
 
 SymbolizeResult SymbolizeLocations(const std::vector<Location>& locations,
@@ -169,16 +183,8 @@ SymbolizeResult SymbolizeLocations(const std::vector<Location>& locations,
   std::map<uint32_t, std::vector<uint32_t>> vdsos;
   for (auto& [dso, ids] : by_dso) {
     if (dso == ProcessTable::kKernelDso) {
-      // Only the symbols covering the sampled addresses: a perf.data
-      // file's kallsyms is the host's whole 5.4 MB table, parsed in full
-      // for a few thousand addresses otherwise.
-      std::vector<uint64_t> addresses;
-      addresses.reserve(ids.size());
-      for (const uint32_t id : ids) addresses.push_back(locations[id].offset);
-      KernelSymbolSource kernel(SelectKallsyms(kernel_symbols, std::move(addresses)),
-                                options.kernel_symbols_origin);
-      Ask(kernel, ids, locations, gathered.per_location());
-      gathered.Note(dso_paths[dso], kernel.facts());
+      gathered.Note(dso_paths[dso], SymbolizeKernel(kernel_symbols, ids, locations,
+                                                    options.kernel_symbols_origin, gathered));
     } else if (dso == ProcessTable::kUnknownDso) {
       NoSymbolSource none;
       Ask(none, ids, locations, gathered.per_location());
