@@ -258,7 +258,9 @@ int main(int argc, char** argv) {
       ("force,f", po::bool_switch(&options.load.binaries.force),
        "use binaries even when their build-id differs from the recorded one")
       ("group", "accepted for perf users: group members are always shown beside their leader")
-      ("stdio", "text output (the default; accepted for perf users)");
+      ("stdio", "text output, not the interactive browser a terminal gets by default")
+      ("tui", "the interactive browser (the default when standard input and output are a "
+              "terminal and no other output is asked for)");
   // clang-format on
   try {
     po::variables_map vm;
@@ -343,6 +345,25 @@ int main(int argc, char** argv) {
     options.load.chains = !options.annotate.on;
     options.load.symbolize = !options.header_only;
     options.load.show_progress = isatty(STDERR_FILENO) != 0;
+    // The browser, as perf report's, unless some other output was asked for.
+    const char* other_output =
+        vm.count("stdio")                                  ? "--stdio"
+        : options.format != sample::report::OutputFormat::kText ? "--format"
+        : !options.output.empty()                          ? "-o"
+        : options.script                                   ? "--script"
+        : options.header || options.header_only            ? "--header"
+        : options.stats                                    ? "--stats"
+        : options.annotate.on                              ? "--annotate"
+        : !options.diff_base.empty()                       ? "--diff"
+                                                           : nullptr;
+    const bool terminal = isatty(STDIN_FILENO) != 0 && isatty(STDOUT_FILENO) != 0;
+    if (vm.count("tui") != 0) {
+      if (other_output != nullptr) {
+        throw po::error(std::string("--tui is the interactive browser: leave out ") + other_output);
+      }
+      if (!terminal) throw po::error("--tui needs a terminal on standard input and output");
+    }
+    options.tui = other_output == nullptr && terminal;
   } catch (const std::exception& e) {
     std::cerr << "sample-report: " << e.what() << "\n" << kUsage;
     return 2;
@@ -374,5 +395,5 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::cout << output->text;
-  return 0;
+  return output->status;
 }

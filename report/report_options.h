@@ -46,6 +46,7 @@ struct ReportOptions {
   // The exports' choices (--event, --folded-weight, --icicle); max_stack is
   // view.max_stack.
   ExportOptions exports;
+  bool tui = false;          // the interactive browser on the terminal (report/tui/)
   bool header = false;       // header, then the report
   bool header_only = false;  // only the header
   bool stats = false;        // only the statistics

@@ -11,6 +11,7 @@ namespace sample::report {
 struct ReportOutput {
   std::string text;
   std::vector<std::string> warnings;  // for stderr
+  int status = 0;                     // the exit status (the terminal browser's)
 };
 
 // `warnings` without repeats, in first-seen order: stages that look at the

@@ -16,6 +16,7 @@
 #include "report/views/event_sections.h"
 #include "report/views/header_view.h"
 #include "report/views/script_view.h"
+#include "report/tui/terminal_browser.h"
 
 namespace sample::report {
 
@@ -83,6 +84,10 @@ Result<ReportOutput> RunReport(const ReportOptions& options) {
   TRY(CheckWall(options, recording));
   const SampleFilter filter(options.filters, recording.profile);
   if (options.annotate.on) return Annotate(options, recording, filter);
+  if (options.tui) {
+    const int status = RunTerminalBrowser(recording, options);
+    return ReportOutput{"", WithoutRepeats(std::move(recording.warnings)), status};
+  }
   if (IsExport(options.format)) {
     std::vector<std::string> warnings = std::move(recording.warnings);
     TRY_ASSIGN(auto bytes, Export(options, recording, filter, warnings));

@@ -25,11 +25,11 @@ build/record/sample-record -g -o build/demo.data -- build/tests/workloads/split 
 
 echo
 echo "== sample-report -i build/demo.data --no-children   (flat profile)"
-build/report/sample-report -i build/demo.data --no-children
+build/report/sample-report -i build/demo.data --no-children --stdio
 
 echo
 echo "== sample-report -i build/demo.data -g --percent-limit 5   (call graph)"
-build/report/sample-report -i build/demo.data -g --percent-limit 5
+build/report/sample-report -i build/demo.data -g --percent-limit 5 --stdio
 
 echo
 echo "== sample-report -i build/demo.data -o build/demo.svg   (flame graph; also .html, .pb.gz, ...)"

@@ -10,7 +10,7 @@ packages=(
   libelf-dev libdw-dev libzstd-dev
   libboost-program-options-dev libgtest-dev libgmock-dev
   libfmt-dev libexpected-dev
-  libiberty-dev libdebuginfod-dev debuginfod libcapstone-dev
+  libiberty-dev libdebuginfod-dev debuginfod libcapstone-dev libncurses-dev
   python3 binutils lld
   libprotobuf-dev protobuf-compiler zlib1g-dev
 )
@@ -18,11 +18,12 @@ packages=(
 # browser for the HTML report), and Linux perf, whose perf.data files and
 # reports the perf.data tests compare ours with, gcc-multilib for a
 # 32-bit workload (an i386 process), rustc (with golang-go) for the Rust
-# and Go workloads, and nodejs, whose --perf-prof jitdumps the JIT test
+# and Go workloads, tmux, in which the terminal browser tests type their
+# keys, and nodejs, whose --perf-prof jitdumps the JIT test
 # records. scripts/test.sh asks for them with
 # SAMPLE_SETUP_TESTS=1; a failure to install them is not fatal, the tests
 # that need them skip and say why.
-test_packages=(golang-go chromium linux-perf gcc-multilib rustc nodejs)
+test_packages=(golang-go chromium linux-perf gcc-multilib rustc nodejs tmux)
 
 missing=()
 for pkg in "${packages[@]}"; do

@@ -148,9 +148,10 @@ std::vector<TextColumn> EmptyColumns(const EventSection& s, const ViewOptions& v
   return columns;
 }
 
-// EmptyColumns with a cell for each shown entry.
+}  // namespace
+
 std::vector<TextColumn> TableColumns(const EventSection& s, const std::vector<const FlatEntry*>& shown,
-                                 const Profile& profile, const ViewOptions& view) {
+                                     const Profile& profile, const ViewOptions& view) {
   std::vector<TextColumn> columns = EmptyColumns(s, view);
   for (const FlatEntry* entry : shown) {
     const FlatEntry& e = *entry;
@@ -173,8 +174,6 @@ std::vector<TextColumn> TableColumns(const EventSection& s, const std::vector<co
   }
   return columns;
 }
-
-}  // namespace
 
 void TextPrinter::Header(const HeaderView& header) { out_ += FormatHeaderText(header); }
 

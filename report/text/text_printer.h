@@ -10,9 +10,17 @@
 #include <string>
 
 #include "report/report_options.h"
+#include "report/text/text_table.h"
 #include "report/views/report_printer.h"
 
 namespace sample::report {
+
+// The table of a section's entries `shown`, as the text report prints it:
+// the shares (children and self with --children), -n's samples,
+// --show-total-period's periods, a cell for each sort key. (Also the rows
+// of the terminal browser.)
+std::vector<TextColumn> TableColumns(const EventSection& s, const std::vector<const FlatEntry*>& shown,
+                                     const Profile& profile, const ViewOptions& view);
 
 class TextPrinter : public ReportPrinter {
  public:
