@@ -76,6 +76,13 @@ class Tmux {
   static inline int count_ = 0;
 };
 
+// Terminal columns of UTF-8 text: its characters.
+size_t DisplayColumns(const std::string& text) {
+  size_t columns = 0;
+  for (const char c : text) columns += (static_cast<unsigned char>(c) & 0xc0) != 0x80;
+  return columns;
+}
+
 bool Contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
@@ -208,6 +215,23 @@ TEST_F(TuiTest, ZoomIntoAThreadFiltersTheRowsAndASignalRestoresTheTerminal) {
   tmux.Keys({"Escape"});
   screen = tmux.WaitFor([](const std::string& s) { return !Contains(s, "Thread: "); });
   EXPECT_EQ(TitleSamples(screen), all) << screen;
+
+  // A smaller terminal: the screen follows, every line within its width,
+  // cut rows ending in an ellipsis.
+  tmux.Run({"resize-window", "-t", "t", "-x", "40", "-y", "12"});
+  screen = tmux.WaitFor([](const std::string& s) {
+    const std::vector<std::string> lines = Lines(s);
+    return !lines.empty() && Contains(lines[0], "Samples:") && lines.size() <= 12;
+  });
+  const std::vector<std::string> small = Lines(screen);
+  ASSERT_FALSE(small.empty()) << screen;
+  EXPECT_TRUE(Contains(small[0], "Samples:")) << screen;
+  bool cut = false;
+  for (const std::string& line : small) {
+    EXPECT_LE(DisplayColumns(line), 40u) << line;
+    cut |= line.ends_with("...") || line.ends_with("\u2026");
+  }
+  EXPECT_TRUE(cut) << screen;
 
   // Ctrl-C: the browser ends as interrupted, the terminal restored.
   tmux.Keys({"C-c"});
