@@ -139,14 +139,21 @@ class TuiTest : public ::testing::Test {
            "stty -a > stty.txt; sleep 30";
   }
 
+  // `workload 0.5` recorded with -g; the file's path, or "" (said) on failure.
+  std::string Record(const std::string& workload) {
+    const std::string data = dir_ / "rec.data";
+    const RunResult rec =
+        RunTool({kRecord, "-q", "-g", "-F", "1000", "-o", data, "--", workload, "0.5"}, dir_);
+    EXPECT_EQ(rec.exit_code, 0) << rec.err;
+    return rec.exit_code == 0 ? data : "";
+  }
+
   ScratchDir dir_;
 };
 
 TEST_F(TuiTest, FirstScreenUnfoldSearchAndQuit) {
-  const std::string data = dir_ / "split.data";
-  const RunResult rec =
-      RunTool({kRecord, "-q", "-g", "-F", "1000", "-o", data, "--", kSplit, "0.5"}, dir_);
-  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  const std::string data = Record(kSplit);
+  ASSERT_FALSE(data.empty());
   Tmux tmux(dir_, BrowserCommand(data, "--no-children"));
   ASSERT_TRUE(tmux.started());
 
@@ -193,10 +200,8 @@ TEST_F(TuiTest, FirstScreenUnfoldSearchAndQuit) {
 }
 
 TEST_F(TuiTest, ZoomIntoAThreadFiltersTheRowsAndASignalRestoresTheTerminal) {
-  const std::string data = dir_ / "threads.data";
-  const RunResult rec =
-      RunTool({kRecord, "-q", "-g", "-F", "1000", "-o", data, "--", kThreads, "0.5"}, dir_);
-  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  const std::string data = Record(kThreads);
+  ASSERT_FALSE(data.empty());
   Tmux tmux(dir_, BrowserCommand(data, "--no-children"));
   ASSERT_TRUE(tmux.started());
   std::string screen = tmux.WaitFor([](const std::string& s) { return Contains(s, "work_leaf"); });
