@@ -26,6 +26,7 @@
 #include "report/text/display_text.h"
 #include "report/views/call_graph_spec.h"
 #include "report/views/sort_keys.h"
+#include "report/tui/terminal_browser.h"
 
 namespace po = boost::program_options;
 
@@ -328,23 +329,6 @@ int main(int argc, char** argv) {
     } else if (show_switches) {
       options.load.sideband = sample::report::KeepSideband::kSwitches;
     }
-    // Call chains matter to every view but the flat profile without
-    // children and call graph (as perf, which then unwinds nothing either);
-    // --stats shows the unwinding counts.
-    // (No call graph unless asked for: --no-children alone is flat too.)
-    // --diff compares self shares unless --children, as perf diff.
-    const bool flat_only =
-        !view.children.value_or(options.diff_base.empty()) &&
-        (!view.call_graph || view.call_graph->mode == sample::report::CallGraphMode::kNone);
-    // --annotate reads each sample's own address only: no unwinding (a
-    // leaf's caller found by CFI cost a step a sample, half of an fp,leaf
-    // recording's annotate time) and no chains to intern and name.
-    options.load.unwind =
-        (!flat_only || options.script || options.stats || sample::report::IsExport(options.format)) &&
-        !options.header_only && !options.annotate.on;
-    options.load.chains = !options.annotate.on;
-    options.load.symbolize = !options.header_only;
-    options.load.show_progress = isatty(STDERR_FILENO) != 0;
     // The browser, as perf report's, unless some other output was asked for.
     const char* other_output =
         vm.count("stdio")                                  ? "--stdio"
@@ -363,7 +347,32 @@ int main(int argc, char** argv) {
       }
       if (!terminal) throw po::error("--tui needs a terminal on standard input and output");
     }
+    // A terminal whose type terminfo does not know gets the text, said.
     options.tui = other_output == nullptr && terminal;
+    std::string unusable;
+    if (options.tui && !sample::report::TerminalBrowserUsable(&unusable)) {
+      if (vm.count("tui") != 0) throw po::error("--tui: " + unusable);
+      std::cerr << "sample-report: " << unusable << ": printing the text report\n";
+      options.tui = false;
+    }
+    // Call chains matter to every view but the flat profile without
+    // children and call graph (as perf, which then unwinds nothing either);
+    // --stats shows the unwinding counts.
+    // (No call graph unless asked for: --no-children alone is flat too.)
+    // --diff compares self shares unless --children, as perf diff.
+    const bool flat_only =
+        !view.children.value_or(options.diff_base.empty()) &&
+        (!view.call_graph || view.call_graph->mode == sample::report::CallGraphMode::kNone);
+    // --annotate reads each sample's own address only: no unwinding (a
+    // leaf's caller found by CFI cost a step a sample, half of an fp,leaf
+    // recording's annotate time) and no chains to intern and name.
+    // The browser unfolds call graphs whatever -g said.
+    options.load.unwind = (!flat_only || options.tui || options.script || options.stats ||
+                           sample::report::IsExport(options.format)) &&
+                          !options.header_only && !options.annotate.on;
+    options.load.chains = !options.annotate.on;
+    options.load.symbolize = !options.header_only;
+    options.load.show_progress = isatty(STDERR_FILENO) != 0;
   } catch (const std::exception& e) {
     std::cerr << "sample-report: " << e.what() << "\n" << kUsage;
     return 2;

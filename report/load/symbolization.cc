@@ -149,16 +149,22 @@ void SymbolizeBinaries(const std::map<uint32_t, std::vector<uint32_t>>& binaries
 
 // The kernel's locations, named from only the kallsyms lines covering them:
 // a perf.data file's kallsyms is the host's whole 5.4 MB table, parsed in
-// full for a few thousand addresses otherwise. Returns the source's facts.
+// full for a few thousand addresses otherwise. Returns the source's facts
+// (its symbol count: those covering the samples).
 SourceFacts SymbolizeKernel(const std::string& kallsyms, const std::vector<uint32_t>& ids,
                             const std::vector<Location>& locations, const std::string& origin,
                             Gathered& gathered) {
   std::vector<uint64_t> addresses;
   addresses.reserve(ids.size());
   for (const uint32_t id : ids) addresses.push_back(locations[id].offset);
-  KernelSymbolSource kernel(SelectKallsyms(kallsyms, std::move(addresses)), origin);
+  std::vector<KernelSymbol> covering = SelectKallsyms(kallsyms, std::move(addresses));
+  const bool none_covers = covering.empty() && !kallsyms.empty();
+  KernelSymbolSource kernel(std::move(covering), origin);
   Ask(kernel, ids, locations, gathered.per_location());
-  return kernel.facts();
+  SourceFacts facts = kernel.facts();
+  // Symbols held, none of them for these addresses: not "no symbols".
+  if (none_covers) facts.source = origin + " (none covers a sampled address)";
+  return facts;
 }
 
 }  // namespace

@@ -29,7 +29,7 @@ BrowserModel::BrowserModel(const Recording& recording, ViewOptions view, SampleF
   Rebuild();
 }
 
-void BrowserModel::Rebuild() {
+SampleFilterSpec BrowserModel::Filters() const {
   SampleFilterSpec spec = filters_;
   for (const ZoomStep& zoom : zooms_) {
     switch (zoom.zoom) {
@@ -44,7 +44,11 @@ void BrowserModel::Rebuild() {
         break;
     }
   }
-  const SampleFilter filter(spec, recording_.profile);
+  return spec;
+}
+
+void BrowserModel::Rebuild() {
+  const SampleFilter filter(Filters(), recording_.profile);
   const uint32_t event = sections_.empty() ? 0 : sections_[section_].event;
   sections_ = BuildEventSections(recording_, view_, filter);
   // The same event as before, if it still has a section.
@@ -74,11 +78,19 @@ void BrowserModel::Relayout() {
   for (uint32_t row = 0; row < shown_.size(); ++row) {
     path = {row};
     const bool unfolded = unfolded_.contains(path);
-    lines_.push_back(BrowserLine{row_text_[row], 0, !shown_[row]->tree.children.empty(), unfolded});
+    lines_.push_back(BrowserLine{row_text_[row], 0, HasShownChild(shown_[row]->tree), unfolded});
     nodes_.push_back(Node{path});
     if (unfolded) AddNodeLines(shown_[row]->tree, path);
   }
   if (cursor_ >= lines_.size()) cursor_ = lines_.empty() ? 0 : lines_.size() - 1;
+}
+
+bool BrowserModel::HasShownChild(const CallNode& node) const {
+  const double threshold = view_.call_graph ? view_.call_graph->threshold : 0.0;
+  const uint64_t base = sections_[section_].percent_base;
+  return std::ranges::any_of(node.children, [&](const CallNode& child) {
+    return Percentage(child.period, base) >= threshold;
+  });
 }
 
 void BrowserModel::AddNodeLines(const CallNode& node, std::vector<uint32_t>& path) {
@@ -90,7 +102,7 @@ void BrowserModel::AddNodeLines(const CallNode& node, std::vector<uint32_t>& pat
     if (share < threshold) continue;
     path.push_back(i);
     const bool unfolded = unfolded_.contains(path);
-    const bool foldable = !child.children.empty();
+    const bool foldable = HasShownChild(child);
     const std::string marker = !foldable ? "  " : unfolded ? "- " : "+ ";
     std::string text =
         fmt::format("{:{}}{}{:>7}  {}", "", 2 * path.size(), marker, PercentText(share),
@@ -220,12 +232,20 @@ std::optional<uint32_t> BrowserModel::DominantThread(const FlatEntry& entry) con
   const Profile& profile = recording_.profile;
   const uint32_t event = sections_[section_].event;
   std::map<uint32_t, uint64_t> period_by_tid;
+  // The samples of the row's keys (its function anywhere in the chain: a
+  // self row's samples are among them, and so are its callers' threads).
   for (const ProfileSample& s : profile.samples()) {
     if (s.event != event) continue;
-    if (entry.comm != FlatEntry::kAny && s.comm != entry.comm) continue;
+    if ((entry.comm != FlatEntry::kAny && s.comm != entry.comm) ||
+        (entry.pid != FlatEntry::kAny && s.pid != entry.pid) ||
+        (entry.cpu != FlatEntry::kAny && s.cpu != entry.cpu)) {
+      continue;
+    }
     const auto frames = profile.frames(s);
-    if (entry.function != FlatEntry::kAny &&
-        std::find(frames.begin(), frames.end(), entry.function) == frames.end()) {
+    if (frames.empty()) continue;
+    if (entry.function != FlatEntry::kAny
+            ? std::find(frames.begin(), frames.end(), entry.function) == frames.end()
+            : entry.dso != FlatEntry::kAny && profile.function(frames[0]).dso != entry.dso) {
       continue;
     }
     period_by_tid[s.tid] += s.period;

@@ -79,6 +79,9 @@ class BrowserModel {
   // The next event with samples (e); false when there is only one.
   bool NextEvent();
 
+  // The filters the rows are of: the command line's and the zooms'.
+  SampleFilterSpec Filters() const;
+
   // The function of the cursor's line (a row or a call-graph node), as
   // --annotate takes it.
   std::optional<std::string> CursorFunction() const;
@@ -98,6 +101,7 @@ class BrowserModel {
   void Relayout();  // lines from the section and the unfolded set
   const CallNode* NodeAt(const std::vector<uint32_t>& path) const;
   void AddNodeLines(const CallNode& node, std::vector<uint32_t>& path);
+  bool HasShownChild(const CallNode& node) const;  // a child at or over -g's threshold
   std::optional<uint32_t> DominantThread(const FlatEntry& entry) const;
 
   const Recording& recording_;

@@ -2,8 +2,12 @@
 
 #include <langinfo.h>
 #include <ncurses.h>
+#include <unistd.h>
+#include <wchar.h>
 
 #include <clocale>
+#include <cwchar>
+#include <cstdlib>
 #include <csignal>
 #include <cstring>
 #include <optional>
@@ -53,29 +57,53 @@ struct Page {
   size_t top = 0;
 };
 
+// Terminal columns of one UTF-8 character (wcwidth: 2 for CJK, 0 for a
+// combining mark), 1 where the locale cannot tell.
+size_t CharColumns(const std::string& text, size_t at, size_t length) {
+  std::mbstate_t state{};
+  wchar_t wide = 0;
+  if (std::mbrtowc(&wide, text.data() + at, length, &state) != length) return 1;
+  const int width = wcwidth(wide);
+  return width < 0 ? 1 : static_cast<size_t>(width);
+}
+
 class Screen {
  public:
-  explicit Screen(bool utf8) : ellipsis_(utf8 ? "\u2026" : "...") {}
+  explicit Screen(bool utf8) : utf8_(utf8), ellipsis_(utf8 ? "\u2026" : "...") {}
+
+  size_t Columns(const std::string& text) const {
+    if (!utf8_) return text.size();
+    size_t columns = 0;
+    for (size_t i = 0; i < text.size();) {
+      const size_t n = std::max<size_t>(1, Utf8SequenceAt(text, i));
+      columns += CharColumns(text, i, n);
+      i += n;
+    }
+    return columns;
+  }
 
   // `text` cut to `width` terminal columns, an ellipsis marking the cut.
   std::string Fit(const std::string& text, size_t width) const {
-    if (DisplayWidth(text) <= width) return text;
-    const size_t room = width > DisplayWidth(ellipsis_) ? width - DisplayWidth(ellipsis_) : 0;
+    if (Columns(text) <= width) return text;
+    const size_t mark = Columns(ellipsis_);
+    const size_t room = width > mark ? width - mark : 0;
     std::string out;
     size_t columns = 0;
-    for (size_t i = 0; i < text.size() && columns < room;) {
-      const size_t n = std::max<size_t>(1, Utf8SequenceAt(text, i));
+    for (size_t i = 0; i < text.size();) {
+      const size_t n = utf8_ ? std::max<size_t>(1, Utf8SequenceAt(text, i)) : 1;
+      const size_t w = utf8_ ? CharColumns(text, i, n) : 1;
+      if (columns + w > room) break;
       out.append(text, i, n);
+      columns += w;
       i += n;
-      ++columns;
     }
-    return width >= DisplayWidth(ellipsis_) ? out + ellipsis_ : out;
+    return width >= mark ? out + ellipsis_ : out;
   }
 
   void Line(int y, const std::string& text, attr_t attr) const {
     const auto width = static_cast<size_t>(std::max(COLS, 1));
     std::string shown = Fit(text, width);
-    const size_t used = DisplayWidth(shown);
+    const size_t used = Columns(shown);
     if (attr != A_NORMAL && used < width) shown.append(width - used, ' ');  // a full bar
     attron(attr);
     mvaddstr(y, 0, shown.c_str());
@@ -83,6 +111,7 @@ class Screen {
   }
 
  private:
+  bool utf8_;
   std::string ellipsis_;
 };
 
@@ -239,7 +268,8 @@ class Browser {
     annotate.on = true;
     annotate.symbols = {*function};
     annotate.syntax = options_.annotate.syntax;
-    const SampleFilter filter(options_.filters, recording_.profile);
+    // The samples the rows count: the zooms' filters included.
+    const SampleFilter filter(model_.Filters(), recording_.profile);
     auto view = BuildAnnotateView(recording_, annotate, filter, options_.load.binaries);
     if (!view) {
       status_ = OneLine(view.error().message);
@@ -353,7 +383,10 @@ class Browser {
 // Restores the terminal however the browser ends (an exception included).
 struct Curses {
   Curses() {
-    initscr();
+    // newterm, not initscr: initscr exits the process on a terminal type
+    // terminfo does not know.
+    screen = newterm(nullptr, stdout, stdin);
+    if (screen == nullptr) return;
     cbreak();
     noecho();
     nonl();
@@ -369,7 +402,12 @@ struct Curses {
       init_pair(2, COLOR_GREEN, -1);          // call-graph lines
     }
   }
-  ~Curses() { endwin(); }
+  ~Curses() {
+    if (screen == nullptr) return;
+    endwin();
+    delscreen(screen);
+  }
+  SCREEN* screen = nullptr;
   bool colors = false;
 };
 
@@ -381,9 +419,13 @@ int RunTerminalBrowser(const Recording& recording, const ReportOptions& options)
   struct sigaction action {};
   action.sa_handler = OnStopSignal;
   sigemptyset(&action.sa_mask);
-  for (int signal : {SIGINT, SIGTERM, SIGHUP}) sigaction(signal, &action, nullptr);
+  for (int signal : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) sigaction(signal, &action, nullptr);
   {
     Curses curses;
+    if (curses.screen == nullptr) {
+      fmt::print(stderr, "sample-report: the terminal could not be set up for the browser\n");
+      return 1;
+    }
     Browser browser(recording, options, utf8, curses.colors);
     browser.Run();
   }

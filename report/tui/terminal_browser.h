@@ -10,15 +10,22 @@
 // t, d, c zoom into the row's thread, shared object, command, Esc zooms
 // out; a annotates the row's function; e switches events; ? lists the
 // keys; q quits at once. The terminal is restored on q, on an error and on
-// SIGINT, SIGTERM and SIGHUP.
+// SIGINT, SIGTERM, SIGHUP and SIGQUIT.
 #pragma once
+
+#include <string>
 
 #include "report/load/recording.h"
 #include "report/report_options.h"
 
 namespace sample::report {
 
-// Runs until the user quits; returns the exit status (0).
+// Whether the browser can run on this terminal: terminfo knows $TERM.
+// False with the reason (naming TERM) otherwise.
+bool TerminalBrowserUsable(std::string* why);
+
+// Runs until the user quits; returns the exit status (0; 128 + N after
+// signal N; 1, said on stderr, when the terminal cannot be set up).
 int RunTerminalBrowser(const Recording& recording, const ReportOptions& options);
 
 }  // namespace sample::report
