@@ -1,6 +1,7 @@
 // Fuzz target: the sample columns of a records chunk (formats/sample_columns.h).
 // Input: u8 mode, u64 sample_type, u64 sample_regs_user, u32 sample_stack_user
-// of the one (cpu-clock) event, then bytes.
+// of the cpu-clock event (and, with mode bit 1, a cycles event of the same
+// layout), then bytes.
 //   - even mode: the bytes are records; encoding and decoding them must give
 //     them back exactly, whatever they hold;
 //   - odd mode: the bytes are an encoded payload, as a crafted file holds;
@@ -26,7 +27,16 @@ SAMPLE_FUZZ_TARGET(sample_columns)(std::span<const std::byte> input) {
   attr.sample_regs_user = take.Take<uint64_t>();
   attr.sample_stack_user = take.Take<uint32_t>();
   attr.sample_id_all = 1;
-  const EventTable events({EventDesc{attr, "cpu-clock", {1}}});
+  // Mode bit 1: a second event of the same layout, counting cycles (no
+  // period prediction), told apart by the sample id when there is one.
+  std::vector<EventDesc> descs = {EventDesc{attr, "cpu-clock", {1}}};
+  if ((mode & 2) != 0) {
+    perf_event_attr cycles = attr;
+    cycles.type = PERF_TYPE_HARDWARE;
+    cycles.config = PERF_COUNT_HW_CPU_CYCLES;
+    descs.push_back(EventDesc{cycles, "cycles", {2}});
+  }
+  const EventTable events(std::move(descs));
   const std::span<const std::byte> bytes = take.rest();
 
   auto round_trip = [&](const std::vector<std::byte>& records) {

@@ -3,9 +3,20 @@
 #include "formats/user_reg_deltas.h"
 
 #include <gtest/gtest.h>
+#include <stdlib.h>
 
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
 #include <vector>
 
+#include "formats/chunk_codec.h"
+#include "formats/crc32.h"
+#include "formats/sample_file_reader.h"
+#include "formats/sample_file_writer.h"
 #include "tests/unit/formats/reg_samples.h"
 
 namespace sample::format {
@@ -73,6 +84,67 @@ TEST(UserRegDeltasTest, CutOrGarbledChunksNeverCrashAndKeepWhatParses) {
     garbled[i] ^= std::byte{0xff};
     DecodeUserRegDeltas(garbled, table);
   }
+}
+
+
+// A file of a writer before the sample columns: its records chunk holds
+// time deltas and register deltas (made here by rewriting a stored chunk
+// in place, as those writers did before compressing). The reader still
+// gives back the kernel's records.
+TEST(UserRegDeltasTest, OlderFilesWithTheseDeltasStillRead) {
+  std::string dir = ::testing::TempDir() + "user_reg_deltas.XXXXXX";
+  ASSERT_NE(mkdtemp(dir.data()), nullptr);
+  const std::string path = dir + "/old.data";
+  const std::vector<EventDesc> events = Events();
+  const Chunk c = MakeChunk(EventTable(events));
+  const uint32_t time_offset = SampleTimeOffset(events[0].attr);
+  {
+    auto writer = SampleFileWriter::Create(path, WriterOptions{.zstd_level = 0});
+    ASSERT_TRUE(writer.has_value()) << writer.error().message;
+    (*writer)->Submit(ChunkType::kEvents, EncodeEvents(events));
+    RecordsChunk chunk;
+    chunk.records = c.records;
+    chunk.record_count = 6;
+    chunk.time_min = 1000;
+    chunk.time_max = 1003;
+    chunk.sample_time_offset = time_offset;
+    (*writer)->SubmitRecords(std::move(chunk));
+    ASSERT_TRUE((*writer)->Finish(Trailer{}).has_value());
+  }
+  uint64_t chunk_offset = 0;
+  {
+    auto reader = SampleFileReader::Open(path);
+    ASSERT_TRUE(reader.has_value()) << reader.error().message;
+    ASSERT_EQ(reader->record_chunks().size(), 1u);
+    chunk_offset = reader->record_chunks()[0].offset;
+  }
+  // The chunk rewritten as the older writers stored it.
+  std::ifstream in(path, std::ios::binary);
+  std::vector<char> file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  in.close();
+  ChunkHeader header;
+  std::memcpy(&header, file.data() + chunk_offset, sizeof(header));
+  ASSERT_EQ(header.raw_size, c.records.size());
+  Bytes payload = c.records;
+  EncodeSampleTimeDeltas(payload, time_offset);
+  EncodeUserRegDeltas(payload, EventTable(events));
+  ASSERT_NE(payload, c.records);
+  header.flags = kChunkFlagSampleTimeDeltas | time_offset << kChunkTimeOffsetShift |
+                 kChunkFlagUserRegDeltas;
+  header.crc32 = 0;
+  header.crc32 = Crc32(payload, Crc32(std::as_bytes(std::span(&header, 1))));
+  std::memcpy(file.data() + chunk_offset, &header, sizeof(header));
+  std::memcpy(file.data() + chunk_offset + sizeof(header), payload.data(), payload.size());
+  std::ofstream(path, std::ios::binary | std::ios::trunc).write(file.data(), file.size());
+
+  auto reader = SampleFileReader::Open(path);
+  ASSERT_TRUE(reader.has_value()) << reader.error().message;
+  ASSERT_EQ(reader->record_chunks().size(), 1u);
+  EXPECT_EQ(reader->record_chunks()[0].header.flags, header.flags);
+  auto read = reader->ReadPayload(reader->record_chunks()[0]);
+  ASSERT_TRUE(read.has_value()) << read.error().message;
+  EXPECT_TRUE(std::ranges::equal(read->bytes(), c.records));
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
