@@ -28,6 +28,10 @@ struct Hits {
     ++samples;
     period += p;
   }
+  void Add(const Hits& other) {
+    samples += other.samples;
+    period += other.period;
+  }
 };
 
 // One function's samples, by the file offset (JIT: pseudo-DSO offset) of
@@ -49,10 +53,28 @@ std::optional<uint32_t> ChooseEvent(const Profile& profile) {
 
 std::vector<FunctionHits> CountHits(const Profile& profile, uint32_t event,
                                     const SampleFilter& filter) {
-  std::vector<FunctionHits> out;
-  std::unordered_map<uint32_t, size_t> index;  // by function symbol id
+  // Samples of one stack share their leaf: summed by stack first (a
+  // sample's frames start where its interned stack does), then looked at
+  // once a stack.
+  // Keyed by where its frames start and how many: stacks that share a
+  // start but not a length are told apart.
+  std::unordered_map<uint64_t, Hits> by_stack;
+  std::vector<uint64_t> stack_order;  // first-seen order, for stable output
+  std::vector<const ProfileSample*> example;
   for (const ProfileSample& s : profile.samples()) {
     if (s.event != event || !filter.Keeps(profile, s)) continue;
+    const uint64_t key = uint64_t{s.frames_begin} << 32 | s.frames_count;
+    auto [it, added] = by_stack.try_emplace(key);
+    if (added) {
+      stack_order.push_back(key);
+      example.push_back(&s);
+    }
+    it->second.Add(s.period);
+  }
+  std::vector<FunctionHits> out;
+  std::unordered_map<uint32_t, size_t> index;  // by function symbol id
+  for (size_t i = 0; i < stack_order.size(); ++i) {
+    const ProfileSample& s = *example[i];
     const auto frames = profile.frames(s);
     const auto addresses = profile.addresses(s);
     if (frames.empty() || addresses.size() != frames.size()) continue;
@@ -64,8 +86,9 @@ std::vector<FunctionHits> CountHits(const Profile& profile, uint32_t event,
     auto [it, added] = index.try_emplace(holder.symbol, out.size());
     if (added) out.push_back(FunctionHits{holder.symbol, offset});
     FunctionHits& hits = out[it->second];
-    hits.total.Add(s.period);
-    hits.by_offset[offset].Add(s.period);
+    const Hits& stack = by_stack[stack_order[i]];
+    hits.total.Add(stack);
+    hits.by_offset[offset].Add(stack);
   }
   std::ranges::stable_sort(out, [](const FunctionHits& a, const FunctionHits& b) {
     return a.total.period > b.total.period;
