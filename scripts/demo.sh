@@ -6,7 +6,8 @@ set -euo pipefail
 
 cd "$(dirname "$0")/.."
 
-bash scripts/setup.sh
+# Only what the demo runs: the two programs and the workload.
+bash scripts/setup.sh record/sample-record report/sample-report tests/workloads/split
 
 # Root is not limited by kernel.perf_event_paranoid; other users are.
 paranoid=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 2)
