@@ -2,7 +2,8 @@
 // of: LEB128 varints (unsigned, and zigzag-signed), strings as a varint
 // size and bytes; on the reading side, counts bounded by the bytes left
 // and a charge of the memory the decoded tables take against a limit,
-// errors naming the field and its file offset. Used by embedded_codec.cc.
+// errors naming the field and its file offset. Used by embedded_codec.cc
+// (and the writers by sample_columns.cc).
 #pragma once
 
 #include <cstddef>

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "formats/embedded_fields.h"
 #include "libsample/perf/perf_record.h"
 #include "libsample/perf/record_walker.h"
 
@@ -48,22 +49,21 @@ Layout LayoutOf(const perf_event_attr& attr) {
   const uint64_t type = attr.sample_type;
   uint32_t at = sizeof(perf_event_header);
   // The fields before PERF_SAMPLE_READ are one u64 each, in this order.
-  for (const uint64_t bit : {uint64_t{PERF_SAMPLE_IDENTIFIER}, uint64_t{PERF_SAMPLE_IP},
-                             uint64_t{PERF_SAMPLE_TID}, uint64_t{PERF_SAMPLE_TIME},
-                             uint64_t{PERF_SAMPLE_ADDR}, uint64_t{PERF_SAMPLE_ID},
-                             uint64_t{PERF_SAMPLE_STREAM_ID}, uint64_t{PERF_SAMPLE_CPU},
-                             uint64_t{PERF_SAMPLE_PERIOD}}) {
+  for (const uint64_t bit :
+       {uint64_t{PERF_SAMPLE_IDENTIFIER}, uint64_t{PERF_SAMPLE_IP}, uint64_t{PERF_SAMPLE_TID},
+        uint64_t{PERF_SAMPLE_TIME}, uint64_t{PERF_SAMPLE_ADDR}, uint64_t{PERF_SAMPLE_ID},
+        uint64_t{PERF_SAMPLE_STREAM_ID}, uint64_t{PERF_SAMPLE_CPU}, uint64_t{PERF_SAMPLE_PERIOD}}) {
     if ((type & bit) == 0) continue;
     if (bit == PERF_SAMPLE_IP) layout.ip = at;
     if (bit == PERF_SAMPLE_TIME) layout.time = at;
     if (bit == PERF_SAMPLE_PERIOD) layout.period = at;
     at += 8;
   }
-  layout.ns_period = layout.period != 0 && attr.type == PERF_TYPE_SOFTWARE &&
-                     (attr.config == PERF_COUNT_SW_CPU_CLOCK ||
-                      attr.config == PERF_COUNT_SW_TASK_CLOCK);
-  layout.reg_deltas = (type & PERF_SAMPLE_REGS_USER) != 0 &&
-                      (attr.sample_regs_user & kDeltaRegs) == kDeltaRegs;
+  layout.ns_period =
+      layout.period != 0 && attr.type == PERF_TYPE_SOFTWARE &&
+      (attr.config == PERF_COUNT_SW_CPU_CLOCK || attr.config == PERF_COUNT_SW_TASK_CLOCK);
+  layout.reg_deltas =
+      (type & PERF_SAMPLE_REGS_USER) != 0 && (attr.sample_regs_user & kDeltaRegs) == kDeltaRegs;
   return layout;
 }
 
@@ -112,18 +112,6 @@ std::vector<Layout> Layouts(const EventTable& events) {
   layouts.reserve(events.events().size());
   for (const EventDesc& event : events.events()) layouts.push_back(LayoutOf(event.attr));
   return layouts;
-}
-
-void PutVarint(std::vector<std::byte>& out, uint64_t value) {
-  while (value >= 0x80) {
-    out.push_back(static_cast<std::byte>(value | 0x80));
-    value >>= 7;
-  }
-  out.push_back(static_cast<std::byte>(value));
-}
-
-void PutSigned(std::vector<std::byte>& out, uint64_t value) {
-  PutVarint(out, (value << 1) ^ (0 - (value >> 63)));
 }
 
 // Reads one column's varints.
@@ -175,13 +163,15 @@ bool EncodeSampleColumns(std::vector<std::byte>& payload, const EventTable& even
       [&](std::byte* record, const Layout& layout, const SampleRecord& sample, uint64_t mask) {
         if (layout.time != 0) {
           const uint64_t time = Load(record + layout.time);
-          PutSigned(columns[kTimeColumn],
-                    time - last_time - (layout.ns_period ? sample.period : 0));
+          PutSigned(
+              columns[kTimeColumn],
+              static_cast<int64_t>(time - last_time - (layout.ns_period ? sample.period : 0)));
           last_time = time;
           Store(record + layout.time, 0);
         }
         if (layout.ip != 0) {
-          PutSigned(columns[kIpColumn], sample.ip - ChainFirst(sample.callchain));
+          PutSigned(columns[kIpColumn],
+                    static_cast<int64_t>(sample.ip - ChainFirst(sample.callchain)));
           Store(record + layout.ip, 0);
         }
         if (sample.user_regs.empty()) return;
@@ -202,7 +192,7 @@ bool EncodeSampleColumns(std::vector<std::byte>& payload, const EventTable& even
           const int reg = __builtin_ctzll(bits);
           const bool delta = layout.reg_deltas && slot >= bp_slot && slot < bp_slot + 3;
           PutSigned(columns[kFirstRegColumn + static_cast<size_t>(reg)],
-                    delta ? deltas[slot - bp_slot] : Load(regs + 8 * slot));
+                    static_cast<int64_t>(delta ? deltas[slot - bp_slot] : Load(regs + 8 * slot)));
         }
         std::memset(regs, 0, 8 * slot);
       });
@@ -231,9 +221,10 @@ Result<size_t> DecodeSampleColumns(std::span<std::byte> payload, const EventTabl
   uint64_t total = 0;
   for (const uint32_t size : sizes) total += size;
   if (total > footer) {
-    return Fail(fmt::format("sample columns: the column sizes at byte {} add up to {}, over the "
-                            "{} bytes before them",
-                            footer, total, footer));
+    return Fail(
+        fmt::format("sample columns: the column sizes at byte {} add up to {}, over the "
+                    "{} bytes before them",
+                    footer, total, footer));
   }
   const size_t records_size = footer - static_cast<size_t>(total);
   std::array<ColumnReader, kSampleColumnCount> columns;
@@ -286,22 +277,24 @@ Result<size_t> DecodeSampleColumns(std::span<std::byte> payload, const EventTabl
           const uint64_t sp = Load(regs + 8 * (bp_slot + 1)) + last;
           Store(regs + 8 * (bp_slot + 1), sp);
           Store(regs + 8 * bp_slot, Load(regs + 8 * bp_slot) + sp);
-          Store(regs + 8 * (bp_slot + 2), Load(regs + 8 * (bp_slot + 2)) + UserPc(sample.callchain, ip));
+          Store(regs + 8 * (bp_slot + 2),
+                Load(regs + 8 * (bp_slot + 2)) + UserPc(sample.callchain, ip));
           last = sp;
         }
         ++samples;
       });
   if (short_column != kSampleColumnCount) {
-    return Fail(fmt::format("sample columns: the {} column ends or breaks at byte {}, before "
-                            "sample {} has its value",
-                            ColumnName(short_column), columns[short_column].position(),
-                            samples + 1));
+    return Fail(
+        fmt::format("sample columns: the {} column ends or breaks at byte {}, before "
+                    "sample {} has its value",
+                    ColumnName(short_column), columns[short_column].position(), samples + 1));
   }
   for (size_t i = 0; i < kSampleColumnCount; ++i) {
     if (!columns[i].done()) {
-      return Fail(fmt::format("sample columns: the {} column holds bytes past the last "
-                              "sample's value, from byte {}",
-                              ColumnName(i), columns[i].position()));
+      return Fail(
+          fmt::format("sample columns: the {} column holds bytes past the last "
+                      "sample's value, from byte {}",
+                      ColumnName(i), columns[i].position()));
     }
   }
   return records_size;

@@ -319,17 +319,16 @@ void SampleFileReader::AddJitDumpPart(const JitDumpPart& part, uint64_t chunk_of
 Result<void> SampleFileReader::UndoDeltas(uint64_t chunk_offset, Payload& payload,
                                           uint32_t time_offset, bool reg_deltas,
                                           bool columns) const {
-  const std::span<std::byte> records = payload.mutable_bytes();
   if (columns) {
-    auto records_size = DecodeSampleColumns(records, events_);
+    auto records_size = DecodeSampleColumns(payload.mutable_bytes(), events_);
     if (!records_size) {
-      return Fail(fmt::format("{}: offset {}: {}", path_, chunk_offset,
-                              records_size.error().message));
+      return Fail(
+          fmt::format("{}: offset {}: {}", path_, chunk_offset, records_size.error().message));
     }
     payload.Resize(*records_size);
   }
-  if (time_offset != 0) DecodeSampleTimeDeltas(records, time_offset);
-  if (reg_deltas) DecodeUserRegDeltas(records, events_);
+  if (time_offset != 0) DecodeSampleTimeDeltas(payload.mutable_bytes(), time_offset);
+  if (reg_deltas) DecodeUserRegDeltas(payload.mutable_bytes(), events_);
   return {};
 }
 

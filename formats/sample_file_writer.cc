@@ -265,7 +265,9 @@ Result<void> SampleFileWriter::WritePayload(ChunkHeader header, std::vector<std:
       // seen: a sample's time and registers shrink): back to plain records.
       if (payload.size() > options_.max_chunk_raw_size) {
         const auto records_size = DecodeSampleColumns(payload, events_);
-        if (!records_size) return Fail("our sample columns do not decode: " + records_size.error().message);
+        if (!records_size) {
+          return Fail("our sample columns do not decode: " + records_size.error().message);
+        }
         payload.resize(*records_size);
         header.flags &= ~kChunkFlagSampleColumns;
       }

@@ -127,9 +127,9 @@ const CallNode* BrowserModel::NodeAt(const std::vector<uint32_t>& path) const {
 std::string BrowserModel::Title() const {
   if (sections_.empty()) return "No samples";
   const EventSection& s = sections_[section_];
-  std::string title = fmt::format("Samples: {} of event '{}', Event count (approx.): {}, Lost: {}",
-                                  s.flat.samples, OneLine(s.title), s.flat.period,
-                                  recording_.stats.lost_samples);
+  std::string title =
+      fmt::format("Samples: {} of event '{}', Event count (approx.): {}, Lost: {}", s.flat.samples,
+                  OneLine(s.title), s.flat.period, recording_.stats.lost_samples);
   for (const ZoomStep& zoom : zooms_) title += " | " + zoom.label;
   return title;
 }

@@ -6,10 +6,10 @@
 #include <wchar.h>
 
 #include <clocale>
-#include <cwchar>
-#include <cstdlib>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
+#include <cwchar>
 #include <optional>
 #include <string>
 #include <vector>
@@ -363,7 +363,7 @@ class Browser {
       }
       screen_.Line(static_cast<int>(i) + 2, line.text, attr);
     }
-    std::string status = !status_.empty()           ? status_
+    std::string status = !status_.empty()            ? status_
                          : !model_.message().empty() ? model_.message()
                                                      : "? keys  q quit";
     if (model_.zoomed()) status += "  (Esc: zoom out)";

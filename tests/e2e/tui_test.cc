@@ -39,8 +39,10 @@ std::string ReadFile(const std::string& path) {
 class Tmux {
  public:
   Tmux(const ScratchDir& dir, const std::string& command)
-      : dir_(dir), socket_("sample-tui-" + std::to_string(getpid()) + "-" + std::to_string(++count_)) {
-    started_ = Run({"new-session", "-d", "-s", "t", "-x", "100", "-y", "30", command}).exit_code == 0;
+      : dir_(dir),
+        socket_("sample-tui-" + std::to_string(getpid()) + "-" + std::to_string(++count_)) {
+    started_ =
+        Run({"new-session", "-d", "-s", "t", "-x", "100", "-y", "30", command}).exit_code == 0;
   }
   ~Tmux() { Run({"kill-server"}); }
   bool started() const { return started_; }
@@ -152,7 +154,8 @@ TEST_F(TuiTest, FirstScreenUnfoldSearchAndQuit) {
   ASSERT_TRUE(tmux.started());
 
   // The first screen: the hot function with its share (60% by construction).
-  std::string screen = tmux.WaitFor([](const std::string& s) { return Contains(s, "compute_sixty"); });
+  std::string screen =
+      tmux.WaitFor([](const std::string& s) { return Contains(s, "compute_sixty"); });
   const auto sixty = OverheadOf(screen, "compute_sixty");
   ASSERT_TRUE(sixty.has_value()) << screen;
   EXPECT_NEAR(*sixty, 60.0, 10.0) << screen;
@@ -179,7 +182,8 @@ TEST_F(TuiTest, FirstScreenUnfoldSearchAndQuit) {
 
   // ? lists the keys; q closes the page, q again quits at once.
   tmux.Keys({"?"});
-  screen = tmux.WaitFor([](const std::string& s) { return Contains(s, "zoom into the row's thread"); });
+  screen =
+      tmux.WaitFor([](const std::string& s) { return Contains(s, "zoom into the row's thread"); });
   EXPECT_TRUE(Contains(screen, "zoom into the row's thread")) << screen;
   tmux.Keys({"q"});
   tmux.WaitFor([](const std::string& s) { return Contains(s, "compute_sixty"); });

@@ -20,9 +20,9 @@ namespace sample::format::reg_samples {
 namespace st = sample::testing;
 using st::Bytes;
 
-inline constexpr uint64_t kRegsType = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-                               PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN |
-                               PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+inline constexpr uint64_t kRegsType =
+    PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+    PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 inline constexpr uint64_t kPlainType =
     PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
 inline constexpr uint64_t kRegsId = 10, kPlainId = 20;
@@ -42,8 +42,8 @@ struct Regs {
 };
 
 inline Bytes RegsSample(const perf_event_attr& attr, uint32_t tid, uint64_t ip,
-                 std::vector<uint64_t> chain, const Regs& r,
-                 uint64_t abi = PERF_SAMPLE_REGS_ABI_64) {
+                        std::vector<uint64_t> chain, const Regs& r,
+                        uint64_t abi = PERF_SAMPLE_REGS_ABI_64) {
   st::SampleFields f;
   f.id = kRegsId;
   f.ip = ip;

@@ -4,9 +4,9 @@
 #include <stdlib.h>
 
 #include <algorithm>
-#include <numeric>
 #include <cstring>
 #include <filesystem>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -183,12 +183,12 @@ TEST(SampleColumnsTest, WrittenFilesReadBackAsTheKernelWroteThem) {
     uint64_t limit;
     uint32_t want_flags;
   };
-  const uint32_t time_deltas = kChunkFlagSampleTimeDeltas |
-                               SampleTimeOffset(events[0].attr) << kChunkTimeOffsetShift;
+  const uint32_t time_deltas = kChunkFlagSampleTimeDeltas | SampleTimeOffset(events[0].attr)
+                                                                << kChunkTimeOffsetShift;
   for (const Case& k : {Case{1, 1 << 20, kChunkFlagSampleColumns}, Case{0, 1 << 20, 0},
                         Case{1, c.records.size(), time_deltas}}) {
-    const std::string path = dir + "/case" + std::to_string(k.level) + "_" +
-                             std::to_string(k.limit) + ".data";
+    const std::string path =
+        dir + "/case" + std::to_string(k.level) + "_" + std::to_string(k.limit) + ".data";
     WriteChunk(path, events, c.records,
                WriterOptions{.zstd_level = k.level, .max_chunk_raw_size = k.limit});
     uint32_t flags = 0;

@@ -86,7 +86,6 @@ TEST(UserRegDeltasTest, CutOrGarbledChunksNeverCrashAndKeepWhatParses) {
   }
 }
 
-
 // A file of a writer before the sample columns: its records chunk holds
 // time deltas and register deltas (made here by rewriting a stored chunk
 // in place, as those writers did before compressing). The reader still
@@ -129,8 +128,8 @@ TEST(UserRegDeltasTest, OlderFilesWithTheseDeltasStillRead) {
   EncodeSampleTimeDeltas(payload, time_offset);
   EncodeUserRegDeltas(payload, EventTable(events));
   ASSERT_NE(payload, c.records);
-  header.flags = kChunkFlagSampleTimeDeltas | time_offset << kChunkTimeOffsetShift |
-                 kChunkFlagUserRegDeltas;
+  header.flags =
+      kChunkFlagSampleTimeDeltas | time_offset << kChunkTimeOffsetShift | kChunkFlagUserRegDeltas;
   header.crc32 = 0;
   header.crc32 = Crc32(payload, Crc32(std::as_bytes(std::span(&header, 1))));
   std::memcpy(file.data() + chunk_offset, &header, sizeof(header));
