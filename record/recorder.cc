@@ -194,6 +194,7 @@ Result<void> Recorder::Start() {
       target_, opener_->first_attr(), opener_->events().front().id(), now, facts_);
   chunk.cpu_field = opener_->cpu_field();
   const uint64_t records = chunk.record_count;
+  if (options_.live.chunk) options_.live.chunk(chunk);
   if (flight_) {
     flight_->history().AddSideband(chunk);
   } else {
@@ -208,7 +209,9 @@ Result<RecordSummary> Recorder::Run() {
   auto stopped = Record();
   if (!stopped) return Abandon(stopped.error());
   StopAndDrain();
-  return Finish(EndCommand(*stopped));
+  auto summary = Finish(EndCommand(*stopped));
+  if (summary) summary->stop_signal = stopped->stop_signal;
+  return summary;
 }
 
 Result<void> Recorder::Prepare() {
@@ -247,15 +250,17 @@ Result<void> Recorder::Prepare() {
     writer_options.zstd_level = options_.zstd_level;
     writer_options.observe_records = facts_.RecordsObserver();
     flight_.emplace(options_.flight_seconds, writer_options, opener_->first_attr(),
-                    opener_->cpu_field());
+                    opener_->cpu_field(), options_.live.history_byte_cap);
   }
   // The records as the file holds them: the attrs of DescribeFile.
   if (options_.embed) facts_.CollectHits(EventTable(opener_->DescribeFile()), HostArch());
   SubmitFirstChunks();
   drainer_.emplace(*opener_, target_.cpus, writer_.get(), facts_);
   if (flight_) {
-    drainer_->DivertTo(
-        [this](format::RecordsChunk chunk) { return flight_->history().Add(std::move(chunk)); });
+    drainer_->DivertTo([this](format::RecordsChunk chunk) {
+      if (options_.live.chunk) options_.live.chunk(chunk);
+      return flight_->history().Add(std::move(chunk));
+    });
   }
   const bool delayed = options_.delay_ms != 0 || options_.start_disabled;
   auto sink = [this](format::ChunkType type, std::vector<std::byte> payload, uint64_t count) {
@@ -264,6 +269,7 @@ Result<void> Recorder::Prepare() {
   TRY_ASSIGN(auto control, SamplingControl::Create(*opener_, sink, options_.control, delayed,
                                                    status_line_, flight_.has_value()));
   control_.emplace(std::move(control));
+  if (options_.live.opened) options_.live.opened(opener_->DescribeFile());
   return {};
 }
 
@@ -365,6 +371,9 @@ Result<void> Recorder::Snapshot() {
                             [&](format::SampleFileWriter& writer, const format::Trailer& trailer) {
                               return WriteClosing(writer, trailer, &notes);
                             }));
+  if (options_.live.snapshot) {
+    options_.live.snapshot(file.path, file.trailer.header.sample_count);
+  }
   if (!options_.quiet) {
     if (status_line_) fmt::print(stderr, "\r\033[K");
     fmt::print(stderr, "sample-record: snapshot: {} ({} samples, {})\n", file.path,
@@ -378,7 +387,10 @@ Result<RecordSummary> Recorder::Finish(int exit_status) {
   ClosingNotes notes;
   RecordSummary summary;
   format::Trailer trailer;
-  if (flight_) {
+  if (flight_ && options_.live.chunk) {
+    // A live view's recorder keeps what it saved and writes nothing more.
+    trailer = MakeTrailer(drainer_->counters());
+  } else if (flight_) {
     // The end's snapshot is the output file itself.
     TRY(MoveOldOutput(options_.output));
     TRY_ASSIGN(auto file,

@@ -17,15 +17,41 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "formats/sample_file_writer.h"
 #include "libsample/events/event_filter.h"
+#include "libsample/perf/event_table.h"
 #include "libsample/perf/chain_capture.h"
 #include "libsample/result.h"
 #include "record/record_target.h"
 
 namespace sample::record {
+
+// A recorder run by another program in the same process (sample-top): it
+// records in memory as the flight recorder does, and hands over what it
+// drains as it goes. Every hook runs on the recorder's thread.
+struct LiveHooks {
+  // Once the events are open and before sampling starts: their
+  // descriptions, as a file's kEvents chunk holds them (the records that
+  // `chunk` gets are parsed with them once their CPU fields are in).
+  std::function<void(const std::vector<EventDesc>& events)> opened;
+  // Each records chunk as drained, the /proc description of targets that
+  // were running before the recording first.
+  std::function<void(const format::RecordsChunk& chunk)> chunk;
+  // A snapshot was written (the 'snapshot' control command): where, and
+  // its samples.
+  std::function<void(const std::string& path, uint64_t samples)> snapshot;
+  // A snapshot failed: why (said here instead of on stderr).
+  std::function<void(const std::string& error)> snapshot_failed;
+  // How old a chunk gets before it is handed over; 0: the recorder's own.
+  uint64_t chunk_max_age_ns = 0;
+  // The flight history's byte cap; 0: FlightByteCap(flight_seconds).
+  uint64_t history_byte_cap = 0;
+  // With `chunk` set, the end writes no file (snapshots only).
+};
 
 struct RecordOptions {
   TargetOptions target;
@@ -55,6 +81,7 @@ struct RecordOptions {
   bool embed = true;
   bool quiet = false;
   std::vector<std::string> invocation;  // our own argv, stored in the file
+  LiveHooks live;  // sample-top's; empty for sample-record
 };
 
 struct RecordSummary {
@@ -65,6 +92,7 @@ struct RecordSummary {
   double seconds = 0;
   size_t mmap_pages = 0;  // data pages per ring buffer, as given or chosen
   int exit_status = 0;  // the command's, shell-style (128 + signal); 0 otherwise
+  int stop_signal = 0;  // the signal that stopped the recording, if one did
 };
 
 Result<RecordSummary> RunRecording(const RecordOptions& options);

@@ -46,7 +46,9 @@ RecordingLoop::RecordingLoop(LoopParts parts)
     : parts_(std::move(parts)),
       watching_targets_(parts_.target.kind == TargetKind::kProcesses ||
                         parts_.target.kind == TargetKind::kThreads),
-      max_age_(kFirstChunkMaxAgeNs) {
+      max_age_(parts_.options.live.chunk_max_age_ns != 0
+                   ? std::min(parts_.options.live.chunk_max_age_ns, kFirstChunkMaxAgeNs)
+                   : kFirstChunkMaxAgeNs) {
   const RecordOptions& options = parts_.options;
   // -D -1 waits for --control's enable; --duration counts from the start.
   const uint64_t enable_at =
@@ -153,7 +155,10 @@ void RecordingLoop::Drain() {
 void RecordingLoop::FlushChunk(uint64_t now) {
   const bool had_records = !parts_.drainer.chunk_empty();
   if (parts_.drainer.Flush(/*wait=*/false)) {
-    if (had_records) max_age_ = kChunkMaxAgeNs;
+    if (had_records) {
+      const uint64_t live = parts_.options.live.chunk_max_age_ns;
+      max_age_ = live != 0 ? live : kChunkMaxAgeNs;
+    }
     loop_.SetTimer(flush_timer_, now + max_age_);
   } else {
     // The writer holds its lock: try again in a millisecond (not at once:
@@ -170,7 +175,11 @@ void RecordingLoop::FlushChunk(uint64_t now) {
 void RecordingLoop::Snapshot() {
   // A failed snapshot is said and answered; recording goes on.
   auto written = parts_.snapshot();
-  if (!written) fmt::print(stderr, "sample-record: snapshot: {}\n", written.error().message);
+  if (!written && parts_.options.live.snapshot_failed) {
+    parts_.options.live.snapshot_failed(written.error().message);
+  } else if (!written) {
+    fmt::print(stderr, "sample-record: snapshot: {}\n", written.error().message);
+  }
   if (snapshot_commanded_) parts_.control.AnswerSnapshot(written.has_value());
   snapshot_commanded_ = false;
   loop_.SetTimer(flush_timer_, MonotonicNowNs() + max_age_);

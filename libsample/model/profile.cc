@@ -139,6 +139,17 @@ void Profile::AddSamples(std::vector<ProfileSample> samples, std::vector<MemberC
   }
 }
 
+void Profile::ClearSamples() {
+  samples_.clear();
+  reads_.clear();
+  raw_refs_.clear();
+  raw_bytes_.clear();
+  totals_.clear();
+  accounted_ = 0;
+  first_time_ = 0;
+  last_time_ = 0;
+}
+
 void Profile::AddRaw(size_t sample_index, std::span<const std::byte> raw) {
   raw_refs_.push_back({sample_index, raw_bytes_.size(), raw.size()});
   raw_bytes_.insert(raw_bytes_.end(), raw.begin(), raw.end());

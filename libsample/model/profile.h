@@ -129,6 +129,10 @@ class Profile {
   };
   StackRef InternStack(std::span<const uint32_t> frames, std::span<const FrameAddress> addresses);
   void AddSamples(std::vector<ProfileSample> samples, std::vector<MemberCount> reads);
+  // Drops the samples (their group reads, raw payloads, totals and time
+  // range) and keeps what they were interned into: functions, stacks,
+  // commands. A live view (sample-top) refills it every interval.
+  void ClearSamples();
   const std::vector<ProfileSample>& samples() const { return samples_; }
   std::span<const uint32_t> frames(const ProfileSample& s) const {
     return std::span<const uint32_t>(stack_functions_).subspan(s.frames_begin, s.frames_count);

@@ -28,10 +28,12 @@ std::string SnapshotPath(const std::string& output) {
 }
 
 FlightRecorder::FlightRecorder(double seconds, format::WriterOptions writer,
-                               const perf_event_attr& attr, std::optional<CpuFieldPlace> cpu_field)
+                               const perf_event_attr& attr, std::optional<CpuFieldPlace> cpu_field,
+                               uint64_t byte_cap)
     : seconds_(seconds),
       writer_options_(std::move(writer)),
-      history_(static_cast<uint64_t>(seconds * 1e9), FlightByteCap(seconds), attr, cpu_field) {}
+      history_(static_cast<uint64_t>(seconds * 1e9),
+               byte_cap != 0 ? byte_cap : FlightByteCap(seconds), attr, cpu_field) {}
 
 void FlightRecorder::AddMetadataChunk(format::ChunkType type, std::vector<std::byte> payload,
                                       uint64_t count) {

@@ -45,9 +45,10 @@ class FlightRecorder {
 
   // `seconds`: --flight-recorder's; `writer`: every file's writer options;
   // `attr` and `cpu_field`: the first event's and where the CPU goes (as
-  // FlightHistory takes them).
+  // FlightHistory takes them); `byte_cap`: the history's, 0 for
+  // FlightByteCap(seconds).
   FlightRecorder(double seconds, format::WriterOptions writer, const perf_event_attr& attr,
-                 std::optional<CpuFieldPlace> cpu_field);
+                 std::optional<CpuFieldPlace> cpu_field, uint64_t byte_cap = 0);
 
   FlightHistory& history() { return history_; }
   const FlightHistory& history() const { return history_; }

@@ -107,6 +107,16 @@ LocationFunctions InternLocationFunctions(SymbolizeResult result,
   return functions;
 }
 
+void AppendLocationFunctions(const LocationFunctions& more, LocationFunctions& into) {
+  const auto base = static_cast<uint32_t>(into.functions.size());
+  for (const uint32_t begin : more.begin) into.begin.push_back(base + begin);
+  into.count.insert(into.count.end(), more.count.begin(), more.count.end());
+  into.functions.insert(into.functions.end(), more.functions.begin(), more.functions.end());
+  into.offsets.insert(into.offsets.end(), more.offsets.begin(), more.offsets.end());
+  into.file_offsets.insert(into.file_offsets.end(), more.file_offsets.begin(),
+                           more.file_offsets.end());
+}
+
 void BuildProfile(const LocationFunctions& symbols, const UnresolvedStacks& stacks,
                   std::vector<ProfileSample> samples, std::vector<MemberCount> reads,
                   const GroupReadDeltas& group_reads, Recording& out) {

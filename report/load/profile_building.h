@@ -49,6 +49,10 @@ LocationFunctions InternLocationFunctions(SymbolizeResult result,
                                           const std::vector<uint64_t>& uses, bool inline_frames,
                                           Recording& out);
 
+// Appends `more` (the functions of the locations after those `into` holds,
+// from InternLocationFunctions over just them) to `into`.
+void AppendLocationFunctions(const LocationFunctions& more, LocationFunctions& into);
+
 // Each distinct stack of frames becomes a Profile stack once; the samples
 // are rewritten in place (each event's periods capped to sum below 2^64,
 // counted in out.stats.saturated_periods) and moved into out.profile with

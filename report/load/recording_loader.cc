@@ -15,6 +15,7 @@
 #include "report/load/ordered_records.h"
 #include "report/load/profile_building.h"
 #include "report/load/sideband.h"
+#include "report/load/symbol_cache.h"
 #include "report/load/symbolization.h"
 #include "report/load/unresolved_stacks.h"
 
@@ -61,9 +62,20 @@ class Loader {
         sideband_(reader, options, out_, processes_, samples_,
                   [this](uint32_t pid) { BeforeMappingsChange(pid); }) {}
   Result<Recording> Run();
+  // LiveLoader's: applies the chunks the reader now holds to the state
+  // kept from the calls before, and makes the Recording of their samples.
+  const Recording& Next();
 
  private:
   void ReadRecords(unsigned jobs);
+  // ReadRecords' three parts: the state reading needs, the records of the
+  // reader's chunks in time order, and what is said once they are all read.
+  void StartReading(unsigned jobs);
+  void ApplyChunks(unsigned jobs);
+  void FinishReading();
+  // Next's symbolization: the locations seen since the last call only,
+  // their functions appended to live_symbols_.
+  void SymbolizeNewLocations();
   // Dispatches a record by type; each handler returns false for a
   // malformed record, which Apply counts.
   void Apply(const TimedRecord& record);
@@ -97,6 +109,10 @@ class Loader {
   ToggleWindows toggles_;
   Sideband sideband_;
   uint32_t host_max_stack_ = 127;  // kernel.perf_event_max_stack when recorded
+  // Live (Next): the symbol sources kept between calls, and the functions
+  // of every location named so far.
+  std::optional<SymbolCache> symbol_cache_;
+  LocationFunctions live_symbols_;
 };
 
 Result<Recording> Loader::Run() {
@@ -116,6 +132,13 @@ Result<Recording> Loader::Run() {
 }
 
 void Loader::ReadRecords(unsigned jobs) {
+  StartReading(jobs);
+  samples_.reserve(ExpectedRecords(reader_));
+  ApplyChunks(jobs);
+  FinishReading();
+}
+
+void Loader::StartReading(unsigned jobs) {
   StackUnwindingOptions unwind_options;
   unwind_options.jobs = jobs;
   const auto machine = format::FindMetadata(reader_.metadata(), "arch");
@@ -124,7 +147,6 @@ void Loader::ReadRecords(unsigned jobs) {
   unwind_options.binaries.vdso_image = reader_.vdso_image();
   unwind_options.binaries.embedded = &reader_.embedded_binaries();
   unwinding_.emplace(unwind_options, processes_, reader_.build_ids());
-  samples_.reserve(ExpectedRecords(reader_));
   jit_.emplace(reader_.jit_dumps(), processes_);
   if (const auto limit = format::FindMetadata(reader_.metadata(), "perf_event_max_stack")) {
     uint32_t value = 0;
@@ -133,6 +155,9 @@ void Loader::ReadRecords(unsigned jobs) {
       host_max_stack_ = value;
     }
   }
+}
+
+void Loader::ApplyChunks(unsigned jobs) {
   OrderedRecordStream stream(reader_, jobs);
   for (auto batch = stream.NextBatch(); !batch.empty(); batch = stream.NextBatch()) {
     // Records without a time (perf's synthesized ones) do not start the
@@ -144,6 +169,15 @@ void Loader::ReadRecords(unsigned jobs) {
     for (const TimedRecord& record : batch) Apply(record);
     FlushUnwinding();  // the batch's bytes go away with the next one
   }
+  const RecordStreamStats& stream_stats = stream.stats();
+  out_.stats.bad_chunks += stream_stats.bad_chunks;
+  out_.stats.malformed_records += stream_stats.malformed_chunks;
+  out_.stats.unknown_event_records += stream_stats.unknown_event_records;
+  out_.warnings.insert(out_.warnings.end(), stream_stats.warnings.begin(),
+                       stream_stats.warnings.end());
+}
+
+void Loader::FinishReading() {
   sideband_.Finish(out_.stats.last_time);
   out_.stats.jitdump = jit_->stats();
   out_.jit_code = jit_->code();
@@ -153,12 +187,56 @@ void Loader::ReadRecords(unsigned jobs) {
   out_.warnings.insert(out_.warnings.end(), unwinding_->warnings().begin(),
                        unwinding_->warnings().end());
   unwinding_.reset();
-  const RecordStreamStats& stream_stats = stream.stats();
-  out_.stats.bad_chunks += stream_stats.bad_chunks;
-  out_.stats.malformed_records += stream_stats.malformed_chunks;
-  out_.stats.unknown_event_records += stream_stats.unknown_event_records;
-  out_.warnings.insert(out_.warnings.end(), stream_stats.warnings.begin(),
-                       stream_stats.warnings.end());
+}
+
+const Recording& Loader::Next() {
+  if (!unwinding_) {
+    StartReading(/*jobs=*/1);
+    SymbolizeOptions options;
+    options.binaries = options_.binaries;
+    options.srclines = options_.srclines;
+    options.names = options_.symbolize;
+    symbol_cache_.emplace(std::move(options), reader_.build_ids(), reader_.kernel_symbols());
+  }
+  // The last interval's samples go; what they were interned into stays.
+  samples_.clear();
+  sample_reads_.clear();
+  out_.warnings.clear();
+  out_.profile.ClearSamples();
+  ApplyChunks(/*jobs=*/1);
+  out_.stats.unwind = unwinding_->stats();
+  SymbolizeNewLocations();
+  BuildProfile(live_symbols_, stacks_, std::move(samples_), std::move(sample_reads_),
+               group_reads_, out_);
+  samples_ = {};
+  sample_reads_ = {};
+  DescribeRecording(reader_, processes_, toggles_, options_.apply_toggles, out_);
+  return out_;
+}
+
+void Loader::SymbolizeNewLocations() {
+  const std::vector<Location>& locations = stacks_.locations();
+  const size_t done = live_symbols_.begin.size();
+  if (locations.size() == done) return;
+  const std::vector<Location> fresh(locations.begin() + static_cast<ptrdiff_t>(done),
+                                    locations.end());
+  std::vector<std::string> dso_paths;
+  for (size_t i = 0; i < processes_.dso_count(); ++i) {
+    dso_paths.push_back(processes_.DsoPath(static_cast<uint32_t>(i)));
+  }
+  std::vector<uint64_t> uses = LocationUses(samples_, stacks_);
+  uses.erase(uses.begin(), uses.begin() + static_cast<ptrdiff_t>(done));
+  SymbolizeResult result = symbol_cache_->Symbolize(fresh, dso_paths);
+  out_.stats.mismatched_binaries += result.mismatched_binaries;
+  out_.stats.missing_binaries += result.missing_binaries;
+  for (auto& source : result.symbol_sources) out_.stats.symbol_sources.push_back(std::move(source));
+  std::sort(out_.stats.symbol_sources.begin(), out_.stats.symbol_sources.end());
+  out_.warnings.insert(out_.warnings.end(), result.warnings.begin(), result.warnings.end());
+  result.symbol_sources.clear();
+  const LocationFunctions more = InternLocationFunctions(std::move(result), fresh, dso_paths, uses,
+                                                         options_.inline_frames, out_);
+  AppendLocationFunctions(more, live_symbols_);
+  out_.profile.ChooseNames(options_.full_signatures);
 }
 
 void Loader::Apply(const TimedRecord& timed) {
@@ -310,6 +388,20 @@ LocationFunctions Loader::Symbolize(unsigned jobs) {
 }
 
 }  // namespace
+
+struct LiveLoader::State {
+  State(const format::RecordingFile& source, const LoadOptions& options)
+      : options(options), loader(source, this->options) {}
+  LoadOptions options;
+  Loader loader;
+};
+
+LiveLoader::LiveLoader(const format::RecordingFile& source, const LoadOptions& options)
+    : state_(std::make_unique<State>(source, options)) {}
+
+LiveLoader::~LiveLoader() = default;
+
+const Recording& LiveLoader::Next() { return state_->loader.Next(); }
 
 Result<Recording> LoadRecording(const std::string& path, const LoadOptions& options) {
   TRY_ASSIGN(auto reader, format::OpenRecording(path));

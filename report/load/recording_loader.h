@@ -12,10 +12,12 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "formats/recording_file.h"
 #include "libsample/perf/event_table.h"
 #include "libsample/result.h"
 #include "libsample/symbols/recorded_binary.h"
@@ -65,5 +67,27 @@ struct LoadOptions {
 };
 
 Result<Recording> LoadRecording(const std::string& path, const LoadOptions& options = {});
+
+// The loader of a live view (sample-top). `source` is a RecordingFile whose
+// record_chunks() are the chunks drained since the last call (its other
+// facts, the events first, stay the same); each Next() applies them in time
+// order to the state kept from the calls before (processes and their
+// mappings, the unwinders, the distinct stacks and locations, each DSO's
+// open symbol source: SymbolCache) and returns the Recording of their
+// samples only, valid until the next call. A call costs its new samples
+// and the locations first seen among them. LoadOptions::jobs is not used:
+// everything runs on the calling thread.
+class LiveLoader {
+ public:
+  LiveLoader(const format::RecordingFile& source, const LoadOptions& options);
+  ~LiveLoader();
+  LiveLoader(const LiveLoader&) = delete;
+  LiveLoader& operator=(const LiveLoader&) = delete;
+  const Recording& Next();
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
 
 }  // namespace sample::report

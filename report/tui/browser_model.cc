@@ -323,6 +323,41 @@ bool BrowserModel::NextEvent() {
   return true;
 }
 
+std::vector<uint32_t> BrowserModel::PathKey(const std::vector<uint32_t>& path) const {
+  const FlatEntry& e = *shown_[path[0]];
+  std::vector<uint32_t> key = {e.comm, e.pid, e.tid, e.cpu, e.dso, e.function, e.srcline};
+  const CallNode* node = &e.tree;
+  for (size_t i = 1; i < path.size() && path[i] < node->children.size(); ++i) {
+    node = &node->children[path[i]];
+    key.push_back(node->function);
+  }
+  return key;
+}
+
+void BrowserModel::Reload() {
+  std::set<std::vector<uint32_t>> unfolded;
+  for (const std::vector<uint32_t>& path : unfolded_) unfolded.insert(PathKey(path));
+  std::optional<std::vector<uint32_t>> cursor;
+  if (!lines_.empty()) cursor = PathKey(nodes_[cursor_].path);
+  const size_t old_cursor = cursor_;
+  Rebuild();
+  // Unfold again, top-down (a node shows once its parent is unfolded),
+  // whatever is still there.
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    if (lines_[i].foldable && unfolded.contains(PathKey(nodes_[i].path))) {
+      unfolded_.insert(nodes_[i].path);
+      Relayout();
+    }
+  }
+  cursor_ = std::min(old_cursor, lines_.empty() ? 0 : lines_.size() - 1);
+  for (size_t i = 0; cursor && i < nodes_.size(); ++i) {
+    if (PathKey(nodes_[i].path) == *cursor) {
+      cursor_ = i;
+      break;
+    }
+  }
+}
+
 std::optional<std::string> BrowserModel::CursorFunction() const {
   if (lines_.empty()) return std::nullopt;
   const std::vector<uint32_t>& path = nodes_[cursor_].path;

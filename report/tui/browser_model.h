@@ -86,6 +86,12 @@ class BrowserModel {
   // --annotate takes it.
   std::optional<std::string> CursorFunction() const;
 
+  // The recording changed in place (a live view's next interval; its
+  // functions keep their ids): the rows are made again, and the event,
+  // the zooms, the unfolded lines and the cursor's line stay where they
+  // still exist.
+  void Reload();
+
  private:
   struct Node {  // a line's place: the row, then child indices in the tree
     std::vector<uint32_t> path;
@@ -103,6 +109,9 @@ class BrowserModel {
   void AddNodeLines(const CallNode& node, std::vector<uint32_t>& path);
   bool HasShownChild(const CallNode& node) const;  // a child at or over -g's threshold
   std::optional<uint32_t> DominantThread(const FlatEntry& entry) const;
+  // What a line's path stands for whatever the rows' order: the row's
+  // grouping values, then the functions of the nodes under it.
+  std::vector<uint32_t> PathKey(const std::vector<uint32_t>& path) const;
 
   const Recording& recording_;
   ViewOptions view_;

@@ -5,6 +5,7 @@
 #include <unistd.h>
 #include <wchar.h>
 
+#include <chrono>
 #include <clocale>
 #include <csignal>
 #include <cstdlib>
@@ -46,6 +47,7 @@ const char* const kHelp[] = {
     "  Esc                 zoom out (or close this page)",
     "  a                   annotate the row's function",
     "  e                   the next event",
+    "  s                   (sample-top) save what was seen so far as a recording",
     "  ?                   this page",
     "  q                   quit (on a page: close it)",
 };
@@ -117,17 +119,26 @@ class Screen {
 
 class Browser {
  public:
-  Browser(const Recording& recording, const ReportOptions& options, bool utf8, bool colors)
+  Browser(const Recording& recording, const ReportOptions& options, bool utf8, bool colors,
+          LiveFeed* feed)
       : recording_(recording),
         options_(options),
         model_(recording, options.view, options.filters),
         screen_(utf8),
-        colors_(colors) {}
+        colors_(colors),
+        feed_(feed) {}
 
   void Run() {
     Draw();
+    auto next_refresh = Clock::now() + RefreshInterval();
     while (g_stop == 0) {
       const int key = getch();
+      if (feed_ != nullptr && Clock::now() >= next_refresh) {
+        if (!feed_->Refresh()) return;
+        model_.Reload();
+        next_refresh = Clock::now() + RefreshInterval();
+        if (key == ERR) Draw();
+      }
       if (key == ERR) continue;  // the poll's timeout: look at g_stop again
       if (!Key(key)) return;
       Draw();
@@ -203,6 +214,9 @@ class Browser {
         break;
       case 'a':
         Annotate();
+        break;
+      case 's':
+        status_ = feed_ != nullptr ? feed_->Save() : "s saves in sample-top; this is a recording";
         break;
       case '?':
       case 'h':
@@ -321,6 +335,11 @@ class Browser {
 
   long RowsShown() const { return std::max(LINES - 3, 1); }
 
+  using Clock = std::chrono::steady_clock;
+  Clock::duration RefreshInterval() const {
+    return std::chrono::milliseconds(feed_ != nullptr ? feed_->interval_ms() : 0);
+  }
+
   void Draw() {
     erase();
     if (page_) {
@@ -344,7 +363,9 @@ class Browser {
   }
 
   void DrawRows() {
-    screen_.Line(0, model_.Title(), A_REVERSE | A_BOLD);
+    std::string title = model_.Title();
+    if (feed_ != nullptr && !feed_->Note().empty()) title += " | " + feed_->Note();
+    screen_.Line(0, title, A_REVERSE | A_BOLD);
     screen_.Line(1, model_.Heading(), A_BOLD);
     const auto& lines = model_.lines();
     const auto rows = static_cast<size_t>(RowsShown());
@@ -375,6 +396,7 @@ class Browser {
   BrowserModel model_;
   Screen screen_;
   bool colors_;
+  LiveFeed* feed_;  // null for a recording
   std::optional<Page> page_;
   std::string status_;
   size_t top_ = 0;
@@ -413,7 +435,9 @@ struct Curses {
 
 }  // namespace
 
-int RunTerminalBrowser(const Recording& recording, const ReportOptions& options) {
+namespace {
+
+int RunBrowser(const Recording& recording, const ReportOptions& options, LiveFeed* feed) {
   std::setlocale(LC_ALL, "");
   const bool utf8 = std::strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
   struct sigaction action {};
@@ -426,11 +450,22 @@ int RunTerminalBrowser(const Recording& recording, const ReportOptions& options)
       fmt::print(stderr, "sample-report: the terminal could not be set up for the browser\n");
       return 1;
     }
-    Browser browser(recording, options, utf8, curses.colors);
+    Browser browser(recording, options, utf8, curses.colors, feed);
     browser.Run();
   }
   // Killed by a signal: the shell's convention for the status.
-  return g_stop != 0 ? 128 + g_stop : 0;
+  if (g_stop != 0) return 128 + g_stop;
+  return feed != nullptr ? feed->exit_status() : 0;
+}
+
+}  // namespace
+
+int RunTerminalBrowser(const Recording& recording, const ReportOptions& options) {
+  return RunBrowser(recording, options, nullptr);
+}
+
+int RunLiveBrowser(const Recording& recording, const ReportOptions& options, LiveFeed& feed) {
+  return RunBrowser(recording, options, &feed);
 }
 
 }  // namespace sample::report

@@ -13,6 +13,9 @@
 // SIGINT, SIGTERM, SIGHUP and SIGQUIT.
 #pragma once
 
+#include <cstdint>
+#include <string>
+
 #include <string>
 
 #include "report/load/recording.h"
@@ -27,5 +30,27 @@ bool TerminalBrowserUsable(std::string* why);
 // Runs until the user quits; returns the exit status (0; 128 + N after
 // signal N; 1, said on stderr, when the terminal cannot be set up).
 int RunTerminalBrowser(const Recording& recording, const ReportOptions& options);
+
+// What a live view (sample-top) gives the browser: a recording that
+// changes in place every interval, and a way to save it.
+class LiveFeed {
+ public:
+  virtual ~LiveFeed() = default;
+  virtual uint64_t interval_ms() const = 0;
+  // Brings the recording to the next interval; false once the source has
+  // ended (the recorder stopped: a signal, the targets' exit).
+  virtual bool Refresh() = 0;
+  // The s key: saves what was seen so far; a line for the status bar.
+  virtual std::string Save() = 0;
+  // A line for the title bar (lost samples, privileges); empty when none.
+  virtual std::string Note() const = 0;
+  // The exit status once the source has ended (128 + N after signal N).
+  virtual int exit_status() const = 0;
+};
+
+// The browser over `recording` (kept current by `feed`, which has filled
+// it once already), refreshed every feed.interval_ms() until q or the
+// feed's end. The same keys, and s.
+int RunLiveBrowser(const Recording& recording, const ReportOptions& options, LiveFeed& feed);
 
 }  // namespace sample::report

@@ -1,0 +1,81 @@
+#include "report/load/symbol_cache.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <utility>
+
+#include "libsample/model/process_table.h"
+#include "libsample/symbols/kallsyms.h"
+#include "libsample/symbols/perf_map.h"
+#include "report/load/jit_timeline.h"
+
+namespace sample::report {
+
+SymbolCache::SymbolCache(SymbolizeOptions options, format::Metadata build_ids,
+                         std::string kernel_symbols)
+    : options_(std::move(options)),
+      build_ids_(std::move(build_ids)),
+      kernel_text_(std::move(kernel_symbols)),
+      locator_(options_.binaries) {}
+
+SymbolSource& SymbolCache::SourceFor(uint32_t dso, const std::string& path,
+                                     SymbolizeResult& result) {
+  auto it = sources_.find(dso);
+  if (it != sources_.end()) return *it->second;
+  std::unique_ptr<SymbolSource> source;
+  if (!options_.names || dso == ProcessTable::kUnknownDso || IsJitDumpDsoPath(path)) {
+    source = std::make_unique<NoSymbolSource>();
+  } else {
+    source = BinarySymbolSource::Open(locator_, path,
+                                      format::FindMetadata(build_ids_, path).value_or(""),
+                                      options_.srclines);
+  }
+  const SourceFacts& facts = source->facts();
+  if (!facts.source.empty()) result.symbol_sources.emplace_back(path, facts.source);
+  result.warnings.insert(result.warnings.end(), facts.warnings.begin(), facts.warnings.end());
+  result.missing_binaries += facts.missing;
+  result.mismatched_binaries += facts.mismatched;
+  return *sources_.emplace(dso, std::move(source)).first->second;
+}
+
+SymbolizeResult SymbolCache::Symbolize(const std::vector<Location>& locations,
+                                       const std::vector<std::string>& dso_paths) {
+  SymbolizeResult result;
+  std::map<uint32_t, std::vector<uint32_t>> by_dso;  // dso -> indexes into locations
+  for (uint32_t i = 0; i < locations.size(); ++i) by_dso[locations[i].dso].push_back(i);
+  std::vector<std::vector<ResolvedFrame>> per_location(locations.size());
+  for (const auto& [dso, ids] : by_dso) {
+    std::vector<uint64_t> offsets;
+    offsets.reserve(ids.size());
+    for (uint32_t id : ids) offsets.push_back(locations[id].offset);
+    const std::string& path = dso_paths[dso];
+    std::vector<std::vector<ResolvedFrame>> frames;
+    if (dso == ProcessTable::kKernelDso && options_.names) {
+      if (!kernel_) {
+        kernel_.emplace(ParseKallsyms(kernel_text_), options_.kernel_symbols_origin);
+        result.symbol_sources.emplace_back(path, kernel_->facts().source);
+      }
+      frames = kernel_->Symbolize(offsets);
+    } else if (IsPerfMapPath(path) && options_.names) {
+      // Read again: the JIT has added to it since.
+      PerfMapSymbolSource map(PerfMap::Load(options_.binaries.files.symfs + path,
+                                            PerfMapOptions{geteuid(), false}));
+      frames = map.Symbolize(offsets);
+    } else {
+      frames = SourceFor(dso, path, result).Symbolize(offsets);
+    }
+    for (size_t i = 0; i < ids.size(); ++i) per_location[ids[i]] = std::move(frames[i]);
+  }
+  result.frames_begin.resize(locations.size());
+  result.frames_count.resize(locations.size());
+  for (size_t i = 0; i < locations.size(); ++i) {
+    result.frames_begin[i] = static_cast<uint32_t>(result.frames.size());
+    result.frames_count[i] = static_cast<uint32_t>(per_location[i].size());
+    for (ResolvedFrame& f : per_location[i]) result.frames.push_back(std::move(f));
+  }
+  std::sort(result.symbol_sources.begin(), result.symbol_sources.end());
+  return result;
+}
+
+}  // namespace sample::report

@@ -1,0 +1,185 @@
+#include "top/live_session.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "libsample/perf/perf_event_advice.h"
+#include "record/facts/host_facts.h"
+
+namespace sample::top {
+namespace {
+
+// What s keeps: the last hour, at most 256 MiB of records.
+constexpr double kSaveSeconds = 3600;
+constexpr uint64_t kSaveBytes = uint64_t{256} << 20;
+// Chunks go to the view this often, so a refresh shows what is at most
+// this old.
+constexpr uint64_t kChunkAgeNs = 100'000'000;
+
+std::string ReadKallsyms() {
+  std::ifstream in("/proc/kallsyms");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+}  // namespace
+
+Result<std::unique_ptr<LiveSession>> LiveSession::Start(TopOptions options) {
+  std::unique_ptr<LiveSession> session(new LiveSession(std::move(options)));
+  TRY(session->Begin());
+  return session;
+}
+
+Result<void> LiveSession::Begin() {
+  char dir[] = "/tmp/sample-top.XXXXXX";
+  if (mkdtemp(dir) == nullptr) return Fail(fmt::format("mkdtemp /tmp: {}", strerror(errno)));
+  control_dir_ = dir;
+  control_fifo_ = control_dir_ + "/control";
+  if (mkfifo(control_fifo_.c_str(), 0600) != 0) {
+    return Fail(fmt::format("mkfifo {}: {}", control_fifo_, strerror(errno)));
+  }
+  record::RecordOptions& record = options_.record;
+  record.control = "fifo:" + control_fifo_;
+  record.flight_seconds = kSaveSeconds;
+  record.quiet = true;
+  record.live.chunk_max_age_ns = kChunkAgeNs;
+  record.live.history_byte_cap = kSaveBytes;
+  record.live.opened = [this](const std::vector<EventDesc>& events) {
+    std::lock_guard lock(mutex_);
+    events_ = events;
+    opened_ = true;
+    changed_.notify_all();
+  };
+  record.live.chunk = [this](const format::RecordsChunk& chunk) {
+    std::lock_guard lock(mutex_);
+    pending_.push_back(chunk);
+  };
+  record.live.snapshot = [this](const std::string& path, uint64_t samples) {
+    std::lock_guard lock(mutex_);
+    saved_ = fmt::format("saved {} ({} samples)", path, samples);
+    changed_.notify_all();
+  };
+  record.live.snapshot_failed = [this](const std::string& error) {
+    std::lock_guard lock(mutex_);
+    saved_ = "not saved: " + error;
+    changed_.notify_all();
+  };
+  // The stop signals wait for the recorder's signalfd: blocked here, and
+  // so in the recorder's thread, which inherits the mask.
+  sigset_t signals;
+  sigemptyset(&signals);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGCHLD, SIGUSR2}) sigaddset(&signals, sig);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  recorder_ = std::thread([this] { RecorderThread(); });
+  std::unique_lock lock(mutex_);
+  changed_.wait(lock, [this] { return opened_ || ended_; });
+  if (!opened_) {
+    Error error = result_->error();
+    lock.unlock();
+    recorder_.join();
+    return tl::unexpected(std::move(error));
+  }
+  memory_ = std::make_unique<format::MemoryRecording>(
+      "live", events_, record::CollectHostFacts(record.invocation), ReadKallsyms());
+  loader_ = std::make_unique<report::LiveLoader>(*memory_, options_.load);
+  const auto paranoid = ReadPerfEventParanoid();
+  for (const EventDesc& event : events_) {
+    if (event.attr.exclude_kernel && paranoid && KernelExcludedByParanoia(paranoid)) {
+      note_ = fmt::format("user space only (perf_event_paranoid {}; root or CAP_PERFMON see the "
+                          "kernel)",
+                          *paranoid);
+    }
+  }
+  return {};
+}
+
+void LiveSession::RecorderThread() {
+  auto result = record::RunRecording(options_.record);
+  std::lock_guard lock(mutex_);
+  result_ = std::move(result);
+  ended_ = true;
+  changed_.notify_all();
+}
+
+LiveSession::~LiveSession() {
+  if (recorder_.joinable()) Stop();
+  if (!control_fifo_.empty()) unlink(control_fifo_.c_str());
+  if (!control_dir_.empty()) rmdir(control_dir_.c_str());
+}
+
+void LiveSession::Command(const std::string& line) {
+  // The recorder holds the FIFO open for reading: this cannot block.
+  const int fd = open(control_fifo_.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return;
+  const ssize_t written = write(fd, line.data(), line.size());
+  (void)written;
+  close(fd);
+}
+
+bool LiveSession::WaitForEnd(uint64_t ms) {
+  std::unique_lock lock(mutex_);
+  return changed_.wait_for(lock, std::chrono::milliseconds(ms), [this] { return ended_; });
+}
+
+int LiveSession::Stop() {
+  if (recorder_.joinable()) {
+    bool ended = false;
+    {
+      std::lock_guard lock(mutex_);
+      ended = ended_;
+    }
+    if (!ended) Command("stop\n");
+    recorder_.join();
+  }
+  return exit_status();
+}
+
+int LiveSession::exit_status() const {
+  std::lock_guard lock(mutex_);
+  if (!result_) return 0;
+  if (!*result_) return 1;
+  return (*result_)->stop_signal != 0 ? 128 + (*result_)->stop_signal : 0;
+}
+
+bool LiveSession::Refresh() {
+  std::vector<format::RecordsChunk> chunks;
+  bool ended = false;
+  {
+    std::lock_guard lock(mutex_);
+    chunks.swap(pending_);
+    ended = ended_;
+  }
+  if (ended && chunks.empty() && recording_ != nullptr) return false;
+  memory_->SetChunks(std::move(chunks));
+  recording_ = &loader_->Next();
+  return true;
+}
+
+std::string LiveSession::Save() {
+  {
+    std::lock_guard lock(mutex_);
+    saved_.reset();
+  }
+  Command("snapshot\n");
+  std::unique_lock lock(mutex_);
+  if (!changed_.wait_for(lock, std::chrono::seconds(10), [this] { return saved_ || ended_; }) ||
+      !saved_) {
+    return "not saved: the recorder did not answer";
+  }
+  if (saved_->starts_with("saved ")) note_ = *saved_;
+  return *saved_;
+}
+
+}  // namespace sample::top

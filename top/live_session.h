@@ -1,0 +1,84 @@
+// LiveSession: sample-top's recording and its refreshes. The recorder
+// (record/recorder.h) runs on a thread of its own in memory, as the flight
+// recorder does, with LiveHooks handing over every chunk it drains; each
+// refresh gives the chunks since the last one to a MemoryRecording and
+// the LiveLoader (report/load/recording_loader.h), which keeps processes,
+// mappings and symbol sources between refreshes, so a refresh costs the
+// new samples only. The recorder is driven through its own --control FIFO
+// (a private directory): 'snapshot' for the s key, 'stop' at the end.
+// Stop signals reach the recorder (its signalfd) and end the session.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "formats/memory_recording.h"
+#include "libsample/result.h"
+#include "record/recorder.h"
+#include "report/load/recording_loader.h"
+#include "report/tui/terminal_browser.h"
+
+namespace sample::top {
+
+struct TopOptions {
+  record::RecordOptions record;  // the target, events, -F, -g; `output`: where s saves
+  uint64_t interval_ms = 1000;   // -d
+  report::LoadOptions load;
+};
+
+class LiveSession final : public report::LiveFeed {
+ public:
+  // Blocks the stop signals in the calling thread (and so in the
+  // recorder's, started from it), starts the recorder and waits until its
+  // events are open. Errors: the recorder's (privileges, events), said as
+  // sample-record says them.
+  static Result<std::unique_ptr<LiveSession>> Start(TopOptions options);
+  ~LiveSession() override;
+
+  // The recording Refresh keeps current.
+  const report::Recording& recording() const { return *recording_; }
+  // Waits up to `ms` for the recorder to end; true if it has.
+  bool WaitForEnd(uint64_t ms);
+  // Stops the recorder (if still running) and returns the exit status:
+  // 128 + N after signal N, 1 if the recorder failed (said on stderr).
+  int Stop();
+
+  uint64_t interval_ms() const override { return options_.interval_ms; }
+  bool Refresh() override;
+  std::string Save() override;
+  std::string Note() const override { return note_; }
+  int exit_status() const override;
+
+ private:
+  explicit LiveSession(TopOptions options) : options_(std::move(options)) {}
+  Result<void> Begin();
+  void RecorderThread();
+  void Command(const std::string& line);
+
+  TopOptions options_;
+  std::string control_dir_;
+  std::string control_fifo_;
+  std::thread recorder_;
+
+  mutable std::mutex mutex_;
+  std::condition_variable changed_;
+  bool opened_ = false;
+  bool ended_ = false;
+  std::vector<EventDesc> events_;
+  std::vector<format::RecordsChunk> pending_;
+  std::optional<Result<record::RecordSummary>> result_;
+  std::optional<std::string> saved_;  // the last snapshot's line
+
+  std::unique_ptr<format::MemoryRecording> memory_;
+  std::unique_ptr<report::LiveLoader> loader_;
+  const report::Recording* recording_ = nullptr;
+  std::string note_;
+};
+
+}  // namespace sample::top
