@@ -8,8 +8,8 @@
 
 namespace sample::format {
 
-MemoryRecording::MemoryRecording(std::string name, std::vector<EventDesc> events,
-                                 Metadata metadata, std::string kernel_symbols)
+MemoryRecording::MemoryRecording(std::string name, std::vector<EventDesc> events, Metadata metadata,
+                                 std::string kernel_symbols)
     : name_(std::move(name)),
       events_(std::move(events)),
       metadata_(std::move(metadata)),

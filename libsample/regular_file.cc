@@ -88,4 +88,17 @@ Result<void> CheckReplaceable(const std::string& path, const std::string& option
   return {};
 }
 
+Result<void> MoveAside(const std::string& path, const std::string& option) {
+  // Only a regular file (or a link that is not a trap) is moved: as root,
+  // `-o /dev/null` renamed the real /dev/null away.
+  TRY(CheckReplaceable(path, option));
+  struct stat st {};
+  if (lstat(path.c_str(), &st) != 0) return {};
+  const std::string old = path + ".old";
+  if (rename(path.c_str(), old.c_str()) != 0) {
+    return Fail(fmt::format("cannot rename {} to {}: {}", path, old, strerror(errno)));
+  }
+  return {};
+}
+
 }  // namespace sample

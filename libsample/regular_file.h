@@ -43,4 +43,8 @@ const char* FileKindName(mode_t mode);
 // the option that gave the path, for the message ("-o").
 Result<void> CheckReplaceable(const std::string& path, const std::string& option);
 
+// Moves an existing `path` aside as PATH.old, as perf does with its output
+// (after CheckReplaceable: only a file that check allows is moved).
+Result<void> MoveAside(const std::string& path, const std::string& option);
+
 }  // namespace sample

@@ -228,7 +228,7 @@ Result<void> Recorder::Prepare() {
 
   // The flight recorder writes nothing until a snapshot or the end.
   if (options_.flight_seconds == 0) {
-    TRY(MoveOldOutput(options_.output));
+    TRY(MoveAside(options_.output, "-o"));
     format::WriterOptions writer_options;
     writer_options.zstd_level = options_.zstd_level;
     writer_options.observe_records = facts_.RecordsObserver();
@@ -392,7 +392,7 @@ Result<RecordSummary> Recorder::Finish(int exit_status) {
     trailer = MakeTrailer(drainer_->counters());
   } else if (flight_) {
     // The end's snapshot is the output file itself.
-    TRY(MoveOldOutput(options_.output));
+    TRY(MoveAside(options_.output, "-o"));
     TRY_ASSIGN(auto file,
                flight_->Write(options_.output, target_.cpus,
                               [&](format::SampleFileWriter& writer, const format::Trailer& t) {
@@ -437,19 +437,6 @@ Result<RecordSummary> Recorder::Finish(int exit_status) {
 }
 
 }  // namespace
-
-Result<void> MoveOldOutput(const std::string& path) {
-  // Only a regular file (or a link that is not a trap) is moved: as root,
-  // `-o /dev/null` renamed the real /dev/null away.
-  TRY(CheckReplaceable(path, "-o"));
-  struct stat st {};
-  if (lstat(path.c_str(), &st) != 0) return {};
-  const std::string old = path + ".old";
-  if (rename(path.c_str(), old.c_str()) != 0) {
-    return Fail(fmt::format("cannot rename {} to {}: {}", path, old, strerror(errno)));
-  }
-  return {};
-}
 
 Result<RecordSummary> RunRecording(const RecordOptions& options) {
   Recorder recorder(options);

@@ -97,7 +97,5 @@ struct RecordSummary {
 
 Result<RecordSummary> RunRecording(const RecordOptions& options);
 
-// Moves an existing output aside as FILE.old, as perf does.
-Result<void> MoveOldOutput(const std::string& path);
 
 }  // namespace sample::record

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <sstream>
 
@@ -97,9 +98,10 @@ Result<void> LiveSession::Begin() {
   const auto paranoid = ReadPerfEventParanoid();
   for (const EventDesc& event : events_) {
     if (event.attr.exclude_kernel && paranoid && KernelExcludedByParanoia(paranoid)) {
-      note_ = fmt::format("user space only (perf_event_paranoid {}; root or CAP_PERFMON see the "
-                          "kernel)",
-                          *paranoid);
+      note_ = fmt::format(
+          "user space only (perf_event_paranoid {}; root or CAP_PERFMON see the "
+          "kernel)",
+          *paranoid);
     }
   }
   return {};
@@ -164,7 +166,17 @@ bool LiveSession::Refresh() {
   if (ended && chunks.empty() && recording_ != nullptr) return false;
   memory_->SetChunks(std::move(chunks));
   recording_ = &loader_->Next();
+  const std::time_t now = std::time(nullptr);
+  std::tm local{};
+  localtime_r(&now, &local);
+  char stamp[16];
+  std::strftime(stamp, sizeof stamp, "%H:%M:%S", &local);
+  refreshed_ = stamp;
   return true;
+}
+
+std::string LiveSession::Note() const {
+  return note_.empty() ? refreshed_ : refreshed_ + " | " + note_;
 }
 
 std::string LiveSession::Save() {

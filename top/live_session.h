@@ -52,7 +52,9 @@ class LiveSession final : public report::LiveFeed {
   uint64_t interval_ms() const override { return options_.interval_ms; }
   bool Refresh() override;
   std::string Save() override;
-  std::string Note() const override { return note_; }
+  // The refresh's wall-clock time (every refresh shows a new one), then
+  // what there is to say: the last save, a user-space-only session.
+  std::string Note() const override;
   int exit_status() const override;
 
  private:
@@ -79,6 +81,7 @@ class LiveSession final : public report::LiveFeed {
   std::unique_ptr<report::LiveLoader> loader_;
   const report::Recording* recording_ = nullptr;
   std::string note_;
+  std::string refreshed_;  // "HH:MM:SS" of the last refresh
 };
 
 }  // namespace sample::top

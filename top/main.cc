@@ -1,7 +1,7 @@
 // sample-top: the hottest functions of the last interval, live, as perf top.
 #include <unistd.h>
 
-#include <ctime>
+#include <chrono>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -90,8 +90,8 @@ Parsed Parse(int argc, char** argv) {
     record.period = Number(sample::ParseWholeOption("-c", period, "events", {1, INT64_MAX}));
   }
   if (vm.count("freq")) {
-    record.frequency = Number(
-        sample::ParseWholeOption("-F", frequency, "samples per second", {1, UINT32_MAX}));
+    record.frequency =
+        Number(sample::ParseWholeOption("-F", frequency, "samples per second", {1, UINT32_MAX}));
   }
   if (vm.count("delay")) {
     const double seconds = Number(
@@ -118,32 +118,30 @@ Parsed Parse(int argc, char** argv) {
   if (children && no_children) throw po::error("--children and --no-children contradict");
   if (children) view.children = true;
   if (no_children) view.children = false;
-  view.percent_limit = Number(sample::ParseDecimalOption("--percent-limit", percent_limit,
-                                                         "percent", {0, 100, false}));
+  view.percent_limit = Number(
+      sample::ParseDecimalOption("--percent-limit", percent_limit, "percent", {0, 100, false}));
   out.report.tui = true;
   return out;
 }
 
-// One table per interval, as perf top --stdio.
+// One table per interval, as perf top --stdio. Each says what its refresh
+// cost (the new records applied and named, the table built).
 int RunStdio(sample::top::LiveSession& session, const sample::report::ReportOptions& options) {
   for (;;) {
     const bool ended = session.WaitForEnd(session.interval_ms());
+    const auto start = std::chrono::steady_clock::now();
     session.Refresh();
     const sample::report::Recording& recording = session.recording();
-    const std::time_t now = std::time(nullptr);
-    char stamp[32];
-    std::strftime(stamp, sizeof stamp, "%H:%M:%S", std::localtime(&now));
     const sample::SampleFilter filter(options.filters, recording.profile);
     const auto sections = sample::report::BuildEventSections(recording, options.view, filter);
     sample::report::TextPrinter printer(recording, options.view);
     printer.Sections(sections);
-    std::string text = fmt::format("# sample-top {}: last {:.1f} s, {} samples, {} lost so far\n",
-                                   stamp, session.interval_ms() / 1000.0,
-                                   recording.profile.samples().size(),
-                                   recording.stats.lost_samples);
-    if (!session.Note().empty()) text += "# " + session.Note() + "\n";
-    text += printer.Finish();
-    fmt::print("{}\n", text);
+    const std::string table = printer.Finish();
+    const std::chrono::duration<double, std::milli> cost = std::chrono::steady_clock::now() - start;
+    fmt::print(
+        "# sample-top {}: last {:.1f} s, {} samples, {} lost so far; refreshed in {:.1f} ms\n{}\n",
+        session.Note(), session.interval_ms() / 1000.0, recording.profile.samples().size(),
+        recording.stats.lost_samples, cost.count(), table);
     std::fflush(stdout);
     if (ended) return session.Stop();
   }

@@ -1,3 +1,4 @@
+#include "libsample/regular_file.h"
 #include "record/counting/count_file.h"
 
 #include <fmt/format.h>
@@ -39,7 +40,7 @@ format::Counts MakeCounts(const std::vector<EventSpec>& specs,
 Result<void> WriteCountsFile(const std::string& path, const std::vector<EventSpec>& specs,
                              const format::Counts& counts,
                              const std::vector<std::string>& invocation, uint64_t start_ns) {
-  TRY(MoveOldOutput(path));
+  TRY(MoveAside(path, "-o"));
   TRY_ASSIGN(auto writer, format::SampleFileWriter::Create(path, format::WriterOptions{}));
   // The event table readers require; counters have no ids (no records
   // refer to them).

@@ -27,9 +27,8 @@ SymbolSource& SymbolCache::SourceFor(uint32_t dso, const std::string& path,
   if (!options_.names || dso == ProcessTable::kUnknownDso || IsJitDumpDsoPath(path)) {
     source = std::make_unique<NoSymbolSource>();
   } else {
-    source = BinarySymbolSource::Open(locator_, path,
-                                      format::FindMetadata(build_ids_, path).value_or(""),
-                                      options_.srclines);
+    source = BinarySymbolSource::Open(
+        locator_, path, format::FindMetadata(build_ids_, path).value_or(""), options_.srclines);
   }
   const SourceFacts& facts = source->facts();
   if (!facts.source.empty()) result.symbol_sources.emplace_back(path, facts.source);
@@ -59,8 +58,8 @@ SymbolizeResult SymbolCache::Symbolize(const std::vector<Location>& locations,
       frames = kernel_->Symbolize(offsets);
     } else if (IsPerfMapPath(path) && options_.names) {
       // Read again: the JIT has added to it since.
-      PerfMapSymbolSource map(PerfMap::Load(options_.binaries.files.symfs + path,
-                                            PerfMapOptions{geteuid(), false}));
+      PerfMapSymbolSource map(
+          PerfMap::Load(options_.binaries.files.symfs + path, PerfMapOptions{geteuid(), false}));
       frames = map.Symbolize(offsets);
     } else {
       frames = SourceFor(dso, path, result).Symbolize(offsets);

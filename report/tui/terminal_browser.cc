@@ -3,14 +3,12 @@
 #include <langinfo.h>
 #include <ncurses.h>
 #include <unistd.h>
-#include <wchar.h>
 
 #include <chrono>
 #include <clocale>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
-#include <cwchar>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,6 +18,7 @@
 #include "report/text/display_text.h"
 #include "report/text/text_annotate.h"
 #include "report/tui/browser_model.h"
+#include "report/tui/screen_text.h"
 #include "report/views/annotate_view.h"
 
 namespace sample::report {
@@ -59,53 +58,15 @@ struct Page {
   size_t top = 0;
 };
 
-// Terminal columns of one UTF-8 character (wcwidth: 2 for CJK, 0 for a
-// combining mark), 1 where the locale cannot tell.
-size_t CharColumns(const std::string& text, size_t at, size_t length) {
-  std::mbstate_t state{};
-  wchar_t wide = 0;
-  if (std::mbrtowc(&wide, text.data() + at, length, &state) != length) return 1;
-  const int width = wcwidth(wide);
-  return width < 0 ? 1 : static_cast<size_t>(width);
-}
-
+// Draws lines of the screen, cut to its width.
 class Screen {
  public:
-  explicit Screen(bool utf8) : utf8_(utf8), ellipsis_(utf8 ? "\u2026" : "...") {}
-
-  size_t Columns(const std::string& text) const {
-    if (!utf8_) return text.size();
-    size_t columns = 0;
-    for (size_t i = 0; i < text.size();) {
-      const size_t n = std::max<size_t>(1, Utf8SequenceAt(text, i));
-      columns += CharColumns(text, i, n);
-      i += n;
-    }
-    return columns;
-  }
-
-  // `text` cut to `width` terminal columns, an ellipsis marking the cut.
-  std::string Fit(const std::string& text, size_t width) const {
-    if (Columns(text) <= width) return text;
-    const size_t mark = Columns(ellipsis_);
-    const size_t room = width > mark ? width - mark : 0;
-    std::string out;
-    size_t columns = 0;
-    for (size_t i = 0; i < text.size();) {
-      const size_t n = utf8_ ? std::max<size_t>(1, Utf8SequenceAt(text, i)) : 1;
-      const size_t w = utf8_ ? CharColumns(text, i, n) : 1;
-      if (columns + w > room) break;
-      out.append(text, i, n);
-      columns += w;
-      i += n;
-    }
-    return width >= mark ? out + ellipsis_ : out;
-  }
+  explicit Screen(bool utf8) : text_(utf8) {}
 
   void Line(int y, const std::string& text, attr_t attr) const {
     const auto width = static_cast<size_t>(std::max(COLS, 1));
-    std::string shown = Fit(text, width);
-    const size_t used = Columns(shown);
+    std::string shown = text_.Fit(text, width);
+    const size_t used = text_.Columns(shown);
     if (attr != A_NORMAL && used < width) shown.append(width - used, ' ');  // a full bar
     attron(attr);
     mvaddstr(y, 0, shown.c_str());
@@ -113,8 +74,7 @@ class Screen {
   }
 
  private:
-  bool utf8_;
-  std::string ellipsis_;
+  ScreenText text_;
 };
 
 class Browser {

@@ -22,7 +22,6 @@
 #include <thread>
 
 namespace sample::e2e {
-namespace {
 
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path);
@@ -30,6 +29,8 @@ std::string ReadFile(const std::string& path) {
   s << in.rdbuf();
   return s.str();
 }
+
+namespace {
 
 // perf_event_open(2) of `attr` on the calling thread, any CPU: 0 when it
 // opened (the descriptor goes to `fd`, or is closed when `fd` is null),

@@ -65,6 +65,9 @@ class NobodyDir {
   std::string path_;
 };
 
+// The whole text of `path` ("" when it cannot be read).
+std::string ReadFile(const std::string& path);
+
 // Runs argv to completion, capturing stdout and stderr through files in `dir`.
 RunResult RunTool(const std::vector<std::string>& argv, const ScratchDir& dir);
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "tests/e2e/e2e_util.h"
+#include "tests/e2e/tmux_session.h"
 
 namespace sample::e2e {
 namespace {
@@ -23,100 +24,6 @@ const std::string kRecord = SAMPLE_RECORD_PATH;
 const std::string kReport = SAMPLE_REPORT_PATH;
 const std::string kSplit = WORKLOAD_SPLIT_PATH;
 const std::string kThreads = WORKLOAD_THREADS_PATH;
-const std::string kTmux = "/usr/bin/tmux";
-
-using Clock = std::chrono::steady_clock;
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-// A tmux server of its own (a socket name no other test uses), one
-// session running `command` in a 100x30 window.
-class Tmux {
- public:
-  Tmux(const ScratchDir& dir, const std::string& command)
-      : dir_(dir),
-        socket_("sample-tui-" + std::to_string(getpid()) + "-" + std::to_string(++count_)) {
-    started_ =
-        Run({"new-session", "-d", "-s", "t", "-x", "100", "-y", "30", command}).exit_code == 0;
-  }
-  ~Tmux() { Run({"kill-server"}); }
-  bool started() const { return started_; }
-
-  RunResult Run(std::vector<std::string> args) const {
-    args.insert(args.begin(), {kTmux, "-L", socket_, "-f", "/dev/null"});
-    return RunTool(args, dir_);
-  }
-  std::string Screen() const { return Run({"capture-pane", "-p", "-t", "t"}).out; }
-  void Keys(const std::vector<std::string>& keys) const {
-    std::vector<std::string> args = {"send-keys", "-t", "t"};
-    args.insert(args.end(), keys.begin(), keys.end());
-    Run(args);
-  }
-  void Type(const std::string& text) const { Run({"send-keys", "-t", "t", "-l", text}); }
-
-  // Polls the screen until `done` holds; the last screen either way.
-  std::string WaitFor(const std::function<bool(const std::string&)>& done,
-                      std::chrono::milliseconds limit = std::chrono::seconds(15)) const {
-    const auto end = Clock::now() + limit;
-    std::string screen = Screen();
-    while (!done(screen) && Clock::now() < end) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-      screen = Screen();
-    }
-    return screen;
-  }
-
- private:
-  const ScratchDir& dir_;
-  std::string socket_;
-  bool started_ = false;
-  static inline int count_ = 0;
-};
-
-bool Contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
-// The line of `screen` holding `part`, and the `after` lines under it.
-std::vector<std::string> LinesFrom(const std::string& screen, const std::string& part,
-                                   size_t after) {
-  const std::vector<std::string> lines = Lines(screen);
-  for (size_t i = 0; i < lines.size(); ++i) {
-    if (!Contains(lines[i], part)) continue;
-    return std::vector<std::string>(lines.begin() + i,
-                                    lines.begin() + std::min(lines.size(), i + 1 + after));
-  }
-  return {};
-}
-
-bool AnyContains(const std::vector<std::string>& lines, const std::string& part) {
-  for (const std::string& line : lines) {
-    if (Contains(line, part)) return true;
-  }
-  return false;
-}
-
-long TitleSamples(const std::string& screen) {
-  std::smatch m;
-  static const std::regex kSamples("Samples: ([0-9]+) of event");
-  return std::regex_search(screen, m, kSamples) ? std::stol(m[1]) : -1;
-}
-
-// Waits for `path` (the exit status the session's shell writes).
-std::string WaitForFile(const std::string& path, std::chrono::milliseconds limit) {
-  const auto end = Clock::now() + limit;
-  while (Clock::now() < end) {
-    const std::string text = ReadFile(path);
-    if (!text.empty() && text.back() == '\n') return text;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return ReadFile(path);
-}
 
 class TuiTest : public ::testing::Test {
  protected:

@@ -1,0 +1,143 @@
+// sample-top driven as a person would: on a terminal (tmux) against a
+// running workload, and without one (--stdio).
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <regex>
+#include <string>
+#include <thread>
+
+#include "tests/e2e/e2e_util.h"
+#include "tests/e2e/tmux_session.h"
+
+namespace sample::e2e {
+namespace {
+
+const std::string kTop = SAMPLE_TOP_PATH;
+const std::string kReport = SAMPLE_REPORT_PATH;
+const std::string kSplit = WORKLOAD_SPLIT_PATH;
+
+// The refresh time the title shows ("| HH:MM:SS").
+std::string RefreshTime(const std::string& screen) {
+  std::smatch m;
+  static const std::regex kTime("\\| ([0-9]{2}:[0-9]{2}:[0-9]{2})");
+  return std::regex_search(screen, m, kTime) ? std::string(m[1]) : "";
+}
+
+class TopTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    // A workload that runs for the whole test: 60/30/10% of its time in
+    // compute_sixty, compute_thirty and compute_ten.
+    workload_ = Start({kSplit, "30"}, dir_, "split");
+    ASSERT_GT(workload_, 0);
+  }
+  void TearDown() override {
+    if (workload_ > 0) {
+      kill(workload_, SIGKILL);
+      Wait(workload_, dir_, "split");
+    }
+  }
+
+  std::string TopCommand(const std::string& args) const {
+    return "cd " + ShellQuote(dir_.path()) + " && " + ShellQuote(kTop) + " -p " +
+           std::to_string(workload_) + " " + args +
+           "; s=$?; stty -a > stty.txt; echo $s > status.tmp && mv status.tmp status; sleep 30";
+  }
+
+  ScratchDir dir_;
+  pid_t workload_ = -1;
+};
+
+TEST_F(TopTest, ShowsTheHotFunctionRefreshesUnfoldsSavesAndQuits) {
+  if (RunTool({kTmux, "-V"}, dir_).exit_code != 0) {
+    GTEST_SKIP() << "tmux is not installed (scripts/setup.sh installs it with the tests)";
+  }
+  Tmux tmux(dir_, TopCommand("-g --no-children -o saved.data"));
+  ASSERT_TRUE(tmux.started());
+  // The hot function within 4 seconds, with its share.
+  std::string screen =
+      tmux.WaitFor([](const std::string& s) { return OverheadOf(s, "compute_sixty").has_value(); },
+                   std::chrono::seconds(4));
+  const auto sixty = OverheadOf(screen, "compute_sixty");
+  ASSERT_TRUE(sixty.has_value()) << screen;
+  EXPECT_NEAR(*sixty, 60.0, 15.0) << screen;
+  // Refreshed: the title's time moves on (every second by default).
+  const std::string first = RefreshTime(screen);
+  ASSERT_FALSE(first.empty()) << screen;
+  screen = tmux.WaitFor(
+      [&](const std::string& s) { return !RefreshTime(s).empty() && RefreshTime(s) != first; },
+      std::chrono::seconds(3));
+  EXPECT_NE(RefreshTime(screen), first) << screen;
+
+  // Enter unfolds the row's callers, and they stay unfolded over refreshes.
+  tmux.Type("/");
+  tmux.Type("compute_sixty");
+  tmux.Keys({"Enter", "Enter"});
+  screen = tmux.WaitFor([](const std::string& s) {
+    return AnyContains(LinesFrom(s, "[.] compute_sixty", 4), "run_round");
+  });
+  EXPECT_TRUE(AnyContains(LinesFrom(screen, "[.] compute_sixty", 4), "run_round")) << screen;
+  const std::string unfolded_at = RefreshTime(screen);
+  screen = tmux.WaitFor([&](const std::string& s) { return RefreshTime(s) != unfolded_at; },
+                        std::chrono::seconds(3));
+  EXPECT_TRUE(AnyContains(LinesFrom(screen, "[.] compute_sixty", 4), "run_round")) << screen;
+
+  // s saves what was seen so far as a recording sample-report reads.
+  tmux.Keys({"s"});
+  screen = tmux.WaitFor([](const std::string& s) { return Contains(s, "saved saved.data."); });
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(screen, m, std::regex("saved (saved\\.data\\.[0-9.-]+)")))
+      << screen;
+  const RunResult report =
+      RunTool({kReport, "-i", dir_ / m[1].str(), "--stdio", "--no-children"}, dir_);
+  EXPECT_EQ(report.exit_code, 0) << report.err;
+  const auto saved_sixty = OverheadOf(report.out, "compute_sixty");
+  ASSERT_TRUE(saved_sixty.has_value()) << report.out;
+  EXPECT_NEAR(*saved_sixty, 60.0, 15.0) << report.out;
+
+  // q quits at once, the terminal restored.
+  const auto quit = Clock::now();
+  tmux.Keys({"q"});
+  const std::string status = WaitForFile(dir_ / "status", std::chrono::seconds(2));
+  EXPECT_LT(Clock::now() - quit, std::chrono::seconds(1));
+  EXPECT_EQ(status, "0\n");
+  const std::string stty = ReadFile(dir_ / "stty.txt");
+  EXPECT_TRUE(Contains(stty, " icanon") && Contains(stty, " echo ")) << stty;
+}
+
+TEST_F(TopTest, StdioPrintsOneTablePerInterval) {
+  const RunResult top = RunTool({kTop, "--stdio", "-p", std::to_string(workload_), "-d", "0.5",
+                                 "--duration", "2.2", "--no-children"},
+                                dir_);
+  ASSERT_EQ(top.exit_code, 0) << top.err;
+  // A table every half second: at least 3 in 2.2 s (the last is partial).
+  size_t tables = 0;
+  for (size_t at = top.out.find("# sample-top "); at != std::string::npos;
+       at = top.out.find("# sample-top ", at + 1)) {
+    ++tables;
+  }
+  EXPECT_GE(tables, 3u) << top.out;
+  EXPECT_LE(tables, 6u) << top.out;
+  const auto sixty = OverheadOf(top.out, "compute_sixty");
+  ASSERT_TRUE(sixty.has_value()) << top.out;
+  EXPECT_NEAR(*sixty, 60.0, 15.0) << top.out;
+}
+
+TEST_F(TopTest, RefusesOutOfRangeOptionsByName) {
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"-d", "0"},
+                                               {"-d", "soon"},
+                                               {"-F", "0"},
+                                               {"--percent-limit", "101"}}) {
+    std::vector<std::string> argv = {kTop, "--stdio"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    const RunResult top = RunTool(argv, dir_);
+    EXPECT_EQ(top.exit_code, 2) << args[0] << " " << args[1] << ": " << top.err;
+    EXPECT_NE(top.err.find(args[0]), std::string::npos) << top.err;
+  }
+}
+
+}  // namespace
+}  // namespace sample::e2e
