@@ -17,10 +17,10 @@ MemoryRecording::MemoryRecording(std::string name, std::vector<EventDesc> events
 
 namespace {
 
-// The chunk's records as the file would hold them: CPU fields inserted.
-std::vector<std::byte> FileRecords(RecordsChunk& chunk) {
-  if (!chunk.cpu_field) return std::move(chunk.records);
-  std::vector<std::byte> out;
+// The chunk's records as the file would hold them (CPU fields inserted),
+// in `out` (emptied first).
+void FileRecords(const RecordsChunk& chunk, std::vector<std::byte>& out) {
+  out.clear();
   out.reserve(chunk.records.size() + chunk.records.size() / 4 + 64);
   size_t start = 0;
   const std::span<const std::byte> records(chunk.records);
@@ -31,27 +31,53 @@ std::vector<std::byte> FileRecords(RecordsChunk& chunk) {
     start = end;
   }
   out.insert(out.end(), records.begin() + static_cast<ptrdiff_t>(start), records.end());
-  return out;
 }
 
 }  // namespace
 
 void MemoryRecording::SetChunks(std::vector<RecordsChunk> chunks) {
+  for (std::vector<std::byte>& payload : payloads_) spare_.push_back(std::move(payload));
   payloads_.clear();
   refs_.clear();
   for (RecordsChunk& chunk : chunks) {
-    if (chunk.records.empty()) continue;
+    if (chunk.records.empty()) {
+      given_.push_back(std::move(chunk.records));
+      continue;
+    }
     ChunkRef ref;
     ref.header.type = static_cast<uint16_t>(ChunkType::kRecords);
     ref.header.record_count = chunk.record_count;
     ref.header.time_min = chunk.time_min;
     ref.header.time_max = chunk.time_max;
     ref.offset = payloads_.size();
-    payloads_.push_back(FileRecords(chunk));
+    if (chunk.cpu_field) {
+      std::vector<std::byte> out;
+      if (!spare_.empty()) {
+        out = std::move(spare_.back());
+        spare_.pop_back();
+      }
+      FileRecords(chunk, out);
+      payloads_.push_back(std::move(out));
+      given_.push_back(std::move(chunk.records));
+    } else {
+      payloads_.push_back(std::move(chunk.records));
+    }
     ref.header.raw_size = payloads_.back().size();
     ref.header.stored_size = ref.header.raw_size;
     refs_.push_back(ref);
   }
+}
+
+std::vector<std::vector<std::byte>> MemoryRecording::TakeSpareBuffers() {
+  // Beyond what the next chunks' CPU insertion will reuse.
+  while (spare_.size() > payloads_.size() + 1) {
+    given_.push_back(std::move(spare_.back()));
+    spare_.pop_back();
+  }
+  std::vector<std::vector<std::byte>> out = std::move(given_);
+  given_.clear();
+  for (std::vector<std::byte>& buffer : out) buffer.clear();
+  return out;
 }
 
 Result<void> MemoryRecording::ReadPayloadInto(const ChunkRef& chunk, Payload& out) const {

@@ -23,6 +23,10 @@ class MemoryRecording final : public RecordingFile {
 
   // The record chunks from now on: `chunks`, in the order drained.
   void SetChunks(std::vector<RecordsChunk> chunks);
+  // Buffers it no longer needs (the records of chunks whose CPU fields
+  // were inserted into another), emptied, for the caller's next chunks:
+  // a live view passes the same few megabytes around every second.
+  std::vector<std::vector<std::byte>> TakeSpareBuffers();
 
   const std::string& path() const override { return name_; }
   std::string format_name() const override { return "live"; }
@@ -66,6 +70,8 @@ class MemoryRecording final : public RecordingFile {
   std::vector<std::string> warnings_;
   RecordCounts other_records_;
   std::vector<std::vector<std::byte>> payloads_;  // parallel to refs_
+  std::vector<std::vector<std::byte>> spare_;     // emptied, to reuse
+  std::vector<std::vector<std::byte>> given_;     // emptied, for TakeSpareBuffers
   std::vector<ChunkRef> refs_;
 };
 

@@ -65,7 +65,21 @@ Result<void> LiveSession::Begin() {
   };
   record.live.chunk = [this](const format::RecordsChunk& chunk) {
     std::lock_guard lock(mutex_);
-    pending_.push_back(chunk);
+    // A copy (the flight history keeps the chunk for s) into a buffer
+    // of an earlier refresh.
+    format::RecordsChunk copy;
+    if (!free_.empty()) {
+      copy.records = std::move(free_.back());
+      free_.pop_back();
+    }
+    copy.records.assign(chunk.records.begin(), chunk.records.end());
+    copy.record_count = chunk.record_count;
+    copy.time_min = chunk.time_min;
+    copy.time_max = chunk.time_max;
+    copy.sample_time_offset = chunk.sample_time_offset;
+    copy.cpu_field = chunk.cpu_field;
+    copy.cpu_runs = chunk.cpu_runs;
+    pending_.push_back(std::move(copy));
   };
   record.live.snapshot = [this](const std::string& path, uint64_t samples) {
     std::lock_guard lock(mutex_);
@@ -115,11 +129,7 @@ void LiveSession::RecorderThread() {
   changed_.notify_all();
 }
 
-LiveSession::~LiveSession() {
-  if (recorder_.joinable()) Stop();
-  if (!control_fifo_.empty()) unlink(control_fifo_.c_str());
-  if (!control_dir_.empty()) rmdir(control_dir_.c_str());
-}
+LiveSession::~LiveSession() { Stop(); }
 
 void LiveSession::Command(const std::string& line) {
   // The recorder holds the FIFO open for reading: this cannot block.
@@ -145,7 +155,16 @@ int LiveSession::Stop() {
     if (!ended) Command("stop\n");
     recorder_.join();
   }
+  if (!control_fifo_.empty()) unlink(control_fifo_.c_str());
+  if (!control_dir_.empty()) rmdir(control_dir_.c_str());
+  control_fifo_.clear();
+  control_dir_.clear();
   return exit_status();
+}
+
+std::string LiveSession::failure() const {
+  std::lock_guard lock(mutex_);
+  return result_ && !*result_ ? result_->error().message : "";
 }
 
 int LiveSession::exit_status() const {
@@ -166,6 +185,12 @@ bool LiveSession::Refresh() {
   if (ended && chunks.empty() && recording_ != nullptr) return false;
   memory_->SetChunks(std::move(chunks));
   recording_ = &loader_->Next();
+  {
+    std::lock_guard lock(mutex_);
+    for (std::vector<std::byte>& buffer : memory_->TakeSpareBuffers()) {
+      if (free_.size() < 64) free_.push_back(std::move(buffer));
+    }
+  }
   const std::time_t now = std::time(nullptr);
   std::tm local{};
   localtime_r(&now, &local);

@@ -43,10 +43,13 @@ class LiveSession final : public report::LiveFeed {
 
   // The recording Refresh keeps current.
   const report::Recording& recording() const { return *recording_; }
+  // Distinct code locations named so far (each once, over all refreshes).
+  size_t locations() const { return loader_->locations(); }
   // Waits up to `ms` for the recorder to end; true if it has.
   bool WaitForEnd(uint64_t ms);
-  // Stops the recorder (if still running) and returns the exit status:
-  // 128 + N after signal N, 1 if the recorder failed (said on stderr).
+  // Stops the recorder (if still running), removes the control FIFO and
+  // returns the exit status: 128 + N after signal N, 1 if the recorder
+  // failed (said on stderr). What is left to free is only memory.
   int Stop();
 
   uint64_t interval_ms() const override { return options_.interval_ms; }
@@ -55,6 +58,9 @@ class LiveSession final : public report::LiveFeed {
   // The refresh's wall-clock time (every refresh shows a new one), then
   // what there is to say: the last save, a user-space-only session.
   std::string Note() const override;
+  // Why the recorder stopped on its own, if it failed (a write, a
+  // target it could no longer follow); empty otherwise.
+  std::string failure() const;
   int exit_status() const override;
 
  private:
@@ -74,6 +80,7 @@ class LiveSession final : public report::LiveFeed {
   bool ended_ = false;
   std::vector<EventDesc> events_;
   std::vector<format::RecordsChunk> pending_;
+  std::vector<std::vector<std::byte>> free_;  // buffers for the next copies
   std::optional<Result<record::RecordSummary>> result_;
   std::optional<std::string> saved_;  // the last snapshot's line
 

@@ -49,7 +49,7 @@ uint64_t FlightByteCap(double seconds) {
 }
 
 FlightHistory::FlightHistory(uint64_t span_ns, uint64_t byte_cap, const perf_event_attr& attr,
-                           std::optional<CpuFieldPlace> cpu_field)
+                             std::optional<CpuFieldPlace> cpu_field)
     : span_ns_(span_ns), byte_cap_(byte_cap), attr_(attr) {
   sideband_.cpu_field = cpu_field;
   sideband_.time_min = UINT64_MAX;
@@ -81,9 +81,22 @@ void FlightHistory::AddSideband(const format::RecordsChunk& chunk) { KeepSideban
 
 std::vector<std::byte> FlightHistory::Add(format::RecordsChunk chunk) {
   const uint64_t newest = chunk.time_max;
+  std::vector<std::byte> spare;
+  if (chunk.records.capacity() / 2 > chunk.records.size()) {
+    // The drainer's buffer is sized for a full chunk and all its rings
+    // (megabytes); a chunk handed over for its age fills a fraction of it.
+    // Kept whole, every chunk would hold that reservation, and with
+    // transparent huge pages its first touch made 2 MiB of it resident (a
+    // live view paid a fifth of its CPU clearing them). The records are
+    // kept in a buffer of their size, and the large one goes back to the
+    // drainer for the next chunk.
+    std::vector<std::byte> kept(chunk.records.begin(), chunk.records.end());
+    spare = std::move(chunk.records);
+    spare.clear();
+    chunk.records = std::move(kept);
+  }
   chunk_bytes_ += chunk.records.size();
   chunks_.push_back(std::move(chunk));
-  std::vector<std::byte> spare;
   // A chunk goes when its newest record is older than the span; the
   // last one always stays.
   while (chunks_.size() > 1 &&

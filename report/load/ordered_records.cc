@@ -10,8 +10,10 @@
 
 namespace sample::report {
 
-OrderedRecordStream::OrderedRecordStream(const format::RecordingFile& reader, unsigned jobs)
-    : reader_(reader), chunks_(reader.record_chunks()) {
+OrderedRecordStream::OrderedRecordStream(const format::RecordingFile& reader, unsigned jobs,
+                                         std::vector<format::Payload>* pool)
+    : reader_(reader), chunks_(reader.record_chunks()), pool_(pool) {
+  if (pool_ != nullptr) spare_.swap(*pool_);
   const size_t n = chunks_.size();
   later_min_.assign(n + 1, std::numeric_limits<uint64_t>::max());
   for (size_t i = n; i-- > 0;) {
@@ -36,6 +38,7 @@ OrderedRecordStream::~OrderedRecordStream() {
   }
   space_cv_.notify_all();
   for (std::thread& t : workers_) t.join();
+  if (pool_ != nullptr) pool_->swap(spare_);
 }
 
 void OrderedRecordStream::Decode(uint32_t index, Decoded& out) const {

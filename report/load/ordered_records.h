@@ -43,7 +43,10 @@ struct RecordStreamStats {
 class OrderedRecordStream {
  public:
   // `jobs` threads decode chunks; 0 or 1 decodes on the calling thread.
-  OrderedRecordStream(const format::RecordingFile& reader, unsigned jobs);
+  // `pool`, when given, lends payload buffers and gets the stream's spare
+  // ones back when it ends (a live view makes a stream every refresh).
+  OrderedRecordStream(const format::RecordingFile& reader, unsigned jobs,
+                      std::vector<format::Payload>* pool = nullptr);
   ~OrderedRecordStream();
   OrderedRecordStream(const OrderedRecordStream&) = delete;
   OrderedRecordStream& operator=(const OrderedRecordStream&) = delete;
@@ -107,6 +110,7 @@ class OrderedRecordStream {
   std::vector<std::thread> workers_;
 
   std::vector<format::Payload> spare_;     // guarded by mutex_
+  std::vector<format::Payload>* pool_;     // the caller's, or null
   std::vector<format::Payload> payloads_;  // by chunk index; recycled when done
   std::vector<uint32_t> remaining_;        // records of each chunk not yet emitted
   std::vector<Ref> pending_;               // sorted; [pending_begin_, end) not emitted

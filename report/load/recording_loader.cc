@@ -65,6 +65,7 @@ class Loader {
   // LiveLoader's: applies the chunks the reader now holds to the state
   // kept from the calls before, and makes the Recording of their samples.
   const Recording& Next();
+  size_t named_locations() const { return live_symbols_.begin.size(); }
 
  private:
   void ReadRecords(unsigned jobs);
@@ -113,6 +114,8 @@ class Loader {
   // of every location named so far.
   std::optional<SymbolCache> symbol_cache_;
   LocationFunctions live_symbols_;
+  // Payload buffers from one ApplyChunks to the next.
+  std::vector<format::Payload> payload_pool_;
 };
 
 Result<Recording> Loader::Run() {
@@ -158,7 +161,7 @@ void Loader::StartReading(unsigned jobs) {
 }
 
 void Loader::ApplyChunks(unsigned jobs) {
-  OrderedRecordStream stream(reader_, jobs);
+  OrderedRecordStream stream(reader_, jobs, &payload_pool_);
   for (auto batch = stream.NextBatch(); !batch.empty(); batch = stream.NextBatch()) {
     // Records without a time (perf's synthesized ones) do not start the
     // recording; the rest come in time order.
@@ -203,6 +206,7 @@ const Recording& Loader::Next() {
   sample_reads_.clear();
   out_.warnings.clear();
   out_.profile.ClearSamples();
+  samples_.reserve(ExpectedRecords(reader_));
   ApplyChunks(/*jobs=*/1);
   out_.stats.unwind = unwinding_->stats();
   SymbolizeNewLocations();
@@ -402,6 +406,8 @@ LiveLoader::LiveLoader(const format::RecordingFile& source, const LoadOptions& o
 LiveLoader::~LiveLoader() = default;
 
 const Recording& LiveLoader::Next() { return state_->loader.Next(); }
+
+size_t LiveLoader::locations() const { return state_->loader.named_locations(); }
 
 Result<Recording> LoadRecording(const std::string& path, const LoadOptions& options) {
   TRY_ASSIGN(auto reader, format::OpenRecording(path));

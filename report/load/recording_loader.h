@@ -84,6 +84,9 @@ class LiveLoader {
   LiveLoader(const LiveLoader&) = delete;
   LiveLoader& operator=(const LiveLoader&) = delete;
   const Recording& Next();
+  // Distinct locations (DSO and offset) named so far: what the refreshes
+  // have symbolized, each once.
+  size_t locations() const;
 
  private:
   struct State;
