@@ -10,6 +10,7 @@
 
 #include "libsample/events/event_spec.h"
 #include "libsample/option_number.h"
+#include "libsample/version.h"
 #include "libsample/perf/chain_capture.h"
 #include "libsample/perf/perf_event.h"
 #include "record/counting/counting_session.h"
@@ -267,6 +268,7 @@ int main(int argc, char** argv) {
   // clang-format off
   desc.add_options()
       ("help,h", "show this help")
+      ("version", "print the version and the git commit built from")
       ("output,o", po::value(&options.output)->default_value("sample.data"),
        "output file (an existing one is renamed FILE.old)")
       ("event,e", po::value(&options.events)->composing(),
@@ -361,6 +363,10 @@ int main(int argc, char** argv) {
     }
     if (vm.count("help")) {
       std::cout << kUsage << desc;
+      return 0;
+    }
+    if (vm.count("version")) {
+      std::cout << sample::VersionLine("sample-record") << "\n";
       return 0;
     }
     if (vm.count("list-events")) return ListEvents(vm["list-events"].as<std::string>());

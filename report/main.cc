@@ -19,6 +19,7 @@
 #include "libsample/model/sample_filter.h"
 #include "libsample/option_number.h"
 #include "libsample/symbols/function_names.h"
+#include "libsample/version.h"
 #include "report/diff/diff_runner.h"
 #include "report/output_file.h"
 #include "report/output_format.h"
@@ -183,6 +184,7 @@ int main(int argc, char** argv) {
   // clang-format off
   desc.add_options()
       ("help,h", "show this help")
+      ("version", "print the version and the git commit built from")
       ("input,i", po::value(&options.input), "input file (default sample.data)")
       ("call-graph,g", po::value(&call_graph)->implicit_value(""),
        "show call chains under each entry: [graph|fractal|flat|folded|none][,THRESHOLD%]"
@@ -269,6 +271,10 @@ int main(int argc, char** argv) {
     po::notify(vm);
     if (vm.count("help")) {
       std::cout << kUsage << desc;
+      return 0;
+    }
+    if (vm.count("version")) {
+      std::cout << sample::VersionLine("sample-report") << "\n";
       return 0;
     }
     options.filters = ParseFilters(filters);

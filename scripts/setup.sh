@@ -21,11 +21,11 @@ packages=(
 # reports the perf.data tests compare ours with, gcc-multilib for a
 # 32-bit workload (an i386 process), rustc (with golang-go) for the Rust
 # and Go workloads, tmux, in which the terminal browser tests type their
-# keys, and nodejs, whose --perf-prof jitdumps the JIT test
-# records. scripts/test.sh asks for them with
+# keys, man-db, whose man renders the installed pages for the install
+# test, and nodejs, whose --perf-prof jitdumps the JIT test records. scripts/test.sh asks for them with
 # SAMPLE_SETUP_TESTS=1; a failure to install them is not fatal, the tests
 # that need them skip and say why.
-test_packages=(golang-go chromium linux-perf gcc-multilib rustc nodejs tmux)
+test_packages=(golang-go chromium linux-perf gcc-multilib rustc nodejs tmux man-db)
 
 missing=()
 for pkg in "${packages[@]}"; do

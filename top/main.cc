@@ -12,6 +12,7 @@
 #include <boost/program_options.hpp>
 
 #include "libsample/option_number.h"
+#include "libsample/version.h"
 #include "libsample/perf/chain_capture.h"
 #include "report/text/text_printer.h"
 #include "report/tui/terminal_browser.h"
@@ -54,6 +55,7 @@ Parsed Parse(int argc, char** argv) {
   // clang-format off
   desc.add_options()
       ("help,h", "show this help")
+      ("version", "print the version and the git commit built from")
       ("event,e", po::value(&record.events)->composing(),
        "events to sample, as sample-record -e (default cycles, or cpu-clock where there is no PMU)")
       ("freq,F", po::value(&frequency), "samples per second (default 4000)")
@@ -84,6 +86,11 @@ Parsed Parse(int argc, char** argv) {
   po::notify(vm);
   if (vm.count("help")) {
     std::cout << kUsage << desc;
+    out.help = true;
+    return out;
+  }
+  if (vm.count("version")) {
+    std::cout << sample::VersionLine("sample-top") << "\n";
     out.help = true;
     return out;
   }
