@@ -35,7 +35,7 @@ constexpr const char* kUsage =
 const std::set<std::string> kOptionsWithValue = {
     "-o", "--output", "-F", "--freq", "-c", "--count", "-e", "--event", "-m", "--mmap-pages",
     "-z", "--compression-level", "-p", "--pid", "-t", "--tid", "-C", "--cpu", "--duration",
-    "-D", "--delay", "--control", "--call-graph", "-I", "--interval-print", "-r", "--repeat", "-x",
+    "-D", "--delay", "--control", "--call-graph", "--switch-max-files", "-I", "--interval-print", "-r", "--repeat", "-x",
     "--field-separator", "--filter", "--max-stack"};
 // clang-format on
 
@@ -93,7 +93,7 @@ T Whole(const char* option, const std::string& text, const char* what, sample::W
 // The numeric options, taken as text (see libsample/option_number.h).
 struct NumberText {
   std::string frequency, period, mmap_pages, zstd_level, duration, delay, interval, repeat, flight,
-      max_stack;
+      max_stack, switch_output, switch_max_files;
 };
 
 // --stat's own options: refused without --stat, and -x with -j.
@@ -132,7 +132,8 @@ void ParseStatOptions(const po::variables_map& vm, const NumberText& text, bool 
                                                           {"control", "--control"},
                                                           {"switch-events", "--switch-events"},
                                                           {"off-cpu", "--off-cpu"},
-                                                          {"flight-recorder", "--flight-recorder"}};
+                                                          {"flight-recorder", "--flight-recorder"},
+                                                          {"switch-output", "--switch-output"}};
   for (const auto& [name, spelled] : sampling) {
     if (vm.count(name) && !vm[name].defaulted()) {
       throw po::error(
@@ -191,6 +192,20 @@ void ParseNumbers(const po::variables_map& vm, const NumberText& text,
                                               {0, 86400, /*min_exclusive=*/true});
     if (!seconds) throw po::error(seconds.error().message);
     options->flight_seconds = *seconds;
+  }
+  if (vm.count("switch-output")) {
+    auto policy = sample::record::ParseSwitchOutput(text.switch_output);
+    if (!policy) throw po::error(policy.error().message);
+    options->switch_output = *policy;
+    if (vm.count("flight-recorder")) {
+      throw po::error("--switch-output and --flight-recorder: give one (files on disk, or the "
+                      "last seconds in memory)");
+    }
+  }
+  if (vm.count("switch-max-files")) {
+    if (!vm.count("switch-output")) throw po::error("--switch-max-files needs --switch-output");
+    options->switch_output.max_files =
+        Whole<size_t>("--switch-max-files", text.switch_max_files, "files", {1, 1000000});
   }
   if (vm.count("delay")) {
     if (text.delay == "-1") {
@@ -320,6 +335,12 @@ int main(int argc, char** argv) {
        "keep only the last SECONDS (default 30) in memory and write nothing while recording; "
        "SIGUSR2 or the --control command 'snapshot' writes them to FILE.<date-time>, and the "
        "end (the command's exit, a stop signal, --duration) to FILE")
+      ("switch-output", po::value(&numbers.switch_output)->implicit_value("signal")->value_name("WHEN"),
+       "cut the recording into complete files, FILE.<date-time>, each readable alone: at each "
+       "SIGUSR2 (signal, the default), once a file holds SIZE bytes (such as 100M; K, M, G) or "
+       "every TIME (such as 30s, 10m; ms, s, m, h)")
+      ("switch-max-files", po::value(&numbers.switch_max_files)->value_name("N"),
+       "with --switch-output: keep only the newest N files, deleting older ones")
       ("switch-events", po::bool_switch(&options.switch_events), "record context switches")
       ("off-cpu", po::bool_switch(&options.off_cpu), "also record where the threads wait off "
        "the CPU and for how long: the sched:sched_switch tracepoint with call chains, and "

@@ -63,7 +63,8 @@ void PrintSummary(const RecordSummary& summary, const std::vector<CpuCounters>& 
              "[ sample-record: {} samples, {} lost, {:.2f} s, {} written ({:.1f}x compressed), "
              "{} ]\n",
              summary.samples, summary.lost_samples, summary.seconds,
-             HumanBytes(summary.bytes_written), ratio, options.output);
+             HumanBytes(summary.bytes_written), ratio,
+             summary.written_to.empty() ? options.output : summary.written_to);
   if (summary.lost_samples == 0) return;
   std::string per_cpu;
   uint64_t throttles = 0;

@@ -33,6 +33,7 @@
 #include "record/facts/proc_synthesis.h"
 #include "record/file_limit.h"
 #include "record/record_summary.h"
+#include "record/recording_events.h"
 #include "record/recording_loop.h"
 
 namespace sample::record {
@@ -52,13 +53,6 @@ class Recorder {
  private:
   Result<void> Prepare();
   Result<void> OpenEvents();
-  // Parses the -e list `list`, adds --filter's filters and --off-cpu's
-  // event, and opens them.
-  Result<void> OpenEventList(const std::string& list, const EventParseOptions& parse,
-                             const SamplingDefaults& defaults,
-                             const std::optional<EventSpec>& off_cpu);
-  // Notes on stderr about the events just opened.
-  void NoteOpenedEvents(const std::optional<int>& paranoid) const;
   // The metadata chunks every file starts with: events, toggles, trace
   // formats, host facts.
   void SubmitFirstChunks();
@@ -78,6 +72,10 @@ class Recorder {
                             ClosingNotes* notes);
   // A flight snapshot while recording, to FILE.<local time>; says its name.
   Result<void> Snapshot();
+  // --switch-output: the current file closed, the next one opened.
+  Result<void> SwitchOutput();
+  format::WriterOptions WriterOptions();
+  bool rotating() const { return options_.switch_output.kind != SwitchPolicy::Kind::kNone; }
 
   const RecordOptions& options_;
   // --raise-max-stack: set back when the recorder ends (or by its
@@ -99,13 +97,16 @@ class Recorder {
 
   std::optional<RingDrainer> drainer_;  // once the events are open
   std::optional<SamplingControl> control_;
-  std::optional<FlightRecorder> flight_;  // --flight-recorder
+  std::optional<FlightRecorder> flight_;    // --flight-recorder
+  std::optional<RotatingOutput> rotating_;  // --switch-output
 };
 
 void Recorder::SubmitMetadata(format::ChunkType type, std::vector<std::byte> payload,
                               uint64_t count) {
   if (flight_) {
     flight_->AddMetadataChunk(type, std::move(payload), count);
+  } else if (rotating_) {
+    rotating_->AddMetadataChunk(type, std::move(payload), count);
   } else {
     writer_->Submit(type, std::move(payload), count);
   }
@@ -114,68 +115,7 @@ void Recorder::SubmitMetadata(format::ChunkType type, std::vector<std::byte> pay
 Result<void> Recorder::OpenEvents() {
   TRY_ASSIGN(raised_max_stack_,
              RaiseMaxStackIfNeeded(options_.max_stack, options_.raise_max_stack, options_.quiet));
-  SamplingDefaults defaults;
-  defaults.frequency = options_.frequency;
-  defaults.period = options_.period;
-  defaults.chain_capture = options_.chain_capture;
-  defaults.max_stack = options_.max_stack;
-  defaults.delayed = options_.delay_ms != 0 || options_.start_disabled;
-  defaults.separate_tracking = !options_.control.empty();
-  // Off-CPU time ends at the switch-in record.
-  defaults.switch_events = options_.switch_events || options_.off_cpu;
-  defaults.mmap_pages = options_.mmap_pages;
-  EventParseOptions parse;
-  const auto paranoid = ReadPerfEventParanoid();
-  parse.exclude_kernel_default = KernelExcludedByParanoia(paranoid);
-  const bool default_event = options_.events.empty();
-  std::string list = default_event ? "cycles" : "";
-  for (const std::string& e : options_.events) list += (list.empty() ? "" : ",") + e;
-
-  std::optional<EventSpec> off_cpu;
-  if (options_.off_cpu) {
-    auto parsed = OffCpuSpec(parse);
-    if (!parsed) return Fail("--off-cpu: " + parsed.error().message, parsed.error().sys_errno);
-    off_cpu = std::move(*parsed);
-  }
-  auto opened = OpenEventList(list, parse, defaults, off_cpu);
-  const int err = opened ? 0 : opened.error().sys_errno;
-  if (!opened && default_event && (err == ENOENT || err == EOPNOTSUPP)) {
-    // perf does the same: no PMU (typical in VMs) means a timer-based event.
-    if (!options_.quiet) {
-      fmt::print(stderr,
-                 "sample-record: the hardware event 'cycles' is not available here (no PMU); "
-                 "using cpu-clock instead.\n");
-    }
-    opened = OpenEventList("cpu-clock", parse, defaults, off_cpu);
-  }
-  if (!opened) return opened;
-  NoteOpenedEvents(paranoid);
-  return {};
-}
-
-Result<void> Recorder::OpenEventList(const std::string& list, const EventParseOptions& parse,
-                                     const SamplingDefaults& defaults,
-                                     const std::optional<EventSpec>& off_cpu) {
-  TRY_ASSIGN(auto specs, ParseEventList(list, parse));
-  TRY(AttachFilters(options_.events, options_.filters, &specs));
-  if (off_cpu) specs.push_back(*off_cpu);
-  TRY_ASSIGN(auto opener, EventOpener::Create(std::move(specs), defaults, target_));
-  opener_.emplace(std::move(opener));
-  return opener_->Open(target_);
-}
-
-void Recorder::NoteOpenedEvents(const std::optional<int>& paranoid) const {
-  if (options_.quiet) return;
-  // Said once the events are open, and only of events it applies to (not
-  // of tracepoints, nor of events given u/k/h).
-  const auto& specs = opener_->specs();
-  if (std::any_of(specs.begin(), specs.end(),
-                  [](const EventSpec& spec) { return spec.kernel_excluded_by_default; })) {
-    fmt::print(stderr, "{}", UserSpaceOnlyNote(*paranoid, "recording"));
-  }
-  if (options_.mmap_pages == 0) {
-    fmt::print(stderr, "{}", ChosenRingNote(opener_->mmap_pages(), opener_->attrs()));
-  }
+  return OpenRecordingEvents(options_, target_, opener_);
 }
 
 // Turns the events on (unless enable_on_exec does it; with -D only the
@@ -197,6 +137,8 @@ Result<void> Recorder::Start() {
   if (options_.live.chunk) options_.live.chunk(chunk);
   if (flight_) {
     flight_->history().AddSideband(chunk);
+  } else if (rotating_) {
+    rotating_->Add(std::move(chunk));
   } else {
     writer_->SubmitRecords(std::move(chunk));
   }
@@ -224,15 +166,15 @@ Result<void> Recorder::Prepare() {
 
   // Stop signals and SIGCHLD arrive through a signalfd polled with the
   // ring buffers; a command gets the original mask back before exec.
-  TRY_ASSIGN(signal_fd_, BlockRecordingSignals(options_.flight_seconds > 0, &original_mask_));
+  // SIGUSR2 takes a flight snapshot, or switches files.
+  TRY_ASSIGN(signal_fd_,
+             BlockRecordingSignals(options_.flight_seconds > 0 || rotating(), &original_mask_));
 
-  // The flight recorder writes nothing until a snapshot or the end.
-  if (options_.flight_seconds == 0) {
+  // The flight recorder writes nothing until a snapshot or the end; a
+  // rotating output opens its first file once the events are known.
+  if (options_.flight_seconds == 0 && !rotating()) {
     TRY(MoveAside(options_.output, "-o"));
-    format::WriterOptions writer_options;
-    writer_options.zstd_level = options_.zstd_level;
-    writer_options.observe_records = facts_.RecordsObserver();
-    TRY_ASSIGN(auto writer, format::SampleFileWriter::Create(options_.output, writer_options));
+    TRY_ASSIGN(auto writer, format::SampleFileWriter::Create(options_.output, WriterOptions()));
     writer_ = std::move(writer);
   }
 
@@ -246,11 +188,12 @@ Result<void> Recorder::Prepare() {
 
   if (auto opened = OpenEvents(); !opened) return opened;
   if (options_.flight_seconds > 0) {
-    format::WriterOptions writer_options;
-    writer_options.zstd_level = options_.zstd_level;
-    writer_options.observe_records = facts_.RecordsObserver();
-    flight_.emplace(options_.flight_seconds, writer_options, opener_->first_attr(),
+    flight_.emplace(options_.flight_seconds, WriterOptions(), opener_->first_attr(),
                     opener_->cpu_field(), options_.live.history_byte_cap);
+  } else if (rotating()) {
+    rotating_.emplace(options_.output, options_.switch_output, WriterOptions(),
+                      opener_->first_attr(), opener_->cpu_field(), target_.cpus, options_.quiet);
+    TRY(rotating_->Open());
   }
   // The records as the file holds them: the attrs of DescribeFile.
   if (options_.embed) facts_.CollectHits(EventTable(opener_->DescribeFile()), HostArch());
@@ -261,6 +204,9 @@ Result<void> Recorder::Prepare() {
       if (options_.live.chunk) options_.live.chunk(chunk);
       return flight_->history().Add(std::move(chunk));
     });
+  } else if (rotating_) {
+    drainer_->DivertTo(
+        [this](format::RecordsChunk chunk) { return rotating_->Add(std::move(chunk)); });
   }
   const bool delayed = options_.delay_ms != 0 || options_.start_disabled;
   auto sink = [this](format::ChunkType type, std::vector<std::byte> payload, uint64_t count) {
@@ -298,7 +244,8 @@ Result<StopCause> Recorder::Record() {
   started_ = true;
   RecordingLoop loop({options_, target_, *opener_, *drainer_, *control_, writer_.get(),
                       flight_ ? &*flight_ : nullptr, signal_fd_.get(), child_, start_ns_,
-                      status_line_, [this] { return Snapshot(); }});
+                      status_line_, [this] { return Snapshot(); },
+                      rotating_ ? &*rotating_ : nullptr, [this] { return SwitchOutput(); }});
   return loop.Run();
 }
 
@@ -346,6 +293,11 @@ Result<RecordSummary> Recorder::Abandon(Error error) {
     writer_.reset();
     unlink(options_.output.c_str());
   }
+  if (rotating_ && !started_) {
+    const std::string path = rotating_->current_path();
+    rotating_.reset();
+    unlink(path.c_str());
+  }
   return tl::unexpected(std::move(error));
 }
 
@@ -382,6 +334,23 @@ Result<void> Recorder::Snapshot() {
   return {};
 }
 
+format::WriterOptions Recorder::WriterOptions() {
+  format::WriterOptions writer_options;
+  writer_options.zstd_level = options_.zstd_level;
+  writer_options.observe_records = facts_.RecordsObserver();
+  return writer_options;
+}
+
+Result<void> Recorder::SwitchOutput() {
+  drainer_->Flush(/*wait=*/true);  // every record drained so far, in this file
+  ClosingNotes notes;
+  return rotating_->Switch(
+      [&](format::SampleFileWriter& writer, const format::Trailer& trailer) {
+        return WriteClosing(writer, trailer, &notes);
+      },
+      status_line_);
+}
+
 Result<RecordSummary> Recorder::Finish(int exit_status) {
   const double seconds = (MonotonicNowNs() - start_ns_) / 1e9;
   ClosingNotes notes;
@@ -401,6 +370,17 @@ Result<RecordSummary> Recorder::Finish(int exit_status) {
     trailer = file.trailer;
     summary.bytes_written = file.bytes_written;
     summary.raw_bytes = file.raw_bytes;
+  } else if (rotating_) {
+    TRY(rotating_->Finish([&](format::SampleFileWriter& writer, const format::Trailer& t) {
+      return WriteClosing(writer, t, &notes);
+    }));
+    trailer = MakeTrailer(drainer_->counters());  // the whole recording's, for the summary
+    summary.bytes_written = rotating_->total_bytes();
+    summary.raw_bytes = rotating_->total_raw_bytes();
+    const auto& files = rotating_->files();
+    summary.written_to = files.size() == 1 ? files.front()
+                                           : fmt::format("{} files, {} to {}", files.size(),
+                                                         files.front(), files.back());
   } else {
     trailer = MakeTrailer(drainer_->counters());
     trailer.header.record_count = drainer_->records_written();

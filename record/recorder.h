@@ -23,9 +23,10 @@
 
 #include "formats/sample_file_writer.h"
 #include "libsample/events/event_filter.h"
-#include "libsample/perf/event_table.h"
 #include "libsample/perf/chain_capture.h"
+#include "libsample/perf/event_table.h"
 #include "libsample/result.h"
+#include "record/drain/rotating_output.h"
 #include "record/record_target.h"
 
 namespace sample::record {
@@ -56,14 +57,14 @@ struct LiveHooks {
 struct RecordOptions {
   TargetOptions target;
   std::string output = "sample.data";
-  std::vector<std::string> events;    // -e arguments; empty: cycles, else cpu-clock
+  std::vector<std::string> events;      // -e arguments; empty: cycles, else cpu-clock
   std::vector<EventFilterArg> filters;  // --filter, each after its -e argument
-  uint64_t frequency = 0;             // -F, when period == 0; 0: see SamplingDefaults
-  uint64_t period = 0;                // -c: a sample every `period` events
-  ChainCaptureOptions chain_capture;  // -g (fp) or --call-graph MODE
-  uint32_t max_stack = 0;             // --max-stack: frames per chain; 0: the kernel's limit
-  bool raise_max_stack = false;       // --raise-max-stack: raise the sysctl to max_stack
-  size_t mmap_pages = 0;              // -m: data pages per CPU ring; 0: chosen (ring_size.h)
+  uint64_t frequency = 0;               // -F, when period == 0; 0: see SamplingDefaults
+  uint64_t period = 0;                  // -c: a sample every `period` events
+  ChainCaptureOptions chain_capture;    // -g (fp) or --call-graph MODE
+  uint32_t max_stack = 0;               // --max-stack: frames per chain; 0: the kernel's limit
+  bool raise_max_stack = false;         // --raise-max-stack: raise the sysctl to max_stack
+  size_t mmap_pages = 0;                // -m: data pages per CPU ring; 0: chosen (ring_size.h)
   int zstd_level = 1;
   double duration_s = 0;        // --duration; 0 = until the target ends
   uint64_t delay_ms = 0;        // -D: start disabled, enable after this
@@ -81,7 +82,10 @@ struct RecordOptions {
   bool embed = true;
   bool quiet = false;
   std::vector<std::string> invocation;  // our own argv, stored in the file
-  LiveHooks live;  // sample-top's; empty for sample-record
+  LiveHooks live;                       // sample-top's; empty for sample-record
+  // --switch-output, --switch-max-files: the recording cut into complete
+  // files, FILE.<local time> (record/drain/rotating_output.h).
+  SwitchPolicy switch_output;
 };
 
 struct RecordSummary {
@@ -90,12 +94,12 @@ struct RecordSummary {
   uint64_t bytes_written = 0;
   uint64_t raw_bytes = 0;
   double seconds = 0;
-  size_t mmap_pages = 0;  // data pages per ring buffer, as given or chosen
-  int exit_status = 0;  // the command's, shell-style (128 + signal); 0 otherwise
-  int stop_signal = 0;  // the signal that stopped the recording, if one did
+  size_t mmap_pages = 0;   // data pages per ring buffer, as given or chosen
+  int exit_status = 0;     // the command's, shell-style (128 + signal); 0 otherwise
+  int stop_signal = 0;     // the signal that stopped the recording, if one did
+  std::string written_to;  // what the summary names; empty: the output file
 };
 
 Result<RecordSummary> RunRecording(const RecordOptions& options);
-
 
 }  // namespace sample::record

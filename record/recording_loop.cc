@@ -95,6 +95,14 @@ RecordingLoop::RecordingLoop(LoopParts parts)
     Snapshot();
     return {};
   });
+  const bool timed_switch =
+      parts_.rotating && parts_.rotating->policy().kind == SwitchPolicy::Kind::kTime;
+  switch_timer_ = loop_.AddTimer(
+      timed_switch ? parts_.start_ns + parts_.rotating->policy().time_ns : EventLoop::kNever,
+      [this](uint64_t now) -> Result<void> {
+        SwitchOutput(now);
+        return {};
+      });
 }
 
 Result<StopCause> RecordingLoop::Run() {
@@ -108,6 +116,9 @@ Result<void> RecordingLoop::OnSignals() {
   while (read(parts_.signal_fd, &info, sizeof(info)) == sizeof(info)) {
     if (info.ssi_signo == SIGUSR2) {
       if (parts_.flight) loop_.SetTimer(snapshot_timer_, 0);
+      if (parts_.rotating && parts_.rotating->policy().kind == SwitchPolicy::Kind::kSignal) {
+        loop_.SetTimer(switch_timer_, 0);
+      }
     } else if (info.ssi_signo != SIGCHLD) {
       cause_.stop_signal = static_cast<int>(info.ssi_signo);
       loop_.Stop();
@@ -166,10 +177,29 @@ void RecordingLoop::FlushChunk(uint64_t now) {
     // the writer we wait for).
     loop_.SetTimer(flush_timer_, now + kFlushRetryNs);
   }
-  if (parts_.writer && parts_.writer->failed()) {
+  if ((parts_.writer && parts_.writer->failed()) ||
+      (parts_.rotating && parts_.rotating->failed())) {
     cause_.write_failed = true;
     loop_.Stop();
   }
+  if (parts_.rotating && parts_.rotating->policy().kind == SwitchPolicy::Kind::kSize &&
+      parts_.rotating->bytes_written() >= parts_.rotating->policy().bytes) {
+    loop_.SetTimer(switch_timer_, 0);
+  }
+}
+
+void RecordingLoop::SwitchOutput(uint64_t now) {
+  // A failed switch ends the recording as a failed write does (the files
+  // closed before it are whole); Finish says why.
+  if (auto switched = parts_.switch_output(); !switched) {
+    fmt::print(stderr, "sample-record: --switch-output: {}\n", switched.error().message);
+    cause_.write_failed = true;
+    loop_.Stop();
+    return;
+  }
+  const SwitchPolicy& policy = parts_.rotating->policy();
+  loop_.SetTimer(switch_timer_, policy.kind == SwitchPolicy::Kind::kTime ? now + policy.time_ns
+                                                                         : EventLoop::kNever);
 }
 
 void RecordingLoop::Snapshot() {

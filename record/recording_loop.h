@@ -30,6 +30,7 @@
 #include "record/control/sampling_control.h"
 #include "record/drain/flight_recorder.h"
 #include "record/drain/ring_drainer.h"
+#include "record/drain/rotating_output.h"
 #include "record/events/event_opener.h"
 #include "record/record_target.h"
 #include "record/recorder.h"
@@ -67,6 +68,9 @@ struct LoopParts {
   bool status_line;                        // a status line on stderr
   // Writes a flight snapshot (the recorder knows the closing chunks).
   std::function<Result<void>()> snapshot;
+  const RotatingOutput* rotating = nullptr;  // --switch-output; null without
+  // Closes the current file and opens the next (--switch-output).
+  std::function<Result<void>()> switch_output = nullptr;
 };
 
 class RecordingLoop {
@@ -87,6 +91,7 @@ class RecordingLoop {
   Result<void> StartSampling();
   void CheckTargets(uint64_t now);
   void Snapshot();
+  void SwitchOutput(uint64_t now);
 
   LoopParts parts_;
   EventLoop loop_;
@@ -99,6 +104,7 @@ class RecordingLoop {
   EventLoop::TimerId target_timer_ = 0;
   EventLoop::TimerId flush_timer_ = 0;
   EventLoop::TimerId snapshot_timer_ = 0;
+  EventLoop::TimerId switch_timer_ = 0;
 };
 
 }  // namespace sample::record

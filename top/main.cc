@@ -12,8 +12,8 @@
 #include <boost/program_options.hpp>
 
 #include "libsample/option_number.h"
-#include "libsample/version.h"
 #include "libsample/perf/chain_capture.h"
+#include "libsample/version.h"
 #include "report/text/text_printer.h"
 #include "report/tui/terminal_browser.h"
 #include "report/views/event_sections.h"

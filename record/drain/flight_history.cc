@@ -112,26 +112,32 @@ std::vector<std::byte> FlightHistory::Add(format::RecordsChunk chunk) {
   return spare;
 }
 
-std::vector<CpuCounters> FlightHistory::Count(const std::vector<int>& cpus) const {
-  std::vector<CpuCounters> counters(std::max<size_t>(cpus.size(), 1));
+void CountChunk(const format::RecordsChunk& chunk, const std::vector<int>& cpus,
+                const perf_event_attr& attr, std::vector<CpuCounters>& counters) {
+  if (counters.size() < std::max<size_t>(cpus.size(), 1)) {
+    counters.resize(std::max<size_t>(cpus.size(), 1));
+  }
   auto index_of = [&](uint32_t cpu) -> size_t {
     for (size_t i = 0; i < cpus.size(); ++i) {
       if (cpus[i] == static_cast<int>(cpu)) return i;
     }
     return 0;  // per-thread rings (-1) and anything unknown: the first
   };
-  for (const format::RecordsChunk& chunk : chunks_) {
-    ForEachRun(chunk, [&](uint32_t cpu, std::span<const std::byte> bytes) {
-      CpuCounters& c = counters[index_of(cpu)];
-      ForEachRecord(bytes, [&](const perf_event_header& header, std::span<const std::byte> r) {
-        if (header.type == PERF_RECORD_SAMPLE) {
-          ++c.samples;
-        } else {
-          CountLossRecord(header, r, attr_, &c);
-        }
-      });
+  ForEachRun(chunk, [&](uint32_t cpu, std::span<const std::byte> bytes) {
+    CpuCounters& c = counters[index_of(cpu)];
+    ForEachRecord(bytes, [&](const perf_event_header& header, std::span<const std::byte> r) {
+      if (header.type == PERF_RECORD_SAMPLE) {
+        ++c.samples;
+      } else {
+        CountLossRecord(header, r, attr, &c);
+      }
     });
-  }
+  });
+}
+
+std::vector<CpuCounters> FlightHistory::Count(const std::vector<int>& cpus) const {
+  std::vector<CpuCounters> counters(std::max<size_t>(cpus.size(), 1));
+  for (const format::RecordsChunk& chunk : chunks_) CountChunk(chunk, cpus, attr_, counters);
   return counters;
 }
 
