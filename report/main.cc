@@ -169,6 +169,7 @@ int main(int argc, char** argv) {
   std::string format;
   std::string folded_weight = "samples";
   std::vector<std::string> diff_files;
+  std::vector<std::string> inputs;
   bool no_children = false;
   bool children = false;
   bool no_debuginfod = false;
@@ -185,7 +186,9 @@ int main(int argc, char** argv) {
   desc.add_options()
       ("help,h", "show this help")
       ("version", "print the version and the git commit built from")
-      ("input,i", po::value(&options.input), "input file (default sample.data)")
+      ("input,i", po::value(&inputs)->multitoken()->composing()->value_name("FILE..."),
+       "input file (default sample.data); several (-i A B, a glob of --switch-output files, or "
+       "-i repeated) are reported as one recording")
       ("call-graph,g", po::value(&call_graph)->implicit_value(""),
        "show call chains under each entry: [graph|fractal|flat|folded|none][,THRESHOLD%]"
        "[,caller|callee] (default graph,0.5)")
@@ -317,6 +320,13 @@ int main(int argc, char** argv) {
     }
     options.exports.weight = folded_weight == "period" ? sample::report::ExportWeight::kPeriod
                                                        : sample::report::ExportWeight::kSamples;
+    if (!inputs.empty()) {
+      options.input = inputs.front();
+      options.load.more_inputs.assign(inputs.begin() + 1, inputs.end());
+      if (!options.load.more_inputs.empty() && vm.count("diff")) {
+        throw po::error("--diff compares two recordings: give -i one file");
+      }
+    }
     if (vm.count("diff")) SetDiffFiles(diff_files, vm, options);
     auto keys = sample::report::ParseSortKeys(sort);
     if (!keys) throw po::error(keys.error().message);

@@ -13,10 +13,12 @@
 #include <utility>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "libsample/model/process_table.h"
 #include "report/export/gzip.h"
-#include "report/views/header_view.h"
 #include "report/export/proto/profile.pb.h"
+#include "report/views/header_view.h"
 
 namespace sample::report {
 namespace {
@@ -283,7 +285,20 @@ void PprofBuilder::AddHeader() {
   out_.mutable_period_type()->set_unit(Str(PeriodUnit(recording, first.event)));
   out_.set_period(Period(recording, first));
   out_.set_default_sample_type(Str(first.name));
+  // What a continuous-profiling backend (Pyroscope, Parca) labels an
+  // uploaded profile with, beside time_nanos and duration_nanos: the host
+  // and the command, as "key=value" comments (the first comment stays the
+  // command line, as before).
   if (!input_.command_line.empty()) out_.add_comment(Str(input_.command_line));
+  if (auto host = format::FindMetadata(recording.metadata, "hostname")) {
+    out_.add_comment(Str("hostname=" + *host));
+  }
+  if (!input_.command_line.empty()) out_.add_comment(Str("command=" + input_.command_line));
+  if (header.start_realtime_ns) {
+    const uint64_t start = *header.start_realtime_ns;
+    const uint64_t end = start + static_cast<uint64_t>(std::llround(header.duration_s * 1e9));
+    out_.add_comment(Str(fmt::format("time_range={}..{}", start, end)));
+  }
 }
 
 }  // namespace

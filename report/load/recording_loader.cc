@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "formats/recording_file.h"
+#include "formats/recording_set.h"
 #include "libsample/model/process_table.h"
 #include "libsample/perf/perf_record.h"
 #include "report/load/group_reads.h"
@@ -410,7 +411,9 @@ const Recording& LiveLoader::Next() { return state_->loader.Next(); }
 size_t LiveLoader::locations() const { return state_->loader.named_locations(); }
 
 Result<Recording> LoadRecording(const std::string& path, const LoadOptions& options) {
-  TRY_ASSIGN(auto reader, format::OpenRecording(path));
+  std::vector<std::string> paths = {path};
+  paths.insert(paths.end(), options.more_inputs.begin(), options.more_inputs.end());
+  TRY_ASSIGN(auto reader, format::OpenRecordings(paths));
   Loader loader(*reader, options);
   auto recording = loader.Run();
   if (recording) {

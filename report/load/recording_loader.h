@@ -64,6 +64,9 @@ struct LoadOptions {
   // only the overloads that need them (Profile::ChooseNames).
   bool full_signatures = false;
   KeepSideband sideband = KeepSideband::kNone;
+  // Files read with the one LoadRecording names, as one recording
+  // (formats/recording_set.h): -i A B C, or a glob of rotated files.
+  std::vector<std::string> more_inputs;
 };
 
 Result<Recording> LoadRecording(const std::string& path, const LoadOptions& options = {});

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -132,6 +133,7 @@ class PprofExportTest : public ::testing::Test {
     const uint32_t sys = p.InternFunction(1, "do_syscall_64", true, true);
     const uint32_t memcpy = p.InternFunction(3, "memcpy", false, true);
     recording_.metadata = {{"cmdline", "sample-record -g ./prog"},
+                           {"hostname", "build-7"},
                            {"start_realtime_ns", "1700000000000000000"}};
     recording_.build_ids = {{"/bin/prog", "abcd"}, {"/lib/libc.so.6", "ef01"}};
     // libc at load bias 0x7f0000000000 in pid 20, met first.
@@ -177,8 +179,14 @@ TEST_F(PprofExportTest, HeaderSaysWhatTheValuesCountAndWhereTheyCameFrom) {
   EXPECT_EQ(d.Str(p.period_type().type()), "cpu-clock");
   EXPECT_EQ(d.Str(p.period_type().unit()), "nanoseconds");
   EXPECT_EQ(p.period(), (7 + 100 + 300 + 50) / 4);  // -F: the mean period
-  ASSERT_EQ(p.comment_size(), 1);
+  // The command line first, then what a continuous-profiling backend
+  // labels an upload with: host, command, time range.
+  ASSERT_EQ(p.comment_size(), 4);
   EXPECT_EQ(d.Str(p.comment(0)), "sample-record -g ./prog");
+  EXPECT_EQ(d.Str(p.comment(1)), "hostname=build-7");
+  EXPECT_EQ(d.Str(p.comment(2)), "command=sample-record -g ./prog");
+  EXPECT_EQ(d.Str(p.comment(3)), fmt::format("time_range=1700000000000000000..{}",
+                                             1700000000000000000 + p.duration_nanos()));
   EXPECT_EQ(p.time_nanos(), 1700000000000000000);
   std::set<std::string> strings(p.string_table().begin(), p.string_table().end());
   EXPECT_EQ(strings.size(), static_cast<size_t>(p.string_table_size())) << "strings repeat";
