@@ -284,7 +284,7 @@ Result<RecordSummary> Recorder::Abandon(Error error) {
   }
   if (started_ && drainer_) {
     StopAndDrain();
-    if (Finish(/*exit_status=*/1)) {
+    if (Finish(/*exit_status=*/1) && !options_.live.chunk) {
       error.message += fmt::format(" ({} keeps what was recorded until then)", options_.output);
       return tl::unexpected(std::move(error));
     }

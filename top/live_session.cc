@@ -44,8 +44,17 @@ Result<std::unique_ptr<LiveSession>> LiveSession::Start(TopOptions options) {
 }
 
 Result<void> LiveSession::Begin() {
-  char dir[] = "/tmp/sample-top.XXXXXX";
-  if (mkdtemp(dir) == nullptr) return Fail(fmt::format("mkdtemp /tmp: {}", strerror(errno)));
+  // The recorder's control FIFO, in a private directory of $TMPDIR (else
+  // /tmp), removed as soon as both ends are open.
+  const char* tmpdir = std::getenv("TMPDIR");
+  std::string dir =
+      std::string(tmpdir != nullptr && *tmpdir != '\0' ? tmpdir : "/tmp") + "/sample-top.XXXXXX";
+  if (mkdtemp(dir.data()) == nullptr) {
+    return Fail(
+        fmt::format("cannot make a directory for the recorder's control FIFO: mkdtemp "
+                    "{}: {} (set TMPDIR to a writable directory)",
+                    dir, strerror(errno)));
+  }
   control_dir_ = dir;
   control_fifo_ = control_dir_ + "/control";
   if (mkfifo(control_fifo_.c_str(), 0600) != 0) {
@@ -65,6 +74,16 @@ Result<void> LiveSession::Begin() {
   };
   record.live.chunk = [this](const format::RecordsChunk& chunk) {
     std::lock_guard lock(mutex_);
+    // A view that is not refreshing (a prompt, a save) keeps at most this
+    // much; the oldest chunks go first, and are counted.
+    constexpr uint64_t kPendingCap = uint64_t{64} << 20;
+    while (!pending_.empty() && pending_bytes_ + chunk.records.size() > kPendingCap) {
+      ++dropped_chunks_;
+      dropped_records_ += pending_.front().record_count;
+      pending_bytes_ -= pending_.front().records.size();
+      pending_.erase(pending_.begin());
+    }
+    pending_bytes_ += chunk.records.size();
     // A copy (the flight history keeps the chunk for s) into a buffer
     // of an earlier refresh.
     format::RecordsChunk copy;
@@ -106,13 +125,19 @@ Result<void> LiveSession::Begin() {
     recorder_.join();
     return tl::unexpected(std::move(error));
   }
+  // The recorder has the FIFO open: ours too, then it can go.
+  control_fd_ = open(control_fifo_.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+  unlink(control_fifo_.c_str());
+  rmdir(control_dir_.c_str());
+  control_fifo_.clear();
+  control_dir_.clear();
   memory_ = std::make_unique<format::MemoryRecording>(
       "live", events_, record::CollectHostFacts(record.invocation), ReadKallsyms());
   loader_ = std::make_unique<report::LiveLoader>(*memory_, options_.load);
   const auto paranoid = ReadPerfEventParanoid();
   for (const EventDesc& event : events_) {
     if (event.attr.exclude_kernel && paranoid && KernelExcludedByParanoia(paranoid)) {
-      note_ = fmt::format(
+      privileges_ = fmt::format(
           "user space only (perf_event_paranoid {}; root or CAP_PERFMON see the "
           "kernel)",
           *paranoid);
@@ -133,11 +158,9 @@ LiveSession::~LiveSession() { Stop(); }
 
 void LiveSession::Command(const std::string& line) {
   // The recorder holds the FIFO open for reading: this cannot block.
-  const int fd = open(control_fifo_.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) return;
-  const ssize_t written = write(fd, line.data(), line.size());
+  if (control_fd_ < 0) return;
+  const ssize_t written = write(control_fd_, line.data(), line.size());
   (void)written;
-  close(fd);
 }
 
 bool LiveSession::WaitForEnd(uint64_t ms) {
@@ -159,6 +182,8 @@ int LiveSession::Stop() {
   if (!control_dir_.empty()) rmdir(control_dir_.c_str());
   control_fifo_.clear();
   control_dir_.clear();
+  if (control_fd_ >= 0) close(control_fd_);
+  control_fd_ = -1;
   return exit_status();
 }
 
@@ -174,12 +199,18 @@ int LiveSession::exit_status() const {
   return (*result_)->stop_signal != 0 ? 128 + (*result_)->stop_signal : 0;
 }
 
+bool LiveSession::ended() const {
+  std::lock_guard lock(mutex_);
+  return ended_;
+}
+
 bool LiveSession::Refresh() {
   std::vector<format::RecordsChunk> chunks;
   bool ended = false;
   {
     std::lock_guard lock(mutex_);
     chunks.swap(pending_);
+    pending_bytes_ = 0;
     ended = ended_;
   }
   if (ended && chunks.empty() && recording_ != nullptr) return false;
@@ -201,7 +232,14 @@ bool LiveSession::Refresh() {
 }
 
 std::string LiveSession::Note() const {
-  return note_.empty() ? refreshed_ : refreshed_ + " | " + note_;
+  std::string note = refreshed_;
+  if (!privileges_.empty()) note += " | " + privileges_;
+  if (!last_save_.empty()) note += " | " + last_save_;
+  std::lock_guard lock(mutex_);
+  if (dropped_chunks_ != 0) {
+    note += fmt::format(" | {} records dropped while the view was busy", dropped_records_);
+  }
+  return note;
 }
 
 std::string LiveSession::Save() {
@@ -215,7 +253,7 @@ std::string LiveSession::Save() {
       !saved_) {
     return "not saved: the recorder did not answer";
   }
-  if (saved_->starts_with("saved ")) note_ = *saved_;
+  if (saved_->starts_with("saved ")) last_save_ = *saved_;
   return *saved_;
 }
 

@@ -62,6 +62,7 @@ class LiveSession final : public report::LiveFeed {
   // target it could no longer follow); empty otherwise.
   std::string failure() const;
   int exit_status() const override;
+  bool ended() const override;
 
  private:
   explicit LiveSession(TopOptions options) : options_(std::move(options)) {}
@@ -72,6 +73,7 @@ class LiveSession final : public report::LiveFeed {
   TopOptions options_;
   std::string control_dir_;
   std::string control_fifo_;
+  int control_fd_ = -1;  // our end of the FIFO, which is gone from the file system
   std::thread recorder_;
 
   mutable std::mutex mutex_;
@@ -80,6 +82,11 @@ class LiveSession final : public report::LiveFeed {
   bool ended_ = false;
   std::vector<EventDesc> events_;
   std::vector<format::RecordsChunk> pending_;
+  uint64_t pending_bytes_ = 0;
+  // Chunks dropped while the view was busy (a prompt, a save) and their
+  // records: said in the title, never silent.
+  uint64_t dropped_chunks_ = 0;
+  uint64_t dropped_records_ = 0;
   std::vector<std::vector<std::byte>> free_;  // buffers for the next copies
   std::optional<Result<record::RecordSummary>> result_;
   std::optional<std::string> saved_;  // the last snapshot's line
@@ -87,8 +94,9 @@ class LiveSession final : public report::LiveFeed {
   std::unique_ptr<format::MemoryRecording> memory_;
   std::unique_ptr<report::LiveLoader> loader_;
   const report::Recording* recording_ = nullptr;
-  std::string note_;
-  std::string refreshed_;  // "HH:MM:SS" of the last refresh
+  std::string privileges_;  // what the session cannot see, and why
+  std::string last_save_;   // the last s's file
+  std::string refreshed_;   // "HH:MM:SS" of the last refresh
 };
 
 }  // namespace sample::top

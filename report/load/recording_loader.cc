@@ -196,13 +196,16 @@ void Loader::FinishReading() {
 const Recording& Loader::Next() {
   if (!unwinding_) {
     StartReading(/*jobs=*/1);
+    stacks_.set_collapse_unknown(true);
     SymbolizeOptions options;
     options.binaries = options_.binaries;
     options.srclines = options_.srclines;
     options.names = options_.symbolize;
     symbol_cache_.emplace(std::move(options), reader_.build_ids(), reader_.kernel_symbols());
   }
-  // The last interval's samples go; what they were interned into stays.
+  // The last interval's samples go; what they were interned into stays,
+  // but for the chain caches of processes that may have gone.
+  stacks_.ClearChainCaches();
   samples_.clear();
   sample_reads_.clear();
   out_.warnings.clear();

@@ -78,7 +78,9 @@ Result<Recording> LoadRecording(const std::string& path, const LoadOptions& opti
 // mappings, the unwinders, the distinct stacks and locations, each DSO's
 // open symbol source: SymbolCache) and returns the Recording of their
 // samples only, valid until the next call. A call costs its new samples
-// and the locations first seen among them. LoadOptions::jobs is not used:
+// and the locations first seen among them. Addresses in no mapping are one
+// "[unknown]" location here (UnresolvedStacks::set_collapse_unknown), and
+// the per-process chain caches go at every call. LoadOptions::jobs is not used:
 // everything runs on the calling thread.
 class LiveLoader {
  public:

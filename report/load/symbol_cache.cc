@@ -56,6 +56,13 @@ SymbolizeResult SymbolCache::Symbolize(const std::vector<Location>& locations,
         result.symbol_sources.emplace_back(path, kernel_->facts().source);
       }
       frames = kernel_->Symbolize(offsets);
+    } else if (dso == ProcessTable::kUnknownDso) {
+      // Addresses in no mapping, one location for all (a live view
+      // collapses them: UnresolvedStacks::set_collapse_unknown).
+      ResolvedFrame unknown;
+      unknown.name = "[unknown]";
+      unknown.known = false;
+      frames.assign(offsets.size(), {unknown});
     } else if (IsPerfMapPath(path) && options_.names) {
       // Read again: the JIT has added to it since.
       PerfMapSymbolSource map(

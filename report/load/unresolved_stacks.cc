@@ -43,6 +43,7 @@ uint32_t UnresolvedStacks::LocationId(ProcessTable& processes, uint32_t pid, uin
       location.offset = address - m->start + m->pgoff;
     }
   }
+  if (collapse_unknown_ && location.dso == ProcessTable::kUnknownDso) location.offset = 0;
   auto [it, inserted] = location_ids_.emplace(location, static_cast<uint32_t>(locations_.size()));
   if (inserted) locations_.push_back(location);
   return it->second;
@@ -50,7 +51,11 @@ uint32_t UnresolvedStacks::LocationId(ProcessTable& processes, uint32_t pid, uin
 
 uint32_t UnresolvedStacks::FrameId(ProcessTable& processes, uint32_t pid, uint64_t ip,
                                    bool return_address) {
-  const SeenFrame frame{LocationId(processes, pid, ip, return_address), return_address, ip};
+  SeenFrame frame{LocationId(processes, pid, ip, return_address), return_address, ip};
+  if (collapse_unknown_ && locations_[frame.location].dso == ProcessTable::kUnknownDso) {
+    frame.return_address = false;
+    frame.ip = 0;
+  }
   auto [it, inserted] = frame_ids_.emplace(frame, static_cast<uint32_t>(frames_.size()));
   if (inserted) frames_.push_back(frame);
   return it->second;
@@ -84,6 +89,8 @@ UnresolvedStacks::StackRef UnresolvedStacks::StackOf(ProcessTable& processes, ui
   }
   return stack;
 }
+
+void UnresolvedStacks::ClearChainCaches() { caches_ = {}; }
 
 void UnresolvedStacks::ReleaseIndexes() {
   location_ids_ = {};

@@ -54,6 +54,17 @@ class UnresolvedStacks {
   // called, and the stacks, frames and locations stay readable.
   void ReleaseIndexes();
 
+  // Drops the per-process chain caches (a live view, every refresh: the
+  // processes of a machine come and go, and an exited one's cache would
+  // stay for good); they fill again as chains come.
+  void ClearChainCaches();
+
+  // Addresses in no mapping become one location and frame ("[unknown]"),
+  // not one each: a live view that runs for hours would otherwise keep
+  // every junk word a frame-pointer walk through code without frame
+  // pointers reads (sample-top).
+  void set_collapse_unknown(bool on) { collapse_unknown_ = on; }
+
  private:
   struct LocationHash {
     size_t operator()(const Location& l) const;
@@ -80,6 +91,7 @@ class UnresolvedStacks {
   SequenceInterner stacks_;
   std::unordered_map<uint32_t, ProcessCache> caches_;  // by pid
   std::vector<uint32_t> scratch_;
+  bool collapse_unknown_ = false;
 };
 
 }  // namespace sample::report

@@ -49,13 +49,14 @@ SampleFilterSpec BrowserModel::Filters() const {
 
 void BrowserModel::Rebuild() {
   const SampleFilter filter(Filters(), recording_.profile);
-  const uint32_t event = sections_.empty() ? 0 : sections_[section_].event;
   sections_ = BuildEventSections(recording_, view_, filter);
-  // The same event as before, if it still has a section.
+  // The event asked for, if it has a section (a live interval may have
+  // none of its samples: the next one shows it again).
   section_ = 0;
   for (size_t i = 0; i < sections_.size(); ++i) {
-    if (sections_[i].event == event) section_ = i;
+    if (event_ && sections_[i].event == *event_) section_ = i;
   }
+  if (!event_ && !sections_.empty()) event_ = sections_.front().event;
   shown_.clear();
   row_text_.clear();
   heading_.clear();
@@ -314,11 +315,7 @@ bool BrowserModel::NextEvent() {
     message_ = "the recording has one event with samples";
     return false;
   }
-  const uint32_t next = sections_[(section_ + 1) % sections_.size()].event;
-  // Rebuild keeps the section of the current event: point it at the next.
-  for (size_t i = 0; i < sections_.size(); ++i) {
-    if (sections_[i].event == next) section_ = i;
-  }
+  event_ = sections_[(section_ + 1) % sections_.size()].event;
   Rebuild();
   return true;
 }
@@ -335,12 +332,24 @@ std::vector<uint32_t> BrowserModel::PathKey(const std::vector<uint32_t>& path) c
 }
 
 void BrowserModel::Reload() {
-  std::set<std::vector<uint32_t>> unfolded;
-  for (const std::vector<uint32_t>& path : unfolded_) unfolded.insert(PathKey(path));
-  std::optional<std::vector<uint32_t>> cursor;
-  if (!lines_.empty()) cursor = PathKey(nodes_[cursor_].path);
+  // What the lines stand for; after an interval without rows, what they
+  // stood for before it.
+  std::set<std::vector<uint32_t>> unfolded = carried_unfolded_;
+  std::optional<std::vector<uint32_t>> cursor = carried_cursor_;
+  if (!lines_.empty()) {
+    unfolded.clear();
+    for (const std::vector<uint32_t>& path : unfolded_) unfolded.insert(PathKey(path));
+    cursor = PathKey(nodes_[cursor_].path);
+  }
   const size_t old_cursor = cursor_;
   Rebuild();
+  carried_unfolded_.clear();
+  carried_cursor_.reset();
+  if (lines_.empty()) {
+    carried_unfolded_ = std::move(unfolded);
+    carried_cursor_ = std::move(cursor);
+    return;
+  }
   // Unfold again, top-down (a node shows once its parent is unfolded),
   // whatever is still there.
   for (size_t i = 0; i < nodes_.size(); ++i) {

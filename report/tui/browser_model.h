@@ -119,6 +119,11 @@ class BrowserModel {
   std::vector<ZoomStep> zooms_;
   std::vector<EventSection> sections_;
   size_t section_ = 0;
+  std::optional<uint32_t> event_;  // the event shown (e), kept when a reload has none of it
+  // Reload's keys (PathKey) of the unfolded lines and the cursor's, kept
+  // over intervals without rows.
+  std::set<std::vector<uint32_t>> carried_unfolded_;
+  std::optional<std::vector<uint32_t>> carried_cursor_;
   std::vector<const FlatEntry*> shown_;  // the section's rows
   std::set<std::vector<uint32_t>> unfolded_;
   std::string heading_;

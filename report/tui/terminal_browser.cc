@@ -93,6 +93,7 @@ class Browser {
     auto next_refresh = Clock::now() + RefreshInterval();
     while (g_stop == 0) {
       const int key = getch();
+      if (feed_ != nullptr && feed_->ended()) return;
       if (feed_ != nullptr && Clock::now() >= next_refresh) {
         if (!feed_->Refresh()) return;
         model_.Reload();
@@ -275,7 +276,7 @@ class Browser {
       clrtoeol();
       refresh();
       const int key = getch();
-      if (g_stop != 0) return std::nullopt;
+      if (g_stop != 0 || (feed_ != nullptr && feed_->ended())) return std::nullopt;
       if (key == ERR) continue;
       if (key == kEscape) return std::nullopt;
       if (key == '\n' || key == '\r' || key == KEY_ENTER) break;

@@ -46,6 +46,9 @@ class LiveFeed {
   virtual std::string Note() const = 0;
   // The exit status once the source has ended (128 + N after signal N).
   virtual int exit_status() const = 0;
+  // Whether the source has ended: the browser looks every 100 ms, at the
+  // search prompt too (a stop signal goes to the recorder, not to it).
+  virtual bool ended() const = 0;
 };
 
 // The browser over `recording` (kept current by `feed`, which has filled

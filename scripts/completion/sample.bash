@@ -11,6 +11,13 @@ _sample_options() {
       -e 's/^  \(--[a-z0-9-]*\).*/\1/p' -e 's/^  \(-[A-Za-z]\)  .*/\1/p'
 }
 
+# The options of PROGRAM that take a value (their --help line says "arg").
+_sample_value_options() {
+  "$1" --help 2>/dev/null |
+    sed -n -e 's/^  \(-[A-Za-z]\) \[ \(--[a-z0-9-]*\) \] arg.*/\1\n\2/p' \
+      -e 's/^  \(--[a-z0-9-]*\) arg.*/\1/p'
+}
+
 # sample-record beside PROGRAM (the same build or prefix), else on PATH.
 _sample_recorder() {
   local dir=${1%/*}
@@ -65,7 +72,9 @@ _sample() {
       fi
       ;;
     -i | --input | -o | --output | --symfs | --diff)
-      mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+      # Bash quotes what it inserts; the word as typed may hold "\ ".
+      compopt -o filenames 2>/dev/null
+      mapfile -t COMPREPLY < <(compgen -f -- "${cur//\\ / }")
       ;;
     -p | --pid)
       mapfile -t COMPREPLY < <(compgen -W "$(ls /proc | grep -E '^[0-9]+$')" -- "$cur")
@@ -84,6 +93,10 @@ _sample() {
       fi
       ;;
     *)
+      if [[ $prev == -* && $cur != -* ]] &&
+        grep -qxF -- "$prev" < <(_sample_value_options "$program"); then
+        return 0  # a value (a number, a name) nothing here can guess
+      fi
       if [[ $cur == -* ]]; then
         mapfile -t COMPREPLY < <(compgen -W "$(_sample_options "$program")" -- "$cur")
       elif [[ $program != *sample-report && $program != *sample-top ]]; then

@@ -131,6 +131,8 @@ TEST_F(InstallTest, CompletionCompletesOptionsAndEvents) {
   EXPECT_EQ(complete(bin + "/sample-report --no-chi"), "--no-children\n");
   EXPECT_EQ(complete(bin + "/sample-top --std"), "--stdio\n");
   EXPECT_EQ(complete(bin + "/sample-top -e task-cl"), "task-clock\n");
+  // A number is not guessed: no commands offered after -F.
+  EXPECT_EQ(complete(bin + "/sample-record -F "), "\n");
 }
 
 }  // namespace

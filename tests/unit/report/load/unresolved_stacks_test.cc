@@ -102,5 +102,23 @@ TEST_F(UnresolvedStacksTest, ReleasedIndexesKeepWhatWasBuilt) {
   EXPECT_EQ(LocationOf(stack, 1).offset, 0x11ffu);
 }
 
+TEST_F(UnresolvedStacksTest, ALiveViewCollapsesUnmappedAddressesIntoOne) {
+  stacks_.set_collapse_unknown(true);
+  // Junk words of a frame-pointer walk: every one unmapped, all different.
+  const Chain junk({kUser, 0x400100, 0x900000, 0x35357830205d6e76ull});
+  const Chain other({kUser, 0x400100, 0x123456789ull, 0x7777777700ull});
+  const auto a = stacks_.StackOf(processes_, 10, 0, junk.list());
+  const auto b = stacks_.StackOf(processes_, 10, 0, other.list());
+  ASSERT_EQ(a.count, 3u);
+  EXPECT_EQ(LocationOf(a, 1).dso, ProcessTable::kUnknownDso);
+  EXPECT_EQ(LocationOf(a, 1).offset, 0u);
+  // One location and one frame for them all, so one stack for both chains.
+  EXPECT_EQ(stacks_.Frames(a)[1], stacks_.Frames(a)[2]);
+  EXPECT_EQ(a.begin, b.begin);
+  EXPECT_EQ(stacks_.locations().size(), 2u);  // /bin/app+0x10ff and [unknown]
+  // Mapped code keeps its own locations.
+  EXPECT_EQ(processes_.DsoPath(LocationOf(a, 0).dso), "/bin/app");
+}
+
 }  // namespace
 }  // namespace sample::report
