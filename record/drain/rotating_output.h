@@ -26,6 +26,7 @@
 #include "formats/sample_file_writer.h"
 #include "libsample/result.h"
 #include "record/drain/flight_history.h"
+#include "record/drain/flight_recorder.h"
 #include "record/record_summary.h"
 
 namespace sample::record {
@@ -46,14 +47,9 @@ Result<SwitchPolicy> ParseSwitchOutput(std::string_view text);
 
 class RotatingOutput {
  public:
-  using Closing = std::function<Result<void>(format::SampleFileWriter&, const format::Trailer&)>;
-  // A file closed: where, its trailer and size.
-  struct File {
-    std::string path;
-    format::Trailer trailer;
-    uint64_t bytes_written = 0;
-    uint64_t raw_bytes = 0;
-  };
+  // The flight recorder's: the chunks that close a file, and a file written.
+  using Closing = FlightRecorder::Closing;
+  using File = FlightRecorder::File;
 
   // `cpus`: the rings' CPUs (for each file's trailer); `attr` and
   // `cpu_field` as FlightHistory takes them.

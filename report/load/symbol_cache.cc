@@ -73,13 +73,7 @@ SymbolizeResult SymbolCache::Symbolize(const std::vector<Location>& locations,
     }
     for (size_t i = 0; i < ids.size(); ++i) per_location[ids[i]] = std::move(frames[i]);
   }
-  result.frames_begin.resize(locations.size());
-  result.frames_count.resize(locations.size());
-  for (size_t i = 0; i < locations.size(); ++i) {
-    result.frames_begin[i] = static_cast<uint32_t>(result.frames.size());
-    result.frames_count[i] = static_cast<uint32_t>(per_location[i].size());
-    for (ResolvedFrame& f : per_location[i]) result.frames.push_back(std::move(f));
-  }
+  FlattenFrames(per_location, result);
   std::sort(result.symbol_sources.begin(), result.symbol_sources.end());
   return result;
 }

@@ -60,6 +60,16 @@ class ProgressLine {
 
 }  // namespace
 
+void FlattenFrames(std::vector<std::vector<ResolvedFrame>>& per_location, SymbolizeResult& result) {
+  result.frames_begin.resize(per_location.size());
+  result.frames_count.resize(per_location.size());
+  for (size_t i = 0; i < per_location.size(); ++i) {
+    result.frames_begin[i] = static_cast<uint32_t>(result.frames.size());
+    result.frames_count[i] = static_cast<uint32_t>(per_location[i].size());
+    for (ResolvedFrame& f : per_location[i]) result.frames.push_back(std::move(f));
+  }
+}
+
 std::string PerfMapPath(uint32_t pid) { return fmt::format("/tmp/perf-{}.map", pid); }
 
 bool IsPerfMapPath(const std::string& path) {
@@ -84,13 +94,7 @@ class Gathered {
 
   SymbolizeResult Finish() && {
     std::sort(result_.symbol_sources.begin(), result_.symbol_sources.end());
-    result_.frames_begin.resize(per_location_.size());
-    result_.frames_count.resize(per_location_.size());
-    for (size_t i = 0; i < per_location_.size(); ++i) {
-      result_.frames_begin[i] = static_cast<uint32_t>(result_.frames.size());
-      result_.frames_count[i] = static_cast<uint32_t>(per_location_[i].size());
-      for (ResolvedFrame& f : per_location_[i]) result_.frames.push_back(std::move(f));
-    }
+    FlattenFrames(per_location_, result_);
     return std::move(result_);
   }
 

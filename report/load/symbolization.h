@@ -77,6 +77,10 @@ struct SymbolizeResult {
   std::vector<std::string> warnings;
 };
 
+// Lays `per_location` (each location's frames) out as `result`'s
+// frames_begin, frames_count and frames.
+void FlattenFrames(std::vector<std::vector<ResolvedFrame>>& per_location, SymbolizeResult& result);
+
 // `dso_paths` by DSO id (ProcessTable's); `build_ids` as recorded;
 // `kernel_symbols` the file's kallsyms text.
 SymbolizeResult SymbolizeLocations(const std::vector<Location>& locations,

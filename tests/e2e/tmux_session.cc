@@ -39,6 +39,11 @@ std::string Tmux::WaitFor(const std::function<bool(const std::string&)>& done,
   return screen;
 }
 
+std::string SessionCommand(const ScratchDir& dir, const std::string& command) {
+  return "cd " + ShellQuote(dir.path()) + " && " + command +
+         "; s=$?; stty -a > stty.txt; echo $s > status.tmp && mv status.tmp status; sleep 30";
+}
+
 bool Contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }

@@ -40,6 +40,12 @@ class Tmux {
   static inline int count_ = 0;
 };
 
+// The shell command a session runs: `command` in `dir`, then the
+// terminal's modes (stty.txt) and its exit status (status, written last:
+// a test reads the modes once the status is there), then a pause so the
+// session stays for capture-pane.
+std::string SessionCommand(const ScratchDir& dir, const std::string& command);
+
 bool Contains(const std::string& text, const std::string& part);
 
 // The line of `screen` holding `part`, and the `after` lines under it.

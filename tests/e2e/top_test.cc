@@ -42,9 +42,7 @@ class TopTest : public ::testing::Test {
   }
 
   std::string TopCommand(const std::string& args) const {
-    return "cd " + ShellQuote(dir_.path()) + " && " + ShellQuote(kTop) + " -p " +
-           std::to_string(workload_) + " " + args +
-           "; s=$?; stty -a > stty.txt; echo $s > status.tmp && mv status.tmp status; sleep 30";
+    return SessionCommand(dir_, ShellQuote(kTop) + " -p " + std::to_string(workload_) + " " + args);
   }
 
   ScratchDir dir_;

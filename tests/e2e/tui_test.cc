@@ -36,10 +36,7 @@ class TuiTest : public ::testing::Test {
   // The shell command a session runs: the browser, then its exit status
   // and the terminal's modes, each written to a file.
   std::string BrowserCommand(const std::string& data, const std::string& args) const {
-    // The modes first: the test reads them once the status is there.
-    return "cd " + ShellQuote(dir_.path()) + " && " + ShellQuote(kReport) + " -i " +
-           ShellQuote(data) + " " + args + "; s=$?; stty -a > stty.txt; " +
-           "echo $s > status.tmp && mv status.tmp status; sleep 30";
+    return SessionCommand(dir_, ShellQuote(kReport) + " -i " + ShellQuote(data) + " " + args);
   }
 
   // `workload 0.5` recorded with -g; the file's path, or "" (said) on failure.
