@@ -1,5 +1,6 @@
 #include "tests/e2e/tmux_session.h"
 
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -42,6 +43,16 @@ std::string Tmux::WaitFor(const std::function<bool(const std::string&)>& done,
 std::string SessionCommand(const ScratchDir& dir, const std::string& command) {
   return "cd " + ShellQuote(dir.path()) + " && " + command +
          "; s=$?; stty -a > stty.txt; echo $s > status.tmp && mv status.tmp status; sleep 30";
+}
+
+void ExpectQuitAtOnce(const Tmux& tmux, const ScratchDir& dir) {
+  const auto quit = Clock::now();
+  tmux.Keys({"q"});
+  const std::string status = WaitForFile(dir / "status", std::chrono::seconds(2));
+  EXPECT_LT(Clock::now() - quit, std::chrono::seconds(1));
+  EXPECT_EQ(status, "0\n");
+  const std::string stty = ReadFile(dir / "stty.txt");
+  EXPECT_TRUE(Contains(stty, " icanon") && Contains(stty, " echo ")) << stty;
 }
 
 bool Contains(const std::string& text, const std::string& part) {

@@ -46,6 +46,11 @@ class Tmux {
 // session stays for capture-pane.
 std::string SessionCommand(const ScratchDir& dir, const std::string& command);
 
+// Types q and expects the program to exit 0 within a second, the
+// terminal back in its usual modes (line editing and echo); the session
+// runs SessionCommand.
+void ExpectQuitAtOnce(const Tmux& tmux, const ScratchDir& dir);
+
 bool Contains(const std::string& text, const std::string& part);
 
 // The line of `screen` holding `part`, and the `after` lines under it.

@@ -97,13 +97,7 @@ TEST_F(TopTest, ShowsTheHotFunctionRefreshesUnfoldsSavesAndQuits) {
   EXPECT_NEAR(*saved_sixty, 60.0, 15.0) << report.out;
 
   // q quits at once, the terminal restored.
-  const auto quit = Clock::now();
-  tmux.Keys({"q"});
-  const std::string status = WaitForFile(dir_ / "status", std::chrono::seconds(2));
-  EXPECT_LT(Clock::now() - quit, std::chrono::seconds(1));
-  EXPECT_EQ(status, "0\n");
-  const std::string stty = ReadFile(dir_ / "stty.txt");
-  EXPECT_TRUE(Contains(stty, " icanon") && Contains(stty, " echo ")) << stty;
+  ExpectQuitAtOnce(tmux, dir_);
 }
 
 TEST_F(TopTest, StdioPrintsOneTablePerInterval) {

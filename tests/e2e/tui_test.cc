@@ -91,14 +91,7 @@ TEST_F(TuiTest, FirstScreenUnfoldSearchAndQuit) {
   EXPECT_TRUE(Contains(screen, "zoom into the row's thread")) << screen;
   tmux.Keys({"q"});
   tmux.WaitFor([](const std::string& s) { return Contains(s, "compute_sixty"); });
-  const auto quit = Clock::now();
-  tmux.Keys({"q"});
-  const std::string status = WaitForFile(dir_ / "status", std::chrono::seconds(1));
-  EXPECT_LT(Clock::now() - quit, std::chrono::seconds(1));
-  EXPECT_EQ(status, "0\n");
-  // The terminal is back in its usual modes (line editing and echo).
-  const std::string stty = ReadFile(dir_ / "stty.txt");
-  EXPECT_TRUE(Contains(stty, " icanon") && Contains(stty, " echo ")) << stty;
+  ExpectQuitAtOnce(tmux, dir_);
 }
 
 TEST_F(TuiTest, ZoomIntoAThreadFiltersTheRowsAndASignalRestoresTheTerminal) {
