@@ -80,7 +80,7 @@ Result<Recording> LoadRecording(const std::string& path, const LoadOptions& opti
 // samples only, valid until the next call. A call costs its new samples
 // and the locations first seen among them. Addresses in no mapping are one
 // "[unknown]" location here (UnresolvedStacks::set_collapse_unknown), and
-// the per-process chain caches go at every call. LoadOptions::jobs is not used:
+// the per-process chain caches go every 60 calls. LoadOptions::jobs is not used:
 // everything runs on the calling thread.
 class LiveLoader {
  public:

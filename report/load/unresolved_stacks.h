@@ -54,7 +54,7 @@ class UnresolvedStacks {
   // called, and the stacks, frames and locations stay readable.
   void ReleaseIndexes();
 
-  // Drops the per-process chain caches (a live view, every refresh: the
+  // Drops the per-process chain caches (a live view, now and then: the
   // processes of a machine come and go, and an exited one's cache would
   // stay for good); they fill again as chains come.
   void ClearChainCaches();
