@@ -81,6 +81,10 @@ RotatingOutput::RotatingOutput(std::string output, SwitchPolicy policy,
 Result<void> RotatingOutput::Open() {
   path_ = SnapshotPath(output_);
   TRY_ASSIGN(writer_, format::SampleFileWriter::Create(path_, writer_options_));
+  // The first file's name; the later ones are said at each switch.
+  if (!quiet_ && files_.empty() && total_bytes_ == 0) {
+    fmt::print(stderr, "sample-record: recording to {} (--switch-output)\n", path_);
+  }
   for (const MetadataChunk& chunk : metadata_) {
     writer_->Submit(chunk.type, chunk.payload, chunk.count);
   }

@@ -77,6 +77,8 @@ TEST(SwitchOutputTest, EverySecondACompleteFileAndTheirSamplesAddUp) {
   // 3 CPU seconds take 3 s at least: the switches at 1 s and 2 s come.
   EXPECT_GE(files.size(), 3u) << rec.err;
   EXPECT_NE(rec.err.find("switched to "), std::string::npos) << rec.err;
+  // The first file is named as it starts.
+  EXPECT_NE(rec.err.find("recording to " + files.front()), std::string::npos) << rec.err;
   const auto [total, lost] = SummaryCounts(rec.err);
   ASSERT_GT(total, 0) << rec.err;
   const long sum = CheckFiles(files, dir);
