@@ -15,26 +15,6 @@ MemoryRecording::MemoryRecording(std::string name, std::vector<EventDesc> events
       metadata_(std::move(metadata)),
       kernel_symbols_(std::move(kernel_symbols)) {}
 
-namespace {
-
-// The chunk's records as the file would hold them (CPU fields inserted),
-// in `out` (emptied first).
-void FileRecords(const RecordsChunk& chunk, std::vector<std::byte>& out) {
-  out.clear();
-  out.reserve(chunk.records.size() + chunk.records.size() / 4 + 64);
-  size_t start = 0;
-  const std::span<const std::byte> records(chunk.records);
-  for (const CpuRun& run : chunk.cpu_runs) {
-    const size_t end = std::min(run.end, records.size());
-    if (end <= start) continue;
-    InsertCpuField(records.subspan(start, end - start), run.cpu, *chunk.cpu_field, out);
-    start = end;
-  }
-  out.insert(out.end(), records.begin() + static_cast<ptrdiff_t>(start), records.end());
-}
-
-}  // namespace
-
 void MemoryRecording::SetChunks(std::vector<RecordsChunk> chunks) {
   for (std::vector<std::byte>& payload : payloads_) spare_.push_back(std::move(payload));
   payloads_.clear();
@@ -56,7 +36,8 @@ void MemoryRecording::SetChunks(std::vector<RecordsChunk> chunks) {
         out = std::move(spare_.back());
         spare_.pop_back();
       }
-      FileRecords(chunk, out);
+      out.clear();
+      AppendWithCpus(chunk.records, chunk.cpu_runs, *chunk.cpu_field, out);
       payloads_.push_back(std::move(out));
       given_.push_back(std::move(chunk.records));
     } else {

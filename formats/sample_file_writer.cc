@@ -174,23 +174,27 @@ void SampleFileWriter::WaitUntilWritten() {
   }
 }
 
-void SampleFileWriter::InsertCpus(Pending& chunk) {
-  expanded_.clear();
+void AppendWithCpus(std::span<const std::byte> records, const std::vector<CpuRun>& runs,
+                    const CpuFieldPlace& place, std::vector<std::byte>& out) {
   // Every record grows by 8 bytes, and none is under 32.
-  expanded_.reserve(chunk.payload.size() + chunk.payload.size() / 4 + 4096);
+  out.reserve(out.size() + records.size() + records.size() / 4 + 4096);
   size_t start = 0;
-  for (const CpuRun& run : chunk.records.cpu_runs) {
-    const size_t end = std::min(run.end, chunk.payload.size());
+  for (const CpuRun& run : runs) {
+    const size_t end = std::min(run.end, records.size());
     if (end <= start) continue;
-    InsertCpuField(std::span<const std::byte>(chunk.payload).subspan(start, end - start), run.cpu,
-                   *chunk.records.cpu_field, expanded_);
+    InsertCpuField(records.subspan(start, end - start), run.cpu, place, out);
     start = end;
   }
-  if (start < chunk.payload.size()) {  // not in any run: kept as it came
-    const size_t old = expanded_.size();
-    expanded_.resize(old + chunk.payload.size() - start);
-    std::memcpy(expanded_.data() + old, chunk.payload.data() + start, chunk.payload.size() - start);
+  if (start < records.size()) {  // not in any run: kept as it came
+    const size_t old = out.size();
+    out.resize(old + records.size() - start);
+    std::memcpy(out.data() + old, records.data() + start, records.size() - start);
   }
+}
+
+void SampleFileWriter::InsertCpus(Pending& chunk) {
+  expanded_.clear();
+  AppendWithCpus(chunk.payload, chunk.records.cpu_runs, *chunk.records.cpu_field, expanded_);
   // The drained buffer (recycled as a spare by the caller) and this one
   // swap roles, so neither is allocated again.
   std::swap(chunk.payload, expanded_);

@@ -74,6 +74,12 @@ struct RecordsChunk {
   std::vector<CpuRun> cpu_runs;
 };
 
+// Appends `records` (a RecordsChunk's, drained without PERF_SAMPLE_CPU) to
+// `out` with each run's CPU inserted where `place` says: the records a
+// file holds. Bytes after the last run are appended as they are.
+void AppendWithCpus(std::span<const std::byte> records, const std::vector<CpuRun>& runs,
+                    const CpuFieldPlace& place, std::vector<std::byte>& out);
+
 class SampleFileWriter {
  public:
   // Creates `path` with mode 0600; fails if it exists or is a symlink (the
@@ -177,7 +183,7 @@ class SampleFileWriter {
   std::vector<std::byte> compressed_;  // writer thread only; reused across chunks
   std::vector<std::byte> expanded_;    // writer thread only: records with CPUs inserted
   std::vector<uint64_t> chunk_offsets_;
-  EventTable events_;        // writer thread only: the kEvents chunks' events so far
+  EventTable events_;  // writer thread only: the kEvents chunks' events so far
   std::atomic<uint64_t> bytes_written_{0};
   std::atomic<uint64_t> raw_bytes_{0};
   std::thread thread_;

@@ -192,7 +192,7 @@ Result<void> Recorder::Prepare() {
                     opener_->cpu_field(), options_.live.history_byte_cap);
   } else if (rotating()) {
     rotating_.emplace(options_.output, options_.switch_output, WriterOptions(),
-                      opener_->first_attr(), opener_->cpu_field(), target_.cpus, options_.quiet);
+                      opener_->first_attr(), opener_->cpu_field(), options_.quiet);
     TRY(rotating_->Open());
   }
   // The records as the file holds them: the attrs of DescribeFile.
@@ -348,7 +348,7 @@ Result<void> Recorder::SwitchOutput() {
       [&](format::SampleFileWriter& writer, const format::Trailer& trailer) {
         return WriteClosing(writer, trailer, &notes);
       },
-      status_line_);
+      drainer_->counters(), status_line_);
 }
 
 Result<RecordSummary> Recorder::Finish(int exit_status) {
@@ -371,9 +371,9 @@ Result<RecordSummary> Recorder::Finish(int exit_status) {
     summary.bytes_written = file.bytes_written;
     summary.raw_bytes = file.raw_bytes;
   } else if (rotating_) {
-    TRY(rotating_->Finish([&](format::SampleFileWriter& writer, const format::Trailer& t) {
-      return WriteClosing(writer, t, &notes);
-    }));
+    TRY(rotating_->Finish([&](format::SampleFileWriter& writer,
+                              const format::Trailer& t) { return WriteClosing(writer, t, &notes); },
+                          drainer_->counters()));
     trailer = MakeTrailer(drainer_->counters());  // the whole recording's, for the summary
     summary.bytes_written = rotating_->total_bytes();
     summary.raw_bytes = rotating_->total_raw_bytes();

@@ -112,11 +112,13 @@ std::vector<std::byte> FlightHistory::Add(format::RecordsChunk chunk) {
   return spare;
 }
 
+namespace {
+
+// Adds the samples and losses of `chunk` to `counters`, by the index of
+// each run's CPU in `cpus` (the rings' order; the first for per-thread
+// rings); `attr`: the first event's.
 void CountChunk(const format::RecordsChunk& chunk, const std::vector<int>& cpus,
                 const perf_event_attr& attr, std::vector<CpuCounters>& counters) {
-  if (counters.size() < std::max<size_t>(cpus.size(), 1)) {
-    counters.resize(std::max<size_t>(cpus.size(), 1));
-  }
   auto index_of = [&](uint32_t cpu) -> size_t {
     for (size_t i = 0; i < cpus.size(); ++i) {
       if (cpus[i] == static_cast<int>(cpu)) return i;
@@ -134,6 +136,8 @@ void CountChunk(const format::RecordsChunk& chunk, const std::vector<int>& cpus,
     });
   });
 }
+
+}  // namespace
 
 std::vector<CpuCounters> FlightHistory::Count(const std::vector<int>& cpus) const {
   std::vector<CpuCounters> counters(std::max<size_t>(cpus.size(), 1));

@@ -39,12 +39,6 @@ namespace sample::record {
 // recording at -F 4000 drains ~8 MiB/s), at least 64 MiB.
 uint64_t FlightByteCap(double seconds);
 
-// Adds the samples and losses of `chunk` to `counters`, by the index of
-// each run's CPU in `cpus` (the rings' order; the first for per-thread
-// rings); `attr`: the first event's. Grows `counters` to `cpus` if needed.
-void CountChunk(const format::RecordsChunk& chunk, const std::vector<int>& cpus,
-                const perf_event_attr& attr, std::vector<CpuCounters>& counters);
-
 class FlightHistory {
  public:
   // `attr`: the first event's (record times and the sample_id layout are

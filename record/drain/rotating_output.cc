@@ -68,13 +68,10 @@ Result<SwitchPolicy> ParseSwitchOutput(std::string_view text) {
 
 RotatingOutput::RotatingOutput(std::string output, SwitchPolicy policy,
                                format::WriterOptions writer, const perf_event_attr& attr,
-                               std::optional<CpuFieldPlace> cpu_field, std::vector<int> cpus,
-                               bool quiet)
+                               std::optional<CpuFieldPlace> cpu_field, bool quiet)
     : output_(std::move(output)),
       policy_(policy),
       writer_options_(std::move(writer)),
-      attr_(attr),
-      cpus_(std::move(cpus)),
       quiet_(quiet),
       sideband_(/*span_ns=*/0, /*byte_cap=*/0, attr, cpu_field) {}
 
@@ -88,7 +85,6 @@ Result<void> RotatingOutput::Open() {
   for (const MetadataChunk& chunk : metadata_) {
     writer_->Submit(chunk.type, chunk.payload, chunk.count);
   }
-  counters_.assign(std::max<size_t>(cpus_.size(), 1), CpuCounters{});
   records_ = 0;
   first_time_ = UINT64_MAX;
   last_time_ = 0;
@@ -112,7 +108,6 @@ std::vector<std::byte> RotatingOutput::Add(format::RecordsChunk chunk) {
   // After a failed switch there is no file: the recording is ending.
   if (!writer_) return {};
   sideband_.AddSideband(chunk);
-  CountChunk(chunk, cpus_, attr_, counters_);
   records_ += chunk.record_count;
   if (chunk.time_min != 0) first_time_ = std::min(first_time_, chunk.time_min);
   last_time_ = std::max(last_time_, chunk.time_max);
@@ -120,11 +115,22 @@ std::vector<std::byte> RotatingOutput::Add(format::RecordsChunk chunk) {
   return writer_->TakeSpareBuffer();
 }
 
-Result<RotatingOutput::File> RotatingOutput::Close(const Closing& closing) {
+Result<RotatingOutput::File> RotatingOutput::Close(const Closing& closing,
+                                                   const std::vector<CpuCounters>& counters) {
   if (!writer_) return Fail(fmt::format("{}: no file open (a switch failed)", output_));
   File file;
   file.path = path_;
-  file.trailer = MakeTrailer(counters_);
+  std::vector<CpuCounters> grown = counters;
+  for (size_t i = 0; i < grown.size() && i < counters_at_open_.size(); ++i) {
+    const CpuCounters& before = counters_at_open_[i];
+    grown[i].samples -= before.samples;
+    grown[i].lost_samples -= before.lost_samples;
+    grown[i].lost_records -= before.lost_records;
+    grown[i].dropped_samples -= before.dropped_samples;
+    grown[i].throttles -= before.throttles;
+  }
+  counters_at_open_ = counters;
+  file.trailer = MakeTrailer(grown);
   file.trailer.header.record_count = records_;
   if (first_time_ != UINT64_MAX) {
     file.trailer.header.start_clock_ns = first_time_;
@@ -146,8 +152,9 @@ Result<RotatingOutput::File> RotatingOutput::Close(const Closing& closing) {
   return file;
 }
 
-Result<void> RotatingOutput::Switch(const Closing& closing, bool status_line) {
-  TRY_ASSIGN(const File file, Close(closing));
+Result<void> RotatingOutput::Switch(const Closing& closing,
+                                    const std::vector<CpuCounters>& counters, bool status_line) {
+  TRY_ASSIGN(const File file, Close(closing, counters));
   TRY(Open());
   if (!quiet_) {
     if (status_line) fmt::print(stderr, "\r\033[K");
@@ -157,8 +164,9 @@ Result<void> RotatingOutput::Switch(const Closing& closing, bool status_line) {
   return {};
 }
 
-Result<RotatingOutput::File> RotatingOutput::Finish(const Closing& closing) {
-  return Close(closing);
+Result<RotatingOutput::File> RotatingOutput::Finish(const Closing& closing,
+                                                    const std::vector<CpuCounters>& counters) {
+  return Close(closing, counters);
 }
 
 }  // namespace sample::record

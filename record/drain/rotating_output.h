@@ -51,11 +51,9 @@ class RotatingOutput {
   using Closing = FlightRecorder::Closing;
   using File = FlightRecorder::File;
 
-  // `cpus`: the rings' CPUs (for each file's trailer); `attr` and
-  // `cpu_field` as FlightHistory takes them.
+  // `attr` and `cpu_field` as FlightHistory takes them.
   RotatingOutput(std::string output, SwitchPolicy policy, format::WriterOptions writer,
-                 const perf_event_attr& attr, std::optional<CpuFieldPlace> cpu_field,
-                 std::vector<int> cpus, bool quiet);
+                 const perf_event_attr& attr, std::optional<CpuFieldPlace> cpu_field, bool quiet);
 
   // Opens the first file.
   Result<void> Open();
@@ -74,22 +72,24 @@ class RotatingOutput {
 
   // Closes the current file with `closing` and opens the next, saying so
   // on stderr (after clearing a status line when `status_line`).
-  Result<void> Switch(const Closing& closing, bool status_line);
+  // `counters`: the drainer's (per ring, since the start) once every
+  // record drained is in the current file; each file's trailer counts
+  // what they grew by while it was current.
+  Result<void> Switch(const Closing& closing, const std::vector<CpuCounters>& counters,
+                      bool status_line);
   // Closes the last file.
-  Result<File> Finish(const Closing& closing);
+  Result<File> Finish(const Closing& closing, const std::vector<CpuCounters>& counters);
   // Every file closed so far and not deleted, oldest first.
   const std::deque<std::string>& files() const { return files_; }
   uint64_t total_bytes() const { return total_bytes_; }
   uint64_t total_raw_bytes() const { return total_raw_bytes_; }
 
  private:
-  Result<File> Close(const Closing& closing);
+  Result<File> Close(const Closing& closing, const std::vector<CpuCounters>& counters);
 
   std::string output_;
   SwitchPolicy policy_;
   format::WriterOptions writer_options_;
-  perf_event_attr attr_;
-  std::vector<int> cpus_;
   bool quiet_;
   struct MetadataChunk {
     format::ChunkType type;
@@ -100,8 +100,9 @@ class RotatingOutput {
   FlightHistory sideband_;  // only its kept sideband is used
   std::unique_ptr<format::SampleFileWriter> writer_;
   std::string path_;  // the current file
-  // The current file's counts, records and time range, for its trailer.
-  std::vector<CpuCounters> counters_;
+  // The drainer's counters when the current file opened; its records
+  // and time range, for its trailer.
+  std::vector<CpuCounters> counters_at_open_;
   uint64_t records_ = 0;
   uint64_t first_time_ = UINT64_MAX;
   uint64_t last_time_ = 0;
