@@ -93,7 +93,7 @@ T Whole(const char* option, const std::string& text, const char* what, sample::W
 // The numeric options, taken as text (see libsample/option_number.h).
 struct NumberText {
   std::string frequency, period, mmap_pages, zstd_level, duration, delay, interval, repeat, flight,
-      max_stack, switch_output, switch_max_files;
+      max_stack, switch_output, switch_max_files, alloc_min_size;
 };
 
 // --stat's own options: refused without --stat, and -x with -j.
@@ -132,6 +132,7 @@ void ParseStatOptions(const po::variables_map& vm, const NumberText& text, bool 
                                                           {"control", "--control"},
                                                           {"switch-events", "--switch-events"},
                                                           {"off-cpu", "--off-cpu"},
+                                                          {"alloc", "--alloc"},
                                                           {"flight-recorder", "--flight-recorder"},
                                                           {"switch-output", "--switch-output"}};
   for (const auto& [name, spelled] : sampling) {
@@ -176,6 +177,11 @@ void ParseNumbers(const po::variables_map& vm, const NumberText& text,
     // kernel.perf_event_max_stack when the event is opened (the recorder
     // says so before that).
     options->max_stack = Whole<uint32_t>("--max-stack", text.max_stack, "frames", {1, 65535});
+  }
+  if (vm.count("alloc-min-size")) {
+    if (!options->alloc.enabled) throw po::error("--alloc-min-size is an option of --alloc");
+    options->alloc.min_size =
+        Whole<uint64_t>("--alloc-min-size", text.alloc_min_size, "bytes", {1, INT64_MAX});
   }
   if (vm.count("compression-level")) {
     options->zstd_level = Whole<int>("-z", text.zstd_level, "zstd level", {0, 22});
@@ -345,6 +351,13 @@ int main(int argc, char** argv) {
       ("off-cpu", po::bool_switch(&options.off_cpu), "also record where the threads wait off "
        "the CPU and for how long: the sched:sched_switch tracepoint with call chains, and "
        "context switches (needs tracefs, and -g or --call-graph)")
+      ("alloc", po::bool_switch(&options.alloc.enabled), "record the calls of the allocation "
+       "functions the target uses (malloc, calloc, realloc, free, ..., operator new and delete) "
+       "with their sizes, results and call chains (-g unless --call-graph says otherwise), "
+       "through uprobes (needs root): the report shows alloc-bytes, alloc-calls, leak-bytes and "
+       "peak-bytes. -c N keeps every Nth allocation")
+      ("alloc-min-size", po::value(&numbers.alloc_min_size)->value_name("BYTES"),
+       "with --alloc: leave out requests of fewer than BYTES bytes (leaks are then estimates)")
       ("no-embed", "do not store, for the code samples hit, the functions, inline frames, "
        "source lines, unwind rules and machine code, nor JIT perf maps: the report then needs "
        "the binaries (and maps) to name frames")
@@ -408,7 +421,8 @@ int main(int argc, char** argv) {
       auto parsed = sample::ParseChainCapture(call_graph);
       if (!parsed) throw po::error("--call-graph " + parsed.error().message);
       options.chain_capture = *parsed;
-    } else if (frame_pointers) {
+    } else if (frame_pointers || options.alloc.enabled) {
+      // An allocation's call chain is where it was made: --alloc has -g's.
       options.chain_capture = sample::DefaultCallGraph();
     }
     if (options.off_cpu && !stat && options.chain_capture.mode == sample::ChainCapture::kNone) {

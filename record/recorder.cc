@@ -82,6 +82,8 @@ class Recorder {
   // guardian). Declared first so that it goes last, after the events and
   // their ring buffers: the kernel refuses the change while they exist.
   std::optional<RaisedMaxStack> raised_max_stack_;
+  // --alloc's probes, removed after the events that use them are closed.
+  std::optional<AllocProbes> alloc_;
   RecordTarget target_;
   std::optional<EventOpener> opener_;
   // Before the writers: their threads call its observer until they end.
@@ -115,7 +117,20 @@ void Recorder::SubmitMetadata(format::ChunkType type, std::vector<std::byte> pay
 Result<void> Recorder::OpenEvents() {
   TRY_ASSIGN(raised_max_stack_,
              RaiseMaxStackIfNeeded(options_.max_stack, options_.raise_max_stack, options_.quiet));
-  return OpenRecordingEvents(options_, target_, opener_);
+  std::vector<EventSpec> added;
+  if (options_.alloc.enabled) {
+    EventParseOptions parse;
+    auto probes = PrepareAllocProbes(options_.alloc, target_, options_.target.command, parse);
+    if (!probes) return tl::unexpected(probes.error());
+    alloc_.emplace(std::move(*probes));
+    added = alloc_->specs;
+    if (!options_.quiet) {
+      for (const std::string& where : alloc_->found_in) {
+        fmt::print(stderr, "sample-record: --alloc probes {}\n", where);
+      }
+    }
+  }
+  return OpenRecordingEvents(options_, target_, added, opener_);
 }
 
 // Turns the events on (unless enable_on_exec does it; with -D only the

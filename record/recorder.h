@@ -26,6 +26,7 @@
 #include "libsample/perf/chain_capture.h"
 #include "libsample/perf/event_table.h"
 #include "libsample/result.h"
+#include "record/alloc/alloc_probes.h"
 #include "record/drain/rotating_output.h"
 #include "record/record_target.h"
 
@@ -74,6 +75,8 @@ struct RecordOptions {
   // --off-cpu: sched:sched_switch sampled every hit with call chains, and
   // PERF_RECORD_SWITCH, so the report can time each wait (kOffCpuEvent).
   bool off_cpu = false;
+  // --alloc: the allocation functions' calls (record/alloc/alloc_probes.h).
+  AllocOptions alloc;
   // --flight-recorder[=SECONDS]: keep the last SECONDS in memory and write
   // them on SIGUSR2, a 'snapshot' control command, and at the end; 0: off.
   double flight_seconds = 0;

@@ -13,16 +13,21 @@
 namespace sample::record {
 namespace {
 
-// Parses the -e list `list`, adds --filter's filters and --off-cpu's
-// event, and opens them.
+// Parses the -e list `list` (none when empty), adds --filter's filters,
+// --off-cpu's event and `added`, and opens them.
 Result<void> OpenEventList(const RecordOptions& options, const RecordTarget& target,
                            const std::string& list, const EventParseOptions& parse,
                            const SamplingDefaults& defaults,
                            const std::optional<EventSpec>& off_cpu,
+                           const std::vector<EventSpec>& added,
                            std::optional<EventOpener>& opener) {
-  TRY_ASSIGN(auto specs, ParseEventList(list, parse));
-  TRY(AttachFilters(options.events, options.filters, &specs));
+  std::vector<EventSpec> specs;
+  if (!list.empty()) {
+    TRY_ASSIGN(specs, ParseEventList(list, parse));
+    TRY(AttachFilters(options.events, options.filters, &specs));
+  }
   if (off_cpu) specs.push_back(*off_cpu);
+  specs.insert(specs.end(), added.begin(), added.end());
   TRY_ASSIGN(auto created, EventOpener::Create(std::move(specs), defaults, target));
   opener.emplace(std::move(created));
   return opener->Open(target);
@@ -46,6 +51,7 @@ void NoteOpenedEvents(const RecordOptions& options, const EventOpener& opener,
 }  // namespace
 
 Result<void> OpenRecordingEvents(const RecordOptions& options, const RecordTarget& target,
+                                 const std::vector<EventSpec>& added,
                                  std::optional<EventOpener>& opener) {
   SamplingDefaults defaults;
   defaults.frequency = options.frequency;
@@ -60,7 +66,8 @@ Result<void> OpenRecordingEvents(const RecordOptions& options, const RecordTarge
   EventParseOptions parse;
   const auto paranoid = ReadPerfEventParanoid();
   parse.exclude_kernel_default = KernelExcludedByParanoia(paranoid);
-  const bool default_event = options.events.empty();
+  // --alloc alone records its calls only.
+  const bool default_event = options.events.empty() && added.empty();
   std::string list = default_event ? "cycles" : "";
   for (const std::string& e : options.events) list += (list.empty() ? "" : ",") + e;
 
@@ -70,7 +77,7 @@ Result<void> OpenRecordingEvents(const RecordOptions& options, const RecordTarge
     if (!parsed) return Fail("--off-cpu: " + parsed.error().message, parsed.error().sys_errno);
     off_cpu = std::move(*parsed);
   }
-  auto opened = OpenEventList(options, target, list, parse, defaults, off_cpu, opener);
+  auto opened = OpenEventList(options, target, list, parse, defaults, off_cpu, added, opener);
   const int err = opened ? 0 : opened.error().sys_errno;
   if (!opened && default_event && (err == ENOENT || err == EOPNOTSUPP)) {
     // perf does the same: no PMU (typical in VMs) means a timer-based event.
@@ -79,7 +86,8 @@ Result<void> OpenRecordingEvents(const RecordOptions& options, const RecordTarge
                  "sample-record: the hardware event 'cycles' is not available here (no PMU); "
                  "using cpu-clock instead.\n");
     }
-    opened = OpenEventList(options, target, "cpu-clock", parse, defaults, off_cpu, opener);
+    opened =
+        OpenEventList(options, target, "cpu-clock", parse, defaults, off_cpu, added, opener);
   }
   if (!opened) return opened;
   NoteOpenedEvents(options, *opener, paranoid);

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <optional>
+#include <vector>
 
 #include "libsample/result.h"
 #include "record/events/event_opener.h"
@@ -15,8 +16,10 @@
 
 namespace sample::record {
 
-// Creates and opens the events into `opener`.
+// Creates and opens the events into `opener`, `added` (--alloc's) after
+// the others; without -e, `added` alone when there are any.
 Result<void> OpenRecordingEvents(const RecordOptions& options, const RecordTarget& target,
+                                 const std::vector<EventSpec>& added,
                                  std::optional<EventOpener>& opener);
 
 }  // namespace sample::record

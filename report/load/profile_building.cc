@@ -164,6 +164,11 @@ void DescribeRecording(const format::RecordingFile& reader, const ProcessTable& 
   std::vector<std::string> event_names;
   const EventTable& events = reader.events();
   for (const EventDesc& e : events.events()) event_names.push_back(e.name);
+  if (out.alloc_event) {
+    for (const char* name : {"alloc-bytes", "alloc-calls", "leak-bytes", "peak-bytes"}) {
+      event_names.push_back(name);
+    }
+  }
   if (out.off_cpu_event) {
     event_names.push_back("off-cpu");
     event_names.push_back("off-cpu-preempted");

@@ -21,6 +21,7 @@
 #include "libsample/perf/event_table.h"
 #include "libsample/model/profile.h"
 #include "libsample/model/toggle_windows.h"
+#include "report/load/allocations.h"
 #include "report/load/jit_timeline.h"
 #include "report/load/off_cpu_intervals.h"
 #include "report/load/stack_unwinding.h"
@@ -37,6 +38,14 @@ struct CpuCounts {
   // a throttle never lifted counts to the end of the recording).
   uint64_t throttles = 0;
   uint64_t throttled_ns = 0;
+};
+
+// An --alloc recording's calls as the loader paired them (AllocEvents).
+struct AllocLoadStats {
+  AllocStats pairs;
+  uint64_t untracked = 0;        // posix_memalign: allocated, never tracked
+  uint64_t untracked_bytes = 0;
+  uint64_t malformed = 0;        // samples whose payload lacked the fields
 };
 
 struct LoadStats {
@@ -61,6 +70,7 @@ struct LoadStats {
   uint32_t chain_limit = 0;
   UnwindStats unwind;                // --call-graph dwarf and fp,leaf samples
   OffCpuStats off_cpu;               // switch-outs paired with switch-ins
+  AllocLoadStats alloc;              // --alloc recordings
   JitDumpStats jitdump;              // the recording's jitdumps (kJitDump)
   uint64_t first_time = 0;
   uint64_t last_time = 0;
@@ -114,6 +124,11 @@ struct Recording {
   // are times.
   std::optional<uint32_t> off_cpu_event;
   std::optional<uint32_t> wall_event;
+  // An --alloc recording's pseudo-events, from this id on, before the
+  // off-CPU ones: "alloc-bytes", "alloc-calls" (+1), "leak-bytes" (+2),
+  // "peak-bytes" (+3) (report/load/alloc_events.h). Their periods are
+  // bytes, alloc-calls' 1.
+  std::optional<uint32_t> alloc_event;
   // The file's sched:sched_switch event whose samples became off_cpu_event's.
   std::optional<uint32_t> off_cpu_source;
   // LoadOptions::sideband's records, in time order.

@@ -11,6 +11,7 @@
 #include "formats/recording_set.h"
 #include "libsample/model/process_table.h"
 #include "libsample/perf/perf_record.h"
+#include "report/load/alloc_events.h"
 #include "report/load/group_reads.h"
 #include "report/load/jit_timeline.h"
 #include "report/load/ordered_records.h"
@@ -61,7 +62,13 @@ class Loader {
         group_reads_(reader.events()),
         toggles_(ToggleRelations(reader.toggles()), reader.events().events().size()),
         sideband_(reader, options, out_, processes_, samples_,
-                  [this](uint32_t pid) { BeforeMappingsChange(pid); }) {}
+                  [this](uint32_t pid) { BeforeMappingsChange(pid); }) {
+    const std::vector<EventDesc>& events = reader.events().events();
+    if (HasAllocEvents(events)) {
+      out_.alloc_event = static_cast<uint32_t>(events.size());
+      alloc_.emplace(events, reader.trace_formats(), *out_.alloc_event);
+    }
+  }
   Result<Recording> Run();
   // LiveLoader's: applies the chunks the reader now holds to the state
   // kept from the calls before, and makes the Recording of their samples.
@@ -110,6 +117,7 @@ class Loader {
   GroupReadDeltas group_reads_;
   ToggleWindows toggles_;
   Sideband sideband_;
+  std::optional<AllocEvents> alloc_;  // --alloc recordings
   uint32_t host_max_stack_ = 127;  // kernel.perf_event_max_stack when recorded
   // Live (Next): the symbol sources kept between calls, and the functions
   // of every location named so far.
@@ -184,7 +192,14 @@ void Loader::ApplyChunks(unsigned jobs) {
 }
 
 void Loader::FinishReading() {
+  // Before the off-CPU samples go: the calls are named by sample index.
+  if (alloc_) alloc_->Finish(samples_, out_.stats.alloc);
   sideband_.Finish(out_.stats.last_time);
+  if (alloc_) {
+    std::erase_if(samples_, [](const ProfileSample& s) {
+      return s.event == AllocEvents::kDroppedEvent;
+    });
+  }
   out_.stats.jitdump = jit_->stats();
   out_.jit_code = jit_->code();
   out_.embedded = reader_.embedded_binaries();
@@ -280,6 +295,7 @@ bool Loader::ApplySideband(uint32_t type, std::span<const std::byte> record,
     case PERF_RECORD_FORK:
       return sideband_.ApplyFork(record, attr);
     case PERF_RECORD_EXIT:
+      if (const auto task = ParseTask(record, attr); task && alloc_) alloc_->Exited(task->tid);
       return sideband_.ApplyExit(record, attr);
     case PERF_RECORD_SWITCH:
     case PERF_RECORD_SWITCH_CPU_WIDE:
@@ -339,6 +355,7 @@ bool Loader::ApplySample(std::span<const std::byte> record, const perf_event_att
   sample.time = s->time;
   sample.period = s->period;
   sideband_.OnSample(sample, samples_.size());
+  if (alloc_ && !alloc_->Keep(sample, samples_.size(), s->raw, samples_)) return true;
   sample.reads_begin = static_cast<uint32_t>(sample_reads_.size());
   out_.stats.unknown_group_reads += group_reads_.Add(*s, event, sample_reads_);
   sample.reads_count = static_cast<uint32_t>(sample_reads_.size() - sample.reads_begin);
@@ -350,7 +367,9 @@ bool Loader::ApplySample(std::span<const std::byte> record, const perf_event_att
     sample.frames_count = stack.count;
     out_.stats.frames += sample.frames_count;
   }
-  if (!s->raw.empty()) out_.profile.AddRaw(samples_.size(), s->raw);
+  if (!s->raw.empty() && sample.event != out_.alloc_event) {
+    out_.profile.AddRaw(samples_.size(), s->raw);
+  }
   samples_.push_back(sample);
   return true;
 }

@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "libsample/perf/perf_record.h"
+#include "report/load/alloc_events.h"
 #include "report/load/recording_loader.h"
 
 namespace sample::report {
@@ -46,7 +47,8 @@ Sideband::Sideband(const format::RecordingFile& reader, const LoadOptions& optio
     for (uint32_t e = 0; e < events.size(); ++e) {
       if (events[e].name == kSchedSwitch) off_cpu_source_ = e;
     }
-    out_.off_cpu_event = static_cast<uint32_t>(events.size());
+    // After --alloc's four (alloc_events.h), when there are any.
+    out_.off_cpu_event = static_cast<uint32_t>(events.size() + (HasAllocEvents(events) ? 4 : 0));
   }
 }
 

@@ -1,0 +1,106 @@
+#include "record/alloc/alloc_probes.h"
+
+#include <unistd.h>
+
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "record/alloc/allocator_functions.h"
+
+namespace sample::record {
+namespace {
+
+// Every running tracefs group of ours is this followed by the recorder's
+// pid (DefinedUprobes::RemoveStale).
+constexpr std::string_view kGroupPrefix = "sample_alloc_";
+
+// The binaries whose allocation functions the target calls.
+Result<std::vector<FoundAllocFunction>> FindForTarget(const RecordTarget& target,
+                                                      const std::vector<std::string>& command) {
+  if (target.kind == TargetKind::kCpus) {
+    return Fail("--alloc profiles a command or the processes of -p/-t, not whole CPUs (-a, -C)");
+  }
+  if (target.kind == TargetKind::kCommand) {
+    TRY_ASSIGN(auto binaries, CommandBinaries(command.front()));
+    return FindAllocFunctions(binaries);
+  }
+  std::vector<FoundAllocFunction> all;
+  std::set<std::pair<std::string, uint64_t>> places;
+  for (pid_t pid : target.processes) {
+    TRY_ASSIGN(auto binaries, ProcessBinaries(pid));
+    auto found = FindAllocFunctions(binaries);
+    if (!found) return Fail(fmt::format("process {}: {}", pid, found.error().message));
+    for (FoundAllocFunction& f : *found) {
+      if (places.emplace(f.path, f.file_offset).second) all.push_back(std::move(f));
+    }
+  }
+  return all;
+}
+
+// Probe names are unique in a group: a second libc's malloc (two
+// processes of -p) is malloc_2.
+std::vector<UprobeDefinition> UniqueNames(std::vector<UprobeDefinition> defs) {
+  std::map<std::string, int> seen;
+  for (UprobeDefinition& def : defs) {
+    const int n = ++seen[def.event];
+    if (n > 1) def.event += fmt::format("_{}", n);
+  }
+  return defs;
+}
+
+// Whether the kernel may drop the calls of `function` below the minimum
+// size: those whose one size argument is the request (calloc's is an
+// element's; a realloc left out would leave its old block live).
+bool FilteredBySize(const AllocFunction& function) {
+  return function.entry_args.find("size=") != std::string_view::npos &&
+         function.entry_args.find("nmemb=") == std::string_view::npos &&
+         function.entry_args.find("ptr=") == std::string_view::npos;
+}
+
+}  // namespace
+
+Result<AllocProbes> PrepareAllocProbes(const AllocOptions& options, const RecordTarget& target,
+                                       const std::vector<std::string>& command,
+                                       const EventParseOptions& parse) {
+  TRY_ASSIGN(auto found, FindForTarget(target, command));
+  auto tracefs = Tracefs::Locate(parse.tracefs_root);
+  if (!tracefs) return Fail("--alloc: " + tracefs.error().message, tracefs.error().sys_errno);
+  DefinedUprobes::RemoveStale(*tracefs, kGroupPrefix);
+  std::vector<UprobeDefinition> defs = UniqueNames(AllocProbeDefinitions(found));
+  AllocProbes out;
+  auto defined = DefinedUprobes::Define(*tracefs, fmt::format("{}{}", kGroupPrefix, getpid()), defs);
+  if (!defined) return Fail("--alloc: " + defined.error().message, defined.error().sys_errno);
+  out.defined.emplace(std::move(*defined));
+  // Each probe's function, in the order of `defs` (an entry, then its
+  // return when it has one).
+  std::vector<const AllocFunction*> functions;
+  std::map<std::string, std::vector<std::string>> by_path;
+  for (const FoundAllocFunction& f : found) {
+    functions.push_back(f.function);
+    if (f.function->returns_pointer) functions.push_back(f.function);
+    by_path[f.path].emplace_back(f.function->event);
+  }
+  for (size_t i = 0; i < defs.size(); ++i) {
+    const AllocFunction& function = *functions[i];
+    TRY_ASSIGN(auto parsed, ParseEventList(out.defined->TracepointName(defs[i].event), parse));
+    EventSpec spec = std::move(parsed.front());
+    spec.name = fmt::format("alloc:{}{}", function.event, defs[i].retprobe ? ":return" : "");
+    if (defs[i].retprobe || !function.returns_pointer) {
+      // Pairs and frees: every call, and no chain (the call's is enough).
+      spec.chain_capture = ChainCapture::kNone;
+      spec.period_given = true;
+      spec.attr.sample_period = 1;
+    } else if (options.min_size != 0 && FilteredBySize(function)) {
+      spec.filter = fmt::format("size >= {}", options.min_size);
+    }
+    out.specs.push_back(std::move(spec));
+  }
+  for (const auto& [path, events] : by_path) {
+    out.found_in.push_back(fmt::format("{} in {}", fmt::join(events, ", "), path));
+  }
+  return out;
+}
+
+}  // namespace sample::record

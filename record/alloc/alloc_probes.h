@@ -1,0 +1,52 @@
+// AllocProbes: what --alloc records. The allocation functions of the
+// target's binaries (allocator_functions.h) get uprobes defined in tracefs
+// in a group of this recorder's own, and each becomes an event of the
+// recording named for the report:
+//   alloc:FUNC         the call, its arguments in the raw payload (size,
+//                      nmemb, ptr, align, memptr), with the recording's
+//                      call chains; every call, or every Nth with -c N;
+//                      with a minimum size, only larger requests (a
+//                      kernel filter on size; calloc and realloc are
+//                      always recorded)
+//   alloc:FUNC:return  the pointer it returned (ptr), no call chain, every
+//                      call
+// free and operator delete have only the first (ptr, every call). The
+// report pairs them per thread (report/load/allocations.h).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "libsample/events/event_spec.h"
+#include "libsample/events/uprobe_definitions.h"
+#include "libsample/result.h"
+#include "record/record_target.h"
+
+namespace sample::record {
+
+struct AllocOptions {
+  bool enabled = false;   // --alloc
+  uint64_t min_size = 0;  // --alloc-min-size: smaller requests are not recorded
+};
+
+struct AllocProbes {
+  // Removed when this goes: after the events, which the kernel needs
+  // closed first.
+  std::optional<DefinedUprobes> defined;
+  std::vector<EventSpec> specs;
+  // Where each allocator was found, for the recorder's notes:
+  // "malloc, free, ... in /lib/x86_64-linux-gnu/libc.so.6".
+  std::vector<std::string> found_in;
+};
+
+// Finds the allocation functions of `command` (a command target) or the
+// target's processes, defines their probes and parses their events.
+// Fails for CPU-wide targets, for targets defining no malloc, and where
+// tracefs or its uprobe_events cannot be written (with advice).
+Result<AllocProbes> PrepareAllocProbes(const AllocOptions& options, const RecordTarget& target,
+                                       const std::vector<std::string>& command,
+                                       const EventParseOptions& parse);
+
+}  // namespace sample::record

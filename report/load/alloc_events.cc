@@ -1,0 +1,144 @@
+#include "report/load/alloc_events.h"
+
+#include <cstring>
+#include <string_view>
+
+#include "libsample/events/trace_format.h"
+
+namespace sample::report {
+namespace {
+
+constexpr std::string_view kPrefix = "alloc:";
+constexpr std::string_view kReturn = ":return";
+
+bool IsAllocEvent(const EventDesc& event) {
+  return event.attr.type == PERF_TYPE_TRACEPOINT && event.name.starts_with(kPrefix);
+}
+
+// The payload offset of the 8-byte field `name`, if the format has one.
+std::optional<uint32_t> FieldOffset(const TraceFormat& format, std::string_view name) {
+  for (const TraceField& field : format.fields) {
+    if (field.name == name && field.size == 8) return field.offset;
+  }
+  return std::nullopt;
+}
+
+std::optional<uint64_t> Read(std::span<const std::byte> raw, std::optional<uint32_t> offset) {
+  if (!offset || *offset > raw.size() || raw.size() - *offset < 8) return std::nullopt;
+  uint64_t value = 0;
+  std::memcpy(&value, raw.data() + *offset, 8);
+  return value;
+}
+
+}  // namespace
+
+bool HasAllocEvents(const std::vector<EventDesc>& events) {
+  for (const EventDesc& event : events) {
+    if (IsAllocEvent(event)) return true;
+  }
+  return false;
+}
+
+AllocEvents::AllocEvents(const std::vector<EventDesc>& events,
+                         const std::vector<format::TraceFormatEntry>& formats,
+                         uint32_t first_event)
+    : events_(events.size()), first_event_(first_event) {
+  for (const format::TraceFormatEntry& entry : formats) {
+    if (entry.event_index >= events.size() || !IsAllocEvent(events[entry.event_index])) continue;
+    auto format = ParseTraceFormat(entry.format);
+    if (!format) continue;
+    Fields& f = events_[entry.event_index];
+    f.size = FieldOffset(*format, "size");
+    f.nmemb = FieldOffset(*format, "nmemb");
+    f.ptr = FieldOffset(*format, "ptr");
+    f.function = entry.event_index;
+    const std::string& name = events[entry.event_index].name;
+    if (name.ends_with(kReturn)) {
+      // Its call's event: the same name without ":return".
+      const std::string_view call(name.data(), name.size() - kReturn.size());
+      for (uint32_t e = 0; e < events.size(); ++e) {
+        if (events[e].name == call) f.function = e;
+      }
+      if (f.ptr) f.role = Role::kReturn;
+    } else if (f.size && FieldOffset(*format, "memptr")) {
+      f.role = Role::kUntracked;
+    } else if (f.size) {
+      f.role = f.ptr ? Role::kReallocate : Role::kAllocate;
+    } else if (f.ptr) {
+      f.role = Role::kFree;
+    }
+  }
+}
+
+bool AllocEvents::Keep(ProfileSample& sample, size_t index, std::span<const std::byte> raw,
+                       std::vector<ProfileSample>& samples) {
+  if (sample.event >= events_.size()) return true;
+  const Fields& f = events_[sample.event];
+  if (f.role == Role::kNone) return true;  // not an allocation function's
+  const std::optional<uint64_t> ptr = Read(raw, f.ptr);
+  std::optional<uint64_t> size = Read(raw, f.size);
+  if (size && f.nmemb) {
+    const std::optional<uint64_t> nmemb = Read(raw, f.nmemb);
+    // calloc's product past 2^64 fails in the callee: NULL is returned.
+    if (!nmemb || __builtin_mul_overflow(*size, *nmemb, &*size)) size = UINT64_MAX;
+  }
+  switch (f.role) {
+    case Role::kAllocate:
+    case Role::kReallocate:
+    case Role::kUntracked:
+      if (!size || (f.role == Role::kReallocate && !ptr)) break;
+      sample.event = first_event_;
+      if (f.role == Role::kUntracked) {
+        sample.period = *size;
+        ++untracked_;
+        untracked_bytes_ += *size;
+      } else {
+        sample.period = 0;  // its size once the return says it succeeded
+        allocations_.Enter(sample.tid, f.function, *size,
+                           f.role == Role::kReallocate ? ptr : std::nullopt, index);
+      }
+      return true;
+    case Role::kReturn:
+      if (!ptr) break;
+      if (auto block = allocations_.Return(sample.tid, f.function, sample.time, *ptr)) {
+        samples[block->handle].period = block->size;
+      }
+      return false;
+    case Role::kFree:
+      if (!ptr) break;
+      allocations_.Free(sample.tid, sample.time, *ptr);
+      return false;
+    case Role::kNone:
+      break;
+  }
+  ++malformed_;
+  return false;
+}
+
+void AllocEvents::Finish(std::vector<ProfileSample>& samples, AllocLoadStats& stats) {
+  for (size_t handle : allocations_.TakeDropped()) samples[handle].event = kDroppedEvent;
+  const size_t count = samples.size();
+  for (size_t i = 0; i < count; ++i) {
+    if (samples[i].event != first_event_) continue;
+    ProfileSample call = samples[i];
+    call.event = first_event_ + 1;
+    call.period = 1;
+    samples.push_back(call);
+  }
+  for (uint32_t k = 2; k <= 3; ++k) {
+    const std::vector<AllocBlock> blocks =
+        k == 2 ? allocations_.LiveBlocks() : allocations_.PeakBlocks();
+    for (const AllocBlock& block : blocks) {
+      ProfileSample kept = samples[block.handle];
+      kept.event = first_event_ + k;
+      kept.period = block.size;
+      samples.push_back(kept);
+    }
+  }
+  stats.pairs = allocations_.stats();
+  stats.untracked = untracked_;
+  stats.untracked_bytes = untracked_bytes_;
+  stats.malformed = malformed_;
+}
+
+}  // namespace sample::report

@@ -1,0 +1,73 @@
+// AllocEvents: the loader's side of an --alloc recording
+// (record/alloc/alloc_probes.h). Its events are tracepoints named
+// alloc:FUNC and alloc:FUNC:return whose raw payloads hold the fields
+// the recorder fetched; which are there says what the call does:
+//   size [nmemb] [align]  allocates size (x nmemb) bytes; its return's ptr
+//                         is the block
+//   ptr size [nmemb]      realloc: also ends the block at ptr
+//   memptr align size     posix_memalign: allocates, but its block is
+//                         stored where no probe can read it (counted in
+//                         alloc-bytes and alloc-calls, never tracked)
+//   ptr                   frees ptr
+// Their samples become four pseudo-events (Recording::alloc_event and the
+// three after it), each sample with the call chain of the allocating call:
+//   alloc-bytes  every allocation, weighted by its size
+//   alloc-calls  every allocation, weight 1
+//   leak-bytes   the blocks never freed, by size
+//   peak-bytes   the blocks live when the live total peaked, by size
+// The return and free samples only pair (Allocations) and are not kept.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "formats/chunk_codec.h"
+#include "libsample/model/profile.h"
+#include "libsample/perf/event_table.h"
+#include "report/load/allocations.h"
+#include "report/load/recording.h"
+
+namespace sample::report {
+
+// Whether `events` hold an --alloc recording's.
+bool HasAllocEvents(const std::vector<EventDesc>& events);
+
+class AllocEvents {
+ public:
+  // The pseudo-events get ids from `first_event` (Recording::alloc_event).
+  AllocEvents(const std::vector<EventDesc>& events,
+              const std::vector<format::TraceFormatEntry>& formats, uint32_t first_event);
+
+  // A sample of event `sample.event` about to be added as samples[index]:
+  // false when it is not kept (a return, a free, a payload without its
+  // fields); a kept allocation becomes an alloc-bytes sample, weighted
+  // once its return is seen.
+  bool Keep(ProfileSample& sample, size_t index, std::span<const std::byte> raw,
+            std::vector<ProfileSample>& samples);
+  void Exited(uint32_t tid) { allocations_.Exited(tid); }
+
+  // After the last record: the calls that made no block are marked
+  // dropped (event kDroppedEvent, for the loader to remove), and the
+  // alloc-calls, leak-bytes and peak-bytes samples appended. The stats
+  // go into `stats`.
+  void Finish(std::vector<ProfileSample>& samples, AllocLoadStats& stats);
+
+  static constexpr uint32_t kDroppedEvent = UINT32_MAX;
+
+ private:
+  enum class Role : uint8_t { kNone, kAllocate, kReallocate, kUntracked, kReturn, kFree };
+  struct Fields {
+    Role role = Role::kNone;
+    uint32_t function = 0;  // the entry event's index, for a return too
+    std::optional<uint32_t> size, nmemb, ptr;  // payload offsets of u64 fields
+  };
+  std::vector<Fields> events_;
+  uint32_t first_event_ = 0;
+  Allocations allocations_;
+  uint64_t untracked_ = 0, untracked_bytes_ = 0;
+  uint64_t malformed_ = 0;
+};
+
+}  // namespace sample::report
