@@ -62,16 +62,15 @@ struct ExportInput {
   std::span<const uint32_t> Frames(const ProfileSample& sample) const;
   // Parallel to Frames(sample).
   std::span<const FrameAddress> Addresses(const ProfileSample& sample) const;
-  // The off-CPU and wall pseudo-events, whose periods are ns: one sample
-  // is one interval of any length, so they are always weighted by period.
-  bool TimeWeighted(uint32_t event) const {
-    const auto& off_cpu = recording->off_cpu_event;
-    return (off_cpu && (event == *off_cpu || event == *off_cpu + 1)) ||
-           event == recording->wall_event;
+  // The off-CPU and wall pseudo-events, whose periods are ns, and --alloc's
+  // byte ones: one sample is an interval or a block of any size, so they
+  // are always weighted by period.
+  bool PeriodWeighted(uint32_t event) const {
+    return EventPeriodUnit(*recording, event) != PeriodUnit::kCount;
   }
   // 1, or the sample's period, as options.weight says (period for time).
   uint64_t Weight(const ProfileSample& sample) const {
-    return options.weight == ExportWeight::kPeriod || TimeWeighted(sample.event) ? sample.period
+    return options.weight == ExportWeight::kPeriod || PeriodWeighted(sample.event) ? sample.period
                                                                                   : 1;
   }
   FrameKind Kind(uint32_t function) const;

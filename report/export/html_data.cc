@@ -242,7 +242,7 @@ std::string BuildHtmlData(const ExportInput& input, const HeaderView& header,
       page_funcs.push_back(funcs.OfSymbol(f.function));
     }
     const bool period = input.options.weight == ExportWeight::kPeriod ||
-                        input.TimeWeighted(input.sections.front().event);
+                        input.PeriodWeighted(input.sections.front().event);
     annotate.clear();
     AppendHtmlAnnotation(*annotation, page_funcs, period, annotate);
   }

@@ -23,8 +23,17 @@
 namespace sample::report {
 namespace {
 
-// The unit of an event's period: the software clocks count nanoseconds.
-std::string_view PeriodUnit(const Recording& recording, uint32_t event) {
+// The unit of an event's period: the software clocks count nanoseconds,
+// as the off-CPU and wall pseudo-events do; --alloc's count bytes.
+std::string_view PeriodUnitName(const Recording& recording, uint32_t event) {
+  switch (EventPeriodUnit(recording, event)) {
+    case PeriodUnit::kNanoseconds:
+      return "nanoseconds";
+    case PeriodUnit::kBytes:
+      return "bytes";
+    case PeriodUnit::kCount:
+      break;
+  }
   if (event < recording.events.size()) {
     const perf_event_attr& attr = recording.events[event].attr;
     if (attr.type == PERF_TYPE_SOFTWARE &&
@@ -33,6 +42,21 @@ std::string_view PeriodUnit(const Recording& recording, uint32_t event) {
     }
   }
   return "count";
+}
+
+// The names of a section's two sample types: its samples and its period.
+// --alloc's are those of Go's heap profiles (alloc_objects and
+// alloc_space; inuse_* for what was never freed), which pprof's users
+// know; peak_* by analogy.
+std::pair<std::string, std::string> SampleTypeNames(const Recording& recording,
+                                                    const ExportSection& section, bool several) {
+  if (recording.alloc_event && section.event != *recording.alloc_event + 1 &&
+      section.event >= *recording.alloc_event && section.event <= *recording.alloc_event + 3) {
+    const uint32_t k = section.event - *recording.alloc_event;
+    const char* kind = k == 0 ? "alloc" : k == 2 ? "inuse" : "peak";
+    return {fmt::format("{}_objects", kind), fmt::format("{}_space", kind)};
+  }
+  return {several ? section.name + "-samples" : "samples", section.name};
 }
 
 // The events between two samples: the fixed period, or with -F the mean
@@ -133,12 +157,13 @@ pprof::Profile PprofBuilder::Build() {
 void PprofBuilder::AddSampleTypes() {
   const bool several = input_.sections.size() > 1;
   for (const ExportSection& section : input_.sections) {
+    const auto [samples, period_name] = SampleTypeNames(*input_.recording, section, several);
     pprof::ValueType* count = out_.add_sample_type();
-    count->set_type(Str(several ? section.name + "-samples" : "samples"));
+    count->set_type(Str(samples));
     count->set_unit(Str("count"));
     pprof::ValueType* period = out_.add_sample_type();
-    period->set_type(Str(section.name));
-    period->set_unit(Str(PeriodUnit(*input_.recording, section.event)));
+    period->set_type(Str(period_name));
+    period->set_unit(Str(PeriodUnitName(*input_.recording, section.event)));
   }
 }
 
@@ -281,10 +306,11 @@ void PprofBuilder::AddHeader() {
     out_.set_time_nanos(static_cast<int64_t>(*header.start_realtime_ns));
   out_.set_duration_nanos(std::llround(header.duration_s * 1e9));
   const ExportSection& first = input_.sections.front();
-  out_.mutable_period_type()->set_type(Str(first.name));
-  out_.mutable_period_type()->set_unit(Str(PeriodUnit(recording, first.event)));
+  const std::string first_name = SampleTypeNames(recording, first, false).second;
+  out_.mutable_period_type()->set_type(Str(first_name));
+  out_.mutable_period_type()->set_unit(Str(PeriodUnitName(recording, first.event)));
   out_.set_period(Period(recording, first));
-  out_.set_default_sample_type(Str(first.name));
+  out_.set_default_sample_type(Str(first_name));
   // What a continuous-profiling backend (Pyroscope, Parca) labels an
   // uploaded profile with, beside time_nanos and duration_nanos: the host
   // and the command, as "key=value" comments (the first comment stays the

@@ -156,9 +156,10 @@ Result<std::string> SvgExporter::Export(const ExportInput& input) {
   options.weight = input.options.weight;
   FlameSvgText text;
   text.unit = options.weight == ExportWeight::kPeriod ? "period" : "samples";
-  if (!input.sections.empty() && input.TimeWeighted(input.sections.front().event)) {
+  if (!input.sections.empty() && input.PeriodWeighted(input.sections.front().event)) {
     options.weight = ExportWeight::kPeriod;
-    text.unit = "ns";
+    const PeriodUnit unit = EventPeriodUnit(*input.recording, input.sections.front().event);
+    text.unit = unit == PeriodUnit::kBytes ? "bytes" : "ns";
   }
   text.title = Title(input, options, input.baseline != nullptr);
   text.subtitle = input.command_line.empty() ? "(command line not recorded)" : input.command_line;

@@ -48,8 +48,10 @@ void JsonPrinter::Section(const EventSection& s) {
       .Field("percent_base", s.percent_base)
       .Field("lost_samples", recording_.stats.lost_samples)
       .Field("children", s.children);
-  // Only for the time-weighted pseudo-events, so other sections read as before.
+  // Only for the pseudo-events of time and bytes, so other sections read
+  // as before.
   if (s.time_weighted) json_.Field("period_unit", "ns");
+  if (s.unit == PeriodUnit::kBytes) json_.Field("period_unit", "bytes");
   if (s.tid != FlatEntry::kAny) json_.Field("tid", s.tid);
   json_.Key("sort_keys").BeginArray();
   for (SortKey key : view_.sort_keys) json_.String(SortKeyName(key));

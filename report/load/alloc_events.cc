@@ -1,5 +1,6 @@
 #include "report/load/alloc_events.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string_view>
 
@@ -28,6 +29,11 @@ std::optional<uint64_t> Read(std::span<const std::byte> raw, std::optional<uint3
   uint64_t value = 0;
   std::memcpy(&value, raw.data() + *offset, 8);
   return value;
+}
+
+// With -c N the recorder kept every Nth call: each stands for N.
+uint64_t Scale(const perf_event_attr& attr) {
+  return attr.freq || attr.sample_period == 0 ? 1 : attr.sample_period;
 }
 
 }  // namespace
@@ -61,9 +67,11 @@ AllocEvents::AllocEvents(const std::vector<EventDesc>& events,
       }
       if (f.ptr) f.role = Role::kReturn;
     } else if (f.size && FieldOffset(*format, "memptr")) {
+      scale_ = std::max(scale_, Scale(events[entry.event_index].attr));
       f.role = Role::kUntracked;
     } else if (f.size) {
       f.role = f.ptr ? Role::kReallocate : Role::kAllocate;
+      scale_ = std::max(scale_, Scale(events[entry.event_index].attr));
     } else if (f.ptr) {
       f.role = Role::kFree;
     }
@@ -89,7 +97,7 @@ bool AllocEvents::Keep(ProfileSample& sample, size_t index, std::span<const std:
       if (!size || (f.role == Role::kReallocate && !ptr)) break;
       sample.event = first_event_;
       if (f.role == Role::kUntracked) {
-        sample.period = *size;
+        sample.period = *size * scale_;
         ++untracked_;
         untracked_bytes_ += *size;
       } else {
@@ -101,7 +109,7 @@ bool AllocEvents::Keep(ProfileSample& sample, size_t index, std::span<const std:
     case Role::kReturn:
       if (!ptr) break;
       if (auto block = allocations_.Return(sample.tid, f.function, sample.time, *ptr)) {
-        samples[block->handle].period = block->size;
+        samples[block->handle].period = block->size * scale_;
       }
       return false;
     case Role::kFree:
@@ -122,7 +130,7 @@ void AllocEvents::Finish(std::vector<ProfileSample>& samples, AllocLoadStats& st
     if (samples[i].event != first_event_) continue;
     ProfileSample call = samples[i];
     call.event = first_event_ + 1;
-    call.period = 1;
+    call.period = scale_;
     samples.push_back(call);
   }
   for (uint32_t k = 2; k <= 3; ++k) {
@@ -131,7 +139,7 @@ void AllocEvents::Finish(std::vector<ProfileSample>& samples, AllocLoadStats& st
     for (const AllocBlock& block : blocks) {
       ProfileSample kept = samples[block.handle];
       kept.event = first_event_ + k;
-      kept.period = block.size;
+      kept.period = block.size * scale_;
       samples.push_back(kept);
     }
   }
@@ -139,6 +147,8 @@ void AllocEvents::Finish(std::vector<ProfileSample>& samples, AllocLoadStats& st
   stats.untracked = untracked_;
   stats.untracked_bytes = untracked_bytes_;
   stats.malformed = malformed_;
+  stats.scale = scale_;
+  stats.timeline = allocations_.timeline();
 }
 
 }  // namespace sample::report

@@ -15,6 +15,8 @@
 //   alloc-calls  every allocation, weight 1
 //   leak-bytes   the blocks never freed, by size
 //   peak-bytes   the blocks live when the live total peaked, by size
+// With -c N (every Nth allocating call recorded) each weight is N times
+// its own: the figures are then estimates.
 // The return and free samples only pair (Allocations) and are not kept.
 #pragma once
 
@@ -67,6 +69,7 @@ class AllocEvents {
   uint32_t first_event_ = 0;
   Allocations allocations_;
   uint64_t untracked_ = 0, untracked_bytes_ = 0;
+  uint64_t scale_ = 1;  // -c N: each recorded allocation stands for N
   uint64_t malformed_ = 0;
 };
 

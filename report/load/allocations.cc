@@ -36,6 +36,7 @@ std::optional<AllocBlock> Allocations::Return(uint32_t tid, uint32_t function, u
     dropped_.push_back(done.handle);
     return std::nullopt;
   }
+  const uint64_t before = stats_.live_bytes;
   if (done.old_ptr && (ptr != 0 || done.size == 0)) {
     // realloc: the old block ends when a new one is returned, and when
     // size 0 frees it (returning NULL).
@@ -50,14 +51,15 @@ std::optional<AllocBlock> Allocations::Return(uint32_t tid, uint32_t function, u
   if (ptr == 0) {
     ++stats_.failed;
     dropped_.push_back(done.handle);
+    Note(time, before);
     return std::nullopt;
   }
   Add(ptr, done, time);
+  Note(time, before);
   return AllocBlock{done.handle, done.size};
 }
 
 void Allocations::Free(uint32_t tid, uint64_t time, uint64_t ptr) {
-  (void)time;
   ++sequence_;
   if (ptr == 0) return;  // free(NULL) frees nothing
   Thread& thread = threads_[tid];
@@ -65,8 +67,10 @@ void Allocations::Free(uint32_t tid, uint64_t time, uint64_t ptr) {
     ++stats_.nested;  // realloc's own free: the realloc's return says it
     return;
   }
+  const uint64_t before = stats_.live_bytes;
   if (Release(ptr)) {
     ++stats_.frees;
+    Note(time, before);
   } else if (thread.last_free != ptr) {
     ++stats_.unknown_frees;
   }
@@ -138,6 +142,25 @@ void Allocations::Add(uint64_t ptr, const Call& call, uint64_t time) {
     peak_end_ = blocks_.size();
   }
   if (blocks_.size() >= compact_at_) Compact();
+}
+
+void Allocations::Note(uint64_t time, uint64_t before) {
+  LiveTimeline& t = timeline_;
+  if (t.most.empty()) t.start = time;
+  if (time < t.start) time = t.start;
+  size_t span = (time - t.start) / t.span_ns;
+  while (span >= LiveTimeline::kMaxSpans) {
+    // Twice as wide: each new span the most of two old ones.
+    for (size_t i = 0; i < t.most.size(); i += 2) {
+      t.most[i / 2] = std::max(t.most[i], i + 1 < t.most.size() ? t.most[i + 1] : 0);
+    }
+    t.most.resize((t.most.size() + 1) / 2);
+    t.span_ns *= 2;
+    span = (time - t.start) / t.span_ns;
+  }
+  // The spans without a change held what was live before this one.
+  if (t.most.size() <= span) t.most.resize(span + 1, before);
+  t.most[span] = std::max({t.most[span], before, stats_.live_bytes});
 }
 
 void Allocations::Compact() {

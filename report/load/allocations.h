@@ -44,6 +44,16 @@ struct AllocStats {
   uint64_t peak_time = 0;        // when it was first reached
 };
 
+// The live total over time: the most live in each of equal spans from
+// the first allocation on (span_ns doubles as the recording goes on, so
+// that there are at most kMaxSpans).
+struct LiveTimeline {
+  static constexpr size_t kMaxSpans = 256;
+  uint64_t start = 0;    // time of the first span's start
+  uint64_t span_ns = 1'000'000;
+  std::vector<uint64_t> most;  // bytes, one per span
+};
+
 // A block, named by the handle of the call that allocated it.
 struct AllocBlock {
   size_t handle = 0;
@@ -72,6 +82,7 @@ class Allocations {
   // The blocks live when the live total peaked.
   std::vector<AllocBlock> PeakBlocks() const;
   const AllocStats& stats() const { return stats_; }
+  const LiveTimeline& timeline() const { return timeline_; }
 
  private:
   struct Call {
@@ -97,6 +108,8 @@ class Allocations {
   void Add(uint64_t ptr, const Call& call, uint64_t time);
   // Forgets the blocks that can be neither leaks nor in the peak.
   void Compact();
+  // The live total changed at `time` (from `before`).
+  void Note(uint64_t time, uint64_t before);
 
   std::unordered_map<uint32_t, Thread> threads_;
   std::unordered_map<uint64_t, size_t> live_;  // pointer -> index in blocks_
@@ -107,6 +120,7 @@ class Allocations {
   size_t peak_end_ = 0;       // blocks_[0, peak_end_) were allocated by the peak
   size_t compact_at_ = 4096;  // blocks_'s size that triggers Compact
   AllocStats stats_;
+  LiveTimeline timeline_;
 };
 
 }  // namespace sample::report

@@ -46,6 +46,8 @@ struct AllocLoadStats {
   uint64_t untracked = 0;        // posix_memalign: allocated, never tracked
   uint64_t untracked_bytes = 0;
   uint64_t malformed = 0;        // samples whose payload lacked the fields
+  uint64_t scale = 1;            // -c N: every Nth allocation recorded, weighed N times
+  LiveTimeline timeline;         // live bytes over time
 };
 
 struct LoadStats {
@@ -160,5 +162,22 @@ struct Recording {
   uint64_t valid_end = 0;  // bytes read before a torn end (== file_size if none)
   std::vector<std::string> warnings;
 };
+
+// The unit of an event's periods: nanoseconds for the off-CPU and wall
+// pseudo-events, bytes for --alloc's alloc-bytes, leak-bytes and
+// peak-bytes, else counts (of events, or alloc-calls' calls).
+enum class PeriodUnit { kCount, kNanoseconds, kBytes };
+
+inline PeriodUnit EventPeriodUnit(const Recording& recording, uint32_t event) {
+  const auto& off_cpu = recording.off_cpu_event;
+  if ((off_cpu && (event == *off_cpu || event == *off_cpu + 1)) || event == recording.wall_event) {
+    return PeriodUnit::kNanoseconds;
+  }
+  const auto& alloc = recording.alloc_event;
+  if (alloc && event >= *alloc && event <= *alloc + 3 && event != *alloc + 1) {
+    return PeriodUnit::kBytes;
+  }
+  return PeriodUnit::kCount;
+}
 
 }  // namespace sample::report

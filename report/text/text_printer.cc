@@ -11,6 +11,7 @@
 #include "report/text/text_call_graph.h"
 #include "report/text/text_header.h"
 #include "report/text/text_script.h"
+#include "report/views/alloc_notes.h"
 #include "report/text/text_stats.h"
 #include "report/text/text_table.h"
 
@@ -95,6 +96,11 @@ std::string SectionComments(const EventSection& s, const Recording& recording,
                        : s.event == recording.off_cpu_event ? "blocked off the CPU"
                                                             : "preempted, waiting for a CPU";
     count = fmt::format("# Time: {} ({} ns) {}", FormatNs(s.flat.period), s.flat.period, what);
+  }
+  const std::vector<std::string> alloc = AllocSectionLines(s, recording);
+  if (!alloc.empty()) {
+    count = "# " + alloc.front();
+    for (size_t i = 1; i < alloc.size(); ++i) count += "\n# " + alloc[i];
   }
   if (!s.members.empty()) {
     count += fmt::format(" ({})", OneLine(profile.event_name(s.event)));

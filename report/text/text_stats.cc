@@ -3,12 +3,15 @@
 // then where symbols came from.
 #include "report/text/text_stats.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "libsample/percent.h"
 #include "libsample/perf/perf_names.h"
 #include "report/text/display_text.h"
 #include "report/text/text_header.h"
+#include "report/views/event_sections.h"
 #include "report/views/stats_table.h"
 
 namespace sample::report {
@@ -75,12 +78,33 @@ void CountsText(std::string& out, const CountsInfo& counts) {
   }
 }
 
+// --alloc: the most live in each of at most 16 spans, with a bar.
+void LiveBytesText(std::string& out, const LiveTimeline& timeline, uint64_t first_time) {
+  const std::vector<uint64_t>& most = timeline.most;
+  if (most.empty()) return;
+  const size_t per_row = (most.size() + 15) / 16;
+  const uint64_t row_ns = per_row * timeline.span_ns;
+  const uint64_t top = *std::max_element(most.begin(), most.end());
+  out += fmt::format("\nLive bytes over time (the most in each {}):\n", FormatNs(row_ns));
+  const uint64_t offset = timeline.start > first_time ? timeline.start - first_time : 0;
+  for (size_t i = 0; i < most.size(); i += per_row) {
+    const uint64_t row = *std::max_element(most.begin() + static_cast<ptrdiff_t>(i),
+                                           most.begin() + static_cast<ptrdiff_t>(
+                                                              std::min(i + per_row, most.size())));
+    const size_t bar = top == 0 ? 0 : static_cast<size_t>(row * 40 / top);
+    out += fmt::format("  {:>9.3f} s {:>12}  {}\n",
+                       static_cast<double>(offset + i * timeline.span_ns) / 1e9, row,
+                       std::string(bar, '#'));
+  }
+}
+
 }  // namespace
 
 std::string FormatStatsText(const HeaderView& h, const LoadStats& stats) {
   std::string out = "Aggregated stats:\n";
   RecordsText(out, h, stats);
   CounterSectionsText(out, stats);
+  LiveBytesText(out, stats.alloc.timeline, stats.first_time);
   if (!stats.symbol_sources.empty()) {
     out += "\nSymbols from:\n";
     for (const auto& [path, source] : stats.symbol_sources) {

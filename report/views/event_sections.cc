@@ -45,9 +45,8 @@ EventSection BuildSection(const Recording& recording, const ViewOptions& view,
     for (uint32_t m : section.members) section.title += ", " + profile.event_name(m);
     section.title += " }";
   }
-  const auto& off_cpu = recording.off_cpu_event;
-  section.time_weighted =
-      (off_cpu && (event == *off_cpu || event == *off_cpu + 1)) || event == recording.wall_event;
+  section.unit = EventPeriodUnit(recording, event);
+  section.time_weighted = section.unit == PeriodUnit::kNanoseconds;
   section.children = view.children.value_or(recording.callchains);
   section.call_graph = view.call_graph && view.call_graph->mode != CallGraphMode::kNone;
 

@@ -26,6 +26,7 @@ struct EventSection {
   // Periods are nanoseconds of time (the off-CPU and wall pseudo-events),
   // printed as times.
   bool time_weighted = false;
+  PeriodUnit unit = PeriodUnit::kCount;  // bytes: --alloc's byte pseudo-events
   // A wall-clock section is one thread's (FlatOptions::tid); else kAny.
   uint32_t tid = FlatEntry::kAny;
   FlatProfile flat;                    // entries and totals of the kept samples

@@ -27,7 +27,7 @@
 
 namespace sample::report {
 
-enum class StatsSection { kProblems, kOffCpu, kDwarfUnwinding, kLeafCheck, kJitDump };
+enum class StatsSection { kProblems, kOffCpu, kAlloc, kDwarfUnwinding, kLeafCheck, kJitDump };
 
 struct StatsSectionInfo {
   StatsSection section;

@@ -3,9 +3,9 @@
  *   alloc [ROUNDS] [threads]
  *
  * Each round allocates and frees 600 bytes in alloc_sixty (malloc), 300 in
- * alloc_thirty (calloc 30 x 10) and 100 in alloc_ten (realloc from NULL to
- * 40, then to 60, which may move): alloc-bytes 60/30/10 by function over
- * the rounds, four allocating calls a round (realloc's two in alloc_ten).
+ * alloc_thirty (calloc 30 x 10) and 100 in alloc_ten (malloc 40, then
+ * realloc to 60, which may move): alloc-bytes 60/30/10 by function over the
+ * rounds, four allocating calls a round (two in alloc_ten).
  * Before the rounds, build_peak holds 100 blocks of 10,000 bytes at once
  * and frees them: the peak of live bytes. At the end leak_some leaks 7
  * blocks of 1,000 bytes and leak_more 3 of 2,000: 13,000 bytes in 10
@@ -22,7 +22,7 @@ static volatile uintptr_t sink;
 static NOINLINE void* alloc_sixty(void) { return malloc(600); }
 static NOINLINE void* alloc_thirty(void) { return calloc(30, 10); }
 static NOINLINE void* alloc_ten(void) {
-  char* p = realloc(NULL, 40);
+  char* p = malloc(40); /* realloc(NULL, 40) is malloc to gcc */
   memset(p, 1, 40);
   return realloc(p, 60);
 }
