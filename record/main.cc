@@ -36,7 +36,7 @@ const std::set<std::string> kOptionsWithValue = {
     "-o", "--output", "-F", "--freq", "-c", "--count", "-e", "--event", "-m", "--mmap-pages",
     "-z", "--compression-level", "-p", "--pid", "-t", "--tid", "-C", "--cpu", "--duration",
     "-D", "--delay", "--control", "--call-graph", "--switch-max-files", "-I", "--interval-print", "-r", "--repeat", "-x",
-    "--field-separator", "--filter", "--max-stack"};
+    "--field-separator", "--filter", "--max-stack", "--alloc-min-size"};
 // clang-format on
 
 void SplitCommandLine(int argc, char** argv, std::vector<std::string>* ours,

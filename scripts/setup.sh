@@ -22,10 +22,11 @@ packages=(
 # 32-bit workload (an i386 process), rustc (with golang-go) for the Rust
 # and Go workloads, tmux, in which the terminal browser tests type their
 # keys, man-db, whose man renders the installed pages for the install
-# test, and nodejs, whose --perf-prof jitdumps the JIT test records. scripts/test.sh asks for them with
+# test, nodejs, whose --perf-prof jitdumps the JIT test records, and
+# heaptrack, whose leaks and peak the --alloc test compares ours with. scripts/test.sh asks for them with
 # SAMPLE_SETUP_TESTS=1; a failure to install them is not fatal, the tests
 # that need them skip and say why.
-test_packages=(golang-go chromium linux-perf gcc-multilib rustc nodejs tmux man-db)
+test_packages=(golang-go chromium linux-perf gcc-multilib rustc nodejs tmux man-db heaptrack)
 
 missing=()
 for pkg in "${packages[@]}"; do

@@ -45,10 +45,20 @@ bool HasAllocEvents(const std::vector<EventDesc>& events) {
   return false;
 }
 
+std::optional<AllocEvents> AllocEvents::Of(const format::RecordingFile& reader,
+                                           std::optional<uint32_t>& alloc_event) {
+  const std::vector<EventDesc>& events = reader.events().events();
+  if (!HasAllocEvents(events)) return std::nullopt;
+  alloc_event = static_cast<uint32_t>(events.size());
+  const auto machine = format::FindMetadata(reader.metadata(), "arch");
+  return AllocEvents(events, reader.trace_formats(), *alloc_event,
+                     machine ? ArchFromMachine(*machine) : HostArch());
+}
+
 AllocEvents::AllocEvents(const std::vector<EventDesc>& events,
                          const std::vector<format::TraceFormatEntry>& formats,
-                         uint32_t first_event)
-    : events_(events.size()), first_event_(first_event) {
+                         uint32_t first_event, Arch arch)
+    : events_(events.size()), first_event_(first_event), arch_(arch) {
   for (const format::TraceFormatEntry& entry : formats) {
     if (entry.event_index >= events.size() || !IsAllocEvent(events[entry.event_index])) continue;
     auto format = ParseTraceFormat(entry.format);
@@ -78,8 +88,9 @@ AllocEvents::AllocEvents(const std::vector<EventDesc>& events,
   }
 }
 
-bool AllocEvents::Keep(ProfileSample& sample, size_t index, std::span<const std::byte> raw,
-                       std::vector<ProfileSample>& samples) {
+bool AllocEvents::Keep(ProfileSample& sample, size_t index, const SampleRecord& record,
+                       const perf_event_attr& attr, std::vector<ProfileSample>& samples) {
+  const std::span<const std::byte> raw = record.raw;
   if (sample.event >= events_.size()) return true;
   const Fields& f = events_[sample.event];
   if (f.role == Role::kNone) return true;  // not an allocation function's
@@ -102,8 +113,12 @@ bool AllocEvents::Keep(ProfileSample& sample, size_t index, std::span<const std:
         untracked_bytes_ += *size;
       } else {
         sample.period = 0;  // its size once the return says it succeeded
+        std::optional<uint64_t> sp;
+        if (const auto regs = ToDwarfRegisters(arch_, attr.sample_regs_user, record.user_regs)) {
+          sp = regs->sp;
+        }
         allocations_.Enter(sample.tid, f.function, *size,
-                           f.role == Role::kReallocate ? ptr : std::nullopt, index);
+                           f.role == Role::kReallocate ? ptr : std::nullopt, index, sp);
       }
       return true;
     case Role::kReturn:

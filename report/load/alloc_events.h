@@ -26,8 +26,11 @@
 #include <vector>
 
 #include "formats/chunk_codec.h"
+#include "formats/recording_file.h"
 #include "libsample/model/profile.h"
 #include "libsample/perf/event_table.h"
+#include "libsample/perf/perf_record.h"
+#include "libsample/perf/user_regs.h"
 #include "report/load/allocations.h"
 #include "report/load/recording.h"
 
@@ -39,15 +42,20 @@ bool HasAllocEvents(const std::vector<EventDesc>& events);
 class AllocEvents {
  public:
   // The pseudo-events get ids from `first_event` (Recording::alloc_event).
+  // An --alloc recording's, with `alloc_event` set; nullopt for others.
+  static std::optional<AllocEvents> Of(const format::RecordingFile& reader,
+                                       std::optional<uint32_t>& alloc_event);
+  // `arch`: the recording's, whose stack pointer the calls' samples hold.
   AllocEvents(const std::vector<EventDesc>& events,
-              const std::vector<format::TraceFormatEntry>& formats, uint32_t first_event);
+              const std::vector<format::TraceFormatEntry>& formats, uint32_t first_event,
+              Arch arch);
 
   // A sample of event `sample.event` about to be added as samples[index]:
   // false when it is not kept (a return, a free, a payload without its
   // fields); a kept allocation becomes an alloc-bytes sample, weighted
   // once its return is seen.
-  bool Keep(ProfileSample& sample, size_t index, std::span<const std::byte> raw,
-            std::vector<ProfileSample>& samples);
+  bool Keep(ProfileSample& sample, size_t index, const SampleRecord& record,
+            const perf_event_attr& attr, std::vector<ProfileSample>& samples);
   void Exited(uint32_t tid) { allocations_.Exited(tid); }
 
   // After the last record: the calls that made no block are marked
@@ -67,6 +75,7 @@ class AllocEvents {
   };
   std::vector<Fields> events_;
   uint32_t first_event_ = 0;
+  Arch arch_;
   Allocations allocations_;
   uint64_t untracked_ = 0, untracked_bytes_ = 0;
   uint64_t scale_ = 1;  // -c N: each recorded allocation stands for N

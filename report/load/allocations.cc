@@ -5,12 +5,20 @@
 namespace sample::report {
 
 void Allocations::Enter(uint32_t tid, uint32_t function, uint64_t size,
-                        std::optional<uint64_t> old_ptr, size_t handle) {
+                        std::optional<uint64_t> old_ptr, size_t handle,
+                        std::optional<uint64_t> sp) {
   ++sequence_;
   Thread& thread = threads_[tid];
   thread.last_free = 0;
+  while (sp && !thread.calls.empty() && thread.calls.back().sp) {
+    const Call& top = thread.calls.back();
+    if (*top.sp > *sp || (*top.sp == *sp && top.function != function)) break;
+    ++stats_.unpaired;  // returned, its return unseen
+    dropped_.push_back(top.handle);
+    thread.calls.pop_back();
+  }
   const bool nested = !thread.calls.empty();
-  thread.calls.push_back({function, size, old_ptr, handle, nested});
+  thread.calls.push_back({function, size, old_ptr, handle, nested, sp});
 }
 
 std::optional<AllocBlock> Allocations::Return(uint32_t tid, uint32_t function, uint64_t time,
@@ -63,9 +71,11 @@ void Allocations::Free(uint32_t tid, uint64_t time, uint64_t ptr) {
   ++sequence_;
   if (ptr == 0) return;  // free(NULL) frees nothing
   Thread& thread = threads_[tid];
-  if (!thread.calls.empty()) {
-    ++stats_.nested;  // realloc's own free: the realloc's return says it
-    return;
+  for (const Call& call : thread.calls) {
+    if (call.old_ptr == ptr) {
+      ++stats_.nested;  // realloc's own free: the realloc's return says it
+      return;
+    }
   }
   const uint64_t before = stats_.live_bytes;
   if (Release(ptr)) {

@@ -9,10 +9,11 @@
 //   Return  an allocating function returned a pointer;
 //   Free    free or operator delete of a pointer.
 // A call made while another probed call is in flight on the same thread
-// (operator new's malloc, realloc's free, reallocarray's realloc) is part
-// of the outer one and is counted once, as the outer. A Free right after
-// a Free of the same pointer on the same thread is the same free
-// (operator delete calls free). Frees of pointers never seen allocated
+// (operator new's malloc, reallocarray's realloc) is part of the outer one
+// and is counted once, as the outer; so is a free of the pointer a realloc
+// in flight was given (realloc(p, 0) frees p). A Free right after a Free
+// of the same pointer on the same thread is the same free (operator
+// delete calls free). Frees of pointers never seen allocated
 // (allocated before the recording began, or by a call left out with -c or
 // a minimum size) are counted apart, never as negative leaks. A return
 // whose call was not seen is ignored; a call whose return never came (a
@@ -64,9 +65,14 @@ class Allocations {
  public:
   // `function` tells entries and returns of one function apart from
   // others (any id, the same for a function's call and its return).
-  // `old_ptr`: realloc's pointer argument.
+  // `old_ptr`: realloc's pointer argument. `sp`, the stack pointer at the
+  // call, when the sample has it: a call in flight whose stack pointer is
+  // below it (or the same, for the same function: a loop's next call from
+  // one frame) has returned unseen (a return probe not yet on while
+  // attaching, a lost record), and is unpaired; one above it holds this
+  // call (a tail call, realloc(NULL) jumping to malloc, has the same).
   void Enter(uint32_t tid, uint32_t function, uint64_t size, std::optional<uint64_t> old_ptr,
-             size_t handle);
+             size_t handle, std::optional<uint64_t> sp = std::nullopt);
   // The block the call made, when the return completes a call that
   // counts (not nested, not NULL); the call's size is its size.
   std::optional<AllocBlock> Return(uint32_t tid, uint32_t function, uint64_t time, uint64_t ptr);
@@ -91,6 +97,7 @@ class Allocations {
     std::optional<uint64_t> old_ptr;
     size_t handle = 0;
     bool nested = false;
+    std::optional<uint64_t> sp;
   };
   struct Thread {
     std::vector<Call> calls;  // in flight, innermost last

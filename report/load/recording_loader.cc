@@ -62,13 +62,8 @@ class Loader {
         group_reads_(reader.events()),
         toggles_(ToggleRelations(reader.toggles()), reader.events().events().size()),
         sideband_(reader, options, out_, processes_, samples_,
-                  [this](uint32_t pid) { BeforeMappingsChange(pid); }) {
-    const std::vector<EventDesc>& events = reader.events().events();
-    if (HasAllocEvents(events)) {
-      out_.alloc_event = static_cast<uint32_t>(events.size());
-      alloc_.emplace(events, reader.trace_formats(), *out_.alloc_event);
-    }
-  }
+                  [this](uint32_t pid) { BeforeMappingsChange(pid); }),
+        alloc_(AllocEvents::Of(reader, out_.alloc_event)) {}
   Result<Recording> Run();
   // LiveLoader's: applies the chunks the reader now holds to the state
   // kept from the calls before, and makes the Recording of their samples.
@@ -355,7 +350,7 @@ bool Loader::ApplySample(std::span<const std::byte> record, const perf_event_att
   sample.time = s->time;
   sample.period = s->period;
   sideband_.OnSample(sample, samples_.size());
-  if (alloc_ && !alloc_->Keep(sample, samples_.size(), s->raw, samples_)) return true;
+  if (alloc_ && !alloc_->Keep(sample, samples_.size(), *s, attr, samples_)) return true;
   sample.reads_begin = static_cast<uint32_t>(sample_reads_.size());
   out_.stats.unknown_group_reads += group_reads_.Add(*s, event, sample_reads_);
   sample.reads_count = static_cast<uint32_t>(sample_reads_.size() - sample.reads_begin);

@@ -2,6 +2,7 @@
  *
  *   alloc [ROUNDS] [threads]
  *
+ * ROUNDS 0: rounds until killed (for attaching with -p).
  * Each round allocates and frees 600 bytes in alloc_sixty (malloc), 300 in
  * alloc_thirty (calloc 30 x 10) and 100 in alloc_ten (malloc 40, then
  * realloc to 60, which may move): alloc-bytes 60/30/10 by function over the
@@ -78,7 +79,7 @@ int main(int argc, char** argv) {
   pthread_t other;
   if (threads && pthread_create(&other, NULL, freer, NULL) != 0) return 1;
   build_peak();
-  for (long r = 0; r < rounds; ++r) {
+  for (long r = 0; rounds <= 0 || r < rounds; ++r) {
     void* a = alloc_sixty();
     if (threads) {
       hand_over(a);
