@@ -416,7 +416,10 @@ Result<RecordSummary> Recorder::Finish(int exit_status) {
     summary.raw_bytes = writer_->raw_bytes();  // complete once Finish has written everything
   }
   summary.mmap_pages = opener_->mmap_pages();  // read before the opener goes
-  opener_.reset();                             // closes the events
+  // Closes the events, a uprobe's at once with the others (--alloc has
+  // dozens: CloseConcurrently's why).
+  CloseConcurrently(opener_->events());
+  opener_.reset();
 
   summary.samples = trailer.header.sample_count;
   summary.lost_samples = trailer.header.lost_samples;

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "libsample/perf/ring_buffer.h"
 #include "libsample/result.h"
@@ -54,5 +55,11 @@ class PerfEvent {
   size_t map_size_ = 0;
   RingBuffer ring_;
 };
+
+// Closes (and unmaps) every event of `events`, on threads of their own,
+// leaving `events` empty. Closing a uprobe's event waits for the kernel to
+// unregister the probe, about 80 ms each on this VM: one after another, 16
+// probes took 1.3 s; concurrently their waits overlap.
+void CloseConcurrently(std::vector<PerfEvent>& events);
 
 }  // namespace sample

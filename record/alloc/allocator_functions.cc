@@ -74,9 +74,9 @@ constexpr std::array kFunctions = {
 // The file offsets of the functions of `wanted` that `path` defines: in
 // its dynamic symbol table, and with `static_symbols` in .symtab too (a
 // statically linked executable has no other).
-std::map<std::string, uint64_t, std::less<>> DefinedFunctions(const std::string& path,
-                                                              const std::set<std::string_view>& wanted,
-                                                              bool static_symbols) {
+std::map<std::string, uint64_t, std::less<>> DefinedFunctions(
+    const std::string& path, const std::set<std::string_view>& wanted, bool static_symbols,
+    std::set<std::string>* referenced) {
   std::map<std::string, uint64_t, std::less<>> vaddrs, offsets;
   auto elf = ElfFile::Open(path);
   if (!elf) return offsets;
@@ -92,7 +92,12 @@ std::map<std::string, uint64_t, std::less<>> DefinedFunctions(const std::string&
       GElf_Sym sym;
       if (gelf_getsym(data, static_cast<int>(i), &sym) == nullptr) continue;
       const int type = GELF_ST_TYPE(sym.st_info), bind = GELF_ST_BIND(sym.st_info);
-      if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF ||
+      if (sym.st_shndx == SHN_UNDEF && shdr.sh_type == SHT_DYNSYM) {
+        const char* name = elf_strptr(elf->get(), shdr.sh_link, sym.st_name);
+        if (name != nullptr && wanted.contains(name)) referenced->insert(name);
+        continue;
+      }
+      if ((type != STT_FUNC && type != STT_GNU_IFUNC) ||
           (bind != STB_GLOBAL && bind != STB_WEAK) || sym.st_value == 0) {
         continue;
       }
@@ -202,6 +207,41 @@ void AddOnce(std::vector<std::string>& paths, const std::string& path) {
   if (std::find(paths.begin(), paths.end(), canonical) == paths.end()) paths.push_back(canonical);
 }
 
+// The C++ runtimes' operator new and delete call malloc and free, whose
+// probes see those calls (with operator new in their call chains).
+bool IsCxxRuntime(const std::string& path) {
+  const std::string name = Basename(path);
+  return name.starts_with("libstdc++.so") || name.starts_with("libc++.so") ||
+         name.starts_with("libc++abi.so");
+}
+
+bool IsOperatorNewOrDelete(const AllocFunction& f) { return f.symbol.starts_with("_Z"); }
+
+// Where to put a probe without a return probe (free, operator delete,
+// posix_memalign) so that the kernel need not single-step it: a
+// breakpoint's instruction is either emulated (push, a relative jump or
+// call) or copied out and single-stepped, which in a VM costs 20 times as
+// much (free's first instruction, `test %rdi,%rdi`: 15 us a call here,
+// against 0.7 us on the `push %rbp` after it). Skips, on x86_64, a leading
+// endbr64 and, for a function of one pointer, the test of it for NULL and
+// the jump that leaves on NULL (free(NULL) frees nothing): none of them
+// writes a register the probe fetches.
+uint64_t EntryOnlyProbeOffset(const std::string& path, uint64_t offset, bool skip_null_test) {
+  std::ifstream file(path, std::ios::binary);
+  unsigned char code[16] = {};
+  if (!file.seekg(static_cast<std::streamoff>(offset)) ||
+      !file.read(reinterpret_cast<char*>(code), sizeof code)) {
+    return offset;
+  }
+  size_t at = 0;
+  if (code[0] == 0xf3 && code[1] == 0x0f && code[2] == 0x1e && code[3] == 0xfa) at = 4;
+  if (skip_null_test && code[at] == 0x48 && code[at + 1] == 0x85 && code[at + 2] == 0xff) {
+    if (code[at + 3] == 0x74) return offset + at + 5;  // je rel8
+    if (code[at + 3] == 0x0f && code[at + 4] == 0x84) return offset + at + 9;  // je rel32
+  }
+  return offset + at;
+}
+
 bool IsCLibrary(const std::string& path) {
   const std::string name = Basename(path);
   return name.starts_with("libc.so") || name.starts_with("libc-");
@@ -217,15 +257,29 @@ Result<std::vector<FoundAllocFunction>> FindAllocFunctions(const std::vector<std
   std::vector<FoundAllocFunction> found;
   std::set<std::pair<std::string, uint64_t>> places;
   std::set<std::string_view> done;
+  std::set<std::string> referenced;
   for (size_t b = 0; b < binaries.size(); ++b) {
-    const auto offsets = DefinedFunctions(binaries[b], wanted, /*static_symbols=*/b == 0);
+    const auto offsets =
+        DefinedFunctions(binaries[b], wanted, /*static_symbols=*/b == 0, &referenced);
     for (const AllocFunction& f : kFunctions) {
       const auto it = offsets.find(f.symbol);
       if (done.contains(f.symbol) || it == offsets.end()) continue;
       done.insert(f.symbol);
+      if (IsOperatorNewOrDelete(f) && IsCxxRuntime(binaries[b])) continue;
       if (!places.emplace(binaries[b], it->second).second) continue;  // an alias
       found.push_back({&f, binaries[b], it->second});
     }
+  }
+  // Each probe costs the recording's end about 80 ms (the kernel's
+  // unregistering): only the functions some binary calls through its
+  // dynamic symbols are probed, and malloc and free always (what a
+  // library calls inside itself is malloc's). A static executable calls
+  // within itself: everything it defines is probed.
+  if (binaries.size() > 1) {
+    std::erase_if(found, [&](const FoundAllocFunction& f) {
+      return f.function->symbol != "malloc" && f.function->symbol != "free" &&
+             !referenced.contains(std::string(f.function->symbol));
+    });
   }
   if (!done.contains("malloc")) {
     return Fail(fmt::format(
@@ -299,7 +353,13 @@ Result<std::vector<std::string>> ProcessBinaries(pid_t pid) {
 std::vector<UprobeDefinition> AllocProbeDefinitions(const std::vector<FoundAllocFunction>& found) {
   std::vector<UprobeDefinition> defs;
   for (const FoundAllocFunction& f : found) {
-    defs.push_back({std::string(f.function->event), false, f.path, f.file_offset,
+    // A return probe needs the entry, where the return address is on top
+    // of the stack; a probe without one may move past what it need not see.
+    const uint64_t entry = f.function->returns_pointer
+                               ? f.file_offset
+                               : EntryOnlyProbeOffset(f.path, f.file_offset,
+                                                      f.function->entry_args == kPtr);
+    defs.push_back({std::string(f.function->event), false, f.path, entry,
                     std::string(f.function->entry_args)});
     if (f.function->returns_pointer) {
       defs.push_back({std::string(f.function->event) + "_return", true, f.path, f.file_offset,
