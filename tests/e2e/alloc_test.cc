@@ -161,13 +161,16 @@ TEST_F(AllocTest, AttachingMeasuresFromTheAttachOn) {
   const double rounds = static_cast<double>(bytes.at("alloc_sixty")) / 600;
   EXPECT_GT(rounds, 100);
   EXPECT_NEAR(static_cast<double>(bytes.at("alloc_thirty")) / 300, rounds, 2);
-  // Blocks allocated before the attach (or inside libc, as the per-thread
-  // cache) and freed after it: a handful, counted apart, never as negative
-  // leaks.
+  // Blocks allocated before the attach and freed after it, counted apart,
+  // never as negative leaks: those of the moments while the probes are
+  // switched on one by one (free's may be on before malloc's return
+  // probe on the workload's CPU), under a thousandth of the frees.
   const std::string stats = Report({"--stats"});
   std::smatch unknown;
   ASSERT_TRUE(std::regex_search(stats, unknown, std::regex(R"(unknown frees: +(\d+))"))) << stats;
-  EXPECT_LE(std::stoul(unknown[1]), 16u) << stats;
+  std::smatch frees;
+  ASSERT_TRUE(std::regex_search(stats, frees, std::regex(R"(\n +frees: +(\d+))"))) << stats;
+  EXPECT_LE(std::stoul(unknown[1]) * 1000, std::stoul(frees[1])) << stats;
   // What was live when the recording stopped: a round's block at most.
   std::smatch live;
   ASSERT_TRUE(std::regex_search(stats, live, std::regex(R"(live at the end: +(\d+) blocks)")))

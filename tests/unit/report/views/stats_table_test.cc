@@ -66,6 +66,19 @@ LoadStats DistinctStats() {
   s.unwind.leaf_stack_too_small = 1039;
   s.unwind.leaf_copy_size = 256;
   s.unwind.leaf_reach[4] = 3;  // 99% and all of them within 40 bytes
+  s.alloc.pairs.allocations = 1040;
+  s.alloc.pairs.allocated_bytes = 1041;
+  s.alloc.pairs.frees = 1042;
+  s.alloc.pairs.unknown_frees = 1043;
+  s.alloc.pairs.nested = 1044;
+  s.alloc.pairs.failed = 1045;
+  s.alloc.pairs.unpaired = 1046;
+  s.alloc.pairs.live_blocks = 1047;
+  s.alloc.pairs.live_bytes = 1048;
+  s.alloc.pairs.peak_bytes = 1049;
+  s.alloc.untracked = 1050;
+  s.alloc.untracked_bytes = 1051;
+  s.alloc.malformed = 1052;
   return s;
 }
 
