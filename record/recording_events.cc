@@ -1,5 +1,7 @@
 #include "record/recording_events.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 
@@ -63,6 +65,11 @@ Result<void> OpenRecordingEvents(const RecordOptions& options, const RecordTarge
   // Off-CPU time ends at the switch-in record.
   defaults.switch_events = options.switch_events || options.off_cpu;
   defaults.mmap_pages = options.mmap_pages;
+  // --alloc records every call (millions a second), whose rate no
+  // frequency tells: 4 MiB rings kept 2.4 million records a second whole
+  // here (bench/RESULTS.md); root only (as --alloc itself), which no
+  // locked-memory limit binds.
+  if (!added.empty() && options.mmap_pages == 0 && geteuid() == 0) defaults.mmap_pages = 1024;
   EventParseOptions parse;
   const auto paranoid = ReadPerfEventParanoid();
   parse.exclude_kernel_default = KernelExcludedByParanoia(paranoid);
