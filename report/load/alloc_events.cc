@@ -123,7 +123,10 @@ bool AllocEvents::Keep(ProfileSample& sample, size_t index, const SampleRecord& 
       return true;
     case Role::kReturn:
       if (!ptr) break;
-      if (auto block = allocations_.Return(sample.tid, f.function, sample.time, *ptr)) {
+      // (A live loader's handles of earlier intervals are gone: only a
+      // call of this interval is weighted.)
+      if (auto block = allocations_.Return(sample.tid, f.function, sample.time, *ptr);
+          block && block->handle < samples.size()) {
         samples[block->handle].period = block->size * scale_;
       }
       return false;
@@ -139,7 +142,9 @@ bool AllocEvents::Keep(ProfileSample& sample, size_t index, const SampleRecord& 
 }
 
 void AllocEvents::Finish(std::vector<ProfileSample>& samples, AllocLoadStats& stats) {
-  for (size_t handle : allocations_.TakeDropped()) samples[handle].event = kDroppedEvent;
+  for (size_t handle : allocations_.TakeDropped()) {
+    if (handle < samples.size()) samples[handle].event = kDroppedEvent;
+  }
   const size_t count = samples.size();
   for (size_t i = 0; i < count; ++i) {
     if (samples[i].event != first_event_) continue;
@@ -152,6 +157,7 @@ void AllocEvents::Finish(std::vector<ProfileSample>& samples, AllocLoadStats& st
     const std::vector<AllocBlock> blocks =
         k == 2 ? allocations_.LiveBlocks() : allocations_.PeakBlocks();
     for (const AllocBlock& block : blocks) {
+      if (block.handle >= count) continue;
       ProfileSample kept = samples[block.handle];
       kept.event = first_event_ + k;
       kept.period = block.size * scale_;
