@@ -351,11 +351,9 @@ int main(int argc, char** argv) {
       ("off-cpu", po::bool_switch(&options.off_cpu), "also record where the threads wait off "
        "the CPU and for how long: the sched:sched_switch tracepoint with call chains, and "
        "context switches (needs tracefs, and -g or --call-graph)")
-      ("alloc", po::bool_switch(&options.alloc.enabled), "record the calls of the allocation "
-       "functions the target uses (malloc, calloc, realloc, free, ..., operator new and delete) "
-       "with their sizes, results and call chains (-g unless --call-graph says otherwise), "
-       "through uprobes (needs root): the report shows alloc-bytes, alloc-calls, leak-bytes and "
-       "peak-bytes. -c N keeps every Nth allocation")
+      ("alloc", po::bool_switch(&options.alloc.enabled), "record the target's calls of malloc, "
+       "free and the other allocation functions, sizes, results and -g's chains, through uprobes "
+       "(root): alloc-bytes, alloc-calls, leak-bytes, peak-bytes; -c N: every Nth allocation")
       ("alloc-min-size", po::value(&numbers.alloc_min_size)->value_name("BYTES"),
        "with --alloc: leave out requests of fewer than BYTES bytes (leaks are then estimates)")
       ("no-embed", "do not store, for the code samples hit, the functions, inline frames, "

@@ -57,10 +57,10 @@ Result<DefinedUprobes> DefinedUprobes::Define(const Tracefs& tracefs, std::strin
                     def.path, def.file_offset, def.fetch_args);
     if (const int err = WriteCommand(out.root_, line); err != 0) {
       const std::string why = LastUprobeError(out.root_);
-      return Fail(fmt::format("cannot define the uprobe '{}' in {}/uprobe_events: {}{}{}", line,
-                              out.root_, std::strerror(err),
-                              why.empty() ? "" : " (" + why + ")", Advice(err)),
-                  err);
+      return Fail(
+          fmt::format("cannot define the uprobe '{}' in {}/uprobe_events: {}{}{}", line, out.root_,
+                      std::strerror(err), why.empty() ? "" : " (" + why + ")", Advice(err)),
+          err);
     }
     out.events_.push_back(def.event);
   }

@@ -55,7 +55,9 @@ class DefinedUprobes {
 
   const std::string& group() const { return group_; }
   // "GROUP:EVENT", as -e names the tracepoint.
-  std::string TracepointName(std::string_view event) const { return group_ + ":" + std::string(event); }
+  std::string TracepointName(std::string_view event) const {
+    return group_ + ":" + std::string(event);
+  }
 
  private:
   DefinedUprobes(std::string root, std::string group)

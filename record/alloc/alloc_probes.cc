@@ -70,7 +70,8 @@ Result<AllocProbes> PrepareAllocProbes(const AllocOptions& options, const Record
   DefinedUprobes::RemoveStale(*tracefs, kGroupPrefix);
   std::vector<UprobeDefinition> defs = UniqueNames(AllocProbeDefinitions(found));
   AllocProbes out;
-  auto defined = DefinedUprobes::Define(*tracefs, fmt::format("{}{}", kGroupPrefix, getpid()), defs);
+  auto defined =
+      DefinedUprobes::Define(*tracefs, fmt::format("{}{}", kGroupPrefix, getpid()), defs);
   if (!defined) return Fail("--alloc: " + defined.error().message, defined.error().sys_errno);
   out.defined.emplace(std::move(*defined));
   // Each probe's function, in the order of `defs` (an entry, then its

@@ -97,8 +97,8 @@ std::map<std::string, uint64_t, std::less<>> DefinedFunctions(
         if (name != nullptr && wanted.contains(name)) referenced->insert(name);
         continue;
       }
-      if ((type != STT_FUNC && type != STT_GNU_IFUNC) ||
-          (bind != STB_GLOBAL && bind != STB_WEAK) || sym.st_value == 0) {
+      if ((type != STT_FUNC && type != STT_GNU_IFUNC) || (bind != STB_GLOBAL && bind != STB_WEAK) ||
+          sym.st_value == 0) {
         continue;
       }
       const char* name = elf_strptr(elf->get(), shdr.sh_link, sym.st_name);
@@ -135,7 +135,8 @@ std::string Interpreter(const std::string& path) {
     }
     size_t size = 0;
     const char* image = elf_rawfile(elf->get(), &size);
-    if (image == nullptr || phdr.p_offset >= size || phdr.p_filesz > size - phdr.p_offset) return "";
+    if (image == nullptr || phdr.p_offset >= size || phdr.p_filesz > size - phdr.p_offset)
+      return "";
     return std::string(image + phdr.p_offset, strnlen(image + phdr.p_offset, phdr.p_filesz));
   }
   return "";
@@ -236,7 +237,7 @@ uint64_t EntryOnlyProbeOffset(const std::string& path, uint64_t offset, bool ski
   size_t at = 0;
   if (code[0] == 0xf3 && code[1] == 0x0f && code[2] == 0x1e && code[3] == 0xfa) at = 4;
   if (skip_null_test && code[at] == 0x48 && code[at + 1] == 0x85 && code[at + 2] == 0xff) {
-    if (code[at + 3] == 0x74) return offset + at + 5;  // je rel8
+    if (code[at + 3] == 0x74) return offset + at + 5;                          // je rel8
     if (code[at + 3] == 0x0f && code[at + 4] == 0x84) return offset + at + 9;  // je rel32
   }
   return offset + at;
@@ -251,7 +252,8 @@ bool IsCLibrary(const std::string& path) {
 
 std::span<const AllocFunction> AllocFunctions() { return kFunctions; }
 
-Result<std::vector<FoundAllocFunction>> FindAllocFunctions(const std::vector<std::string>& binaries) {
+Result<std::vector<FoundAllocFunction>> FindAllocFunctions(
+    const std::vector<std::string>& binaries) {
   std::set<std::string_view> wanted;
   for (const AllocFunction& f : kFunctions) wanted.insert(f.symbol);
   std::vector<FoundAllocFunction> found;
@@ -355,10 +357,10 @@ std::vector<UprobeDefinition> AllocProbeDefinitions(const std::vector<FoundAlloc
   for (const FoundAllocFunction& f : found) {
     // A return probe needs the entry, where the return address is on top
     // of the stack; a probe without one may move past what it need not see.
-    const uint64_t entry = f.function->returns_pointer
-                               ? f.file_offset
-                               : EntryOnlyProbeOffset(f.path, f.file_offset,
-                                                      f.function->entry_args == kPtr);
+    const uint64_t entry =
+        f.function->returns_pointer
+            ? f.file_offset
+            : EntryOnlyProbeOffset(f.path, f.file_offset, f.function->entry_args == kPtr);
     defs.push_back({std::string(f.function->event), false, f.path, entry,
                     std::string(f.function->entry_args)});
     if (f.function->returns_pointer) {

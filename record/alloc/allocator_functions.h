@@ -49,7 +49,8 @@ struct FoundAllocFunction {
 // symbol, or one of a static executable's). Functions at the same place as
 // an earlier one (aliases) are left out. Fails when no binary defines
 // malloc, naming the binaries looked in.
-Result<std::vector<FoundAllocFunction>> FindAllocFunctions(const std::vector<std::string>& binaries);
+Result<std::vector<FoundAllocFunction>> FindAllocFunctions(
+    const std::vector<std::string>& binaries);
 
 // The binaries a command will load, in the search order: the executable
 // (found on PATH as execvp would) and, when it is dynamically linked, the

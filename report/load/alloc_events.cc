@@ -56,8 +56,8 @@ std::optional<AllocEvents> AllocEvents::Of(const format::RecordingFile& reader,
 }
 
 AllocEvents::AllocEvents(const std::vector<EventDesc>& events,
-                         const std::vector<format::TraceFormatEntry>& formats,
-                         uint32_t first_event, Arch arch)
+                         const std::vector<format::TraceFormatEntry>& formats, uint32_t first_event,
+                         Arch arch)
     : events_(events.size()), first_event_(first_event), arch_(arch) {
   for (const format::TraceFormatEntry& entry : formats) {
     if (entry.event_index >= events.size() || !IsAllocEvent(events[entry.event_index])) continue;

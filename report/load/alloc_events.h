@@ -70,7 +70,7 @@ class AllocEvents {
   enum class Role : uint8_t { kNone, kAllocate, kReallocate, kUntracked, kReturn, kFree };
   struct Fields {
     Role role = Role::kNone;
-    uint32_t function = 0;  // the entry event's index, for a return too
+    uint32_t function = 0;                     // the entry event's index, for a return too
     std::optional<uint32_t> size, nmemb, ptr;  // payload offsets of u64 fields
   };
   std::vector<Fields> events_;

@@ -41,8 +41,8 @@ struct AllocStats {
   uint64_t unknown_frees = 0;    // of pointers never seen allocated
   uint64_t live_bytes = 0;       // at the end: leaked
   uint64_t live_blocks = 0;
-  uint64_t peak_bytes = 0;       // the largest live total
-  uint64_t peak_time = 0;        // when it was first reached
+  uint64_t peak_bytes = 0;  // the largest live total
+  uint64_t peak_time = 0;   // when it was first reached
 };
 
 // The live total over time: the most live in each of equal spans from
@@ -50,7 +50,7 @@ struct AllocStats {
 // that there are at most kMaxSpans).
 struct LiveTimeline {
   static constexpr size_t kMaxSpans = 256;
-  uint64_t start = 0;    // time of the first span's start
+  uint64_t start = 0;  // time of the first span's start
   uint64_t span_ns = 1'000'000;
   std::vector<uint64_t> most;  // bytes, one per span
 };
@@ -122,7 +122,7 @@ class Allocations {
   std::unordered_map<uint64_t, size_t> live_;  // pointer -> index in blocks_
   std::vector<Block> blocks_;                  // in allocation order
   std::vector<size_t> dropped_;
-  uint64_t sequence_ = 0;     // events so far
+  uint64_t sequence_ = 0;  // events so far
   uint64_t peak_sequence_ = 0;
   size_t peak_end_ = 0;       // blocks_[0, peak_end_) were allocated by the peak
   size_t compact_at_ = 4096;  // blocks_'s size that triggers Compact

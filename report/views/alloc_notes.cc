@@ -44,30 +44,32 @@ std::vector<std::string> AllocSectionLines(const EventSection& section,
   std::vector<std::string> lines;
   switch (kind) {
     case 0:
-      lines.push_back(fmt::format("Allocated: {} bytes ({}) in {} blocks", bytes,
-                                  FormatBytes(bytes), blocks));
+      lines.push_back(
+          fmt::format("Allocated: {} bytes ({}) in {} blocks", bytes, FormatBytes(bytes), blocks));
       break;
     case 1:
       lines.push_back(fmt::format("Allocations: {}", section.flat.period));
       break;
     case 2:
-      lines.push_back(fmt::format("Leaked: {} bytes ({}) in {} blocks, allocated while recording "
-                                  "and never freed",
-                                  bytes, FormatBytes(bytes), blocks));
+      lines.push_back(
+          fmt::format("Leaked: {} bytes ({}) in {} blocks, allocated while recording "
+                      "and never freed",
+                      bytes, FormatBytes(bytes), blocks));
       break;
     default: {
-      const double at = stats.pairs.peak_time > recording.stats.first_time
-                            ? static_cast<double>(stats.pairs.peak_time -
-                                                  recording.stats.first_time) / 1e9
-                            : 0.0;
-      lines.push_back(fmt::format("Peak: {} bytes ({}) live in {} blocks, {:.3f} s into the "
-                                  "recording",
-                                  bytes, FormatBytes(bytes), blocks, at));
+      const double at =
+          stats.pairs.peak_time > recording.stats.first_time
+              ? static_cast<double>(stats.pairs.peak_time - recording.stats.first_time) / 1e9
+              : 0.0;
+      lines.push_back(
+          fmt::format("Peak: {} bytes ({}) live in {} blocks, {:.3f} s into the "
+                      "recording",
+                      bytes, FormatBytes(bytes), blocks, at));
     }
   }
   for (const std::string& why : LeftOut(recording)) {
-    lines.push_back(fmt::format("Note: {}: {} estimates", why, kind >= 2 ? "leaks and peak are"
-                                                                         : "these are"));
+    lines.push_back(
+        fmt::format("Note: {}: {} estimates", why, kind >= 2 ? "leaks and peak are" : "these are"));
   }
   if (kind >= 2 && recording.stats.lost_samples != 0) {
     lines.push_back(fmt::format(

@@ -15,8 +15,7 @@ namespace sample::report {
 // Empty for sections of other events. The first line replaces the
 // "Event count" line; the others are notes and warnings, each without
 // its "# ".
-std::vector<std::string> AllocSectionLines(const EventSection& section,
-                                           const Recording& recording);
+std::vector<std::string> AllocSectionLines(const EventSection& section, const Recording& recording);
 
 // Bytes for people: "850 B", "12.3 KiB", "4.56 MiB", "1.20 GiB".
 std::string FormatBytes(uint64_t bytes);

@@ -150,10 +150,9 @@ TEST_F(AllocTest, AMinimumSizeAndEveryNthCallAreSaidToBeEstimates) {
 TEST_F(AllocTest, AttachingMeasuresFromTheAttachOn) {
   const pid_t pid = Start({kAlloc, "0"}, dir_, "workload");
   usleep(200'000);
-  const RunResult rec =
-      RunTool({kRecord, "--alloc", "-m", "1024", "-o", data_, "-p", std::to_string(pid),
-               "--duration", "1"},
-              dir_);
+  const RunResult rec = RunTool(
+      {kRecord, "--alloc", "-m", "1024", "-o", data_, "-p", std::to_string(pid), "--duration", "1"},
+      dir_);
   kill(pid, SIGKILL);
   Wait(pid, dir_, "workload");
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
