@@ -36,7 +36,7 @@ Result<void> OpenEventList(const RecordOptions& options, const RecordTarget& tar
 }
 
 void NoteOpenedEvents(const RecordOptions& options, const EventOpener& opener,
-                      const std::optional<int>& paranoid) {
+                      const std::optional<int>& paranoid, bool alloc) {
   if (options.quiet) return;
   // Said once the events are open, and only of events it applies to (not
   // of tracepoints, nor of events given u/k/h).
@@ -45,7 +45,7 @@ void NoteOpenedEvents(const RecordOptions& options, const EventOpener& opener,
                   [](const EventSpec& spec) { return spec.kernel_excluded_by_default; })) {
     fmt::print(stderr, "{}", UserSpaceOnlyNote(*paranoid, "recording"));
   }
-  if (options.mmap_pages == 0) {
+  if (options.mmap_pages == 0 && !alloc) {  // --alloc's size is fixed
     fmt::print(stderr, "{}", ChosenRingNote(opener.mmap_pages(), opener.attrs()));
   }
 }
@@ -97,7 +97,7 @@ Result<void> OpenRecordingEvents(const RecordOptions& options, const RecordTarge
         OpenEventList(options, target, "cpu-clock", parse, defaults, off_cpu, added, opener);
   }
   if (!opened) return opened;
-  NoteOpenedEvents(options, *opener, paranoid);
+  NoteOpenedEvents(options, *opener, paranoid, !added.empty());
   return {};
 }
 

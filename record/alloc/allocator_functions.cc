@@ -275,14 +275,13 @@ Result<std::vector<FoundAllocFunction>> FindAllocFunctions(
   // Each probe costs the recording's end about 80 ms (the kernel's
   // unregistering): only the functions some binary calls through its
   // dynamic symbols are probed, and malloc and free always (what a
-  // library calls inside itself is malloc's). A static executable calls
-  // within itself: everything it defines is probed.
-  if (binaries.size() > 1) {
-    std::erase_if(found, [&](const FoundAllocFunction& f) {
-      return f.function->symbol != "malloc" && f.function->symbol != "free" &&
-             !referenced.contains(std::string(f.function->symbol));
-    });
-  }
+  // library calls inside itself is malloc's). An executable calls what it
+  // defines within itself (a static one, a program's own operator new):
+  // all of that is probed.
+  std::erase_if(found, [&](const FoundAllocFunction& f) {
+    return f.path != binaries.front() && f.function->symbol != "malloc" &&
+           f.function->symbol != "free" && !referenced.contains(std::string(f.function->symbol));
+  });
   if (!done.contains("malloc")) {
     return Fail(fmt::format(
         "--alloc: none of the binaries the target loads defines malloc (looked in: {}); a "

@@ -20,12 +20,14 @@ namespace {
 const std::string kRecord = SAMPLE_RECORD_PATH;
 const std::string kReport = SAMPLE_REPORT_PATH;
 const std::string kAlloc = WORKLOAD_ALLOC_PATH;
+const std::string kAllocCxx = WORKLOAD_ALLOC_CXX_PATH;
 constexpr const char* kHeaptrack = "/usr/bin/heaptrack";
 constexpr const char* kHeaptrackPrint = "/usr/bin/heaptrack_print";
 constexpr long kRounds = 20000;
 
-const std::vector<std::string> kFunctions = {"alloc_sixty", "alloc_thirty", "alloc_ten",
-                                             "build_peak",  "leak_some",    "leak_more"};
+const std::vector<std::string> kFunctions = {
+    "alloc_sixty", "alloc_thirty", "alloc_ten",   "build_peak", "leak_some",
+    "leak_more",   "make_nodes",   "fill_vector", "keep_some"};
 
 // Why --alloc cannot record here: defining a uprobe takes write access to
 // tracefs's uprobe_events (root), checked directly.
@@ -175,6 +177,24 @@ TEST_F(AllocTest, AttachingMeasuresFromTheAttachOn) {
   ASSERT_TRUE(std::regex_search(stats, live, std::regex(R"(live at the end: +(\d+) blocks)")))
       << stats;
   EXPECT_LE(std::stoul(live[1]), 1u) << stats;
+}
+
+// A program's own operator new and delete over malloc and free: each
+// allocation counts once (new, with malloc's call inside it), each free
+// once (delete, then the free it calls).
+TEST_F(AllocTest, AProgramsOwnOperatorNewCountsOnceOverMalloc) {
+  const RunResult rec = Record({}, {kAllocCxx, "2000"});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  EXPECT_NE(rec.err.find("op_new, op_delete"), std::string::npos) << rec.err;
+  const auto calls = Folded("alloc-calls");
+  EXPECT_EQ(calls.at("make_nodes"), 3u * 2000);
+  EXPECT_EQ(calls.at("fill_vector"), 2000u);
+  EXPECT_EQ(Folded("alloc-bytes").at("fill_vector"), 400u * 2000);
+  EXPECT_EQ(Folded("leak-bytes").at("keep_some"), 320u);
+  const std::string stats = Report({"--stats"});
+  EXPECT_NE(stats.find("unknown frees:          0"), std::string::npos) << stats;
+  const std::string text = Report({"--stdio", "--no-children", "--event", "alloc-calls"});
+  EXPECT_NE(text.find("[.] operator new"), std::string::npos) << text;
 }
 
 TEST_F(AllocTest, RefusalsSayWhy) {
