@@ -96,6 +96,15 @@ DefinedUprobes::DefinedUprobes(DefinedUprobes&& other) noexcept
 
 DefinedUprobes::~DefinedUprobes() { RemoveAll(); }
 
+std::vector<std::string> DefinedUprobes::ReleaseRemovals() {
+  std::vector<std::string> removals;
+  for (const std::string& event : events_) {
+    removals.push_back(fmt::format("-:{}/{}\n", group_, event));
+  }
+  events_.clear();
+  return removals;
+}
+
 void DefinedUprobes::RemoveAll() {
   for (const std::string& event : events_) {
     (void)WriteCommand(root_, fmt::format("-:{}/{}", group_, event));

@@ -54,6 +54,11 @@ class DefinedUprobes {
   ~DefinedUprobes();
 
   const std::string& group() const { return group_; }
+  // The uprobe_events file and the commands that remove the definitions,
+  // which this object then leaves to its caller (to run where it knows the
+  // probes' events are closed).
+  std::string events_file() const { return root_ + "/uprobe_events"; }
+  std::vector<std::string> ReleaseRemovals();
   // "GROUP:EVENT", as -e names the tracepoint.
   std::string TracepointName(std::string_view event) const {
     return group_ + ":" + std::string(event);

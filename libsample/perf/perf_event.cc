@@ -7,7 +7,6 @@
 
 #include <cerrno>
 #include <cstring>
-#include <thread>
 #include <utility>
 
 #include <fmt/format.h>
@@ -103,15 +102,6 @@ Result<void> PerfEvent::Disable() {
     return Fail(fmt::format("PERF_EVENT_IOC_DISABLE failed: {}", strerror(errno)));
   }
   return {};
-}
-
-void CloseConcurrently(std::vector<PerfEvent>& events) {
-  std::vector<std::thread> closers;
-  for (PerfEvent& event : events) {
-    closers.emplace_back([closing = std::move(event)]() mutable { PerfEvent gone = std::move(closing); });
-  }
-  for (std::thread& t : closers) t.join();
-  events.clear();
 }
 
 }  // namespace sample

@@ -7,7 +7,6 @@
 
 #include <cstdint>
 #include <string>
-#include <vector>
 
 #include "libsample/perf/ring_buffer.h"
 #include "libsample/result.h"
@@ -38,6 +37,8 @@ class PerfEvent {
   Result<void> RedirectOutputTo(const PerfEvent& target);
   RingBuffer& ring() { return ring_; }
   bool mapped() const { return map_ != nullptr; }
+  // Unmaps the ring buffer (a mapping holds the event open too).
+  void Unmap();
 
   Result<void> Enable();
   // PERF_EVENT_IOC_SET_FILTER: a tracepoint's filter expression; the error
@@ -47,7 +48,6 @@ class PerfEvent {
 
  private:
   PerfEvent(UniqueFd fd, uint64_t id) : fd_(std::move(fd)), id_(id) {}
-  void Unmap();
 
   UniqueFd fd_;
   uint64_t id_ = 0;
@@ -55,11 +55,5 @@ class PerfEvent {
   size_t map_size_ = 0;
   RingBuffer ring_;
 };
-
-// Closes (and unmaps) every event of `events`, on threads of their own,
-// leaving `events` empty. Closing a uprobe's event waits for the kernel to
-// unregister the probe, about 80 ms each on this VM: one after another, 16
-// probes took 1.3 s; concurrently their waits overlap.
-void CloseConcurrently(std::vector<PerfEvent>& events);
 
 }  // namespace sample

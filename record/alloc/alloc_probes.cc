@@ -1,7 +1,9 @@
 #include "record/alloc/alloc_probes.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <map>
 #include <set>
 
@@ -60,6 +62,47 @@ bool FilteredBySize(const AllocFunction& function) {
 }
 
 }  // namespace
+
+void CloseInBackground(AllocProbes& probes, std::vector<PerfEvent>& events) {
+  int order[2];
+  if (!probes.defined || pipe2(order, O_CLOEXEC) != 0) {
+    events.clear();
+    return;
+  }
+  // Everything the child uses is made before the fork: after it, only
+  // async-signal-safe calls (the recorder has threads). The rings go
+  // first: a mapping holds its event as an fd does.
+  std::vector<int> fds;
+  for (PerfEvent& event : events) {
+    event.Unmap();
+    fds.push_back(event.fd());
+  }
+  const std::string file = probes.defined->events_file();
+  const std::vector<std::string> removals = probes.defined->ReleaseRemovals();
+  const pid_t child = fork();
+  if (child == 0) {
+    const int null = open("/dev/null", O_RDWR);
+    for (int fd = 0; fd <= 2; ++fd) dup2(null, fd);  // nothing waits on our output
+    // The last close pays for the unregistering: ours, after the
+    // recorder's (its end of the pipe closes when it has closed them).
+    close(order[1]);
+    char byte;
+    while (read(order[0], &byte, 1) < 0 && errno == EINTR) {
+    }
+    for (int fd : fds) close(fd);
+    const int out = open(file.c_str(), O_WRONLY | O_APPEND);
+    for (const std::string& line : removals) (void)!write(out, line.data(), line.size());
+    _exit(0);
+  }
+  close(order[0]);
+  events.clear();  // with a child, only references are dropped
+  close(order[1]);
+  if (child < 0) {
+    const int out = open(file.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+    for (const std::string& line : removals) (void)!write(out, line.data(), line.size());
+    if (out >= 0) close(out);
+  }
+}
 
 Result<AllocProbes> PrepareAllocProbes(const AllocOptions& options, const RecordTarget& target,
                                        const std::vector<std::string>& command,

@@ -21,6 +21,7 @@
 
 #include "libsample/events/event_spec.h"
 #include "libsample/events/uprobe_definitions.h"
+#include "libsample/perf/perf_event.h"
 #include "libsample/result.h"
 #include "record/record_target.h"
 
@@ -40,6 +41,14 @@ struct AllocProbes {
   // "malloc, free, ... in /lib/x86_64-linux-gnu/libc.so.6".
   std::vector<std::string> found_in;
 };
+
+// Closes `events` (leaving it empty) and removes `probes`' definitions
+// in a child process, so the recorder need not wait: the kernel takes
+// about 80 ms to unregister each probe as its last event closes. The
+// child holds the events' last references, closes them, removes the
+// definitions and exits; the recorder's own closes return at once. If no
+// child can be made, both happen here.
+void CloseInBackground(AllocProbes& probes, std::vector<PerfEvent>& events);
 
 // Finds the allocation functions of `command` (a command target) or the
 // target's processes, defines their probes and parses their events.
