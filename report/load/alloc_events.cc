@@ -94,6 +94,8 @@ bool AllocEvents::Keep(ProfileSample& sample, size_t index, const SampleRecord& 
   if (sample.event >= events_.size()) return true;
   const Fields& f = events_[sample.event];
   if (f.role == Role::kNone) return true;  // not an allocation function's
+  if (calls_.empty()) calls_.resize(events_.size());
+  ++calls_[sample.event];
   const std::optional<uint64_t> ptr = Read(raw, f.ptr);
   std::optional<uint64_t> size = Read(raw, f.size);
   if (size && f.nmemb) {
@@ -170,6 +172,7 @@ void AllocEvents::Finish(std::vector<ProfileSample>& samples, AllocLoadStats& st
   stats.malformed = malformed_;
   stats.scale = scale_;
   stats.timeline = allocations_.timeline();
+  stats.calls = calls_;
 }
 
 }  // namespace sample::report

@@ -79,6 +79,7 @@ class AllocEvents {
   Allocations allocations_;
   uint64_t untracked_ = 0, untracked_bytes_ = 0;
   uint64_t scale_ = 1;  // -c N: each recorded allocation stands for N
+  std::vector<uint64_t> calls_;  // samples by event index
   uint64_t malformed_ = 0;
 };
 

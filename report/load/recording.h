@@ -48,6 +48,7 @@ struct AllocLoadStats {
   uint64_t malformed = 0;        // samples whose payload lacked the fields
   uint64_t scale = 1;            // -c N: every Nth allocation recorded, weighed N times
   LiveTimeline timeline;         // live bytes over time
+  std::vector<uint64_t> calls;   // by event index: the samples of each alloc: event
 };
 
 struct LoadStats {

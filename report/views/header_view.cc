@@ -107,6 +107,10 @@ EventInfo BuildEventInfo(const Recording& recording, size_t i) {
       }
     }
   }
+  if (i < recording.stats.alloc.calls.size() && recording.events[i].name.starts_with("alloc:")) {
+    // Its samples became the alloc pseudo-events', or paired and left out.
+    e.samples = recording.stats.alloc.calls[i];
+  }
   if (i == recording.off_cpu_source && recording.off_cpu_event) {
     // Its samples were moved to the off-CPU pseudo-events, or left out.
     e.samples = profile.sample_count(*recording.off_cpu_event) +
