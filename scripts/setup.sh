@@ -23,10 +23,11 @@ packages=(
 # and Go workloads, tmux, in which the terminal browser tests type their
 # keys, man-db, whose man renders the installed pages for the install
 # test, nodejs, whose --perf-prof jitdumps the JIT test records, and
-# heaptrack, whose leaks and peak the --alloc test compares ours with. scripts/test.sh asks for them with
+# heaptrack, whose leaks and peak the --alloc test compares ours with, and
+# libjemalloc2, an allocator --alloc must find in place of libc's. scripts/test.sh asks for them with
 # SAMPLE_SETUP_TESTS=1; a failure to install them is not fatal, the tests
 # that need them skip and say why.
-test_packages=(golang-go chromium linux-perf gcc-multilib rustc nodejs tmux man-db heaptrack)
+test_packages=(golang-go chromium linux-perf gcc-multilib rustc nodejs tmux man-db heaptrack libjemalloc2)
 
 missing=()
 for pkg in "${packages[@]}"; do

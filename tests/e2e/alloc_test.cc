@@ -21,13 +21,15 @@ const std::string kRecord = SAMPLE_RECORD_PATH;
 const std::string kReport = SAMPLE_REPORT_PATH;
 const std::string kAlloc = WORKLOAD_ALLOC_PATH;
 const std::string kAllocCxx = WORKLOAD_ALLOC_CXX_PATH;
+const std::string kAllocStatic = WORKLOAD_ALLOC_STATIC_PATH;
+constexpr const char* kJemalloc = "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2";
 constexpr const char* kHeaptrack = "/usr/bin/heaptrack";
 constexpr const char* kHeaptrackPrint = "/usr/bin/heaptrack_print";
 constexpr long kRounds = 20000;
 
-const std::vector<std::string> kFunctions = {
-    "alloc_sixty", "alloc_thirty", "alloc_ten",   "build_peak", "leak_some",
-    "leak_more",   "make_nodes",   "fill_vector", "keep_some"};
+const std::vector<std::string> kFunctions = {"alloc_sixty", "alloc_thirty", "alloc_ten",
+                                             "build_peak",  "leak_some",    "leak_more",
+                                             "make_nodes",  "fill_vector",  "keep_some"};
 
 // Why --alloc cannot record here: defining a uprobe takes write access to
 // tracefs's uprobe_events (root), checked directly.
@@ -195,6 +197,27 @@ TEST_F(AllocTest, AProgramsOwnOperatorNewCountsOnceOverMalloc) {
   EXPECT_NE(stats.find("unknown frees:          0"), std::string::npos) << stats;
   const std::string text = Report({"--stdio", "--no-children", "--event", "alloc-calls"});
   EXPECT_NE(text.find("[.] operator new"), std::string::npos) << text;
+}
+
+// The allocator the program binds to is the one probed: its own malloc
+// when statically linked, jemalloc's when preloaded.
+TEST_F(AllocTest, TheAllocatorTheProgramBindsToIsProbed) {
+  RunResult rec = Record({}, {kAllocStatic, "1000"});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  EXPECT_NE(rec.err.find("in " + kAllocStatic), std::string::npos) << rec.err;
+  EXPECT_EQ(Folded("alloc-bytes").at("alloc_sixty"), 600u * 1000);
+  EXPECT_EQ(Folded("leak-bytes").at("leak_some"), 7000u);
+  if (access(kJemalloc, R_OK) != 0) {
+    GTEST_SKIP() << kJemalloc << " is not installed (apt-get install libjemalloc2)";
+  }
+  rec = RunTool({"/usr/bin/env", std::string("LD_PRELOAD=") + kJemalloc, kRecord, "--alloc", "-o",
+                 data_, "--", kAlloc, "1000"},
+                dir_);
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  EXPECT_NE(rec.err.find("in /usr/lib/x86_64-linux-gnu/libjemalloc.so.2"), std::string::npos)
+      << rec.err;
+  EXPECT_EQ(Folded("alloc-bytes").at("alloc_thirty"), 300u * 1000);
+  EXPECT_EQ(Folded("leak-bytes").at("leak_more"), 6000u);
 }
 
 TEST_F(AllocTest, RefusalsSayWhy) {
