@@ -103,6 +103,11 @@ uint64_t TimeEntries(const ExportInput& input, const ExportThread& thread, uint6
   return position;
 }
 
+// speedscope's unit of a profile that does not count time.
+const char* PeriodUnitOf(const ExportInput& input, uint32_t event) {
+  return EventPeriodUnit(*input.recording, event) == PeriodUnit::kBytes ? "bytes" : "none";
+}
+
 // One thread's profile, written as text into `out` (its stacks already
 // numbered in `frames`).
 void WriteProfile(const ExportInput& input, const ExportThread& thread, uint64_t zero,
@@ -132,7 +137,7 @@ void WriteProfile(const ExportInput& input, const ExportThread& thread, uint64_t
       JsonQuoted(fmt::format("{} {}/{} ({})", thread.comm, thread.pid, thread.tid, section.name)));
   fmt::format_to(std::back_inserter(out),
                  "      \"unit\": \"{}\",\n      \"startValue\": {},\n      \"endValue\": {},\n",
-                 time ? "nanoseconds" : "none", start, end);
+                 time ? "nanoseconds" : PeriodUnitOf(input, section.event), start, end);
   const char* separator = "\n        ";
   out += "      \"samples\": [";
   for (const auto& [text, weight] : entries) {
