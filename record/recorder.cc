@@ -120,7 +120,9 @@ Result<void> Recorder::OpenEvents() {
   std::vector<EventSpec> added;
   if (options_.alloc.enabled) {
     EventParseOptions parse;
-    auto probes = PrepareAllocProbes(options_.alloc, target_, options_.target.command, parse);
+    AllocOptions alloc = options_.alloc;
+    if (options_.period != 0) alloc.every = options_.period;
+    auto probes = PrepareAllocProbes(alloc, target_, options_.target.command, parse);
     if (!probes) return tl::unexpected(probes.error());
     alloc_.emplace(std::move(*probes));
     added = alloc_->specs;

@@ -69,6 +69,14 @@ struct EventSpec {
   // hit (period 1), as perf does, not at the recording's frequency, which
   // would keep a handful of a thousand calls.
   bool every_hit = false;
+  // PERF_SAMPLE_PERIOD left out of the samples: the kernel writes a
+  // tracepoint's every hit as a sample of period 1 when they carry the
+  // period, whatever sample_period says; without it, every sample_period-th
+  // hit (--alloc -c N).
+  bool without_period = false;
+  // The samples carry the user stack, frame and instruction pointers even
+  // when the call chains need no registers (--alloc's calls).
+  bool wants_stack_pointer = false;
   std::optional<ChainCapture> chain_capture;  // a call-graph=fp|dwarf|no term
   std::optional<uint32_t> stack_size;         // a stack-size=N term, checked and rounded to 8
   int group_index = -1;       // -1: not in a group; else its group's index (0, 1, ...)

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "libsample/perf/user_regs.h"
 #include "record/alloc/allocator_functions.h"
 
 namespace sample::record {
@@ -17,6 +18,7 @@ namespace {
 // Every running tracefs group of ours is this followed by the recorder's
 // pid (DefinedUprobes::RemoveStale).
 constexpr std::string_view kGroupPrefix = "sample_alloc_";
+constexpr std::string_view kReturnSuffix = "_return";
 
 // The binaries whose allocation functions the target calls.
 Result<std::vector<FoundAllocFunction>> FindForTarget(const RecordTarget& target,
@@ -42,12 +44,18 @@ Result<std::vector<FoundAllocFunction>> FindForTarget(const RecordTarget& target
 }
 
 // Probe names are unique in a group: a second libc's malloc (two
-// processes of -p) is malloc_2.
+// processes of -p) is malloc_2, its return probe malloc_2_return.
 std::vector<UprobeDefinition> UniqueNames(std::vector<UprobeDefinition> defs) {
   std::map<std::string, int> seen;
+  std::string call;
   for (UprobeDefinition& def : defs) {
+    if (def.retprobe) {
+      def.event = call + std::string(kReturnSuffix);  // follows its call's
+      continue;
+    }
     const int n = ++seen[def.event];
     if (n > 1) def.event += fmt::format("_{}", n);
+    call = def.event;
   }
   return defs;
 }
@@ -107,6 +115,10 @@ void CloseInBackground(AllocProbes& probes, std::vector<PerfEvent>& events) {
 Result<AllocProbes> PrepareAllocProbes(const AllocOptions& options, const RecordTarget& target,
                                        const std::vector<std::string>& command,
                                        const EventParseOptions& parse) {
+  if (HostArch() != Arch::kX86_64) {
+    return Fail("--alloc fetches the allocation functions' arguments from x86_64 registers; "
+                "this host is not x86_64");
+  }
   TRY_ASSIGN(auto found, FindForTarget(target, command));
   auto tracefs = Tracefs::Locate(parse.tracefs_root);
   if (!tracefs) return Fail("--alloc: " + tracefs.error().message, tracefs.error().sys_errno);
@@ -130,14 +142,24 @@ Result<AllocProbes> PrepareAllocProbes(const AllocOptions& options, const Record
     const AllocFunction& function = *functions[i];
     TRY_ASSIGN(auto parsed, ParseEventList(out.defined->TracepointName(defs[i].event), parse));
     EventSpec spec = std::move(parsed.front());
-    spec.name = fmt::format("alloc:{}{}", function.event, defs[i].retprobe ? ":return" : "");
+    // "alloc:malloc", "alloc:malloc:return" (the report pairs them by name).
+    const std::string& event = defs[i].event;
+    spec.name = defs[i].retprobe
+                    ? fmt::format("alloc:{}:return",
+                                  event.substr(0, event.size() - kReturnSuffix.size()))
+                    : fmt::format("alloc:{}", event);
+    spec.period_given = true;
+    spec.attr.sample_period = 1;
     if (defs[i].retprobe || !function.returns_pointer) {
       // Pairs and frees: every call, and no chain (the call's is enough).
       spec.chain_capture = ChainCapture::kNone;
-      spec.period_given = true;
-      spec.attr.sample_period = 1;
-    } else if (options.min_size != 0 && FilteredBySize(function)) {
-      spec.filter = fmt::format("size >= {}", options.min_size);
+    } else {
+      spec.wants_stack_pointer = true;
+      spec.attr.sample_period = options.every;
+      spec.without_period = options.every > 1;
+      if (options.min_size != 0 && FilteredBySize(function)) {
+        spec.filter = fmt::format("size >= {}", options.min_size);
+      }
     }
     out.specs.push_back(std::move(spec));
   }

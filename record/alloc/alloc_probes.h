@@ -4,7 +4,8 @@
 // recording named for the report:
 //   alloc:FUNC         the call, its arguments in the raw payload (size,
 //                      nmemb, ptr, align, memptr), with the recording's
-//                      call chains; every call, or every Nth with -c N;
+//                      call chains and the stack pointer; every call, or
+//                      every Nth with -c N (-F does not apply);
 //                      with a minimum size, only larger requests (a
 //                      kernel filter on size; calloc and realloc are
 //                      always recorded)
@@ -30,6 +31,7 @@ namespace sample::record {
 struct AllocOptions {
   bool enabled = false;   // --alloc
   uint64_t min_size = 0;  // --alloc-min-size: smaller requests are not recorded
+  uint64_t every = 1;     // -c: every Nth allocating call (-F does not apply)
 };
 
 struct AllocProbes {

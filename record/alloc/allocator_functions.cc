@@ -75,8 +75,7 @@ constexpr std::array kFunctions = {
 // its dynamic symbol table, and with `static_symbols` in .symtab too (a
 // statically linked executable has no other).
 std::map<std::string, uint64_t, std::less<>> DefinedFunctions(
-    const std::string& path, const std::set<std::string_view>& wanted, bool static_symbols,
-    std::set<std::string>* referenced) {
+    const std::string& path, const std::set<std::string_view>& wanted, bool static_symbols) {
   std::map<std::string, uint64_t, std::less<>> vaddrs, offsets;
   auto elf = ElfFile::Open(path);
   if (!elf) return offsets;
@@ -92,12 +91,7 @@ std::map<std::string, uint64_t, std::less<>> DefinedFunctions(
       GElf_Sym sym;
       if (gelf_getsym(data, static_cast<int>(i), &sym) == nullptr) continue;
       const int type = GELF_ST_TYPE(sym.st_info), bind = GELF_ST_BIND(sym.st_info);
-      if (sym.st_shndx == SHN_UNDEF && shdr.sh_type == SHT_DYNSYM) {
-        const char* name = elf_strptr(elf->get(), shdr.sh_link, sym.st_name);
-        if (name != nullptr && wanted.contains(name)) referenced->insert(name);
-        continue;
-      }
-      if ((type != STT_FUNC && type != STT_GNU_IFUNC) || (bind != STB_GLOBAL && bind != STB_WEAK) ||
+      if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF || (bind != STB_GLOBAL && bind != STB_WEAK) ||
           sym.st_value == 0) {
         continue;
       }
@@ -259,10 +253,9 @@ Result<std::vector<FoundAllocFunction>> FindAllocFunctions(
   std::vector<FoundAllocFunction> found;
   std::set<std::pair<std::string, uint64_t>> places;
   std::set<std::string_view> done;
-  std::set<std::string> referenced;
   for (size_t b = 0; b < binaries.size(); ++b) {
     const auto offsets =
-        DefinedFunctions(binaries[b], wanted, /*static_symbols=*/b == 0, &referenced);
+        DefinedFunctions(binaries[b], wanted, /*static_symbols=*/b == 0);
     for (const AllocFunction& f : kFunctions) {
       const auto it = offsets.find(f.symbol);
       if (done.contains(f.symbol) || it == offsets.end()) continue;
@@ -272,16 +265,6 @@ Result<std::vector<FoundAllocFunction>> FindAllocFunctions(
       found.push_back({&f, binaries[b], it->second});
     }
   }
-  // Each probe costs the recording's end about 80 ms (the kernel's
-  // unregistering): only the functions some binary calls through its
-  // dynamic symbols are probed, and malloc and free always (what a
-  // library calls inside itself is malloc's). An executable calls what it
-  // defines within itself (a static one, a program's own operator new):
-  // all of that is probed.
-  std::erase_if(found, [&](const FoundAllocFunction& f) {
-    return f.path != binaries.front() && f.function->symbol != "malloc" &&
-           f.function->symbol != "free" && !referenced.contains(std::string(f.function->symbol));
-  });
   if (!done.contains("malloc")) {
     return Fail(fmt::format(
         "--alloc: none of the binaries the target loads defines malloc (looked in: {}); a "

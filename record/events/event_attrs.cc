@@ -152,12 +152,20 @@ Result<void> SetSampleLayout(const EventSpec& spec, size_t events, const Samplin
   // what --script prints. LargestSample counts it, so the CPU field is
   // still inserted after the ring buffer (RAW comes after CPU).
   if (spec.attr.type == PERF_TYPE_TRACEPOINT) attr->sample_type |= PERF_SAMPLE_RAW;
+  if (spec.without_period) attr->sample_type &= ~static_cast<uint64_t>(PERF_SAMPLE_PERIOD);
+  // The stack pointer at each call orders --alloc's calls in flight
+  // (report/load/allocations.h), whatever the chains record.
+  const bool stack_pointer = spec.wants_stack_pointer;
   auto chain_capture = EventChainCapture(spec, defaults.chain_capture);
   if (!chain_capture) {
     return Fail(fmt::format("event '{}': {}", spec.name, chain_capture.error().message));
   }
   if (auto applied = ApplyChainCapture(*chain_capture, defaults.arch, attr); !applied) {
     return Fail(fmt::format("event '{}': {}", spec.name, applied.error().message));
+  }
+  if (stack_pointer && attr->sample_regs_user == 0) {
+    attr->sample_type |= PERF_SAMPLE_REGS_USER;
+    attr->sample_regs_user = LeafRegsMask(defaults.arch);
   }
   if ((attr->sample_type & PERF_SAMPLE_CALLCHAIN) && defaults.max_stack != 0) {
     attr->sample_max_stack = static_cast<uint16_t>(defaults.max_stack);

@@ -62,12 +62,10 @@ struct ExportInput {
   std::span<const uint32_t> Frames(const ProfileSample& sample) const;
   // Parallel to Frames(sample).
   std::span<const FrameAddress> Addresses(const ProfileSample& sample) const;
-  // The off-CPU and wall pseudo-events, whose periods are ns, and --alloc's
-  // byte ones: one sample is an interval or a block of any size, so they
-  // are always weighted by period.
-  bool PeriodWeighted(uint32_t event) const {
-    return EventPeriodUnit(*recording, event) != PeriodUnit::kCount;
-  }
+  // The off-CPU and wall pseudo-events, whose periods are ns, and --alloc's:
+  // one sample is an interval, a block of any size or N calls, so they are
+  // always weighted by period.
+  bool PeriodWeighted(uint32_t event) const { return WeighedByPeriod(*recording, event); }
   // 1, or the sample's period, as options.weight says (period for time).
   uint64_t Weight(const ProfileSample& sample) const {
     return options.weight == ExportWeight::kPeriod || PeriodWeighted(sample.event) ? sample.period

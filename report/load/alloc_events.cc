@@ -31,16 +31,29 @@ std::optional<uint64_t> Read(std::span<const std::byte> raw, std::optional<uint3
   return value;
 }
 
-// With -c N the recorder kept every Nth call: each stands for N.
-uint64_t Scale(const perf_event_attr& attr) {
-  return attr.freq || attr.sample_period == 0 ? 1 : attr.sample_period;
+// The calls a sample stands for: its period when it has one (the kernel
+// writes every hit of a tracepoint with period 1 then), else the event's
+// fixed period (--alloc -c N leaves the period out to keep every Nth).
+uint64_t Weight(const SampleRecord& record, const perf_event_attr& attr) {
+  if (attr.sample_type & PERF_SAMPLE_PERIOD) return std::max<uint64_t>(1, record.period);
+  return attr.freq ? 1 : std::max<uint64_t>(1, attr.sample_period);
+}
+
+uint64_t Times(uint64_t size, uint64_t weight) {
+  uint64_t product = 0;
+  return __builtin_mul_overflow(size, weight, &product) ? UINT64_MAX : product;
 }
 
 }  // namespace
 
-bool HasAllocEvents(const std::vector<EventDesc>& events) {
-  for (const EventDesc& event : events) {
-    if (IsAllocEvent(event)) return true;
+bool HasAllocEvents(const format::RecordingFile& reader) {
+  const std::vector<EventDesc>& events = reader.events().events();
+  for (const format::TraceFormatEntry& entry : reader.trace_formats()) {
+    if (entry.event_index >= events.size() || !IsAllocEvent(events[entry.event_index])) continue;
+    if (auto format = ParseTraceFormat(entry.format);
+        format && (FieldOffset(*format, "size") || FieldOffset(*format, "ptr"))) {
+      return true;
+    }
   }
   return false;
 }
@@ -48,7 +61,7 @@ bool HasAllocEvents(const std::vector<EventDesc>& events) {
 std::optional<AllocEvents> AllocEvents::Of(const format::RecordingFile& reader,
                                            std::optional<uint32_t>& alloc_event) {
   const std::vector<EventDesc>& events = reader.events().events();
-  if (!HasAllocEvents(events)) return std::nullopt;
+  if (!HasAllocEvents(reader)) return std::nullopt;
   alloc_event = static_cast<uint32_t>(events.size());
   const auto machine = format::FindMetadata(reader.metadata(), "arch");
   return AllocEvents(events, reader.trace_formats(), *alloc_event,
@@ -77,11 +90,9 @@ AllocEvents::AllocEvents(const std::vector<EventDesc>& events,
       }
       if (f.ptr) f.role = Role::kReturn;
     } else if (f.size && FieldOffset(*format, "memptr")) {
-      scale_ = std::max(scale_, Scale(events[entry.event_index].attr));
       f.role = Role::kUntracked;
     } else if (f.size) {
       f.role = f.ptr ? Role::kReallocate : Role::kAllocate;
-      scale_ = std::max(scale_, Scale(events[entry.event_index].attr));
     } else if (f.ptr) {
       f.role = Role::kFree;
     }
@@ -103,38 +114,41 @@ bool AllocEvents::Keep(ProfileSample& sample, size_t index, const SampleRecord& 
     // calloc's product past 2^64 fails in the callee: NULL is returned.
     if (!nmemb || __builtin_mul_overflow(*size, *nmemb, &*size)) size = UINT64_MAX;
   }
+  const uint64_t weight = Weight(record, attr);
+  max_weight_ = std::max(max_weight_, weight);
   switch (f.role) {
     case Role::kAllocate:
     case Role::kReallocate:
     case Role::kUntracked:
       if (!size || (f.role == Role::kReallocate && !ptr)) break;
       sample.event = first_event_;
+      if (weight != 1) weights_[index] = weight;
       if (f.role == Role::kUntracked) {
-        sample.period = *size * scale_;
-        ++untracked_;
-        untracked_bytes_ += *size;
+        sample.period = Times(*size, weight);
+        untracked_ += weight;
+        untracked_bytes_ += sample.period;
       } else {
         sample.period = 0;  // its size once the return says it succeeded
-        std::optional<uint64_t> sp;
+        AllocCall call{sample.pid, sample.tid, f.function, *size};
+        if (f.role == Role::kReallocate) call.old_ptr = ptr;
         if (const auto regs = ToDwarfRegisters(arch_, attr.sample_regs_user, record.user_regs)) {
-          sp = regs->sp;
+          call.sp = regs->sp;
         }
-        allocations_.Enter(sample.tid, f.function, *size,
-                           f.role == Role::kReallocate ? ptr : std::nullopt, index, sp);
+        call.weight = weight;
+        call.handle = index;
+        allocations_.Enter(call);
       }
       return true;
     case Role::kReturn:
       if (!ptr) break;
-      // (A live loader's handles of earlier intervals are gone: only a
-      // call of this interval is weighted.)
-      if (auto block = allocations_.Return(sample.tid, f.function, sample.time, *ptr);
+      if (auto block = allocations_.Return(sample.pid, sample.tid, f.function, sample.time, *ptr);
           block && block->handle < samples.size()) {
-        samples[block->handle].period = block->size * scale_;
+        samples[block->handle].period = Times(block->size, block->weight);
       }
       return false;
     case Role::kFree:
       if (!ptr) break;
-      allocations_.Free(sample.tid, sample.time, *ptr);
+      allocations_.Free(sample.pid, sample.tid, sample.time, *ptr);
       return false;
     case Role::kNone:
       break;
@@ -152,7 +166,8 @@ void AllocEvents::Finish(std::vector<ProfileSample>& samples, AllocLoadStats& st
     if (samples[i].event != first_event_) continue;
     ProfileSample call = samples[i];
     call.event = first_event_ + 1;
-    call.period = scale_;
+    const auto weight = weights_.find(i);
+    call.period = weight == weights_.end() ? 1 : weight->second;
     samples.push_back(call);
   }
   for (uint32_t k = 2; k <= 3; ++k) {
@@ -162,7 +177,7 @@ void AllocEvents::Finish(std::vector<ProfileSample>& samples, AllocLoadStats& st
       if (block.handle >= count) continue;
       ProfileSample kept = samples[block.handle];
       kept.event = first_event_ + k;
-      kept.period = block.size * scale_;
+      kept.period = Times(block.size, block.weight);
       samples.push_back(kept);
     }
   }
@@ -170,7 +185,7 @@ void AllocEvents::Finish(std::vector<ProfileSample>& samples, AllocLoadStats& st
   stats.untracked = untracked_;
   stats.untracked_bytes = untracked_bytes_;
   stats.malformed = malformed_;
-  stats.scale = scale_;
+  stats.scale = max_weight_;
   stats.timeline = allocations_.timeline();
   stats.calls = calls_;
 }

@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <unordered_map>
 #include <vector>
 
 #include "formats/chunk_codec.h"
@@ -36,8 +37,11 @@
 
 namespace sample::report {
 
-// Whether `events` hold an --alloc recording's.
-bool HasAllocEvents(const std::vector<EventDesc>& events);
+// Whether `reader` is an --alloc recording: it has alloc: tracepoints
+// whose stored formats name their fields (sample-top's recordings in
+// memory store none: there the calls stay plain tracepoint samples, as a
+// call's return may come in another refresh than the call).
+bool HasAllocEvents(const format::RecordingFile& reader);
 
 class AllocEvents {
  public:
@@ -78,7 +82,8 @@ class AllocEvents {
   Arch arch_;
   Allocations allocations_;
   uint64_t untracked_ = 0, untracked_bytes_ = 0;
-  uint64_t scale_ = 1;  // -c N: each recorded allocation stands for N
+  uint64_t max_weight_ = 1;  // -c N: a recorded allocation stands for N
+  std::unordered_map<size_t, uint64_t> weights_;  // the calls' weights that are not 1
   std::vector<uint64_t> calls_;  // samples by event index
   uint64_t malformed_ = 0;
 };

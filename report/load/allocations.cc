@@ -4,52 +4,52 @@
 
 namespace sample::report {
 
-void Allocations::Enter(uint32_t tid, uint32_t function, uint64_t size,
-                        std::optional<uint64_t> old_ptr, size_t handle,
-                        std::optional<uint64_t> sp) {
+void Allocations::Enter(const AllocCall& call) {
   ++sequence_;
-  Thread& thread = threads_[tid];
+  Thread& thread = threads_[call.tid];
   thread.last_free = 0;
-  while (sp && !thread.calls.empty() && thread.calls.back().sp) {
-    const Call& top = thread.calls.back();
-    if (*top.sp > *sp || (*top.sp == *sp && top.function != function)) break;
-    ++stats_.unpaired;  // returned, its return unseen
-    dropped_.push_back(top.handle);
-    thread.calls.pop_back();
+  while (call.sp && !thread.calls.empty() && thread.calls.back().call.sp) {
+    const AllocCall& top = thread.calls.back().call;
+    if (*top.sp > *call.sp || (*top.sp == *call.sp && top.function != call.function)) break;
+    Unpaired(thread, thread.calls.size() - 1);  // returned, its return unseen
   }
+  if (thread.calls.size() >= kMaxInFlight) Unpaired(thread, 0);
   const bool nested = !thread.calls.empty();
-  thread.calls.push_back({function, size, old_ptr, handle, nested, sp});
+  thread.calls.push_back({call, nested});
 }
 
-std::optional<AllocBlock> Allocations::Return(uint32_t tid, uint32_t function, uint64_t time,
-                                              uint64_t ptr) {
+void Allocations::Unpaired(Thread& thread, size_t at) {
+  ++stats_.unpaired;
+  dropped_.push_back(thread.calls[at].call.handle);
+  thread.calls.erase(thread.calls.begin() + static_cast<ptrdiff_t>(at));
+}
+
+std::optional<AllocBlock> Allocations::Return(uint32_t pid, uint32_t tid, uint32_t function,
+                                              uint64_t time, uint64_t ptr) {
   ++sequence_;
   auto it = threads_.find(tid);
   if (it == threads_.end()) return std::nullopt;
   Thread& thread = it->second;
   thread.last_free = 0;
   // The innermost call of this function; those above it lost their returns.
-  auto call = std::find_if(thread.calls.rbegin(), thread.calls.rend(),
-                           [&](const Call& c) { return c.function == function; });
-  if (call == thread.calls.rend()) return std::nullopt;  // its call was not recorded
-  const size_t at = static_cast<size_t>(thread.calls.rend() - call) - 1;
-  for (size_t i = at + 1; i < thread.calls.size(); ++i) {
-    ++stats_.unpaired;
-    dropped_.push_back(thread.calls[i].handle);
-  }
+  auto found = std::find_if(thread.calls.rbegin(), thread.calls.rend(),
+                            [&](const Call& c) { return c.call.function == function; });
+  if (found == thread.calls.rend()) return std::nullopt;  // its call was not recorded
+  const size_t at = static_cast<size_t>(thread.calls.rend() - found) - 1;
+  while (thread.calls.size() > at + 1) Unpaired(thread, thread.calls.size() - 1);
   const Call done = thread.calls[at];
   thread.calls.resize(at);
   if (done.nested) {
     ++stats_.nested;
-    dropped_.push_back(done.handle);
+    dropped_.push_back(done.call.handle);
     return std::nullopt;
   }
   const uint64_t before = stats_.live_bytes;
-  if (done.old_ptr && (ptr != 0 || done.size == 0)) {
+  if (done.call.old_ptr && (ptr != 0 || done.call.size == 0)) {
     // realloc: the old block ends when a new one is returned, and when
     // size 0 frees it (returning NULL).
-    if (*done.old_ptr != 0) {
-      if (Release(*done.old_ptr)) {
+    if (*done.call.old_ptr != 0) {
+      if (Release({pid, *done.call.old_ptr})) {
         ++stats_.frees;
       } else {
         ++stats_.unknown_frees;
@@ -58,27 +58,27 @@ std::optional<AllocBlock> Allocations::Return(uint32_t tid, uint32_t function, u
   }
   if (ptr == 0) {
     ++stats_.failed;
-    dropped_.push_back(done.handle);
+    dropped_.push_back(done.call.handle);
     Note(time, before);
     return std::nullopt;
   }
-  Add(ptr, done, time);
+  Add({pid, ptr}, done.call, time);
   Note(time, before);
-  return AllocBlock{done.handle, done.size};
+  return AllocBlock{done.call.handle, done.call.size, done.call.weight};
 }
 
-void Allocations::Free(uint32_t tid, uint64_t time, uint64_t ptr) {
+void Allocations::Free(uint32_t pid, uint32_t tid, uint64_t time, uint64_t ptr) {
   ++sequence_;
   if (ptr == 0) return;  // free(NULL) frees nothing
   Thread& thread = threads_[tid];
-  for (const Call& call : thread.calls) {
-    if (call.old_ptr == ptr) {
+  for (const Call& c : thread.calls) {
+    if (c.call.old_ptr == ptr) {
       ++stats_.nested;  // realloc's own free: the realloc's return says it
       return;
     }
   }
   const uint64_t before = stats_.live_bytes;
-  if (Release(ptr)) {
+  if (Release({pid, ptr})) {
     ++stats_.frees;
     Note(time, before);
   } else if (thread.last_free != ptr) {
@@ -90,18 +90,18 @@ void Allocations::Free(uint32_t tid, uint64_t time, uint64_t ptr) {
 void Allocations::Exited(uint32_t tid) {
   auto it = threads_.find(tid);
   if (it == threads_.end()) return;
-  for (const Call& call : it->second.calls) {
+  for (const Call& c : it->second.calls) {
     ++stats_.unpaired;
-    dropped_.push_back(call.handle);
+    dropped_.push_back(c.call.handle);
   }
   threads_.erase(it);
 }
 
 std::vector<size_t> Allocations::TakeDropped() {
   for (auto& [tid, thread] : threads_) {
-    for (const Call& call : thread.calls) {
+    for (const Call& c : thread.calls) {
       ++stats_.unpaired;
-      dropped_.push_back(call.handle);
+      dropped_.push_back(c.call.handle);
     }
     thread.calls.clear();
   }
@@ -111,7 +111,7 @@ std::vector<size_t> Allocations::TakeDropped() {
 std::vector<AllocBlock> Allocations::LiveBlocks() const {
   std::vector<AllocBlock> out;
   for (const Block& block : blocks_) {
-    if (block.freed == kLive) out.push_back({block.handle, block.size});
+    if (block.freed == kLive) out.push_back({block.handle, block.size, block.weight});
   }
   return out;
 }
@@ -119,32 +119,34 @@ std::vector<AllocBlock> Allocations::LiveBlocks() const {
 std::vector<AllocBlock> Allocations::PeakBlocks() const {
   std::vector<AllocBlock> out;
   for (size_t i = 0; i < peak_end_; ++i) {
-    if (blocks_[i].freed > peak_sequence_) out.push_back({blocks_[i].handle, blocks_[i].size});
+    const Block& b = blocks_[i];
+    if (b.freed > peak_sequence_) out.push_back({b.handle, b.size, b.weight});
   }
   return out;
 }
 
-bool Allocations::Release(uint64_t ptr) {
-  auto it = live_.find(ptr);
+bool Allocations::Release(const Key& key) {
+  auto it = live_.find(key);
   if (it == live_.end()) return false;
   Block& block = blocks_[it->second];
   block.freed = sequence_;
-  stats_.live_bytes -= block.size;
-  --stats_.live_blocks;
+  stats_.live_bytes -= block.bytes();
+  stats_.live_blocks -= block.weight;
   live_.erase(it);
   return true;
 }
 
-void Allocations::Add(uint64_t ptr, const Call& call, uint64_t time) {
+void Allocations::Add(const Key& key, const AllocCall& call, uint64_t time) {
   // A block at the same address that was never freed: its free was lost
   // (or happened where no probe saw it); it ends here.
-  Release(ptr);
-  ++stats_.allocations;
-  stats_.allocated_bytes += call.size;
-  live_[ptr] = blocks_.size();
-  blocks_.push_back({call.handle, call.size});
-  stats_.live_bytes += call.size;
-  ++stats_.live_blocks;
+  Release(key);
+  const Block block{call.handle, call.size, call.weight};
+  stats_.allocations += block.weight;
+  stats_.allocated_bytes += block.bytes();
+  live_[key] = blocks_.size();
+  blocks_.push_back(block);
+  stats_.live_bytes += block.bytes();
+  stats_.live_blocks += block.weight;
   if (stats_.live_bytes > stats_.peak_bytes) {
     stats_.peak_bytes = stats_.live_bytes;
     stats_.peak_time = time;
@@ -174,11 +176,13 @@ void Allocations::Note(uint64_t time, uint64_t before) {
 }
 
 void Allocations::Compact() {
-  // A block freed by the peak is in neither answer, nor in any later peak.
+  // A freed block is a leak of no answer, nor in any later peak (that
+  // comes after now): it is kept only while it is in the peak's set.
   std::vector<size_t> index(blocks_.size());
   size_t kept = 0, peak_end = 0;
   for (size_t i = 0; i < blocks_.size(); ++i) {
-    if (blocks_[i].freed != kLive && blocks_[i].freed <= peak_sequence_) continue;
+    const bool in_peak = i < peak_end_ && blocks_[i].freed > peak_sequence_;
+    if (blocks_[i].freed != kLive && !in_peak) continue;
     index[i] = kept;
     blocks_[kept++] = blocks_[i];
     if (i < peak_end_) peak_end = kept;

@@ -17,14 +17,21 @@
 // (allocated before the recording began, or by a call left out with -c or
 // a minimum size) are counted apart, never as negative leaks. A return
 // whose call was not seen is ignored; a call whose return never came (a
-// lost record, the thread ended) is unpaired and left out.
+// lost record, the thread ended) is unpaired and left out. Blocks are
+// told apart by process and address (a forked child hands out the
+// addresses its parent does); a thread holds at most kMaxInFlight calls
+// in flight (real nesting is 2 or 3 deep: a crafted recording's calls that
+// never return must not make each call scan thousands).
 //
 // `handle` is the caller's name for the call (the loader's sample index);
-// what it gets back names the calls by it.
+// what it gets back names the calls by it. A call's weight is the calls it
+// stands for (1, or N when the kernel kept every Nth): the byte counts
+// here are sizes times weights.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <unordered_map>
 #include <vector>
@@ -32,8 +39,8 @@
 namespace sample::report {
 
 struct AllocStats {
-  uint64_t allocations = 0;      // paired calls that returned a block
-  uint64_t allocated_bytes = 0;  // their sizes
+  uint64_t allocations = 0;      // paired calls that returned a block (weighted)
+  uint64_t allocated_bytes = 0;  // their sizes (weighted)
   uint64_t failed = 0;           // returned NULL
   uint64_t nested = 0;           // calls inside another probed call
   uint64_t unpaired = 0;         // calls whose return was never seen
@@ -58,25 +65,38 @@ struct LiveTimeline {
 // A block, named by the handle of the call that allocated it.
 struct AllocBlock {
   size_t handle = 0;
+  uint64_t size = 0;    // as asked for
+  uint64_t weight = 1;  // the calls its call stands for
+};
+
+// One allocating call, as Enter takes it.
+struct AllocCall {
+  uint32_t pid = 0;
+  uint32_t tid = 0;
+  uint32_t function = 0;  // tells it from other functions (any id, its return's too)
   uint64_t size = 0;
+  std::optional<uint64_t> old_ptr;  // realloc's pointer argument
+  // The stack pointer at the call, when the sample has it: a call in flight
+  // whose stack pointer is below it (or the same, for the same function: a
+  // loop's next call from one frame) has returned unseen (a return probe
+  // not yet on while attaching, a lost record), and is unpaired; one above
+  // it holds this call (a tail call, realloc(NULL) jumping to malloc, has
+  // the same).
+  std::optional<uint64_t> sp;
+  uint64_t weight = 1;
+  size_t handle = 0;
 };
 
 class Allocations {
  public:
-  // `function` tells entries and returns of one function apart from
-  // others (any id, the same for a function's call and its return).
-  // `old_ptr`: realloc's pointer argument. `sp`, the stack pointer at the
-  // call, when the sample has it: a call in flight whose stack pointer is
-  // below it (or the same, for the same function: a loop's next call from
-  // one frame) has returned unseen (a return probe not yet on while
-  // attaching, a lost record), and is unpaired; one above it holds this
-  // call (a tail call, realloc(NULL) jumping to malloc, has the same).
-  void Enter(uint32_t tid, uint32_t function, uint64_t size, std::optional<uint64_t> old_ptr,
-             size_t handle, std::optional<uint64_t> sp = std::nullopt);
+  static constexpr size_t kMaxInFlight = 32;
+
+  void Enter(const AllocCall& call);
   // The block the call made, when the return completes a call that
   // counts (not nested, not NULL); the call's size is its size.
-  std::optional<AllocBlock> Return(uint32_t tid, uint32_t function, uint64_t time, uint64_t ptr);
-  void Free(uint32_t tid, uint64_t time, uint64_t ptr);
+  std::optional<AllocBlock> Return(uint32_t pid, uint32_t tid, uint32_t function, uint64_t time,
+                                   uint64_t ptr);
+  void Free(uint32_t pid, uint32_t tid, uint64_t time, uint64_t ptr);
   // The thread is gone: its calls in flight never return.
   void Exited(uint32_t tid);
 
@@ -89,15 +109,13 @@ class Allocations {
   std::vector<AllocBlock> PeakBlocks() const;
   const AllocStats& stats() const { return stats_; }
   const LiveTimeline& timeline() const { return timeline_; }
+  // The blocks held for the answers (live, or in the peak's set).
+  size_t kept_blocks() const { return blocks_.size(); }
 
  private:
   struct Call {
-    uint32_t function = 0;
-    uint64_t size = 0;
-    std::optional<uint64_t> old_ptr;
-    size_t handle = 0;
+    AllocCall call;
     bool nested = false;
-    std::optional<uint64_t> sp;
   };
   struct Thread {
     std::vector<Call> calls;  // in flight, innermost last
@@ -106,20 +124,32 @@ class Allocations {
   struct Block {
     size_t handle = 0;
     uint64_t size = 0;
+    uint64_t weight = 1;
     uint64_t freed = kLive;  // the sequence number of its free
+    uint64_t bytes() const { return size * weight; }
   };
   static constexpr uint64_t kLive = UINT64_MAX;
+  struct Key {
+    uint32_t pid = 0;
+    uint64_t ptr = 0;
+    bool operator==(const Key&) const = default;
+  };
+  struct KeyHash {
+    size_t operator()(const Key& k) const { return std::hash<uint64_t>()(k.ptr * 31 + k.pid); }
+  };
 
-  // Ends the block at `ptr`; false when no block starts there.
-  bool Release(uint64_t ptr);
-  void Add(uint64_t ptr, const Call& call, uint64_t time);
+  // Drops the call at `at` of `thread`'s calls in flight as unpaired.
+  void Unpaired(Thread& thread, size_t at);
+  // Ends the block at `key`; false when no block starts there.
+  bool Release(const Key& key);
+  void Add(const Key& key, const AllocCall& call, uint64_t time);
   // Forgets the blocks that can be neither leaks nor in the peak.
   void Compact();
   // The live total changed at `time` (from `before`).
   void Note(uint64_t time, uint64_t before);
 
   std::unordered_map<uint32_t, Thread> threads_;
-  std::unordered_map<uint64_t, size_t> live_;  // pointer -> index in blocks_
+  std::unordered_map<Key, size_t, KeyHash> live_;  // -> index in blocks_
   std::vector<Block> blocks_;                  // in allocation order
   std::vector<size_t> dropped_;
   uint64_t sequence_ = 0;  // events so far

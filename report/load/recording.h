@@ -181,4 +181,13 @@ inline PeriodUnit EventPeriodUnit(const Recording& recording, uint32_t event) {
   return PeriodUnit::kCount;
 }
 
+// Whether a sample of `event` weighs its period in every view and export,
+// whatever they weigh others by: time and bytes, and alloc-calls (a
+// recorded call stands for N with -c N).
+inline bool WeighedByPeriod(const Recording& recording, uint32_t event) {
+  const auto& alloc = recording.alloc_event;
+  return EventPeriodUnit(recording, event) != PeriodUnit::kCount ||
+         (alloc && event == *alloc + 1);
+}
+
 }  // namespace sample::report

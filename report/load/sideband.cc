@@ -48,7 +48,7 @@ Sideband::Sideband(const format::RecordingFile& reader, const LoadOptions& optio
       if (events[e].name == kSchedSwitch) off_cpu_source_ = e;
     }
     // After --alloc's four (alloc_events.h), when there are any.
-    out_.off_cpu_event = static_cast<uint32_t>(events.size() + (HasAllocEvents(events) ? 4 : 0));
+    out_.off_cpu_event = static_cast<uint32_t>(events.size() + (HasAllocEvents(reader_) ? 4 : 0));
   }
 }
 
