@@ -54,6 +54,9 @@ for round in $(seq "$rounds"); do
   for i in $(seq 0 $((${#tools[@]} - 1))); do
     tool=${tools[$(((i + round) % ${#tools[@]}))]}
     rm -f "$work"/ht*.zst
+    # The kernel unregisters the last run's uprobes after it (80 ms each,
+    # in the recorder's child): a run started at once would wait for it.
+    sleep 1
     # shellcheck disable=SC2046
     run "$tool" $(command_of "$tool")
   done

@@ -34,11 +34,11 @@ constexpr std::string_view kSize = "size=%di:u64";
 constexpr std::string_view kPtr = "ptr=%di:x64";
 
 constexpr std::array kFunctions = {
-    AllocFunction{"malloc", "malloc", kSize},
-    AllocFunction{"calloc", "calloc", "nmemb=%di:u64 size=%si:u64"},
-    AllocFunction{"realloc", "realloc", "ptr=%di:x64 size=%si:u64"},
+    AllocFunction{"malloc", "malloc", kSize, true, true},
+    AllocFunction{"calloc", "calloc", "nmemb=%di:u64 size=%si:u64", true, true},
+    AllocFunction{"realloc", "realloc", "ptr=%di:x64 size=%si:u64", true, true},
     AllocFunction{"reallocarray", "reallocarray", "ptr=%di:x64 nmemb=%si:u64 size=%dx:u64"},
-    AllocFunction{"free", "free", kPtr, false},
+    AllocFunction{"free", "free", kPtr, false, true},
     // The result is stored through memptr, which no probe can read: the
     // block is counted where it is allocated, never tracked to its free.
     AllocFunction{"posix_memalign", "posix_memalign", "memptr=%di:x64 align=%si:u64 size=%dx:u64",
@@ -75,7 +75,8 @@ constexpr std::array kFunctions = {
 // its dynamic symbol table, and with `static_symbols` in .symtab too (a
 // statically linked executable has no other).
 std::map<std::string, uint64_t, std::less<>> DefinedFunctions(
-    const std::string& path, const std::set<std::string_view>& wanted, bool static_symbols) {
+    const std::string& path, const std::set<std::string_view>& wanted, bool static_symbols,
+    std::set<std::string>* referenced) {
   std::map<std::string, uint64_t, std::less<>> vaddrs, offsets;
   auto elf = ElfFile::Open(path);
   if (!elf) return offsets;
@@ -91,7 +92,12 @@ std::map<std::string, uint64_t, std::less<>> DefinedFunctions(
       GElf_Sym sym;
       if (gelf_getsym(data, static_cast<int>(i), &sym) == nullptr) continue;
       const int type = GELF_ST_TYPE(sym.st_info), bind = GELF_ST_BIND(sym.st_info);
-      if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF || (bind != STB_GLOBAL && bind != STB_WEAK) ||
+      if (sym.st_shndx == SHN_UNDEF && shdr.sh_type == SHT_DYNSYM) {
+        const char* name = elf_strptr(elf->get(), shdr.sh_link, sym.st_name);
+        if (name != nullptr && wanted.contains(name)) referenced->insert(name);
+        continue;
+      }
+      if ((type != STT_FUNC && type != STT_GNU_IFUNC) || (bind != STB_GLOBAL && bind != STB_WEAK) ||
           sym.st_value == 0) {
         continue;
       }
@@ -253,9 +259,10 @@ Result<std::vector<FoundAllocFunction>> FindAllocFunctions(
   std::vector<FoundAllocFunction> found;
   std::set<std::pair<std::string, uint64_t>> places;
   std::set<std::string_view> done;
+  std::set<std::string> referenced;
   for (size_t b = 0; b < binaries.size(); ++b) {
     const auto offsets =
-        DefinedFunctions(binaries[b], wanted, /*static_symbols=*/b == 0);
+        DefinedFunctions(binaries[b], wanted, /*static_symbols=*/b == 0, &referenced);
     for (const AllocFunction& f : kFunctions) {
       const auto it = offsets.find(f.symbol);
       if (done.contains(f.symbol) || it == offsets.end()) continue;
@@ -265,6 +272,16 @@ Result<std::vector<FoundAllocFunction>> FindAllocFunctions(
       found.push_back({&f, binaries[b], it->second});
     }
   }
+  // Each probe costs about 80 ms to unregister, in the kernel, serialized
+  // (the recorder leaves that to a child; a recorder started right after
+  // waits for it): malloc, calloc, realloc and free are always probed (a
+  // library calls them within itself: glibc's getline reallocs), the rest
+  // only when some binary imports them or the executable defines them (a
+  // static program, its own operator new).
+  std::erase_if(found, [&](const FoundAllocFunction& f) {
+    return !f.function->core && f.path != binaries.front() &&
+           !referenced.contains(std::string(f.function->symbol));
+  });
   if (!done.contains("malloc")) {
     return Fail(fmt::format(
         "--alloc: none of the binaries the target loads defines malloc (looked in: {}); a "

@@ -32,6 +32,7 @@ struct AllocFunction {
   std::string_view event;       // the probe's name: "malloc", "op_new_array"
   std::string_view entry_args;  // fetched at the entry, named as the report reads them
   bool returns_pointer = true;  // has a return probe fetching ptr=$retval
+  bool core = false;            // probed even where nothing imports it
 };
 
 // Every function --alloc looks for, the C library's first.
