@@ -116,8 +116,9 @@ Result<AllocProbes> PrepareAllocProbes(const AllocOptions& options, const Record
                                        const std::vector<std::string>& command,
                                        const EventParseOptions& parse) {
   if (HostArch() != Arch::kX86_64) {
-    return Fail("--alloc fetches the allocation functions' arguments from x86_64 registers; "
-                "this host is not x86_64");
+    return Fail(
+        "--alloc fetches the allocation functions' arguments from x86_64 registers; "
+        "this host is not x86_64");
   }
   TRY_ASSIGN(auto found, FindForTarget(target, command));
   auto tracefs = Tracefs::Locate(parse.tracefs_root);
@@ -144,10 +145,9 @@ Result<AllocProbes> PrepareAllocProbes(const AllocOptions& options, const Record
     EventSpec spec = std::move(parsed.front());
     // "alloc:malloc", "alloc:malloc:return" (the report pairs them by name).
     const std::string& event = defs[i].event;
-    spec.name = defs[i].retprobe
-                    ? fmt::format("alloc:{}:return",
-                                  event.substr(0, event.size() - kReturnSuffix.size()))
-                    : fmt::format("alloc:{}", event);
+    spec.name = defs[i].retprobe ? fmt::format("alloc:{}:return",
+                                               event.substr(0, event.size() - kReturnSuffix.size()))
+                                 : fmt::format("alloc:{}", event);
     spec.period_given = true;
     spec.attr.sample_period = 1;
     if (defs[i].retprobe || !function.returns_pointer) {

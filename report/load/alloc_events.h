@@ -82,9 +82,9 @@ class AllocEvents {
   Arch arch_;
   Allocations allocations_;
   uint64_t untracked_ = 0, untracked_bytes_ = 0;
-  uint64_t max_weight_ = 1;  // -c N: a recorded allocation stands for N
+  uint64_t max_weight_ = 1;                       // -c N: a recorded allocation stands for N
   std::unordered_map<size_t, uint64_t> weights_;  // the calls' weights that are not 1
-  std::vector<uint64_t> calls_;  // samples by event index
+  std::vector<uint64_t> calls_;                   // samples by event index
   uint64_t malformed_ = 0;
 };
 

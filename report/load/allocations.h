@@ -150,7 +150,7 @@ class Allocations {
 
   std::unordered_map<uint32_t, Thread> threads_;
   std::unordered_map<Key, size_t, KeyHash> live_;  // -> index in blocks_
-  std::vector<Block> blocks_;                  // in allocation order
+  std::vector<Block> blocks_;                      // in allocation order
   std::vector<size_t> dropped_;
   uint64_t sequence_ = 0;  // events so far
   uint64_t peak_sequence_ = 0;

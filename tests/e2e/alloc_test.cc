@@ -232,10 +232,10 @@ TEST_F(AllocTest, TwoProcessesWithTwoAllocatorsAreBothProfiled) {
   const pid_t dynamic = Start({kAlloc, "0"}, dir_, "dynamic");
   const pid_t fixed = Start({kAllocStatic, "0"}, dir_, "static");
   usleep(200'000);
-  const RunResult rec = RunTool({kRecord, "--alloc", "-o", data_, "-p",
-                                 std::to_string(dynamic) + "," + std::to_string(fixed),
-                                 "--duration", "1"},
-                                dir_);
+  const RunResult rec =
+      RunTool({kRecord, "--alloc", "-o", data_, "-p",
+               std::to_string(dynamic) + "," + std::to_string(fixed), "--duration", "1"},
+              dir_);
   kill(dynamic, SIGKILL);
   kill(fixed, SIGKILL);
   Wait(dynamic, dir_, "dynamic");
@@ -246,8 +246,7 @@ TEST_F(AllocTest, TwoProcessesWithTwoAllocatorsAreBothProfiled) {
   EXPECT_NE(folded.find("alloc_static;"), std::string::npos) << folded;
   const std::string stats = Report({"--stats"});
   std::smatch unpaired;
-  ASSERT_TRUE(std::regex_search(stats, unpaired, std::regex(R"(unpaired calls: +(\d+))")))
-      << stats;
+  ASSERT_TRUE(std::regex_search(stats, unpaired, std::regex(R"(unpaired calls: +(\d+))"))) << stats;
   EXPECT_LE(std::stoul(unpaired[1]), 10u) << stats;
 }
 

@@ -230,7 +230,7 @@ TEST(AllocationsTest, BlocksOfTwoProcessesAtOneAddressAreTwoBlocks) {
 
 TEST(AllocationsTest, ALaterCallAtOrAboveTheStackPointerEndsCallsWhoseReturnsWereLost) {
   Allocations a;
-  Enter(a, 7, kMalloc, 8, std::nullopt, 0, /*sp=*/0x7000);  // its return was lost
+  Enter(a, 7, kMalloc, 8, std::nullopt, 0, /*sp=*/0x7000);   // its return was lost
   Enter(a, 7, kMalloc, 16, std::nullopt, 1, /*sp=*/0x7000);  // the loop's next call
   ASSERT_TRUE(a.Return(kPid, 7, kMalloc, 10, 0x1000));
   Enter(a, 7, kNew, 24, std::nullopt, 2, /*sp=*/0x7000);
