@@ -93,8 +93,7 @@ Result<void> OpenRecordingEvents(const RecordOptions& options, const RecordTarge
                  "sample-record: the hardware event 'cycles' is not available here (no PMU); "
                  "using cpu-clock instead.\n");
     }
-    opened =
-        OpenEventList(options, target, "cpu-clock", parse, defaults, off_cpu, added, opener);
+    opened = OpenEventList(options, target, "cpu-clock", parse, defaults, off_cpu, added, opener);
   }
   if (!opened) return opened;
   NoteOpenedEvents(options, *opener, paranoid, !added.empty());

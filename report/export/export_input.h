@@ -69,7 +69,7 @@ struct ExportInput {
   // 1, or the sample's period, as options.weight says (period for time).
   uint64_t Weight(const ProfileSample& sample) const {
     return options.weight == ExportWeight::kPeriod || PeriodWeighted(sample.event) ? sample.period
-                                                                                  : 1;
+                                                                                   : 1;
   }
   FrameKind Kind(uint32_t function) const;
 };

@@ -18,9 +18,9 @@
 #include "formats/chunk_codec.h"
 #include "formats/recording_file.h"
 #include "libsample/events/trace_format.h"
-#include "libsample/perf/event_table.h"
 #include "libsample/model/profile.h"
 #include "libsample/model/toggle_windows.h"
+#include "libsample/perf/event_table.h"
 #include "report/load/allocations.h"
 #include "report/load/jit_timeline.h"
 #include "report/load/off_cpu_intervals.h"
@@ -43,12 +43,12 @@ struct CpuCounts {
 // An --alloc recording's calls as the loader paired them (AllocEvents).
 struct AllocLoadStats {
   AllocStats pairs;
-  uint64_t untracked = 0;        // posix_memalign: allocated, never tracked
+  uint64_t untracked = 0;  // posix_memalign: allocated, never tracked
   uint64_t untracked_bytes = 0;
-  uint64_t malformed = 0;        // samples whose payload lacked the fields
-  uint64_t scale = 1;            // -c N: every Nth allocation recorded, weighed N times
-  LiveTimeline timeline;         // live bytes over time
-  std::vector<uint64_t> calls;   // by event index: the samples of each alloc: event
+  uint64_t malformed = 0;       // samples whose payload lacked the fields
+  uint64_t scale = 1;           // -c N: every Nth allocation recorded, weighed N times
+  LiveTimeline timeline;        // live bytes over time
+  std::vector<uint64_t> calls;  // by event index: the samples of each alloc: event
 };
 
 struct LoadStats {
@@ -186,8 +186,7 @@ inline PeriodUnit EventPeriodUnit(const Recording& recording, uint32_t event) {
 // recorded call stands for N with -c N).
 inline bool WeighedByPeriod(const Recording& recording, uint32_t event) {
   const auto& alloc = recording.alloc_event;
-  return EventPeriodUnit(recording, event) != PeriodUnit::kCount ||
-         (alloc && event == *alloc + 1);
+  return EventPeriodUnit(recording, event) != PeriodUnit::kCount || (alloc && event == *alloc + 1);
 }
 
 }  // namespace sample::report

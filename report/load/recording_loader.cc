@@ -191,9 +191,8 @@ void Loader::FinishReading() {
   if (alloc_) alloc_->Finish(samples_, out_.stats.alloc);
   sideband_.Finish(out_.stats.last_time);
   if (alloc_) {
-    std::erase_if(samples_, [](const ProfileSample& s) {
-      return s.event == AllocEvents::kDroppedEvent;
-    });
+    std::erase_if(samples_,
+                  [](const ProfileSample& s) { return s.event == AllocEvents::kDroppedEvent; });
   }
   out_.stats.jitdump = jit_->stats();
   out_.jit_code = jit_->code();

@@ -11,9 +11,9 @@
 #include "report/text/text_call_graph.h"
 #include "report/text/text_header.h"
 #include "report/text/text_script.h"
-#include "report/views/alloc_notes.h"
 #include "report/text/text_stats.h"
 #include "report/text/text_table.h"
+#include "report/views/alloc_notes.h"
 
 namespace sample::report {
 namespace {

@@ -88,9 +88,9 @@ void LiveBytesText(std::string& out, const LiveTimeline& timeline, uint64_t firs
   out += fmt::format("\nLive bytes over time (the most in each {}):\n", FormatNs(row_ns));
   const uint64_t offset = timeline.start > first_time ? timeline.start - first_time : 0;
   for (size_t i = 0; i < most.size(); i += per_row) {
-    const uint64_t row = *std::max_element(most.begin() + static_cast<ptrdiff_t>(i),
-                                           most.begin() + static_cast<ptrdiff_t>(
-                                                              std::min(i + per_row, most.size())));
+    const uint64_t row = *std::max_element(
+        most.begin() + static_cast<ptrdiff_t>(i),
+        most.begin() + static_cast<ptrdiff_t>(std::min(i + per_row, most.size())));
     const size_t bar = top == 0 ? 0 : static_cast<size_t>(row * 40 / top);
     out += fmt::format("  {:>9.3f} s {:>12}  {}\n",
                        static_cast<double>(offset + i * timeline.span_ns) / 1e9, row,
