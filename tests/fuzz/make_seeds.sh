@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 corpus=tests/fuzz/corpus
 ninja -C build tests/fuzz/fuzz_make_seeds record/sample-record tests/workloads/split \
-  tests/workloads/hits \
+  tests/workloads/hits tests/workloads/alloc \
   tests/workloads/unwind-nofp tests/workloads/jitdump \
   tests/fixtures/fixture_prog tests/fixtures/fixture_elf32 tests/fixtures/libfixture_lib.so \
   tests/fixtures/fixture_symbolizer tests/fixtures/fixture_symbolizer.debug \
@@ -61,6 +61,13 @@ if build/record/sample-record -q -z 0 -e syscalls:sys_enter_write --filter 'coun
   -o "$tmp/trace" -- build/tests/workloads/hits sizes 3 2 2>/dev/null; then
   trace=trace
 fi
+# --alloc's calls (alloc: tracepoints paired into the alloc pseudo-events;
+# skipped where uprobes cannot be defined).
+alloc=
+if build/record/sample-record -q --alloc --no-embed -z 0 -o "$tmp/alloc" -- \
+  build/tests/workloads/alloc 5 2>/dev/null; then
+  alloc=alloc
+fi
 # A fake JIT's jitdump (kJitDump chunks: code loads, a move, debug info).
 build/record/sample-record -q -g -z 0 -e cpu-clock -F 500 -o "$tmp/jitdump" -- \
   build/tests/workloads/jitdump 0.04 "$tmp" >/dev/null
@@ -93,6 +100,12 @@ done
 for selector in 0 8 64 96; do
   { byte "$selector"; cat "$tmp/jitdump"; } >"$corpus/report/seed-jitdump-view$selector"
 done
+if [ -n "$alloc" ]; then
+  # Text and pprof.
+  for selector in 0 136; do
+    { byte "$selector"; cat "$tmp/alloc"; } >"$corpus/report/seed-alloc-view$selector"
+  done
+fi
 for selector in 32 34 36; do
   { byte "$selector"; cat "$tmp/unwind-raw"; } >"$corpus/report/seed-unwind-raw-view$selector"
 done
