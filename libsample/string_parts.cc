@@ -2,6 +2,8 @@
 
 #include <cctype>
 
+#include <fmt/format.h>
+
 namespace sample {
 
 std::string_view Trim(std::string_view text) {
@@ -32,6 +34,15 @@ std::string HexBytes(std::span<const std::byte> bytes) {
 std::string Basename(std::string_view path) {
   const size_t slash = path.rfind('/');
   return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
+}
+
+std::string HumanBytes(uint64_t bytes) {
+  constexpr double kKiB = 1024.0, kMiB = kKiB * 1024, kGiB = kMiB * 1024;
+  const auto b = static_cast<double>(bytes);
+  if (b < 10 * kKiB) return fmt::format("{} B", bytes);
+  if (b < 10 * kMiB) return fmt::format("{:.1f} KiB", b / kKiB);
+  if (b < 10 * kGiB) return fmt::format("{:.1f} MiB", b / kMiB);
+  return fmt::format("{:.1f} GiB", b / kGiB);
 }
 
 }  // namespace sample

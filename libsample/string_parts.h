@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
@@ -23,6 +24,10 @@ std::string Lowercase(std::string_view text);
 // Bytes as lower-case hex digits, two a byte ("0a1b"), as build-ids are
 // written.
 std::string HexBytes(std::span<const std::byte> bytes);
+
+// A byte count for people: "850 B" below 10 KiB, then "12.7 KiB" below
+// 10 MiB, "10.5 MiB" below 10 GiB, "12.3 GiB".
+std::string HumanBytes(uint64_t bytes);
 
 // What follows the last '/' of `path` (all of it when there is none; empty
 // when it ends in '/'), as a report shows a DSO by name.

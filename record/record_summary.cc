@@ -49,12 +49,6 @@ format::Trailer MakeTrailer(const std::vector<CpuCounters>& counters) {
   return trailer;
 }
 
-std::string HumanBytes(uint64_t bytes) {
-  if (bytes < 10 * 1024) return fmt::format("{} B", bytes);
-  if (bytes < 10 * 1024 * 1024) return fmt::format("{:.1f} KiB", bytes / 1024.0);
-  return fmt::format("{:.1f} MiB", bytes / (1024.0 * 1024.0));
-}
-
 void PrintSummary(const RecordSummary& summary, const std::vector<CpuCounters>& counters,
                   const std::vector<int>& cpus, const RecordOptions& options) {
   const double ratio =

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "formats/chunk_codec.h"
+#include "libsample/string_parts.h"  // HumanBytes, for the summary's users
 
 namespace sample::record {
 
@@ -31,8 +32,6 @@ void CountLossRecord(const perf_event_header& header, std::span<const std::byte>
                      const perf_event_attr& attr, CpuCounters* c);
 
 format::Trailer MakeTrailer(const std::vector<CpuCounters>& counters);
-
-std::string HumanBytes(uint64_t bytes);
 
 struct ClosingNotes;
 // The notes of closing a file: missing kernel symbols or [vdso] image,

@@ -17,12 +17,11 @@
 namespace sample {
 namespace {
 
-// One command to uprobe_events: the kernel takes one definition per write.
+// One command to uprobe_events ("...\n"): the kernel takes one a write.
 int WriteCommand(const std::string& root, const std::string& line) {
   UniqueFd fd(open((root + "/uprobe_events").c_str(), O_WRONLY | O_APPEND | O_CLOEXEC));
   if (fd.get() < 0) return errno;
-  const std::string text = line + "\n";
-  if (write(fd.get(), text.data(), text.size()) != static_cast<ssize_t>(text.size())) return errno;
+  if (write(fd.get(), line.data(), line.size()) != static_cast<ssize_t>(line.size())) return errno;
   return 0;
 }
 
@@ -55,7 +54,7 @@ Result<DefinedUprobes> DefinedUprobes::Define(const Tracefs& tracefs, std::strin
     const std::string line =
         fmt::format("{}:{}/{} {}:{:#x} {}", def.retprobe ? 'r' : 'p', out.group_, def.event,
                     def.path, def.file_offset, def.fetch_args);
-    if (const int err = WriteCommand(out.root_, line); err != 0) {
+    if (const int err = WriteCommand(out.root_, line + "\n"); err != 0) {
       const std::string why = LastUprobeError(out.root_);
       return Fail(
           fmt::format("cannot define the uprobe '{}' in {}/uprobe_events: {}{}{}", line, out.root_,
@@ -84,7 +83,7 @@ void DefinedUprobes::RemoveStale(const Tracefs& tracefs, std::string_view prefix
     if (kill(pid, 0) == 0 || errno == EPERM) continue;  // its recorder still runs
     stale.insert(line.substr(colon + 1, line.find(' ') - colon - 1));
   }
-  for (const std::string& name : stale) (void)WriteCommand(tracefs.root(), "-:" + name);
+  for (const std::string& name : stale) (void)WriteCommand(tracefs.root(), "-:" + name + "\n");
 }
 
 DefinedUprobes::DefinedUprobes(DefinedUprobes&& other) noexcept
@@ -106,10 +105,7 @@ std::vector<std::string> DefinedUprobes::ReleaseRemovals() {
 }
 
 void DefinedUprobes::RemoveAll() {
-  for (const std::string& event : events_) {
-    (void)WriteCommand(root_, fmt::format("-:{}/{}", group_, event));
-  }
-  events_.clear();
+  for (const std::string& line : ReleaseRemovals()) (void)WriteCommand(root_, line);
 }
 
 }  // namespace sample

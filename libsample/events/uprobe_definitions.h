@@ -53,7 +53,6 @@ class DefinedUprobes {
   // kernel refuses to remove a probe in use).
   ~DefinedUprobes();
 
-  const std::string& group() const { return group_; }
   // The uprobe_events file and the commands that remove the definitions,
   // which this object then leaves to its caller (to run where it knows the
   // probes' events are closed).

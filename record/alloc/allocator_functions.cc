@@ -73,7 +73,8 @@ constexpr std::array kFunctions = {
 
 // The file offsets of the functions of `wanted` that `path` defines: in
 // its dynamic symbol table, and with `static_symbols` in .symtab too (a
-// statically linked executable has no other).
+// statically linked executable has no other). Those of `wanted` it
+// imports (undefined dynamic symbols) go into `referenced`.
 std::map<std::string, uint64_t, std::less<>> DefinedFunctions(
     const std::string& path, const std::set<std::string_view>& wanted, bool static_symbols,
     std::set<std::string>* referenced) {
@@ -249,8 +250,6 @@ bool IsCLibrary(const std::string& path) {
 }
 
 }  // namespace
-
-std::span<const AllocFunction> AllocFunctions() { return kFunctions; }
 
 Result<std::vector<FoundAllocFunction>> FindAllocFunctions(
     const std::vector<std::string>& binaries) {

@@ -17,7 +17,6 @@
 #include <sys/types.h>
 
 #include <cstdint>
-#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,9 +33,6 @@ struct AllocFunction {
   bool returns_pointer = true;  // has a return probe fetching ptr=$retval
   bool core = false;            // probed even where nothing imports it
 };
-
-// Every function --alloc looks for, the C library's first.
-std::span<const AllocFunction> AllocFunctions();
 
 // One function found: in which binary, at which file offset.
 struct FoundAllocFunction {

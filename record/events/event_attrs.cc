@@ -153,9 +153,6 @@ Result<void> SetSampleLayout(const EventSpec& spec, size_t events, const Samplin
   // still inserted after the ring buffer (RAW comes after CPU).
   if (spec.attr.type == PERF_TYPE_TRACEPOINT) attr->sample_type |= PERF_SAMPLE_RAW;
   if (spec.without_period) attr->sample_type &= ~static_cast<uint64_t>(PERF_SAMPLE_PERIOD);
-  // The stack pointer at each call orders --alloc's calls in flight
-  // (report/load/allocations.h), whatever the chains record.
-  const bool stack_pointer = spec.wants_stack_pointer;
   auto chain_capture = EventChainCapture(spec, defaults.chain_capture);
   if (!chain_capture) {
     return Fail(fmt::format("event '{}': {}", spec.name, chain_capture.error().message));
@@ -163,7 +160,9 @@ Result<void> SetSampleLayout(const EventSpec& spec, size_t events, const Samplin
   if (auto applied = ApplyChainCapture(*chain_capture, defaults.arch, attr); !applied) {
     return Fail(fmt::format("event '{}': {}", spec.name, applied.error().message));
   }
-  if (stack_pointer && attr->sample_regs_user == 0) {
+  // The stack pointer at each call orders --alloc's calls in flight
+  // (report/load/allocations.h), whatever the chains record.
+  if (spec.wants_stack_pointer && attr->sample_regs_user == 0) {
     attr->sample_type |= PERF_SAMPLE_REGS_USER;
     attr->sample_regs_user = LeafRegsMask(defaults.arch);
   }

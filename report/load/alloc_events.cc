@@ -71,7 +71,7 @@ std::optional<AllocEvents> AllocEvents::Of(const format::RecordingFile& reader,
 AllocEvents::AllocEvents(const std::vector<EventDesc>& events,
                          const std::vector<format::TraceFormatEntry>& formats, uint32_t first_event,
                          Arch arch)
-    : events_(events.size()), first_event_(first_event), arch_(arch) {
+    : events_(events.size()), first_event_(first_event), arch_(arch), calls_(events.size()) {
   for (const format::TraceFormatEntry& entry : formats) {
     if (entry.event_index >= events.size() || !IsAllocEvent(events[entry.event_index])) continue;
     auto format = ParseTraceFormat(entry.format);
@@ -105,7 +105,6 @@ bool AllocEvents::Keep(ProfileSample& sample, size_t index, const SampleRecord& 
   if (sample.event >= events_.size()) return true;
   const Fields& f = events_[sample.event];
   if (f.role == Role::kNone) return true;  // not an allocation function's
-  if (calls_.empty()) calls_.resize(events_.size());
   ++calls_[sample.event];
   const std::optional<uint64_t> ptr = Read(raw, f.ptr);
   std::optional<uint64_t> size = Read(raw, f.size);

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "libsample/string_parts.h"
+
 namespace sample::report {
 namespace {
 
@@ -26,14 +28,6 @@ std::vector<std::string> LeftOut(const Recording& recording) {
 
 }  // namespace
 
-std::string FormatBytes(uint64_t bytes) {
-  const auto b = static_cast<double>(bytes);
-  if (bytes < 1024) return fmt::format("{} B", bytes);
-  if (bytes < 1024 * 1024) return fmt::format("{:.1f} KiB", b / 1024);
-  if (bytes < 1024ull * 1024 * 1024) return fmt::format("{:.2f} MiB", b / (1024 * 1024));
-  return fmt::format("{:.2f} GiB", b / (1024.0 * 1024 * 1024));
-}
-
 std::vector<std::string> AllocSectionLines(const EventSection& section,
                                            const Recording& recording) {
   const auto& first = recording.alloc_event;
@@ -45,7 +39,7 @@ std::vector<std::string> AllocSectionLines(const EventSection& section,
   switch (kind) {
     case 0:
       lines.push_back(
-          fmt::format("Allocated: {} bytes ({}) in {} blocks", bytes, FormatBytes(bytes), blocks));
+          fmt::format("Allocated: {} bytes ({}) in {} blocks", bytes, HumanBytes(bytes), blocks));
       break;
     case 1:
       lines.push_back(fmt::format("Allocations: {}", section.flat.period));
@@ -54,7 +48,7 @@ std::vector<std::string> AllocSectionLines(const EventSection& section,
       lines.push_back(
           fmt::format("Leaked: {} bytes ({}) in {} blocks, allocated while recording "
                       "and never freed",
-                      bytes, FormatBytes(bytes), blocks));
+                      bytes, HumanBytes(bytes), blocks));
       break;
     default: {
       const double at =
@@ -64,7 +58,7 @@ std::vector<std::string> AllocSectionLines(const EventSection& section,
       lines.push_back(
           fmt::format("Peak: {} bytes ({}) live in {} blocks, {:.3f} s into the "
                       "recording",
-                      bytes, FormatBytes(bytes), blocks, at));
+                      bytes, HumanBytes(bytes), blocks, at));
     }
   }
   for (const std::string& why : LeftOut(recording)) {

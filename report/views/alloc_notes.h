@@ -17,7 +17,4 @@ namespace sample::report {
 // its "# ".
 std::vector<std::string> AllocSectionLines(const EventSection& section, const Recording& recording);
 
-// Bytes for people: "850 B", "12.3 KiB", "4.56 MiB", "1.20 GiB".
-std::string FormatBytes(uint64_t bytes);
-
 }  // namespace sample::report

@@ -33,5 +33,14 @@ TEST(BasenameTest, LastPartOfThePath) {
   EXPECT_EQ(Basename(""), "");
 }
 
+TEST(StringPartsTest, HumanBytesKeepsThreeOrMoreDigits) {
+  EXPECT_EQ(HumanBytes(0), "0 B");
+  EXPECT_EQ(HumanBytes(10239), "10239 B");
+  EXPECT_EQ(HumanBytes(13000), "12.7 KiB");
+  EXPECT_EQ(HumanBytes(1000000), "976.6 KiB");
+  EXPECT_EQ(HumanBytes(11013000), "10.5 MiB");
+  EXPECT_EQ(HumanBytes(20ull << 30), "20.0 GiB");
+}
+
 }  // namespace
 }  // namespace sample
