@@ -10,10 +10,11 @@
 
 #include "libsample/events/event_spec.h"
 #include "libsample/option_number.h"
-#include "libsample/version.h"
 #include "libsample/perf/chain_capture.h"
 #include "libsample/perf/perf_event.h"
+#include "libsample/version.h"
 #include "record/counting/counting_session.h"
+#include "record/events/event_listing.h"
 #include "record/recorder.h"
 
 namespace po = boost::program_options;
@@ -133,6 +134,7 @@ void ParseStatOptions(const po::variables_map& vm, const NumberText& text, bool 
                                                           {"switch-events", "--switch-events"},
                                                           {"off-cpu", "--off-cpu"},
                                                           {"alloc", "--alloc"},
+                                                          {"data", "-d"},
                                                           {"flight-recorder", "--flight-recorder"},
                                                           {"switch-output", "--switch-output"}};
   for (const auto& [name, spelled] : sampling) {
@@ -230,46 +232,6 @@ void ParseNumbers(const po::variables_map& vm, const NumberText& text,
   }
 }
 
-// Hardware events are listed only when this machine can count them.
-bool Opens(const std::string& name) {
-  auto specs = sample::ParseEventList(name, {});
-  if (!specs || specs->size() != 1) return false;
-  perf_event_attr attr = specs->front().attr;
-  attr.size = sizeof(attr);
-  attr.exclude_kernel = 1;
-  auto event = sample::PerfEvent::Open(attr, 0, -1, -1, 0);
-  return event.has_value();
-}
-
-int ListEvents(const std::string& glob) {
-  auto names = sample::ListEvents({}, glob);
-  if (!names) {
-    std::cerr << "sample-record: --list-events " << names.error().message << "\n";
-    return 1;
-  }
-  size_t listed = 0;
-  for (const std::string& name : *names) {
-    auto specs = sample::ParseEventList(name, {});
-    const bool hardware = specs && specs->size() == 1 &&
-                          (specs->front().attr.type == PERF_TYPE_HARDWARE ||
-                           specs->front().attr.type == PERF_TYPE_HW_CACHE);
-    if (hardware && !Opens(name)) continue;
-    std::cout << name << "\n";
-    ++listed;
-  }
-  if (!glob.empty()) {
-    if (listed == 0) {
-      std::cerr << "sample-record: --list-events: no event matches '" << glob << "'\n";
-      return 1;
-    }
-    return 0;
-  }
-  for (const sample::EventForm& form : sample::ParametrizedEventForms({})) {
-    std::cout << fmt::format("{:<32}{}\n", form.syntax, form.description);
-  }
-  return 0;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -348,6 +310,13 @@ int main(int argc, char** argv) {
       ("switch-max-files", po::value(&numbers.switch_max_files)->value_name("N"),
        "with --switch-output: keep only the newest N files, deleting older ones")
       ("switch-events", po::bool_switch(&options.switch_events), "record context switches")
+      ("data,d", po::bool_switch(&options.data.addresses), "record each sample's data address "
+       "(a page fault's faulting address, a breakpoint's watched one, a memory event's load or "
+       "store) and the mappings of data: sample-report --sort dso_daddr,symbol_daddr")
+      ("phys-data", po::bool_switch(&options.data.physical), "with -d, the physical address "
+       "too (root; 0 where the kernel cannot tell)")
+      ("data-page-size", po::bool_switch(&options.data.page_size), "with -d, the size of the "
+       "page holding the data address too")
       ("off-cpu", po::bool_switch(&options.off_cpu), "also record where the threads wait off "
        "the CPU and for how long: the sched:sched_switch tracepoint with call chains, and "
        "context switches (needs tracefs, and -g or --call-graph)")
@@ -401,7 +370,8 @@ int main(int argc, char** argv) {
       std::cout << sample::VersionLine("sample-record") << "\n";
       return 0;
     }
-    if (vm.count("list-events")) return ListEvents(vm["list-events"].as<std::string>());
+    if (vm.count("list-events"))
+      return sample::record::ListEvents(vm["list-events"].as<std::string>());
     if (vm.count("no-inherit") && vm.count("inherit")) {
       throw po::error("--inherit and --no-inherit contradict");
     }
@@ -422,6 +392,10 @@ int main(int argc, char** argv) {
     } else if (frame_pointers || options.alloc.enabled) {
       // An allocation's call chain is where it was made: --alloc has -g's.
       options.chain_capture = sample::DefaultCallGraph();
+    }
+    if ((options.data.physical || options.data.page_size) && !options.data.addresses) {
+      throw po::error(fmt::format("{} is an option of -d: add -d",
+                                  options.data.physical ? "--phys-data" : "--data-page-size"));
     }
     if (options.off_cpu && !stat && options.chain_capture.mode == sample::ChainCapture::kNone) {
       throw po::error(

@@ -147,8 +147,9 @@ Result<void> Recorder::Start() {
   if (!enabled) return enabled;
   if (sampling) control_->Switched(/*on=*/true, now);
   if (target_.kind == TargetKind::kCommand) return {};
-  format::RecordsChunk chunk = SynthesizeRunningTargets(
-      target_, opener_->first_attr(), opener_->events().front().id(), now, facts_);
+  format::RecordsChunk chunk =
+      SynthesizeRunningTargets(target_, opener_->first_attr(), opener_->events().front().id(), now,
+                               options_.data.addresses, facts_);
   chunk.cpu_field = opener_->cpu_field();
   const uint64_t records = chunk.record_count;
   if (options_.live.chunk) options_.live.chunk(chunk);

@@ -28,6 +28,7 @@
 #include "libsample/result.h"
 #include "record/alloc/alloc_probes.h"
 #include "record/drain/rotating_output.h"
+#include "record/events/event_attrs.h"
 #include "record/record_target.h"
 
 namespace sample::record {
@@ -72,6 +73,7 @@ struct RecordOptions {
   bool start_disabled = false;  // -D -1: until --control says enable
   std::string control;          // --control fifo:CTL[,ACK]; empty: none
   bool switch_events = false;   // --switch-events: PERF_RECORD_SWITCH
+  DataAddresses data;           // -d, --phys-data, --data-page-size
   // --off-cpu: sched:sched_switch sampled every hit with call chains, and
   // PERF_RECORD_SWITCH, so the report can time each wait (kOffCpuEvent).
   bool off_cpu = false;

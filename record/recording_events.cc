@@ -65,6 +65,7 @@ Result<void> OpenRecordingEvents(const RecordOptions& options, const RecordTarge
   // Off-CPU time ends at the switch-in record.
   defaults.switch_events = options.switch_events || options.off_cpu;
   defaults.mmap_pages = options.mmap_pages;
+  defaults.data = options.data;
   // --alloc records every call (millions a second), whose rate no
   // frequency tells: 4 MiB rings kept 2.4 million records a second whole
   // here (bench/RESULTS.md); root only (as --alloc itself), which no

@@ -106,6 +106,11 @@ std::string SampleTypeNames(uint64_t t) {
                           {PERF_SAMPLE_TRANSACTION, "TRANSACTION"},
                           {PERF_SAMPLE_REGS_INTR, "REGS_INTR"},
                           {PERF_SAMPLE_PHYS_ADDR, "PHYS_ADDR"},
+                          {PERF_SAMPLE_AUX, "AUX"},
+                          {PERF_SAMPLE_CGROUP, "CGROUP"},
+                          {PERF_SAMPLE_DATA_PAGE_SIZE, "DATA_PAGE_SIZE"},
+                          {PERF_SAMPLE_CODE_PAGE_SIZE, "CODE_PAGE_SIZE"},
+                          {PERF_SAMPLE_WEIGHT_STRUCT, "WEIGHT_STRUCT"},
                       });
 }
 

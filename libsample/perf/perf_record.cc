@@ -167,6 +167,24 @@ std::optional<SampleRecord> ParseSample(std::span<const std::byte> record,
       s.user_stack = data.first(std::min(size, dyn_size));
     }
   }
+  // Fields past the stack, in the kernel's order; read only when one kept
+  // is there, so that records of layouts not parsed here still read.
+  if ((t & (PERF_SAMPLE_PHYS_ADDR | PERF_SAMPLE_DATA_PAGE_SIZE)) == 0) return s;
+  for (uint64_t field : {uint64_t{PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT},
+                         uint64_t{PERF_SAMPLE_DATA_SRC}, uint64_t{PERF_SAMPLE_TRANSACTION}}) {
+    if (t & field && !in.Read(&scratch)) return std::nullopt;
+  }
+  if (t & PERF_SAMPLE_REGS_INTR) {
+    uint64_t abi;
+    if (!in.Read(&abi)) return std::nullopt;
+    const size_t count = static_cast<size_t>(std::popcount(attr.sample_regs_intr));
+    if (abi != PERF_SAMPLE_REGS_ABI_NONE && !in.Skip(count * sizeof(uint64_t))) {
+      return std::nullopt;
+    }
+  }
+  if (t & PERF_SAMPLE_PHYS_ADDR && !in.Read(&s.phys_addr)) return std::nullopt;
+  if (t & PERF_SAMPLE_CGROUP && !in.Read(&scratch)) return std::nullopt;
+  if (t & PERF_SAMPLE_DATA_PAGE_SIZE && !in.Read(&s.data_page_size)) return std::nullopt;
   return s;
 }
 

@@ -101,6 +101,13 @@ struct SampleRecord {
   // up. Only the first stack_dyn_size bytes are valid; the kernel pads the
   // copy to the requested size.
   std::span<const std::byte> user_stack;
+  // After the stack: PERF_SAMPLE_PHYS_ADDR (the data address's physical
+  // address, -d --phys-data) and PERF_SAMPLE_DATA_PAGE_SIZE (the size of
+  // the page holding it, --data-page-size); 0 when not asked for or not
+  // known to the kernel. WEIGHT, DATA_SRC, TRANSACTION, REGS_INTR and
+  // CGROUP before them are stepped over.
+  uint64_t phys_addr = 0;
+  uint64_t data_page_size = 0;
 };
 
 struct Mmap2Record {

@@ -33,7 +33,7 @@ size_t StackCopyBytes(const perf_event_attr& attr) {
 // An upper bound on a sample's size for `attr`, `events` being how many
 // events a group read may report, `max_stack` the kernel's chain limit.
 size_t LargestSample(const perf_event_attr& attr, size_t events, int max_stack) {
-  size_t size = 8 * 16;  // header and every fixed-size field, generously
+  size_t size = 8 * 20;  // header and every fixed-size field, generously
   if (attr.sample_type & PERF_SAMPLE_CALLCHAIN) {
     size_t depth = attr.sample_max_stack;
     if (depth == 0) depth = static_cast<size_t>(max_stack);
@@ -153,6 +153,9 @@ Result<void> SetSampleLayout(const EventSpec& spec, size_t events, const Samplin
   // still inserted after the ring buffer (RAW comes after CPU).
   if (spec.attr.type == PERF_TYPE_TRACEPOINT) attr->sample_type |= PERF_SAMPLE_RAW;
   if (spec.without_period) attr->sample_type &= ~static_cast<uint64_t>(PERF_SAMPLE_PERIOD);
+  if (defaults.data.addresses) attr->sample_type |= PERF_SAMPLE_ADDR;
+  if (defaults.data.physical) attr->sample_type |= PERF_SAMPLE_PHYS_ADDR;
+  if (defaults.data.page_size) attr->sample_type |= PERF_SAMPLE_DATA_PAGE_SIZE;
   auto chain_capture = EventChainCapture(spec, defaults.chain_capture);
   if (!chain_capture) {
     return Fail(fmt::format("event '{}': {}", spec.name, chain_capture.error().message));
@@ -203,6 +206,9 @@ void SetLifeAndSideband(const EventSpec& spec, bool tracking, const SamplingDefa
     attr->comm_exec = 1;
     attr->task = 1;
     attr->context_switch = defaults.switch_events;
+    // Where data addresses point: anonymous memory, the heap, the stack,
+    // files mapped for reading.
+    attr->mmap_data = defaults.data.addresses;
   }
   attr->sample_id_all = 1;
   if (!spec.attr.exclude_user && !spec.attr.exclude_kernel) attr->exclude_hv = 1;

@@ -28,6 +28,18 @@ namespace sample::record {
 // Samples per second of events that -c, -F and their terms leave alone.
 constexpr uint64_t kDefaultFrequency = 4000;
 
+// -d: each sample's data address (PERF_SAMPLE_ADDR: a page fault's
+// faulting address, a breakpoint's watched one, a memory event's load or
+// store), with the mappings of data as well as code in the sideband
+// (attr.mmap_data), so the report can say which mapping and variable it
+// was in; --phys-data and --data-page-size add the physical address and the
+// size of the page holding it, as perf's options of those names.
+struct DataAddresses {
+  bool addresses = false;
+  bool physical = false;
+  bool page_size = false;
+};
+
 // Recording-wide settings every event gets unless its own terms say
 // otherwise. Without -c or -F, events that count occurrences
 // (EventSpec::every_hit) sample every hit and the others kDefaultFrequency
@@ -46,6 +58,7 @@ struct SamplingDefaults {
   bool separate_tracking = false;
   bool switch_events = false;
   size_t mmap_pages = 0;  // -m; 0: not given (ChooseRingPages)
+  DataAddresses data;     // -d, --phys-data, --data-page-size
 };
 
 // What the host allows, as the attr policy needs it.

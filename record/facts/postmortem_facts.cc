@@ -1,5 +1,7 @@
 #include "record/facts/postmortem_facts.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <utility>
 
@@ -30,7 +32,8 @@ void PostmortemFacts::AddBinary(uint32_t pid, std::string_view path) {
 void PostmortemFacts::Observe(const perf_event_header& header, std::span<const std::byte> record,
                               const perf_event_attr& attr) {
   if (header.type == PERF_RECORD_MMAP2) {
-    if (auto m = ParseMmap2(record, attr)) {
+    // -d's mappings of data name no code: no build-ids, no perf maps.
+    if (auto m = ParseMmap2(record, attr); m && (m->prot & PROT_EXEC)) {
       AddBinary(m->pid, m->filename);
       // A JIT maps its jitdump executable for this record to be written
       // (ino is 0 in records that carry a build-id instead).

@@ -90,7 +90,8 @@ void ProcSynthesizer::AddProcess(pid_t pid, std::vector<std::byte>& out) {
   }
   closedir(dir);
 
-  // Then the executable mappings, e.g.
+  // Then the executable mappings (every mapping when the sideband has the
+  // data ones too: -d), e.g.
   // "7f12a0000000-7f12a0020000 r-xp 00002000 fe:01 1234 /usr/lib/libc.so.6"
   snprintf(path, sizeof(path), "/proc/%d/maps", pid);
   std::string_view maps;
@@ -101,7 +102,7 @@ void ProcSynthesizer::AddProcess(pid_t pid, std::vector<std::byte>& out) {
     maps.remove_prefix(eol == std::string_view::npos ? maps.size() : eol + 1);
     const std::string_view range = NextField(line);
     const std::string_view perms = NextField(line);
-    if (perms.size() < 4 || perms[2] != 'x') continue;
+    if (perms.size() < 4 || (perms[2] != 'x' && !data_mappings_)) continue;
     const std::string_view offset = NextField(line);
     const std::string_view device = NextField(line);
     const std::string_view inode = NextField(line);
@@ -120,7 +121,8 @@ void ProcSynthesizer::AddProcess(pid_t pid, std::vector<std::byte>& out) {
     m.major = static_cast<uint32_t>(Hex(device.substr(0, colon)));
     m.minor = static_cast<uint32_t>(Hex(device.substr(colon + 1)));
     std::from_chars(inode.data(), inode.data() + inode.size(), m.inode);
-    m.prot = (perms[0] == 'r' ? PROT_READ : 0) | (perms[1] == 'w' ? PROT_WRITE : 0) | PROT_EXEC;
+    m.prot = (perms[0] == 'r' ? PROT_READ : 0) | (perms[1] == 'w' ? PROT_WRITE : 0) |
+             (perms[2] == 'x' ? PROT_EXEC : 0);
     m.flags = perms[3] == 's' ? MAP_SHARED : MAP_PRIVATE;
     m.filename = name;
     builder.AppendMmap2(out, m);
@@ -139,9 +141,10 @@ void ProcSynthesizer::AddAllProcesses(std::vector<std::byte>& out) {
 
 format::RecordsChunk SynthesizeRunningTargets(const RecordTarget& target,
                                               const perf_event_attr& attr, uint64_t id,
-                                              uint64_t time, PostmortemFacts& facts) {
+                                              uint64_t time, bool data_mappings,
+                                              PostmortemFacts& facts) {
   std::vector<std::byte> synthesized;
-  ProcSynthesizer synthesizer(attr, id, time);
+  ProcSynthesizer synthesizer(attr, id, time, data_mappings);
   if (target.synthesize_all) {
     synthesizer.AddAllProcesses(synthesized);
   } else {

@@ -1,7 +1,8 @@
 // Describes processes that already run when recording starts, as the kernel
 // would have had it seen them start: a COMM record per thread and an MMAP2
-// record per executable mapping, read from /proc. Used for -p, -t and -a,
-// whose targets' earlier history the kernel never reported.
+// record per executable mapping (per mapping, data too, for -d), read from
+// /proc. Used for -p, -t and -a, whose targets' earlier history the kernel
+// never reported.
 #pragma once
 
 #include <linux/perf_event.h>
@@ -25,8 +26,9 @@ struct SynthesisCounts {
 class ProcSynthesizer {
  public:
   // Records are laid out for `attr` and name event `id`; `time` stamps them.
-  ProcSynthesizer(const perf_event_attr& attr, uint64_t id, uint64_t time)
-      : attr_(attr), id_(id), time_(time) {}
+  // `data_mappings`: every mapping, not only the executable ones (-d).
+  ProcSynthesizer(const perf_event_attr& attr, uint64_t id, uint64_t time, bool data_mappings)
+      : attr_(attr), id_(id), time_(time), data_mappings_(data_mappings) {}
 
   // Appends one process's threads and mappings; a process that vanished
   // meanwhile is skipped silently (it raced with us, nothing to report).
@@ -40,6 +42,7 @@ class ProcSynthesizer {
   perf_event_attr attr_;
   uint64_t id_;
   uint64_t time_;
+  bool data_mappings_;
   SynthesisCounts counts_;
   std::vector<char> buffer_;  // reused for reading /proc files
 };
@@ -51,6 +54,7 @@ class ProcSynthesizer {
 // `facts` sees each record, as it sees the drained ones.
 format::RecordsChunk SynthesizeRunningTargets(const RecordTarget& target,
                                               const perf_event_attr& attr, uint64_t id,
-                                              uint64_t time, PostmortemFacts& facts);
+                                              uint64_t time, bool data_mappings,
+                                              PostmortemFacts& facts);
 
 }  // namespace sample::record

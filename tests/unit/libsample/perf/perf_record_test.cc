@@ -126,6 +126,41 @@ TEST(PerfRecordTest, SampleRoundTripsEveryField) {
   }
 }
 
+// -d --phys-data --data-page-size: the fields past the user stack, with
+// perf mem's weight, data source and interrupt registers before them.
+TEST(PerfRecordTest, PhysicalAddressAndDataPageSizeAfterTheStack) {
+  auto words = [](std::initializer_list<uint64_t> values) {
+    Bytes out(values.size() * 8);
+    size_t i = 0;
+    for (uint64_t v : values) std::memcpy(out.data() + 8 * i++, &v, 8);
+    return out;
+  };
+  SampleFields f = FullSample();
+  f.callchain.clear();
+  const uint64_t tail = PERF_SAMPLE_WEIGHT | PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_REGS_INTR |
+                        PERF_SAMPLE_PHYS_ADDR | PERF_SAMPLE_CGROUP | PERF_SAMPLE_DATA_PAGE_SIZE;
+  auto attr = MakeAttr(PERF_SAMPLE_IP | PERF_SAMPLE_ADDR | tail, false);
+  attr.sample_regs_intr = 0b101;  // two registers
+  // weight, data_src, regs_intr (abi, 2 values), phys_addr, cgroup, page size
+  f.extra = words({7, 9, PERF_SAMPLE_REGS_ABI_64, 1, 2, 0x12345000, 55, 4096});
+  Bytes r = testing::MakeSample(attr, f);
+  auto s = ParseSample(r, attr);
+  ASSERT_TRUE(s.has_value());
+  EXPECT_EQ(s->addr, f.addr);
+  EXPECT_EQ(s->phys_addr, 0x12345000u);
+  EXPECT_EQ(s->data_page_size, 4096u);
+  // A kernel thread's interrupt registers: the ABI word alone.
+  f.extra = words({7, 9, PERF_SAMPLE_REGS_ABI_NONE, 0x6000, 55, 2097152});
+  r = testing::MakeSample(attr, f);
+  s = ParseSample(r, attr);
+  ASSERT_TRUE(s.has_value());
+  EXPECT_EQ(s->phys_addr, 0x6000u);
+  EXPECT_EQ(s->data_page_size, 2097152u);
+  // Cut short: refused, not read past the end.
+  f.extra = words({7, 9, PERF_SAMPLE_REGS_ABI_NONE, 0x6000});
+  EXPECT_FALSE(ParseSample(testing::MakeSample(attr, f), attr).has_value());
+}
+
 TEST(PerfRecordTest, SampleReadValuesAreSkippedBeforeTheCallchain) {
   struct Case {
     uint64_t read_format;

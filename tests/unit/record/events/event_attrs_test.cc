@@ -154,6 +154,35 @@ TEST(EventAttrsTest, TracepointsCarryTheirRawPayload) {
   EXPECT_FALSE(built.attrs[1].sample_type & PERF_SAMPLE_CPU);
 }
 
+// -d: every event samples the data address, the tracking one reports the
+// mappings of data too; --phys-data and --data-page-size add their fields.
+TEST(EventAttrsTest, DataAddresses) {
+  SamplingDefaults defaults;
+  defaults.data.addresses = true;
+  EventAttrs built =
+      Build({Software("page-faults", PERF_COUNT_SW_PAGE_FAULTS), CpuClock()}, defaults);
+  for (const perf_event_attr& a : built.attrs) {
+    EXPECT_TRUE(a.sample_type & PERF_SAMPLE_ADDR);
+    EXPECT_FALSE(a.sample_type & (PERF_SAMPLE_PHYS_ADDR | PERF_SAMPLE_DATA_PAGE_SIZE));
+  }
+  EXPECT_TRUE(built.attrs[built.tracking].mmap_data);
+  EXPECT_FALSE(built.attrs[1 - built.tracking].mmap_data);
+  // The CPU field goes in after the address, where the kernel puts it.
+  ASSERT_TRUE(built.cpu_field.has_value());
+  EXPECT_EQ(built.cpu_field->sample_offset, 8u + 5 * 8);  // header, id, ip, tid, time, addr
+
+  defaults.data.physical = true;
+  defaults.data.page_size = true;
+  built = Build({CpuClock()}, defaults);
+  EXPECT_EQ(built.attrs[0].sample_type &
+                (PERF_SAMPLE_ADDR | PERF_SAMPLE_PHYS_ADDR | PERF_SAMPLE_DATA_PAGE_SIZE),
+            uint64_t{PERF_SAMPLE_ADDR | PERF_SAMPLE_PHYS_ADDR | PERF_SAMPLE_DATA_PAGE_SIZE});
+
+  const EventAttrs plain = Build({CpuClock()}, SamplingDefaults{});
+  EXPECT_FALSE(plain.attrs[0].sample_type & PERF_SAMPLE_ADDR);
+  EXPECT_FALSE(plain.attrs[0].mmap_data);
+}
+
 TEST(EventAttrsTest, TheFirstEventTracksTheSidebandUnlessSamplingWaits) {
   SamplingDefaults defaults;
   defaults.switch_events = true;

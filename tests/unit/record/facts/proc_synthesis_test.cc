@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -56,7 +57,7 @@ TEST(ProcSynthesisTest, DescribesALiveProcessAsTheKernelWould) {
 
   const perf_event_attr attr = RecorderAttr();
   std::vector<std::byte> out;
-  ProcSynthesizer synthesizer(attr, 77, 123456789);
+  ProcSynthesizer synthesizer(attr, 77, 123456789, false);
   synthesizer.AddProcess(child, out);
   kill(child, SIGKILL);
   waitpid(child, nullptr, 0);
@@ -104,12 +105,34 @@ TEST(ProcSynthesisTest, DescribesALiveProcessAsTheKernelWould) {
   EXPECT_GT(mapping->end, addr);
 }
 
+// -d: the mappings of data too (the stack, the heap, anonymous memory),
+// without PROT_EXEC; executable ones only otherwise.
+TEST(ProcSynthesisTest, DataMappingsForDataAddresses) {
+  for (bool data : {false, true}) {
+    std::vector<std::byte> out;
+    ProcSynthesizer synthesizer(RecorderAttr(), 1, 1, data);
+    synthesizer.AddProcess(getpid(), out);
+    size_t executable = 0, other = 0;
+    bool stack = false;
+    ForEachRecord(out, [&](const perf_event_header& h, auto record) {
+      if (h.type != PERF_RECORD_MMAP2) return;
+      const auto m = ParseMmap2(record, RecorderAttr());
+      ASSERT_TRUE(m);
+      (m->prot & PROT_EXEC ? executable : other) += 1;
+      if (m->filename == "[stack]") stack = !(m->prot & PROT_EXEC) && (m->prot & PROT_WRITE);
+    });
+    EXPECT_GT(executable, 0u) << data;
+    EXPECT_EQ(other != 0, data);
+    EXPECT_EQ(stack, data);
+  }
+}
+
 TEST(ProcSynthesisTest, VanishedProcessIsSkipped) {
   const pid_t child = fork();
   if (child == 0) _exit(0);
   waitpid(child, nullptr, 0);
   std::vector<std::byte> out;
-  ProcSynthesizer synthesizer(RecorderAttr(), 1, 1);
+  ProcSynthesizer synthesizer(RecorderAttr(), 1, 1, false);
   synthesizer.AddProcess(child, out);
   EXPECT_TRUE(out.empty());
   EXPECT_EQ(synthesizer.counts().processes, 0u);
@@ -117,7 +140,7 @@ TEST(ProcSynthesisTest, VanishedProcessIsSkipped) {
 
 TEST(ProcSynthesisTest, AllProcessesIncludesOurselves) {
   std::vector<std::byte> out;
-  ProcSynthesizer synthesizer(RecorderAttr(), 1, 1);
+  ProcSynthesizer synthesizer(RecorderAttr(), 1, 1, false);
   synthesizer.AddAllProcesses(out);
   EXPECT_GT(synthesizer.counts().processes, 1u);
   bool found_self = false;
