@@ -130,10 +130,17 @@ void SetDiffFiles(const std::vector<std::string>& files, const po::variables_map
     throw po::error("--diff takes BASE [NEW] (NEW defaults to -i's file), not " +
                     std::to_string(files.size()) + " files");
   }
+  // Its rows are dso,sym; -d recordings' by the data object too.
+  const bool by_function = std::ranges::all_of(options.view.sort_keys, [](sample::SortKey key) {
+    return key == sample::SortKey::kDso || key == sample::SortKey::kSym ||
+           key == sample::SortKey::kDsoDaddr;
+  });
   for (const char* option : {"sort", "percent-limit", "percentage"}) {
-    if (vm.count(option) && !vm[option].defaulted()) {
-      throw po::error(std::string("--diff matches functions by shared object and symbol and "
-                                  "compares relative shares; --") +
+    if (vm.count(option) && !vm[option].defaulted() &&
+        !(option == std::string("sort") && by_function)) {
+      throw po::error(std::string("--diff matches functions by shared object and symbol (and "
+                                  "with --sort dso_daddr,dso,sym the data object) and compares "
+                                  "relative shares; --") +
                       option + " does not apply to it");
     }
   }
@@ -199,8 +206,9 @@ int main(int argc, char** argv) {
        "add callers' shares (default when the file has call chains)")
       ("no-children", po::bool_switch(&no_children), "only the samples' own functions")
       ("sort,s", po::value(&sort),
-       "sort keys: comm,pid,tid,dso,sym,cpu,srcline,inline (default comm,dso,sym; sym is the "
-       "function holding the address, inline the innermost inlined call there)")
+       "sort keys: comm,pid,tid,dso,sym,cpu,srcline,inline,dso_daddr,symbol_daddr (default "
+       "comm,dso,sym; sym is the function holding the address, inline the innermost inlined call "
+       "there; dso_daddr and symbol_daddr the mapping and the address of -d's data address)")
       ("no-inline", po::bool_switch(&no_inline), "leave inlined calls out of call chains")
       ("show-nr-samples,n", po::bool_switch(&view.show_nr_samples), "show a Samples column")
       ("show-total-period", po::bool_switch(&view.show_total_period), "show a Period column")
@@ -327,10 +335,10 @@ int main(int argc, char** argv) {
         throw po::error("--diff compares two recordings: give -i one file");
       }
     }
-    if (vm.count("diff")) SetDiffFiles(diff_files, vm, options);
     auto keys = sample::report::ParseSortKeys(sort);
     if (!keys) throw po::error(keys.error().message);
     view.sort_keys = std::move(*keys);
+    if (vm.count("diff")) SetDiffFiles(diff_files, vm, options);
     options.load.srclines = std::find(view.sort_keys.begin(), view.sort_keys.end(),
                                       sample::SortKey::kSrcline) != view.sort_keys.end();
     options.load.inline_frames = !no_inline;

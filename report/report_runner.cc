@@ -12,11 +12,12 @@
 #include "report/text/display_text.h"
 #include "report/text/text_annotate.h"
 #include "report/text/text_printer.h"
+#include "report/tui/terminal_browser.h"
 #include "report/views/annotate_view.h"
 #include "report/views/event_sections.h"
 #include "report/views/header_view.h"
 #include "report/views/script_view.h"
-#include "report/tui/terminal_browser.h"
+#include "report/views/sort_keys.h"
 
 namespace sample::report {
 
@@ -82,6 +83,7 @@ Result<ReportOutput> RunReport(const ReportOptions& options) {
   }
   TRY_ASSIGN(auto recording, LoadRecording(options.input, options.load));
   TRY(CheckWall(options, recording));
+  TRY(CheckDataSortKeys(options.view.sort_keys, recording.data_addresses, options.input));
   const SampleFilter filter(options.filters, recording.profile);
   if (options.annotate.on) return Annotate(options, recording, filter);
   if (options.tui) {

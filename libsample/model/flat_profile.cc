@@ -189,6 +189,8 @@ class EntryBuilder {
       e.dso = key.dso;
       e.function = key.function;
       e.srcline = key.srcline;
+      e.data_dso = key.data_dso;
+      e.data = key.data;
       e.tree.function = FlatEntry::kAny;
       e.member_self.assign(members_, 0);
       e.member_children.assign(members_, 0);
@@ -224,8 +226,11 @@ void SortEntries(std::vector<FlatEntry>& entries, const Profile& profile, bool c
     if (a.srcline != b.srcline && a.srcline != FlatEntry::kAny && b.srcline != FlatEntry::kAny) {
       return profile.srcline(a.srcline) < profile.srcline(b.srcline);
     }
-    return std::tie(a.comm, a.pid, a.tid, a.cpu, a.dso) <
-           std::tie(b.comm, b.pid, b.tid, b.cpu, b.dso);
+    if (a.data != b.data && a.data != FlatEntry::kAny && b.data != FlatEntry::kAny) {
+      return profile.data_location(a.data).address < profile.data_location(b.data).address;
+    }
+    return std::tie(a.comm, a.pid, a.tid, a.cpu, a.dso, a.data_dso, a.data) <
+           std::tie(b.comm, b.pid, b.tid, b.cpu, b.dso, b.data_dso, b.data);
   });
 }
 

@@ -23,7 +23,22 @@ namespace sample {
 // kSym is the function symbol holding the address, as perf's rows: code
 // inlined into it counts as its own. kInline is the innermost function at
 // the address instead, an inlined call included (marked "(inlined)").
-enum class SortKey { kComm, kPid, kTid, kDso, kSym, kCpu, kSrcline, kInline };
+// kDsoDaddr and kSymbolDaddr are the sample's data address (-d): the
+// mapping holding it, and the address itself (one row per address, as
+// perf's symbol_daddr, named by the variable holding it when one does).
+enum class SortKey {
+  kComm,
+  kPid,
+  kTid,
+  kDso,
+  kSym,
+  kCpu,
+  kSrcline,
+  kInline,
+  kDsoDaddr,
+  kSymbolDaddr,
+  kCount  // how many keys there are
+};
 
 struct CallNode {
   uint32_t function = 0;
@@ -49,6 +64,8 @@ struct FlatEntry {
   // (SortKey::kSym) or the innermost inlined call (SortKey::kInline).
   uint32_t comm = kAny, pid = kAny, tid = kAny, cpu = kAny, dso = kAny, function = kAny,
            srcline = kAny;
+  // The data address's DSO and location (Profile::data_location).
+  uint32_t data_dso = kAny, data = kAny;
   uint64_t self_period = 0;
   uint64_t children_period = 0;
   uint64_t self_samples = 0;

@@ -35,12 +35,15 @@ struct EntryKey {
   uint32_t dso = FlatEntry::kAny;
   uint32_t function = FlatEntry::kAny;  // the symbol: shared by all its lines
   uint32_t srcline = FlatEntry::kAny;
+  uint32_t data_dso = FlatEntry::kAny;
+  uint32_t data = FlatEntry::kAny;
   bool operator==(const EntryKey&) const = default;
 };
 
 struct EntryKeyHash {
   size_t operator()(const EntryKey& k) const {
-    return HashFields({k.comm, k.pid, k.tid, k.cpu, k.dso, k.function, k.srcline});
+    return HashFields(
+        {k.comm, k.pid, k.tid, k.cpu, k.dso, k.function, k.srcline, k.data_dso, k.data});
   }
 };
 
@@ -49,6 +52,7 @@ struct SampleClassKey {
   uint32_t pid = FlatEntry::kAny;
   uint32_t tid = FlatEntry::kAny;
   uint32_t cpu = FlatEntry::kAny;
+  uint32_t data = FlatEntry::kAny;
   uint32_t frames_begin = 0;  // the interned stack (ProfileSample's fields)
   uint32_t frames_count = 0;
   bool operator==(const SampleClassKey&) const = default;
@@ -56,7 +60,7 @@ struct SampleClassKey {
 
 struct SampleClassKeyHash {
   size_t operator()(const SampleClassKey& k) const {
-    return HashFields({k.comm, k.pid, k.tid, k.cpu, k.frames_begin, k.frames_count});
+    return HashFields({k.comm, k.pid, k.tid, k.cpu, k.data, k.frames_begin, k.frames_count});
   }
 };
 
@@ -75,16 +79,23 @@ class KeyMaker {
     const uint32_t row = use(SortKey::kInline) ? f.symbol
                          : use(SortKey::kSym)  ? profile_.function(holder).symbol
                                                : FlatEntry::kAny;
-    return EntryKey{Pick(SortKey::kComm, s.comm), Pick(SortKey::kPid, s.pid),
-                    Pick(SortKey::kTid, s.tid),   Pick(SortKey::kCpu, s.cpu),
-                    Pick(SortKey::kDso, f.dso),   row,
-                    Pick(SortKey::kSrcline, f.srcline)};
+    return EntryKey{Pick(SortKey::kComm, s.comm),
+                    Pick(SortKey::kPid, s.pid),
+                    Pick(SortKey::kTid, s.tid),
+                    Pick(SortKey::kCpu, s.cpu),
+                    Pick(SortKey::kDso, f.dso),
+                    row,
+                    Pick(SortKey::kSrcline, f.srcline),
+                    Pick(SortKey::kDsoDaddr, profile_.data_location(s.data).dso),
+                    Pick(SortKey::kSymbolDaddr, s.data)};
   }
   SampleClassKey Class(const ProfileSample& s) const {
+    const bool data = use(SortKey::kDsoDaddr) || use(SortKey::kSymbolDaddr);
     return SampleClassKey{Pick(SortKey::kComm, s.comm),
                           Pick(SortKey::kPid, s.pid),
                           Pick(SortKey::kTid, s.tid),
                           Pick(SortKey::kCpu, s.cpu),
+                          data ? s.data : FlatEntry::kAny,
                           s.frames_begin,
                           s.frames_count};
   }
@@ -93,7 +104,7 @@ class KeyMaker {
   bool use(SortKey k) const { return use_[static_cast<size_t>(k)]; }
   uint32_t Pick(SortKey k, uint32_t value) const { return use(k) ? value : FlatEntry::kAny; }
   const Profile& profile_;
-  std::array<bool, 8> use_{};
+  std::array<bool, static_cast<size_t>(SortKey::kCount)> use_{};
 };
 
 }  // namespace sample

@@ -36,6 +36,7 @@ void ProcessTable::ApplyComm(uint32_t pid, uint32_t tid, std::string_view comm, 
     // follow this COMM.
     process.maps.clear();
     process.jit.clear();
+    process.data.clear();
     process.maps_version = ++last_maps_version_;
   }
   if (pid == tid || process.comm.empty()) process.comm = comm;
@@ -100,6 +101,7 @@ void ProcessTable::ApplyMmap(uint32_t pid, uint64_t start, uint64_t len, uint64_
   if (len == 0 || start + len < start) return;
   Process& process = GetProcess(pid);
   RemoveRange(process.maps, start, start + len);
+  RemoveRange(process.data, start, start + len);
   Mapping m;
   m.start = start;
   m.end = start + len;
@@ -107,6 +109,21 @@ void ProcessTable::ApplyMmap(uint32_t pid, uint64_t start, uint64_t len, uint64_
   m.dso = InternDso(filename);
   process.maps.emplace(start, m);
   process.maps_version = ++last_maps_version_;
+}
+
+void ProcessTable::ApplyDataMmap(uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
+                                 std::string_view filename) {
+  if (len == 0 || start + len < start) return;
+  Process& process = GetProcess(pid);
+  RemoveRange(process.data, start, start + len);
+  process.data.emplace(start, Mapping{start, start + len, pgoff, InternDso(filename)});
+}
+
+const Mapping* ProcessTable::FindDataMapping(uint32_t pid, uint64_t addr) const {
+  auto process = processes_.find(pid);
+  if (process == processes_.end()) return nullptr;
+  const Mapping* data = Find(process->second.data, addr);
+  return data != nullptr ? data : Find(process->second.maps, addr);
 }
 
 std::string_view ProcessTable::CommOf(uint32_t pid, uint32_t tid) {

@@ -6,6 +6,12 @@
 // Binaries are interned as DSO ids shared by all processes. Owns the
 // process and DSO tables.
 //
+// Mappings of data (-d recordings: anonymous memory, the heap, the stack,
+// files mapped without PROT_EXEC) are a layer of their own too
+// (ApplyDataMmap, FindDataMapping): code is never looked up in them, and
+// they leave MappingsVersion alone, so what is derived from the code
+// mappings stays valid as data comes and goes.
+//
 // JIT code that a jitdump describes is kept apart from the mappings, as a
 // layer over them (ApplyJitCode, FindJitCode): it lives inside anonymous
 // mappings (or memory no record mapped), a load or move changes where
@@ -45,6 +51,12 @@ class ProcessTable {
   void ApplyExit(uint32_t pid, uint32_t tid);
   void ApplyMmap(uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
                  std::string_view filename);
+  // A mapping without PROT_EXEC, into the data layer.
+  void ApplyDataMmap(uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
+                     std::string_view filename);
+  // The mapping of `pid` holding the data address `addr`: its data layer's,
+  // else its code mapping's (constants in a binary's text), or nullptr.
+  const Mapping* FindDataMapping(uint32_t pid, uint64_t addr) const;
 
   // From now on [start, start + len) of `pid` holds the JIT code at
   // `offset` of pseudo-DSO `dso` (a load, or where moved code went), over
@@ -77,6 +89,7 @@ class ProcessTable {
   struct Process {
     std::map<uint64_t, Mapping> maps;  // by start; non-overlapping
     std::map<uint64_t, Mapping> jit;   // JIT code, by start; non-overlapping
+    std::map<uint64_t, Mapping> data;  // mappings without PROT_EXEC (-d)
     std::string comm;
     uint64_t maps_version = 0;
   };

@@ -169,6 +169,23 @@ std::span<const std::byte> Profile::raw(const ProfileSample& s) const {
   return std::span<const std::byte>(raw_bytes_).subspan(it->begin, it->size);
 }
 
+std::string DataSymbolLabel(const Profile& profile, uint32_t data) {
+  const DataLocation& location = profile.data_location(data);
+  const char* level = location.kernel ? "[k] " : "[.] ";
+  if (location.symbol == 0) return fmt::format("{}{:#018x}", level, location.address);
+  if (location.function) return level + profile.data_symbol(location.symbol);
+  return fmt::format("{}{}+{:#x}", level, profile.data_symbol(location.symbol),
+                     location.symbol_offset);
+}
+
+void Profile::set_data_locations(std::vector<DataLocation> locations,
+                                 std::vector<std::string> symbols) {
+  if (locations.empty()) locations.emplace_back();
+  if (symbols.empty()) symbols.emplace_back();
+  data_locations_ = std::move(locations);
+  data_symbols_ = std::move(symbols);
+}
+
 void Profile::set_event_names(std::vector<std::string> names) {
   event_names_ = std::move(names);
   if (totals_.size() < event_names_.size()) totals_.resize(event_names_.size());

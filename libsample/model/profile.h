@@ -58,6 +58,7 @@ struct ProfileSample {
   uint32_t pid = 0;
   uint32_t tid = 0;
   uint32_t cpu = 0;
+  uint32_t data = 0;  // where its data address was: Profile::data_location; 0: none
   uint64_t time = 0;  // perf clock, ns
   uint64_t period = 0;
   uint32_t frames_begin = 0;
@@ -77,6 +78,20 @@ struct FrameAddress {
   uint64_t ip = 0;
   uint64_t symbol_offset = kNoOffset;
   uint64_t file_offset = kNoOffset;
+};
+
+// Where a sample's data address was (-d recordings): the mapping holding
+// it, named by its DSO (Profile::dso_name; ProcessTable::kUnknownDso when
+// no mapping did), and the variable, when a symbol of the mapped file
+// holds it. Interned per distinct address and DSO, as perf's symbol_daddr
+// rows are one per address.
+struct DataLocation {
+  uint64_t address = 0;
+  uint32_t dso = 0;
+  uint32_t symbol = 0;  // Profile::data_symbol id; 0: no symbol holds it
+  uint64_t symbol_offset = 0;
+  bool kernel = false;    // a kernel address
+  bool function = false;  // the symbol is a function's (perf prints no offset)
 };
 
 // What one member of the leader's event group counted between the leader's
@@ -115,6 +130,12 @@ class Profile {
   std::span<const std::byte> raw(const ProfileSample& s) const;
 
   void set_dso_names(std::vector<std::string> names) { dso_names_ = std::move(names); }
+  // The data locations samples' `data` fields index, and the names of the
+  // symbols they refer to; each list's entry 0 stands for none.
+  void set_data_locations(std::vector<DataLocation> locations, std::vector<std::string> symbols);
+  bool has_data_locations() const { return data_locations_.size() > 1; }
+  const DataLocation& data_location(uint32_t id) const { return data_locations_[id]; }
+  const std::string& data_symbol(uint32_t id) const { return data_symbols_[id]; }
   void set_event_names(std::vector<std::string> names);
   // The events whose counts ride on `leader`'s samples, in group order.
   void set_group_members(uint32_t leader, std::vector<uint32_t> members);
@@ -203,6 +224,8 @@ class Profile {
   std::vector<std::string> comms_;
   std::unordered_map<std::string, uint32_t> comm_ids_;
   std::vector<std::string> dso_names_;
+  std::vector<DataLocation> data_locations_ = {DataLocation{}};
+  std::vector<std::string> data_symbols_ = {""};
   struct Totals {
     uint64_t period = 0;
     uint64_t samples = 0;
@@ -210,5 +233,9 @@ class Profile {
   std::vector<std::string> event_names_;
   std::vector<Totals> totals_;
 };
+
+// A data location as perf's symbol_daddr column prints it: "[.] var+0x10"
+// when a symbol holds it, else "[.] 0x00007f..." ("[k]" for the kernel's).
+std::string DataSymbolLabel(const Profile& profile, uint32_t data);
 
 }  // namespace sample

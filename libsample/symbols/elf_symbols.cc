@@ -70,6 +70,7 @@ struct RawSymbol {
   uint64_t size = 0;
   int rank = 0;
   std::string_view name;  // mangled; in the ELF file's string table
+  bool object = false;
 };
 
 int BindingRank(unsigned char binding) {
@@ -93,9 +94,10 @@ Elf_Scn* FindSectionByType(Elf* elf, Elf64_Word type) {
   return nullptr;
 }
 
-// Appends the STT_FUNC and STT_GNU_IFUNC symbols defined in `symtab`.
-void ReadFunctionSymbols(Elf* elf, const GElf_Ehdr& ehdr, Elf_Scn* symtab,
-                         std::vector<RawSymbol>* out) {
+// Appends the STT_FUNC and STT_GNU_IFUNC symbols defined in `symtab`;
+// with `objects`, the STT_OBJECT ones (variables) too.
+void ReadSymbols(Elf* elf, const GElf_Ehdr& ehdr, Elf_Scn* symtab, bool objects,
+                 std::vector<RawSymbol>* out) {
   GElf_Shdr shdr;
   Elf_Data* data = elf_getdata(symtab, nullptr);
   if (gelf_getshdr(symtab, &shdr) == nullptr || data == nullptr) return;
@@ -106,14 +108,14 @@ void ReadFunctionSymbols(Elf* elf, const GElf_Ehdr& ehdr, Elf_Scn* symtab,
     GElf_Sym sym;
     if (gelf_getsym(data, static_cast<int>(i), &sym) == nullptr) continue;
     const unsigned char type = GELF_ST_TYPE(sym.st_info);
-    if (type != STT_FUNC && type != STT_GNU_IFUNC) continue;
+    if (type != STT_FUNC && type != STT_GNU_IFUNC && !(objects && type == STT_OBJECT)) continue;
     if (sym.st_shndx == SHN_UNDEF || sym.st_value == 0) continue;
     const char* name = elf_strptr(elf, shdr.sh_link, sym.st_name);
     if (name == nullptr || *name == '\0') continue;
     uint64_t start = sym.st_value;
     if (ehdr.e_machine == EM_ARM) start &= ~uint64_t{1};  // Thumb bit, not an address bit
     out->push_back(RawSymbol{start, sym.st_size, BindingRank(GELF_ST_BIND(sym.st_info)),
-                             std::string_view(name)});
+                             std::string_view(name), type == STT_OBJECT});
   }
 }
 
@@ -229,7 +231,7 @@ void AddPltSymbols(Elf* elf, const GElf_Ehdr& ehdr, std::vector<ElfSymbol>* symb
       const auto target = slot ? slots.find(*slot) : slots.end();
       if (target == slots.end()) continue;
       std::string name = slot_name(target->second);
-      if (!name.empty()) stubs.push_back(ElfSymbol{vaddr, entry, std::move(name)});
+      if (!name.empty()) stubs.push_back(ElfSymbol{vaddr, entry, std::move(name), false});
     }
   }
   symbols->insert(symbols->end(), stubs.begin(), stubs.end());
@@ -252,7 +254,7 @@ std::vector<ElfSymbol> MergeAliases(std::vector<RawSymbol> raw) {
     for (; j < raw.size() && raw[j].start == raw[i].start; ++j) {
       if (size == 0) size = raw[j].size;
     }
-    symbols.push_back(ElfSymbol{raw[i].start, size, Demangle(raw[i].name)});
+    symbols.push_back(ElfSymbol{raw[i].start, size, Demangle(raw[i].name), raw[i].object});
     i = j;
   }
   return symbols;
@@ -260,7 +262,11 @@ std::vector<ElfSymbol> MergeAliases(std::vector<RawSymbol> raw) {
 
 }  // namespace
 
-Result<ElfSymbols> ElfSymbols::Load(const std::string& path) {
+Result<ElfSymbols> ElfSymbols::Load(const std::string& path) { return Load(path, false); }
+
+Result<ElfSymbols> ElfSymbols::LoadWithObjects(const std::string& path) { return Load(path, true); }
+
+Result<ElfSymbols> ElfSymbols::Load(const std::string& path, bool objects) {
   TRY_ASSIGN(auto file, ElfFile::Open(path));
   Elf* elf = file.get();
 
@@ -283,8 +289,10 @@ Result<ElfSymbols> ElfSymbols::Load(const std::string& path) {
   Elf_Scn* symtab = FindSectionByType(elf, SHT_SYMTAB);
   result.has_symtab_ = symtab != nullptr;
   if (symtab == nullptr) symtab = FindSectionByType(elf, SHT_DYNSYM);
-  if (symtab != nullptr) ReadFunctionSymbols(elf, file.ehdr(), symtab, &raw);
+  if (symtab != nullptr) ReadSymbols(elf, file.ehdr(), symtab, objects, &raw);
   result.symbols_ = MergeAliases(std::move(raw));
+  result.build_id_ = FindBuildId(elf);
+  if (objects) return result;
   const size_t sorted = result.symbols_.size();
   AddPltSymbols(elf, file.ehdr(), &result.symbols_);
   // A real symbol at a stub's address (there should be none) wins: the
@@ -297,7 +305,6 @@ Result<ElfSymbols> ElfSymbols::Load(const std::string& path) {
       std::unique(result.symbols_.begin(), result.symbols_.end(),
                   [](const ElfSymbol& a, const ElfSymbol& b) { return a.start == b.start; }),
       result.symbols_.end());
-  result.build_id_ = FindBuildId(elf);
   return result;
 }
 

@@ -24,6 +24,7 @@ struct ElfSymbol {
   uint64_t start = 0;  // ELF virtual address (st_value)
   uint64_t size = 0;   // st_size; 0 = unknown, covers up to the next symbol
   std::string name;    // demangled
+  bool object = false;  // a variable (STT_OBJECT; LoadWithObjects only)
 };
 
 class ElfSymbols {
@@ -40,6 +41,9 @@ class ElfSymbols {
   // Opens `path`; on failure the message names the path and the reason. A
   // valid ELF file without function symbols is not an error.
   static Result<ElfSymbols> Load(const std::string& path);
+  // The variables (STT_OBJECT) as well as the functions, for naming data
+  // addresses (perf's symbol_daddr); no PLT stubs.
+  static Result<ElfSymbols> LoadWithObjects(const std::string& path);
 
   // A file offset (computed by the caller from an mmap as
   // ip - map_start + pgoff) translated to the ELF virtual address that
@@ -79,6 +83,7 @@ class ElfSymbols {
 
  private:
   ElfSymbols() = default;
+  static Result<ElfSymbols> Load(const std::string& path, bool objects);
   // End (exclusive) of the executable segment containing `vaddr`, if any.
   std::optional<uint64_t> ExecutableSegmentEnd(uint64_t vaddr) const;
 

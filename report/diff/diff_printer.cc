@@ -18,6 +18,8 @@ std::vector<TextColumn> Columns(const DiffSection& section, bool periods) {
   columns.push_back({"Delta", true, 7, {}});
   columns.push_back({"Samples", true, 0, {}});
   if (periods) columns.push_back({"Period", true, 0, {}});
+  const bool data = section.data_object;
+  if (data) columns.push_back({"Data Object", false, 0, {}});
   columns.push_back({"Shared Object", false, 0, {}});
   columns.push_back({"Symbol", false, 0, {}});
   for (const DiffEntry& e : section.entries) {
@@ -32,6 +34,7 @@ std::vector<TextColumn> Columns(const DiffSection& section, bool periods) {
     columns[c++].cells.push_back(e.after.present ? fmt::format("{}", e.after.samples) : "");
     if (periods)
       columns[c++].cells.push_back(e.after.present ? fmt::format("{}", e.after.period) : "");
+    if (data) columns[c++].cells.push_back(OneLine(e.data_object));
     columns[c++].cells.push_back(OneLine(e.dso));
     columns[c++].cells.push_back((e.kernel ? "[k] " : "[.] ") + OneLine(e.symbol));
   }
@@ -102,6 +105,7 @@ std::string DiffJson(const DiffHeading& heading, const std::vector<DiffSection>&
     json.Key("entries").BeginArray();
     for (const DiffEntry& e : s.entries) {
       json.BeginObject().Field("symbol", e.symbol).Field("dso", e.dso).Field("kernel", e.kernel);
+      if (s.data_object) json.Field("data_dso", e.data_object);
       SideJson(json, "baseline", e.before);
       SideJson(json, "new", e.after);
       json.Field("delta", e.delta).EndObject();

@@ -3,9 +3,10 @@
 #include <fmt/format.h>
 
 #include "report/diff/diff_printer.h"
+#include "report/diff/profile_diff.h"
 #include "report/export/export_input.h"
 #include "report/export/exporter.h"
-#include "report/diff/profile_diff.h"
+#include "report/views/sort_keys.h"
 
 namespace sample::report {
 namespace {
@@ -18,6 +19,7 @@ struct Side {
 Result<Side> LoadSide(const std::string& path, const ReportOptions& options,
                       std::vector<std::string>& warnings) {
   TRY_ASSIGN(auto recording, LoadRecording(path, options.load));
+  TRY(CheckDataSortKeys(options.view.sort_keys, recording.data_addresses, path));
   SampleFilter filter(options.filters, recording.profile);
   for (std::string& w : recording.warnings) warnings.push_back(std::move(w));
   recording.warnings.clear();
@@ -73,6 +75,8 @@ Result<ReportOutput> RunDiff(const ReportOptions& options) {
   // Self shares unless --children, as perf diff (which has no children).
   diff.children = options.view.children.value_or(false);
   diff.max_stack = options.view.max_stack;
+  diff.data_object =
+      std::ranges::find(options.view.sort_keys, SortKey::kDsoDaddr) != options.view.sort_keys.end();
   TRY_ASSIGN(auto sections,
              DiffProfiles({&before.recording.profile, &before.filter},
                           {&after.recording.profile, &after.filter}, diff, warnings));

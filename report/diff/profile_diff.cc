@@ -45,10 +45,11 @@ int64_t LeaderOf(const Profile& profile, uint32_t event) {
   return -1;
 }
 
-// (dso basename, label by the full signature): a C++ overload's name as
-// printed depends on the other overloads its recording has (see
-// Profile::ChooseNames), its signature does not.
-using FunctionKey = std::pair<std::string, std::string>;
+// (data object basename or empty, dso basename, label by the full
+// signature): a C++ overload's name as printed depends on the other
+// overloads its recording has (see Profile::ChooseNames), its signature
+// does not.
+using FunctionKey = std::tuple<std::string, std::string, std::string>;
 
 // One side of one event: its flat profile (dso,sym entries, with the kept
 // samples' totals), each entry's key and its label as printed.
@@ -62,6 +63,7 @@ SideProfile Side(const DiffInput& input, uint32_t event, const DiffOptions& opti
   FlatOptions flat;
   flat.event = event;
   flat.sort_keys = {SortKey::kDso, SortKey::kSym};
+  if (options.data_object) flat.sort_keys.insert(flat.sort_keys.begin(), SortKey::kDsoDaddr);
   flat.children = options.children;
   flat.max_stack = options.max_stack;
   flat.filter = input.filter == nullptr || input.filter->empty() ? nullptr : input.filter;
@@ -70,7 +72,9 @@ SideProfile Side(const DiffInput& input, uint32_t event, const DiffOptions& opti
     const Function& f = input.profile->function(e.function);
     Function full = f;
     if (!f.signature.empty()) full.name = f.signature;
-    side.keys.emplace_back(Basename(input.profile->dso_name(e.dso)), FunctionLabel(full));
+    side.keys.emplace_back(
+        options.data_object ? Basename(input.profile->dso_name(e.data_dso)) : std::string(),
+        Basename(input.profile->dso_name(e.dso)), FunctionLabel(full));
     side.labels.push_back(FunctionLabel(f));
   }
   return side;
@@ -92,7 +96,7 @@ bool ComesFirst(const DiffEntry& a, const DiffEntry& b) {
   const double kb = b.after.present ? std::fabs(b.delta) : b.before.share;
   if (ka != kb) return ka > kb;
   if (a.before.share != b.before.share) return a.before.share > b.before.share;
-  return std::tie(a.dso, a.symbol) < std::tie(b.dso, b.symbol);
+  return std::tie(a.data_object, a.dso, a.symbol) < std::tie(b.data_object, b.dso, b.symbol);
 }
 
 DiffSection Compare(const DiffInput& before, const DiffInput& after, const EventPair& pair,
@@ -101,13 +105,16 @@ DiffSection Compare(const DiffInput& before, const DiffInput& after, const Event
   const SideProfile next = Side(after, pair.after, options);
   DiffSection section;
   section.event = pair.name;
+  section.data_object = options.data_object;
   section.before = {base.flat.samples, base.flat.period};
   section.after = {next.flat.samples, next.flat.period};
   std::map<FunctionKey, size_t> index;
   auto entry_for = [&](const FunctionKey& key, const std::string& label,
                        bool kernel) -> DiffEntry& {
     auto [it, inserted] = index.try_emplace(key, section.entries.size());
-    if (inserted) section.entries.push_back(DiffEntry{key.first, label, kernel, {}, {}, 0});
+    if (inserted) {
+      section.entries.push_back(DiffEntry{std::get<1>(key), label, std::get<0>(key), kernel});
+    }
     DiffEntry& entry = section.entries[it->second];
     // An overload one side had to name by its signature: so does the row.
     if (label.size() > entry.symbol.size()) entry.symbol = label;

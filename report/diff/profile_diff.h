@@ -33,6 +33,9 @@ struct DiffSide {
 struct DiffEntry {
   std::string dso;     // basename
   std::string symbol;  // FunctionLabel
+  // With DiffOptions::data_object: the basename of the mapping the samples'
+  // data addresses were in (-d recordings); empty otherwise.
+  std::string data_object;
   bool kernel = false;
   DiffSide before;  // the baseline
   DiffSide after;   // the new recording
@@ -49,6 +52,7 @@ struct DiffTotals {
 
 struct DiffSection {
   std::string event;
+  bool data_object = false;  // rows by data object too (DiffOptions::data_object)
   DiffTotals before, after;
   // As perf diff sorts them: the functions of the new recording by the size
   // of their change (|delta|, largest first), then those only in the
@@ -60,6 +64,8 @@ struct DiffOptions {
   std::string event;      // --event: only this event; empty: every shared event
   bool children = false;  // shares with callees' time added (--children)
   size_t max_stack = 0;   // 0: whole chains
+  // Rows by the data addresses' mapping too (--sort names dso_daddr).
+  bool data_object = false;
 };
 
 // One side's input: its profile and the filter made for it (time windows

@@ -120,6 +120,9 @@ class PprofBuilder {
   int64_t Str(std::string_view s);
   void AddSampleTypes();
   void AddSamples();
+  // -d's labels: data_object (the mapping's path), data_symbol (the
+  // variable's name, when one holds the address).
+  void AddDataLabels(pprof::Sample& sample, const DataLocation& data);
   void AddHeader();
   void AddMappings();
   // The location ids of a sample's frames (cut to --max-stack), leaf first.
@@ -132,7 +135,7 @@ class PprofBuilder {
   const Profile& profile_;
   pprof::Profile out_;
   std::unordered_map<std::string, int64_t> strings_;
-  std::unordered_map<std::array<uint64_t, 5>, int, ArrayHash> samples_;  // -> index in out_
+  std::unordered_map<std::array<uint64_t, 7>, int, ArrayHash> samples_;  // -> index in out_
   std::unordered_map<std::array<uint64_t, 2>, std::vector<uint64_t>, ArrayHash> stacks_;
   std::map<std::vector<uint64_t>, uint64_t> locations_;  // (ip, file offset, functions) -> id
   std::unordered_map<std::array<uint64_t, 2>, size_t, ArrayHash> mapping_index_;  // (dso, bias)
@@ -173,8 +176,12 @@ void PprofBuilder::AddSamples() {
   for (size_t k = 0; k < input_.sections.size(); ++k) {
     for (uint32_t index : input_.sections[k].samples) {
       const ProfileSample& s = input_.sample(index);
-      const std::array<uint64_t, 5> key{s.frames_begin, input_.Frames(s).size(), s.comm, s.pid,
-                                        s.tid};
+      // -d's data address: by the mapping and the variable holding it (one
+      // pprof sample per address would be one per page fault).
+      const DataLocation& data = profile_.data_location(s.data);
+      const std::array<uint64_t, 7> key{
+          s.frames_begin, input_.Frames(s).size(),          s.comm,     s.pid,
+          s.tid,          s.data != 0 ? data.dso + 1u : 0u, data.symbol};
       auto [it, inserted] = samples_.try_emplace(key, out_.sample_size());
       if (inserted) {
         pprof::Sample* sample = out_.add_sample();
@@ -189,12 +196,23 @@ void PprofBuilder::AddSamples() {
         pprof::Label* tid = sample->add_label();
         tid->set_key(tid_key);
         tid->set_num(s.tid);
+        if (s.data != 0) AddDataLabels(*sample, data);
       }
       auto* values = out_.mutable_sample(it->second)->mutable_value();
       values->Set(2 * k, values->Get(2 * k) + 1);
       values->Set(2 * k + 1, values->Get(2 * k + 1) + static_cast<int64_t>(s.period));
     }
   }
+}
+
+void PprofBuilder::AddDataLabels(pprof::Sample& sample, const DataLocation& data) {
+  pprof::Label* object = sample.add_label();
+  object->set_key(Str("data_object"));
+  object->set_str(Str(profile_.dso_name(data.dso)));
+  if (data.symbol == 0) return;
+  pprof::Label* symbol = sample.add_label();
+  symbol->set_key(Str("data_symbol"));
+  symbol->set_str(Str(profile_.data_symbol(data.symbol)));
 }
 
 const std::vector<uint64_t>& PprofBuilder::Locations(const ProfileSample& sample) {

@@ -80,6 +80,17 @@ void JsonPrinter::FunctionFields(uint32_t function) {
       .Field("inlined", f.inlined);
 }
 
+// symbol_daddr's: the address, its mapping and the symbol holding it.
+void JsonPrinter::DataFields(const DataLocation& location) {
+  const Profile& profile = recording_.profile;
+  json_.Field("data_address", Hex(location.address))
+      .Field("data_dso", profile.dso_name(location.dso));
+  if (location.symbol != 0) {
+    json_.Field("data_symbol", profile.data_symbol(location.symbol))
+        .Field("data_symbol_offset", location.symbol_offset);
+  }
+}
+
 void JsonPrinter::Entry(const EventSection& s, const FlatEntry& e) {
   const Profile& profile = recording_.profile;
   json_.BeginObject();
@@ -103,6 +114,11 @@ void JsonPrinter::Entry(const EventSection& s, const FlatEntry& e) {
     json_.Field("dso", profile.dso_name(e.dso));
   }
   if (e.srcline != FlatEntry::kAny) json_.Field("srcline", profile.srcline(e.srcline));
+  if (e.data != FlatEntry::kAny) {
+    DataFields(profile.data_location(e.data));
+  } else if (e.data_dso != FlatEntry::kAny) {
+    json_.Field("data_dso", profile.dso_name(e.data_dso));
+  }
   if (!s.members.empty()) {
     json_.Key("group_members").BeginArray();
     for (size_t m = 0; m < s.members.size(); ++m) {

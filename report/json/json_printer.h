@@ -37,6 +37,7 @@ class JsonPrinter : public ReportPrinter {
   void CallGraph(const EventSection& section, const CallNode& root);
   void Branches(const CallNode& node, uint64_t total);
   void FunctionFields(uint32_t function);
+  void DataFields(const DataLocation& location);
   void TraceValueJson(const TraceValue& value);
 
   const Recording& recording_;

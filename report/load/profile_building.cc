@@ -181,6 +181,8 @@ void DescribeRecording(const format::RecordingFile& reader, const ProcessTable& 
   out.callchains = std::ranges::any_of(out.events, [](const EventDesc& e) {
     return (e.attr.sample_type & (PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_STACK_USER)) != 0;
   });
+  out.data_addresses = std::ranges::any_of(
+      out.events, [](const EventDesc& e) { return (e.attr.sample_type & PERF_SAMPLE_ADDR) != 0; });
   out.trailer = reader.trailer();
   out.counts = reader.counts();
   out.toggles = toggles.relations();

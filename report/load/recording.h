@@ -117,6 +117,10 @@ struct Recording {
   // the default children mode and --script's layout; a leaf expanded into
   // inlined calls does not count, it is still one sampled address.
   bool callchains = false;
+  // Some event was recorded with data addresses (PERF_SAMPLE_ADDR: -d, or
+  // perf record -d): samples' `data` fields say where they were, for the
+  // dso_daddr and symbol_daddr sort keys.
+  bool data_addresses = false;
   // Pseudo-events the loader adds after the file's events (ids past
   // events.size()): "off-cpu", whose samples are the sched:sched_switch
   // samples of an off-CPU recording weighted by the ns each thread stayed

@@ -12,6 +12,7 @@
 #include "libsample/model/process_table.h"
 #include "libsample/perf/perf_record.h"
 #include "report/load/alloc_events.h"
+#include "report/load/data_addresses.h"
 #include "report/load/group_reads.h"
 #include "report/load/jit_timeline.h"
 #include "report/load/ordered_records.h"
@@ -113,6 +114,7 @@ class Loader {
   ToggleWindows toggles_;
   Sideband sideband_;
   std::optional<AllocEvents> alloc_;  // --alloc recordings
+  DataAddresses data_;                // -d recordings' data addresses
   uint32_t host_max_stack_ = 127;  // kernel.perf_event_max_stack when recorded
   // Live (Next): the symbol sources kept between calls, and the functions
   // of every location named so far.
@@ -133,6 +135,7 @@ Result<Recording> Loader::Run() {
   // state, the lookup indexes) first, so the two peaks do not add up.
   ReleaseLoadingState();
   const LocationFunctions symbols = Symbolize(jobs);  // before the samples move
+  data_.Resolve(processes_, options_.binaries, reader_.build_ids(), out_.profile);
   out_.profile.ChooseNames(options_.full_signatures);
   BuildProfile(symbols, stacks_, std::move(samples_), std::move(sample_reads_), group_reads_, out_);
   DescribeRecording(reader_, processes_, toggles_, options_.apply_toggles, out_);
@@ -348,6 +351,7 @@ bool Loader::ApplySample(std::span<const std::byte> record, const perf_event_att
   sample.cpu = s->cpu;
   sample.time = s->time;
   sample.period = s->period;
+  if (attr.sample_type & PERF_SAMPLE_ADDR) sample.data = data_.Locate(processes_, s->pid, s->addr);
   sideband_.OnSample(sample, samples_.size());
   if (alloc_ && !alloc_->Keep(sample, samples_.size(), *s, attr, samples_)) return true;
   sample.reads_begin = static_cast<uint32_t>(sample_reads_.size());

@@ -56,12 +56,16 @@ bool Sideband::ApplyMmap(std::span<const std::byte> record, const perf_event_att
   const auto m = ReadRecordHeader(record).type == PERF_RECORD_MMAP ? ParseMmap(record, attr)
                                                                    : ParseMmap2(record, attr);
   if (!m) return false;
-  // Only executable mappings matter for symbolization. Kernel and module
-  // maps (pid -1, from perf) are not a process's: kernel addresses are
-  // resolved with the kernel's symbols.
-  if ((m->prot & 0x4 /* PROT_EXEC */) && m->pid != UINT32_MAX) {
+  // Only executable mappings matter for symbolization; the others (-d's
+  // mappings of data) go to the data layer. Kernel and module maps (pid
+  // -1, from perf) are not a process's: kernel addresses are resolved with
+  // the kernel's symbols.
+  if (m->pid == UINT32_MAX) return true;
+  if (m->prot & 0x4 /* PROT_EXEC */) {
     before_mappings_change_(m->pid);
     processes_.ApplyMmap(m->pid, m->addr, m->len, m->pgoff, m->filename);
+  } else {
+    processes_.ApplyDataMmap(m->pid, m->addr, m->len, m->pgoff, m->filename);
   }
   return true;
 }

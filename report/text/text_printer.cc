@@ -56,6 +56,12 @@ std::string SortKeyTitle(SortKey key) {
       return "Symbol";
     case SortKey::kSrcline:
       return "Source:Line";
+    case SortKey::kDsoDaddr:
+      return "Data Object";
+    case SortKey::kSymbolDaddr:
+      return "Data Symbol";
+    case SortKey::kCount:
+      break;
   }
   return "";
 }
@@ -79,6 +85,12 @@ std::string SortKeyCell(const Profile& profile, const FlatEntry& e, SortKey key)
     }
     case SortKey::kSrcline:
       return OneLine(profile.srcline(e.srcline));
+    case SortKey::kDsoDaddr:
+      return OneLine(Basename(profile.dso_name(e.data_dso)));
+    case SortKey::kSymbolDaddr:
+      return OneLine(DataSymbolLabel(profile, e.data));
+    case SortKey::kCount:
+      break;
   }
   return "";
 }

@@ -239,7 +239,10 @@ std::optional<uint32_t> BrowserModel::DominantThread(const FlatEntry& entry) con
     if (s.event != event) continue;
     if ((entry.comm != FlatEntry::kAny && s.comm != entry.comm) ||
         (entry.pid != FlatEntry::kAny && s.pid != entry.pid) ||
-        (entry.cpu != FlatEntry::kAny && s.cpu != entry.cpu)) {
+        (entry.cpu != FlatEntry::kAny && s.cpu != entry.cpu) ||
+        (entry.data != FlatEntry::kAny && s.data != entry.data) ||
+        (entry.data_dso != FlatEntry::kAny &&
+         profile.data_location(s.data).dso != entry.data_dso)) {
       continue;
     }
     const auto frames = profile.frames(s);
@@ -322,7 +325,8 @@ bool BrowserModel::NextEvent() {
 
 std::vector<uint32_t> BrowserModel::PathKey(const std::vector<uint32_t>& path) const {
   const FlatEntry& e = *shown_[path[0]];
-  std::vector<uint32_t> key = {e.comm, e.pid, e.tid, e.cpu, e.dso, e.function, e.srcline};
+  std::vector<uint32_t> key = {e.comm,     e.pid,     e.tid,      e.cpu, e.dso,
+                               e.function, e.srcline, e.data_dso, e.data};
   const CallNode* node = &e.tree;
   for (size_t i = 1; i < path.size() && path[i] < node->children.size(); ++i) {
     node = &node->children[path[i]];

@@ -13,7 +13,7 @@ namespace sample::report {
 namespace {
 
 // In the order the error message lists them.
-constexpr std::array<std::pair<SortKey, std::string_view>, 8> kSortKeyNames = {{
+constexpr std::array<std::pair<SortKey, std::string_view>, 10> kSortKeyNames = {{
     {SortKey::kComm, "comm"},
     {SortKey::kPid, "pid"},
     {SortKey::kTid, "tid"},
@@ -22,6 +22,8 @@ constexpr std::array<std::pair<SortKey, std::string_view>, 8> kSortKeyNames = {{
     {SortKey::kCpu, "cpu"},
     {SortKey::kSrcline, "srcline"},
     {SortKey::kInline, "inline"},
+    {SortKey::kDsoDaddr, "dso_daddr"},
+    {SortKey::kSymbolDaddr, "symbol_daddr"},
 }};
 
 }  // namespace
@@ -43,6 +45,18 @@ Result<std::vector<SortKey>> ParseSortKeys(std::string_view text) {
     return Fail("sort keys 'sym' and 'inline' both name the row's function: give one");
   }
   return keys;
+}
+
+Result<void> CheckDataSortKeys(const std::vector<SortKey>& keys, bool data_addresses,
+                               std::string_view path) {
+  if (data_addresses) return {};
+  for (SortKey key : keys) {
+    if (key != SortKey::kDsoDaddr && key != SortKey::kSymbolDaddr) continue;
+    return Fail(fmt::format(
+        "--sort {}: {} has no data addresses; record with sample-record -d (or perf record -d)",
+        SortKeyName(key), path));
+  }
+  return {};
 }
 
 std::string_view SortKeyName(SortKey key) {

@@ -17,4 +17,9 @@ Result<std::vector<SortKey>> ParseSortKeys(std::string_view text);
 // The name a key is typed as: "comm", "sym", ...
 std::string_view SortKeyName(SortKey key);
 
+// An error naming the first data-address key (dso_daddr, symbol_daddr) of
+// `keys` when the recording at `path` has no data addresses to sort by.
+Result<void> CheckDataSortKeys(const std::vector<SortKey>& keys, bool data_addresses,
+                               std::string_view path);
+
 }  // namespace sample::report

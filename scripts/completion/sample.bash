@@ -80,7 +80,7 @@ _sample() {
       mapfile -t COMPREPLY < <(compgen -W "$(ls /proc | grep -E '^[0-9]+$')" -- "$cur")
       ;;
     -s | --sort)
-      mapfile -t COMPREPLY < <(compgen -W "comm pid tid dso sym cpu srcline inline" -- "$cur")
+      mapfile -t COMPREPLY < <(compgen -W "comm pid tid dso sym cpu srcline inline dso_daddr symbol_daddr" -- "$cur")
       ;;
     --format)
       mapfile -t COMPREPLY < <(compgen -W "text json folded svg html pprof speedscope gecko" -- "$cur")

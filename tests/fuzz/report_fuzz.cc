@@ -69,7 +69,8 @@ SAMPLE_FUZZ_TARGET(report)(std::span<const std::byte> input) {
       break;
     case 6:
       options.view.children = true;
-      options.view.sort_keys = {SortKey::kPid, SortKey::kTid, SortKey::kCpu, SortKey::kDso};
+      options.view.sort_keys = {SortKey::kPid, SortKey::kTid, SortKey::kCpu, SortKey::kDso,
+                                SortKey::kDsoDaddr, SortKey::kSymbolDaddr};
       options.view.show_nr_samples = true;
       options.view.show_total_period = true;
       break;

@@ -306,6 +306,46 @@ TEST_F(FlatProfileTest, KeyMakerFillsOnlyTheFieldsOfTheSortKeys) {
   EXPECT_EQ(SampleClassKeyHash()(c), SampleClassKeyHash()(by_cpu_dso.Class(other_tid)));
 }
 
+// -d: rows by the mapping holding each sample's data address (dso_daddr)
+// and by the address itself (symbol_daddr, one row per address as perf's).
+TEST_F(FlatProfileTest, DataKeysGroupByDataObjectAndAddress) {
+  profile_.set_dso_names({"[unknown]", "[kernel.kallsyms]", "/bin/app", "//anon", "/data/f"});
+  std::vector<DataLocation> locations(4);
+  locations[1] = {0x7000, 3, 0, 0, false, false};     // anon
+  locations[2] = {0x7008, 3, 0, 0, false, false};     // anon, another address
+  locations[3] = {0x9000, 4, 1, 0x10, false, false};  // in "table" of /data/f
+  profile_.set_data_locations(locations, {"", "table"});
+  for (auto [data, period] : {std::pair{1u, 10u}, {2u, 20u}, {3u, 40u}, {0u, 5u}}) {
+    ProfileSample s;
+    s.data = data;
+    Add({a_, main_}, period, 0, s);
+  }
+  Add({b_, main_}, 1, 0, ProfileSample{.data = 3});
+
+  FlatOptions options;
+  options.sort_keys = {SortKey::kDsoDaddr, SortKey::kSym};
+  const auto by_object = BuildFlatProfile(profile_, options).entries;
+  ASSERT_EQ(by_object.size(), 4u);
+  EXPECT_EQ(profile_.dso_name(by_object[0].data_dso), "/data/f");
+  EXPECT_EQ(by_object[0].function, a_);
+  EXPECT_EQ(by_object[0].self_period, 40u);
+  EXPECT_EQ(profile_.dso_name(by_object[1].data_dso), "//anon");
+  EXPECT_EQ(by_object[1].self_period, 30u);
+  EXPECT_EQ(by_object[1].data, FlatEntry::kAny);
+  EXPECT_EQ(profile_.dso_name(by_object[2].data_dso), "[unknown]");  // no data address
+  EXPECT_EQ(by_object[3].function, b_);
+
+  options.sort_keys = {SortKey::kSymbolDaddr};
+  const auto by_address = BuildFlatProfile(profile_, options).entries;
+  ASSERT_EQ(by_address.size(), 4u);
+  EXPECT_EQ(by_address[0].data, 3u);
+  EXPECT_EQ(by_address[0].self_period, 41u);
+  EXPECT_EQ(DataSymbolLabel(profile_, by_address[0].data), "[.] table+0x10");
+  EXPECT_EQ(by_address[1].data, 2u);
+  EXPECT_EQ(DataSymbolLabel(profile_, by_address[1].data), "[.] 0x0000000000007008");
+  EXPECT_EQ(by_address[2].data, 1u);
+}
+
 }  // namespace
 }  // namespace sample
 

@@ -310,5 +310,46 @@ TEST(ProcessTableTest, JitCodeIsALayerOverTheMappings) {
   EXPECT_EQ(table.FindJitCode(7, 0x11090), nullptr);
 }
 
+// -d's mappings of data: a layer code is never looked up in, found before
+// the code mappings by FindDataMapping, dropped by an exec and by a code
+// mapping over them, copied by a fork; MappingsVersion does not move.
+TEST(ProcessTableTest, DataMappingsAreALayerOfTheirOwn) {
+  ProcessTable table;
+  table.ApplyMmap(5, 0x400000, 0x2000, 0, "/bin/app");
+  const uint64_t version = table.MappingsVersion(5);
+  table.ApplyDataMmap(5, 0x600000, 0x3000, 0, "//anon");
+  table.ApplyDataMmap(5, 0x700000, 0x1000, 0x2000, "/data/file");
+  EXPECT_EQ(table.MappingsVersion(5), version);
+  EXPECT_EQ(table.FindMapping(5, 0x600000), nullptr);  // not code
+  const Mapping* anon = table.FindDataMapping(5, 0x602fff);
+  ASSERT_NE(anon, nullptr);
+  EXPECT_EQ(table.DsoPath(anon->dso), "//anon");
+  const Mapping* file = table.FindDataMapping(5, 0x700010);
+  ASSERT_NE(file, nullptr);
+  EXPECT_EQ(file->pgoff, 0x2000u);
+  EXPECT_EQ(table.DsoPath(file->dso), "/data/file");
+  // A constant in the binary's code mapping.
+  const Mapping* code = table.FindDataMapping(5, 0x401000);
+  ASSERT_NE(code, nullptr);
+  EXPECT_EQ(table.DsoPath(code->dso), "/bin/app");
+  EXPECT_EQ(table.FindDataMapping(5, 0x603000), nullptr);
+  EXPECT_EQ(table.FindDataMapping(6, 0x600000), nullptr);
+
+  // A data mapping over part of another splits it.
+  table.ApplyDataMmap(5, 0x601000, 0x1000, 0, "/other");
+  EXPECT_EQ(table.DsoPath(table.FindDataMapping(5, 0x600000)->dso), "//anon");
+  EXPECT_EQ(table.DsoPath(table.FindDataMapping(5, 0x601000)->dso), "/other");
+  EXPECT_EQ(table.DsoPath(table.FindDataMapping(5, 0x602000)->dso), "//anon");
+  // Code mapped over data replaces it.
+  table.ApplyMmap(5, 0x602000, 0x1000, 0, "/lib/jit.so");
+  EXPECT_EQ(table.DsoPath(table.FindDataMapping(5, 0x602000)->dso), "/lib/jit.so");
+
+  table.ApplyFork(9, 5, 9, 5);
+  EXPECT_NE(table.FindDataMapping(9, 0x700000), nullptr);
+  table.ApplyComm(5, 5, "app", /*exec=*/true);
+  EXPECT_EQ(table.FindDataMapping(5, 0x700000), nullptr);
+  EXPECT_NE(table.FindDataMapping(9, 0x700000), nullptr);
+}
+
 }  // namespace
 }  // namespace sample
