@@ -130,14 +130,18 @@ void SetDiffFiles(const std::vector<std::string>& files, const po::variables_map
     throw po::error("--diff takes BASE [NEW] (NEW defaults to -i's file), not " +
                     std::to_string(files.size()) + " files");
   }
-  // Its rows are dso,sym; -d recordings' by the data object too.
-  const bool by_function = std::ranges::all_of(options.view.sort_keys, [](sample::SortKey key) {
-    return key == sample::SortKey::kDso || key == sample::SortKey::kSym ||
-           key == sample::SortKey::kDsoDaddr;
-  });
+  // Its rows are dso,sym; -d recordings' by the data object too, which
+  // --sort dso_daddr,dso,sym (in any order) asks for.
+  const std::vector<sample::SortKey>& keys = options.view.sort_keys;
+  const bool by_data_object = std::ranges::find(keys, sample::SortKey::kDsoDaddr) != keys.end() &&
+                              std::ranges::all_of(keys, [](sample::SortKey key) {
+                                return key == sample::SortKey::kDso ||
+                                       key == sample::SortKey::kSym ||
+                                       key == sample::SortKey::kDsoDaddr;
+                              });
   for (const char* option : {"sort", "percent-limit", "percentage"}) {
     if (vm.count(option) && !vm[option].defaulted() &&
-        !(option == std::string("sort") && by_function)) {
+        !(option == std::string("sort") && by_data_object)) {
       throw po::error(std::string("--diff matches functions by shared object and symbol (and "
                                   "with --sort dso_daddr,dso,sym the data object) and compares "
                                   "relative shares; --") +

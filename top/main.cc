@@ -124,6 +124,10 @@ Parsed Parse(int argc, char** argv) {
   sample::report::ViewOptions& view = out.report.view;
   view.sort_keys = {sample::SortKey::kDso, sample::SortKey::kSym};
   if (vm.count("sort")) view.sort_keys = Number(sample::report::ParseSortKeys(sort));
+  // sample-top records no data addresses (sample-record -d does).
+  if (auto data = sample::report::CheckDataSortKeys(view.sort_keys, false, "sample-top"); !data) {
+    throw po::error(data.error().message);
+  }
   if (children && no_children) throw po::error("--children and --no-children contradict");
   if (children) view.children = true;
   if (no_children) view.children = false;

@@ -227,7 +227,9 @@ void SortEntries(std::vector<FlatEntry>& entries, const Profile& profile, bool c
       return profile.srcline(a.srcline) < profile.srcline(b.srcline);
     }
     if (a.data != b.data && a.data != FlatEntry::kAny && b.data != FlatEntry::kAny) {
-      return profile.data_location(a.data).address < profile.data_location(b.data).address;
+      const uint64_t address_a = profile.data_location(a.data).address;
+      const uint64_t address_b = profile.data_location(b.data).address;
+      if (address_a != address_b) return address_a < address_b;
     }
     return std::tie(a.comm, a.pid, a.tid, a.cpu, a.dso, a.data_dso, a.data) <
            std::tie(b.comm, b.pid, b.tid, b.cpu, b.dso, b.data_dso, b.data);

@@ -134,7 +134,10 @@ class Profile {
   // symbols they refer to; each list's entry 0 stands for none.
   void set_data_locations(std::vector<DataLocation> locations, std::vector<std::string> symbols);
   bool has_data_locations() const { return data_locations_.size() > 1; }
-  const DataLocation& data_location(uint32_t id) const { return data_locations_[id]; }
+  // Location 0 (none) for an id past the table (a live view's samples).
+  const DataLocation& data_location(uint32_t id) const {
+    return data_locations_[id < data_locations_.size() ? id : 0];
+  }
   const std::string& data_symbol(uint32_t id) const { return data_symbols_[id]; }
   void set_event_names(std::vector<std::string> names);
   // The events whose counts ride on `leader`'s samples, in group order.

@@ -157,9 +157,12 @@ Result<AllocProbes> PrepareAllocProbes(const AllocOptions& options, const Record
       spec.wants_stack_pointer = true;
       spec.attr.sample_period = options.every;
       spec.without_period = options.every > 1;
+      std::vector<std::string> filters;
+      if (!function.filter.empty()) filters.emplace_back(function.filter);
       if (options.min_size != 0 && FilteredBySize(function)) {
-        spec.filter = fmt::format("size >= {}", options.min_size);
+        filters.push_back(fmt::format("size >= {}", options.min_size));
       }
+      spec.filter = fmt::format("{}", fmt::join(filters, " && "));
     }
     out.specs.push_back(std::move(spec));
   }

@@ -47,6 +47,13 @@ constexpr std::array kFunctions = {
     AllocFunction{"memalign", "memalign", "align=%di:u64 size=%si:u64"},
     AllocFunction{"valloc", "valloc", kSize},
     AllocFunction{"pvalloc", "pvalloc", kSize},
+    // Anonymous memory (MAP_ANONYMOUS, 0x20): a block from mmap to munmap.
+    // munmap's length is fetched as len, not size: it frees what it
+    // unmaps, it allocates nothing. mmap64 is mmap on 64-bit machines (one
+    // probe, named mmap, whichever name a program imports).
+    AllocFunction{"mmap", "mmap", "size=%si:u64 flags=%cx:u64", true, false, "flags & 32"},
+    AllocFunction{"mmap64", "mmap", "size=%si:u64 flags=%cx:u64", true, false, "flags & 32"},
+    AllocFunction{"munmap", "munmap", "ptr=%di:x64 len=%si:u64", false},
     // libstdc++ (and libc++): operator new and delete, every variant.
     AllocFunction{"_Znwm", "op_new", kSize},
     AllocFunction{"_Znam", "op_new_array", kSize},
@@ -277,9 +284,13 @@ Result<std::vector<FoundAllocFunction>> FindAllocFunctions(
   // library calls them within itself: glibc's getline reallocs), the rest
   // only when some binary imports them or the executable defines them (a
   // static program, its own operator new).
+  const auto imported = [&](const AllocFunction& function) {
+    return std::ranges::any_of(kFunctions, [&](const AllocFunction& other) {
+      return other.event == function.event && referenced.contains(std::string(other.symbol));
+    });
+  };
   std::erase_if(found, [&](const FoundAllocFunction& f) {
-    return !f.function->core && f.path != binaries.front() &&
-           !referenced.contains(std::string(f.function->symbol));
+    return !f.function->core && f.path != binaries.front() && !imported(*f.function);
   });
   if (!done.contains("malloc")) {
     return Fail(fmt::format(

@@ -10,6 +10,10 @@
 // calls (with operator new in the call chain), and probing them too would
 // cost each C++ allocation two or three more breakpoints that the kernel
 // single-steps (they begin with endbr64: 16 us a call on this VM).
+// mmap and munmap are probed where a binary calls them (their callers'
+// anonymous memory, held as a block from mmap to munmap; glibc's own calls
+// inside malloc and free count as those), mmap's calls of files left out
+// by the kernel.
 // Each function gets an entry probe fetching its arguments and, where the
 // result matters (every allocating function), a return probe fetching it.
 #pragma once
@@ -32,6 +36,9 @@ struct AllocFunction {
   std::string_view entry_args;  // fetched at the entry, named as the report reads them
   bool returns_pointer = true;  // has a return probe fetching ptr=$retval
   bool core = false;            // probed even where nothing imports it
+  // The kernel's filter of the entry probe's calls, on its fetched
+  // arguments (mmap's: anonymous memory only); empty: every call.
+  std::string_view filter = {};
 };
 
 // One function found: in which binary, at which file offset.

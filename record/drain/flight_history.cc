@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
+#include <utility>
 
 #include "libsample/perf/record_walker.h"
 
@@ -22,6 +24,16 @@ bool IsSideband(uint32_t type) {
     default:
       return false;
   }
+}
+
+// The (pid, start) of an MMAP2 record of data (no PROT_EXEC: -d's).
+std::optional<std::pair<uint32_t, uint64_t>> DataMapping(const perf_event_header& header,
+                                                         std::span<const std::byte> record,
+                                                         const perf_event_attr& attr) {
+  if (header.type != PERF_RECORD_MMAP2) return std::nullopt;
+  const auto m = ParseMmap2(record, attr);
+  if (!m || (m->prot & 0x4 /* PROT_EXEC */)) return std::nullopt;
+  return std::pair{m->pid, m->addr};
 }
 
 // Calls fn(cpu, bytes) for each run of `chunk` (one run, CPU 0, when the
@@ -63,6 +75,7 @@ void FlightHistory::KeepSideband(const format::RecordsChunk& chunk) {
       if (!IsSideband(header.type)) return;
       out.insert(out.end(), record.begin(), record.end());
       ++sideband_.record_count;
+      if (DataMapping(header, record, attr_)) ++data_mappings_;
       if (const uint64_t time = RecordTime(record, attr_); time != 0) {
         sideband_.time_min = std::min(sideband_.time_min, time);
         sideband_.time_max = std::max(sideband_.time_max, time);
@@ -75,6 +88,47 @@ void FlightHistory::KeepSideband(const format::RecordsChunk& chunk) {
       sideband_.cpu_runs.push_back({out.size(), cpu});
     }
   });
+  if (data_mappings_ >= compact_data_at_) {
+    CompactDataMappings();
+    compact_data_at_ = std::max<size_t>(4096, 2 * data_mappings_);
+  }
+}
+
+void FlightHistory::CompactDataMappings() {
+  std::map<std::pair<uint32_t, uint64_t>, size_t> last;  // -> the index of the newest
+  size_t index = 0;
+  ForEachRun(sideband_, [&](uint32_t, std::span<const std::byte> bytes) {
+    ForEachRecord(bytes, [&](const perf_event_header& header, std::span<const std::byte> record) {
+      if (const auto key = DataMapping(header, record, attr_)) last[*key] = index;
+      ++index;
+    });
+  });
+  format::RecordsChunk kept;
+  kept.cpu_field = sideband_.cpu_field;
+  kept.time_min = sideband_.time_min;
+  kept.time_max = sideband_.time_max;
+  kept.records.reserve(sideband_.records.size());
+  index = 0;
+  data_mappings_ = 0;
+  ForEachRun(sideband_, [&](uint32_t cpu, std::span<const std::byte> bytes) {
+    const size_t before = kept.records.size();
+    ForEachRecord(bytes, [&](const perf_event_header& header, std::span<const std::byte> record) {
+      const auto key = DataMapping(header, record, attr_);
+      const bool superseded = key && last.at(*key) != index;
+      ++index;
+      if (superseded) return;
+      kept.records.insert(kept.records.end(), record.begin(), record.end());
+      ++kept.record_count;
+      data_mappings_ += key.has_value();
+    });
+    if (kept.records.size() == before) return;
+    if (!kept.cpu_runs.empty() && kept.cpu_runs.back().cpu == cpu) {
+      kept.cpu_runs.back().end = kept.records.size();
+    } else {
+      kept.cpu_runs.push_back({kept.records.size(), cpu});
+    }
+  });
+  sideband_ = std::move(kept);
 }
 
 void FlightHistory::AddSideband(const format::RecordsChunk& chunk) { KeepSideband(chunk); }

@@ -69,6 +69,10 @@ class FlightHistory {
 
  private:
   void KeepSideband(const format::RecordsChunk& chunk);
+  // -d's mappings of data come and go (mmap, munmap, mmap again at the same
+  // place) far more often than code's, and no munmap is recorded: once
+  // they are many, only the last mapping at each (pid, start) is kept.
+  void CompactDataMappings();
 
   uint64_t span_ns_;
   uint64_t byte_cap_;
@@ -77,6 +81,8 @@ class FlightHistory {
   format::RecordsChunk sideband_;
   uint64_t chunk_bytes_ = 0;
   uint64_t capped_chunks_ = 0;
+  size_t data_mappings_ = 0;  // MMAP2 records without PROT_EXEC in sideband_
+  size_t compact_data_at_ = 4096;
 };
 
 }  // namespace sample::record

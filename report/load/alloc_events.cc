@@ -94,7 +94,7 @@ AllocEvents::AllocEvents(const std::vector<EventDesc>& events,
     } else if (f.size) {
       f.role = f.ptr ? Role::kReallocate : Role::kAllocate;
     } else if (f.ptr) {
-      f.role = Role::kFree;
+      f.role = FieldOffset(*format, "len") ? Role::kUnmap : Role::kFree;
     }
   }
 }
@@ -140,14 +140,17 @@ bool AllocEvents::Keep(ProfileSample& sample, size_t index, const SampleRecord& 
       return true;
     case Role::kReturn:
       if (!ptr) break;
-      if (auto block = allocations_.Return(sample.pid, sample.tid, f.function, sample.time, *ptr);
+      // mmap fails with MAP_FAILED, (void*)-1, where malloc gives NULL.
+      if (auto block = allocations_.Return(sample.pid, sample.tid, f.function, sample.time,
+                                           *ptr == UINT64_MAX ? 0 : *ptr);
           block && block->handle < samples.size()) {
         samples[block->handle].period = Times(block->size, block->weight);
       }
       return false;
     case Role::kFree:
+    case Role::kUnmap:
       if (!ptr) break;
-      allocations_.Free(sample.pid, sample.tid, sample.time, *ptr);
+      allocations_.Free(sample.pid, sample.tid, sample.time, *ptr, f.role == Role::kUnmap);
       return false;
     case Role::kNone:
       break;

@@ -71,7 +71,15 @@ class AllocEvents {
   static constexpr uint32_t kDroppedEvent = UINT32_MAX;
 
  private:
-  enum class Role : uint8_t { kNone, kAllocate, kReallocate, kUntracked, kReturn, kFree };
+  enum class Role : uint8_t {
+    kNone,
+    kAllocate,
+    kReallocate,
+    kUntracked,
+    kReturn,
+    kFree,
+    kUnmap,  // munmap: a ptr and a len
+  };
   struct Fields {
     Role role = Role::kNone;
     uint32_t function = 0;                     // the entry event's index, for a return too

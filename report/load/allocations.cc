@@ -67,10 +67,14 @@ std::optional<AllocBlock> Allocations::Return(uint32_t pid, uint32_t tid, uint32
   return AllocBlock{done.call.handle, done.call.size, done.call.weight};
 }
 
-void Allocations::Free(uint32_t pid, uint32_t tid, uint64_t time, uint64_t ptr) {
+void Allocations::Free(uint32_t pid, uint32_t tid, uint64_t time, uint64_t ptr, bool unmap) {
   ++sequence_;
   if (ptr == 0) return;  // free(NULL) frees nothing
   Thread& thread = threads_[tid];
+  if (unmap && thread.last_free != 0 && ptr <= thread.last_free && thread.last_free - ptr < 4096) {
+    ++stats_.nested;  // free's own munmap of the large block it freed
+    return;
+  }
   for (const Call& c : thread.calls) {
     if (c.call.old_ptr == ptr) {
       ++stats_.nested;  // realloc's own free: the realloc's return says it
@@ -81,6 +85,9 @@ void Allocations::Free(uint32_t pid, uint32_t tid, uint64_t time, uint64_t ptr) 
   if (Release({pid, ptr})) {
     ++stats_.frees;
     Note(time, before);
+  } else if (unmap) {
+    ++stats_.foreign_unmaps;
+    return;
   } else if (thread.last_free != ptr) {
     ++stats_.unknown_frees;
   }

@@ -7,7 +7,7 @@
 // Fed in time order, per thread:
 //   Enter   an allocating call began (its size, and realloc's old pointer);
 //   Return  an allocating function returned a pointer;
-//   Free    free or operator delete of a pointer.
+//   Free    free or operator delete of a pointer, or munmap.
 // A call made while another probed call is in flight on the same thread
 // (operator new's malloc, reallocarray's realloc) is part of the outer one
 // and is counted once, as the outer; so is a free of the pointer a realloc
@@ -46,6 +46,7 @@ struct AllocStats {
   uint64_t unpaired = 0;         // calls whose return was never seen
   uint64_t frees = 0;            // of blocks allocated while recording
   uint64_t unknown_frees = 0;    // of pointers never seen allocated
+  uint64_t foreign_unmaps = 0;   // munmaps of memory never seen mapped
   uint64_t live_bytes = 0;       // at the end: leaked
   uint64_t live_blocks = 0;
   uint64_t peak_bytes = 0;  // the largest live total
@@ -96,7 +97,12 @@ class Allocations {
   // counts (not nested, not NULL); the call's size is its size.
   std::optional<AllocBlock> Return(uint32_t pid, uint32_t tid, uint32_t function, uint64_t time,
                                    uint64_t ptr);
-  void Free(uint32_t pid, uint32_t tid, uint64_t time, uint64_t ptr);
+  // `unmap`: munmap's, which ends a block mmap made; one of memory never
+  // seen mapped (a file, a mapping older than the recording) is counted
+  // apart from the frees, and one right after a free on the same thread
+  // in the page below the freed pointer is that free's (glibc unmaps a
+  // large block there).
+  void Free(uint32_t pid, uint32_t tid, uint64_t time, uint64_t ptr, bool unmap = false);
   // The thread is gone: its calls in flight never return.
   void Exited(uint32_t tid);
 

@@ -26,13 +26,12 @@ std::optional<uint64_t> VaddrOf(const ElfSymbols& elf, uint64_t file_offset) {
 }  // namespace
 
 uint32_t DataAddresses::Locate(const ProcessTable& processes, uint32_t pid, uint64_t addr) {
-  Key key{ProcessTable::kUnknownDso, addr};
-  uint64_t file_offset = kNoFileOffset;
+  Key key{ProcessTable::kUnknownDso, addr, kNoFileOffset};
   if (IsKernelAddress(addr)) {
     key.dso = ProcessTable::kKernelDso;
   } else if (const Mapping* mapping = processes.FindDataMapping(pid, addr)) {
     key.dso = mapping->dso;
-    file_offset = addr - mapping->start + mapping->pgoff;
+    key.file_offset = addr - mapping->start + mapping->pgoff;
   }
   auto [it, inserted] = ids_.try_emplace(key, static_cast<uint32_t>(locations_.size()));
   if (inserted) {
@@ -41,7 +40,7 @@ uint32_t DataAddresses::Locate(const ProcessTable& processes, uint32_t pid, uint
     location.dso = key.dso;
     location.kernel = key.dso == ProcessTable::kKernelDso;
     locations_.push_back(location);
-    file_offsets_.push_back(file_offset);
+    file_offsets_.push_back(key.file_offset);
   }
   return it->second;
 }
@@ -52,7 +51,7 @@ void DataAddresses::Resolve(const ProcessTable& processes, const BinaryLocatorOp
   std::map<uint32_t, std::vector<uint32_t>> by_dso;
   for (uint32_t id = 1; id < locations_.size(); ++id) {
     const std::string& path = processes.DsoPath(locations_[id].dso);
-    if (file_offsets_[id] != kNoFileOffset && path.starts_with("/")) {
+    if (file_offsets_[id] != kNoFileOffset && path.starts_with("/") && !IsAnonymousCode(path)) {
       by_dso[locations_[id].dso].push_back(id);
     }
   }
@@ -68,6 +67,14 @@ void DataAddresses::Resolve(const ProcessTable& processes, const BinaryLocatorOp
     if (located.binary.empty()) continue;
     auto elf = ElfSymbols::LoadWithObjects(located.binary);
     if (!elf) continue;  // not ELF: a data file
+    // A distribution's library keeps its variables' names in its debug
+    // file (the binary has .dynsym's exported ones only).
+    if (!located.debug.empty()) {
+      if (auto debug = ElfSymbols::LoadWithObjects(located.debug);
+          debug && (elf->build_id().empty() || debug->build_id() == elf->build_id())) {
+        elf->MergeDebugSymbols(std::move(*debug));
+      }
+    }
     for (uint32_t id : ids) {
       const std::optional<uint64_t> vaddr = VaddrOf(*elf, file_offsets_[id]);
       const ElfSymbol* symbol = vaddr ? elf->Find(*vaddr) : nullptr;

@@ -4,14 +4,15 @@
 // read, in the mapping that held it at that moment
 // (ProcessTable::FindDataMapping: the data mappings first, then the code
 // ones, which hold constants too); a kernel address in the kernel. Each
-// distinct (mapping's DSO, address) is one location, the id the sample
-// keeps (ProfileSample::data). Once the records are read, Resolve names
-// the variable or function holding each address of a mapped ELF file, from
-// the file's symbol table (ElfSymbols::LoadWithObjects), read once per
-// file and only for files with locations; anonymous memory, the heap, the
-// stack and files that are not ELF get no symbol, as in perf. The file is
-// found as the code's binaries are (BinaryLocator: --symfs, the recorded
-// build-id), never through debuginfod.
+// distinct (mapping's DSO, address, file offset) is one location, the id
+// the sample keeps (ProfileSample::data). Once the records are read,
+// Resolve names the variable or function holding each address of a mapped
+// ELF file, from the file's symbol table and its debug file's
+// (ElfSymbols::LoadWithObjects), read once per file and only for files
+// with locations; anonymous memory, the heap, the stack and files that are
+// not ELF get no symbol, as in perf. The file is found as the code's
+// binaries are (BinaryLocator: --symfs, the recorded build-id), never
+// through debuginfod.
 #pragma once
 
 #include <cstdint>
@@ -39,14 +40,18 @@ class DataAddresses {
   size_t size() const { return locations_.size() - 1; }
 
  private:
+  // The file offset too: one file mapped at one address with another
+  // offset (another process, a remap) holds other variables there.
   struct Key {
     uint32_t dso;
     uint64_t address;
+    uint64_t file_offset;
     bool operator==(const Key&) const = default;
   };
   struct KeyHash {
     size_t operator()(const Key& k) const {
-      return static_cast<size_t>((k.address * 0x9E3779B97F4A7C15ull) ^ k.dso);
+      return static_cast<size_t>((k.address * 0x9E3779B97F4A7C15ull) ^
+                                 (k.file_offset * 0xC2B2AE3D27D4EB4Full) ^ k.dso);
     }
   };
   static constexpr uint64_t kNoFileOffset = UINT64_MAX;

@@ -22,14 +22,15 @@ const std::string kReport = SAMPLE_REPORT_PATH;
 const std::string kAlloc = WORKLOAD_ALLOC_PATH;
 const std::string kAllocCxx = WORKLOAD_ALLOC_CXX_PATH;
 const std::string kAllocStatic = WORKLOAD_ALLOC_STATIC_PATH;
+const std::string kFaults = WORKLOAD_FAULTS_PATH;
 constexpr const char* kJemalloc = "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2";
 constexpr const char* kHeaptrack = "/usr/bin/heaptrack";
 constexpr const char* kHeaptrackPrint = "/usr/bin/heaptrack_print";
 constexpr long kRounds = 20000;
 
-const std::vector<std::string> kFunctions = {"alloc_sixty", "alloc_thirty", "alloc_ten",
-                                             "build_peak",  "leak_some",    "leak_more",
-                                             "make_nodes",  "fill_vector",  "keep_some"};
+const std::vector<std::string> kFunctions = {
+    "alloc_sixty", "alloc_thirty", "alloc_ten", "build_peak", "leak_some", "leak_more",
+    "make_nodes",  "fill_vector",  "keep_some", "write_anon", "read_file"};
 
 // Why --alloc cannot record here: defining a uprobe takes write access to
 // tracefs's uprobe_events (root), checked directly.
@@ -120,6 +121,27 @@ TEST_F(AllocTest, BytesCallsLeaksAndPeakByFunctionAreExact) {
   const std::string stats = Report({"--stats"});
   EXPECT_NE(stats.find("unknown frees:          0"), std::string::npos) << stats;
   EXPECT_NE(stats.find("Live bytes over time"), std::string::npos) << stats;
+}
+
+// The faults workload maps 12288000 bytes of anonymous memory in
+// write_anon and unmaps them, and maps a file in read_file: one block from
+// mmap to munmap, no leak, and the file's mapping no allocation (the
+// kernel's filter keeps MAP_ANONYMOUS calls only).
+TEST_F(AllocTest, AnonymousMemoryFromMmapToMunmap) {
+  const RunResult rec = Record({}, {kFaults, dir_ / "mapped"});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  EXPECT_NE(rec.err.find("mmap, munmap"), std::string::npos) << rec.err;
+  const std::string text = Report({"--stdio", "--no-children"});
+  ASSERT_NE(text.find("# Lost samples: 0"), std::string::npos) << "records were lost:\n" << text;
+  EXPECT_EQ(Folded("alloc-bytes").at("write_anon"), 12'288'000u);
+  EXPECT_EQ(Folded("alloc-calls").at("write_anon"), 1u);
+  EXPECT_EQ(Folded("peak-bytes").at("write_anon"), 12'288'000u);
+  EXPECT_NE(text.find("# Allocated: 12288000 bytes (11.7 MiB) in 1 blocks"), std::string::npos)
+      << text;
+  const std::string stats = Report({"--stats"});
+  EXPECT_TRUE(std::regex_search(stats, std::regex(R"(\n +frees: +1\n)"))) << stats;
+  EXPECT_TRUE(std::regex_search(stats, std::regex(R"(\n +unknown frees: +0 )"))) << stats;
+  EXPECT_TRUE(std::regex_search(stats, std::regex(R"(\n +live at the end: +0 blocks)"))) << stats;
 }
 
 TEST_F(AllocTest, BlocksFreedByAnotherThreadAreNotLeaks) {

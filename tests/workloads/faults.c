@@ -10,7 +10,11 @@
  * memory; a read fault maps the page cache around it (fault-around, up to a
  * large folio), never across a 2 MiB boundary, so reads 2 MiB apart fault
  * once each; writes to a
- * private mapping of this binary copy one page each. Usage: faults FILE */
+ * private mapping of this binary copy one page each.
+ *
+ * For --alloc: write_anon's 12288000 bytes of anonymous memory are mapped
+ * and unmapped (a block from mmap to munmap); read_file's mapping of a
+ * file is no allocation. Usage: faults FILE */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdint.h>
@@ -40,6 +44,7 @@ NOINLINE static void write_anon(void) {
   madvise(p, size, MADV_NOHUGEPAGE);
   for (size_t i = 0; i < size; i += PAGE) p[i] = (char)i;
   sink += (uint64_t)p[PAGE];
+  munmap(p, size);
 }
 
 NOINLINE static void read_file(const char* path) {
@@ -54,6 +59,8 @@ NOINLINE static void read_file(const char* path) {
     perror("mmap");
     exit(1);
   }
+  /* No readahead: each fault reads one page, not a large folio of zeros. */
+  madvise((void*)p, size, MADV_RANDOM);
   uint64_t sum = 0;
   for (size_t i = 0; i < size; i += FILE_STRIDE) sum += (uint64_t)p[i];
   sink += sum;

@@ -346,6 +346,37 @@ TEST_F(FlatProfileTest, DataKeysGroupByDataObjectAndAddress) {
   EXPECT_EQ(by_address[2].data, 1u);
 }
 
+// One address in two mappings (unmapped and mapped again): two rows, in an
+// order that does not depend on the order of the samples.
+TEST(FlatProfileDataTest, RowsAtOneAddressSortTheSameWhateverTheSampleOrder) {
+  std::vector<std::vector<uint32_t>> orders;
+  for (bool reversed : {false, true}) {
+    Profile profile;
+    profile.set_event_names({"page-faults"});
+    profile.set_dso_names({"[unknown]", "[kernel.kallsyms]", "//anon", "/f"});
+    std::vector<DataLocation> locations(3);
+    locations[1] = {0x7000, 2, 0, 0, false, false};
+    locations[2] = {0x7000, 3, 0, 0, false, false};
+    profile.set_data_locations(locations, {""});
+    const uint32_t f = profile.InternFunction(2, "f", false, true);
+    std::vector<std::pair<uint32_t, uint32_t>> samples = {{1, 1}, {2, 2}, {2, 1}, {1, 2}};
+    if (reversed) std::reverse(samples.begin(), samples.end());
+    for (auto [pid, data] : samples) {
+      ProfileSample s{.pid = pid, .data = data, .period = 1};
+      profile.AddSample(s, std::vector<uint32_t>{f});
+    }
+    FlatOptions options;
+    options.sort_keys = {SortKey::kPid, SortKey::kSymbolDaddr};
+    std::vector<uint32_t> order;
+    for (const FlatEntry& e : BuildFlatProfile(profile, options).entries) {
+      order.push_back(e.pid * 10 + e.data);
+    }
+    orders.push_back(order);
+  }
+  EXPECT_EQ(orders[0], orders[1]);
+  EXPECT_EQ(orders[0], (std::vector<uint32_t>{11, 12, 21, 22}));
+}
+
 }  // namespace
 }  // namespace sample
 

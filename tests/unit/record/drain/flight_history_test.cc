@@ -108,5 +108,40 @@ TEST(FlightHistoryTest, ProcSnapshotIsKeptWhole) {
   EXPECT_EQ(FlightByteCap(30), 30ull * (32 << 20));
 }
 
+// -d's data mappings: an mmap-munmap loop maps at the same place again
+// and again; once they are many, only the newest at each (pid, start) is
+// kept, code mappings and other records untouched.
+TEST(FlightHistoryTest, DataMappingsAtOnePlaceKeepTheNewest) {
+  const perf_event_attr attr = testing::MakeAttr(kSampleType, true);
+  FlightHistory history(1000, 1 << 20, attr, std::nullopt);
+  history.AddSideband(Chunk(attr, 1, 0, true));  // a COMM and a code MMAP2
+  for (int round = 0; round < 3; ++round) {
+    format::RecordsChunk chunk;
+    for (int i = 0; i < 3000; ++i) {
+      testing::Mmap2Fields data =
+          testing::MakeMmap2Fields("//anon", 7, 7, 0x7000000 + 0x1000 * (i % 10), 0x1000);
+      data.prot = 0x3;  // read, write
+      Append(chunk.records, testing::MakeMmap2(attr, data, {.pid = 7, .tid = 7, .time = 10}));
+      ++chunk.record_count;
+    }
+    chunk.cpu_runs.push_back({chunk.records.size(), 1});
+    history.AddSideband(chunk);
+  }
+  const format::RecordsChunk& kept = history.sideband();
+  // 9000 kept without compaction; compacted at 4096, the rest after.
+  EXPECT_LE(kept.record_count, 4096u + 2u);
+  EXPECT_EQ(Types(kept.records).size(), kept.record_count);
+  size_t code = 0, data = 0;
+  ForEachRecord(kept.records, [&](const perf_event_header& h, std::span<const std::byte> r) {
+    if (h.type != PERF_RECORD_MMAP2) return;
+    (ParseMmap2(r, attr)->prot & 0x4 ? code : data) += 1;
+  });
+  EXPECT_EQ(code, 1u);
+  EXPECT_GE(data, 10u);  // every place still mapped
+  EXPECT_LE(data, 4096u);
+  ASSERT_FALSE(kept.cpu_runs.empty());
+  EXPECT_EQ(kept.cpu_runs.back().end, kept.records.size());
+}
+
 }  // namespace
 }  // namespace sample::record

@@ -7,7 +7,7 @@
 namespace sample::report {
 namespace {
 
-constexpr uint32_t kMalloc = 1, kRealloc = 2, kNew = 3, kCalloc = 4;
+constexpr uint32_t kMalloc = 1, kRealloc = 2, kNew = 3, kCalloc = 4, kMmap = 5;
 constexpr uint32_t kPid = 100;
 
 void Enter(Allocations& a, uint32_t tid, uint32_t function, uint64_t size,
@@ -51,6 +51,36 @@ TEST(AllocationsTest, AFreeOfAnUnknownPointerIsCountedApartNotAsANegativeLeak) {
   EXPECT_EQ(a.LiveBlocks().size(), 1u);
   a.Free(kPid, 7, 20, 0);  // free(NULL) frees nothing and is nothing unknown
   EXPECT_EQ(a.stats().unknown_frees, 1u);
+}
+
+// mmap's anonymous memory is a block until munmap; munmap of memory never
+// seen mapped (a file) is no unknown free; glibc's free of a large block
+// unmaps the chunk just below the pointer, which is that free's.
+TEST(AllocationsTest, MunmapEndsAnMmapBlockAndOthersAreCountedApart) {
+  Allocations a;
+  Enter(a, 7, kMmap, 1 << 20, std::nullopt, 0);
+  ASSERT_TRUE(a.Return(kPid, 7, kMmap, 10, 0x7f0000000000));
+  EXPECT_EQ(a.stats().live_bytes, 1u << 20);
+  a.Free(kPid, 7, 20, 0x7f0000000000, /*unmap=*/true);
+  EXPECT_EQ(a.stats().live_bytes, 0u);
+  EXPECT_EQ(a.stats().frees, 1u);
+  a.Free(kPid, 7, 30, 0x7e0000000000, /*unmap=*/true);  // a file's mapping
+  EXPECT_EQ(a.stats().foreign_unmaps, 1u);
+  EXPECT_EQ(a.stats().unknown_frees, 0u);
+
+  // malloc's large block: its mmap nested in malloc, free's munmap of the
+  // chunk 16 bytes below the pointer after the free.
+  Enter(a, 7, kMalloc, 200000, std::nullopt, 1);
+  Enter(a, 7, kMmap, 204800, std::nullopt, 2);
+  EXPECT_FALSE(a.Return(kPid, 7, kMmap, 40, 0x7d0000000000));
+  ASSERT_TRUE(a.Return(kPid, 7, kMalloc, 41, 0x7d0000000010));
+  a.Free(kPid, 7, 50, 0x7d0000000010);
+  a.Free(kPid, 7, 51, 0x7d0000000000, /*unmap=*/true);
+  EXPECT_EQ(a.stats().frees, 2u);
+  EXPECT_EQ(a.stats().nested, 2u);
+  EXPECT_EQ(a.stats().foreign_unmaps, 1u);
+  EXPECT_EQ(a.stats().live_bytes, 0u);
+  EXPECT_TRUE(a.LiveBlocks().empty());
 }
 
 TEST(AllocationsTest, AReallocThatMovesEndsTheOldBlockAndStartsANewOne) {
