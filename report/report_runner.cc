@@ -38,6 +38,21 @@ Result<std::string> Export(const ReportOptions& options, const Recording& record
   TRY_ASSIGN(auto input, BuildExportInput(recording, filter, export_options,
                                           exporter->single_section(), warnings));
   input.binaries = &options.load.binaries;
+  if (options.format == OutputFormat::kGecko) {
+    // The Gecko format has no sample weights: the Firefox Profiler counts
+    // samples (its importer sets every weight to 1).
+    for (const ExportSection& section : input.sections) {
+      if (!input.PeriodWeighted(section.event) || section.period == section.samples.size()) {
+        continue;
+      }
+      warnings.push_back(fmt::format(
+          "--format gecko: the Firefox Profiler counts the samples of '{}', one per {}, not their "
+          "weights; --format pprof or speedscope carry the weights",
+          section.name,
+          EventPeriodUnit(recording, section.event) == PeriodUnit::kNanoseconds ? "wait"
+                                                                                : "call"));
+    }
+  }
   return exporter->Export(input);
 }
 

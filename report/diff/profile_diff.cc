@@ -113,7 +113,12 @@ DiffSection Compare(const DiffInput& before, const DiffInput& after, const Event
                        bool kernel) -> DiffEntry& {
     auto [it, inserted] = index.try_emplace(key, section.entries.size());
     if (inserted) {
-      section.entries.push_back(DiffEntry{std::get<1>(key), label, std::get<0>(key), kernel});
+      DiffEntry entry;
+      entry.dso = std::get<1>(key);
+      entry.symbol = label;
+      entry.data_object = std::get<0>(key);
+      entry.kernel = kernel;
+      section.entries.push_back(std::move(entry));
     }
     DiffEntry& entry = section.entries[it->second];
     // An overload one side had to name by its signature: so does the row.

@@ -142,6 +142,13 @@ TEST_F(AllocTest, AnonymousMemoryFromMmapToMunmap) {
   EXPECT_TRUE(std::regex_search(stats, std::regex(R"(\n +frees: +1\n)"))) << stats;
   EXPECT_TRUE(std::regex_search(stats, std::regex(R"(\n +unknown frees: +0 )"))) << stats;
   EXPECT_TRUE(std::regex_search(stats, std::regex(R"(\n +live at the end: +0 blocks)"))) << stats;
+  // The Firefox Profiler's format has no weights: said, for the bytes.
+  const RunResult gecko =
+      RunTool({kReport, "-i", data_, "--format", "gecko", "-o", dir_ / "g.json"}, dir_);
+  EXPECT_EQ(gecko.exit_code, 0) << gecko.err;
+  EXPECT_NE(gecko.err.find("counts the samples of 'alloc-bytes', one per call"), std::string::npos)
+      << gecko.err;
+  EXPECT_EQ(gecko.err.find("'alloc-calls'"), std::string::npos) << gecko.err;
 }
 
 TEST_F(AllocTest, BlocksFreedByAnotherThreadAreNotLeaks) {
