@@ -50,7 +50,9 @@ for round in $(seq "$rounds"); do
   timed rep-sample-on-perf "$report" -i "$work/perf.data" --stdio --sort dso_daddr,sym
   echo "  round $round done"
 done
-echo "samples: perf $(perf_counts "$work/perf.data"), sample-record $("$report" -i "$work/sample.data" --stats | awk '/^ *samples:/ { print $2; exit }') (samples lost)"
+ours=$("$report" -i "$work/sample.data" --stats |
+  awk '/SAMPLE events:/ { s = $3 } /lost samples:/ { l = $3 } END { print s, l }')
+echo "samples lost: perf $(perf_counts "$work/perf.data"), sample-record $ours"
 python3 - "$work" <<'PY'
 import statistics, sys
 work = sys.argv[1]
