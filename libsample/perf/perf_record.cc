@@ -125,7 +125,11 @@ std::optional<SampleRecord> ParseSample(std::span<const std::byte> record,
     uint32_t reserved;
     if (!(in.Read(&s.cpu) && in.Read(&reserved))) return std::nullopt;
   }
-  if (t & PERF_SAMPLE_PERIOD && !in.Read(&s.period)) return std::nullopt;
+  if (t & PERF_SAMPLE_PERIOD) {
+    if (!in.Read(&s.period)) return std::nullopt;
+  } else if (!attr.freq && attr.sample_period > 1) {
+    s.period = attr.sample_period;  // every Nth hit kept, as perf reads it
+  }
   if (t & PERF_SAMPLE_READ && !ReadReadFormat(attr, in, &s)) return std::nullopt;
   if (t & PERF_SAMPLE_CALLCHAIN) {
     uint64_t nr;

@@ -85,6 +85,8 @@ struct SampleRecord {
   uint64_t time = 0;
   uint64_t addr = 0;
   uint32_t cpu = 0;
+  // PERF_SAMPLE_PERIOD's; without it, the fixed sample_period (a sample
+  // of every Nth hit stands for N), else 1.
   uint64_t period = 1;
   // PERF_SAMPLE_READ: time_enabled/time_running when read_format asks.
   uint64_t time_enabled = 0;

@@ -137,6 +137,19 @@ void SetSamplingRate(const EventSpec& spec, const SamplingDefaults& defaults,
   }
 }
 
+// Whether the kernel counts `attr`'s event through perf_swevent_event:
+// software events but the clocks (hrtimer-driven), tracepoints, probes
+// and breakpoints. At a fixed period, such an event whose samples carry
+// PERF_SAMPLE_PERIOD is written at every hit (the period is the hit's
+// count, 1), whatever sample_period says; without the field the kernel
+// keeps every Nth, each standing for sample_period hits, as perf's -c.
+bool CountedByHits(const EventSpec& spec, const perf_event_attr& attr) {
+  if (attr.type == PERF_TYPE_SOFTWARE) {
+    return attr.config != PERF_COUNT_SW_CPU_CLOCK && attr.config != PERF_COUNT_SW_TASK_CLOCK;
+  }
+  return attr.type == PERF_TYPE_TRACEPOINT || attr.type == PERF_TYPE_BREAKPOINT || spec.every_hit;
+}
+
 // What a sample holds: `events` is how many events the recording opens.
 Result<void> SetSampleLayout(const EventSpec& spec, size_t events, const SamplingDefaults& defaults,
                              perf_event_attr* attr) {
@@ -152,7 +165,10 @@ Result<void> SetSampleLayout(const EventSpec& spec, size_t events, const Samplin
   // what --script prints. LargestSample counts it, so the CPU field is
   // still inserted after the ring buffer (RAW comes after CPU).
   if (spec.attr.type == PERF_TYPE_TRACEPOINT) attr->sample_type |= PERF_SAMPLE_RAW;
-  if (spec.without_period) attr->sample_type &= ~static_cast<uint64_t>(PERF_SAMPLE_PERIOD);
+  if (spec.without_period ||
+      (!attr->freq && attr->sample_period > 1 && CountedByHits(spec, *attr))) {
+    attr->sample_type &= ~static_cast<uint64_t>(PERF_SAMPLE_PERIOD);
+  }
   if (defaults.data.addresses) attr->sample_type |= PERF_SAMPLE_ADDR;
   if (defaults.data.physical) attr->sample_type |= PERF_SAMPLE_PHYS_ADDR;
   if (defaults.data.page_size) attr->sample_type |= PERF_SAMPLE_DATA_PAGE_SIZE;

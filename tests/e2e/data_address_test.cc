@@ -131,6 +131,27 @@ TEST_F(DataAddressTest, PhysicalAddressesAndPageSizesAreRecorded) {
   ExpectWorkloadRows(ParseRows(Report(data, {"--stdio", "--sort", "dso_daddr,sym", "-n"})));
 }
 
+// -c 20 keeps every 20th fault, each standing for 20 (the kernel writes
+// every hit of a page-fault event whose samples carry the period: they
+// leave it out, as perf's do).
+TEST_F(DataAddressTest, EveryNthFaultStandsForN) {
+  const std::string data = dir_ / "c20.data";
+  const RunResult rec = RunTool({kRecord, "-q", "-e", "page-faults", "-c", "20", "-d", "-o", data,
+                                 "--", kFaults, dir_ / "mapped"},
+                                dir_);
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  const std::string text = Report(data, {"--stdio", "--sort", "dso_daddr,sym", "-n"});
+  const Rows rows = ParseRows(text);
+  EXPECT_GE(rows.total, 295u) << text.substr(0, 1500);
+  EXPECT_LE(rows.total, 310u);
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(text, m, std::regex(R"(# Event count \(approx\.\): (\d+))")));
+  EXPECT_EQ(std::stoull(m[1]), rows.total * 20);
+  ASSERT_TRUE(rows.rows.count("anon|write_anon") && rows.rows.count("mapped|read_file"));
+  EXPECT_NEAR(100.0 * rows.rows.at("anon|write_anon") / rows.total, 49.6, 2.0);
+  EXPECT_NEAR(100.0 * rows.rows.at("mapped|read_file") / rows.total, 33.1, 2.0);
+}
+
 TEST_F(DataAddressTest, RefusedWithoutDataAddresses) {
   const std::string data = dir_ / "plain.data";
   ASSERT_EQ(RunTool({kRecord, "-q", "-e", "page-faults", "-c", "1", "-o", data, "--", kFaults,

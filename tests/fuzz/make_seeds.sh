@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 corpus=tests/fuzz/corpus
 ninja -C build tests/fuzz/fuzz_make_seeds record/sample-record tests/workloads/split \
-  tests/workloads/hits tests/workloads/alloc \
+  tests/workloads/hits tests/workloads/alloc tests/workloads/faults \
   tests/workloads/unwind-nofp tests/workloads/jitdump \
   tests/fixtures/fixture_prog tests/fixtures/fixture_elf32 tests/fixtures/libfixture_lib.so \
   tests/fixtures/fixture_symbolizer tests/fixtures/fixture_symbolizer.debug \
@@ -68,6 +68,10 @@ if build/record/sample-record -q --alloc --no-embed -z 0 -o "$tmp/alloc" -- \
   build/tests/workloads/alloc 5 2>/dev/null; then
   alloc=alloc
 fi
+# Page faults with their data addresses (-d): data mappings in the sideband,
+# each sample's address placed and named for --sort dso_daddr,symbol_daddr.
+build/record/sample-record -q -d --no-embed -z 0 -e page-faults -c 20 -o "$tmp/data" -- \
+  build/tests/workloads/faults "$tmp/mapped"
 # A fake JIT's jitdump (kJitDump chunks: code loads, a move, debug info).
 build/record/sample-record -q -g -z 0 -e cpu-clock -F 500 -o "$tmp/jitdump" -- \
   build/tests/workloads/jitdump 0.04 "$tmp" >/dev/null
@@ -106,6 +110,11 @@ if [ -n "$alloc" ]; then
     { byte "$selector"; cat "$tmp/alloc"; } >"$corpus/report/seed-alloc-view$selector"
   done
 fi
+# Rows by data object and address (6; 38 with checksums fixed, 134 in JSON),
+# pprof's labels (136).
+for selector in 6 38 134 136; do
+  { byte "$selector"; cat "$tmp/data"; } >"$corpus/report/seed-data-view$selector"
+done
 for selector in 32 34 36; do
   { byte "$selector"; cat "$tmp/unwind-raw"; } >"$corpus/report/seed-unwind-raw-view$selector"
 done

@@ -119,11 +119,26 @@ TEST(PerfRecordTest, SampleRoundTripsEveryField) {
     EXPECT_EQ(s->time, want(PERF_SAMPLE_TIME, f.time)) << t;
     EXPECT_EQ(s->addr, want(PERF_SAMPLE_ADDR, f.addr)) << t;
     EXPECT_EQ(s->cpu, want(PERF_SAMPLE_CPU, f.cpu)) << t;
-    // Without PERF_SAMPLE_PERIOD each sample counts once.
-    EXPECT_EQ(s->period, want(PERF_SAMPLE_PERIOD, f.period, 1)) << t;
+    // Without PERF_SAMPLE_PERIOD each sample counts as the fixed period.
+    const uint64_t fixed = attr.freq || attr.sample_period == 0 ? 1 : attr.sample_period;
+    EXPECT_EQ(s->period, want(PERF_SAMPLE_PERIOD, f.period, fixed)) << t;
     EXPECT_EQ(ToVector(s->callchain),
               (t & PERF_SAMPLE_CALLCHAIN) ? f.callchain : std::vector<uint64_t>{});
   }
+}
+
+// Without PERF_SAMPLE_PERIOD a sample of a fixed-period event stands for
+// sample_period hits (the kernel kept every Nth), as perf reads it.
+TEST(PerfRecordTest, WithoutThePeriodFieldASampleStandsForTheFixedPeriod) {
+  auto attr = MakeAttr(PERF_SAMPLE_IP | PERF_SAMPLE_TID, false);
+  attr.sample_period = 20;
+  Bytes r = testing::MakeSample(attr, FullSample());
+  EXPECT_EQ(ParseSample(r, attr)->period, 20u);
+  attr.freq = 1;  // sample_freq, not a period
+  EXPECT_EQ(ParseSample(r, attr)->period, 1u);
+  attr.freq = 0;
+  attr.sample_period = 1;
+  EXPECT_EQ(ParseSample(r, attr)->period, 1u);
 }
 
 // -d --phys-data --data-page-size: the fields past the user stack, with

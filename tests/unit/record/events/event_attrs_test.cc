@@ -154,6 +154,30 @@ TEST(EventAttrsTest, TracepointsCarryTheirRawPayload) {
   EXPECT_FALSE(built.attrs[1].sample_type & PERF_SAMPLE_CPU);
 }
 
+// -c N on an event the kernel counts hit by hit (page-faults, tracepoints,
+// breakpoints): the samples leave the period out, or the kernel would write
+// every hit; the clocks, sampled by a timer, and frequencies keep it.
+TEST(EventAttrsTest, FixedPeriodsOfHitCountedEventsLeaveThePeriodOut) {
+  SamplingDefaults every20;
+  every20.period = 20;
+  const EventAttrs fixed = Build(
+      {Software("page-faults", PERF_COUNT_SW_PAGE_FAULTS), CpuClock(), Tracepoint()}, every20);
+  EXPECT_FALSE(fixed.attrs[0].sample_type & PERF_SAMPLE_PERIOD);
+  EXPECT_EQ(fixed.attrs[0].sample_period, 20u);
+  EXPECT_TRUE(fixed.attrs[1].sample_type & PERF_SAMPLE_PERIOD);
+  EXPECT_FALSE(fixed.attrs[2].sample_type & PERF_SAMPLE_PERIOD);
+  SamplingDefaults every1;
+  every1.period = 1;
+  EXPECT_TRUE(
+      Build({Software("page-faults", PERF_COUNT_SW_PAGE_FAULTS)}, every1).attrs[0].sample_type &
+      PERF_SAMPLE_PERIOD);
+  SamplingDefaults frequency;
+  frequency.frequency = 100;
+  EXPECT_TRUE(
+      Build({Software("page-faults", PERF_COUNT_SW_PAGE_FAULTS)}, frequency).attrs[0].sample_type &
+      PERF_SAMPLE_PERIOD);
+}
+
 // -d: every event samples the data address, the tracking one reports the
 // mappings of data too; --phys-data and --data-page-size add their fields.
 TEST(EventAttrsTest, DataAddresses) {
