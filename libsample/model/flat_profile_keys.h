@@ -86,7 +86,7 @@ class KeyMaker {
                     Pick(SortKey::kDso, f.dso),
                     row,
                     Pick(SortKey::kSrcline, f.srcline),
-                    Pick(SortKey::kDsoDaddr, profile_.data_location(s.data).dso),
+                    use(SortKey::kDsoDaddr) ? profile_.data_location(s.data).dso : FlatEntry::kAny,
                     Pick(SortKey::kSymbolDaddr, s.data)};
   }
   SampleClassKey Class(const ProfileSample& s) const {

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "libsample/model/process_table.h"
+
 namespace sample {
 
 uint32_t Profile::InternComm(std::string_view comm) {
@@ -171,7 +173,7 @@ std::span<const std::byte> Profile::raw(const ProfileSample& s) const {
 
 std::string DataSymbolLabel(const Profile& profile, uint32_t data) {
   const DataLocation& location = profile.data_location(data);
-  const char* level = location.kernel ? "[k] " : "[.] ";
+  const char* level = location.dso == ProcessTable::kKernelDso ? "[k] " : "[.] ";
   if (location.symbol == 0) return fmt::format("{}{:#018x}", level, location.address);
   if (location.function) return level + profile.data_symbol(location.symbol);
   return fmt::format("{}{}+{:#x}", level, profile.data_symbol(location.symbol),

@@ -90,7 +90,6 @@ struct DataLocation {
   uint32_t dso = 0;
   uint32_t symbol = 0;  // Profile::data_symbol id; 0: no symbol holds it
   uint64_t symbol_offset = 0;
-  bool kernel = false;    // a kernel address
   bool function = false;  // the symbol is a function's (perf prints no offset)
 };
 
@@ -238,7 +237,8 @@ class Profile {
 };
 
 // A data location as perf's symbol_daddr column prints it: "[.] var+0x10"
-// when a symbol holds it, else "[.] 0x00007f..." ("[k]" for the kernel's).
+// when a symbol holds it, else "[.] 0x00007f..." ("[k]" for the kernel's:
+// its DSO is ProcessTable::kKernelDso).
 std::string DataSymbolLabel(const Profile& profile, uint32_t data);
 
 }  // namespace sample

@@ -38,7 +38,6 @@ uint32_t DataAddresses::Locate(const ProcessTable& processes, uint32_t pid, uint
     DataLocation location;
     location.address = addr;
     location.dso = key.dso;
-    location.kernel = key.dso == ProcessTable::kKernelDso;
     locations_.push_back(location);
     file_offsets_.push_back(key.file_offset);
   }

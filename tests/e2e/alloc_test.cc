@@ -192,25 +192,37 @@ TEST_F(AllocTest, AttachingMeasuresFromTheAttachOn) {
   const pid_t pid = Start({kAlloc, "0"}, dir_, "workload");
   usleep(200'000);
   const RunResult rec = RunTool(
-      {kRecord, "--alloc", "-m", "1024", "-o", data_, "-p", std::to_string(pid), "--duration", "1"},
+      {kRecord, "--alloc", "-m", "4096", "-o", data_, "-p", std::to_string(pid), "--duration", "1"},
       dir_);
   kill(pid, SIGKILL);
   Wait(pid, dir_, "workload");
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  // The workload allocates as fast as it can (a million calls a second):
+  // the recorder may lose records while it is not draining, each at most
+  // one call unpaired or one free of a block it never saw allocated; and
+  // the probes' events are switched on one after another, so a stalled
+  // recorder (a loaded machine) sees some rounds' mallocs and not their
+  // callocs: 0.5% of the rounds (223 of 111,663 seen once in 40 runs).
+  const std::string stats = Report({"--stats"});
+  std::smatch lost_match;
+  ASSERT_TRUE(std::regex_search(stats, lost_match, std::regex(R"(lost samples: +(\d+))"))) << stats;
+  const uint64_t lost = std::stoull(lost_match[1]);
   const auto bytes = Folded("alloc-bytes");
   const double rounds = static_cast<double>(bytes.at("alloc_sixty")) / 600;
   EXPECT_GT(rounds, 100);
-  EXPECT_NEAR(static_cast<double>(bytes.at("alloc_thirty")) / 300, rounds, 2);
+  EXPECT_NEAR(static_cast<double>(bytes.at("alloc_thirty")) / 300, rounds,
+              2 + rounds / 200 + static_cast<double>(lost))
+      << lost << " records lost";
   // Blocks allocated before the attach and freed after it, counted apart,
   // never as negative leaks: those of the moments while the probes are
   // switched on one by one (free's may be on before malloc's return
-  // probe on the workload's CPU), under a thousandth of the frees.
-  const std::string stats = Report({"--stats"});
+  // probe on the workload's CPU), under 0.5% of the frees, and those the
+  // lost records made.
   std::smatch unknown;
   ASSERT_TRUE(std::regex_search(stats, unknown, std::regex(R"(unknown frees: +(\d+))"))) << stats;
   std::smatch frees;
   ASSERT_TRUE(std::regex_search(stats, frees, std::regex(R"(\n +frees: +(\d+))"))) << stats;
-  EXPECT_LE(std::stoul(unknown[1]) * 1000, std::stoul(frees[1])) << stats;
+  EXPECT_LE(std::stoul(unknown[1]), std::stoul(frees[1]) / 200 + lost) << stats;
   // What was live when the recording stopped: a round's block at most.
   std::smatch live;
   ASSERT_TRUE(std::regex_search(stats, live, std::regex(R"(live at the end: +(\d+) blocks)")))

@@ -311,9 +311,9 @@ TEST_F(FlatProfileTest, KeyMakerFillsOnlyTheFieldsOfTheSortKeys) {
 TEST_F(FlatProfileTest, DataKeysGroupByDataObjectAndAddress) {
   profile_.set_dso_names({"[unknown]", "[kernel.kallsyms]", "/bin/app", "//anon", "/data/f"});
   std::vector<DataLocation> locations(4);
-  locations[1] = {0x7000, 3, 0, 0, false, false};     // anon
-  locations[2] = {0x7008, 3, 0, 0, false, false};     // anon, another address
-  locations[3] = {0x9000, 4, 1, 0x10, false, false};  // in "table" of /data/f
+  locations[1] = {0x7000, 3, 0, 0, false};     // anon
+  locations[2] = {0x7008, 3, 0, 0, false};     // anon, another address
+  locations[3] = {0x9000, 4, 1, 0x10, false};  // in "table" of /data/f
   profile_.set_data_locations(locations, {"", "table"});
   for (auto [data, period] : {std::pair{1u, 10u}, {2u, 20u}, {3u, 40u}, {0u, 5u}}) {
     ProfileSample s;
@@ -355,8 +355,8 @@ TEST(FlatProfileDataTest, RowsAtOneAddressSortTheSameWhateverTheSampleOrder) {
     profile.set_event_names({"page-faults"});
     profile.set_dso_names({"[unknown]", "[kernel.kallsyms]", "//anon", "/f"});
     std::vector<DataLocation> locations(3);
-    locations[1] = {0x7000, 2, 0, 0, false, false};
-    locations[2] = {0x7000, 3, 0, 0, false, false};
+    locations[1] = {0x7000, 2, 0, 0, false};
+    locations[2] = {0x7000, 3, 0, 0, false};
     profile.set_data_locations(locations, {""});
     const uint32_t f = profile.InternFunction(2, "f", false, true);
     std::vector<std::pair<uint32_t, uint32_t>> samples = {{1, 1}, {2, 2}, {2, 1}, {1, 2}};
