@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <optional>
@@ -197,46 +198,84 @@ KallsymsSnapshotOptions DefaultKallsymsSnapshotOptions() {
   return options;
 }
 
-KallsymsSnapshot TakeKallsymsSnapshot(const std::vector<uint64_t>& addresses,
-                                      const KallsymsSnapshotOptions& options) {
+struct KallsymsFeed::State {
+  KallsymsSnapshotOptions options;
+  bool use_cache = false;
+  bool cache_tried = false;
+  std::optional<Cache> cache;
+  // The sorted table of the last read (SortKallsyms), when there was one.
+  std::string table;
+  std::optional<std::chrono::steady_clock::time_point> read_at;
+  // Why the last read gave no table.
+  std::string read_note;
+
+  // Reads the kernel's table, keeps it sorted and refreshes the cache.
+  void Read() {
+    read_at = std::chrono::steady_clock::now();
+    table.clear();
+    read_note.clear();
+    UniqueFd fd(open(options.kallsyms_path.c_str(), O_RDONLY | O_CLOEXEC));
+    std::string text;
+    text.reserve(8 << 20);  // one allocation for the whole file (5.4 MB on 6.18)
+    if (!fd.valid() || !ReadAll(fd.get(), text)) {
+      read_note = fmt::format("cannot read {}; kernel frames will show as [unknown]",
+                              options.kallsyms_path);
+      return;
+    }
+    table = SortKallsyms(text);
+    if (table.empty()) {
+      read_note = HiddenAddressesNote(options);
+      return;
+    }
+    if (use_cache) {
+      if (auto core = CoreTextRange(text)) WriteCache(options, table, *core);
+    }
+  }
+};
+
+KallsymsFeed::KallsymsFeed(KallsymsSnapshotOptions options) : state_(std::make_unique<State>()) {
+  state_->use_cache = !options.cache_dir.empty() && !options.boot_id.empty();
+  state_->options = std::move(options);
+}
+
+KallsymsFeed::~KallsymsFeed() = default;
+
+KallsymsSnapshot KallsymsFeed::Select(const std::vector<uint64_t>& addresses) {
+  State& s = *state_;
   KallsymsSnapshot snapshot;
   if (addresses.empty()) return snapshot;
-  const bool use_cache = !options.cache_dir.empty() && !options.boot_id.empty();
-  if (use_cache) {
-    if (std::optional<Cache> cache = MapCache(options)) {
-      const bool all_core = std::all_of(addresses.begin(), addresses.end(),
-                                        [&](uint64_t a) { return cache->core.Contains(a); });
-      if (all_core) {
-        auto symbols = SelectSortedKallsyms(cache->sorted, addresses);
-        if (symbols && !symbols->empty()) {
-          snapshot.symbols = std::move(*symbols);
-          snapshot.from_cache = true;
-          return snapshot;
-        }
+  if (s.use_cache && !s.cache_tried) {
+    s.cache = MapCache(s.options);
+    s.cache_tried = true;
+  }
+  if (s.cache) {
+    const bool all_core = std::all_of(addresses.begin(), addresses.end(),
+                                      [&](uint64_t a) { return s.cache->core.Contains(a); });
+    if (all_core) {
+      auto symbols = SelectSortedKallsyms(s.cache->sorted, addresses);
+      if (symbols && !symbols->empty()) {
+        snapshot.symbols = std::move(*symbols);
+        snapshot.from_cache = true;
+        return snapshot;
       }
     }
   }
-  UniqueFd fd(open(options.kallsyms_path.c_str(), O_RDONLY | O_CLOEXEC));
-  std::string text;
-  text.reserve(8 << 20);  // one allocation for the whole file (5.4 MB on 6.18)
-  if (!fd.valid() || !ReadAll(fd.get(), text)) {
-    snapshot.note =
-        fmt::format("cannot read {}; kernel frames will show as [unknown]", options.kallsyms_path);
-    return snapshot;
-  }
-  const std::string sorted = SortKallsyms(text);
-  if (sorted.empty()) {
-    snapshot.note = HiddenAddressesNote(options);
+  const auto age = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - *s.read_at).count();
+  };
+  if (!s.read_at || age() > s.options.reread_seconds) s.Read();
+  if (s.table.empty()) {
+    snapshot.note = s.read_note;
     return snapshot;
   }
   // Lines SortKallsyms wrote always parse.
-  snapshot.symbols = SelectSortedKallsyms(sorted, addresses).value_or(std::vector<KernelSymbol>{});
-  // No sampled address lies inside the table.
-  if (snapshot.symbols.empty()) return snapshot;
-  if (use_cache) {
-    if (auto core = CoreTextRange(text)) WriteCache(options, sorted, *core);
-  }
+  snapshot.symbols = SelectSortedKallsyms(s.table, addresses).value_or(std::vector<KernelSymbol>{});
   return snapshot;
+}
+
+KallsymsSnapshot TakeKallsymsSnapshot(const std::vector<uint64_t>& addresses,
+                                      const KallsymsSnapshotOptions& options) {
+  return KallsymsFeed(options).Select(addresses);
 }
 
 }  // namespace sample::record

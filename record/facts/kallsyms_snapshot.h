@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,9 @@ struct KallsymsSnapshotOptions {
   std::string cache_dir;
   // /proc/sys/kernel/random/boot_id; empty disables the cache.
   std::string boot_id;
+  // KallsymsFeed: a table read this long ago is read again for an address
+  // outside the core text (modules and BPF programs come and go).
+  double reread_seconds = 30;
 };
 
 // The default options: $XDG_CACHE_HOME/sample (or ~/.cache/sample) and this
@@ -43,5 +47,25 @@ struct KallsymsSnapshot {
 
 KallsymsSnapshot TakeKallsymsSnapshot(const std::vector<uint64_t>& addresses,
                                       const KallsymsSnapshotOptions& options);
+
+// Kernel symbols for addresses that come over time (sample-top names each
+// refresh's new ones): TakeKallsymsSnapshot's rules, with the cache mapped
+// once and the table of a read kept, so that a live view never parses the
+// whole table and reads it only for addresses outside the core text
+// (modules, BPF), at most once per reread_seconds.
+class KallsymsFeed {
+ public:
+  explicit KallsymsFeed(KallsymsSnapshotOptions options);
+  ~KallsymsFeed();
+  KallsymsFeed(const KallsymsFeed&) = delete;
+  KallsymsFeed& operator=(const KallsymsFeed&) = delete;
+
+  // The symbols covering `addresses`, each with its successor (sorted).
+  KallsymsSnapshot Select(const std::vector<uint64_t>& addresses);
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
 
 }  // namespace sample::record

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -20,6 +21,7 @@
 #include "formats/recording_file.h"
 #include "libsample/perf/event_table.h"
 #include "libsample/result.h"
+#include "libsample/symbols/kallsyms.h"
 #include "libsample/symbols/recorded_binary.h"
 #include "report/load/recording.h"
 
@@ -67,6 +69,11 @@ struct LoadOptions {
   // Files read with the one LoadRecording names, as one recording
   // (formats/recording_set.h): -i A B C, or a glob of rotated files.
   std::vector<std::string> more_inputs;
+  // A live view's kernel symbols (LiveLoader only): the symbols covering
+  // each refresh's new kernel addresses, each with its successor, asked of
+  // this instead of parsing the source's kallsyms text whole (sample-top:
+  // record::KallsymsFeed, the recorder's per-boot sorted cache).
+  std::function<std::vector<KernelSymbol>(const std::vector<uint64_t>&)> kernel_symbol_feed;
 };
 
 Result<Recording> LoadRecording(const std::string& path, const LoadOptions& options = {});

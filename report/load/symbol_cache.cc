@@ -13,10 +13,11 @@
 namespace sample::report {
 
 SymbolCache::SymbolCache(SymbolizeOptions options, format::Metadata build_ids,
-                         std::string kernel_symbols)
+                         std::string kernel_symbols, KernelFeed kernel_feed)
     : options_(std::move(options)),
       build_ids_(std::move(build_ids)),
       kernel_text_(std::move(kernel_symbols)),
+      kernel_feed_(std::move(kernel_feed)),
       locator_(options_.binaries) {}
 
 SymbolSource& SymbolCache::SourceFor(uint32_t dso, const std::string& path,
@@ -51,11 +52,25 @@ SymbolizeResult SymbolCache::Symbolize(const std::vector<Location>& locations,
     const std::string& path = dso_paths[dso];
     std::vector<std::vector<ResolvedFrame>> frames;
     if (dso == ProcessTable::kKernelDso && options_.names) {
-      if (!kernel_) {
-        kernel_.emplace(ParseKallsyms(kernel_text_), options_.kernel_symbols_origin);
-        result.symbol_sources.emplace_back(path, kernel_->facts().source);
+      if (kernel_feed_) {
+        // Each location is named once: the symbols covering this call's
+        // (in kallsyms order, each with its successor) name them all.
+        std::vector<KernelSymbol> covering = kernel_feed_({offsets.begin(), offsets.end()});
+        if (!kernel_reported_) {
+          result.symbol_sources.emplace_back(
+              path, covering.empty() ? "none: kallsyms is not readable here"
+                                     : "kallsyms, the symbols covering each address as it comes");
+          kernel_reported_ = true;
+        }
+        KernelSymbolSource selected(std::move(covering), "kallsyms");
+        frames = selected.Symbolize(offsets);
+      } else {
+        if (!kernel_) {
+          kernel_.emplace(ParseKallsyms(kernel_text_), options_.kernel_symbols_origin);
+          result.symbol_sources.emplace_back(path, kernel_->facts().source);
+        }
+        frames = kernel_->Symbolize(offsets);
       }
-      frames = kernel_->Symbolize(offsets);
     } else if (dso == ProcessTable::kUnknownDso) {
       // Addresses in no mapping, one location for all (a live view
       // collapses them: UnresolvedStacks::set_collapse_unknown).

@@ -11,6 +11,7 @@
 // and a refresh's new locations are few once the first ones are named.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -27,8 +28,12 @@ namespace sample::report {
 class SymbolCache {
  public:
   // `options` as SymbolizeLocations takes them (jobs aside); the kernel's
-  // symbols as kallsyms text, parsed on the first kernel location.
-  SymbolCache(SymbolizeOptions options, format::Metadata build_ids, std::string kernel_symbols);
+  // symbols as kallsyms text, parsed on the first kernel location, or,
+  // when `kernel_feed` is set, asked of it for each call's new kernel
+  // locations (the symbols covering them, each with its successor).
+  using KernelFeed = std::function<std::vector<KernelSymbol>(const std::vector<uint64_t>&)>;
+  SymbolCache(SymbolizeOptions options, format::Metadata build_ids, std::string kernel_symbols,
+              KernelFeed kernel_feed = {});
   SymbolCache(const SymbolCache&) = delete;
   SymbolCache& operator=(const SymbolCache&) = delete;
 
@@ -47,8 +52,10 @@ class SymbolCache {
   SymbolizeOptions options_;
   format::Metadata build_ids_;
   std::string kernel_text_;
+  KernelFeed kernel_feed_;
   BinaryLocator locator_;
   std::optional<KernelSymbolSource> kernel_;
+  bool kernel_reported_ = false;  // the feed's source said, in the first call naming the kernel
   std::map<uint32_t, std::unique_ptr<SymbolSource>> sources_;  // by DSO id
 };
 

@@ -136,6 +136,38 @@ TEST_F(KallsymsSnapshotTest, AnUnreadableTableGivesANote) {
   EXPECT_NE(snapshot.note.find("cannot read"), std::string::npos) << snapshot.note;
 }
 
+TEST_F(KallsymsSnapshotTest, AFeedMapsTheCacheOnceAndKeepsWhatItRead) {
+  (void)TakeKallsymsSnapshot({0xffffffff81000150u}, options_);
+  KallsymsFeed feed(options_);
+  const auto core = feed.Select({0xffffffff81000150u});
+  EXPECT_TRUE(core.from_cache);
+  EXPECT_EQ(core.symbols[0].name, "core_a");
+  ChangeKernelTable();
+  // A module address reads the kernel's table; later ones use what it read,
+  // the new module name included.
+  const auto module = feed.Select({0xffffffffc0000010u});
+  EXPECT_FALSE(module.from_cache);
+  ASSERT_EQ(module.symbols.size(), 2u);
+  EXPECT_EQ(module.symbols[0].name, "new_mod_fn");
+  dir_.Write("kallsyms", kKallsyms);
+  const auto kept = feed.Select({0xffffffffc0000020u, 0xffffffff81000250u});
+  ASSERT_EQ(kept.symbols.size(), 4u);
+  EXPECT_EQ(kept.symbols[0].name, "renamed_b");
+  EXPECT_EQ(kept.symbols[2].name, "new_mod_fn");
+  // Core addresses come from the cache mapped at the start, whatever the
+  // reads since.
+  EXPECT_TRUE(feed.Select({0xffffffff81000150u}).from_cache);
+  EXPECT_EQ(feed.Select({0xffffffff81000150u}).symbols[0].name, "core_a");
+}
+
+TEST_F(KallsymsSnapshotTest, AFeedRereadsAnOldTable) {
+  options_.reread_seconds = 0;
+  KallsymsFeed feed(options_);
+  EXPECT_EQ(feed.Select({0xffffffffc0000010u}).symbols[0].name, "mod_fn");
+  ChangeKernelTable();
+  EXPECT_EQ(feed.Select({0xffffffffc0000010u}).symbols[0].name, "new_mod_fn");
+}
+
 TEST_F(KallsymsSnapshotTest, NoCacheDirectoryMeansNoCache) {
   options_.cache_dir.clear();
   (void)TakeKallsymsSnapshot({0xffffffff81000150u}, options_);

@@ -16,6 +16,7 @@
 #include "formats/memory_recording.h"
 #include "libsample/model/process_table.h"
 #include "libsample/symbols/elf_symbols.h"
+#include "libsample/symbols/kallsyms.h"
 #include "report/load/symbol_cache.h"
 #include "tests/unit/synthetic_records.h"
 
@@ -324,6 +325,50 @@ TEST(SymbolCacheTest, ADsoIsOpenedOnceAndNamesTheSameEveryTime) {
   EXPECT_EQ(NamesOf(second, 2), NamesOf(first, 0));
   // Only what this call first opened is listed.
   EXPECT_TRUE(second.symbol_sources.empty());
+}
+
+TEST(SymbolCacheTest, AFeedNamesEachCallsNewKernelAddresses) {
+  SymbolizeOptions options;
+  options.binaries.files.use_debuginfod = false;
+  // What a KallsymsFeed gives: the symbols covering each address, each
+  // with its successor, selected from the whole table for this call only.
+  const std::vector<KernelSymbol> table = ParseKallsyms(kKallsyms);
+  std::vector<std::vector<uint64_t>> asked;
+  SymbolCache cache(options, {}, /*kernel_symbols=*/"",
+                    [&](const std::vector<uint64_t>& addresses) {
+                      asked.push_back(addresses);
+                      return SelectCoveringSymbols(table, addresses);
+                    });
+  const std::vector<std::string> dso_paths = {"[unknown]", "[kernel.kallsyms]"};
+  const SymbolizeResult first =
+      cache.Symbolize({{ProcessTable::kKernelDso, kSyscallIp}}, dso_paths);
+  EXPECT_EQ(NamesOf(first, 0), std::vector<std::string>{"do_syscall_64"});
+  ASSERT_EQ(first.symbol_sources.size(), 1u);
+  EXPECT_NE(first.symbol_sources[0].second.find("as it comes"), std::string::npos);
+  // The next call's addresses: a symbol of the first call's selection
+  // (schedule, do_syscall_64's successor) and one below it.
+  const SymbolizeResult second = cache.Symbolize({{ProcessTable::kKernelDso, 0xffffffff81002040},
+                                                  {ProcessTable::kKernelDso, 0xffffffff81000008}},
+                                                 dso_paths);
+  EXPECT_EQ(NamesOf(second, 0), std::vector<std::string>{"schedule"});
+  EXPECT_EQ(NamesOf(second, 1), std::vector<std::string>{"_stext"});
+  EXPECT_TRUE(second.symbol_sources.empty());
+  ASSERT_EQ(asked.size(), 2u);
+  EXPECT_EQ(asked[0], std::vector<uint64_t>{kSyscallIp});
+  EXPECT_EQ(asked[1], (std::vector<uint64_t>{0xffffffff81002040, 0xffffffff81000008}));
+}
+
+TEST(SymbolCacheTest, AFeedWithNothingSaysSo) {
+  SymbolizeOptions options;
+  options.binaries.files.use_debuginfod = false;
+  SymbolCache cache(options, {}, kKallsyms,
+                    [](const std::vector<uint64_t>&) { return std::vector<KernelSymbol>{}; });
+  const SymbolizeResult result =
+      cache.Symbolize({{ProcessTable::kKernelDso, kSyscallIp}}, {"[unknown]", "[kernel.kallsyms]"});
+  // The feed, not the text, names the kernel when there is one.
+  EXPECT_EQ(NamesOf(result, 0)[0].substr(0, 9), "[unknown]");
+  ASSERT_EQ(result.symbol_sources.size(), 1u);
+  EXPECT_EQ(result.symbol_sources[0].second.substr(0, 5), "none:");
 }
 
 }  // namespace
