@@ -7,6 +7,7 @@
 
 #include "libsample/model/process_table.h"
 #include "libsample/perf/record_walker.h"
+#include "libsample/symbols/recorded_binary.h"
 
 namespace sample::record {
 namespace {
@@ -57,9 +58,11 @@ void CodeHits::Observe(std::span<const std::byte> records) {
 }
 
 void CodeHits::ObserveMapping(const Mmap2Record& m) {
-  // Only files have names to embed: JIT code has its perf map, the [vdso]
-  // its stored image.
-  if ((m.prot & kProtExec) == 0 || m.filename.empty() || m.filename.front() != '/' ||
+  // Only files have names to embed: JIT code has its perf map. The [vdso]
+  // is kept as one, so that its image is stored only when it is hit
+  // (PostmortemFacts::SubmitTo; SubmitEmbedded leaves it out).
+  const bool vdso = m.filename == kVdsoPath;
+  if ((m.prot & kProtExec) == 0 || m.filename.empty() || (m.filename.front() != '/' && !vdso) ||
       IsAnonymousCode(m.filename) || m.len == 0) {
     return;
   }
@@ -130,10 +133,13 @@ void CodeHits::ScanStack(Process& process, uint32_t pid, const SampleRecord& s,
     uint64_t word;
     std::memcpy(&word, stack.data() + i, 8);
     if (word - low >= span) continue;  // outside every range (one test for most words)
+    // A return address follows its call inside the range, never at its
+    // end: a word that points just past a mapping (ld.so keeps the
+    // [vdso]'s end in its start-up frames) is none.
     const uint64_t call = word - 1;
     auto after = std::upper_bound(ranges.begin(), ranges.end(), call,
                                   [](uint64_t a, const auto& r) { return a < r.first; });
-    if (after != ranges.begin() && call < std::prev(after)->second) Add(pid, word, true);
+    if (after != ranges.begin() && word < std::prev(after)->second) Add(pid, word, true);
   }
 }
 

@@ -10,6 +10,7 @@
 #include "libsample/symbols/debug_file_finder.h"
 #include "libsample/symbols/elf_symbols.h"
 #include "libsample/symbols/inflated_debug.h"
+#include "libsample/symbols/recorded_binary.h"
 #include "libsample/symbols/symbol_embedding.h"
 
 namespace sample::record {
@@ -35,7 +36,8 @@ Result<OpenedBinary> OpenMapped(const CodeHits::Binary& binary, const ProcessFil
 }  // namespace
 
 EmbedSummary SubmitEmbedded(format::SampleFileWriter& writer, const CodeHits& hits,
-                            const ProcessFiles& files, JitMaps& jit_maps, JitDumps& jit_dumps) {
+                            std::vector<CodeHits::Binary> binaries, const ProcessFiles& files,
+                            JitMaps& jit_maps, JitDumps& jit_dumps) {
   const auto start = std::chrono::steady_clock::now();
   EmbedSummary summary;
   summary.done = true;
@@ -43,7 +45,8 @@ EmbedSummary SubmitEmbedded(format::SampleFileWriter& writer, const CodeHits& hi
   finder_options.use_debuginfod = false;  // never wait on the network at the end of a recording
   DebugFileFinder finder(finder_options);
   EmbeddingLimits limits;
-  for (CodeHits::Binary& binary : hits.Resolve()) {
+  for (CodeHits::Binary& binary : binaries) {
+    if (binary.path == kVdsoPath) continue;
     auto opened = OpenMapped(binary, files);
     if (!opened) {
       summary.notes.push_back(opened.error().message);

@@ -35,8 +35,11 @@ struct EmbedSummary {
   std::vector<std::string> notes;  // binaries and maps left out, and why
 };
 
+// `binaries`: `hits`.Resolve()'s (a [vdso] among them is not a file: its
+// image has a chunk of its own).
 EmbedSummary SubmitEmbedded(format::SampleFileWriter& writer, const CodeHits& hits,
-                            const ProcessFiles& files, JitMaps& jit_maps, JitDumps& jit_dumps);
+                            std::vector<CodeHits::Binary> binaries, const ProcessFiles& files,
+                            JitMaps& jit_maps, JitDumps& jit_dumps);
 
 // "embedded 120 functions of 3 binaries and 1 perf map (48 KiB) in 12 ms".
 std::string DescribeEmbedded(const EmbedSummary& summary);

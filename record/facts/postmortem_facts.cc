@@ -3,6 +3,7 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <optional>
 #include <utility>
 
 #include <fmt/format.h>
@@ -124,14 +125,26 @@ std::function<void(std::span<const std::byte>)> PostmortemFacts::RecordsObserver
 
 void PostmortemFacts::SubmitTo(format::SampleFileWriter& writer, ClosingNotes* notes) {
   writer.WaitUntilWritten();  // the observer has seen every record
-  std::vector<std::byte> vdso = VdsoPayload(&notes->vdso);
+  // With the hits known (embedding runs), the vDSO image is stored only
+  // when a sample's frames or stack words lie in it: 8 KiB (3.5 compressed)
+  // that most recordings never use.
+  std::optional<std::vector<CodeHits::Binary>> hit;
+  if (hits_) hit = hits_->Resolve();
+  const bool vdso_hit = !hit || std::any_of(hit->begin(), hit->end(), [](const auto& binary) {
+    return binary.path == kVdsoPath;
+  });
+  std::vector<std::byte> vdso;
+  if (vdso_hit) vdso = VdsoPayload(&notes->vdso);
   writer.Submit(format::ChunkType::kBuildIds, BuildIdPayload(vdso), binary_count());
   if (!vdso.empty()) writer.Submit(format::ChunkType::kVdso, std::move(vdso));
   auto kernel_symbols = KernelSymbolsPayload(DefaultKallsymsSnapshotOptions(), &notes->kernel);
   if (!kernel_symbols.empty()) {
     writer.Submit(format::ChunkType::kKernelSymbols, std::move(kernel_symbols));
   }
-  if (hits_) notes->embedded = SubmitEmbedded(writer, *hits_, files_, jit_maps_, jit_dumps_);
+  if (hit) {
+    notes->embedded =
+        SubmitEmbedded(writer, *hits_, std::move(*hit), files_, jit_maps_, jit_dumps_);
+  }
 }
 
 }  // namespace sample::record

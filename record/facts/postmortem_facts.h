@@ -75,7 +75,8 @@ class PostmortemFacts {
   // Submits the chunks above to `writer` as a file ends, once it has
   // written every records chunk: the build-ids, the vDSO image and the
   // kernel symbols when there are any (the notes say why not, as above),
-  // and what embedding stores.
+  // and what embedding stores. With embedding (CollectHits), the vDSO
+  // image only when the samples hit it.
   void SubmitTo(format::SampleFileWriter& writer, ClosingNotes* notes);
 
  private:

@@ -209,6 +209,25 @@ TEST_F(SymbolizeTest, VdsoFramesAreNamedFromTheImageInTheRecording) {
       << header.out;
 }
 
+// Every process maps the [vdso]; its image is stored only when the samples
+// hit it (8 KiB, 3.5 compressed, that most recordings never read): a
+// workload that never enters it, with -g (its stack words are scanned
+// too), records no image and no build-id for it, and reports as before.
+TEST_F(SymbolizeTest, AVdsoNothingHitIsNotStored) {
+  const std::string data = dir_ / "novdso.data";
+  const RunResult rec = RunTool(
+      {kRecord, "-e", "cpu-clock", "-g", "-o", data, "--", WORKLOAD_HITS_PATH, "300000"}, dir_);
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  const RunResult header = RunTool({kReport, "-i", data, "--header-only"}, dir_);
+  ASSERT_EQ(header.exit_code, 0) << header.err;
+  EXPECT_NE(header.out.find("# build-id"), std::string::npos) << header.out;
+  EXPECT_EQ(header.out.find("[vdso]"), std::string::npos) << header.out;
+  const RunResult rep = RunTool({kReport, "-i", data, "--no-children", "--sort", "sym"}, dir_);
+  ASSERT_EQ(rep.exit_code, 0) << rep.err;
+  EXPECT_TRUE(OverheadOfRow(rep.out, {"hit"})) << rep.out;
+  EXPECT_EQ(rep.err.find("vdso"), std::string::npos) << rep.err;
+}
+
 // The flat profile's user-space rows at or above 1%: symbol -> share. (Not
 // the kernel's: a loaded machine's softirqs can take 1% of any profile.)
 std::map<std::string, double> HotRows(const std::string& report) {

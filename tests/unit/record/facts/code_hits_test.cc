@@ -121,7 +121,8 @@ TEST(CodeHitsTest, StackCopiesAreScannedForReturnAddressesIntoCode) {
   Bytes records;
   Append(records, Mapping(attr, 10, "/bin/a", 0x401000, 0x1000, 0));
   Append(records, Mapping(attr, 10, "/lib/b.so", 0x7f0000, 0x1000, 0x2000, 8));
-  const std::vector<uint64_t> words = {0x401234, 0xdeadbeef, 7, 0x7f0010, 0x401000, 0x7f1001};
+  const std::vector<uint64_t> words = {0x401234, 0xdeadbeef, 7,       0x7f0010,
+                                       0x401000, 0x7f1001,   0x7f1000};
   Bytes stack(words.size() * 8);
   std::memcpy(stack.data(), words.data(), stack.size());
   testing::SampleFields fields;
@@ -142,9 +143,30 @@ TEST(CodeHitsTest, StackCopiesAreScannedForReturnAddressesIntoCode) {
   EXPECT_EQ(a->leaf_offsets, (std::vector<uint64_t>{0x100}));
   const auto* b = Find(binaries, "/lib/b.so");
   ASSERT_NE(b, nullptr);
-  // 0x7f1001 - 1 is the mapping's end: outside.
+  // 0x7f1001 - 1 is the mapping's end: outside; 0x7f1000, just past the
+  // mapping, is a pointer to its end, no return address.
   EXPECT_EQ(b->offsets, (std::vector<uint64_t>{0x200f}));
   EXPECT_EQ(hits.counts().stacks_scanned, 1u);
+}
+
+// The [vdso] counts as a binary of its own (its image is stored only when
+// it is hit; nothing opens it as a file).
+TEST(CodeHitsTest, TheVdsoIsABinaryOfItsOwn) {
+  const perf_event_attr attr = testing::MakeAttr(kSampleType, true);
+  CodeHits hits(TableOf(attr), Arch::kX86_64);
+  Bytes records;
+  Append(records, Mapping(attr, 10, "/bin/a", 0x401000, 0x1000, 0));
+  Append(records, Mapping(attr, 10, "[vdso]", 0x7ff000, 0x2000, 0, 0));
+  Append(records, Sample(attr, 10, 0, {kUser, 0x401010}));
+  hits.Observe(records);
+  EXPECT_EQ(Find(hits.Resolve(), "[vdso]"), nullptr);
+  Append(records, Sample(attr, 10, 0, {kUser, 0x7ff100, 0x401020}));
+  CodeHits again(TableOf(attr), Arch::kX86_64);
+  again.Observe(records);
+  const auto binaries = again.Resolve();
+  const auto* vdso = Find(binaries, "[vdso]");
+  ASSERT_NE(vdso, nullptr);
+  EXPECT_EQ(vdso->leaf_offsets, (std::vector<uint64_t>{0x100}));
 }
 
 }  // namespace
