@@ -43,8 +43,11 @@ struct WriterOptions {
   // is split. Not called for chunks dropped after a write error. A
   // recorder looks at its samples here, off its draining thread; whatever
   // the observer keeps, it shares with other threads on its own terms, or
-  // through WaitUntilWritten. It must not call the writer.
-  std::function<void(std::span<const std::byte> records)> observe_records = nullptr;
+  // through WaitUntilWritten. It must not call the writer. It may change
+  // the records in place, keeping each record's layout and size (the
+  // recorder clears what stack copies hold besides addresses:
+  // CodeHits::Observe).
+  std::function<void(std::span<std::byte> records)> observe_records = nullptr;
 };
 
 // Records drained from one CPU's ring buffer: those before byte `end` of

@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "libsample/model/process_table.h"
+#include "libsample/perf/chain_capture.h"
 #include "libsample/perf/record_walker.h"
 #include "libsample/symbols/recorded_binary.h"
 
@@ -27,9 +28,10 @@ size_t CodeHits::HitHash::operator()(const Hit& h) const {
                                (uint64_t(h.leaf) << 63));
 }
 
-CodeHits::CodeHits(EventTable events, Arch arch) : events_(std::move(events)), arch_(arch) {}
+CodeHits::CodeHits(EventTable events, Arch arch, uint32_t host_max_stack)
+    : events_(std::move(events)), arch_(arch), host_max_stack_(host_max_stack) {}
 
-void CodeHits::Observe(std::span<const std::byte> records) {
+void CodeHits::Observe(std::span<std::byte> records) {
   if (events_.events().empty()) return;
   const perf_event_attr& first = events_.events().front().attr;
   ForEachRecord(records, [&](const perf_event_header& header, std::span<const std::byte> record) {
@@ -37,7 +39,14 @@ void CodeHits::Observe(std::span<const std::byte> records) {
       case PERF_RECORD_SAMPLE:
         if (auto index = events_.EventIndexFor(record)) {
           const perf_event_attr& attr = events_.events()[*index].attr;
-          if (auto sample = ParseSample(record, attr)) ObserveSample(*sample, attr);
+          if (auto sample = ParseSample(record, attr)) {
+            // The same bytes as the parsed copy, writable.
+            const auto at = static_cast<size_t>(sample->user_stack.data() - records.data());
+            ObserveSample(*sample, attr,
+                          sample->user_stack.empty()
+                              ? std::span<std::byte>()
+                              : records.subspan(at, sample->user_stack.size()));
+          }
         }
         break;
       case PERF_RECORD_MMAP2:
@@ -100,7 +109,8 @@ void CodeHits::Add(uint32_t pid, uint64_t address, bool return_address) {
   hits_.insert(hit);
 }
 
-void CodeHits::ObserveSample(const SampleRecord& s, const perf_event_attr& attr) {
+void CodeHits::ObserveSample(const SampleRecord& s, const perf_event_attr& attr,
+                             std::span<std::byte> stack) {
   ++counts_.samples;
   Process& process = processes_[s.pid];
   const std::span<const std::byte> chain = s.callchain.bytes();
@@ -114,32 +124,55 @@ void CodeHits::ObserveSample(const SampleRecord& s, const perf_event_attr& attr)
     }
   }
   if (!s.user_stack.empty() && s.regs_abi == PERF_SAMPLE_REGS_ABI_64) {
-    ScanStack(process, s.pid, s, attr);
+    ScanStack(process, s.pid, s, attr, stack);
   }
 }
 
+// Whether Observe clears what `s`'s fp,leaf copy holds besides addresses.
+bool CodeHits::ClearsCopy(const SampleRecord& s, const perf_event_attr& attr) const {
+  if (!ChainCaptureFromAttr(attr).leaf) return false;
+  size_t frames = 0;
+  for (size_t i = 0; i < s.callchain.size(); ++i) frames += !IsContextMarker(s.callchain[i]);
+  const uint32_t limit = attr.sample_max_stack != 0 ? attr.sample_max_stack : host_max_stack_;
+  return frames < limit;
+}
+
 void CodeHits::ScanStack(Process& process, uint32_t pid, const SampleRecord& s,
-                         const perf_event_attr& attr) {
+                         const perf_event_attr& attr, std::span<std::byte> stack) {
   const auto regs = ToDwarfRegisters(arch_, attr.sample_regs_user, s.user_regs);
   if (!regs) return;
   ++counts_.stacks_scanned;
   Add(pid, regs->pc, false);
   const auto& ranges = RangesOf(process, pid);
+  // A process whose code is not known yet (its mappings in a later chunk)
+  // keeps its copies as they are.
   if (ranges.empty()) return;
+  const bool clear = regs->sp % 8 == 0 && ClearsCopy(s, attr);
   const uint64_t low = ranges.front().first + 1;
   const uint64_t span = ranges.back().second - low;
-  const std::span<const std::byte> stack = s.user_stack;
+  // Saved frame pointers (and a realigned frame's saved stack pointer)
+  // point into the stack above the stack pointer: a thread's stack is a
+  // few MiB.
+  constexpr uint64_t kStackReach = uint64_t{64} << 20;
   for (size_t i = (8 - regs->sp % 8) % 8; i + 8 <= stack.size(); i += 8) {
     uint64_t word;
     std::memcpy(&word, stack.data() + i, 8);
-    if (word - low >= span) continue;  // outside every range (one test for most words)
-    // A return address follows its call inside the range, never at its
-    // end: a word that points just past a mapping (ld.so keeps the
-    // [vdso]'s end in its start-up frames) is none.
-    const uint64_t call = word - 1;
-    auto after = std::upper_bound(ranges.begin(), ranges.end(), call,
-                                  [](uint64_t a, const auto& r) { return a < r.first; });
-    if (after != ranges.begin() && word < std::prev(after)->second) Add(pid, word, true);
+    if (word - low < span) {
+      // A return address follows its call inside the range, never at its
+      // end: a word that points just past a mapping (ld.so keeps the
+      // [vdso]'s end in its start-up frames) is none.
+      const uint64_t call = word - 1;
+      auto after = std::upper_bound(ranges.begin(), ranges.end(), call,
+                                    [](uint64_t a, const auto& r) { return a < r.first; });
+      if (after != ranges.begin() && word < std::prev(after)->second) {
+        Add(pid, word, true);
+        continue;
+      }
+    }
+    if (clear && word != 0 && word - regs->sp >= kStackReach) {
+      std::memset(stack.data() + i, 0, 8);
+      ++counts_.words_cleared;
+    }
   }
 }
 

@@ -40,11 +40,20 @@ namespace sample::record {
 class CodeHits {
  public:
   // `events`: the recording's, to parse its samples; `arch`: the host's,
-  // to read user registers.
-  CodeHits(EventTable events, Arch arch);
+  // to read user registers; `host_max_stack`: kernel.perf_event_max_stack
+  // as the events were opened (see Observe).
+  CodeHits(EventTable events, Arch arch, uint32_t host_max_stack = 127);
 
-  // Looks at a run of records as written to the file.
-  void Observe(std::span<const std::byte> records);
+  // Looks at a run of records as written to the file. The words of an
+  // fp,leaf stack copy (-g) that point neither into the process's code nor
+  // into its stack above the stack pointer become 0: the report's CFI
+  // steps (DwarfUnwinder::SkippedCallers) read return addresses and saved
+  // frame pointers only, and the rest (a leaf's pointers into its heap,
+  // sizes, flags) differs from sample to sample: qsort's copies cost 19%
+  // of its records (bench/RESULTS.md). A copy whose chain the kernel cut
+  // at its frame limit stays whole (the report unwinds all of it), and so
+  // do --call-graph dwarf copies, which libdw reads as it likes.
+  void Observe(std::span<std::byte> records);
 
   // A file mapping with hits.
   struct Binary {
@@ -67,6 +76,7 @@ class CodeHits {
     uint64_t stacks_scanned = 0;
     uint64_t hits = 0;          // distinct (process, lookup address)
     uint64_t hits_dropped = 0;  // addresses past kMaxHits
+    uint64_t words_cleared = 0;  // fp,leaf copies' words that were no address
   };
   Counts counts() const;
 
@@ -106,14 +116,18 @@ class CodeHits {
   };
 
   void ObserveMapping(const Mmap2Record& m);
-  void ObserveSample(const SampleRecord& s, const perf_event_attr& attr);
-  void ScanStack(Process& process, uint32_t pid, const SampleRecord& s,
-                 const perf_event_attr& attr);
+  void ObserveSample(const SampleRecord& s, const perf_event_attr& attr,
+                     std::span<std::byte> stack);
+  // `stack`: the sample's copy, writable (Observe clears it).
+  void ScanStack(Process& process, uint32_t pid, const SampleRecord& s, const perf_event_attr& attr,
+                 std::span<std::byte> stack);
   const std::vector<std::pair<uint64_t, uint64_t>>& RangesOf(Process& process, uint32_t pid);
+  bool ClearsCopy(const SampleRecord& s, const perf_event_attr& attr) const;
   void Add(uint32_t pid, uint64_t address, bool return_address);
 
   EventTable events_;
   Arch arch_;
+  uint32_t host_max_stack_;
   std::vector<File> files_;
   std::unordered_map<std::string, std::vector<uint32_t>> files_by_path_;
   std::unordered_map<uint32_t, Process> processes_;

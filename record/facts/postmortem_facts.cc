@@ -111,14 +111,14 @@ std::vector<std::byte> PostmortemFacts::KernelSymbolsPayload(const KallsymsSnaps
   return std::vector<std::byte>(bytes, bytes + formatted.size());
 }
 
-void PostmortemFacts::CollectHits(EventTable events, Arch arch) {
-  hits_ = std::make_unique<CodeHits>(std::move(events), arch);
+void PostmortemFacts::CollectHits(EventTable events, Arch arch, uint32_t host_max_stack) {
+  hits_ = std::make_unique<CodeHits>(std::move(events), arch, host_max_stack);
 }
 
-std::function<void(std::span<const std::byte>)> PostmortemFacts::RecordsObserver() {
+std::function<void(std::span<std::byte>)> PostmortemFacts::RecordsObserver() {
   // Called on the writer's thread; hits_ is set before the first records
   // chunk is handed to it (the hand-over's lock orders the two).
-  return [this](std::span<const std::byte> records) {
+  return [this](std::span<std::byte> records) {
     if (hits_) hits_->Observe(records);
   };
 }

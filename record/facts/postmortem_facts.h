@@ -44,9 +44,9 @@ class PostmortemFacts {
   // embedding what names them at close: once the events are open, before
   // the first records are written. Without it nothing is embedded
   // (--no-embed).
-  void CollectHits(EventTable events, Arch arch);
+  void CollectHits(EventTable events, Arch arch, uint32_t host_max_stack);
   // For WriterOptions::observe_records of every file's writer.
-  std::function<void(std::span<const std::byte>)> RecordsObserver();
+  std::function<void(std::span<std::byte>)> RecordsObserver();
 
   // Looks at one record (sample or MMAP2) written for `attr`.
   void Observe(const perf_event_header& header, std::span<const std::byte> record,

@@ -117,6 +117,7 @@ TEST(CodeHitsTest, StackCopiesAreScannedForReturnAddressesIntoCode) {
       testing::MakeAttr(kSampleType | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER, true);
   attr.sample_regs_user = (uint64_t{1} << 7) | (uint64_t{1} << 8);  // sp, ip
   attr.sample_stack_user = 64;
+  attr.exclude_callchain_user = 1;  // --call-graph dwarf
   CodeHits hits(TableOf(attr), Arch::kX86_64);
   Bytes records;
   Append(records, Mapping(attr, 10, "/bin/a", 0x401000, 0x1000, 0));
@@ -147,6 +148,72 @@ TEST(CodeHitsTest, StackCopiesAreScannedForReturnAddressesIntoCode) {
   // mapping, is a pointer to its end, no return address.
   EXPECT_EQ(b->offsets, (std::vector<uint64_t>{0x200f}));
   EXPECT_EQ(hits.counts().stacks_scanned, 1u);
+}
+
+// fp,leaf (-g): a copy's words that point neither into code nor into the
+// stack above the stack pointer become 0, and nothing else changes; a
+// chain the kernel cut at its limit, and dwarf copies, keep theirs.
+TEST(CodeHitsTest, LeafCopiesKeepOnlyAddressesOfCodeAndStack) {
+  perf_event_attr attr =
+      testing::MakeAttr(kSampleType | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER, true);
+  attr.sample_regs_user = (uint64_t{1} << 6) | (uint64_t{1} << 7) | (uint64_t{1} << 8);
+  attr.sample_stack_user = 64;
+  constexpr uint64_t kSp = 0x7ffd0000;
+  const std::vector<uint64_t> words = {0x55550000a0,  // a heap pointer
+                                       kSp + 0x40,    // a saved frame pointer
+                                       0x401234,      // a return address
+                                       1234,          // a count
+                                       kSp - 8,       // below the stack pointer
+                                       0x7f1000,      // just past b.so
+                                       0,
+                                       0x7f0010};  // the chain's first caller
+  const auto record = [&](const perf_event_attr& a, std::vector<uint64_t> chain) {
+    Bytes stack(words.size() * 8);
+    std::memcpy(stack.data(), words.data(), stack.size());
+    testing::SampleFields fields;
+    fields.pid = fields.tid = 10;
+    fields.ip = 0x401100;
+    fields.period = 1;
+    fields.callchain = std::move(chain);
+    fields.extra = testing::RegsUserBlock(PERF_SAMPLE_REGS_ABI_64, {kSp + 0x40, kSp, 0x401100});
+    const Bytes block = testing::StackUserBlock(stack, 64);
+    fields.extra.insert(fields.extra.end(), block.begin(), block.end());
+    return testing::MakeSample(a, fields);
+  };
+  // The copy's words, as the records hold them after Observe.
+  const auto observed = [&](const perf_event_attr& a, std::vector<uint64_t> chain,
+                            uint32_t max_stack) {
+    Bytes records;
+    Append(records, Mapping(a, 10, "/bin/a", 0x401000, 0x1000, 0));
+    Append(records, Mapping(a, 10, "/lib/b.so", 0x7f0000, 0x1000, 0x2000, 8));
+    const Bytes sample = record(a, std::move(chain));
+    Append(records, sample);
+    const Bytes before = records;
+    CodeHits hits(TableOf(a), Arch::kX86_64, max_stack);
+    hits.Observe(records);
+    EXPECT_EQ(records.size(), before.size());
+    const auto parsed = ParseSample(std::span(records).last(sample.size()), a);
+    std::vector<uint64_t> out(words.size());
+    std::memcpy(out.data(), parsed->user_stack.data(), out.size() * 8);
+    // Nothing but the copy changed.
+    const size_t copy_at = static_cast<size_t>(parsed->user_stack.data() - records.data());
+    for (size_t i = 0; i < records.size(); ++i) {
+      if (i < copy_at || i >= copy_at + words.size() * 8) EXPECT_EQ(records[i], before[i]) << i;
+    }
+    return std::pair(out, hits.counts().words_cleared);
+  };
+  const std::vector<uint64_t> chain = {kUser, 0x401100, 0x7f0010};
+  const auto [cleared, count] = observed(attr, chain, 127);
+  EXPECT_EQ(cleared, (std::vector<uint64_t>{0, kSp + 0x40, 0x401234, 0, 0, 0, 0, 0x7f0010}));
+  EXPECT_EQ(count, 4u);
+  // At the kernel's limit (2 frames here) the report unwinds the whole copy.
+  EXPECT_EQ(observed(attr, chain, 2).first, words);
+  perf_event_attr limited = attr;
+  limited.sample_max_stack = 2;
+  EXPECT_EQ(observed(limited, chain, 127).first, words);
+  perf_event_attr dwarf = attr;
+  dwarf.exclude_callchain_user = 1;
+  EXPECT_EQ(observed(dwarf, {}, 127).first, words);
 }
 
 // The [vdso] counts as a binary of its own (its image is stored only when
