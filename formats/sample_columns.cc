@@ -123,16 +123,29 @@ class ColumnReader {
 
   bool Next(uint64_t& value) {
     uint64_t zigzag = 0;
+    if (!NextUnsigned(zigzag)) return false;
+    value = (zigzag >> 1) ^ (0 - (zigzag & 1));
+    return true;
+  }
+  bool NextUnsigned(uint64_t& value) {
+    uint64_t bits = 0;
     for (unsigned shift = 0; shift < 70 && at_ != end_; shift += 7) {
       const auto byte = static_cast<uint8_t>(*at_++);
       if (shift == 63 && byte > 1) return false;
-      zigzag |= uint64_t{byte & 0x7fu} << shift;
+      bits |= uint64_t{byte & 0x7fu} << shift;
       if ((byte & 0x80) == 0) {
-        value = (zigzag >> 1) ^ (0 - (zigzag & 1));
+        value = bits;
         return true;
       }
     }
     return false;
+  }
+  // The next `n` bytes as they are; false if fewer are left.
+  bool Take(uint64_t n, const std::byte*& bytes) {
+    if (n > static_cast<uint64_t>(end_ - at_)) return false;
+    bytes = at_;
+    at_ += n;
+    return true;
   }
   bool done() const { return at_ == end_; }
   // The payload position of the next byte.
@@ -145,6 +158,39 @@ class ColumnReader {
   const std::byte* begin_ = nullptr;
 };
 
+// The time column's values when split: the low bytes read in step with
+// the high varints.
+class SplitTimeReader {
+ public:
+  // False when the count or the low bytes do not fit the column.
+  bool Open(ColumnReader column) {
+    column_ = column;
+    uint64_t count = 0;
+    if (!column_.NextUnsigned(count) || !column_.Take(count, low_)) return false;
+    left_ = count;
+    return true;
+  }
+  bool Next(uint64_t& value) {
+    uint64_t high = 0;
+    if (left_ == 0 || !column_.NextUnsigned(high) || high > (~uint64_t{0} >> 8)) return false;
+    const uint64_t zigzag = high << 8 | static_cast<uint8_t>(*low_++);
+    --left_;
+    value = (zigzag >> 1) ^ (0 - (zigzag & 1));
+    return true;
+  }
+  bool done() const { return left_ == 0 && column_.done(); }
+  size_t position() const { return column_.position(); }
+
+ private:
+  ColumnReader column_;
+  const std::byte* low_ = nullptr;
+  uint64_t left_ = 0;
+};
+
+uint64_t ZigZag(int64_t value) {
+  return (static_cast<uint64_t>(value) << 1) ^ static_cast<uint64_t>(value >> 63);
+}
+
 std::string ColumnName(size_t column) {
   if (column == kTimeColumn) return "time";
   if (column == kIpColumn) return "ip";
@@ -153,9 +199,11 @@ std::string ColumnName(size_t column) {
 
 }  // namespace
 
-bool EncodeSampleColumns(std::vector<std::byte>& payload, const EventTable& events) {
+std::optional<SampleColumnParts> EncodeSampleColumns(std::vector<std::byte>& payload,
+                                                     const EventTable& events, bool split_time) {
   const std::vector<Layout> layouts = Layouts(events);
   std::array<std::vector<std::byte>, kSampleColumnCount> columns;
+  std::vector<std::byte> time_low;                 // split_time: the low bytes; columns[0] the rest
   std::unordered_map<uint32_t, uint64_t> last_sp;  // by tid
   uint64_t last_time = 0;
   ForEachColumnSample(
@@ -163,9 +211,14 @@ bool EncodeSampleColumns(std::vector<std::byte>& payload, const EventTable& even
       [&](std::byte* record, const Layout& layout, const SampleRecord& sample, uint64_t mask) {
         if (layout.time != 0) {
           const uint64_t time = Load(record + layout.time);
-          PutSigned(
-              columns[kTimeColumn],
-              static_cast<int64_t>(time - last_time - (layout.ns_period ? sample.period : 0)));
+          const auto delta =
+              static_cast<int64_t>(time - last_time - (layout.ns_period ? sample.period : 0));
+          if (split_time) {
+            time_low.push_back(static_cast<std::byte>(ZigZag(delta) & 0xff));
+            PutVarint(columns[kTimeColumn], ZigZag(delta) >> 8);
+          } else {
+            PutSigned(columns[kTimeColumn], delta);
+          }
           last_time = time;
           Store(record + layout.time, 0);
         }
@@ -196,21 +249,36 @@ bool EncodeSampleColumns(std::vector<std::byte>& payload, const EventTable& even
         }
         std::memset(regs, 0, 8 * slot);
       });
+  std::vector<std::byte> time_head;  // split_time: the count and the low bytes
+  if (split_time && !time_low.empty()) {
+    PutVarint(time_head, time_low.size());
+    time_head.insert(time_head.end(), time_low.begin(), time_low.end());
+  }
   std::array<uint32_t, kSampleColumnCount> sizes{};
-  size_t total = 0;
+  size_t total = time_head.size();
   for (size_t i = 0; i < kSampleColumnCount; ++i) {
     sizes[i] = static_cast<uint32_t>(columns[i].size());
     total += columns[i].size();
   }
-  if (total == 0) return false;  // no sample moved a field
+  if (total == 0) return std::nullopt;  // no sample moved a field
+  sizes[kTimeColumn] += static_cast<uint32_t>(time_head.size());
+  SampleColumnParts parts;
+  parts.time_low = payload.size();
   payload.reserve(payload.size() + total + kSampleColumnFooterSize);
-  for (const auto& column : columns) payload.insert(payload.end(), column.begin(), column.end());
+  payload.insert(payload.end(), time_head.begin(), time_head.end());
+  parts.time_high = payload.size();
+  payload.insert(payload.end(), columns[kTimeColumn].begin(), columns[kTimeColumn].end());
+  parts.rest = payload.size();
+  for (size_t i = kTimeColumn + 1; i < kSampleColumnCount; ++i) {
+    payload.insert(payload.end(), columns[i].begin(), columns[i].end());
+  }
   const auto* footer = reinterpret_cast<const std::byte*>(sizes.data());
   payload.insert(payload.end(), footer, footer + kSampleColumnFooterSize);
-  return true;
+  return parts;
 }
 
-Result<size_t> DecodeSampleColumns(std::span<std::byte> payload, const EventTable& events) {
+Result<size_t> DecodeSampleColumns(std::span<std::byte> payload, const EventTable& events,
+                                   bool split_time) {
   if (payload.size() < kSampleColumnFooterSize) {
     return Fail(fmt::format("sample columns: {} bytes cannot hold the {}-byte column sizes",
                             payload.size(), kSampleColumnFooterSize));
@@ -233,6 +301,13 @@ Result<size_t> DecodeSampleColumns(std::span<std::byte> payload, const EventTabl
     columns[i] = ColumnReader(payload.data() + at, payload.data() + at + sizes[i], at);
     at += sizes[i];
   }
+  SplitTimeReader split;
+  if (split_time && sizes[kTimeColumn] != 0 && !split.Open(columns[kTimeColumn])) {
+    return Fail(
+        fmt::format("sample columns: the time column at byte {} does not hold the low bytes "
+                    "its count says",
+                    records_size));
+  }
 
   const std::vector<Layout> layouts = Layouts(events);
   std::unordered_map<uint32_t, uint64_t> last_sp;
@@ -244,7 +319,10 @@ Result<size_t> DecodeSampleColumns(std::span<std::byte> payload, const EventTabl
       [&](std::byte* record, const Layout& layout, const SampleRecord& sample, uint64_t mask) {
         if (short_column != kSampleColumnCount) return;
         auto next = [&](size_t column, uint64_t& value) {
-          if (columns[column].Next(value)) return true;
+          if (split_time && column == kTimeColumn ? split.Next(value)
+                                                  : columns[column].Next(value)) {
+            return true;
+          }
           short_column = column;
           return false;
         };
@@ -283,18 +361,22 @@ Result<size_t> DecodeSampleColumns(std::span<std::byte> payload, const EventTabl
         }
         ++samples;
       });
+  const bool split_column = split_time && sizes[kTimeColumn] != 0;
+  const auto position = [&](size_t i) {
+    return split_column && i == kTimeColumn ? split.position() : columns[i].position();
+  };
   if (short_column != kSampleColumnCount) {
     return Fail(
         fmt::format("sample columns: the {} column ends or breaks at byte {}, before "
                     "sample {} has its value",
-                    ColumnName(short_column), columns[short_column].position(), samples + 1));
+                    ColumnName(short_column), position(short_column), samples + 1));
   }
   for (size_t i = 0; i < kSampleColumnCount; ++i) {
-    if (!columns[i].done()) {
+    if (split_column && i == kTimeColumn ? !split.done() : !columns[i].done()) {
       return Fail(
           fmt::format("sample columns: the {} column holds bytes past the last "
                       "sample's value, from byte {}",
-                      ColumnName(i), columns[i].position()));
+                      ColumnName(i), position(i)));
     }
   }
   return records_size;

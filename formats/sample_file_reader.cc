@@ -317,10 +317,10 @@ void SampleFileReader::AddJitDumpPart(const JitDumpPart& part, uint64_t chunk_of
 }
 
 Result<void> SampleFileReader::UndoDeltas(uint64_t chunk_offset, Payload& payload,
-                                          uint32_t time_offset, bool reg_deltas,
-                                          bool columns) const {
+                                          uint32_t time_offset, bool reg_deltas, bool columns,
+                                          bool split_time) const {
   if (columns) {
-    auto records_size = DecodeSampleColumns(payload.mutable_bytes(), events_);
+    auto records_size = DecodeSampleColumns(payload.mutable_bytes(), events_, split_time);
     if (!records_size) {
       return Fail(
           fmt::format("{}: offset {}: {}", path_, chunk_offset, records_size.error().message));
@@ -360,9 +360,11 @@ Result<void> SampleFileReader::ReadPayloadInto(const ChunkRef& chunk, Payload& p
   const bool time_deltas = (h.flags & kChunkFlagSampleTimeDeltas) != 0;
   const bool reg_deltas = (h.flags & kChunkFlagUserRegDeltas) != 0;
   const bool columns = (h.flags & kChunkFlagSampleColumns) != 0;
+  const bool split_time = (h.flags & kChunkFlagSplitTimeColumn) != 0;
   const bool records = h.type == static_cast<uint16_t>(ChunkType::kRecords);
   if ((time_deltas && (!records || time_offset < 8 || time_offset % 8 != 0)) ||
-      (reg_deltas && !records) || (columns && (!records || time_deltas || reg_deltas))) {
+      (reg_deltas && !records) || (columns && (!records || time_deltas || reg_deltas)) ||
+      (split_time && !columns)) {
     return Fail(fmt::format("{}: offset {}: chunk flags {:#x} are inconsistent", path_,
                             chunk.offset, h.flags));
   }
@@ -392,19 +394,34 @@ Result<void> SampleFileReader::ReadPayloadInto(const ChunkRef& chunk, Payload& p
       // memcpy from an empty span's null pointer is undefined, even for 0.
       if (!stored.empty())
         std::memcpy(payload.mutable_bytes().data(), stored.data(), stored.size());
-      return UndoDeltas(chunk.offset, payload, time_deltas ? time_offset : 0, reg_deltas, columns);
+      return UndoDeltas(chunk.offset, payload, time_deltas ? time_offset : 0, reg_deltas, columns,
+                        split_time);
     case Compression::kZstd: {
-      // The writer's frames record their content size (zstd's default).
-      const unsigned long long content = ZSTD_getFrameContentSize(stored.data(), stored.size());
-      if (content != h.raw_size) {
-        return Fail(fmt::format(
-            "{}: offset {}: the zstd frame holds {} bytes, not the {} the chunk header says", path_,
-            chunk.offset,
-            content == ZSTD_CONTENTSIZE_UNKNOWN ? "an unknown number of"
-            : content == ZSTD_CONTENTSIZE_ERROR ? "no valid frame, so no"
-                                                : std::to_string(content),
-            h.raw_size));
+      // The writer's frames record their content size (zstd's default);
+      // a payload may be several frames (kChunkFlagSplitTimeColumn).
+      uint64_t content = 0;
+      std::string why;
+      for (size_t at = 0; at < stored.size() && why.empty();) {
+        const std::span<const std::byte> rest = stored.subspan(at);
+        const size_t frame = ZSTD_findFrameCompressedSize(rest.data(), rest.size());
+        const unsigned long long size = ZSTD_getFrameContentSize(rest.data(), rest.size());
+        if (ZSTD_isError(frame) || size == ZSTD_CONTENTSIZE_ERROR) {
+          why = fmt::format("no valid zstd frame at payload byte {}", at);
+        } else if (size == ZSTD_CONTENTSIZE_UNKNOWN) {
+          why = fmt::format("the zstd frame at payload byte {} does not say its size", at);
+        } else if (size > h.raw_size - content) {
+          why = fmt::format("the zstd frames hold more than the {} bytes the chunk header says",
+                            h.raw_size);
+        } else {
+          content += size;
+          at += frame;
+        }
       }
+      if (why.empty() && content != h.raw_size) {
+        why = fmt::format("the zstd frames hold {} bytes, not the {} the chunk header says",
+                          content, h.raw_size);
+      }
+      if (!why.empty()) return Fail(fmt::format("{}: offset {}: {}", path_, chunk.offset, why));
       payload.Resize(h.raw_size);
       const size_t size =
           ZSTD_decompressDCtx(ThreadDecompressionContext(), payload.mutable_bytes().data(),
@@ -414,7 +431,8 @@ Result<void> SampleFileReader::ReadPayloadInto(const ChunkRef& chunk, Payload& p
                                 path_, chunk.offset, h.raw_size,
                                 ZSTD_isError(size) ? ZSTD_getErrorName(size) : "size mismatch"));
       }
-      return UndoDeltas(chunk.offset, payload, time_deltas ? time_offset : 0, reg_deltas, columns);
+      return UndoDeltas(chunk.offset, payload, time_deltas ? time_offset : 0, reg_deltas, columns,
+                        split_time);
     }
   }
   return Fail(

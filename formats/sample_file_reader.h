@@ -88,7 +88,7 @@ class SampleFileReader final : public RecordingFile {
   // Undoes the chunk flags' rewritings of a records payload; only the
   // columns' can fail (a crafted chunk), named by the chunk's offset.
   Result<void> UndoDeltas(uint64_t chunk_offset, Payload& payload, uint32_t time_offset,
-                          bool reg_deltas, bool columns) const;
+                          bool reg_deltas, bool columns, bool split_time) const;
   // The fixed header; fails for anything but a sample file this reader knows.
   Result<void> ReadFileHeader(ByteReader& in);
   // The next chunk's header, its payload skipped; nullopt (with a warning)

@@ -263,17 +263,20 @@ Result<void> SampleFileWriter::WritePayload(ChunkHeader header, std::vector<std:
   std::span<const std::byte> stored;
   header.compression = static_cast<uint16_t>(Compression::kNone);
   if (zstd_ctx_ && !payload.empty()) {
-    if (records && EncodeSampleColumns(payload, events_)) {
-      header.flags |= kChunkFlagSampleColumns;
+    std::optional<SampleColumnParts> parts;
+    if (records) parts = EncodeSampleColumns(payload, events_, /*split_time=*/true);
+    if (parts) {
+      header.flags |= kChunkFlagSampleColumns | kChunkFlagSplitTimeColumn;
       // Columns of 10-byte varints can outgrow what readers take (never
       // seen: a sample's time and registers shrink): back to plain records.
       if (payload.size() > options_.max_chunk_raw_size) {
-        const auto records_size = DecodeSampleColumns(payload, events_);
+        const auto records_size = DecodeSampleColumns(payload, events_, /*split_time=*/true);
         if (!records_size) {
           return Fail("our sample columns do not decode: " + records_size.error().message);
         }
         payload.resize(*records_size);
-        header.flags &= ~kChunkFlagSampleColumns;
+        header.flags &= ~(kChunkFlagSampleColumns | kChunkFlagSplitTimeColumn);
+        parts.reset();
       }
     }
     const uint32_t offset = sample_time_offset;
@@ -282,13 +285,27 @@ Result<void> SampleFileWriter::WritePayload(ChunkHeader header, std::vector<std:
       EncodeSampleTimeDeltas(payload, offset);
       header.flags |= kChunkFlagSampleTimeDeltas | (offset << kChunkTimeOffsetShift);
     }
+    // The records, the time column's low bytes, its high part and the
+    // other columns, each a frame of its own (kChunkFlagSplitTimeColumn);
+    // else one frame.
+    std::vector<size_t> starts = {0};
+    if (parts) starts.insert(starts.end(), {parts->time_low, parts->time_high, parts->rest});
+    starts.push_back(payload.size());
     // Grows to the largest chunk's bound once; only growth is zero-filled.
-    const size_t bound = ZSTD_compressBound(payload.size());
+    size_t bound = 0;
+    for (size_t i = 0; i + 1 < starts.size(); ++i)
+      bound += ZSTD_compressBound(starts[i + 1] - starts[i]);
     if (compressed_.size() < bound) compressed_.resize(bound);
-    const size_t size = ZSTD_compress2(static_cast<ZSTD_CCtx*>(zstd_ctx_.get()), compressed_.data(),
-                                       compressed_.size(), payload.data(), payload.size());
-    if (ZSTD_isError(size)) {
-      return Fail(fmt::format("zstd compression failed: {}", ZSTD_getErrorName(size)));
+    size_t size = 0;
+    for (size_t i = 0; i + 1 < starts.size(); ++i) {
+      if (starts[i + 1] == starts[i] && i != 0) continue;  // an empty part needs no frame
+      const size_t frame = ZSTD_compress2(static_cast<ZSTD_CCtx*>(zstd_ctx_.get()),
+                                          compressed_.data() + size, compressed_.size() - size,
+                                          payload.data() + starts[i], starts[i + 1] - starts[i]);
+      if (ZSTD_isError(frame)) {
+        return Fail(fmt::format("zstd compression failed: {}", ZSTD_getErrorName(frame)));
+      }
+      size += frame;
     }
     stored = std::span<const std::byte>(compressed_).first(size);
     header.compression = static_cast<uint16_t>(Compression::kZstd);

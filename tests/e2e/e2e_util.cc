@@ -277,9 +277,28 @@ std::vector<std::string> Lines(const std::string& text) {
   return lines;
 }
 
+namespace {
+
+// The first column's percentage of a profile row ("   12.34%  ..."), or
+// nullopt for any other line (a call graph's lines under a row: "  |--",
+// or a frame's name alone).
+std::optional<double> RowShare(const std::string& line) {
+  const size_t percent = line.find('%');
+  if (percent == std::string::npos) return std::nullopt;
+  const std::string number = line.substr(0, percent);
+  const size_t start = number.find_first_not_of(' ');
+  if (start == std::string::npos ||
+      number.find_first_not_of("0123456789.", start) != std::string::npos) {
+    return std::nullopt;
+  }
+  return std::stod(number.substr(start));
+}
+
+}  // namespace
+
 std::optional<double> OverheadOf(const std::string& report, const std::string& symbol) {
   for (const std::string& line : Lines(report)) {
-    if (line.empty() || line[0] == '#') continue;
+    if (line.empty() || line[0] == '#' || !RowShare(line)) continue;
     if (line.size() < symbol.size() ||
         line.compare(line.size() - symbol.size(), symbol.size(), symbol) != 0) {
       continue;
@@ -287,7 +306,7 @@ std::optional<double> OverheadOf(const std::string& report, const std::string& s
     // The symbol must be a whole column, not the tail of a longer name.
     const size_t before = line.size() - symbol.size();
     if (before != 0 && line[before - 1] != ' ') continue;
-    return std::stod(line.substr(0, line.find('%')));
+    return RowShare(line);
   }
   return std::nullopt;
 }
@@ -295,10 +314,10 @@ std::optional<double> OverheadOf(const std::string& report, const std::string& s
 std::optional<double> OverheadOfRow(const std::string& report,
                                     const std::vector<std::string>& parts) {
   for (const std::string& line : Lines(report)) {
-    if (line.empty() || line[0] == '#') continue;
+    if (line.empty() || line[0] == '#' || !RowShare(line)) continue;
     bool all = true;
     for (const std::string& part : parts) all = all && line.find(part) != std::string::npos;
-    if (all) return std::stod(line.substr(0, line.find('%')));
+    if (all) return RowShare(line);
   }
   return std::nullopt;
 }

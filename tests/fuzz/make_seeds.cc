@@ -522,6 +522,12 @@ void SampleColumnsSeeds(SeedWriter& w) {
   Bytes encoded = records;
   format::EncodeSampleColumns(encoded, EventTable({EventDesc{attr, "cpu-clock", {1}}}));
   w.Write("sample_columns", "encoded", input(1, encoded));
+  // The time column split (mode bit 2), as kChunkFlagSplitTimeColumn chunks hold it.
+  w.Write("sample_columns", "records-split", input(4, records));
+  Bytes split = records;
+  format::EncodeSampleColumns(split, EventTable({EventDesc{attr, "cpu-clock", {1}}}),
+                              /*split_time=*/true);
+  w.Write("sample_columns", "encoded-split", input(5, split));
 }
 
 }  // namespace

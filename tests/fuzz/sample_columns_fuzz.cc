@@ -1,7 +1,8 @@
 // Fuzz target: the sample columns of a records chunk (formats/sample_columns.h).
 // Input: u8 mode, u64 sample_type, u64 sample_regs_user, u32 sample_stack_user
 // of the cpu-clock event (and, with mode bit 1, a cycles event of the same
-// layout), then bytes.
+// layout; with mode bit 2, the time column split as kChunkFlagSplitTimeColumn
+// chunks hold it), then bytes.
 //   - even mode: the bytes are records; encoding and decoding them must give
 //     them back exactly, whatever they hold;
 //   - odd mode: the bytes are an encoded payload, as a crafted file holds;
@@ -39,13 +40,15 @@ SAMPLE_FUZZ_TARGET(sample_columns)(std::span<const std::byte> input) {
   const EventTable events(std::move(descs));
   const std::span<const std::byte> bytes = take.rest();
 
+  // Mode bit 2: the time column split (kChunkFlagSplitTimeColumn).
+  const bool split = (mode & 4) != 0;
   auto round_trip = [&](const std::vector<std::byte>& records) {
     std::vector<std::byte> payload = records;
-    if (!format::EncodeSampleColumns(payload, events)) {
+    if (!format::EncodeSampleColumns(payload, events, split)) {
       if (payload != records) std::abort();
       return;
     }
-    auto size = format::DecodeSampleColumns(payload, events);
+    auto size = format::DecodeSampleColumns(payload, events, split);
     if (!size) std::abort();
     payload.resize(*size);
     if (payload != records) std::abort();
@@ -55,7 +58,7 @@ SAMPLE_FUZZ_TARGET(sample_columns)(std::span<const std::byte> input) {
     return 0;
   }
   std::vector<std::byte> payload(bytes.begin(), bytes.end());
-  auto size = format::DecodeSampleColumns(payload, events);
+  auto size = format::DecodeSampleColumns(payload, events, split);
   if (!size) return 0;
   payload.resize(*size);
   round_trip(payload);

@@ -103,15 +103,54 @@ TEST(SampleColumnsTest, ClockSamplesOnePeriodApartStoreZeros) {
   EXPECT_EQ(payload, records);
 }
 
+void CutOrGarbled(bool split);
+
+// Split time (kChunkFlagSplitTimeColumn): the time column is a count, the
+// low bytes and the high varints, and the parts say where each begins.
+TEST(SampleColumnsTest, ASplitTimeColumnComesBackAndItsPartsAreWhereTheySay) {
+  const EventTable table(Events());
+  const Chunk c = MakeChunk(table);
+  Bytes payload = c.records;
+  const auto parts = EncodeSampleColumns(payload, table, /*split_time=*/true);
+  ASSERT_TRUE(parts.has_value());
+  EXPECT_EQ(parts->time_low, c.records.size());
+  const std::vector<uint32_t> sizes = ColumnSizes(payload);
+  EXPECT_EQ(parts->rest, parts->time_low + sizes[0]);
+  // The count (one byte here), then a low byte per sample with a time.
+  const auto count = static_cast<uint8_t>(payload[parts->time_low]);
+  EXPECT_GT(count, 0u);
+  EXPECT_EQ(parts->time_high, parts->time_low + 1 + count);
+  auto decoded = DecodeSampleColumns(payload, table, /*split_time=*/true);
+  ASSERT_TRUE(decoded.has_value()) << decoded.error().message;
+  payload.resize(*decoded);
+  EXPECT_EQ(payload, c.records);
+
+  // A count past the column's bytes is refused by name.
+  Bytes crafted = c.records;
+  const auto again = EncodeSampleColumns(crafted, table, /*split_time=*/true);
+  crafted[again->time_low] = std::byte{0x7f};
+  const auto refused = DecodeSampleColumns(crafted, table, /*split_time=*/true);
+  ASSERT_FALSE(refused.has_value());
+  EXPECT_NE(refused.error().message.find("low bytes"), std::string::npos)
+      << refused.error().message;
+}
+
 TEST(SampleColumnsTest, CutOrGarbledPayloadsFailOrDecodeInBounds) {
+  for (const bool split : {false, true}) {
+    SCOPED_TRACE(split ? "split time" : "time varints");
+    CutOrGarbled(split);
+  }
+}
+
+void CutOrGarbled(bool split) {
   const EventTable table(Events());
   const Chunk c = MakeChunk(table);
   Bytes encoded = c.records;
-  EncodeSampleColumns(encoded, table);
+  EncodeSampleColumns(encoded, table, split);
   // Cut anywhere: an error (a footer that no longer adds up), never a crash.
   for (size_t cut = 0; cut < encoded.size(); ++cut) {
     Bytes part(encoded.begin(), encoded.begin() + cut);
-    EXPECT_FALSE(DecodeSampleColumns(part, table).has_value()) << cut;
+    EXPECT_FALSE(DecodeSampleColumns(part, table, split).has_value()) << cut;
   }
   // A column one byte short names the column.
   {
@@ -121,7 +160,7 @@ TEST(SampleColumnsTest, CutOrGarbledPayloadsFailOrDecodeInBounds) {
     sizes[1] += 1;
     std::memcpy(shorter.data() + shorter.size() - kSampleColumnFooterSize, sizes.data(),
                 kSampleColumnFooterSize);
-    auto decoded = DecodeSampleColumns(shorter, table);
+    auto decoded = DecodeSampleColumns(shorter, table, split);
     ASSERT_FALSE(decoded.has_value());
     EXPECT_NE(decoded.error().message.find("time column"), std::string::npos)
         << decoded.error().message;
@@ -133,7 +172,7 @@ TEST(SampleColumnsTest, CutOrGarbledPayloadsFailOrDecodeInBounds) {
   for (size_t i = 0; i < encoded.size(); ++i) {
     Bytes garbled = encoded;
     garbled[i] ^= std::byte{0xff};
-    const auto decoded = DecodeSampleColumns(garbled, table);
+    const auto decoded = DecodeSampleColumns(garbled, table, split);
     if (decoded) {
       EXPECT_LE(*decoded, garbled.size() - kSampleColumnFooterSize) << i;
     } else {
@@ -185,8 +224,8 @@ TEST(SampleColumnsTest, WrittenFilesReadBackAsTheKernelWroteThem) {
   };
   const uint32_t time_deltas = kChunkFlagSampleTimeDeltas | SampleTimeOffset(events[0].attr)
                                                                 << kChunkTimeOffsetShift;
-  for (const Case& k : {Case{1, 1 << 20, kChunkFlagSampleColumns}, Case{0, 1 << 20, 0},
-                        Case{1, c.records.size(), time_deltas}}) {
+  for (const Case& k : {Case{1, 1 << 20, kChunkFlagSampleColumns | kChunkFlagSplitTimeColumn},
+                        Case{0, 1 << 20, 0}, Case{1, c.records.size(), time_deltas}}) {
     const std::string path =
         dir + "/case" + std::to_string(k.level) + "_" + std::to_string(k.limit) + ".data";
     WriteChunk(path, events, c.records,

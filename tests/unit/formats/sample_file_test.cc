@@ -369,7 +369,7 @@ TEST_F(SampleFileTest, AnUncompressedSizeTheStoredBytesCannotHoldIsAnErrorBefore
     const std::vector<Claim> claims = {
         {uint64_t{3} << 30, "over the 67108864 the file's header allows"},
         {uint64_t{60} << 20, "more than 8192 times as many"},
-        {ref.header.stored_size + 100, level == 0 ? "sizes differ" : "zstd frame holds"},
+        {ref.header.stored_size + 100, level == 0 ? "sizes differ" : "zstd frames hold"},
     };
     for (const Claim& claim : claims) {
       ChunkHeader header = ref.header;
