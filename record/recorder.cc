@@ -214,12 +214,7 @@ Result<void> Recorder::Prepare() {
     TRY(rotating_->Open());
   }
   // The records as the file holds them: the attrs of DescribeFile.
-  // kernel.perf_event_max_stack as the events were opened (after
-  // --raise-max-stack), as the drainer reads it.
-  if (options_.embed) {
-    facts_.CollectHits(EventTable(opener_->DescribeFile()), HostArch(),
-                       static_cast<uint32_t>(std::max(ReadPerfEventMaxStack().value_or(127), 1)));
-  }
+  if (options_.embed) facts_.CollectHits(EventTable(opener_->DescribeFile()), HostArch());
   SubmitFirstChunks();
   drainer_.emplace(*opener_, target_.cpus, writer_.get(), facts_);
   if (flight_) {

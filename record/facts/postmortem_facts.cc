@@ -11,6 +11,7 @@
 #include "formats/chunk_codec.h"
 #include "libsample/memory_file.h"
 #include "libsample/model/process_table.h"
+#include "libsample/perf/perf_event_advice.h"
 #include "libsample/perf/perf_record.h"
 #include "libsample/symbols/elf_symbols.h"
 #include "libsample/symbols/kallsyms.h"
@@ -111,8 +112,11 @@ std::vector<std::byte> PostmortemFacts::KernelSymbolsPayload(const KallsymsSnaps
   return std::vector<std::byte>(bytes, bytes + formatted.size());
 }
 
-void PostmortemFacts::CollectHits(EventTable events, Arch arch, uint32_t host_max_stack) {
-  hits_ = std::make_unique<CodeHits>(std::move(events), arch, host_max_stack);
+void PostmortemFacts::CollectHits(EventTable events, Arch arch) {
+  // kernel.perf_event_max_stack as the events were opened (after
+  // --raise-max-stack), as the drainer reads it.
+  const auto max_stack = static_cast<uint32_t>(std::max(ReadPerfEventMaxStack().value_or(127), 1));
+  hits_ = std::make_unique<CodeHits>(std::move(events), arch, max_stack);
 }
 
 std::function<void(std::span<std::byte>)> PostmortemFacts::RecordsObserver() {

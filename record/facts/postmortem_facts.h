@@ -44,7 +44,7 @@ class PostmortemFacts {
   // embedding what names them at close: once the events are open, before
   // the first records are written. Without it nothing is embedded
   // (--no-embed).
-  void CollectHits(EventTable events, Arch arch, uint32_t host_max_stack);
+  void CollectHits(EventTable events, Arch arch);
   // For WriterOptions::observe_records of every file's writer.
   std::function<void(std::span<std::byte>)> RecordsObserver();
 
