@@ -29,12 +29,12 @@
 // ..., then kSampleColumnCount little-endian uint32 column sizes.
 // Column 0 is time, 1 ip, 2 + n user register n.
 //
-// Split time (kChunkFlagSplitTimeColumn): column 0 is a varint n (its
-// values), then n bytes, the low 8 bits of each zigzag value, then n
-// varints, each zigzag value shifted right by 8. The low bits of a clock's
-// jitter are noise, the high ones mostly the same few values; stored
-// apart (and compressed apart: SampleColumnParts) each costs about its
-// entropy, where the mixed varints cost 2-3 bits a sample more.
+// Split time (kChunkFlagSplitTimeColumn): column 0 is empty when no
+// sample has a time, else a varint n (its values), then n bytes, the low 8 bits of each zigzag
+// value, then n varints, each zigzag value shifted right by 8. The low bits of a clock's jitter are
+// noise, the high ones mostly the same few values; stored apart (and compressed apart:
+// SampleColumnParts) each costs about its entropy, where the mixed varints cost 2-3 bits a sample
+// more.
 #pragma once
 
 #include <cstddef>

@@ -36,7 +36,12 @@
 //              CPU's, and smaller records fit more samples in it) and
 //              insert it from the buffer's CPU before writing: the records
 //              are then those the kernel writes for the kEvents attrs,
-//              which include the bit.
+//              which include the bit. fp,leaf user stack copies (-g) are
+//              what the kernel wrote, cut after the slot holding the
+//              chain's first caller (size and dyn_size say so) and with
+//              the words that point neither into code nor into the stack
+//              above the stack pointer zeroed: the words an unwinder's CFI
+//              steps read are kept (record/facts/code_hits.h).
 //   kBuildIds  the kMetadata layout: key = path of a mapped binary, value
 //              = its GNU build-id in lowercase hex. Written at close for
 //              every file-backed executable mapping seen.
@@ -46,8 +51,12 @@
 //   kVdso      the ELF image of the recording host's [vdso], as the kernel
 //              maps it into (64-bit) processes: it is on no disk, so this is
 //              the only way to name frames in it. Written at close when a
-//              [vdso] mapping was seen; its build-id is in kBuildIds under
-//              the key "[vdso]".
+//              [vdso] mapping was seen and the recorder embeds nothing
+//              (--no-embed), or when embedding it failed; recorders since
+//              2026-11-27 otherwise embed the functions samples hit in it
+//              as any binary's (kEmbeddedBinary, path "[vdso]"), and only
+//              when some were. Its build-id is in kBuildIds under the key
+//              "[vdso]" either way.
 //   kCounts    counters' totals: CountsHeader, then entry_count times:
 //              CountEntryHeader, attr bytes (attr_size), name (name_size),
 //              each padded to 8, then interval_count x CountInterval. A

@@ -108,6 +108,16 @@ LocatedBinary BinaryLocator::LocateVdso(const std::string& recorded_build_id) {
   LocatedBinary out;
   out.path = std::string(kVdsoPath);
   if (options_.vdso_image.empty()) {
+    // Recorders since 2026-11-27 embed the functions of it that were hit,
+    // as any binary's, instead of the whole image.
+    const EmbeddedBinary* embedded = options_.embedded != nullptr
+                                         ? options_.embedded->Find(out.path, recorded_build_id)
+                                         : nullptr;
+    if (embedded != nullptr) {
+      out.embedded = embedded;
+      out.source = "embedded";
+      return out;
+    }
     out.source = "none: not in the recording";
     return out;
   }

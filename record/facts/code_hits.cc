@@ -34,34 +34,34 @@ CodeHits::CodeHits(EventTable events, Arch arch, uint32_t host_max_stack)
 void CodeHits::Observe(std::span<std::byte> records) {
   if (events_.events().empty()) return;
   const perf_event_attr& first = events_.events().front().attr;
+  // The mappings and forks first: a chunk holds whole drains of every
+  // ring one after the other, not in time order, so a sample can come
+  // before the mapping it ran in (a library mapped on a later ring's CPU
+  // and run on an earlier one's). Mappings are kept for the whole
+  // recording anyway: a superset.
   ForEachRecord(records, [&](const perf_event_header& header, std::span<const std::byte> record) {
-    switch (header.type) {
-      case PERF_RECORD_SAMPLE:
-        if (auto index = events_.EventIndexFor(record)) {
-          const perf_event_attr& attr = events_.events()[*index].attr;
-          if (auto sample = ParseSample(record, attr)) {
-            // The same bytes as the parsed copy, writable.
-            const auto at = static_cast<size_t>(sample->user_stack.data() - records.data());
-            ObserveSample(*sample, attr,
-                          sample->user_stack.empty()
-                              ? std::span<std::byte>()
-                              : records.subspan(at, sample->user_stack.size()));
-          }
-        }
-        break;
-      case PERF_RECORD_MMAP2:
-        if (auto m = ParseMmap2(record, first)) ObserveMapping(*m);
-        break;
-      case PERF_RECORD_FORK:
-        if (auto task = ParseTask(record, first); task && task->pid != task->ppid) {
-          Process& child = processes_[task->pid];
-          child.parent = task->ppid;
-          child.has_parent = true;
-          ++child.version;
-        }
-        break;
-      default:
-        break;
+    if (header.type == PERF_RECORD_MMAP2) {
+      if (auto m = ParseMmap2(record, first)) ObserveMapping(*m);
+    } else if (header.type == PERF_RECORD_FORK) {
+      if (auto task = ParseTask(record, first); task && task->pid != task->ppid) {
+        Process& child = processes_[task->pid];
+        child.parent = task->ppid;
+        child.has_parent = true;
+        ++child.version;
+      }
+    }
+  });
+  ForEachRecord(records, [&](const perf_event_header& header, std::span<const std::byte> record) {
+    if (header.type != PERF_RECORD_SAMPLE) return;
+    const auto index = events_.EventIndexFor(record);
+    if (!index) return;
+    const perf_event_attr& attr = events_.events()[*index].attr;
+    if (auto sample = ParseSample(record, attr)) {
+      // The same bytes as the parsed copy, writable.
+      const auto at = static_cast<size_t>(sample->user_stack.data() - records.data());
+      ObserveSample(*sample, attr,
+                    sample->user_stack.empty() ? std::span<std::byte>()
+                                               : records.subspan(at, sample->user_stack.size()));
     }
   });
 }
@@ -147,9 +147,24 @@ void CodeHits::ScanStack(Process& process, uint32_t pid, const SampleRecord& s,
   // A process whose code is not known yet (its mappings in a later chunk)
   // keeps its copies as they are.
   if (ranges.empty()) return;
-  const bool clear = regs->sp % 8 == 0 && ClearsCopy(s, attr);
   const uint64_t low = ranges.front().first + 1;
   const uint64_t span = ranges.back().second - low;
+  const auto in_code = [&](uint64_t word) {
+    if (word - low >= span) return false;  // outside every range (one test for most words)
+    // A return address follows its call inside the range, never at its
+    // end: a word that points just past a mapping (ld.so keeps the
+    // [vdso]'s end in its start-up frames) is none.
+    auto after = std::upper_bound(ranges.begin(), ranges.end(), word - 1,
+                                  [](uint64_t a, const auto& r) { return a < r.first; });
+    return after != ranges.begin() && word < std::prev(after)->second;
+  };
+  // Clearing trusts the mappings: not while the sampled pc or a user
+  // address of the chain lies in code not seen yet (its mapping drained
+  // after the sample, microseconds after an mmap).
+  bool clear = regs->sp % 8 == 0 && ClearsCopy(s, attr) && in_code(regs->pc + 1);
+  ForEachChainAddress(s.callchain, [&](uint64_t address, bool) {
+    clear = clear && (!IsUserAddress(address) || in_code(address + 1));
+  });
   // Saved frame pointers (and a realigned frame's saved stack pointer)
   // point into the stack above the stack pointer: a thread's stack is a
   // few MiB.
@@ -157,17 +172,9 @@ void CodeHits::ScanStack(Process& process, uint32_t pid, const SampleRecord& s,
   for (size_t i = (8 - regs->sp % 8) % 8; i + 8 <= stack.size(); i += 8) {
     uint64_t word;
     std::memcpy(&word, stack.data() + i, 8);
-    if (word - low < span) {
-      // A return address follows its call inside the range, never at its
-      // end: a word that points just past a mapping (ld.so keeps the
-      // [vdso]'s end in its start-up frames) is none.
-      const uint64_t call = word - 1;
-      auto after = std::upper_bound(ranges.begin(), ranges.end(), call,
-                                    [](uint64_t a, const auto& r) { return a < r.first; });
-      if (after != ranges.begin() && word < std::prev(after)->second) {
-        Add(pid, word, true);
-        continue;
-      }
+    if (in_code(word)) {
+      Add(pid, word, true);
+      continue;
     }
     if (clear && word != 0 && word - regs->sp >= kStackReach) {
       std::memset(stack.data() + i, 0, 8);

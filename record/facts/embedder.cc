@@ -3,34 +3,47 @@
 #include <sys/stat.h>
 
 #include <chrono>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "formats/embedded_codec.h"
+#include "libsample/memory_file.h"
 #include "libsample/symbols/debug_file_finder.h"
 #include "libsample/symbols/elf_symbols.h"
 #include "libsample/symbols/inflated_debug.h"
 #include "libsample/symbols/recorded_binary.h"
 #include "libsample/symbols/symbol_embedding.h"
+#include "libsample/symbols/vdso_image.h"
 
 namespace sample::record {
 namespace {
 
 // The file to build from: the binary's fd (kept open while it is read) and
-// a path to it that libelf can open.
+// a path to it that libelf can open; for the [vdso], an in-memory copy of
+// the recorder's own image (the one every 64-bit process maps).
 struct OpenedBinary {
   UniqueFd fd;
   std::string path;
+  std::optional<MemoryFile> vdso;
 };
 
 Result<OpenedBinary> OpenMapped(const CodeHits::Binary& binary, const ProcessFiles& files) {
+  if (binary.path == kVdsoPath) {
+    TRY_ASSIGN(auto image, ReadOwnVdsoImage());
+    TRY_ASSIGN(auto file, MemoryFile::Create("vdso", image));
+    OpenedBinary opened;
+    opened.path = file.path();
+    opened.vdso.emplace(std::move(file));
+    return opened;
+  }
   TRY_ASSIGN(auto fd, files.Open(binary.pid, binary.path));
   struct stat st;
   if (binary.inode != 0 && (fstat(fd.get(), &st) != 0 || st.st_ino != binary.inode)) {
     return Fail(fmt::format("{}: not the file that was mapped (another inode now)", binary.path));
   }
   std::string path = fmt::format("/proc/self/fd/{}", fd.get());
-  return OpenedBinary{std::move(fd), std::move(path)};
+  return OpenedBinary{std::move(fd), std::move(path), std::nullopt};
 }
 
 }  // namespace
@@ -46,7 +59,6 @@ EmbedSummary SubmitEmbedded(format::SampleFileWriter& writer, const CodeHits& hi
   DebugFileFinder finder(finder_options);
   EmbeddingLimits limits;
   for (CodeHits::Binary& binary : binaries) {
-    if (binary.path == kVdsoPath) continue;
     auto opened = OpenMapped(binary, files);
     if (!opened) {
       summary.notes.push_back(opened.error().message);
@@ -60,7 +72,7 @@ EmbedSummary SubmitEmbedded(format::SampleFileWriter& writer, const CodeHits& hi
     // directories are searched; by the fd in another, where only the
     // build-id directory of this host can help.)
     const std::string build_id = ReadElfBuildId(opened->path).value_or("");
-    if (!build_id.empty()) {
+    if (!build_id.empty() && !opened->vdso) {
       request.debug =
           finder.Find(files.InOtherNamespace(binary.pid) ? opened->path : binary.path, build_id)
               .debug;
@@ -84,6 +96,7 @@ EmbedSummary SubmitEmbedded(format::SampleFileWriter& writer, const CodeHits& hi
       continue;
     }
     ++summary.binaries;
+    summary.vdso = summary.vdso || opened->vdso.has_value();
     summary.functions += embedded->functions.size();
     summary.addresses += embedded->addresses.size();
     summary.code_omitted += embedded->code_omitted;

@@ -28,6 +28,7 @@ struct EmbedSummary {
   size_t functions = 0;
   size_t addresses = 0;
   size_t perf_maps = 0;
+  bool vdso = false;  // the [vdso]'s hit functions are among the binaries
   size_t jit_dumps = 0;
   uint64_t code_omitted = 0;  // functions with samples whose code was left out
   uint64_t bytes = 0;         // chunk payloads, before compression
@@ -35,8 +36,8 @@ struct EmbedSummary {
   std::vector<std::string> notes;  // binaries and maps left out, and why
 };
 
-// `binaries`: `hits`.Resolve()'s (a [vdso] among them is not a file: its
-// image has a chunk of its own).
+// `binaries`: `hits`.Resolve()'s; a [vdso] among them is embedded from the
+// recorder's own image (every 64-bit process maps the same).
 EmbedSummary SubmitEmbedded(format::SampleFileWriter& writer, const CodeHits& hits,
                             std::vector<CodeHits::Binary> binaries, const ProcessFiles& files,
                             JitMaps& jit_maps, JitDumps& jit_dumps);

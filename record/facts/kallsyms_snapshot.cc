@@ -228,7 +228,11 @@ struct KallsymsFeed::State {
       return;
     }
     if (use_cache) {
-      if (auto core = CoreTextRange(text)) WriteCache(options, table, *core);
+      if (auto core = CoreTextRange(text)) {
+        WriteCache(options, table, *core);
+        // Mapped at the next Select if there was none before.
+        if (!cache) cache_tried = false;
+      }
     }
   }
 };

@@ -134,20 +134,25 @@ void PostmortemFacts::SubmitTo(format::SampleFileWriter& writer, ClosingNotes* n
   // that most recordings never use.
   std::optional<std::vector<CodeHits::Binary>> hit;
   if (hits_) hit = hits_->Resolve();
-  const bool vdso_hit = !hit || std::any_of(hit->begin(), hit->end(), [](const auto& binary) {
-    return binary.path == kVdsoPath;
-  });
-  std::vector<std::byte> vdso;
-  if (vdso_hit) vdso = VdsoPayload(&notes->vdso);
-  writer.Submit(format::ChunkType::kBuildIds, BuildIdPayload(vdso), binary_count());
-  if (!vdso.empty()) writer.Submit(format::ChunkType::kVdso, std::move(vdso));
-  auto kernel_symbols = KernelSymbolsPayload(DefaultKallsymsSnapshotOptions(), &notes->kernel);
-  if (!kernel_symbols.empty()) {
-    writer.Submit(format::ChunkType::kKernelSymbols, std::move(kernel_symbols));
-  }
+  // (Past CodeHits::kMaxHits a hit in it may have gone uncounted.)
+  const bool vdso_hit = !hit || hits_->counts().hits_dropped != 0 ||
+                        std::any_of(hit->begin(), hit->end(),
+                                    [](const auto& binary) { return binary.path == kVdsoPath; });
+  // Its hit functions are embedded as any binary's; the whole image is
+  // stored only without embedding (or when that failed).
   if (hit) {
     notes->embedded =
         SubmitEmbedded(writer, *hits_, std::move(*hit), files_, jit_maps_, jit_dumps_);
+  }
+  std::vector<std::byte> vdso;
+  if (vdso_hit) vdso = VdsoPayload(&notes->vdso);
+  writer.Submit(format::ChunkType::kBuildIds, BuildIdPayload(vdso), binary_count());
+  if (!vdso.empty() && !notes->embedded.vdso) {
+    writer.Submit(format::ChunkType::kVdso, std::move(vdso));
+  }
+  auto kernel_symbols = KernelSymbolsPayload(DefaultKallsymsSnapshotOptions(), &notes->kernel);
+  if (!kernel_symbols.empty()) {
+    writer.Submit(format::ChunkType::kKernelSymbols, std::move(kernel_symbols));
   }
 }
 

@@ -58,8 +58,10 @@ SymbolizeResult SymbolCache::Symbolize(const std::vector<Location>& locations,
         std::vector<KernelSymbol> covering = kernel_feed_({offsets.begin(), offsets.end()});
         if (!kernel_reported_) {
           result.symbol_sources.emplace_back(
-              path, covering.empty() ? "none: kallsyms is not readable here"
-                                     : "kallsyms, the symbols covering each address as it comes");
+              path, covering.empty()
+                        ? "kallsyms, as addresses come (none covered the first ones: unreadable, "
+                          "hidden or outside the table)"
+                        : "kallsyms, the symbols covering each address as it comes");
           kernel_reported_ = true;
         }
         KernelSymbolSource selected(std::move(covering), "kallsyms");

@@ -6,11 +6,13 @@
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <numeric>
 #include <string>
 #include <vector>
 
 #include "formats/chunk_codec.h"
+#include "formats/crc32.h"
 #include "formats/sample_file_reader.h"
 #include "formats/sample_file_writer.h"
 #include "libsample/perf/record_walker.h"
@@ -234,6 +236,67 @@ TEST(SampleColumnsTest, WrittenFilesReadBackAsTheKernelWroteThem) {
     EXPECT_EQ(ReadBack(path, &flags), c.records) << k.level << " " << k.limit;
     EXPECT_EQ(flags, k.want_flags) << k.level << " " << k.limit;
   }
+  std::filesystem::remove_all(dir);
+}
+
+// A records chunk's zstd payload is several frames (kChunkFlagSplitTimeColumn):
+// a frame cut short, bytes after the last frame, or the split flag without
+// the columns' are errors naming the chunk's offset, with checksums that
+// agree (a crafted file).
+TEST(SampleColumnsTest, AChunksFramesMustAddUpAndItsFlagsAgree) {
+  std::string dir = ::testing::TempDir() + "sample_frames.XXXXXX";
+  ASSERT_NE(mkdtemp(dir.data()), nullptr);
+  const std::vector<EventDesc> events = Events();
+  const Chunk c = MakeChunk(EventTable(events));
+  const std::string path = dir + "/frames.data";
+  WriteChunk(path, events, c.records, WriterOptions{.zstd_level = 1});
+  std::ifstream in(path, std::ios::binary);
+  Bytes bytes;
+  for (char ch; in.get(ch);) bytes.push_back(static_cast<std::byte>(ch));
+  auto original = SampleFileReader::Open(path);
+  ASSERT_TRUE(original.has_value());
+  const ChunkRef ref = original->record_chunks()[0];
+  ASSERT_NE(ref.header.flags & kChunkFlagSplitTimeColumn, 0u);
+  const size_t payload_at = ref.offset + sizeof(ChunkHeader);
+  const Bytes stored(
+      bytes.begin() + static_cast<std::ptrdiff_t>(payload_at),
+      bytes.begin() + static_cast<std::ptrdiff_t>(payload_at + ref.header.stored_size));
+  // Chunk 0 with `header` and `payload`, its checksum made to agree: the
+  // reader's error.
+  const auto read = [&](const std::string& name, ChunkHeader header, const Bytes& payload) {
+    header.stored_size = payload.size();
+    header.crc32 = 0;
+    header.crc32 = Crc32(payload, Crc32(std::as_bytes(std::span(&header, 1))));
+    Bytes changed(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(ref.offset));
+    const auto* h = reinterpret_cast<const std::byte*>(&header);
+    changed.insert(changed.end(), h, h + sizeof(header));
+    changed.insert(changed.end(), payload.begin(), payload.end());
+    changed.insert(changed.end(),
+                   bytes.begin() + static_cast<std::ptrdiff_t>(payload_at + ref.header.stored_size),
+                   bytes.end());
+    const std::string changed_path = dir + "/" + name;
+    std::ofstream(changed_path, std::ios::binary)
+        .write(reinterpret_cast<const char*>(changed.data()),
+               static_cast<std::streamsize>(changed.size()));
+    auto reader = SampleFileReader::Open(changed_path);
+    EXPECT_TRUE(reader.has_value()) << reader.error().message;
+    if (!reader || reader->record_chunks().empty()) return std::string("not opened");
+    auto payload_read = reader->ReadPayload(reader->record_chunks()[0]);
+    EXPECT_FALSE(payload_read.has_value()) << name;
+    return payload_read ? std::string() : payload_read.error().message;
+  };
+  const std::string offset = "offset " + std::to_string(ref.offset);
+  const std::string cut = read("cut", ref.header, Bytes(stored.begin(), stored.end() - 3));
+  EXPECT_NE(cut.find("zstd"), std::string::npos) << cut;
+  EXPECT_NE(cut.find(offset), std::string::npos) << cut;
+  Bytes trailing = stored;
+  trailing.insert(trailing.end(), {std::byte{1}, std::byte{2}, std::byte{3}, std::byte{4}});
+  const std::string after = read("trailing", ref.header, trailing);
+  EXPECT_NE(after.find("no valid zstd frame"), std::string::npos) << after;
+  ChunkHeader no_columns = ref.header;
+  no_columns.flags &= ~kChunkFlagSampleColumns;
+  const std::string flags = read("flags", no_columns, stored);
+  EXPECT_NE(flags.find("inconsistent"), std::string::npos) << flags;
   std::filesystem::remove_all(dir);
 }
 

@@ -179,6 +179,18 @@ TEST_F(BinaryLocatorTest, TheVdsoIsTheImageInTheRecording) {
   EXPECT_NE(Locate(std::string(kVdsoPath), "").binary, "");
 }
 
+// Recorders since 2026-11-27 embed the [vdso]'s hit functions (no image):
+// the recorded build's are used, another build's are not.
+TEST_F(BinaryLocatorTest, AVdsoWithoutItsImageIsItsEmbeddedFunctions) {
+  const EmbeddedBinary* embedded = Embed(std::string(kVdsoPath), id_);
+  const LocatedBinary vdso = Locate(std::string(kVdsoPath), id_);
+  EXPECT_EQ(vdso.embedded, embedded);
+  EXPECT_EQ(vdso.binary, "");
+  EXPECT_EQ(vdso.source, "embedded");
+  EXPECT_FALSE(vdso.missing);
+  EXPECT_EQ(Locate(std::string(kVdsoPath), kOtherId).embedded, nullptr);
+}
+
 TEST_F(BinaryLocatorTest, AVdsoImageOfAnotherBuildIsUsedOnlyWhenForced) {
   image_ = BytesOf(kProg);
   const LocatedBinary refused = Locate(std::string(kVdsoPath), kOtherId);

@@ -180,19 +180,23 @@ TEST(CodeHitsTest, LeafCopiesKeepOnlyAddressesOfCodeAndStack) {
     fields.extra.insert(fields.extra.end(), block.begin(), block.end());
     return testing::MakeSample(a, fields);
   };
-  // The copy's words, as the records hold them after Observe.
+  // The copy's words, as the records hold them after Observe. The sample
+  // may come before the mappings in the chunk (rings are drained one after
+  // the other): they are known all the same.
   const auto observed = [&](const perf_event_attr& a, std::vector<uint64_t> chain,
-                            uint32_t max_stack) {
+                            uint32_t max_stack, bool sample_first = false, bool map_b = true) {
     Bytes records;
-    Append(records, Mapping(a, 10, "/bin/a", 0x401000, 0x1000, 0));
-    Append(records, Mapping(a, 10, "/lib/b.so", 0x7f0000, 0x1000, 0x2000, 8));
     const Bytes sample = record(a, std::move(chain));
-    Append(records, sample);
+    if (sample_first) Append(records, sample);
+    Append(records, Mapping(a, 10, "/bin/a", 0x401000, 0x1000, 0));
+    if (map_b) Append(records, Mapping(a, 10, "/lib/b.so", 0x7f0000, 0x1000, 0x2000, 8));
+    if (!sample_first) Append(records, sample);
     const Bytes before = records;
     CodeHits hits(TableOf(a), Arch::kX86_64, max_stack);
     hits.Observe(records);
     EXPECT_EQ(records.size(), before.size());
-    const auto parsed = ParseSample(std::span(records).last(sample.size()), a);
+    const size_t sample_at = sample_first ? 0 : records.size() - sample.size();
+    const auto parsed = ParseSample(std::span(records).subspan(sample_at, sample.size()), a);
     std::vector<uint64_t> out(words.size());
     std::memcpy(out.data(), parsed->user_stack.data(), out.size() * 8);
     // Nothing but the copy changed.
@@ -206,6 +210,10 @@ TEST(CodeHitsTest, LeafCopiesKeepOnlyAddressesOfCodeAndStack) {
   const auto [cleared, count] = observed(attr, chain, 127);
   EXPECT_EQ(cleared, (std::vector<uint64_t>{0, kSp + 0x40, 0x401234, 0, 0, 0, 0, 0x7f0010}));
   EXPECT_EQ(count, 4u);
+  EXPECT_EQ(observed(attr, chain, 127, /*sample_first=*/true).first, cleared);
+  // A chain into code whose mapping is not known yet (drained later):
+  // nothing is cleared.
+  EXPECT_EQ(observed(attr, chain, 127, false, /*map_b=*/false).first, words);
   // At the kernel's limit (2 frames here) the report unwinds the whole copy.
   EXPECT_EQ(observed(attr, chain, 2).first, words);
   perf_event_attr limited = attr;

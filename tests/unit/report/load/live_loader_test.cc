@@ -368,7 +368,7 @@ TEST(SymbolCacheTest, AFeedWithNothingSaysSo) {
   // The feed, not the text, names the kernel when there is one.
   EXPECT_EQ(NamesOf(result, 0)[0].substr(0, 9), "[unknown]");
   ASSERT_EQ(result.symbol_sources.size(), 1u);
-  EXPECT_EQ(result.symbol_sources[0].second.substr(0, 5), "none:");
+  EXPECT_NE(result.symbol_sources[0].second.find("none covered"), std::string::npos);
 }
 
 }  // namespace
