@@ -217,12 +217,7 @@ TEST_F(CallGraphTest, DwarfSamplesCarryRegistersAndStackAndOnlyKernelChains) {
 // sample. (The chain test's workload reads the clock through the vDSO and
 // may take no kernel sample at all on a loaded machine.)
 TEST_F(CallGraphTest, KernelSamplesCarryKernelChains) {
-  int paranoid = 2;
-  std::ifstream("/proc/sys/kernel/perf_event_paranoid") >> paranoid;
-  if (geteuid() != 0 && paranoid > 1) {
-    GTEST_SKIP() << "kernel samples need root or perf_event_paranoid <= 1 (it is " << paranoid
-                 << ")";
-  }
+  if (const std::string why = KernelSamplesUnavailable(); !why.empty()) GTEST_SKIP() << why;
   std::vector<std::string> argv = {kRecord, "-e",           "cpu-clock:k", "-F", "1000", "-o",
                                    data_,   "--call-graph", "dwarf",       "--", kHits,  "300000"};
   const RunResult rec = RunTool(argv, dir_);

@@ -364,4 +364,12 @@ bool NobodyDir::Copy(const std::string& from, const std::string& name) {
   return !error && chmod(to.c_str(), 0755) == 0;
 }
 
+std::string KernelSamplesUnavailable() {
+  int paranoid = 2;
+  std::ifstream("/proc/sys/kernel/perf_event_paranoid") >> paranoid;
+  if (geteuid() == 0 || paranoid <= 1) return "";
+  return "kernel samples need root or perf_event_paranoid <= 1 (it is " + std::to_string(paranoid) +
+         ")";
+}
+
 }  // namespace sample::e2e

@@ -91,6 +91,10 @@ std::string ShellQuote(const std::string& word);
 // Lines of `text`.
 std::vector<std::string> Lines(const std::string& text);
 
+// Why this user cannot sample the kernel here (not root and
+// perf_event_paranoid above 1), or empty when it can.
+std::string KernelSamplesUnavailable();
+
 // The "# Samples: N" figure of a report header, or -1.
 long SampleCount(const std::string& report);
 

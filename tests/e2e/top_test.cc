@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <fstream>
 #include <regex>
 #include <string>
 #include <thread>
@@ -124,12 +123,7 @@ TEST_F(TopTest, StdioPrintsOneTablePerInterval) {
 // the kernel's whole table: a workload that lives in write(2), sampled in
 // kernel mode, shows named kernel rows.
 TEST(TopKernelTest, NamesKernelFunctionsAsTheyCome) {
-  int paranoid = 2;
-  std::ifstream("/proc/sys/kernel/perf_event_paranoid") >> paranoid;
-  if (geteuid() != 0 && paranoid > 1) {
-    GTEST_SKIP() << "kernel samples need root or perf_event_paranoid <= 1 (it is " << paranoid
-                 << ")";
-  }
+  if (const std::string why = KernelSamplesUnavailable(); !why.empty()) GTEST_SKIP() << why;
   ScratchDir dir;
   const pid_t hits = Start({WORKLOAD_HITS_PATH, "1000000000"}, dir, "hits");
   ASSERT_GT(hits, 0);
