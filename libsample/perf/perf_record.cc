@@ -387,4 +387,14 @@ uint64_t RecordTime(std::span<const std::byte> record, const perf_event_attr& at
   return time;
 }
 
+uint32_t ChainFrameLimit(const perf_event_attr& attr, uint32_t host_max_stack) {
+  return attr.sample_max_stack != 0 ? attr.sample_max_stack : host_max_stack;
+}
+
+bool ChainAtFrameLimit(const U64List& chain, uint32_t limit) {
+  size_t frames = 0;
+  for (size_t i = 0; i < chain.size(); ++i) frames += !IsContextMarker(chain[i]);
+  return frames >= limit;
+}
+
 }  // namespace sample

@@ -242,6 +242,13 @@ uint64_t RecordTime(std::span<const std::byte> record, const perf_event_attr& at
 // entries that follow (kernel, user, guest).
 inline bool IsContextMarker(uint64_t ip) { return ip >= static_cast<uint64_t>(PERF_CONTEXT_MAX); }
 
+// The limit the kernel cut `attr`'s call chains at: the attr's
+// sample_max_stack, else kernel.perf_event_max_stack (`host_max_stack`).
+// The kernel stores at most that many frames, context markers aside, so a
+// chain that long was cut.
+uint32_t ChainFrameLimit(const perf_event_attr& attr, uint32_t host_max_stack);
+bool ChainAtFrameLimit(const U64List& chain, uint32_t limit);
+
 // A hash of a run of 8-byte words (a call chain), FNV-1a with a final mix
 // per word; `seed` starts it.
 inline uint64_t HashWords(std::span<const std::byte> words, uint64_t seed = 0) {

@@ -41,17 +41,13 @@ size_t LeafCopyEnd(const SampleRecord& sample, const perf_event_attr& attr,
   const size_t whole = sample.user_stack.size();
   const U64List& chain = sample.callchain;
   size_t user = chain.size();
-  size_t frames = 0;
   for (size_t i = 0; i < chain.size(); ++i) {
-    if (chain[i] >= static_cast<uint64_t>(PERF_CONTEXT_MAX)) {
-      if (chain[i] == static_cast<uint64_t>(PERF_CONTEXT_USER)) user = i + 1;
-    } else {
-      ++frames;
-    }
+    if (chain[i] == static_cast<uint64_t>(PERF_CONTEXT_USER)) user = i + 1;
   }
-  const uint32_t limit = attr.sample_max_stack != 0 ? attr.sample_max_stack : host_max_stack;
   // chain[user] is the sampled pc; chain[user + 1] its first caller.
-  if (user + 1 >= chain.size() || frames >= limit) return whole;
+  if (user + 1 >= chain.size() || ChainAtFrameLimit(chain, ChainFrameLimit(attr, host_max_stack))) {
+    return whole;
+  }
   const uint64_t caller = chain[user + 1];
   if (caller >= static_cast<uint64_t>(PERF_CONTEXT_MAX)) return whole;
   // A bounded scan on the draining thread, whatever the copy's size: the

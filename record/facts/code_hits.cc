@@ -68,8 +68,8 @@ void CodeHits::Observe(std::span<std::byte> records) {
 
 void CodeHits::ObserveMapping(const Mmap2Record& m) {
   // Only files have names to embed: JIT code has its perf map. The [vdso]
-  // is kept as one, so that its image is stored only when it is hit
-  // (PostmortemFacts::SubmitTo; SubmitEmbedded leaves it out).
+  // is kept as one, embedded from the recorder's own image when it is hit
+  // (SubmitEmbedded; PostmortemFacts::SubmitTo).
   const bool vdso = m.filename == kVdsoPath;
   if ((m.prot & kProtExec) == 0 || m.filename.empty() || (m.filename.front() != '/' && !vdso) ||
       IsAnonymousCode(m.filename) || m.len == 0) {
@@ -130,11 +130,8 @@ void CodeHits::ObserveSample(const SampleRecord& s, const perf_event_attr& attr,
 
 // Whether Observe clears what `s`'s fp,leaf copy holds besides addresses.
 bool CodeHits::ClearsCopy(const SampleRecord& s, const perf_event_attr& attr) const {
-  if (!ChainCaptureFromAttr(attr).leaf) return false;
-  size_t frames = 0;
-  for (size_t i = 0; i < s.callchain.size(); ++i) frames += !IsContextMarker(s.callchain[i]);
-  const uint32_t limit = attr.sample_max_stack != 0 ? attr.sample_max_stack : host_max_stack_;
-  return frames < limit;
+  return ChainCaptureFromAttr(attr).leaf &&
+         !ChainAtFrameLimit(s.callchain, ChainFrameLimit(attr, host_max_stack_));
 }
 
 void CodeHits::ScanStack(Process& process, uint32_t pid, const SampleRecord& s,

@@ -129,9 +129,9 @@ std::function<void(std::span<std::byte>)> PostmortemFacts::RecordsObserver() {
 
 void PostmortemFacts::SubmitTo(format::SampleFileWriter& writer, ClosingNotes* notes) {
   writer.WaitUntilWritten();  // the observer has seen every record
-  // With the hits known (embedding runs), the vDSO image is stored only
-  // when a sample's frames or stack words lie in it: 8 KiB (3.5 compressed)
-  // that most recordings never use.
+  // With the hits known (embedding runs), the vDSO counts only when a
+  // sample's frames or stack words lie in it: every process maps it, and
+  // most recordings never use it.
   std::optional<std::vector<CodeHits::Binary>> hit;
   if (hits_) hit = hits_->Resolve();
   // (Past CodeHits::kMaxHits a hit in it may have gone uncounted.)
@@ -139,7 +139,8 @@ void PostmortemFacts::SubmitTo(format::SampleFileWriter& writer, ClosingNotes* n
                         std::any_of(hit->begin(), hit->end(),
                                     [](const auto& binary) { return binary.path == kVdsoPath; });
   // Its hit functions are embedded as any binary's; the whole image is
-  // stored only without embedding (or when that failed).
+  // stored only without embedding (or when that failed), its build-id
+  // either way.
   if (hit) {
     notes->embedded =
         SubmitEmbedded(writer, *hits_, std::move(*hit), files_, jit_maps_, jit_dumps_);

@@ -375,14 +375,8 @@ bool Loader::ApplySample(std::span<const std::byte> record, const perf_event_att
 
 bool Loader::ChainWasCut(const SampleRecord& sample, const perf_event_attr& attr) {
   if (sample.callchain.empty()) return false;
-  // The kernel stores at most the limit's worth of frames, context markers
-  // aside: a chain that long was cut.
-  const uint32_t limit = attr.sample_max_stack != 0 ? attr.sample_max_stack : host_max_stack_;
-  size_t frames = 0;
-  for (size_t i = 0; i < sample.callchain.size(); ++i) {
-    frames += !IsContextMarker(sample.callchain[i]);
-  }
-  if (frames < limit) return false;
+  const uint32_t limit = ChainFrameLimit(attr, host_max_stack_);
+  if (!ChainAtFrameLimit(sample.callchain, limit)) return false;
   ++out_.stats.cut_chains;
   out_.stats.chain_limit = std::max(out_.stats.chain_limit, limit);
   return true;
