@@ -2,7 +2,8 @@
 // the same where the binary is not (another machine, a deleted build, a
 // container's file system): for the addresses the recording hit, the
 // frames that name them, the functions that hold them, the CFI rows that
-// unwind through them, and the machine code of the functions with samples.
+// unwind through them, and the machine code of the functions with samples
+// enough (EmbeddingLimits).
 //
 // The recorder builds one per binary with samples (BuildEmbeddedBinary,
 // symbol_embedding.h) from the file it read through the process that

@@ -100,7 +100,9 @@ class EmbeddedCodeSource final : public CodeSource {
       return c.vaddr <= code.start && code.start - c.vaddr < c.bytes.size();
     });
     if (it == binary_.code.end()) {
-      code.missing_code = "the recording holds no code of it (over the embedding bounds)";
+      code.missing_code =
+          "the recording holds no code of it (left out when recorded: under one sample in a "
+          "thousand, or over the size bounds)";
       return code;
     }
     const uint64_t from = code.start - it->vaddr;

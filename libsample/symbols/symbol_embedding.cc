@@ -17,6 +17,12 @@
 namespace sample {
 namespace {
 
+// A function holding leaf offsets, with their samples.
+struct SampledFunction {
+  EmbeddedFunction function;
+  uint64_t samples = 0;
+};
+
 // The request's lookup offsets, leaves included: sorted, unique.
 std::vector<uint64_t> LookupOffsets(const EmbeddingRequest& request) {
   std::vector<uint64_t> offsets = request.offsets;
@@ -180,9 +186,14 @@ Result<EmbeddedBinary> BuildEmbeddedBinary(const EmbeddingRequest& request,
     binary.segments.push_back(EmbeddedSegment{s.offset, s.filesz, s.vaddr, s.memsz, s.executable});
   }
 
-  std::vector<uint64_t> leaves = request.leaf_offsets;
+  // Each leaf offset with its samples, sorted.
+  std::vector<std::pair<uint64_t, uint64_t>> leaves;
+  for (size_t i = 0; i < request.leaf_offsets.size(); ++i) {
+    leaves.emplace_back(request.leaf_offsets[i],
+                        i < request.leaf_samples.size() ? request.leaf_samples[i] : 0);
+  }
   std::sort(leaves.begin(), leaves.end());
-  std::vector<EmbeddedFunction> leaf_functions;
+  std::vector<SampledFunction> leaf_functions;
   std::vector<SourcedRow> cfi;
   FunctionFinder functions(symbolizer, display_name);
   std::optional<CfiRow> last_eh_row;  // holds every later address it covers
@@ -192,9 +203,12 @@ Result<EmbeddedBinary> BuildEmbeddedBinary(const EmbeddingRequest& request,
     const std::optional<uint64_t> vaddr = elf.FileOffsetToVaddr(offset);
     if (!vaddr) continue;
     if (std::optional<EmbeddedFunction> function = functions.At(*vaddr)) {
-      if (std::binary_search(leaves.begin(), leaves.end(), offset) &&
-          (leaf_functions.empty() || leaf_functions.back().start != function->start)) {
-        leaf_functions.push_back(*function);
+      auto leaf = std::lower_bound(leaves.begin(), leaves.end(), std::pair(offset, uint64_t{0}));
+      for (; leaf != leaves.end() && leaf->first == offset; ++leaf) {
+        if (leaf_functions.empty() || leaf_functions.back().function.start != function->start) {
+          leaf_functions.push_back(SampledFunction{*function, 0});
+        }
+        leaf_functions.back().samples += leaf->second;
       }
       if (binary.functions.empty() || binary.functions.back().start != function->start) {
         binary.functions.push_back(std::move(*function));
@@ -208,14 +222,30 @@ Result<EmbeddedBinary> BuildEmbeddedBinary(const EmbeddingRequest& request,
     }
   }
   binary.cfi = DisjointRows(std::move(cfi));
+  // A function's leaves in one run, as the offsets are sorted; its
+  // samples summed should another run name it again.
   std::sort(leaf_functions.begin(), leaf_functions.end(),
-            [](const EmbeddedFunction& a, const EmbeddedFunction& b) { return a.start < b.start; });
-  leaf_functions.erase(std::unique(leaf_functions.begin(), leaf_functions.end(),
-                                   [](const EmbeddedFunction& a, const EmbeddedFunction& b) {
-                                     return a.start == b.start;
-                                   }),
-                       leaf_functions.end());
-  EmbedCode(leaf_functions, RawFile(rows.binary()), limits, binary);
+            [](const SampledFunction& a, const SampledFunction& b) {
+              return a.function.start < b.function.start;
+            });
+  std::vector<EmbeddedFunction> sampled;
+  for (size_t i = 0; i < leaf_functions.size();) {
+    uint64_t samples = 0;
+    size_t next = i;
+    for (; next < leaf_functions.size() &&
+           leaf_functions[next].function.start == leaf_functions[i].function.start;
+         ++next) {
+      samples += leaf_functions[next].samples;
+    }
+    if (request.leaf_samples.empty() || samples >= limits.min_function_samples) {
+      sampled.push_back(leaf_functions[i].function);
+    } else {
+      ++binary.code_omitted;
+      ++limits.cold_functions;
+    }
+    i = next;
+  }
+  EmbedCode(sampled, RawFile(rows.binary()), limits, binary);
   binary.Normalize();
   return binary;
 }

@@ -47,21 +47,43 @@ struct EmbeddingRequest {
   // return addresses. Unsorted; may repeat.
   std::vector<uint64_t> offsets;
   // The offsets of sampled pcs (leaves): their functions' machine code is
-  // embedded. Treated as lookup offsets too, should `offsets` lack one.
+  // embedded (within EmbeddingLimits). Treated as lookup offsets too,
+  // should `offsets` lack one.
   std::vector<uint64_t> leaf_offsets;
+  // The samples at each leaf offset (parallel to leaf_offsets), which
+  // EmbeddingLimits::min_function_samples compares a function's sum with;
+  // empty: none are counted, and every leaf's function has samples enough.
+  std::vector<uint64_t> leaf_samples;
 };
 
-// Bounds on the machine code embedded. A function larger than
-// `max_function_code` is left out, and so is each one that no longer fits
-// in `code_budget`, which is shared by the binaries of a recording:
-// BuildEmbeddedBinary takes what it embeds from it, so the caller passes
-// the same limits to every call. What is left out is counted, per function,
-// in EmbeddedBinary::code_omitted; frames, functions and CFI rows are
-// never bounded (they are what the report cannot do without).
+// Bounds on the machine code embedded. A function with fewer than
+// `min_function_samples` samples at its leaf offsets is left out (its code
+// is what annotation shows, and annotating a function with a sample or two
+// tells nothing: the recorder asks for one in a thousand of the recording's
+// samples, kMinCodeShare), and so is one larger than `max_function_code`,
+// and each one that no longer fits in `code_budget`, which is shared by
+// the binaries of a recording: BuildEmbeddedBinary takes what it embeds
+// from it, so the caller passes the same limits to every call. What is
+// left out is counted, per function, in EmbeddedBinary::code_omitted, and
+// those with too few samples also in `cold_functions`; frames, functions
+// and CFI rows are never bounded (they are what the report cannot do
+// without).
 struct EmbeddingLimits {
   uint64_t max_function_code = uint64_t{64} << 10;
   uint64_t code_budget = uint64_t{16} << 20;
+  uint64_t min_function_samples = 0;
+  uint64_t cold_functions = 0;  // out: left out for their samples
 };
+
+// The share of a recording's samples a function needs for its code to be
+// embedded: samples * kMinCodeShareDivisor >= all samples. The report's
+// default choice of functions to annotate (report/views/annotate_view.h)
+// leaves out the same ones, so that it annotates the same functions with
+// the binaries or without them.
+inline constexpr uint64_t kMinCodeShareDivisor = 1000;
+inline constexpr uint64_t MinCodeSamples(uint64_t all_samples) {
+  return (all_samples + kMinCodeShareDivisor - 1) / kMinCodeShareDivisor;
+}
 
 // The embedded tables of `request.binary` (Normalize()d). Fails only if
 // the binary (or a given debug file) cannot be read as ELF.

@@ -106,7 +106,7 @@ void CodeHits::Add(uint32_t pid, uint64_t address, bool return_address) {
     counts_.hits_dropped += !hits_.contains(hit);
     return;
   }
-  hits_.insert(hit);
+  hits_.try_emplace(hit, 0);
 }
 
 void CodeHits::ObserveSample(const SampleRecord& s, const perf_event_attr& attr,
@@ -125,6 +125,11 @@ void CodeHits::ObserveSample(const SampleRecord& s, const perf_event_attr& attr,
   }
   if (!s.user_stack.empty() && s.regs_abi == PERF_SAMPLE_REGS_ABI_64) {
     ScanStack(process, s.pid, s, attr, stack);
+  }
+  // Which functions have samples enough for their code to travel
+  // (SubmitEmbedded): the user pc's count, one lookup a sample.
+  if ((attr.sample_type & PERF_SAMPLE_IP) != 0 && IsUserAddress(s.ip)) {
+    if (auto it = hits_.find(Hit{s.pid, true, s.ip}); it != hits_.end()) ++it->second;
   }
 }
 
@@ -213,7 +218,10 @@ const std::vector<std::pair<uint64_t, uint64_t>>& CodeHits::RangesOf(Process& pr
 
 std::vector<CodeHits::Binary> CodeHits::Resolve() const {
   std::map<uint32_t, Binary> by_file;
-  for (const Hit& hit : hits_) {
+  std::map<uint32_t, std::vector<std::pair<uint64_t, uint64_t>>> leaves;  // (offset, samples)
+  std::vector<std::pair<uint32_t, uint64_t>> credited;  // one hit's (file, offset)s
+  for (const auto& [hit, samples] : hits_) {
+    credited.clear();
     auto it = processes_.find(hit.pid);
     for (size_t depth = 0; it != processes_.end() && depth < kMaxAncestors; ++depth) {
       for (const Mapping& m : it->second.mappings) {
@@ -226,16 +234,31 @@ std::vector<CodeHits::Binary> CodeHits::Resolve() const {
         }
         const uint64_t offset = hit.address - m.start + m.pgoff;
         binary.offsets.push_back(offset);
-        if (hit.leaf) binary.leaf_offsets.push_back(offset);
+        // Its samples once per place, though a parent's mapping of the
+        // same file may hold it too.
+        if (hit.leaf && std::ranges::find(credited, std::pair(m.file, offset)) == credited.end()) {
+          credited.emplace_back(m.file, offset);
+          leaves[m.file].emplace_back(offset, samples);
+        }
       }
       it = it->second.has_parent ? processes_.find(it->second.parent) : processes_.end();
     }
   }
   std::vector<Binary> out;
   for (auto& [file, binary] : by_file) {
-    for (auto* list : {&binary.offsets, &binary.leaf_offsets}) {
-      std::sort(list->begin(), list->end());
-      list->erase(std::unique(list->begin(), list->end()), list->end());
+    std::sort(binary.offsets.begin(), binary.offsets.end());
+    binary.offsets.erase(std::unique(binary.offsets.begin(), binary.offsets.end()),
+                         binary.offsets.end());
+    // A leaf offset's samples summed over the processes that hit it.
+    std::vector<std::pair<uint64_t, uint64_t>>& leaf = leaves[file];
+    std::sort(leaf.begin(), leaf.end());
+    for (const auto& [offset, samples] : leaf) {
+      if (!binary.leaf_offsets.empty() && binary.leaf_offsets.back() == offset) {
+        binary.leaf_samples.back() += samples;
+      } else {
+        binary.leaf_offsets.push_back(offset);
+        binary.leaf_samples.push_back(samples);
+      }
     }
     out.push_back(std::move(binary));
   }

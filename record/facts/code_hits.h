@@ -62,6 +62,10 @@ class CodeHits {
     uint64_t inode = 0;                  // as recorded (0: not known)
     std::vector<uint64_t> offsets;       // lookup file offsets: sorted, unique
     std::vector<uint64_t> leaf_offsets;  // of those, where samples were taken
+    // For each leaf offset, the samples whose pc it was (user samples
+    // only: a kernel sample's user pc is where it entered the kernel). A
+    // chain's leaf found only in a stack copy, or past kMaxHits, has 0.
+    std::vector<uint64_t> leaf_samples;
   };
   // The binaries with hits, by (path, device, inode).
   std::vector<Binary> Resolve() const;
@@ -72,7 +76,7 @@ class CodeHits {
   static constexpr size_t kMaxHits = size_t{1} << 20;
 
   struct Counts {
-    uint64_t samples = 0;
+    uint64_t samples = 0;  // every sample, kernel ones too
     uint64_t stacks_scanned = 0;
     uint64_t hits = 0;          // distinct (process, lookup address)
     uint64_t hits_dropped = 0;  // addresses past kMaxHits
@@ -131,7 +135,8 @@ class CodeHits {
   std::vector<File> files_;
   std::unordered_map<std::string, std::vector<uint32_t>> files_by_path_;
   std::unordered_map<uint32_t, Process> processes_;
-  std::unordered_set<Hit, HitHash> hits_;
+  // Each distinct address, with the samples whose user pc it was.
+  std::unordered_map<Hit, uint64_t, HitHash> hits_;
   Counts counts_;
 };
 

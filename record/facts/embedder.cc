@@ -58,6 +58,7 @@ EmbedSummary SubmitEmbedded(format::SampleFileWriter& writer, const CodeHits& hi
   finder_options.use_debuginfod = false;  // never wait on the network at the end of a recording
   DebugFileFinder finder(finder_options);
   EmbeddingLimits limits;
+  limits.min_function_samples = MinCodeSamples(hits.counts().samples);
   for (CodeHits::Binary& binary : binaries) {
     auto opened = OpenMapped(binary, files);
     if (!opened) {
@@ -82,6 +83,8 @@ EmbedSummary SubmitEmbedded(format::SampleFileWriter& writer, const CodeHits& hi
     request.debug = InflatedDebugFile(request.debug, build_id);
     request.offsets = std::move(binary.offsets);
     request.leaf_offsets = std::move(binary.leaf_offsets);
+    request.leaf_samples = std::move(binary.leaf_samples);
+    const uint64_t cold_before = limits.cold_functions;
     auto embedded = BuildEmbeddedBinary(request, limits);
     if (!embedded) {
       summary.notes.push_back(embedded.error().message);
@@ -99,7 +102,9 @@ EmbedSummary SubmitEmbedded(format::SampleFileWriter& writer, const CodeHits& hi
     summary.vdso = summary.vdso || opened->vdso.has_value();
     summary.functions += embedded->functions.size();
     summary.addresses += embedded->addresses.size();
-    summary.code_omitted += embedded->code_omitted;
+    const uint64_t cold = limits.cold_functions - cold_before;
+    summary.code_cold += cold;
+    summary.code_omitted += embedded->code_omitted - cold;
     summary.bytes += payload.size();
     writer.Submit(format::ChunkType::kEmbeddedBinary, std::move(payload));
   }

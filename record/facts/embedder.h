@@ -30,7 +30,10 @@ struct EmbedSummary {
   size_t perf_maps = 0;
   bool vdso = false;  // the [vdso]'s hit functions are among the binaries
   size_t jit_dumps = 0;
-  uint64_t code_omitted = 0;  // functions with samples whose code was left out
+  // Functions with samples whose code was left out for its size (past
+  // EmbeddingLimits' bounds); those with too few samples are only counted.
+  uint64_t code_omitted = 0;
+  uint64_t code_cold = 0;
   uint64_t bytes = 0;         // chunk payloads, before compression
   double milliseconds = 0;
   std::vector<std::string> notes;  // binaries and maps left out, and why

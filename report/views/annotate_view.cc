@@ -13,6 +13,7 @@
 #include "libsample/string_parts.h"
 #include "libsample/symbols/function_code.h"
 #include "libsample/symbols/function_names.h"
+#include "libsample/symbols/symbol_embedding.h"
 
 namespace sample::report {
 namespace {
@@ -275,6 +276,14 @@ Result<AnnotateView> BuildAnnotateView(const Recording& recording, const Annotat
   std::vector<FunctionHits> hits = CountHits(profile, *event, filter);
   if (options.symbols.empty()) {
     hits.resize(std::min(Covering(hits, options.coverage), options.max_functions));
+    // Not the functions whose code a recording leaves out for their few
+    // samples (EmbeddingLimits), so that the same ones are annotated with
+    // the binaries or without them; the hottest always.
+    const uint64_t enough = MinCodeSamples(view.event_samples);
+    const auto few =
+        std::remove_if(hits.begin() + std::min<size_t>(hits.size(), 1), hits.end(),
+                       [&](const FunctionHits& h) { return h.total.samples < enough; });
+    hits.erase(few, hits.end());
   } else {
     std::erase_if(hits, [&](const FunctionHits& h) {
       return !Named(profile.function(h.function), options.symbols);

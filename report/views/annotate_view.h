@@ -27,7 +27,9 @@ namespace sample::report {
 struct AnnotateOptions {
   bool on = false;
   // Functions to annotate, by name as the report prints them (or full
-  // signature); empty: the hottest `max_functions`.
+  // signature); empty: the hottest `max_functions`, but for those under
+  // one sample in a thousand of the event's (MinCodeSamples: a recording
+  // holds no code of them), the hottest always.
   std::vector<std::string> symbols;
   size_t max_functions = 10;
   // Without `symbols`: also no more of the hottest than hold this share

@@ -161,6 +161,13 @@ void ExpectCodeMatchesFile(const EmbeddingRequest& request, const EmbeddedBinary
   }
 }
 
+// Build, the counts it adds kept in `limits`.
+EmbeddedBinary BuildCounting(const EmbeddingRequest& request, EmbeddingLimits& limits) {
+  auto embedded = BuildEmbeddedBinary(request, limits);
+  EXPECT_TRUE(embedded) << embedded.error().message;
+  return embedded ? std::move(*embedded) : EmbeddedBinary{};
+}
+
 EmbeddedBinary Build(const EmbeddingRequest& request, EmbeddingLimits limits = {}) {
   auto embedded = BuildEmbeddedBinary(request, limits);
   EXPECT_TRUE(embedded) << embedded.error().message;
@@ -375,6 +382,47 @@ TEST(SymbolEmbeddingTest, CodeBoundsAreKeptAndCounted) {
   EXPECT_GT(small.code_omitted, 0u);
   for (const EmbeddedCode& code : small.code) EXPECT_LT(code.bytes.size(), largest);
   ExpectCodeMatchesFile(request, small, /*bounded=*/true);
+}
+
+// Code only for functions with samples enough; the rest of the tables
+// whatever their samples. Samples at a leaf given twice add up.
+TEST(SymbolEmbeddingTest, CodeOfFunctionsWithFewSamplesIsLeftOut) {
+  EmbeddingRequest request = RequestFor(kInline);
+  EmbeddingLimits unlimited;
+  const EmbeddedBinary whole = Build(request, unlimited);
+  ASSERT_GE(whole.code.size(), 2u);
+  // A sample at each leaf of the first code range's functions, none at
+  // the others' (leaves only a stack copy held).
+  const EmbeddedCode& hot = whole.code.front();
+  auto elf = ElfSymbols::Load(kInline);
+  ASSERT_TRUE(elf) << elf.error().message;
+  const auto in_hot = [&](uint64_t offset) {
+    const auto vaddr = elf->FileOffsetToVaddr(offset);
+    return vaddr && *vaddr >= hot.vaddr && *vaddr - hot.vaddr < hot.bytes.size();
+  };
+  for (const uint64_t offset : request.leaf_offsets) request.leaf_samples.push_back(in_hot(offset));
+  EmbeddingLimits limits;
+  limits.min_function_samples = 2;
+  const EmbeddedBinary cold = BuildCounting(request, limits);
+  ASSERT_EQ(cold.code.size(), 1u);
+  EXPECT_EQ(cold.code.front(), hot);
+  EXPECT_EQ(cold.code_omitted, limits.cold_functions);
+  EXPECT_GT(limits.cold_functions, 0u);
+  EXPECT_EQ(cold.functions, whole.functions);
+  EXPECT_EQ(cold.addresses, whole.addresses);
+  EXPECT_EQ(cold.cfi, whole.cfi);
+  // The same leaf twice, a sample each time: one more function has code.
+  const size_t first_cold = static_cast<size_t>(
+      std::ranges::find(request.leaf_samples, uint64_t{0}) - request.leaf_samples.begin());
+  ASSERT_LT(first_cold, request.leaf_offsets.size());
+  request.leaf_samples[first_cold] = 1;
+  request.leaf_offsets.push_back(request.leaf_offsets[first_cold]);
+  request.leaf_samples.push_back(1);
+  EmbeddingLimits again;
+  again.min_function_samples = 2;
+  const EmbeddedBinary warmer = BuildCounting(request, again);
+  EXPECT_EQ(again.cold_functions + 1, limits.cold_functions);
+  EXPECT_GT(warmer.code.size(), cold.code.size());
 }
 
 TEST(SymbolEmbeddingTest, OffsetsInAnyOrderWithRepeatsGiveTheSameTables) {

@@ -66,6 +66,9 @@ TEST(CodeHitsTest, ChainsGiveLeavesAsTheyAreAndCallersAtTheCall) {
   ASSERT_NE(a, nullptr);
   EXPECT_EQ(a->offsets, (std::vector<uint64_t>{0x1100, 0x12ff, 0x1500, 0x15ff}));
   EXPECT_EQ(a->leaf_offsets, (std::vector<uint64_t>{0x1100, 0x1500}));
+  // The kernel sample's user pc is where it entered the kernel: no sample
+  // of its function.
+  EXPECT_EQ(a->leaf_samples, (std::vector<uint64_t>{1, 0}));
   EXPECT_EQ(a->pid, 10u);
   EXPECT_EQ(a->inode, 7u);
   const auto* b = Find(binaries, "/lib/b.so");
@@ -88,8 +91,33 @@ TEST(CodeHitsTest, ForkedChildrenUseTheirParentsMappingsAndLoneIpsAreLeaves) {
   ASSERT_EQ(binaries.size(), 1u);
   EXPECT_EQ(binaries[0].offsets, (std::vector<uint64_t>{0x234}));
   EXPECT_EQ(binaries[0].leaf_offsets, (std::vector<uint64_t>{0x234}));
+  EXPECT_EQ(binaries[0].leaf_samples, (std::vector<uint64_t>{2}));
   EXPECT_EQ(hits.counts().samples, 2u);
   EXPECT_EQ(hits.counts().hits, 1u);
+}
+
+// What decides whose code is embedded (EmbeddingLimits::min_function_samples):
+// each sample once, a repeated chain as much as a new one, summed over the
+// processes that hit the same place of a file, and once only where a child
+// and its parent both hold the mapping.
+TEST(CodeHitsTest, LeafSamplesAreCountedPerPlaceInTheFile) {
+  const perf_event_attr attr = testing::MakeAttr(kSampleType, true);
+  CodeHits hits(TableOf(attr), Arch::kX86_64);
+  Bytes records;
+  Append(records, Mapping(attr, 10, "/bin/a", 0x401000, 0x1000, 0, 7));
+  Append(records, Mapping(attr, 20, "/bin/a", 0x501000, 0x1000, 0, 7));
+  Append(records, testing::MakeFork(attr, 21, 20, 21, 20, 5, {21, 21}));
+  Append(records, Mapping(attr, 21, "/bin/a", 0x501000, 0x1000, 0, 7));
+  for (int i = 0; i < 3; ++i)
+    Append(records, Sample(attr, 10, 0x401100, {kUser, 0x401100, 0x401300}));
+  Append(records, Sample(attr, 20, 0x501100, {kUser, 0x501100, 0x501300}));
+  Append(records, Sample(attr, 21, 0x501100, {kUser, 0x501100, 0x501300}));
+  Append(records, Sample(attr, 21, 0x501200, {kUser, 0x501200, 0x501300}));
+  hits.Observe(records);
+  const auto binaries = hits.Resolve();
+  ASSERT_EQ(binaries.size(), 1u);
+  EXPECT_EQ(binaries[0].leaf_offsets, (std::vector<uint64_t>{0x100, 0x200}));
+  EXPECT_EQ(binaries[0].leaf_samples, (std::vector<uint64_t>{5, 1}));
 }
 
 TEST(CodeHitsTest, OnlyExecutableFileMappingsAndTheFileThatWasMapped) {

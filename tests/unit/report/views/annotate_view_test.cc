@@ -132,5 +132,44 @@ TEST(AnnotateViewTest, AFunctionWithoutCodeSaysWhyAndUnknownNamesAreRefused) {
   EXPECT_NE(named.error().message.find("cold"), std::string::npos) << named.error().message;
 }
 
+// By default not a function under one sample in a thousand (a recording
+// holds no code of it: EmbeddingLimits), unless it is the hottest; named,
+// any function.
+TEST(AnnotateViewTest, FunctionsWithFewSamplesAreAnnotatedOnlyWhenNamed) {
+  for (const uint64_t hot_samples : {999u, 1000u}) {
+    Recording recording;
+    Profile& profile = recording.profile;
+    profile.set_dso_names({"/nonexistent/fake"});
+    profile.set_event_names({"cpu-clock"});
+    const uint32_t hot = profile.InternFunction(0, "hot", false, true);
+    const uint32_t rare = profile.InternFunction(0, "rare", false, true);
+    auto binary = FakeBinary();
+    binary->functions = {{kVaddr, 0x12, "hot"}, {kVaddr + 0x12, 3, "rare"}};
+    binary->Normalize();
+    recording.embedded.Add(binary);
+    const auto add = [&](uint32_t function, uint64_t at) {
+      ProfileSample s;
+      s.period = 1000;
+      const uint32_t frames[] = {function};
+      const FrameAddress addresses[] = {{kVaddr + at, at, kOffset + at}};
+      profile.AddSample(s, frames, addresses);
+    };
+    for (uint64_t i = 0; i < hot_samples; ++i) add(hot, 4);
+    add(rare, 0x12);
+    auto view =
+        BuildAnnotateView(recording, AnnotateOptions{.on = true}, SampleFilter(), NoFiles());
+    ASSERT_TRUE(view.has_value()) << view.error().message;
+    // 1 of 1000 is one in a thousand; 1 of 1001 is less.
+    ASSERT_EQ(view->functions.size(), hot_samples == 999 ? 2u : 1u) << hot_samples;
+    EXPECT_EQ(view->functions[0].name, "hot");
+    auto named = BuildAnnotateView(recording, AnnotateOptions{.on = true, .symbols = {"rare"}},
+                                   SampleFilter(), NoFiles());
+    ASSERT_TRUE(named.has_value()) << named.error().message;
+    ASSERT_EQ(named->functions.size(), 1u);
+    EXPECT_EQ(named->functions[0].name, "rare");
+    EXPECT_EQ(named->functions[0].samples, 1u);
+  }
+}
+
 }  // namespace
 }  // namespace sample::report
