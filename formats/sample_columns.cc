@@ -187,6 +187,34 @@ class SplitTimeReader {
   uint64_t left_ = 0;
 };
 
+// A tid's most recent distinct stack pointers, the latest first
+// (kChunkFlagRecentStackPointers).
+class RecentStackPointers {
+ public:
+  // The 1-based place of `sp` in the list, or 0.
+  size_t Find(uint64_t sp) const {
+    for (size_t i = 0; i < size_; ++i) {
+      if (sps_[i] == sp) return i + 1;
+    }
+    return 0;
+  }
+  // The `k`-th, 1-based; k <= size().
+  uint64_t At(size_t k) const { return sps_[k - 1]; }
+  uint64_t latest() const { return size_ == 0 ? 0 : sps_[0]; }
+  size_t size() const { return size_; }
+  // Makes `sp`, at place `k` (0: in no place), the latest.
+  void Use(size_t k, uint64_t sp) {
+    size_t moved = k != 0 ? k - 1 : std::min(size_, kRecentStackPointers - 1);
+    if (k == 0 && size_ < kRecentStackPointers) ++size_;
+    std::memmove(&sps_[1], &sps_[0], moved * sizeof(uint64_t));
+    sps_[0] = sp;
+  }
+
+ private:
+  std::array<uint64_t, kRecentStackPointers> sps_{};
+  size_t size_ = 0;
+};
+
 uint64_t ZigZag(int64_t value) {
   return (static_cast<uint64_t>(value) << 1) ^ static_cast<uint64_t>(value >> 63);
 }
@@ -200,11 +228,14 @@ std::string ColumnName(size_t column) {
 }  // namespace
 
 std::optional<SampleColumnParts> EncodeSampleColumns(std::vector<std::byte>& payload,
-                                                     const EventTable& events, bool split_time) {
+                                                     const EventTable& events,
+                                                     ColumnCoding coding) {
+  const bool split_time = coding.split_time;
   const std::vector<Layout> layouts = Layouts(events);
   std::array<std::vector<std::byte>, kSampleColumnCount> columns;
   std::vector<std::byte> time_low;                 // split_time: the low bytes; columns[0] the rest
   std::unordered_map<uint32_t, uint64_t> last_sp;  // by tid
+  std::unordered_map<uint32_t, RecentStackPointers> recent;  // by tid, with coding.recent_sp
   uint64_t last_time = 0;
   ForEachColumnSample(
       payload, events, layouts,
@@ -243,8 +274,18 @@ std::optional<SampleColumnParts> EncodeSampleColumns(std::vector<std::byte>& pay
         size_t slot = 0;
         for (uint64_t bits = mask; bits != 0; bits &= bits - 1, ++slot) {
           const int reg = __builtin_ctzll(bits);
+          std::vector<std::byte>& column = columns[kFirstRegColumn + static_cast<size_t>(reg)];
           const bool delta = layout.reg_deltas && slot >= bp_slot && slot < bp_slot + 3;
-          PutSigned(columns[kFirstRegColumn + static_cast<size_t>(reg)],
+          if (delta && coding.recent_sp && slot == bp_slot + 1) {
+            const uint64_t sp = Load(regs + 8 * slot);
+            RecentStackPointers& sps = recent[sample.tid];
+            const size_t k = sps.Find(sp);
+            PutVarint(column, k);
+            if (k == 0) PutSigned(column, static_cast<int64_t>(sp - sps.latest()));
+            sps.Use(k, sp);
+            continue;
+          }
+          PutSigned(column,
                     static_cast<int64_t>(delta ? deltas[slot - bp_slot] : Load(regs + 8 * slot)));
         }
         std::memset(regs, 0, 8 * slot);
@@ -278,7 +319,8 @@ std::optional<SampleColumnParts> EncodeSampleColumns(std::vector<std::byte>& pay
 }
 
 Result<size_t> DecodeSampleColumns(std::span<std::byte> payload, const EventTable& events,
-                                   bool split_time) {
+                                   ColumnCoding coding) {
+  const bool split_time = coding.split_time;
   if (payload.size() < kSampleColumnFooterSize) {
     return Fail(fmt::format("sample columns: {} bytes cannot hold the {}-byte column sizes",
                             payload.size(), kSampleColumnFooterSize));
@@ -311,6 +353,7 @@ Result<size_t> DecodeSampleColumns(std::span<std::byte> payload, const EventTabl
 
   const std::vector<Layout> layouts = Layouts(events);
   std::unordered_map<uint32_t, uint64_t> last_sp;
+  std::unordered_map<uint32_t, RecentStackPointers> recent;
   uint64_t time = 0;
   size_t short_column = kSampleColumnCount;  // the first column to run out
   uint64_t samples = 0;
@@ -343,16 +386,31 @@ Result<size_t> DecodeSampleColumns(std::span<std::byte> payload, const EventTabl
           return;
         }
         auto* regs = const_cast<std::byte*>(sample.user_regs.bytes().data());
+        const size_t bp_slot = BpSlot(mask);
+        const bool recent_sp = layout.reg_deltas && coding.recent_sp;
         size_t slot = 0;
         for (uint64_t bits = mask; bits != 0; bits &= bits - 1, ++slot) {
-          const int reg = __builtin_ctzll(bits);
-          if (!next(kFirstRegColumn + static_cast<size_t>(reg), value)) return;
+          const size_t column = kFirstRegColumn + static_cast<size_t>(__builtin_ctzll(bits));
+          if (recent_sp && slot == bp_slot + 1) {
+            // The place among the recent ones, or 0 and the difference.
+            RecentStackPointers& sps = recent[sample.tid];
+            uint64_t k = 0;
+            if (!columns[column].NextUnsigned(k) || k > sps.size() ||
+                (k == 0 && !columns[column].Next(value))) {
+              short_column = column;
+              return;
+            }
+            const uint64_t sp = k != 0 ? sps.At(k) : sps.latest() + value;
+            sps.Use(k, sp);
+            Store(regs + 8 * slot, sp);
+            continue;
+          }
+          if (!next(column, value)) return;
           Store(regs + 8 * slot, value);
         }
         if (layout.reg_deltas) {
-          const size_t bp_slot = BpSlot(mask);
           uint64_t& last = last_sp[sample.tid];
-          const uint64_t sp = Load(regs + 8 * (bp_slot + 1)) + last;
+          const uint64_t sp = Load(regs + 8 * (bp_slot + 1)) + (recent_sp ? 0 : last);
           Store(regs + 8 * (bp_slot + 1), sp);
           Store(regs + 8 * bp_slot, Load(regs + 8 * bp_slot) + sp);
           Store(regs + 8 * (bp_slot + 2),

@@ -35,6 +35,16 @@
 // noise, the high ones mostly the same few values; stored apart (and compressed apart:
 // SampleColumnParts) each costs about its entropy, where the mixed varints cost 2-3 bits a sample
 // more.
+//
+// Recent stack pointers (kChunkFlagRecentStackPointers), with the
+// BP/SP/IP deltas: the SP column holds, for each sample, an unsigned
+// varint k: k > 0 when SP is the k-th of the up to kRecentStackPointers
+// distinct SPs of the same tid in the chunk, most recent first; 0 when it
+// is none of them, followed by a signed varint: SP minus the most recent
+// (0 when there is none). Either way SP then becomes the most recent. A
+// recursion or a loop that calls a few functions samples a few stack
+// depths over and over, whose differences cost a byte or two each time
+// (qsort's: 0.85 bytes a sample, against 0.6 as indexes).
 #pragma once
 
 #include <cstddef>
@@ -60,18 +70,26 @@ struct SampleColumnParts {
   size_t rest = 0;
 };
 
+inline constexpr size_t kRecentStackPointers = 32;
+
+// How the columns are coded, as the chunk's flags say.
+struct ColumnCoding {
+  bool split_time = false;  // kChunkFlagSplitTimeColumn
+  bool recent_sp = false;   // kChunkFlagRecentStackPointers
+};
+
 // Rewrites `payload` (records) into the layout above: fields zeroed,
-// columns and sizes appended, the time column split when `split_time`.
-// nullopt, with `payload` as it was, when no sample had a field to move.
+// columns and sizes appended, coded as `coding` says. nullopt, with
+// `payload` as it was, when no sample had a field to move.
 std::optional<SampleColumnParts> EncodeSampleColumns(std::vector<std::byte>& payload,
                                                      const EventTable& events,
-                                                     bool split_time = false);
+                                                     ColumnCoding coding = {});
 
-// Puts the fields back from the columns of `payload` (as encoded, the time
-// column split when `split_time`) and returns the size of the records,
-// which start the payload. A footer, column size or column that does not
-// fit the samples is an error naming its byte in the payload.
+// Puts the fields back from the columns of `payload` (as encoded with
+// `coding`) and returns the size of the records, which start the payload.
+// A footer, column size or column that does not fit the samples is an
+// error naming its byte in the payload.
 Result<size_t> DecodeSampleColumns(std::span<std::byte> payload, const EventTable& events,
-                                   bool split_time = false);
+                                   ColumnCoding coding = {});
 
 }  // namespace sample::format

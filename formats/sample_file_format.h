@@ -266,10 +266,16 @@ inline constexpr uint32_t kChunkFlagSampleColumns = 1u << 2;
 // together are the payload). A clock's jitter, apart, compresses near its
 // entropy: 8-9% smaller records (bench/RESULTS.md, "Split time column").
 inline constexpr uint32_t kChunkFlagSplitTimeColumn = 1u << 3;
+// kChunkFlagRecentStackPointers, with kChunkFlagSampleColumns: the SP
+// column gives each SP as its place among the tid's recent ones, or as a
+// difference (sample_columns.h). Writers since 2026-11-27 set it with the
+// columns: a recursion's stack depths, sampled over and over, cost 5-6%
+// of qsort's -g records as differences (bench/RESULTS.md).
+inline constexpr uint32_t kChunkFlagRecentStackPointers = 1u << 4;
 // A chunk with a bit outside these is from a newer writer: readers skip it.
 inline constexpr uint32_t kChunkKnownFlags = kChunkFlagSampleTimeDeltas | kChunkFlagUserRegDeltas |
                                              kChunkFlagSampleColumns | kChunkFlagSplitTimeColumn |
-                                             kChunkTimeOffsetMask;
+                                             kChunkFlagRecentStackPointers | kChunkTimeOffsetMask;
 constexpr uint32_t ChunkTimeOffset(uint32_t flags) {
   return (flags & kChunkTimeOffsetMask) >> kChunkTimeOffsetShift;
 }

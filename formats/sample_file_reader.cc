@@ -318,9 +318,9 @@ void SampleFileReader::AddJitDumpPart(const JitDumpPart& part, uint64_t chunk_of
 
 Result<void> SampleFileReader::UndoDeltas(uint64_t chunk_offset, Payload& payload,
                                           uint32_t time_offset, bool reg_deltas, bool columns,
-                                          bool split_time) const {
+                                          ColumnCoding coding) const {
   if (columns) {
-    auto records_size = DecodeSampleColumns(payload.mutable_bytes(), events_, split_time);
+    auto records_size = DecodeSampleColumns(payload.mutable_bytes(), events_, coding);
     if (!records_size) {
       return Fail(
           fmt::format("{}: offset {}: {}", path_, chunk_offset, records_size.error().message));
@@ -360,11 +360,12 @@ Result<void> SampleFileReader::ReadPayloadInto(const ChunkRef& chunk, Payload& p
   const bool time_deltas = (h.flags & kChunkFlagSampleTimeDeltas) != 0;
   const bool reg_deltas = (h.flags & kChunkFlagUserRegDeltas) != 0;
   const bool columns = (h.flags & kChunkFlagSampleColumns) != 0;
-  const bool split_time = (h.flags & kChunkFlagSplitTimeColumn) != 0;
+  const ColumnCoding coding{.split_time = (h.flags & kChunkFlagSplitTimeColumn) != 0,
+                            .recent_sp = (h.flags & kChunkFlagRecentStackPointers) != 0};
   const bool records = h.type == static_cast<uint16_t>(ChunkType::kRecords);
   if ((time_deltas && (!records || time_offset < 8 || time_offset % 8 != 0)) ||
       (reg_deltas && !records) || (columns && (!records || time_deltas || reg_deltas)) ||
-      (split_time && !columns)) {
+      ((coding.split_time || coding.recent_sp) && !columns)) {
     return Fail(fmt::format("{}: offset {}: chunk flags {:#x} are inconsistent", path_,
                             chunk.offset, h.flags));
   }
@@ -395,7 +396,7 @@ Result<void> SampleFileReader::ReadPayloadInto(const ChunkRef& chunk, Payload& p
       if (!stored.empty())
         std::memcpy(payload.mutable_bytes().data(), stored.data(), stored.size());
       return UndoDeltas(chunk.offset, payload, time_deltas ? time_offset : 0, reg_deltas, columns,
-                        split_time);
+                        coding);
     case Compression::kZstd: {
       // The writer's frames record their content size (zstd's default);
       // a payload may be several frames (kChunkFlagSplitTimeColumn).
@@ -432,7 +433,7 @@ Result<void> SampleFileReader::ReadPayloadInto(const ChunkRef& chunk, Payload& p
                                 ZSTD_isError(size) ? ZSTD_getErrorName(size) : "size mismatch"));
       }
       return UndoDeltas(chunk.offset, payload, time_deltas ? time_offset : 0, reg_deltas, columns,
-                        split_time);
+                        coding);
     }
   }
   return Fail(

@@ -20,6 +20,7 @@
 #include "formats/chunk_codec.h"
 #include "formats/embedded_codec.h"
 #include "formats/recording_file.h"
+#include "formats/sample_columns.h"
 #include "formats/sample_file_format.h"
 #include "libsample/byte_reader.h"
 #include "libsample/mapped_file.h"
@@ -88,7 +89,7 @@ class SampleFileReader final : public RecordingFile {
   // Undoes the chunk flags' rewritings of a records payload; only the
   // columns' can fail (a crafted chunk), named by the chunk's offset.
   Result<void> UndoDeltas(uint64_t chunk_offset, Payload& payload, uint32_t time_offset,
-                          bool reg_deltas, bool columns, bool split_time) const;
+                          bool reg_deltas, bool columns, ColumnCoding coding) const;
   // The fixed header; fails for anything but a sample file this reader knows.
   Result<void> ReadFileHeader(ByteReader& in);
   // The next chunk's header, its payload skipped; nullopt (with a warning)

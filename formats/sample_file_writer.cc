@@ -264,18 +264,21 @@ Result<void> SampleFileWriter::WritePayload(ChunkHeader header, std::vector<std:
   header.compression = static_cast<uint16_t>(Compression::kNone);
   if (zstd_ctx_ && !payload.empty()) {
     std::optional<SampleColumnParts> parts;
-    if (records) parts = EncodeSampleColumns(payload, events_, /*split_time=*/true);
+    constexpr ColumnCoding kCoding{.split_time = true, .recent_sp = true};
+    constexpr uint32_t kColumnFlags =
+        kChunkFlagSampleColumns | kChunkFlagSplitTimeColumn | kChunkFlagRecentStackPointers;
+    if (records) parts = EncodeSampleColumns(payload, events_, kCoding);
     if (parts) {
-      header.flags |= kChunkFlagSampleColumns | kChunkFlagSplitTimeColumn;
+      header.flags |= kColumnFlags;
       // Columns of 10-byte varints can outgrow what readers take (never
       // seen: a sample's time and registers shrink): back to plain records.
       if (payload.size() > options_.max_chunk_raw_size) {
-        const auto records_size = DecodeSampleColumns(payload, events_, /*split_time=*/true);
+        const auto records_size = DecodeSampleColumns(payload, events_, kCoding);
         if (!records_size) {
           return Fail("our sample columns do not decode: " + records_size.error().message);
         }
         payload.resize(*records_size);
-        header.flags &= ~(kChunkFlagSampleColumns | kChunkFlagSplitTimeColumn);
+        header.flags &= ~kColumnFlags;
         parts.reset();
       }
     }

@@ -526,8 +526,15 @@ void SampleColumnsSeeds(SeedWriter& w) {
   w.Write("sample_columns", "records-split", input(4, records));
   Bytes split = records;
   format::EncodeSampleColumns(split, EventTable({EventDesc{attr, "cpu-clock", {1}}}),
-                              /*split_time=*/true);
+                              {.split_time = true});
   w.Write("sample_columns", "encoded-split", input(5, split));
+  // And stack pointers as places among the recent ones (mode bit 3), as
+  // the writer codes them.
+  w.Write("sample_columns", "records-recent-sp", input(12, records));
+  Bytes recent = records;
+  format::EncodeSampleColumns(recent, EventTable({EventDesc{attr, "cpu-clock", {1}}}),
+                              {.split_time = true, .recent_sp = true});
+  w.Write("sample_columns", "encoded-recent-sp", input(13, recent));
 }
 
 }  // namespace

@@ -2,7 +2,8 @@
 // Input: u8 mode, u64 sample_type, u64 sample_regs_user, u32 sample_stack_user
 // of the cpu-clock event (and, with mode bit 1, a cycles event of the same
 // layout; with mode bit 2, the time column split as kChunkFlagSplitTimeColumn
-// chunks hold it), then bytes.
+// chunks hold it; with mode bit 3, stack pointers coded as
+// kChunkFlagRecentStackPointers chunks hold them), then bytes.
 //   - even mode: the bytes are records; encoding and decoding them must give
 //     them back exactly, whatever they hold;
 //   - odd mode: the bytes are an encoded payload, as a crafted file holds;
@@ -40,15 +41,16 @@ SAMPLE_FUZZ_TARGET(sample_columns)(std::span<const std::byte> input) {
   const EventTable events(std::move(descs));
   const std::span<const std::byte> bytes = take.rest();
 
-  // Mode bit 2: the time column split (kChunkFlagSplitTimeColumn).
-  const bool split = (mode & 4) != 0;
+  // Mode bit 2: the time column split (kChunkFlagSplitTimeColumn); bit 3:
+  // recent stack pointers (kChunkFlagRecentStackPointers).
+  const format::ColumnCoding coding{.split_time = (mode & 4) != 0, .recent_sp = (mode & 8) != 0};
   auto round_trip = [&](const std::vector<std::byte>& records) {
     std::vector<std::byte> payload = records;
-    if (!format::EncodeSampleColumns(payload, events, split)) {
+    if (!format::EncodeSampleColumns(payload, events, coding)) {
       if (payload != records) std::abort();
       return;
     }
-    auto size = format::DecodeSampleColumns(payload, events, split);
+    auto size = format::DecodeSampleColumns(payload, events, coding);
     if (!size) std::abort();
     payload.resize(*size);
     if (payload != records) std::abort();
@@ -58,7 +60,7 @@ SAMPLE_FUZZ_TARGET(sample_columns)(std::span<const std::byte> input) {
     return 0;
   }
   std::vector<std::byte> payload(bytes.begin(), bytes.end());
-  auto size = format::DecodeSampleColumns(payload, events, split);
+  auto size = format::DecodeSampleColumns(payload, events, coding);
   if (!size) return 0;
   payload.resize(*size);
   round_trip(payload);

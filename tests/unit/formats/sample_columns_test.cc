@@ -13,6 +13,7 @@
 
 #include "formats/chunk_codec.h"
 #include "formats/crc32.h"
+#include "formats/embedded_fields.h"
 #include "formats/sample_file_reader.h"
 #include "formats/sample_file_writer.h"
 #include "libsample/perf/record_walker.h"
@@ -105,7 +106,7 @@ TEST(SampleColumnsTest, ClockSamplesOnePeriodApartStoreZeros) {
   EXPECT_EQ(payload, records);
 }
 
-void CutOrGarbled(bool split);
+void CutOrGarbled(ColumnCoding coding);
 
 // Split time (kChunkFlagSplitTimeColumn): the time column is a count, the
 // low bytes and the high varints, and the parts say where each begins.
@@ -113,7 +114,7 @@ TEST(SampleColumnsTest, ASplitTimeColumnComesBackAndItsPartsAreWhereTheySay) {
   const EventTable table(Events());
   const Chunk c = MakeChunk(table);
   Bytes payload = c.records;
-  const auto parts = EncodeSampleColumns(payload, table, /*split_time=*/true);
+  const auto parts = EncodeSampleColumns(payload, table, {.split_time = true});
   ASSERT_TRUE(parts.has_value());
   EXPECT_EQ(parts->time_low, c.records.size());
   const std::vector<uint32_t> sizes = ColumnSizes(payload);
@@ -122,29 +123,109 @@ TEST(SampleColumnsTest, ASplitTimeColumnComesBackAndItsPartsAreWhereTheySay) {
   const auto count = static_cast<uint8_t>(payload[parts->time_low]);
   EXPECT_GT(count, 0u);
   EXPECT_EQ(parts->time_high, parts->time_low + 1 + count);
-  auto decoded = DecodeSampleColumns(payload, table, /*split_time=*/true);
+  auto decoded = DecodeSampleColumns(payload, table, {.split_time = true});
   ASSERT_TRUE(decoded.has_value()) << decoded.error().message;
   payload.resize(*decoded);
   EXPECT_EQ(payload, c.records);
 
   // A count past the column's bytes is refused by name.
   Bytes crafted = c.records;
-  const auto again = EncodeSampleColumns(crafted, table, /*split_time=*/true);
+  const auto again = EncodeSampleColumns(crafted, table, {.split_time = true});
   crafted[again->time_low] = std::byte{0x7f};
-  const auto refused = DecodeSampleColumns(crafted, table, /*split_time=*/true);
+  const auto refused = DecodeSampleColumns(crafted, table, {.split_time = true});
   ASSERT_FALSE(refused.has_value());
   EXPECT_NE(refused.error().message.find("low bytes"), std::string::npos)
       << refused.error().message;
 }
 
+// Recent stack pointers (kChunkFlagRecentStackPointers): a tid's SP is a
+// place among its recent ones when it was one of them, a difference from
+// the latest when not; threads keep lists of their own.
+TEST(SampleColumnsTest, StackPointersSeenLatelyArePlacesInAList) {
+  std::vector<EventDesc> events = Events();
+  events.pop_back();
+  const perf_event_attr attr = events[0].attr;
+  const EventTable table(events);
+  Bytes records;
+  // Thread 1 goes through 3 depths (a, b, c, b, a, b, c, ...), thread 2
+  // stays at one; 40 stack pointers of thread 1 in a row, then the first
+  // depth again (it fell out of the list).
+  std::vector<std::pair<uint32_t, uint64_t>> sps;
+  for (int i = 0; i < 12; ++i) {
+    sps.emplace_back(1, 0x7ffd1000 - 0x40 * std::abs(i % 4 - 2));
+    sps.emplace_back(2, 0x7ffe2000);
+  }
+  for (uint64_t i = 0; i < kRecentStackPointers + 8; ++i) sps.emplace_back(1, 0x7ff00000 + 16 * i);
+  sps.emplace_back(1, 0x7ffd1000);
+  for (const auto& [tid, sp] : sps) {
+    st::SampleFields f{.id = kRegsId, .ip = 0x401000, .pid = tid, .tid = tid};
+    f.time = 5'000'000;
+    f.period = 250'000;
+    f.callchain = {PERF_CONTEXT_USER, 0x401000};
+    f.extra = st::RegsUserBlock(PERF_SAMPLE_REGS_ABI_64, {1, sp + 0x30, sp, 0x401000});
+    const Bytes stack = st::StackUserBlock(std::vector<std::byte>(16, std::byte{1}), 16);
+    f.extra.insert(f.extra.end(), stack.begin(), stack.end());
+    const Bytes sample = st::MakeSample(attr, f);
+    records.insert(records.end(), sample.begin(), sample.end());
+  }
+  const ColumnCoding coding{.split_time = true, .recent_sp = true};
+  Bytes payload = records;
+  ASSERT_TRUE(EncodeSampleColumns(payload, table, coding).has_value());
+  const std::vector<uint32_t> sizes = ColumnSizes(payload);
+  size_t sp_at = payload.size() - kSampleColumnFooterSize;
+  for (size_t i = 2 + 7; i < kSampleColumnCount; ++i) sp_at -= sizes[i];
+  const Bytes column(payload.begin() + static_cast<std::ptrdiff_t>(sp_at),
+                     payload.begin() + static_cast<std::ptrdiff_t>(sp_at + sizes[2 + 7]));
+  // Thread 1 goes a, b, c (each new: 0, then the difference from its
+  // latest), then b is 2nd in its list, a 3rd, b 2nd, c 3rd, ...; thread
+  // 2's first is new, then 1st each time; thread 1's next 40 are new, and
+  // by then its first depth has left the list.
+  Bytes want;
+  const uint64_t a = 0x7ffd1000 - 0x80, b = 0x7ffd1000 - 0x40, c = 0x7ffd1000;
+  const auto fresh = [&](uint64_t sp, uint64_t latest) {
+    PutVarint(want, 0);
+    PutSigned(want, static_cast<int64_t>(sp - latest));
+  };
+  fresh(a, 0);
+  fresh(0x7ffe2000, 0);
+  fresh(b, a);
+  PutVarint(want, 1);
+  fresh(c, b);
+  PutVarint(want, 1);
+  for (int i = 3; i < 12; ++i) {
+    PutVarint(want, i % 2 == 1 ? 2 : 3);
+    PutVarint(want, 1);
+  }
+  fresh(0x7ff00000, b);
+  for (uint64_t i = 1; i < kRecentStackPointers + 8; ++i)
+    fresh(0x7ff00000 + 16 * i, 0x7ff00000 + 16 * (i - 1));
+  fresh(c, 0x7ff00000 + 16 * (kRecentStackPointers + 7));
+  EXPECT_EQ(column, want);
+  auto decoded = DecodeSampleColumns(payload, table, coding);
+  ASSERT_TRUE(decoded.has_value()) << decoded.error().message;
+  payload.resize(*decoded);
+  EXPECT_EQ(payload, records);
+
+  // A place past the thread's list names the column.
+  Bytes crafted = records;
+  ASSERT_TRUE(EncodeSampleColumns(crafted, table, coding).has_value());
+  crafted[sp_at] = std::byte{5};  // thread 1's first SP: its list is empty
+  const auto refused = DecodeSampleColumns(crafted, table, coding);
+  ASSERT_FALSE(refused.has_value());
+  EXPECT_NE(refused.error().message.find("user register 7"), std::string::npos)
+      << refused.error().message;
+}
+
 TEST(SampleColumnsTest, CutOrGarbledPayloadsFailOrDecodeInBounds) {
-  for (const bool split : {false, true}) {
-    SCOPED_TRACE(split ? "split time" : "time varints");
-    CutOrGarbled(split);
+  for (const ColumnCoding coding : {ColumnCoding{}, ColumnCoding{.split_time = true},
+                                    ColumnCoding{.split_time = true, .recent_sp = true}}) {
+    SCOPED_TRACE(::testing::Message()
+                 << "split time " << coding.split_time << ", recent sp " << coding.recent_sp);
+    CutOrGarbled(coding);
   }
 }
 
-void CutOrGarbled(bool split) {
+void CutOrGarbled(ColumnCoding split) {
   const EventTable table(Events());
   const Chunk c = MakeChunk(table);
   Bytes encoded = c.records;
@@ -226,8 +307,10 @@ TEST(SampleColumnsTest, WrittenFilesReadBackAsTheKernelWroteThem) {
   };
   const uint32_t time_deltas = kChunkFlagSampleTimeDeltas | SampleTimeOffset(events[0].attr)
                                                                 << kChunkTimeOffsetShift;
-  for (const Case& k : {Case{1, 1 << 20, kChunkFlagSampleColumns | kChunkFlagSplitTimeColumn},
-                        Case{0, 1 << 20, 0}, Case{1, c.records.size(), time_deltas}}) {
+  for (const Case& k :
+       {Case{1, 1 << 20,
+             kChunkFlagSampleColumns | kChunkFlagSplitTimeColumn | kChunkFlagRecentStackPointers},
+        Case{0, 1 << 20, 0}, Case{1, c.records.size(), time_deltas}}) {
     const std::string path =
         dir + "/case" + std::to_string(k.level) + "_" + std::to_string(k.limit) + ".data";
     WriteChunk(path, events, c.records,
