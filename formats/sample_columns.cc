@@ -204,14 +204,20 @@ class RecentStackPointers {
   size_t size() const { return size_; }
   // Makes `sp`, at place `k` (0: in no place), the latest.
   void Use(size_t k, uint64_t sp) {
-    size_t moved = k != 0 ? k - 1 : std::min(size_, kRecentStackPointers - 1);
-    if (k == 0 && size_ < kRecentStackPointers) ++size_;
+    if (k == 0 && size_ < kRecentStackPointers) {
+      // Grown as used: a crafted chunk of a tid per sample costs a few
+      // words each, not the whole list.
+      sps_.insert(sps_.begin(), sp);
+      ++size_;
+      return;
+    }
+    const size_t moved = k != 0 ? k - 1 : size_ - 1;
     std::memmove(&sps_[1], &sps_[0], moved * sizeof(uint64_t));
     sps_[0] = sp;
   }
 
  private:
-  std::array<uint64_t, kRecentStackPointers> sps_{};
+  std::vector<uint64_t> sps_;
   size_t size_ = 0;
 };
 

@@ -80,8 +80,8 @@ struct EmbeddedBinary {
   std::vector<EmbeddedFunction> functions;  // sorted by start, unique
   std::vector<CfiRow> cfi;                  // sorted by start, disjoint
   std::vector<EmbeddedCode> code;           // sorted by vaddr, disjoint
-  // Functions with samples whose code was left out (over the per-function
-  // or per-recording bound).
+  // Functions with samples whose code was left out (too few samples, or
+  // over the per-function or per-recording bound: EmbeddingLimits).
   uint64_t code_omitted = 0;
 
   bool operator==(const EmbeddedBinary&) const = default;

@@ -17,10 +17,10 @@
 namespace sample {
 namespace {
 
-// A function holding leaf offsets, with their samples.
+// A function holding leaf offsets, with their samples by event.
 struct SampledFunction {
   EmbeddedFunction function;
-  uint64_t samples = 0;
+  std::vector<uint64_t> samples;
 };
 
 // The request's lookup offsets, leaves included: sorted, unique.
@@ -186,13 +186,11 @@ Result<EmbeddedBinary> BuildEmbeddedBinary(const EmbeddingRequest& request,
     binary.segments.push_back(EmbeddedSegment{s.offset, s.filesz, s.vaddr, s.memsz, s.executable});
   }
 
-  // Each leaf offset with its samples, sorted.
-  std::vector<std::pair<uint64_t, uint64_t>> leaves;
-  for (size_t i = 0; i < request.leaf_offsets.size(); ++i) {
-    leaves.emplace_back(request.leaf_offsets[i],
-                        i < request.leaf_samples.size() ? request.leaf_samples[i] : 0);
-  }
+  std::vector<uint64_t> leaves = request.leaf_offsets;
   std::sort(leaves.begin(), leaves.end());
+  std::vector<LeafSamples> counted = request.leaf_samples;
+  std::sort(counted.begin(), counted.end(),
+            [](const LeafSamples& a, const LeafSamples& b) { return a.offset < b.offset; });
   std::vector<SampledFunction> leaf_functions;
   std::vector<SourcedRow> cfi;
   FunctionFinder functions(symbolizer, display_name);
@@ -203,12 +201,20 @@ Result<EmbeddedBinary> BuildEmbeddedBinary(const EmbeddingRequest& request,
     const std::optional<uint64_t> vaddr = elf.FileOffsetToVaddr(offset);
     if (!vaddr) continue;
     if (std::optional<EmbeddedFunction> function = functions.At(*vaddr)) {
-      auto leaf = std::lower_bound(leaves.begin(), leaves.end(), std::pair(offset, uint64_t{0}));
-      for (; leaf != leaves.end() && leaf->first == offset; ++leaf) {
+      if (std::binary_search(leaves.begin(), leaves.end(), offset) &&
+          (leaf_functions.empty() || leaf_functions.back().function.start != function->start)) {
+        leaf_functions.push_back(SampledFunction{*function, {}});
+      }
+      auto count = std::lower_bound(counted.begin(), counted.end(), offset,
+                                    [](const LeafSamples& l, uint64_t o) { return l.offset < o; });
+      for (; count != counted.end() && count->offset == offset; ++count) {
+        // Counted samples are at leaves; one the request forgot is taken.
         if (leaf_functions.empty() || leaf_functions.back().function.start != function->start) {
-          leaf_functions.push_back(SampledFunction{*function, 0});
+          leaf_functions.push_back(SampledFunction{*function, {}});
         }
-        leaf_functions.back().samples += leaf->second;
+        std::vector<uint64_t>& by_event = leaf_functions.back().samples;
+        if (count->event >= by_event.size()) by_event.resize(count->event + 1, 0);
+        by_event[count->event] += count->samples;
       }
       if (binary.functions.empty() || binary.functions.back().start != function->start) {
         binary.functions.push_back(std::move(*function));
@@ -230,14 +236,20 @@ Result<EmbeddedBinary> BuildEmbeddedBinary(const EmbeddingRequest& request,
             });
   std::vector<EmbeddedFunction> sampled;
   for (size_t i = 0; i < leaf_functions.size();) {
-    uint64_t samples = 0;
+    std::vector<uint64_t> samples;
     size_t next = i;
     for (; next < leaf_functions.size() &&
            leaf_functions[next].function.start == leaf_functions[i].function.start;
          ++next) {
-      samples += leaf_functions[next].samples;
+      const std::vector<uint64_t>& more = leaf_functions[next].samples;
+      if (more.size() > samples.size()) samples.resize(more.size(), 0);
+      for (size_t e = 0; e < more.size(); ++e) samples[e] += more[e];
     }
-    if (request.leaf_samples.empty() || samples >= limits.min_function_samples) {
+    bool enough = limits.min_event_samples.empty();
+    for (size_t e = 0; e < samples.size() && e < limits.min_event_samples.size(); ++e) {
+      enough = enough || samples[e] >= limits.min_event_samples[e];
+    }
+    if (enough) {
       sampled.push_back(leaf_functions[i].function);
     } else {
       ++binary.code_omitted;

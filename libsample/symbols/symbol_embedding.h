@@ -35,6 +35,15 @@
 
 namespace sample {
 
+// `samples` samples of event `event` (its index in the recording's events)
+// at file offset `offset`.
+struct LeafSamples {
+  uint64_t offset = 0;
+  uint32_t event = 0;
+  uint64_t samples = 0;
+  bool operator==(const LeafSamples&) const = default;
+};
+
 struct EmbeddingRequest {
   // As recorded: the key of the embedded binary and, through its
   // Basename, the name of functions only an FDE delimits.
@@ -50,17 +59,19 @@ struct EmbeddingRequest {
   // embedded (within EmbeddingLimits). Treated as lookup offsets too,
   // should `offsets` lack one.
   std::vector<uint64_t> leaf_offsets;
-  // The samples at each leaf offset (parallel to leaf_offsets), which
-  // EmbeddingLimits::min_function_samples compares a function's sum with;
-  // empty: none are counted, and every leaf's function has samples enough.
-  std::vector<uint64_t> leaf_samples;
+  // The samples each event took at leaf offsets, which
+  // EmbeddingLimits::min_event_samples compares a function's sums with.
+  std::vector<LeafSamples> leaf_samples;
 };
 
-// Bounds on the machine code embedded. A function with fewer than
-// `min_function_samples` samples at its leaf offsets is left out (its code
-// is what annotation shows, and annotating a function with a sample or two
-// tells nothing: the recorder asks for one in a thousand of the recording's
-// samples, kMinCodeShare), and so is one larger than `max_function_code`,
+// Bounds on the machine code embedded. With `min_event_samples` (by event
+// index) a function is left out unless, for some event, its samples at
+// its leaf offsets reach that event's figure (its code is what annotation
+// shows, and annotating a function with a sample or two tells nothing: the
+// recorder asks for one in a thousand of each event's samples,
+// MinCodeSamples); an event past the vector, or whose figure is
+// UINT64_MAX, lets none in. Left out too: a function larger than
+// `max_function_code`,
 // and each one that no longer fits in `code_budget`, which is shared by
 // the binaries of a recording: BuildEmbeddedBinary takes what it embeds
 // from it, so the caller passes the same limits to every call. What is
@@ -71,12 +82,12 @@ struct EmbeddingRequest {
 struct EmbeddingLimits {
   uint64_t max_function_code = uint64_t{64} << 10;
   uint64_t code_budget = uint64_t{16} << 20;
-  uint64_t min_function_samples = 0;
-  uint64_t cold_functions = 0;  // out: left out for their samples
+  std::vector<uint64_t> min_event_samples;  // empty: samples do not matter
+  uint64_t cold_functions = 0;              // out: left out for their samples
 };
 
-// The share of a recording's samples a function needs for its code to be
-// embedded: samples * kMinCodeShareDivisor >= all samples. The report's
+// The share of an event's samples a function needs for its code to be
+// embedded: samples * kMinCodeShareDivisor >= the event's samples. The report's
 // default choice of functions to annotate (report/views/annotate_view.h)
 // leaves out the same ones, so that it annotates the same functions with
 // the binaries or without them.

@@ -28,8 +28,21 @@ size_t CodeHits::HitHash::operator()(const Hit& h) const {
                                (uint64_t(h.leaf) << 63));
 }
 
+size_t CodeHits::LeafKeyHash::operator()(const LeafKey& k) const {
+  return std::hash<uint64_t>()((k.address * 0x9E3779B97F4A7C15ull) ^ k.pid ^
+                               (uint64_t{k.event} << 40));
+}
+
 CodeHits::CodeHits(EventTable events, Arch arch, uint32_t host_max_stack)
-    : events_(std::move(events)), arch_(arch), host_max_stack_(host_max_stack) {}
+    : events_(std::move(events)),
+      arch_(arch),
+      host_max_stack_(host_max_stack),
+      event_samples_(events_.events().size(), 0) {}
+
+void CodeHits::ResetSamples() {
+  leaf_samples_.clear();
+  std::fill(event_samples_.begin(), event_samples_.end(), 0);
+}
 
 void CodeHits::Observe(std::span<std::byte> records) {
   if (events_.events().empty()) return;
@@ -59,7 +72,7 @@ void CodeHits::Observe(std::span<std::byte> records) {
     if (auto sample = ParseSample(record, attr)) {
       // The same bytes as the parsed copy, writable.
       const auto at = static_cast<size_t>(sample->user_stack.data() - records.data());
-      ObserveSample(*sample, attr,
+      ObserveSample(*sample, static_cast<uint32_t>(*index), attr,
                     sample->user_stack.empty() ? std::span<std::byte>()
                                                : records.subspan(at, sample->user_stack.size()));
     }
@@ -106,30 +119,36 @@ void CodeHits::Add(uint32_t pid, uint64_t address, bool return_address) {
     counts_.hits_dropped += !hits_.contains(hit);
     return;
   }
-  hits_.try_emplace(hit, 0);
+  hits_.insert(hit);
 }
 
-void CodeHits::ObserveSample(const SampleRecord& s, const perf_event_attr& attr,
+void CodeHits::ObserveSample(const SampleRecord& s, uint32_t event, const perf_event_attr& attr,
                              std::span<std::byte> stack) {
   ++counts_.samples;
+  ++event_samples_[event];
   Process& process = processes_[s.pid];
   const std::span<const std::byte> chain = s.callchain.bytes();
+  const bool ip = (attr.sample_type & PERF_SAMPLE_IP) != 0;
   if (process.chains.insert(HashWords(chain, s.ip)).second) {
-    if (s.callchain.empty()) {
-      Add(s.pid, s.ip, false);
-    } else {
-      ForEachChainAddress(s.callchain, [&](uint64_t address, bool return_address) {
-        Add(s.pid, address, return_address);
-      });
-    }
+    ForEachChainAddress(s.callchain, [&](uint64_t address, bool return_address) {
+      Add(s.pid, address, return_address);
+    });
+    // The report's leaf when there is no chain, and the sample's own
+    // place when a precise event's ip is not the chain's first address.
+    if (ip) Add(s.pid, s.ip, false);
   }
   if (!s.user_stack.empty() && s.regs_abi == PERF_SAMPLE_REGS_ABI_64) {
     ScanStack(process, s.pid, s, attr, stack);
   }
   // Which functions have samples enough for their code to travel
-  // (SubmitEmbedded): the user pc's count, one lookup a sample.
-  if ((attr.sample_type & PERF_SAMPLE_IP) != 0 && IsUserAddress(s.ip)) {
-    if (auto it = hits_.find(Hit{s.pid, true, s.ip}); it != hits_.end()) ++it->second;
+  // (SubmitEmbedded): one count a sample, bounded as the hits are.
+  if (ip && IsUserAddress(s.ip)) {
+    const LeafKey key{s.pid, event, s.ip};
+    if (leaf_samples_.size() < kMaxHits) {
+      ++leaf_samples_[key];
+    } else if (auto it = leaf_samples_.find(key); it != leaf_samples_.end()) {
+      ++it->second;
+    }
   }
 }
 
@@ -218,48 +237,65 @@ const std::vector<std::pair<uint64_t, uint64_t>>& CodeHits::RangesOf(Process& pr
 
 std::vector<CodeHits::Binary> CodeHits::Resolve() const {
   std::map<uint32_t, Binary> by_file;
-  std::map<uint32_t, std::vector<std::pair<uint64_t, uint64_t>>> leaves;  // (offset, samples)
-  std::vector<std::pair<uint32_t, uint64_t>> credited;  // one hit's (file, offset)s
-  for (const auto& [hit, samples] : hits_) {
-    credited.clear();
-    auto it = processes_.find(hit.pid);
+  // Calls fn(binary's file, offset, process) for each mapping of `pid` or
+  // its parents that holds `address`.
+  const auto places = [&](uint32_t pid, uint64_t address, auto&& fn) {
+    auto it = processes_.find(pid);
     for (size_t depth = 0; it != processes_.end() && depth < kMaxAncestors; ++depth) {
       for (const Mapping& m : it->second.mappings) {
-        if (hit.address < m.start || hit.address >= m.end) continue;
-        Binary& binary = by_file[m.file];
-        if (binary.path.empty()) {
-          binary.path = files_[m.file].path;
-          binary.inode = files_[m.file].inode;
-          binary.pid = it->first;
-        }
-        const uint64_t offset = hit.address - m.start + m.pgoff;
-        binary.offsets.push_back(offset);
-        // Its samples once per place, though a parent's mapping of the
-        // same file may hold it too.
-        if (hit.leaf && std::ranges::find(credited, std::pair(m.file, offset)) == credited.end()) {
-          credited.emplace_back(m.file, offset);
-          leaves[m.file].emplace_back(offset, samples);
-        }
+        if (address >= m.start && address < m.end)
+          fn(m.file, address - m.start + m.pgoff, it->first);
       }
       it = it->second.has_parent ? processes_.find(it->second.parent) : processes_.end();
     }
+  };
+  for (const Hit& hit : hits_) {
+    places(hit.pid, hit.address, [&](uint32_t file, uint64_t offset, uint32_t pid) {
+      Binary& binary = by_file[file];
+      if (binary.path.empty()) {
+        binary.path = files_[file].path;
+        binary.inode = files_[file].inode;
+        binary.pid = pid;
+      }
+      binary.offsets.push_back(offset);
+      if (hit.leaf) binary.leaf_offsets.push_back(offset);
+    });
+  }
+  std::vector<std::pair<uint32_t, uint64_t>> credited;  // one count's (file, offset)s
+  for (const auto& [key, samples] : leaf_samples_) {
+    credited.clear();
+    places(key.pid, key.address, [&](uint32_t file, uint64_t offset, uint32_t) {
+      // Once per place, though a parent's mapping of the same file may
+      // hold it too; only binaries with hits (every counted pc is one).
+      auto binary = by_file.find(file);
+      if (binary == by_file.end() ||
+          std::ranges::find(credited, std::pair(file, offset)) != credited.end()) {
+        return;
+      }
+      credited.emplace_back(file, offset);
+      binary->second.leaf_samples.push_back(LeafSamples{offset, key.event, samples});
+    });
   }
   std::vector<Binary> out;
   for (auto& [file, binary] : by_file) {
-    std::sort(binary.offsets.begin(), binary.offsets.end());
-    binary.offsets.erase(std::unique(binary.offsets.begin(), binary.offsets.end()),
-                         binary.offsets.end());
-    // A leaf offset's samples summed over the processes that hit it.
-    std::vector<std::pair<uint64_t, uint64_t>>& leaf = leaves[file];
-    std::sort(leaf.begin(), leaf.end());
-    for (const auto& [offset, samples] : leaf) {
-      if (!binary.leaf_offsets.empty() && binary.leaf_offsets.back() == offset) {
-        binary.leaf_samples.back() += samples;
+    for (auto* list : {&binary.offsets, &binary.leaf_offsets}) {
+      std::sort(list->begin(), list->end());
+      list->erase(std::unique(list->begin(), list->end()), list->end());
+    }
+    // A place's samples of one event summed over the processes.
+    std::vector<LeafSamples>& counts = binary.leaf_samples;
+    std::sort(counts.begin(), counts.end(), [](const LeafSamples& a, const LeafSamples& b) {
+      return std::tie(a.offset, a.event) < std::tie(b.offset, b.event);
+    });
+    size_t kept = 0;
+    for (const LeafSamples& c : counts) {
+      if (kept != 0 && counts[kept - 1].offset == c.offset && counts[kept - 1].event == c.event) {
+        counts[kept - 1].samples += c.samples;
       } else {
-        binary.leaf_offsets.push_back(offset);
-        binary.leaf_samples.push_back(samples);
+        counts[kept++] = c;
       }
     }
+    counts.resize(kept);
     out.push_back(std::move(binary));
   }
   return out;

@@ -34,6 +34,7 @@
 #include "libsample/perf/event_table.h"
 #include "libsample/perf/perf_record.h"
 #include "libsample/perf/user_regs.h"
+#include "libsample/symbols/symbol_embedding.h"
 
 namespace sample::record {
 
@@ -62,13 +63,21 @@ class CodeHits {
     uint64_t inode = 0;                  // as recorded (0: not known)
     std::vector<uint64_t> offsets;       // lookup file offsets: sorted, unique
     std::vector<uint64_t> leaf_offsets;  // of those, where samples were taken
-    // For each leaf offset, the samples whose pc it was (user samples
-    // only: a kernel sample's user pc is where it entered the kernel). A
-    // chain's leaf found only in a stack copy, or past kMaxHits, has 0.
-    std::vector<uint64_t> leaf_samples;
+    // The samples each event took at each of its offsets (user samples
+    // only: a kernel sample's user pc is where it entered the kernel),
+    // since the last ResetSamples.
+    std::vector<LeafSamples> leaf_samples;
   };
   // The binaries with hits, by (path, device, inode).
   std::vector<Binary> Resolve() const;
+
+  // The samples of each event (by index) since the last ResetSamples,
+  // kernel ones too.
+  const std::vector<uint64_t>& event_samples() const { return event_samples_; }
+  // Starts counting samples anew, for the next file (--switch-output, a
+  // flight recorder's snapshot, which writes its window again): the
+  // addresses stay, a superset.
+  void ResetSamples();
 
   // Distinct (process, lookup address) pairs kept at most: about 60 MB.
   // Past it new addresses are counted, not kept (a long machine-wide
@@ -120,7 +129,7 @@ class CodeHits {
   };
 
   void ObserveMapping(const Mmap2Record& m);
-  void ObserveSample(const SampleRecord& s, const perf_event_attr& attr,
+  void ObserveSample(const SampleRecord& s, uint32_t event, const perf_event_attr& attr,
                      std::span<std::byte> stack);
   // `stack`: the sample's copy, writable (Observe clears it).
   void ScanStack(Process& process, uint32_t pid, const SampleRecord& s, const perf_event_attr& attr,
@@ -135,8 +144,19 @@ class CodeHits {
   std::vector<File> files_;
   std::unordered_map<std::string, std::vector<uint32_t>> files_by_path_;
   std::unordered_map<uint32_t, Process> processes_;
-  // Each distinct address, with the samples whose user pc it was.
-  std::unordered_map<Hit, uint64_t, HitHash> hits_;
+  std::unordered_set<Hit, HitHash> hits_;
+  // Samples by (pid, event, user pc); the Hit's `leaf` bit holds no meaning.
+  struct LeafKey {
+    uint32_t pid;
+    uint32_t event;
+    uint64_t address;
+    bool operator==(const LeafKey&) const = default;
+  };
+  struct LeafKeyHash {
+    size_t operator()(const LeafKey& k) const;
+  };
+  std::unordered_map<LeafKey, uint64_t, LeafKeyHash> leaf_samples_;
+  std::vector<uint64_t> event_samples_;
   Counts counts_;
 };
 

@@ -58,7 +58,10 @@ EmbedSummary SubmitEmbedded(format::SampleFileWriter& writer, const CodeHits& hi
   finder_options.use_debuginfod = false;  // never wait on the network at the end of a recording
   DebugFileFinder finder(finder_options);
   EmbeddingLimits limits;
-  limits.min_function_samples = MinCodeSamples(hits.counts().samples);
+  // One sample in a thousand of some event; none through an event without.
+  for (const uint64_t samples : hits.event_samples()) {
+    limits.min_event_samples.push_back(samples == 0 ? UINT64_MAX : MinCodeSamples(samples));
+  }
   for (CodeHits::Binary& binary : binaries) {
     auto opened = OpenMapped(binary, files);
     if (!opened) {
@@ -102,9 +105,7 @@ EmbedSummary SubmitEmbedded(format::SampleFileWriter& writer, const CodeHits& hi
     summary.vdso = summary.vdso || opened->vdso.has_value();
     summary.functions += embedded->functions.size();
     summary.addresses += embedded->addresses.size();
-    const uint64_t cold = limits.cold_functions - cold_before;
-    summary.code_cold += cold;
-    summary.code_omitted += embedded->code_omitted - cold;
+    summary.code_omitted += embedded->code_omitted - (limits.cold_functions - cold_before);
     summary.bytes += payload.size();
     writer.Submit(format::ChunkType::kEmbeddedBinary, std::move(payload));
   }

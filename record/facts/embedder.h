@@ -31,9 +31,8 @@ struct EmbedSummary {
   bool vdso = false;  // the [vdso]'s hit functions are among the binaries
   size_t jit_dumps = 0;
   // Functions with samples whose code was left out for its size (past
-  // EmbeddingLimits' bounds); those with too few samples are only counted.
+  // EmbeddingLimits' bounds; those with too few samples are not counted).
   uint64_t code_omitted = 0;
-  uint64_t code_cold = 0;
   uint64_t bytes = 0;         // chunk payloads, before compression
   double milliseconds = 0;
   std::vector<std::string> notes;  // binaries and maps left out, and why

@@ -145,6 +145,8 @@ void PostmortemFacts::SubmitTo(format::SampleFileWriter& writer, ClosingNotes* n
     notes->embedded =
         SubmitEmbedded(writer, *hits_, std::move(*hit), files_, jit_maps_, jit_dumps_);
   }
+  // The next file's code goes by its own samples.
+  if (hits_) hits_->ResetSamples();
   std::vector<std::byte> vdso;
   if (vdso_hit) vdso = VdsoPayload(&notes->vdso);
   writer.Submit(format::ChunkType::kBuildIds, BuildIdPayload(vdso), binary_count());

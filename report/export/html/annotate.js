@@ -88,6 +88,12 @@ S.Annotate = class {
     }
     const fns = this.data.functions;
     const held = fns.reduce((sum, fn) => sum + fn.samples, 0);
+    // Under one sample in a thousand: a recording holds no code of it.
+    const all = S.data.weight === 'period' ? first.period : first.samples;
+    if (row && row[1] * 1000 < all) {
+      return `it has under one in a thousand of the ${first.samples} ${this.data.event} ` +
+          `samples, too few to annotate; sample-report --annotate '${name}' shows it`;
+    }
     return `it is not among the ${fns.length} hottest functions, which hold ` +
         `${S.percent(held, first.samples)} of the ${first.samples} ${this.data.event} ` +
         `samples (the page annotates the hottest functions holding ` +

@@ -148,7 +148,7 @@ TEST(SampleColumnsTest, StackPointersSeenLatelyArePlacesInAList) {
   const EventTable table(events);
   Bytes records;
   // Thread 1 goes through 3 depths (a, b, c, b, a, b, c, ...), thread 2
-  // stays at one; 40 stack pointers of thread 1 in a row, then the first
+  // stays at one; 40 stack pointers of thread 1 in a row, then its third
   // depth again (it fell out of the list).
   std::vector<std::pair<uint32_t, uint64_t>> sps;
   for (int i = 0; i < 12; ++i) {

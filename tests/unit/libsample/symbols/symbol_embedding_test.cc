@@ -391,8 +391,8 @@ TEST(SymbolEmbeddingTest, CodeOfFunctionsWithFewSamplesIsLeftOut) {
   EmbeddingLimits unlimited;
   const EmbeddedBinary whole = Build(request, unlimited);
   ASSERT_GE(whole.code.size(), 2u);
-  // A sample at each leaf of the first code range's functions, none at
-  // the others' (leaves only a stack copy held).
+  // Samples of event 1 at each leaf of the first code range's functions,
+  // of event 0 everywhere.
   const EmbeddedCode& hot = whole.code.front();
   auto elf = ElfSymbols::Load(kInline);
   ASSERT_TRUE(elf) << elf.error().message;
@@ -400,9 +400,13 @@ TEST(SymbolEmbeddingTest, CodeOfFunctionsWithFewSamplesIsLeftOut) {
     const auto vaddr = elf->FileOffsetToVaddr(offset);
     return vaddr && *vaddr >= hot.vaddr && *vaddr - hot.vaddr < hot.bytes.size();
   };
-  for (const uint64_t offset : request.leaf_offsets) request.leaf_samples.push_back(in_hot(offset));
+  for (const uint64_t offset : request.leaf_offsets) {
+    // Event 1's: event 0 has too few samples for any function.
+    if (in_hot(offset)) request.leaf_samples.push_back(LeafSamples{offset, 1, 2});
+    request.leaf_samples.push_back(LeafSamples{offset, 0, 1});
+  }
   EmbeddingLimits limits;
-  limits.min_function_samples = 2;
+  limits.min_event_samples = {UINT64_MAX, 2};
   const EmbeddedBinary cold = BuildCounting(request, limits);
   ASSERT_EQ(cold.code.size(), 1u);
   EXPECT_EQ(cold.code.front(), hot);
@@ -411,15 +415,15 @@ TEST(SymbolEmbeddingTest, CodeOfFunctionsWithFewSamplesIsLeftOut) {
   EXPECT_EQ(cold.functions, whole.functions);
   EXPECT_EQ(cold.addresses, whole.addresses);
   EXPECT_EQ(cold.cfi, whole.cfi);
-  // The same leaf twice, a sample each time: one more function has code.
-  const size_t first_cold = static_cast<size_t>(
-      std::ranges::find(request.leaf_samples, uint64_t{0}) - request.leaf_samples.begin());
-  ASSERT_LT(first_cold, request.leaf_offsets.size());
-  request.leaf_samples[first_cold] = 1;
-  request.leaf_offsets.push_back(request.leaf_offsets[first_cold]);
-  request.leaf_samples.push_back(1);
+  // Two samples of event 1 at a cold leaf, counted apart: one more
+  // function has code.
+  const auto cold_leaf =
+      std::ranges::find_if(request.leaf_offsets, [&](uint64_t o) { return !in_hot(o); });
+  ASSERT_NE(cold_leaf, request.leaf_offsets.end());
+  request.leaf_samples.push_back(LeafSamples{*cold_leaf, 1, 1});
+  request.leaf_samples.push_back(LeafSamples{*cold_leaf, 1, 1});
   EmbeddingLimits again;
-  again.min_function_samples = 2;
+  again.min_event_samples = {UINT64_MAX, 2};
   const EmbeddedBinary warmer = BuildCounting(request, again);
   EXPECT_EQ(again.cold_functions + 1, limits.cold_functions);
   EXPECT_GT(warmer.code.size(), cold.code.size());

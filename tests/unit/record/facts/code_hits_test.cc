@@ -68,7 +68,7 @@ TEST(CodeHitsTest, ChainsGiveLeavesAsTheyAreAndCallersAtTheCall) {
   EXPECT_EQ(a->leaf_offsets, (std::vector<uint64_t>{0x1100, 0x1500}));
   // The kernel sample's user pc is where it entered the kernel: no sample
   // of its function.
-  EXPECT_EQ(a->leaf_samples, (std::vector<uint64_t>{1, 0}));
+  EXPECT_EQ(a->leaf_samples, (std::vector<LeafSamples>{{0x1100, 0, 1}}));
   EXPECT_EQ(a->pid, 10u);
   EXPECT_EQ(a->inode, 7u);
   const auto* b = Find(binaries, "/lib/b.so");
@@ -91,15 +91,16 @@ TEST(CodeHitsTest, ForkedChildrenUseTheirParentsMappingsAndLoneIpsAreLeaves) {
   ASSERT_EQ(binaries.size(), 1u);
   EXPECT_EQ(binaries[0].offsets, (std::vector<uint64_t>{0x234}));
   EXPECT_EQ(binaries[0].leaf_offsets, (std::vector<uint64_t>{0x234}));
-  EXPECT_EQ(binaries[0].leaf_samples, (std::vector<uint64_t>{2}));
+  EXPECT_EQ(binaries[0].leaf_samples, (std::vector<LeafSamples>{{0x234, 0, 2}}));
   EXPECT_EQ(hits.counts().samples, 2u);
   EXPECT_EQ(hits.counts().hits, 1u);
 }
 
-// What decides whose code is embedded (EmbeddingLimits::min_function_samples):
+// What decides whose code is embedded (EmbeddingLimits::min_event_samples):
 // each sample once, a repeated chain as much as a new one, summed over the
 // processes that hit the same place of a file, and once only where a child
-// and its parent both hold the mapping.
+// and its parent both hold the mapping; per event, and per file
+// (ResetSamples).
 TEST(CodeHitsTest, LeafSamplesAreCountedPerPlaceInTheFile) {
   const perf_event_attr attr = testing::MakeAttr(kSampleType, true);
   CodeHits hits(TableOf(attr), Arch::kX86_64);
@@ -117,7 +118,45 @@ TEST(CodeHitsTest, LeafSamplesAreCountedPerPlaceInTheFile) {
   const auto binaries = hits.Resolve();
   ASSERT_EQ(binaries.size(), 1u);
   EXPECT_EQ(binaries[0].leaf_offsets, (std::vector<uint64_t>{0x100, 0x200}));
-  EXPECT_EQ(binaries[0].leaf_samples, (std::vector<uint64_t>{5, 1}));
+  EXPECT_EQ(binaries[0].leaf_samples, (std::vector<LeafSamples>{{0x100, 0, 5}, {0x200, 0, 1}}));
+  EXPECT_EQ(hits.event_samples(), (std::vector<uint64_t>{6}));
+  hits.ResetSamples();
+  EXPECT_EQ(hits.event_samples(), (std::vector<uint64_t>{0}));
+  Bytes more;
+  Append(more, Sample(attr, 10, 0x401100, {kUser, 0x401100, 0x401300}));
+  hits.Observe(more);
+  const auto after = hits.Resolve();
+  ASSERT_EQ(after.size(), 1u);
+  EXPECT_EQ(after[0].leaf_offsets, (std::vector<uint64_t>{0x100, 0x200}));  // addresses stay
+  EXPECT_EQ(after[0].leaf_samples, (std::vector<LeafSamples>{{0x100, 0, 1}}));
+}
+
+// Each event's samples apart; a precise event's ip, which need not be its
+// chain's first address, is a leaf of its own.
+TEST(CodeHitsTest, SamplesAreCountedByEventAtTheirIp) {
+  const perf_event_attr attr = testing::MakeAttr(kSampleType | PERF_SAMPLE_IDENTIFIER, true);
+  perf_event_attr second = attr;
+  second.config = 1;
+  const EventTable table({EventDesc{attr, "a", {1}}, EventDesc{second, "b", {2}}});
+  CodeHits hits(table, Arch::kX86_64);
+  Bytes records;
+  Append(records, Mapping(attr, 10, "/bin/a", 0x401000, 0x1000, 0, 7));
+  testing::SampleFields fields;
+  fields.pid = fields.tid = 10;
+  fields.period = 1;
+  fields.id = 2;
+  fields.ip = 0x401104;  // the chain says 0x401100
+  fields.callchain = {kUser, 0x401100, 0x401300};
+  Append(records, testing::MakeSample(second, fields));
+  fields.id = 1;
+  fields.ip = 0x401100;
+  Append(records, testing::MakeSample(attr, fields));
+  hits.Observe(records);
+  const auto binaries = hits.Resolve();
+  ASSERT_EQ(binaries.size(), 1u);
+  EXPECT_EQ(binaries[0].leaf_offsets, (std::vector<uint64_t>{0x100, 0x104}));
+  EXPECT_EQ(binaries[0].leaf_samples, (std::vector<LeafSamples>{{0x100, 0, 1}, {0x104, 1, 1}}));
+  EXPECT_EQ(hits.event_samples(), (std::vector<uint64_t>{1, 1}));
 }
 
 TEST(CodeHitsTest, OnlyExecutableFileMappingsAndTheFileThatWasMapped) {
