@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <zstd.h>
 
 #include <algorithm>
 #include <cstring>
@@ -380,6 +381,49 @@ TEST(SampleColumnsTest, AChunksFramesMustAddUpAndItsFlagsAgree) {
   no_columns.flags &= ~kChunkFlagSampleColumns;
   const std::string flags = read("flags", no_columns, stored);
   EXPECT_NE(flags.find("inconsistent"), std::string::npos) << flags;
+  std::filesystem::remove_all(dir);
+}
+
+// A chunk as writers before kChunkFlagRecentStackPointers wrote it
+// (columns, the time split, stack pointers as differences) reads back as
+// the kernel wrote it.
+TEST(SampleColumnsTest, ChunksOfEarlierWritersStillRead) {
+  std::string dir = ::testing::TempDir() + "sample_old_chunks.XXXXXX";
+  ASSERT_NE(mkdtemp(dir.data()), nullptr);
+  const std::vector<EventDesc> events = Events();
+  const Chunk c = MakeChunk(EventTable(events));
+  const std::string path = dir + "/new.data";
+  WriteChunk(path, events, c.records, WriterOptions{.zstd_level = 1});
+  std::ifstream in(path, std::ios::binary);
+  Bytes bytes;
+  for (char ch; in.get(ch);) bytes.push_back(static_cast<std::byte>(ch));
+  auto written = SampleFileReader::Open(path);
+  ASSERT_TRUE(written.has_value());
+  const ChunkRef ref = written->record_chunks()[0];
+  Bytes encoded = c.records;
+  ASSERT_TRUE(EncodeSampleColumns(encoded, EventTable(events), {.split_time = true}).has_value());
+  Bytes stored(ZSTD_compressBound(encoded.size()));
+  stored.resize(ZSTD_compress(stored.data(), stored.size(), encoded.data(), encoded.size(), 1));
+  ChunkHeader header = ref.header;
+  header.flags = kChunkFlagSampleColumns | kChunkFlagSplitTimeColumn;
+  header.raw_size = encoded.size();
+  header.stored_size = stored.size();
+  header.crc32 = 0;
+  header.crc32 = Crc32(stored, Crc32(std::as_bytes(std::span(&header, 1))));
+  Bytes old(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(ref.offset));
+  const auto* h = reinterpret_cast<const std::byte*>(&header);
+  old.insert(old.end(), h, h + sizeof(header));
+  old.insert(old.end(), stored.begin(), stored.end());
+  old.insert(old.end(),
+             bytes.begin() + static_cast<std::ptrdiff_t>(ref.offset + sizeof(ChunkHeader) +
+                                                         ref.header.stored_size),
+             bytes.end());
+  const std::string old_path = dir + "/old.data";
+  std::ofstream(old_path, std::ios::binary)
+      .write(reinterpret_cast<const char*>(old.data()), static_cast<std::streamsize>(old.size()));
+  uint32_t flags = 0;
+  EXPECT_EQ(ReadBack(old_path, &flags), c.records);
+  EXPECT_EQ(flags, kChunkFlagSampleColumns | kChunkFlagSplitTimeColumn);
   std::filesystem::remove_all(dir);
 }
 
