@@ -145,7 +145,7 @@ class CodeHits {
   std::unordered_map<std::string, std::vector<uint32_t>> files_by_path_;
   std::unordered_map<uint32_t, Process> processes_;
   std::unordered_set<Hit, HitHash> hits_;
-  // Samples by (pid, event, user pc); the Hit's `leaf` bit holds no meaning.
+  // Samples by (pid, event, user pc) since the last ResetSamples.
   struct LeafKey {
     uint32_t pid;
     uint32_t event;
