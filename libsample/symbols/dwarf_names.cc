@@ -2,6 +2,7 @@
 
 #include <dwarf.h>
 
+#include <algorithm>
 #include <string_view>
 #include <vector>
 
@@ -51,34 +52,6 @@ Dwarf_Die Declaration(Dwarf_Die die) {
   return die;
 }
 
-// The DIEs from `die`'s unit root down to its parent, outermost first; empty
-// if `die` cannot be found under its root (malformed). A DIE's subtree lies
-// between its offset and its next sibling's, so each level steps over the
-// siblings that end before `die` and descends into the one holding it.
-std::vector<Dwarf_Die> ParentChain(Dwarf_Die* die) {
-  std::vector<Dwarf_Die> chain;
-  Dwarf_Die root;
-  if (dwarf_diecu(die, &root, nullptr, nullptr) == nullptr) return chain;
-  const Dwarf_Off target = dwarf_dieoffset(die);
-  if (dwarf_dieoffset(&root) == target) return chain;
-  chain.push_back(root);
-  for (unsigned level = 0; level < kMaxDieDepth; ++level) {
-    Dwarf_Die child;
-    if (dwarf_child(&chain.back(), &child) != 0) break;
-    for (;;) {
-      const Dwarf_Off offset = dwarf_dieoffset(&child);
-      if (offset == target) return chain;
-      if (offset > target) return {};
-      Dwarf_Die next;
-      if (dwarf_siblingof(&child, &next) != 0 || dwarf_dieoffset(&next) > target) break;
-      if (dwarf_dieoffset(&next) <= offset) return {};  // a sibling link going back
-      child = next;
-    }
-    chain.push_back(child);
-  }
-  return {};
-}
-
 bool IsTypeScope(int tag) {
   switch (tag) {
     case DW_TAG_class_type:
@@ -126,6 +99,45 @@ bool LambdaCall(Dwarf_Die* type, Dwarf_Die* call) {
 
 }  // namespace
 
+// A DIE's subtree lies between its offset and its next sibling's, so each
+// level descends into the last child at or before `die`. A parent's
+// children are listed once (the siblings walk libdw needs to reach them),
+// so a unit of thousands of top-level functions (Go's, a C++ file's) costs
+// one walk, not one per name.
+std::vector<Dwarf_Die> DwarfNames::ParentChain(Dwarf_Die* die) {
+  std::vector<Dwarf_Die> chain;
+  Dwarf_Die root;
+  if (dwarf_diecu(die, &root, nullptr, nullptr) == nullptr) return chain;
+  const Dwarf_Off target = dwarf_dieoffset(die);
+  if (dwarf_dieoffset(&root) == target) return chain;
+  chain.push_back(root);
+  for (unsigned level = 0; level < kMaxDieDepth; ++level) {
+    const Children& children = ChildrenOf(&chain.back());
+    auto after = std::upper_bound(children.offsets.begin(), children.offsets.end(), target);
+    if (after == children.offsets.begin()) return {};
+    const size_t i = static_cast<size_t>(after - children.offsets.begin()) - 1;
+    if (children.offsets[i] == target) return chain;
+    chain.push_back(children.dies[i]);
+  }
+  return {};
+}
+
+const DwarfNames::Children& DwarfNames::ChildrenOf(Dwarf_Die* parent) {
+  auto [it, added] = children_.try_emplace(parent->addr);
+  Children& children = it->second;
+  if (!added) return children;
+  Dwarf_Die child;
+  if (dwarf_child(parent, &child) != 0) return children;
+  do {
+    const Dwarf_Off offset = dwarf_dieoffset(&child);
+    // A sibling link going back (malformed) ends the list.
+    if (!children.offsets.empty() && offset <= children.offsets.back()) break;
+    children.offsets.push_back(offset);
+    children.dies.push_back(child);
+  } while (dwarf_siblingof(&child, &child) == 0);
+  return children;
+}
+
 bool DwarfNames::cplusplus() const {
   switch (language_) {
     case DW_LANG_C_plus_plus:
@@ -148,6 +160,7 @@ bool DwarfNames::has_scopes() const {
     case DW_LANG_C11:
     case DW_LANG_Mips_Assembler:
     case 0x2c:  // DW_LANG_C17, newer than some dwarf.h
+    case DW_LANG_Go:  // names come qualified ("main.(*T).run")
       return false;
     default:
       return true;

@@ -20,12 +20,14 @@
 // - C functions (and units of unknown language) keep their DW_AT_name: C
 //   has no scopes for functions, and the walk to find a DIE's parents is not
 //   paid where it cannot change anything.
+// - Go functions keep their DW_AT_name too: Go writes it qualified
+//   ("main.(*T).run").
 //
 // libdw has no parent links: a declaration's enclosing scopes are found by
-// descending from its unit's root, stepping over siblings whose subtree
-// ends before it, so a lookup costs the siblings on its path, not the unit.
-// Names are cached by DIE. Holds no DIE data of its own beyond the cache
-// keys (addresses inside the Dwarf's sections, which must outlive it).
+// descending from its unit's root into the child whose subtree holds it.
+// Each parent's children are listed once, on first descent through it;
+// names are cached by DIE. The caches hold DIE handles and addresses inside
+// the Dwarf's sections, which must outlive this.
 // Not thread-safe (the cache; libdw).
 #pragma once
 
@@ -47,7 +49,17 @@ class DwarfNames {
   std::string FunctionName(Dwarf_Die* die);
 
  private:
+  // A parent's children in DIE order, with their offsets.
+  struct Children {
+    std::vector<Dwarf_Off> offsets;
+    std::vector<Dwarf_Die> dies;
+  };
+
   std::string FunctionNameAt(Dwarf_Die* die, unsigned depth);
+  // The DIEs from `die`'s unit root down to its parent, outermost first;
+  // empty if `die` cannot be found under its root (malformed).
+  std::vector<Dwarf_Die> ParentChain(Dwarf_Die* die);
+  const Children& ChildrenOf(Dwarf_Die* parent);
   // "a::B::" for the scopes in `chain` (a DIE's parents, outermost first).
   std::string ScopePrefix(std::vector<Dwarf_Die> chain, unsigned depth);
   // A class's own name, or "{lambda(int)#1}", "{unnamed type}".
@@ -64,6 +76,7 @@ class DwarfNames {
   // By the DIE's address in the section data: unique across units.
   std::unordered_map<const void*, std::string> function_names_;
   std::unordered_map<const void*, std::string> type_names_;
+  std::unordered_map<const void*, Children> children_;  // by the parent DIE's address
 };
 
 }  // namespace sample
