@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "libsample/cache_dir.h"
 #include "libsample/symbols/elf_file.h"
 #include "libsample/symbols/elf_symbols.h"
 
@@ -22,15 +23,6 @@ bool HasCompressedSections(Elf* elf) {
     if (gelf_getshdr(scn, &shdr) != nullptr && (shdr.sh_flags & SHF_COMPRESSED) != 0) return true;
   }
   return false;
-}
-
-// A directory of ours (created 0700 if missing, with its parents).
-bool OwnDirectory(const std::string& path) {
-  std::error_code error;
-  std::filesystem::create_directories(path, error);
-  struct stat st;
-  return lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid() &&
-         (st.st_mode & (S_IWGRP | S_IWOTH)) == 0;
 }
 
 // The cached copy is taken only as we wrote it: ours, regular, its build-id.
@@ -74,13 +66,7 @@ bool WriteInflated(const std::string& debug, const std::string& out) {
 
 }  // namespace
 
-std::string InflatedDebugCacheDir() {
-  const char* xdg = getenv("XDG_CACHE_HOME");
-  if (xdg != nullptr && xdg[0] == '/') return std::string(xdg) + "/sample/debug";
-  const char* home = getenv("HOME");
-  if (home != nullptr && home[0] == '/') return std::string(home) + "/.cache/sample/debug";
-  return "";
-}
+std::string InflatedDebugCacheDir() { return UserCacheDir("debug"); }
 
 std::string InflatedDebugFile(const std::string& debug, const std::string& build_id) {
   if (debug.empty() || build_id.empty() ||
@@ -92,7 +78,7 @@ std::string InflatedDebugFile(const std::string& debug, const std::string& build
     if (!file || !HasCompressedSections(file->get())) return debug;
   }
   const std::string dir = InflatedDebugCacheDir();
-  if (dir.empty() || !OwnDirectory(dir)) return debug;
+  if (dir.empty() || !MakeOwnDirectory(dir)) return debug;
   const std::string cached = fmt::format("{}/{}.debug", dir, build_id);
   if (UsableCopy(cached, build_id)) return cached;
   if (WriteInflated(debug, cached) && UsableCopy(cached, build_id)) return cached;

@@ -7,9 +7,9 @@
 // measured, at the end of every recording whose samples hit libc. The
 // first use of a build's debug file writes an inflated copy (what
 // elfutils' eu-elfcompress -t none makes) to
-// CACHE/sample/debug/<build-id>.debug, CACHE being $XDG_CACHE_HOME or
-// ~/.cache; later uses open that copy (libc's: 9 ms instead of 48). The
-// directory is made if missing (with the umask's mode) and used only if
+// UserCacheDir("debug")/<build-id>.debug (libsample/cache_dir.h); later
+// uses open that copy (libc's: 9 ms instead of 48). The
+// directory is made if missing (mode 0700) and used only if
 // it is ours and no one else may write it; a cached file only if it is a
 // regular file of ours with the right build-id. Any failure gives the
 // original path back, costing only the time. Like perf's ~/.debug and

@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "libsample/cache_dir.h"
 #include "libsample/mapped_file.h"
 #include "libsample/unique_fd.h"
 
@@ -123,18 +124,10 @@ void RemoveOtherCaches(const KallsymsSnapshotOptions& options) {
   closedir(dir);
 }
 
-bool MakeDirectories(const std::string& path) {
-  for (size_t slash = path.find('/', 1);; slash = path.find('/', slash + 1)) {
-    const std::string prefix = path.substr(0, slash);
-    if (mkdir(prefix.c_str(), 0700) != 0 && errno != EEXIST) return false;
-    if (slash == std::string::npos) return true;
-  }
-}
-
 // Best effort: a recording never fails because its cache could not be written.
 void WriteCache(const KallsymsSnapshotOptions& options, std::string_view sorted,
                 const AddressRange& core) {
-  if (!MakeDirectories(options.cache_dir)) return;
+  if (!MakeOwnDirectory(options.cache_dir)) return;
   RemoveOtherCaches(options);
   const std::string path = CachePath(options);
   const std::string temp = fmt::format("{}.tmp.{}", path, getpid());
@@ -190,11 +183,7 @@ std::string HiddenAddressesNote(const KallsymsSnapshotOptions& options) {
 KallsymsSnapshotOptions DefaultKallsymsSnapshotOptions() {
   KallsymsSnapshotOptions options;
   options.boot_id = ReadBootId();
-  if (const char* xdg = getenv("XDG_CACHE_HOME"); xdg != nullptr && xdg[0] == '/') {
-    options.cache_dir = fmt::format("{}/sample", xdg);
-  } else if (const char* home = getenv("HOME"); home != nullptr && home[0] == '/') {
-    options.cache_dir = fmt::format("{}/.cache/sample", home);
-  }
+  options.cache_dir = UserCacheDir();
   return options;
 }
 
