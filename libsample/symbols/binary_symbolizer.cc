@@ -154,7 +154,7 @@ void BinarySymbolizer::State::NameFromElf(uint64_t vaddr, SymbolFrame* frame) co
 }
 
 Result<BinarySymbolizer> BinarySymbolizer::Open(const std::string& binary_path,
-                                                const std::string& debug_path) {
+                                                const std::string& debug_path, DwarfUse dwarf_use) {
   TRY_ASSIGN(auto symbols, ElfSymbols::Load(binary_path));
   if (!debug_path.empty()) {
     TRY_ASSIGN(auto debug, ElfSymbols::Load(debug_path));
@@ -169,7 +169,9 @@ Result<BinarySymbolizer> BinarySymbolizer::Open(const std::string& binary_path,
   auto state = std::make_unique<State>(std::move(symbols));
   state->binary_path = binary_path;
   std::vector<std::string> errors;
+  if (dwarf_use == DwarfUse::kSkip) errors.push_back("DWARF not read");
   for (const std::string& path : {debug_path, binary_path}) {
+    if (dwarf_use == DwarfUse::kSkip) break;
     if (path.empty()) continue;
     auto dwarf = DwarfFile::Open(path);
     if (!dwarf) {
@@ -247,6 +249,25 @@ std::vector<SymbolFrame> BinarySymbolizer::SymbolizeVaddr(uint64_t vaddr) {
   if (frames.back().function.empty()) state_->NameFromElf(vaddr, &frames.back());
   if (frames.size() == 1 && frames[0].function.empty() && frames[0].srcline().empty()) return {};
   return frames;
+}
+
+std::vector<std::pair<uint64_t, uint64_t>> BinarySymbolizer::UnitRangesAt(uint64_t vaddr) {
+  std::vector<std::pair<uint64_t, uint64_t>> out;
+  if (!state_->dwarf) return out;
+  const std::vector<State::UnitRange>& ranges = state_->ranges;
+  auto next = std::upper_bound(ranges.begin(), ranges.end(), vaddr,
+                               [](uint64_t v, const State::UnitRange& r) { return v < r.lo; });
+  std::optional<uint32_t> unit;
+  for (auto i = static_cast<size_t>(next - ranges.begin());
+       i > 0 && state_->max_hi[i - 1] > vaddr && !unit; --i) {
+    const State::UnitRange& range = ranges[i - 1];
+    if (vaddr < range.hi && state_->IsCompileUnit(range.unit)) unit = range.unit;
+  }
+  if (!unit) return out;
+  for (const State::UnitRange& range : ranges) {
+    if (range.unit == *unit) out.emplace_back(range.lo, range.hi);
+  }
+  return out;
 }
 
 const ElfSymbols& BinarySymbolizer::elf_symbols() const { return state_->elf; }

@@ -25,6 +25,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "libsample/result.h"
@@ -63,8 +64,12 @@ class BinarySymbolizer {
   // comes from the debug file if it has some, else from the binary. Fails
   // only if `binary_path` (or a given `debug_path`) cannot be read as ELF;
   // a file without DWARF just gives frames without inline calls and lines.
+  // With DwarfUse::kSkip the DWARF is not opened (frames come from the ELF
+  // symbols alone): for callers that need the symbols and CFI only.
+  enum class DwarfUse { kRead, kSkip };
   static Result<BinarySymbolizer> Open(const std::string& binary_path,
-                                       const std::string& debug_path = "");
+                                       const std::string& debug_path = "",
+                                       DwarfUse dwarf_use = DwarfUse::kRead);
 
   BinarySymbolizer(BinarySymbolizer&&) noexcept;
   BinarySymbolizer& operator=(BinarySymbolizer&&) noexcept;
@@ -84,6 +89,11 @@ class BinarySymbolizer {
   std::optional<uint64_t> CfiFunctionStart(uint64_t vaddr);
   // The whole of that function, [CfiFunctionStart, end) (CfiFunctions::RangeOf).
   std::optional<CfiRange> CfiFunctionRange(uint64_t vaddr);
+
+  // The address ranges ([lo, hi) ELF virtual addresses) of the
+  // compilation unit holding `vaddr` (a source file's code: the functions
+  // near a looked-up one), sorted; empty without DWARF or such a unit.
+  std::vector<std::pair<uint64_t, uint64_t>> UnitRangesAt(uint64_t vaddr);
 
   const ElfSymbols& elf_symbols() const;
   // The file whose DWARF is used; empty if neither file has DWARF.

@@ -169,11 +169,83 @@ std::span<const std::byte> RawFile(const ElfFile& file) {
   return std::as_bytes(std::span(raw, size));
 }
 
+// The file offsets of `function`'s bytes, through the segment holding its
+// start (cut at the end of its file contents).
+std::optional<KnownFrames::Range> FileRange(const EmbeddedBinary& binary,
+                                            const EmbeddedFunction& function) {
+  for (const EmbeddedSegment& segment : binary.segments) {
+    if (function.start < segment.vaddr || function.start - segment.vaddr >= segment.filesz) {
+      continue;
+    }
+    const uint64_t into = function.start - segment.vaddr;
+    return KnownFrames::Range{
+        segment.offset + into,
+        segment.offset + into + std::min(function.size, segment.filesz - into)};
+  }
+  return std::nullopt;
+}
+
+// A lookup offset the known frames lacked, with its address and function.
+struct MissedOffset {
+  uint64_t offset = 0;
+  std::optional<uint64_t> vaddr;
+  std::optional<EmbeddedFunction> function;
+};
+
+// Learns what `missed` offsets lack, within the limits: first the
+// functions holding them (an offset no function holds, or whose function
+// is over the limits, alone), then the rest of their compilation units
+// (the functions of the same source file: malloc.c's, dl-lookup.c's),
+// which later recordings' samples are likely to hit.
+void LearnFrames(BinarySymbolizer& symbolizer, const EmbeddedBinary& binary,
+                 const std::vector<MissedOffset>& missed, std::string_view display_name,
+                 EmbeddingLimits& limits, KnownFrames& known) {
+  const auto learn = [&](KnownFrames::Range range) {
+    if (range.end - range.begin > limits.learn_budget) return false;
+    limits.learn_budget -= known.Learn(symbolizer, range.begin, range.end, display_name);
+    return true;
+  };
+  for (const MissedOffset& m : missed) {
+    if (known.Covers(m.offset)) continue;
+    std::optional<KnownFrames::Range> range;
+    if (m.function && m.function->size <= limits.max_learnt_function) {
+      range = FileRange(binary, *m.function);
+    }
+    if (!range || range->end - range->begin > limits.learn_budget || m.offset < range->begin ||
+        m.offset >= range->end) {
+      range = KnownFrames::Range{m.offset, m.offset + 1};
+    }
+    if (!learn(*range)) return;
+  }
+  std::vector<std::pair<uint64_t, uint64_t>> units;
+  for (const MissedOffset& m : missed) {
+    if (!m.vaddr || std::any_of(units.begin(), units.end(), [&](const auto& u) {
+          return *m.vaddr >= u.first && *m.vaddr < u.second;
+        })) {
+      continue;
+    }
+    const auto ranges = symbolizer.UnitRangesAt(*m.vaddr);
+    units.insert(units.end(), ranges.begin(), ranges.end());
+    for (const auto& [lo, hi] : ranges) {
+      if (hi - lo > limits.max_learnt_function) continue;
+      if (auto range = FileRange(binary, EmbeddedFunction{lo, hi - lo, ""})) learn(*range);
+    }
+  }
+}
+
 }  // namespace
 
 Result<EmbeddedBinary> BuildEmbeddedBinary(const EmbeddingRequest& request,
                                            EmbeddingLimits& limits) {
-  TRY_ASSIGN(auto symbolizer, BinarySymbolizer::Open(request.binary, request.debug));
+  const std::vector<uint64_t> lookups = LookupOffsets(request);
+  KnownFrames* known = request.known;
+  const bool all_known =
+      known != nullptr && std::all_of(lookups.begin(), lookups.end(),
+                                      [known](uint64_t offset) { return known->Covers(offset); });
+  TRY_ASSIGN(auto symbolizer,
+             BinarySymbolizer::Open(request.binary, request.debug,
+                                    all_known ? BinarySymbolizer::DwarfUse::kSkip
+                                              : BinarySymbolizer::DwarfUse::kRead));
   TRY_ASSIGN(auto rows, CfiRows::Open(request.binary, request.debug));
   const ElfSymbols& elf = symbolizer.elf_symbols();
   const std::string display_name = Basename(request.path);
@@ -195,12 +267,21 @@ Result<EmbeddedBinary> BuildEmbeddedBinary(const EmbeddingRequest& request,
   std::vector<SourcedRow> cfi;
   FunctionFinder functions(symbolizer, display_name);
   std::optional<CfiRow> last_eh_row;  // holds every later address it covers
-  for (const uint64_t offset : LookupOffsets(request)) {
-    binary.addresses.push_back(
-        EmbeddedAddress{offset, FramesAtFileOffset(symbolizer, offset, display_name)});
+  std::vector<MissedOffset> missed;
+  for (const uint64_t offset : lookups) {
+    std::optional<std::vector<AddressFrame>> frames;
+    if (known != nullptr) frames = known->At(offset);
+    const bool miss = known != nullptr && !frames;
+    if (!frames) frames = FramesAtFileOffset(symbolizer, offset, display_name);
+    binary.addresses.push_back(EmbeddedAddress{offset, std::move(*frames)});
     const std::optional<uint64_t> vaddr = elf.FileOffsetToVaddr(offset);
-    if (!vaddr) continue;
-    if (std::optional<EmbeddedFunction> function = functions.At(*vaddr)) {
+    if (!vaddr) {
+      if (miss) missed.push_back(MissedOffset{offset, std::nullopt, std::nullopt});
+      continue;
+    }
+    std::optional<EmbeddedFunction> function = functions.At(*vaddr);
+    if (miss) missed.push_back(MissedOffset{offset, vaddr, function});
+    if (function) {
       if (std::binary_search(leaves.begin(), leaves.end(), offset) &&
           (leaf_functions.empty() || leaf_functions.back().function.start != function->start)) {
         leaf_functions.push_back(SampledFunction{*function, {}});
@@ -258,6 +339,7 @@ Result<EmbeddedBinary> BuildEmbeddedBinary(const EmbeddingRequest& request,
     i = next;
   }
   EmbedCode(sampled, RawFile(rows.binary()), limits, binary);
+  if (!missed.empty()) LearnFrames(symbolizer, binary, missed, display_name, limits, *known);
   binary.Normalize();
   return binary;
 }

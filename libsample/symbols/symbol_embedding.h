@@ -14,6 +14,13 @@
 // CFI rows are x86_64's only (X86FrameRule): other machines' binaries get
 // frames, functions and code but no rows.
 //
+// With KnownFrames (EmbeddingRequest::known) holding every lookup offset,
+// the frames come from them and the DWARF is not opened (ELF symbols, FDEs
+// and CFI rows are still read: cheap); otherwise the offsets they lack are
+// symbolized, and their functions then the rest of their compilation
+// units are learnt into them, every byte looked up (KnownFrames::Learn,
+// about 1 us a byte), within EmbeddingLimits::learn_budget.
+//
 // Cost: each reader opens its file once per call (the symbolizer's ELF
 // symbols and DWARF, the FDE table, the CFI rows), never per offset;
 // offsets are visited in order so that one FDE or CFI row found serves
@@ -32,6 +39,7 @@
 
 #include "libsample/result.h"
 #include "libsample/symbols/embedded_binary.h"
+#include "libsample/symbols/known_frames.h"
 
 namespace sample {
 
@@ -62,6 +70,11 @@ struct EmbeddingRequest {
   // The samples each event took at leaf offsets, which
   // EmbeddingLimits::min_event_samples compares a function's sums with.
   std::vector<LeafSamples> leaf_samples;
+  // Frames learnt by earlier embeddings of this build (same file, debug
+  // file and display name), or nullptr. When they hold every lookup offset
+  // the DWARF is not read at all; else the functions holding the offsets
+  // they lack are learnt into it, within EmbeddingLimits::learn_budget.
+  KnownFrames* known = nullptr;
 };
 
 // Bounds on the machine code embedded. With `min_event_samples` (by event
@@ -84,6 +97,11 @@ struct EmbeddingLimits {
   uint64_t code_budget = uint64_t{16} << 20;
   std::vector<uint64_t> min_event_samples;  // empty: samples do not matter
   uint64_t cold_functions = 0;              // out: left out for their samples
+  // Bytes KnownFrames::Learn may still look up (shared like code_budget);
+  // functions over max_learnt_function are learnt at their lookup offsets
+  // alone.
+  uint64_t learn_budget = uint64_t{256} << 10;
+  uint64_t max_learnt_function = uint64_t{64} << 10;
 };
 
 // The share of an event's samples a function needs for its code to be

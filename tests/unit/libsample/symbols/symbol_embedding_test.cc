@@ -444,6 +444,49 @@ TEST(SymbolEmbeddingTest, OffsetsInAnyOrderWithRepeatsGiveTheSameTables) {
   EXPECT_EQ(leaves_only.code, sorted.code);
 }
 
+// Embedding with frames learnt by earlier embeddings gives the tables
+// embedding without them does: the first time (learning), and again with
+// what was learnt (every offset then known: no DWARF read), with a
+// budget that learns only part, and for offsets the earlier ones did not
+// ask for.
+void ExpectLearntFramesChangeNothing(EmbeddingRequest request) {
+  const EmbeddedBinary reference = Build(request);
+  KnownFrames known;
+  request.known = &known;
+  EXPECT_EQ(Build(request), reference) << request.binary << ": learning";
+  EXPECT_FALSE(known.ranges().empty());
+  for (const uint64_t offset : request.offsets) {
+    EXPECT_TRUE(known.Covers(offset)) << fmt::format("{:#x} not learnt", offset);
+  }
+  const KnownFrames learnt = known;
+  EXPECT_EQ(Build(request), reference) << request.binary << ": all known";
+  EXPECT_EQ(known, learnt) << "nothing is learnt when nothing is missing";
+  // A little learnt: the rest from the files.
+  KnownFrames some;
+  request.known = &some;
+  EmbeddingLimits small;
+  small.learn_budget = 512;
+  EXPECT_EQ(Build(request, small), reference) << request.binary << ": a small budget";
+  EXPECT_EQ(Build(request), reference) << request.binary << ": partly known";
+  // Other offsets than those learnt from.
+  request.known = &known;
+  for (uint64_t& offset : request.offsets) offset += 3;
+  request.leaf_offsets.clear();
+  request.known = nullptr;
+  const EmbeddedBinary shifted = Build(request);
+  request.known = &known;
+  EXPECT_EQ(Build(request), shifted) << request.binary << ": other offsets";
+}
+
+TEST(SymbolEmbeddingTest, LearntFramesGiveTheSameTables) {
+  ExpectLearntFramesChangeNothing(RequestFor(kInline, "", 3));
+  EmbeddingRequest stripped = RequestFor(kInlineStripped, "", 3);
+  stripped.path = "/opt/elsewhere/inline-renamed";
+  ExpectLearntFramesChangeNothing(stripped);
+  ExpectLearntFramesChangeNothing(RequestFor(kDebugFrame, kDebugFrameDebug, 3));
+  ExpectLearntFramesChangeNothing(RequestFor(kHits, "", 3));
+}
+
 TEST(SymbolEmbeddingTest, AFileThatIsNotElfIsAnErrorNamingIt) {
   const std::string source = std::string(FIXTURE_PROG_SOURCE);
   EmbeddingRequest request{"/bin/app", source, "", {0x1000}, {}};

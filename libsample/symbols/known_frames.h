@@ -1,0 +1,99 @@
+// KnownFrames: the frames FramesAtFileOffset gives for every byte of some
+// functions of one binary, computed once so that later embeddings of the
+// same build read no DWARF (the recorder keeps them between recordings:
+// record/facts/frame_cache.h).
+//
+// Each byte of a learnt range is looked up (exact by construction, whatever
+// the line tables and inline scopes hold), and consecutive bytes whose
+// frames differ only by their symbol offsets, each one more than the
+// byte before's, are kept as one run: a function's runs are its line rows
+// and inline boundaries, not its bytes. At() gives the frames of a byte
+// from its run, its symbol offsets moved on by the byte's distance from
+// the run's start.
+//
+// Flat tables of fixed-size entries and one string blob, so that a cache
+// file loads with a few copies and one checking pass (Valid()), whatever
+// its size: a recording looks up a hundred offsets, not the thousands of
+// runs a binary's learnt functions hold.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "libsample/symbols/address_frames.h"
+
+namespace sample {
+
+class BinarySymbolizer;
+
+class KnownFrames {
+ public:
+  // Learnt file offsets [begin, end).
+  struct Range {
+    uint64_t begin = 0;
+    uint64_t end = 0;
+    bool operator==(const Range&) const = default;
+  };
+  // From `offset` to the next run or the end of its range: frames
+  // [first_frame, first_frame + frame_count) of frames(), innermost first.
+  struct Run {
+    uint64_t offset = 0;
+    uint32_t first_frame = 0;
+    uint32_t frame_count = 0;
+    bool operator==(const Run&) const = default;
+  };
+  // An AddressFrame with its strings as offsets into strings().
+  struct Frame {
+    uint32_t name = 0;
+    uint32_t file = 0;
+    uint32_t line = 0;
+    uint32_t inlined = 0;  // 0 or 1
+    uint64_t symbol_offset = UINT64_MAX;
+    bool operator==(const Frame&) const = default;
+  };
+
+  KnownFrames() = default;
+  // Tables as written by an earlier KnownFrames (a cache file); check them
+  // with Valid() before any lookup.
+  KnownFrames(std::vector<Range> ranges, std::vector<Run> runs, std::vector<Frame> frames,
+              std::string strings);
+
+  // Whether `offset` lies in a learnt range.
+  bool Covers(uint64_t offset) const;
+  // The frames of `offset`, or nullopt when no learnt range holds it.
+  std::optional<std::vector<AddressFrame>> At(uint64_t offset) const;
+  // Looks up every byte of [begin, end) (clipped to what is not learnt yet)
+  // with FramesAtFileOffset and keeps the runs. Returns the bytes looked up.
+  uint64_t Learn(BinarySymbolizer& symbolizer, uint64_t begin, uint64_t end,
+                 std::string_view display_name);
+  // Whether the tables hold together: ranges sorted, disjoint and not
+  // empty; runs sorted and unique, one at each range's begin, their frames
+  // in the table; strings in the blob and NUL-terminated.
+  bool Valid() const;
+
+  const std::vector<Range>& ranges() const { return ranges_; }
+  const std::vector<Run>& runs() const { return runs_; }
+  const std::vector<Frame>& frames() const { return frames_; }
+  // NUL-terminated strings; offset 0 is the empty string.
+  const std::string& strings() const { return strings_; }
+
+  bool operator==(const KnownFrames& other) const {
+    return ranges_ == other.ranges_ && runs_ == other.runs_ && frames_ == other.frames_ &&
+           strings_ == other.strings_;
+  }
+
+ private:
+  uint32_t Intern(const std::string& text);
+
+  std::vector<Range> ranges_;
+  std::vector<Run> runs_;
+  std::vector<Frame> frames_;
+  std::string strings_ = std::string(1, '\0');
+  std::unordered_map<std::string, uint32_t> interned_;  // filled on first Intern
+};
+
+}  // namespace sample
