@@ -100,5 +100,8 @@ class ElfSymbols {
 Result<std::string> ReadElfBuildId(const std::string& path);
 // The same for a file already open.
 std::string ReadElfBuildId(const ElfFile& file);
+// A Go binary's build ID note (its linker writes no NT_GNU_BUILD_ID) as
+// lowercase hex of its text; empty if there is none.
+std::string ReadGoBuildId(const ElfFile& file);
 
 }  // namespace sample

@@ -8,13 +8,17 @@
 #include <fmt/format.h>
 
 #include "formats/embedded_codec.h"
+#include "libsample/cache_dir.h"
 #include "libsample/memory_file.h"
+#include "libsample/string_parts.h"
 #include "libsample/symbols/debug_file_finder.h"
+#include "libsample/symbols/elf_file.h"
 #include "libsample/symbols/elf_symbols.h"
 #include "libsample/symbols/inflated_debug.h"
 #include "libsample/symbols/recorded_binary.h"
 #include "libsample/symbols/symbol_embedding.h"
 #include "libsample/symbols/vdso_image.h"
+#include "record/facts/frame_cache.h"
 
 namespace sample::record {
 namespace {
@@ -46,6 +50,44 @@ Result<OpenedBinary> OpenMapped(const CodeHits::Binary& binary, const ProcessFil
   return OpenedBinary{std::move(fd), std::move(path), std::nullopt};
 }
 
+// The tables of one binary, with the debug file this host has for it and
+// the frames earlier recordings learnt of its build.
+Result<EmbeddedBinary> EmbedOne(CodeHits::Binary& binary, const OpenedBinary& opened,
+                                const ProcessFiles& files, DebugFileFinder& finder,
+                                const std::string& frame_cache_dir, EmbeddingLimits& limits) {
+  EmbeddingRequest request;
+  request.path = binary.path;
+  request.binary = opened.path;
+  std::string build_id;
+  // What identifies the build for the frame cache: a Go binary's own note.
+  std::string cache_id;
+  if (auto elf = ElfFile::Open(opened.path)) {
+    build_id = ReadElfBuildId(*elf);
+    cache_id = build_id.empty() ? ReadGoBuildId(*elf) : build_id;
+  }
+  // A separate debug file of this build, if this host has one.
+  // (By the recorded path in our namespace, so .gnu_debuglink's
+  // directories are searched; by the fd in another, where only the
+  // build-id directory of this host can help.)
+  if (!build_id.empty() && !opened.vdso) {
+    request.debug =
+        finder.Find(files.InOtherNamespace(binary.pid) ? opened.path : binary.path, build_id).debug;
+  }
+  // A compressed debug file (a distribution's) is read from its inflated
+  // copy in the user's cache: libdw inflates all of it on every open.
+  request.debug = InflatedDebugFile(request.debug, build_id);
+  request.offsets = std::move(binary.offsets);
+  request.leaf_offsets = std::move(binary.leaf_offsets);
+  request.leaf_samples = std::move(binary.leaf_samples);
+  // What earlier recordings learnt of this build spares reading its DWARF.
+  FrameCache cache = FrameCache::Open(
+      frame_cache_dir, FrameCacheKey{cache_id, std::string(Basename(binary.path)), request.debug});
+  request.known = cache.known();
+  auto embedded = BuildEmbeddedBinary(request, limits);
+  cache.Save();
+  return embedded;
+}
+
 }  // namespace
 
 EmbedSummary SubmitEmbedded(format::SampleFileWriter& writer, const CodeHits& hits,
@@ -58,6 +100,7 @@ EmbedSummary SubmitEmbedded(format::SampleFileWriter& writer, const CodeHits& hi
   finder_options.use_debuginfod = false;  // never wait on the network at the end of a recording
   DebugFileFinder finder(finder_options);
   EmbeddingLimits limits;
+  const std::string frame_cache_dir = UserCacheDir("frames");
   // One sample in a thousand of some event; none through an event without.
   for (const uint64_t samples : hits.event_samples()) {
     limits.min_event_samples.push_back(samples == 0 ? UINT64_MAX : MinCodeSamples(samples));
@@ -68,27 +111,8 @@ EmbedSummary SubmitEmbedded(format::SampleFileWriter& writer, const CodeHits& hi
       summary.notes.push_back(opened.error().message);
       continue;
     }
-    EmbeddingRequest request;
-    request.path = binary.path;
-    request.binary = opened->path;
-    // A separate debug file of this build, if this host has one.
-    // (By the recorded path in our namespace, so .gnu_debuglink's
-    // directories are searched; by the fd in another, where only the
-    // build-id directory of this host can help.)
-    const std::string build_id = ReadElfBuildId(opened->path).value_or("");
-    if (!build_id.empty() && !opened->vdso) {
-      request.debug =
-          finder.Find(files.InOtherNamespace(binary.pid) ? opened->path : binary.path, build_id)
-              .debug;
-    }
-    // A compressed debug file (a distribution's) is read from its inflated
-    // copy in the user's cache: libdw inflates all of it on every open.
-    request.debug = InflatedDebugFile(request.debug, build_id);
-    request.offsets = std::move(binary.offsets);
-    request.leaf_offsets = std::move(binary.leaf_offsets);
-    request.leaf_samples = std::move(binary.leaf_samples);
     const uint64_t cold_before = limits.cold_functions;
-    auto embedded = BuildEmbeddedBinary(request, limits);
+    auto embedded = EmbedOne(binary, *opened, files, finder, frame_cache_dir, limits);
     if (!embedded) {
       summary.notes.push_back(embedded.error().message);
       continue;

@@ -21,6 +21,7 @@
 
 #include <gtest/gtest.h>
 
+#include "libsample/symbols/elf_file.h"
 #include "tests/fixtures/raw_elf.h"
 
 namespace sample {
@@ -408,6 +409,28 @@ TEST(ElfSymbolsTest, BuildIdFromProgramHeadersWithoutSections) {
   EXPECT_EQ(loaded->build_id(), expected.build_id());
   EXPECT_TRUE(loaded->symbols().empty());
   EXPECT_TRUE(loaded->FileOffsetToVaddr(0x1000));
+}
+
+// A Go binary's build ID is a note of owner "Go" (padded to 4 bytes),
+// type 4: kProg's GNU build-id note made into one.
+TEST(ElfSymbolsTest, GoBuildIdNote) {
+  ASSERT_LOADED(expected, kProg);
+  std::vector<char> bytes = ReadWholeFile(kProg);
+  const std::string gnu_note("\x04\0\0\0\x14\0\0\0\x03\0\0\0GNU\0", 16);
+  const std::string go_note("\x04\0\0\0\x14\0\0\0\x04\0\0\0Go\0\0", 16);
+  auto at = std::search(bytes.begin(), bytes.end(), gnu_note.begin(), gnu_note.end());
+  ASSERT_NE(at, bytes.end()) << "no GNU build-id note in " << kProg;
+  std::copy(go_note.begin(), go_note.end(), at);
+  const std::string path = testing::TempDir() + "elf_symbols_test_go_note";
+  WriteWholeFile(path, bytes);
+  auto file = ElfFile::Open(path);
+  ASSERT_TRUE(file) << file.error().message;
+  EXPECT_EQ(ReadElfBuildId(*file), "");
+  EXPECT_EQ(ReadGoBuildId(*file), expected.build_id());
+  auto own = ElfFile::Open(kProg);
+  ASSERT_TRUE(own);
+  EXPECT_EQ(ReadGoBuildId(*own), "");
+  std::remove(path.c_str());
 }
 
 TEST(ElfSymbolsTest, MissingFileErrorNamesPath) {

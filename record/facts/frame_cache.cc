@@ -1,0 +1,178 @@
+#include "record/facts/frame_cache.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "formats/crc32.h"
+#include "libsample/cache_dir.h"
+#include "libsample/regular_file.h"
+#include "libsample/symbols/elf_symbols.h"
+
+namespace sample::record {
+namespace {
+
+// The file: a header of 4-byte fields (the magic, the CRC-32 of the rest,
+// then the sizes of the identity, ranges, runs, frames and strings), then
+// the identity text and KnownFrames' tables as they are in memory, in this
+// machine's byte order (the cache never leaves it).
+constexpr char kMagic[4] = {'S', 'F', 'C', '2'};
+constexpr size_t kHeaderSize = 7 * 4;
+// A file larger than this is not ours (libc's whole text is ~1.5 MB).
+constexpr off_t kMaxFileSize = off_t{64} << 20;
+static_assert(sizeof(KnownFrames::Range) == 16 && sizeof(KnownFrames::Run) == 16 &&
+              sizeof(KnownFrames::Frame) == 24);
+
+// This build of sample, so that a cache another build wrote (whose
+// symbolizer may name things otherwise) is not taken.
+const std::string& OwnBuildId() {
+  static const std::string id = ReadElfBuildId("/proc/self/exe").value_or("");
+  return id;
+}
+
+// The file name's part for a display name: [vdso] -> _vdso_.
+std::string FileSafe(const std::string& name) {
+  std::string out;
+  for (const char c : name) {
+    const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                       c == '.' || c == '-' || c == '+';
+    out += plain ? c : '_';
+  }
+  return out.substr(0, 100);
+}
+
+template <typename T>
+void Append(std::vector<std::byte>& out, const T* data, size_t count) {
+  const auto* bytes = reinterpret_cast<const std::byte*>(data);
+  out.insert(out.end(), bytes, bytes + count * sizeof(T));
+}
+
+void AppendU32(std::vector<std::byte>& out, size_t value) {
+  const auto v = static_cast<uint32_t>(value);
+  Append(out, &v, 1);
+}
+
+std::vector<std::byte> Encode(const std::string& identity, const KnownFrames& known) {
+  std::vector<std::byte> out;
+  Append(out, kMagic, sizeof(kMagic));
+  AppendU32(out, 0);  // CRC, below
+  AppendU32(out, identity.size());
+  AppendU32(out, known.ranges().size());
+  AppendU32(out, known.runs().size());
+  AppendU32(out, known.frames().size());
+  AppendU32(out, known.strings().size());
+  Append(out, identity.data(), identity.size());
+  Append(out, known.ranges().data(), known.ranges().size());
+  Append(out, known.runs().data(), known.runs().size());
+  Append(out, known.frames().data(), known.frames().size());
+  Append(out, known.strings().data(), known.strings().size());
+  const uint32_t crc = format::Crc32(std::span(out).subspan(8));
+  std::memcpy(out.data() + 4, &crc, sizeof(crc));
+  return out;
+}
+
+// Reads `count` entries of T at `at`, moving it on; false past the end.
+template <typename T>
+bool Take(std::span<const std::byte> bytes, size_t& at, uint64_t count, std::vector<T>& out) {
+  if (count > (bytes.size() - at) / sizeof(T)) return false;
+  out.resize(count);
+  std::memcpy(out.data(), bytes.data() + at, count * sizeof(T));
+  at += count * sizeof(T);
+  return true;
+}
+
+std::optional<KnownFrames> Decode(std::span<const std::byte> bytes, const std::string& identity) {
+  if (bytes.size() < kHeaderSize || std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0) {
+    return std::nullopt;
+  }
+  uint32_t header[6];
+  std::memcpy(header, bytes.data() + 4, sizeof(header));
+  if (format::Crc32(bytes.subspan(8)) != header[0]) return std::nullopt;
+  size_t at = kHeaderSize;
+  std::vector<char> id;
+  std::vector<KnownFrames::Range> ranges;
+  std::vector<KnownFrames::Run> runs;
+  std::vector<KnownFrames::Frame> frames;
+  std::vector<char> strings;
+  if (!Take(bytes, at, header[1], id) || std::string_view(id.data(), id.size()) != identity ||
+      !Take(bytes, at, header[2], ranges) || !Take(bytes, at, header[3], runs) ||
+      !Take(bytes, at, header[4], frames) || !Take(bytes, at, header[5], strings) ||
+      at != bytes.size()) {
+    return std::nullopt;
+  }
+  KnownFrames known(std::move(ranges), std::move(runs), std::move(frames),
+                    std::string(strings.begin(), strings.end()));
+  if (!known.Valid()) return std::nullopt;
+  return known;
+}
+
+std::optional<KnownFrames> Load(const std::string& path, const std::string& identity) {
+  auto fd = OpenRegularFile(path, OpenRegularOptions{.no_follow = true});
+  struct stat st;
+  if (!fd || fstat(fd->get(), &st) != 0 || st.st_uid != geteuid() || st.st_size > kMaxFileSize) {
+    return std::nullopt;
+  }
+  std::vector<std::byte> bytes(static_cast<size_t>(st.st_size));
+  if (pread(fd->get(), bytes.data(), bytes.size(), 0) != static_cast<ssize_t>(bytes.size())) {
+    return std::nullopt;
+  }
+  return Decode(bytes, identity);
+}
+
+}  // namespace
+
+std::string FrameCache::PathOf(const std::string& dir, const FrameCacheKey& key) {
+  return fmt::format("{}/{}.{}.frames", dir, key.build_id, FileSafe(key.display_name));
+}
+
+std::string FrameCache::Identity(const FrameCacheKey& key) {
+  std::string debug = "none";
+  if (struct stat st; !key.debug.empty() && stat(key.debug.c_str(), &st) == 0) {
+    debug = fmt::format("{} {} {} {}.{:09}", key.debug, st.st_ino, st.st_size, st.st_mtim.tv_sec,
+                        st.st_mtim.tv_nsec);
+  } else if (!key.debug.empty()) {
+    debug = key.debug + " (unreadable)";
+  }
+  return fmt::format("sample frames; recorder {}; binary {}; name {}; debug {}", OwnBuildId(),
+                     key.build_id, key.display_name, debug);
+}
+
+FrameCache FrameCache::Open(const std::string& dir, const FrameCacheKey& key) {
+  FrameCache cache;
+  if (dir.empty() || key.build_id.empty() ||
+      key.build_id.find_first_not_of("0123456789abcdef") != std::string::npos ||
+      OwnBuildId().empty() || !MakeOwnDirectory(dir)) {
+    return cache;
+  }
+  cache.enabled_ = true;
+  cache.path_ = PathOf(dir, key);
+  cache.identity_ = Identity(key);
+  if (auto known = Load(cache.path_, cache.identity_)) {
+    cache.known_ = std::move(*known);
+    cache.loaded_ranges_ = cache.known_.ranges().size();
+  }
+  return cache;
+}
+
+void FrameCache::Save() {
+  if (!enabled_ || known_.ranges().size() == loaded_ranges_) return;
+  const std::vector<std::byte> bytes = Encode(identity_, known_);
+  const std::string temporary = fmt::format("{}.{}.tmp", path_, getpid());
+  UniqueFd fd(open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600));
+  if (!fd.valid()) return;
+  const bool written =
+      write(fd.get(), bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size());
+  fd = UniqueFd();
+  if (!written || rename(temporary.c_str(), path_.c_str()) != 0) {
+    unlink(temporary.c_str());
+    return;
+  }
+  loaded_ranges_ = known_.ranges().size();
+}
+
+}  // namespace sample::record

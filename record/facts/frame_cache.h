@@ -1,0 +1,57 @@
+// FrameCache: the frames embedding learnt of one build of a binary
+// (KnownFrames: every byte of the functions that had hits), kept between
+// recordings in UserCacheDir("frames") (libsample/cache_dir.h), so that a
+// binary whose hit functions were embedded before is embedded without
+// reading its DWARF. That read is most of a short recording's cost: libc's
+// debug file alone took 10-20 ms at every close, Go binaries (whose DWARF
+// is compressed inside them) 20-40 ms.
+//
+// One file per build-id and display name. It is taken only as written:
+// for this build of sample (the recorder's own build-id), this build of
+// the binary, the same short name (FDE-named functions carry it) and the
+// same debug file (path, inode, size and modification time: installing or
+// removing a debug package changes the frames). Anything else, a file that
+// fails its checksum or decoding, or one not ours and regular, counts as
+// empty and is replaced at the next save. Binaries without a build-id are
+// not cached. Like perf's ~/.debug, the directory is never trimmed; a file
+// is the size of the learnt functions' frames (libc's hit functions in a
+// qsort run: a few KB).
+#pragma once
+
+#include <string>
+
+#include "libsample/symbols/known_frames.h"
+
+namespace sample::record {
+
+struct FrameCacheKey {
+  std::string build_id;      // lowercase hex
+  std::string display_name;  // the basename of the path the recording names
+  std::string debug;         // the separate debug file read, or empty
+};
+
+class FrameCache {
+ public:
+  // The cache of `key` in `dir`; disabled (known() is nullptr) when `dir`
+  // is empty or cannot be made ours, or `key` has no build-id.
+  static FrameCache Open(const std::string& dir, const FrameCacheKey& key);
+
+  KnownFrames* known() { return enabled_ ? &known_ : nullptr; }
+  // Writes the frames back if they changed since Open (best effort: a
+  // recording never fails for its cache).
+  void Save();
+
+  // The file of `key` in `dir`.
+  static std::string PathOf(const std::string& dir, const FrameCacheKey& key);
+  // The identity a file must carry to be taken for `key`.
+  static std::string Identity(const FrameCacheKey& key);
+
+ private:
+  bool enabled_ = false;
+  std::string path_;
+  std::string identity_;
+  KnownFrames known_;
+  size_t loaded_ranges_ = 0;  // ranges only grow: more means learnt since
+};
+
+}  // namespace sample::record

@@ -1,0 +1,142 @@
+// FrameCache: learnt frames round-trip through the cache file; a file
+// written for another key (build, name, debug file), one that fails its
+// checksum, is cut short, is a symlink or is not ours counts as empty; a
+// disabled cache gives no frames; the directory is made 0700.
+#include "record/facts/frame_cache.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "libsample/symbols/binary_symbolizer.h"
+#include "libsample/symbols/elf_symbols.h"
+#include "tests/unit/temp_dir.h"
+
+namespace sample::record {
+namespace {
+
+const char* const kInline = WORKLOAD_INLINE_PATH;
+
+// Frames of the first 4 KiB of the workload's code.
+KnownFrames Learnt() {
+  KnownFrames known;
+  auto symbolizer = BinarySymbolizer::Open(kInline);
+  EXPECT_TRUE(symbolizer);
+  if (!symbolizer) return known;
+  for (const auto& segment : symbolizer->elf_symbols().segments()) {
+    if (!segment.executable) continue;
+    known.Learn(*symbolizer, segment.offset, segment.offset + std::min<uint64_t>(segment.filesz, 4096),
+                "inline");
+  }
+  EXPECT_FALSE(known.runs().empty());
+  return known;
+}
+
+class FrameCacheTest : public ::testing::Test {
+ protected:
+  std::string dir() const { return tmp_.path().string() + "/frames"; }
+  const FrameCacheKey key_{"00112233445566778899aabbccddeeff00112233", "inline", ""};
+
+  // Saves Learnt() under key_.
+  KnownFrames Save() {
+    FrameCache cache = FrameCache::Open(dir(), key_);
+    EXPECT_NE(cache.known(), nullptr);
+    if (cache.known() == nullptr) return {};
+    EXPECT_TRUE(cache.known()->runs().empty());
+    *cache.known() = Learnt();
+    cache.Save();
+    return *cache.known();
+  }
+
+  // The frames Open finds for `key`.
+  KnownFrames Reopened(const FrameCacheKey& key) {
+    FrameCache cache = FrameCache::Open(dir(), key);
+    EXPECT_NE(cache.known(), nullptr);
+    return cache.known() != nullptr ? *cache.known() : KnownFrames();
+  }
+
+  testing::TempDir tmp_;
+};
+
+TEST_F(FrameCacheTest, SavedFramesAreFoundAgain) {
+  const KnownFrames saved = Save();
+  EXPECT_EQ(Reopened(key_), saved);
+  struct stat st;
+  ASSERT_EQ(stat(dir().c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0700u);
+  ASSERT_EQ(stat(FrameCache::PathOf(dir(), key_).c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+}
+
+TEST_F(FrameCacheTest, AnotherKeyFindsNothing) {
+  Save();
+  FrameCacheKey other_name = key_;
+  other_name.display_name = "inline2";
+  EXPECT_TRUE(Reopened(other_name).runs().empty());
+  // The same file name, another identity: a debug file appeared.
+  FrameCacheKey with_debug = key_;
+  with_debug.debug = kInline;
+  EXPECT_EQ(FrameCache::PathOf(dir(), with_debug), FrameCache::PathOf(dir(), key_));
+  EXPECT_NE(FrameCache::Identity(with_debug), FrameCache::Identity(key_));
+  EXPECT_TRUE(Reopened(with_debug).runs().empty());
+}
+
+TEST_F(FrameCacheTest, DamagedFilesCountAsEmpty) {
+  Save();
+  const std::string path = FrameCache::PathOf(dir(), key_);
+  const auto size = std::filesystem::file_size(path);
+  // A byte changed anywhere past the magic.
+  for (const uint64_t at : {uint64_t{5}, uint64_t{9}, uint64_t{40}, size / 2, size - 1}) {
+    std::fstream file(path, std::ios::in | std::ios::out | std::ios::binary);
+    file.seekg(static_cast<std::streamoff>(at));
+    const char c = static_cast<char>(file.get());
+    file.seekp(static_cast<std::streamoff>(at));
+    file.put(static_cast<char>(c ^ 0x20));
+    file.close();
+    EXPECT_TRUE(Reopened(key_).runs().empty()) << "byte " << at;
+    Save();
+  }
+  // Cut short.
+  std::filesystem::resize_file(path, size - 3);
+  EXPECT_TRUE(Reopened(key_).runs().empty());
+  std::filesystem::resize_file(path, 5);
+  EXPECT_TRUE(Reopened(key_).runs().empty());
+  // Replaced by a symlink to a good copy.
+  Save();
+  std::filesystem::rename(path, path + ".real");
+  std::filesystem::create_symlink(path + ".real", path);
+  EXPECT_TRUE(Reopened(key_).runs().empty());
+  // A save replaces the link, not its target.
+  Save();
+  EXPECT_FALSE(std::filesystem::is_symlink(path));
+  EXPECT_FALSE(Reopened(key_).runs().empty());
+}
+
+TEST_F(FrameCacheTest, DisabledWithoutADirectoryOrABuildId) {
+  EXPECT_EQ(FrameCache::Open("", key_).known(), nullptr);
+  FrameCacheKey no_id = key_;
+  no_id.build_id = "";
+  EXPECT_EQ(FrameCache::Open(dir(), no_id).known(), nullptr);
+  no_id.build_id = "../../etc";
+  EXPECT_EQ(FrameCache::Open(dir(), no_id).known(), nullptr);
+  // A directory others may write is not used.
+  std::filesystem::create_directories(dir());
+  chmod(dir().c_str(), 0777);
+  EXPECT_EQ(FrameCache::Open(dir(), key_).known(), nullptr);
+}
+
+TEST_F(FrameCacheTest, NamesAreMadeSafeForFileNames) {
+  FrameCacheKey vdso = key_;
+  vdso.display_name = "[vdso]";
+  EXPECT_EQ(FrameCache::PathOf("/c", vdso), "/c/" + key_.build_id + "._vdso_.frames");
+  vdso.display_name = "../../x y";
+  EXPECT_EQ(FrameCache::PathOf("/c", vdso), "/c/" + key_.build_id + "..._.._x_y.frames");
+}
+
+}  // namespace
+}  // namespace sample::record
