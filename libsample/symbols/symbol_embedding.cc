@@ -194,9 +194,12 @@ struct MissedOffset {
 
 // Learns what `missed` offsets lack, within the limits: first the
 // functions holding them (an offset no function holds, or whose function
-// is over the limits, alone), then the rest of their compilation units
-// (the functions of the same source file: malloc.c's, dl-lookup.c's),
-// which later recordings' samples are likely to hit.
+// is over the limits, alone), then all of a small binary's code (up to
+// EmbeddingLimits::max_learnt_binary: ld.so's, whose start-up functions a
+// run's samples hit a few different ones of each time), else the rest of
+// their compilation units (the functions of the same source file:
+// malloc.c's, dl-lookup.c's), which later recordings' samples are likely
+// to hit.
 void LearnFrames(BinarySymbolizer& symbolizer, const EmbeddedBinary& binary,
                  const std::vector<MissedOffset>& missed, std::string_view display_name,
                  EmbeddingLimits& limits, KnownFrames& known) {
@@ -216,6 +219,17 @@ void LearnFrames(BinarySymbolizer& symbolizer, const EmbeddedBinary& binary,
       range = KnownFrames::Range{m.offset, m.offset + 1};
     }
     if (!learn(*range)) return;
+  }
+  uint64_t code_bytes = 0;
+  for (const EmbeddedSegment& segment : binary.segments) {
+    if (segment.executable) code_bytes += segment.filesz;
+  }
+  if (code_bytes <= limits.max_learnt_binary) {
+    for (const EmbeddedSegment& segment : binary.segments) {
+      if (segment.executable)
+        learn(KnownFrames::Range{segment.offset, segment.offset + segment.filesz});
+    }
+    return;
   }
   std::vector<std::pair<uint64_t, uint64_t>> units;
   for (const MissedOffset& m : missed) {

@@ -99,9 +99,11 @@ struct EmbeddingLimits {
   uint64_t cold_functions = 0;              // out: left out for their samples
   // Bytes KnownFrames::Learn may still look up (shared like code_budget);
   // functions over max_learnt_function are learnt at their lookup offsets
-  // alone.
+  // alone; a binary whose code is at most max_learnt_binary is learnt
+  // whole.
   uint64_t learn_budget = uint64_t{256} << 10;
   uint64_t max_learnt_function = uint64_t{64} << 10;
+  uint64_t max_learnt_binary = uint64_t{192} << 10;
 };
 
 // The share of an event's samples a function needs for its code to be

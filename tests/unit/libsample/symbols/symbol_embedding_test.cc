@@ -461,6 +461,14 @@ void ExpectLearntFramesChangeNothing(EmbeddingRequest request) {
   const KnownFrames learnt = known;
   EXPECT_EQ(Build(request), reference) << request.binary << ": all known";
   EXPECT_EQ(known, learnt) << "nothing is learnt when nothing is missing";
+  // Functions and their units learnt, not the whole binary.
+  KnownFrames units;
+  request.known = &units;
+  EmbeddingLimits no_whole;
+  no_whole.max_learnt_binary = 0;
+  EXPECT_EQ(Build(request, no_whole), reference) << request.binary << ": learning units";
+  EXPECT_FALSE(units.ranges().empty());
+  EXPECT_EQ(Build(request), reference) << request.binary << ": units known";
   // A little learnt: the rest from the files.
   KnownFrames some;
   request.known = &some;
@@ -469,7 +477,6 @@ void ExpectLearntFramesChangeNothing(EmbeddingRequest request) {
   EXPECT_EQ(Build(request, small), reference) << request.binary << ": a small budget";
   EXPECT_EQ(Build(request), reference) << request.binary << ": partly known";
   // Other offsets than those learnt from.
-  request.known = &known;
   for (uint64_t& offset : request.offsets) offset += 3;
   request.leaf_offsets.clear();
   request.known = nullptr;
