@@ -20,6 +20,13 @@
 #                      frameless leaves; left out when it was not built)
 #   BUILD=<repo>/build, PERF=/usr/bin/perf
 #   KEEP=1             keep the scratch directory (raw figures)
+#   OWN_CACHE=1        use the user's cache (~/.cache/sample) as it is;
+#                      by default the recorder starts from an empty one
+#                      in the scratch directory (XDG_CACHE_HOME), so the
+#                      first round pays what a first recording on a
+#                      machine pays (the inflated debug files, the frames
+#                      learnt of each binary) and later rounds what every
+#                      recording after it does
 #
 # Figures as in dwarf_record_bench.sh: bytes per sample (file size /
 # samples), recorder CPU (user+sys of the recorder's whole command tree
@@ -60,6 +67,11 @@ cleanup() {
   if [[ ${KEEP:-0} == 1 ]]; then echo "leaf_callers_bench: scratch kept in $TMP" >&2; else rm -rf "$TMP"; fi
 }
 trap cleanup EXIT
+
+if [[ ${OWN_CACHE:-0} != 1 ]]; then
+  export XDG_CACHE_HOME=$TMP/cache
+  mkdir -p "$XDG_CACHE_HOME"
+fi
 
 RAW=$TMP/raw.tsv   # round  section  config  tool  metric  value
 : >"$RAW"

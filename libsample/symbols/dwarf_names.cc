@@ -116,6 +116,8 @@ std::vector<Dwarf_Die> DwarfNames::ParentChain(Dwarf_Die* die) {
     auto after = std::upper_bound(children.offsets.begin(), children.offsets.end(), target);
     if (after == children.offsets.begin()) return {};
     const size_t i = static_cast<size_t>(after - children.offsets.begin()) - 1;
+    // Past a sibling link going back: `die` is not where the list could say.
+    if (children.cut && i + 1 == children.offsets.size()) return {};
     if (children.offsets[i] == target) return chain;
     chain.push_back(children.dies[i]);
   }
@@ -131,7 +133,10 @@ const DwarfNames::Children& DwarfNames::ChildrenOf(Dwarf_Die* parent) {
   do {
     const Dwarf_Off offset = dwarf_dieoffset(&child);
     // A sibling link going back (malformed) ends the list.
-    if (!children.offsets.empty() && offset <= children.offsets.back()) break;
+    if (!children.offsets.empty() && offset <= children.offsets.back()) {
+      children.cut = true;
+      break;
+    }
     children.offsets.push_back(offset);
     children.dies.push_back(child);
   } while (dwarf_siblingof(&child, &child) == 0);
@@ -178,7 +183,7 @@ std::string DwarfNames::FunctionNameAt(Dwarf_Die* die, unsigned depth) {
     return plain != nullptr ? plain : "";
   }
   Dwarf_Die declaration = Declaration(*die);
-  auto cached = function_names_.find(declaration.addr);
+  auto cached = function_names_.find(NameKey{declaration.addr, depth});
   if (cached != function_names_.end()) return cached->second;
   std::string name;
   if (const char* plain = StringAttr(&declaration, DW_AT_name)) {
@@ -188,7 +193,7 @@ std::string DwarfNames::FunctionNameAt(Dwarf_Die* die, unsigned depth) {
       if (IsConstMember(&declaration)) name += " const";
     }
   }
-  function_names_.emplace(declaration.addr, name);
+  function_names_.emplace(NameKey{declaration.addr, depth}, name);
   return name;
 }
 
@@ -241,7 +246,7 @@ std::string DwarfNames::LocalTypeName(Dwarf_Die* type, Dwarf_Die* parent, unsign
 }
 
 std::string DwarfNames::QualifiedTypeName(Dwarf_Die* type, unsigned depth) {
-  auto cached = type_names_.find(type->addr);
+  auto cached = type_names_.find(NameKey{type->addr, depth});
   if (cached != type_names_.end()) return cached->second;
   std::vector<Dwarf_Die> chain = ParentChain(type);
   std::string name = "?";
@@ -249,7 +254,7 @@ std::string DwarfNames::QualifiedTypeName(Dwarf_Die* type, unsigned depth) {
     Dwarf_Die parent = chain.back();
     name = ScopePrefix(std::move(chain), depth + 1) + LocalTypeName(type, &parent, depth + 1);
   }
-  type_names_.emplace(type->addr, name);
+  type_names_.emplace(NameKey{type->addr, depth}, name);
   return name;
 }
 

@@ -33,6 +33,7 @@
 
 #include <elfutils/libdw.h>
 
+#include <functional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -53,6 +54,7 @@ class DwarfNames {
   struct Children {
     std::vector<Dwarf_Off> offsets;
     std::vector<Dwarf_Die> dies;
+    bool cut = false;  // a sibling link went back after the last one
   };
 
   std::string FunctionNameAt(Dwarf_Die* die, unsigned depth);
@@ -72,10 +74,24 @@ class DwarfNames {
   bool cplusplus() const;
   bool has_scopes() const;
 
+  // A DIE's address in the section data (unique across units) and the
+  // depth its name was made at: a name made deeper may have parts cut to
+  // "?" (kMaxDepth), and must not stand for one made shallower, so that a
+  // name never depends on the order of lookups.
+  struct NameKey {
+    const void* die = nullptr;
+    unsigned depth = 0;
+    bool operator==(const NameKey&) const = default;
+  };
+  struct NameKeyHash {
+    size_t operator()(const NameKey& k) const {
+      return std::hash<const void*>()(k.die) ^ (static_cast<size_t>(k.depth) * 0x9e3779b97f4a7c15);
+    }
+  };
+
   int language_;
-  // By the DIE's address in the section data: unique across units.
-  std::unordered_map<const void*, std::string> function_names_;
-  std::unordered_map<const void*, std::string> type_names_;
+  std::unordered_map<NameKey, std::string, NameKeyHash> function_names_;
+  std::unordered_map<NameKey, std::string, NameKeyHash> type_names_;
   std::unordered_map<const void*, Children> children_;  // by the parent DIE's address
 };
 

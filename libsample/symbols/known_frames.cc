@@ -72,18 +72,29 @@ uint32_t KnownFrames::Intern(const std::string& text) {
 
 uint64_t KnownFrames::Learn(BinarySymbolizer& symbolizer, uint64_t begin, uint64_t end,
                             std::string_view display_name) {
-  // Only the part before the first learnt range at or after `begin`, and
-  // after one that holds it: ranges stay disjoint.
+  // The gaps between the learnt ranges that [begin, end) overlaps, first.
+  std::vector<Range> gaps;
   auto next = std::upper_bound(ranges_.begin(), ranges_.end(), begin,
                                [](uint64_t o, const Range& r) { return o < r.begin; });
   if (next != ranges_.begin()) begin = std::max(begin, std::prev(next)->end);
-  if (next != ranges_.end()) end = std::min(end, next->begin);
-  if (begin >= end) return 0;
+  for (; begin < end; ++next) {
+    const uint64_t stop = next != ranges_.end() ? std::min(end, next->begin) : end;
+    if (begin < stop) gaps.push_back(Range{begin, stop});
+    if (next == ranges_.end()) break;
+    begin = std::max(begin, next->end);
+  }
+  uint64_t learnt = 0;
+  for (const Range& gap : gaps) learnt += LearnGap(symbolizer, gap, display_name);
+  return learnt;
+}
+
+uint64_t KnownFrames::LearnGap(BinarySymbolizer& symbolizer, Range gap,
+                               std::string_view display_name) {
   std::vector<Run> learnt;
   std::vector<AddressFrame> previous;
-  for (uint64_t offset = begin; offset < end; ++offset) {
+  for (uint64_t offset = gap.begin; offset < gap.end; ++offset) {
     std::vector<AddressFrame> frames = FramesAtFileOffset(symbolizer, offset, display_name);
-    if (offset == begin || !Continues(previous, frames)) {
+    if (offset == gap.begin || !Continues(previous, frames)) {
       learnt.push_back(Run{offset, static_cast<uint32_t>(frames_.size()),
                            static_cast<uint32_t>(frames.size())});
       for (const AddressFrame& frame : frames) {
@@ -93,11 +104,13 @@ uint64_t KnownFrames::Learn(BinarySymbolizer& symbolizer, uint64_t begin, uint64
     }
     previous = std::move(frames);
   }
-  ranges_.insert(next, Range{begin, end});
-  auto at = std::lower_bound(runs_.begin(), runs_.end(), begin,
-                             [](const Run& r, uint64_t o) { return r.offset < o; });
-  runs_.insert(at, learnt.begin(), learnt.end());
-  return end - begin;
+  auto range_at = std::lower_bound(ranges_.begin(), ranges_.end(), gap.begin,
+                                   [](const Range& r, uint64_t o) { return r.begin < o; });
+  ranges_.insert(range_at, gap);
+  auto run_at = std::lower_bound(runs_.begin(), runs_.end(), gap.begin,
+                                 [](const Run& r, uint64_t o) { return r.offset < o; });
+  runs_.insert(run_at, learnt.begin(), learnt.end());
+  return gap.end - gap.begin;
 }
 
 bool KnownFrames::Valid() const {
@@ -107,7 +120,7 @@ bool KnownFrames::Valid() const {
   }
   for (size_t i = 0; i < runs_.size(); ++i) {
     if (i > 0 && runs_[i].offset <= runs_[i - 1].offset) return false;
-    if (runs_[i].first_frame > frames_.size() ||
+    if (runs_[i].first_frame > frames_.size() || runs_[i].frame_count > kMaxFrames ||
         runs_[i].frame_count > frames_.size() - runs_[i].first_frame) {
       return false;
     }
@@ -118,8 +131,13 @@ bool KnownFrames::Valid() const {
     if (run == runs_.end() || run->offset != range.begin) return false;
   }
   if (strings_.empty() || strings_.front() != '\0' || strings_.back() != '\0') return false;
+  const auto short_string = [this](uint32_t at) {
+    return at < strings_.size() &&
+           std::memchr(strings_.data() + at, '\0',
+                       std::min<size_t>(strings_.size() - at, kMaxString + 1)) != nullptr;
+  };
   for (const Frame& frame : frames_) {
-    if (frame.name >= strings_.size() || frame.file >= strings_.size() || frame.inlined > 1) {
+    if (!short_string(frame.name) || !short_string(frame.file) || frame.inlined > 1) {
       return false;
     }
   }

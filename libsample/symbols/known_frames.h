@@ -66,14 +66,20 @@ class KnownFrames {
   bool Covers(uint64_t offset) const;
   // The frames of `offset`, or nullopt when no learnt range holds it.
   std::optional<std::vector<AddressFrame>> At(uint64_t offset) const;
-  // Looks up every byte of [begin, end) (clipped to what is not learnt yet)
-  // with FramesAtFileOffset and keeps the runs. Returns the bytes looked up.
+  // Looks up every byte of [begin, end) not learnt yet (each gap between
+  // the learnt ranges it overlaps) with FramesAtFileOffset and keeps the
+  // runs. Returns the bytes looked up.
   uint64_t Learn(BinarySymbolizer& symbolizer, uint64_t begin, uint64_t end,
                  std::string_view display_name);
   // Whether the tables hold together: ranges sorted, disjoint and not
   // empty; runs sorted and unique, one at each range's begin, their frames
-  // in the table; strings in the blob and NUL-terminated.
+  // in the table and at most kMaxFrames; strings in the blob, at most
+  // kMaxString bytes (so that one At() copies at most ~32 MB, whatever a
+  // file says). Learn() does not refuse them: a binary with such a name
+  // has its cache file refused and learnt again, never misread.
   bool Valid() const;
+  static constexpr uint32_t kMaxFrames = 256;
+  static constexpr size_t kMaxString = size_t{64} << 10;
 
   const std::vector<Range>& ranges() const { return ranges_; }
   const std::vector<Run>& runs() const { return runs_; }
@@ -87,6 +93,7 @@ class KnownFrames {
   }
 
  private:
+  uint64_t LearnGap(BinarySymbolizer& symbolizer, Range gap, std::string_view display_name);
   uint32_t Intern(const std::string& text);
 
   std::vector<Range> ranges_;

@@ -61,9 +61,11 @@ Result<EmbeddedBinary> EmbedOne(CodeHits::Binary& binary, const OpenedBinary& op
   std::string build_id;
   // What identifies the build for the frame cache: a Go binary's own note.
   std::string cache_id;
+  std::string fingerprint;
   if (auto elf = ElfFile::Open(opened.path)) {
     build_id = ReadElfBuildId(*elf);
     cache_id = build_id.empty() ? ReadGoBuildId(*elf) : build_id;
+    fingerprint = FrameCache::Fingerprint(*elf);
   }
   // A separate debug file of this build, if this host has one.
   // (By the recorded path in our namespace, so .gnu_debuglink's
@@ -81,7 +83,8 @@ Result<EmbeddedBinary> EmbedOne(CodeHits::Binary& binary, const OpenedBinary& op
   request.leaf_samples = std::move(binary.leaf_samples);
   // What earlier recordings learnt of this build spares reading its DWARF.
   FrameCache cache = FrameCache::Open(
-      frame_cache_dir, FrameCacheKey{cache_id, std::string(Basename(binary.path)), request.debug});
+      frame_cache_dir,
+      FrameCacheKey{cache_id, std::string(Basename(binary.path)), request.debug, fingerprint});
   request.known = cache.known();
   auto embedded = BuildEmbeddedBinary(request, limits);
   cache.Save();

@@ -1,9 +1,12 @@
 #include "record/facts/frame_cache.h"
 
 #include <fcntl.h>
+#include <gelf.h>
+#include <link.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <utility>
 
@@ -12,6 +15,7 @@
 #include "formats/crc32.h"
 #include "libsample/cache_dir.h"
 #include "libsample/regular_file.h"
+#include "libsample/string_parts.h"
 #include "libsample/symbols/elf_symbols.h"
 
 namespace sample::record {
@@ -28,11 +32,37 @@ constexpr off_t kMaxFileSize = off_t{64} << 20;
 static_assert(sizeof(KnownFrames::Range) == 16 && sizeof(KnownFrames::Run) == 16 &&
               sizeof(KnownFrames::Frame) == 24);
 
-// This build of sample, so that a cache another build wrote (whose
-// symbolizer may name things otherwise) is not taken.
+// This build of sample and of the DWARF libraries it loaded, so that a
+// cache another build wrote (whose symbolizer may name things otherwise)
+// is not taken: "" when its own build-id cannot be read (no cache).
 const std::string& OwnBuildId() {
-  static const std::string id = ReadElfBuildId("/proc/self/exe").value_or("");
+  static const std::string id = [] {
+    std::string own = ReadElfBuildId("/proc/self/exe").value_or("");
+    if (own.empty()) return own;
+    std::vector<std::string> libraries;
+    dl_iterate_phdr(
+        [](dl_phdr_info* info, size_t, void* out) {
+          const std::string name = info->dlpi_name != nullptr ? info->dlpi_name : "";
+          const std::string base = Basename(name);
+          if (base.starts_with("libdw") || base.starts_with("libelf")) {
+            static_cast<std::vector<std::string>*>(out)->push_back(
+                fmt::format("{} {}", base, ReadElfBuildId(name).value_or("?")));
+          }
+          return 0;
+        },
+        &libraries);
+    std::sort(libraries.begin(), libraries.end());
+    return fmt::format("{} ({})", own, fmt::join(libraries, ", "));
+  }();
   return id;
+}
+
+// A build-id as a file name's part: Go's (166 hex digits) as a hash.
+std::string FileSafeId(const std::string& id) {
+  if (id.size() <= 64) return id;
+  uint64_t hash = 0xcbf29ce484222325;  // FNV-1a
+  for (const char c : id) hash = (hash ^ static_cast<uint8_t>(c)) * 0x100000001b3;
+  return fmt::format("h{:016x}", hash);
 }
 
 // The file name's part for a display name: [vdso] -> _vdso_.
@@ -127,7 +157,7 @@ std::optional<KnownFrames> Load(const std::string& path, const std::string& iden
 }  // namespace
 
 std::string FrameCache::PathOf(const std::string& dir, const FrameCacheKey& key) {
-  return fmt::format("{}/{}.{}.frames", dir, key.build_id, FileSafe(key.display_name));
+  return fmt::format("{}/{}.{}.frames", dir, FileSafeId(key.build_id), FileSafe(key.display_name));
 }
 
 std::string FrameCache::Identity(const FrameCacheKey& key) {
@@ -138,8 +168,23 @@ std::string FrameCache::Identity(const FrameCacheKey& key) {
   } else if (!key.debug.empty()) {
     debug = key.debug + " (unreadable)";
   }
-  return fmt::format("sample frames; recorder {}; binary {}; name {}; debug {}", OwnBuildId(),
-                     key.build_id, key.display_name, debug);
+  return fmt::format("sample frames; recorder {}; binary {} {}; name {}; debug {}", OwnBuildId(),
+                     key.build_id, key.fingerprint, key.display_name, debug);
+}
+
+std::string FrameCache::Fingerprint(const ElfFile& file) {
+  size_t size = 0;
+  elf_rawfile(file.get(), &size);
+  uint32_t crc = 0;
+  size_t count = 0;
+  if (elf_getshdrnum(file.get(), &count) == 0) {
+    for (size_t i = 0; i < count; ++i) {
+      GElf_Shdr shdr;
+      if (gelf_getshdr(elf_getscn(file.get(), i), &shdr) == nullptr) continue;
+      crc = format::Crc32(std::as_bytes(std::span(&shdr, 1)), crc);
+    }
+  }
+  return fmt::format("{} bytes, {} sections {:08x}", size, count, crc);
 }
 
 FrameCache FrameCache::Open(const std::string& dir, const FrameCacheKey& key) {
@@ -162,8 +207,8 @@ FrameCache FrameCache::Open(const std::string& dir, const FrameCacheKey& key) {
 void FrameCache::Save() {
   if (!enabled_ || known_.ranges().size() == loaded_ranges_) return;
   const std::vector<std::byte> bytes = Encode(identity_, known_);
-  const std::string temporary = fmt::format("{}.{}.tmp", path_, getpid());
-  UniqueFd fd(open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600));
+  std::string temporary = path_ + ".XXXXXX";
+  UniqueFd fd(mkostemp(temporary.data(), O_CLOEXEC));  // 0600, a name no one has
   if (!fd.valid()) return;
   const bool written =
       write(fd.get(), bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size());

@@ -7,19 +7,25 @@
 // is compressed inside them) 20-40 ms.
 //
 // One file per build-id and display name. It is taken only as written:
-// for this build of sample (the recorder's own build-id), this build of
-// the binary, the same short name (FDE-named functions carry it) and the
-// same debug file (path, inode, size and modification time: installing or
-// removing a debug package changes the frames). Anything else, a file that
-// fails its checksum or decoding, or one not ours and regular, counts as
-// empty and is replaced at the next save. Binaries without a build-id are
-// not cached. Like perf's ~/.debug, the directory is never trimmed; a file
-// is the size of the learnt functions' frames (libc's hit functions in a
-// qsort run: a few KB).
+// for this build of sample (the recorder's own build-id, and those of the
+// libdw and libelf it loaded), this build of the binary and this file of
+// it (a stripped copy keeps the build-id but not the frames: its size and
+// section headers tell it apart), the same short name (FDE-named
+// functions carry it) and the same debug file (path, inode, size and
+// modification time: installing or removing a debug package changes the
+// frames). Anything else, a file that fails its checksum or decoding, or
+// one not ours and regular, counts as empty and is replaced at the next
+// save. Binaries without a build-id (GNU's, or Go's note) are not cached.
+// Two recorders closing at once each write their own file whole; the last
+// rename wins, and what the other learnt is learnt again later. Like
+// perf's ~/.debug, the directory is never trimmed; a file is the size of
+// the learnt functions' frames (libc's hit functions in a qsort run:
+// ~100 KB; ld.so, learnt whole: ~370 KB).
 #pragma once
 
 #include <string>
 
+#include "libsample/symbols/elf_file.h"
 #include "libsample/symbols/known_frames.h"
 
 namespace sample::record {
@@ -28,6 +34,7 @@ struct FrameCacheKey {
   std::string build_id;      // lowercase hex
   std::string display_name;  // the basename of the path the recording names
   std::string debug;         // the separate debug file read, or empty
+  std::string fingerprint;   // Fingerprint() of the binary read
 };
 
 class FrameCache {
@@ -45,6 +52,9 @@ class FrameCache {
   static std::string PathOf(const std::string& dir, const FrameCacheKey& key);
   // The identity a file must carry to be taken for `key`.
   static std::string Identity(const FrameCacheKey& key);
+  // What tells copies of one build apart: the file's size and a checksum
+  // of its section headers (strip, objcopy and the like change them).
+  static std::string Fingerprint(const ElfFile& file);
 
  private:
   bool enabled_ = false;

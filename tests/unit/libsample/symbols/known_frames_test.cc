@@ -66,13 +66,13 @@ TEST(KnownFramesTest, LearningFillsOnlyWhatIsMissing) {
   const uint64_t third = (text.end - text.begin) / 3;
   KnownFrames known;
   EXPECT_EQ(known.Learn(*symbolizer, text.begin + third, text.begin + 2 * third, "inline"), third);
-  // Around the learnt middle: the two sides only.
-  EXPECT_EQ(known.Learn(*symbolizer, text.begin, text.end, "inline"), 0u + third);
-  EXPECT_EQ(known.Learn(*symbolizer, text.begin + 2 * third, text.end, "inline"),
-            text.end - text.begin - 2 * third);
+  // The first sixth, then around both: the gaps on either side only.
+  EXPECT_EQ(known.Learn(*symbolizer, text.begin, text.begin + third / 2, "inline"), third / 2);
+  EXPECT_EQ(known.Learn(*symbolizer, text.begin, text.end, "inline"),
+            text.end - text.begin - third - third / 2);
   EXPECT_EQ(known.Learn(*symbolizer, text.begin, text.end, "inline"), 0u);
   EXPECT_TRUE(known.Valid());
-  ASSERT_EQ(known.ranges().size(), 3u);
+  ASSERT_EQ(known.ranges().size(), 4u);
   for (uint64_t offset = text.begin; offset < text.end; offset += 7) {
     ASSERT_EQ(*known.At(offset), FramesAtFileOffset(*symbolizer, offset, "inline"))
         << fmt::format("{:#x}", offset);
@@ -98,6 +98,17 @@ TEST(KnownFramesTest, TablesThatDoNotHoldTogetherAreNotValid) {
                    .Valid());
   EXPECT_FALSE(KnownFrames({Range{16, 32}}, {Run{16, 0, 2}}, frames, strings).Valid());
   EXPECT_FALSE(KnownFrames({Range{16, 32}}, {Run{16, 1, 0xffffffff}}, frames, strings).Valid());
+  // Too many frames for one run, a string too long.
+  const std::vector<Frame> many(KnownFrames::kMaxFrames + 1, frames[0]);
+  EXPECT_FALSE(
+      KnownFrames({Range{16, 32}}, {Run{16, 0, KnownFrames::kMaxFrames + 1}}, many, strings)
+          .Valid());
+  EXPECT_TRUE(
+      KnownFrames({Range{16, 32}}, {Run{16, 0, KnownFrames::kMaxFrames}}, many, strings).Valid());
+  std::string long_name = std::string(1, '\0') + std::string(KnownFrames::kMaxString + 1, 'x');
+  long_name.push_back('\0');
+  EXPECT_FALSE(
+      KnownFrames({Range{16, 32}}, {Run{16, 0, 1}}, {Frame{1, 0, 3, 0, 0}}, long_name).Valid());
   // A string past the blob, a blob not ending in NUL, a flag that is no bool.
   EXPECT_FALSE(
       KnownFrames({Range{16, 32}}, {Run{16, 0, 1}}, {Frame{10, 6, 3, 0, 0}}, strings).Valid());

@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include "libsample/symbols/binary_symbolizer.h"
+#include "libsample/symbols/elf_file.h"
 #include "libsample/symbols/elf_symbols.h"
 #include "tests/unit/temp_dir.h"
 
@@ -75,15 +76,31 @@ TEST_F(FrameCacheTest, SavedFramesAreFoundAgain) {
 
 TEST_F(FrameCacheTest, AnotherKeyFindsNothing) {
   Save();
-  FrameCacheKey other_name = key_;
-  other_name.display_name = "inline2";
-  EXPECT_TRUE(Reopened(other_name).runs().empty());
-  // The same file name, another identity: a debug file appeared.
+  // The same file name, another identity: a debug file appeared, another
+  // copy of the build (stripped) is read.
   FrameCacheKey with_debug = key_;
   with_debug.debug = kInline;
-  EXPECT_EQ(FrameCache::PathOf(dir(), with_debug), FrameCache::PathOf(dir(), key_));
-  EXPECT_NE(FrameCache::Identity(with_debug), FrameCache::Identity(key_));
-  EXPECT_TRUE(Reopened(with_debug).runs().empty());
+  FrameCacheKey other_copy = key_;
+  other_copy.fingerprint = "another";
+  for (const FrameCacheKey& other : {with_debug, other_copy}) {
+    EXPECT_EQ(FrameCache::PathOf(dir(), other), FrameCache::PathOf(dir(), key_));
+    EXPECT_NE(FrameCache::Identity(other), FrameCache::Identity(key_));
+    EXPECT_TRUE(Reopened(other).runs().empty());
+  }
+  EXPECT_FALSE(Reopened(key_).runs().empty()) << "what another key saw was not saved over it";
+}
+
+// A stripped copy keeps the build-id, not the section headers.
+TEST_F(FrameCacheTest, FingerprintsTellCopiesOfABuildApart) {
+  auto full = ElfFile::Open(kInline);
+  auto stripped = ElfFile::Open(WORKLOAD_INLINE_STRIPPED_PATH);
+  ASSERT_TRUE(full);
+  ASSERT_TRUE(stripped);
+  ASSERT_EQ(ReadElfBuildId(*full), ReadElfBuildId(*stripped));
+  EXPECT_NE(FrameCache::Fingerprint(*full), FrameCache::Fingerprint(*stripped));
+  auto again = ElfFile::Open(kInline);
+  ASSERT_TRUE(again);
+  EXPECT_EQ(FrameCache::Fingerprint(*again), FrameCache::Fingerprint(*full));
 }
 
 TEST_F(FrameCacheTest, DamagedFilesCountAsEmpty) {
@@ -136,6 +153,14 @@ TEST_F(FrameCacheTest, NamesAreMadeSafeForFileNames) {
   EXPECT_EQ(FrameCache::PathOf("/c", vdso), "/c/" + key_.build_id + "._vdso_.frames");
   vdso.display_name = "../../x y";
   EXPECT_EQ(FrameCache::PathOf("/c", vdso), "/c/" + key_.build_id + "..._.._x_y.frames");
+  // A Go build ID (166 hex digits) is hashed in the name, whole in the identity.
+  FrameCacheKey go = key_;
+  go.build_id = std::string(166, 'a');
+  const std::string path = FrameCache::PathOf("/c", go);
+  EXPECT_LT(path.size(), 64u) << path;
+  go.build_id.back() = 'b';
+  EXPECT_NE(FrameCache::PathOf("/c", go), path);
+  EXPECT_NE(FrameCache::Identity(go).find(go.build_id), std::string::npos);
 }
 
 }  // namespace
