@@ -216,6 +216,21 @@ std::vector<SymbolFrame> BinarySymbolizer::SymbolizeFileOffset(uint64_t file_off
   return SymbolizeVaddr(*vaddr);
 }
 
+BinarySymbolizer::LookupKey BinarySymbolizer::KeyAtFileOffset(uint64_t file_offset) {
+  LookupKey key;
+  const std::optional<uint64_t> vaddr = state_->elf.FileOffsetToVaddr(file_offset);
+  if (!vaddr) return key;
+  key.bias = *vaddr - file_offset;
+  if (DwarfUnitIndex* unit = state_->dwarf ? state_->FindUnit(*vaddr) : nullptr) {
+    key.unit = unit;
+    key.row = unit->LineRowAt(*vaddr);
+    key.scope = unit->InnermostScope(*vaddr);
+  }
+  key.symbol = state_->elf.Find(*vaddr);
+  key.fde_start = CfiFunctionStart(*vaddr);
+  return key;
+}
+
 std::vector<SymbolFrame> BinarySymbolizer::SymbolizeVaddr(uint64_t vaddr) {
   std::vector<SymbolFrame> frames;
   if (DwarfUnitIndex* unit = state_->dwarf ? state_->FindUnit(vaddr) : nullptr) {

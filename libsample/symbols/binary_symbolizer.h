@@ -90,6 +90,23 @@ class BinarySymbolizer {
   // The whole of that function, [CfiFunctionStart, end) (CfiFunctions::RangeOf).
   std::optional<CfiRange> CfiFunctionRange(uint64_t vaddr);
 
+  // What FramesAtFileOffset(file_offset) is made of, but for the offset's
+  // distance from its function's start: the segment placing it, the DWARF
+  // unit, line row and inline scope holding it, the ELF symbol and the
+  // FDE. Two offsets of equal keys have the same frames but for symbol
+  // offsets, which differ as the offsets do (KnownFrames::Learn relies on
+  // it to look up only where a key changes).
+  struct LookupKey {
+    std::optional<uint64_t> bias;  // vaddr - file offset
+    const void* unit = nullptr;
+    int64_t row = -1;
+    int32_t scope = -1;
+    const void* symbol = nullptr;
+    std::optional<uint64_t> fde_start;
+    bool operator==(const LookupKey&) const = default;
+  };
+  LookupKey KeyAtFileOffset(uint64_t file_offset);
+
   // The address ranges ([lo, hi) ELF virtual addresses) of the
   // compilation unit holding `vaddr` (a source file's code: the functions
   // near a looked-up one), sorted; empty without DWARF or such a unit.

@@ -230,11 +230,16 @@ int32_t DwarfUnitIndex::InnermostScope(uint64_t vaddr) {
   return scope >= 0 ? scope : function.scope;
 }
 
-std::optional<DwarfUnitIndex::SourceLine> DwarfUnitIndex::LineAt(uint64_t vaddr) const {
+int64_t DwarfUnitIndex::LineRowAt(uint64_t vaddr) const {
   auto next = std::upper_bound(lines_.begin(), lines_.end(), vaddr,
                                [](uint64_t v, const LineRow& row) { return v < row.addr; });
-  if (next == lines_.begin()) return std::nullopt;
-  const LineRow& row = *std::prev(next);
+  return static_cast<int64_t>(next - lines_.begin()) - 1;
+}
+
+std::optional<DwarfUnitIndex::SourceLine> DwarfUnitIndex::LineAt(uint64_t vaddr) const {
+  const int64_t index = LineRowAt(vaddr);
+  if (index < 0) return std::nullopt;
+  const LineRow& row = lines_[static_cast<size_t>(index)];
   if (row.end_sequence || paths_[row.file].empty()) return std::nullopt;
   return SourceLine{&paths_[row.file], row.line};
 }

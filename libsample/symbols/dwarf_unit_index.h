@@ -67,6 +67,8 @@ class DwarfUnitIndex {
   // The line-table row for `vaddr`: the last row at or before it, unless that
   // row ends a sequence. nullopt if no row covers `vaddr`.
   std::optional<SourceLine> LineAt(uint64_t vaddr) const;
+  // The index of the line row LineAt reads for `vaddr`; -1 when none.
+  int64_t LineRowAt(uint64_t vaddr) const;
 
   // A file-table entry (DW_AT_call_file numbering), or nullptr.
   const std::string* FileName(uint32_t index);

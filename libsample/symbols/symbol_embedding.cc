@@ -195,8 +195,9 @@ struct MissedOffset {
 // Learns what `missed` offsets lack, within the limits: first the
 // functions holding them (an offset no function holds, or whose function
 // is over the limits, alone), then all of a small binary's code (up to
-// EmbeddingLimits::max_learnt_binary: ld.so's, whose start-up functions a
-// run's samples hit a few different ones of each time), else the rest of
+// EmbeddingLimits::max_learnt_binary: ld.so's and a small Go program's,
+// whose start-up functions each run's samples hit a few different ones
+// of), else the rest of
 // their compilation units (the functions of the same source file:
 // malloc.c's, dl-lookup.c's), which later recordings' samples are likely
 // to hit.

@@ -18,8 +18,9 @@
 // the frames come from them and the DWARF is not opened (ELF symbols, FDEs
 // and CFI rows are still read: cheap); otherwise the offsets they lack are
 // symbolized, and their functions then the rest of their compilation
-// units are learnt into them, every byte looked up (KnownFrames::Learn,
-// about 1 us a byte), within EmbeddingLimits::learn_budget.
+// units (or all of a binary's code, up to EmbeddingLimits::max_learnt_binary)
+// are learnt into them (KnownFrames::Learn: 0.13-0.5 us a byte, once per
+// build), within EmbeddingLimits::learn_budget.
 //
 // Cost: each reader opens its file once per call (the symbolizer's ELF
 // symbols and DWARF, the FDE table, the CFI rows), never per offset;
@@ -101,9 +102,9 @@ struct EmbeddingLimits {
   // functions over max_learnt_function are learnt at their lookup offsets
   // alone; a binary whose code is at most max_learnt_binary is learnt
   // whole.
-  uint64_t learn_budget = uint64_t{256} << 10;
+  uint64_t learn_budget = uint64_t{1} << 20;
   uint64_t max_learnt_function = uint64_t{64} << 10;
-  uint64_t max_learnt_binary = uint64_t{192} << 10;
+  uint64_t max_learnt_binary = uint64_t{1} << 20;
 };
 
 // The share of an event's samples a function needs for its code to be

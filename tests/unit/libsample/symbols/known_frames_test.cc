@@ -5,6 +5,11 @@
 // that do not hold together are refused by Valid().
 #include "libsample/symbols/known_frames.h"
 
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cstdlib>
+
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
@@ -30,11 +35,13 @@ KnownFrames::Range TextOf(const std::string& binary) {
   return {};
 }
 
-void ExpectEveryByteAsTheSymbolizer(const std::string& binary, const std::string& name) {
+void ExpectEveryByteAsTheSymbolizer(const std::string& binary, const std::string& name,
+                                    uint64_t max_bytes = UINT64_MAX) {
   auto symbolizer = BinarySymbolizer::Open(binary);
   ASSERT_TRUE(symbolizer) << symbolizer.error().message;
-  const KnownFrames::Range text = TextOf(binary);
+  KnownFrames::Range text = TextOf(binary);
   ASSERT_LT(text.begin, text.end);
+  if (text.end - text.begin > max_bytes) text.end = text.begin + max_bytes;
   KnownFrames known;
   EXPECT_EQ(known.Learn(*symbolizer, text.begin, text.end, name), text.end - text.begin);
   EXPECT_TRUE(known.Valid());
@@ -57,6 +64,15 @@ TEST(KnownFramesTest, EveryByteOfAWorkloadWithInlineFrames) {
 
 TEST(KnownFramesTest, EveryByteOfAStrippedCopyNamedByItsFdes) {
   ExpectEveryByteAsTheSymbolizer(kInlineStripped, "renamed");
+}
+
+// A real library: symbols, PLT stubs, FDE-only code (its lookups skipped
+// where nothing the frames are made of changes, BinarySymbolizer::LookupKey).
+TEST(KnownFramesTest, EveryByteOfThisProcesssLibc) {
+  Dl_info info;
+  ASSERT_NE(dladdr(reinterpret_cast<void*>(&qsort), &info), 0);
+  ASSERT_NE(info.dli_fname, nullptr);
+  ExpectEveryByteAsTheSymbolizer(info.dli_fname, "libc.so.6", 256 << 10);
 }
 
 TEST(KnownFramesTest, LearningFillsOnlyWhatIsMissing) {
