@@ -14,6 +14,7 @@
 
 #include "formats/crc32.h"
 #include "libsample/cache_dir.h"
+#include "libsample/mapped_file.h"
 #include "libsample/regular_file.h"
 #include "libsample/string_parts.h"
 #include "libsample/symbols/elf_symbols.h"
@@ -122,36 +123,38 @@ std::optional<KnownFrames> Decode(std::span<const std::byte> bytes, const std::s
   }
   uint32_t header[6];
   std::memcpy(header, bytes.data() + 4, sizeof(header));
-  if (format::Crc32(bytes.subspan(8)) != header[0]) return std::nullopt;
+  // The identity first: a file of another key costs no checksum.
   size_t at = kHeaderSize;
-  std::vector<char> id;
+  if (header[1] != identity.size() || bytes.size() - at < identity.size() ||
+      std::memcmp(bytes.data() + at, identity.data(), identity.size()) != 0 ||
+      format::Crc32(bytes.subspan(8)) != header[0]) {
+    return std::nullopt;
+  }
+  at += identity.size();
   std::vector<KnownFrames::Range> ranges;
   std::vector<KnownFrames::Run> runs;
   std::vector<KnownFrames::Frame> frames;
   std::vector<char> strings;
-  if (!Take(bytes, at, header[1], id) || std::string_view(id.data(), id.size()) != identity ||
-      !Take(bytes, at, header[2], ranges) || !Take(bytes, at, header[3], runs) ||
-      !Take(bytes, at, header[4], frames) || !Take(bytes, at, header[5], strings) ||
-      at != bytes.size()) {
+  if (!Take(bytes, at, header[2], ranges) || !Take(bytes, at, header[3], runs) ||
+      !Take(bytes, at, header[4], frames) || header[5] != bytes.size() - at) {
     return std::nullopt;
   }
   KnownFrames known(std::move(ranges), std::move(runs), std::move(frames),
-                    std::string(strings.begin(), strings.end()));
+                    std::string(reinterpret_cast<const char*>(bytes.data() + at), header[5]));
   if (!known.Valid()) return std::nullopt;
   return known;
 }
 
+// Read through a mapping: the file's bytes are copied once, into the tables.
 std::optional<KnownFrames> Load(const std::string& path, const std::string& identity) {
   auto fd = OpenRegularFile(path, OpenRegularOptions{.no_follow = true});
   struct stat st;
   if (!fd || fstat(fd->get(), &st) != 0 || st.st_uid != geteuid() || st.st_size > kMaxFileSize) {
     return std::nullopt;
   }
-  std::vector<std::byte> bytes(static_cast<size_t>(st.st_size));
-  if (pread(fd->get(), bytes.data(), bytes.size(), 0) != static_cast<ssize_t>(bytes.size())) {
-    return std::nullopt;
-  }
-  return Decode(bytes, identity);
+  auto mapped = MappedFile::Map(fd->get(), path);
+  if (!mapped) return std::nullopt;
+  return Decode(mapped->bytes(), identity);
 }
 
 }  // namespace
