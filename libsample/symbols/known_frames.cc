@@ -97,7 +97,8 @@ uint64_t KnownFrames::LearnGap(BinarySymbolizer& symbolizer, Range gap,
   BinarySymbolizer::LookupKey previous_key;
   for (uint64_t offset = gap.begin; offset < gap.end; ++offset) {
     // Where nothing the frames are made of changed, they are the last
-    // byte's one further on: no lookup (ten times faster than one a byte).
+    // byte's one further on: no lookup (learning 2-5x faster than a lookup
+    // a byte, measured on libc and goleaf).
     BinarySymbolizer::LookupKey key = symbolizer.KeyAtFileOffset(offset);
     if (offset != gap.begin && key == previous_key) {
       for (AddressFrame& frame : previous) {

@@ -108,19 +108,30 @@ std::vector<CfiRow> DisjointRows(std::vector<SourcedRow> rows) {
   return out;
 }
 
-// The bytes of [vaddr, vaddr + size) in the file, through the segment that
-// holds `vaddr` (cut at the end of its file contents); empty if none does.
-std::vector<std::byte> ReadCode(const EmbeddedBinary& binary, std::span<const std::byte> file,
-                                uint64_t vaddr, uint64_t size) {
+// The file offsets of [vaddr, vaddr + size), through the segment holding
+// `vaddr` (cut at the end of its file contents); nullopt if none does.
+std::optional<KnownFrames::Range> FileRange(const EmbeddedBinary& binary, uint64_t vaddr,
+                                            uint64_t size) {
   for (const EmbeddedSegment& segment : binary.segments) {
     if (vaddr < segment.vaddr || vaddr - segment.vaddr >= segment.filesz) continue;
-    const uint64_t offset = segment.offset + (vaddr - segment.vaddr);
-    const uint64_t length = std::min(size, segment.filesz - (vaddr - segment.vaddr));
-    if (offset > file.size() || file.size() - offset < length) return {};
-    const auto bytes = file.subspan(offset, length);
-    return {bytes.begin(), bytes.end()};
+    const uint64_t into = vaddr - segment.vaddr;
+    return KnownFrames::Range{segment.offset + into,
+                              segment.offset + into + std::min(size, segment.filesz - into)};
   }
-  return {};
+  return std::nullopt;
+}
+
+// The bytes of [vaddr, vaddr + size) in the file (FileRange); empty if no
+// segment holds `vaddr`.
+std::vector<std::byte> ReadCode(const EmbeddedBinary& binary, std::span<const std::byte> file,
+                                uint64_t vaddr, uint64_t size) {
+  const std::optional<KnownFrames::Range> range = FileRange(binary, vaddr, size);
+  if (!range || range->begin > file.size() ||
+      file.size() - range->begin < range->end - range->begin) {
+    return {};
+  }
+  const auto bytes = file.subspan(range->begin, range->end - range->begin);
+  return {bytes.begin(), bytes.end()};
 }
 
 // The code of `functions` (those holding sampled pcs; sorted by start),
@@ -169,22 +180,6 @@ std::span<const std::byte> RawFile(const ElfFile& file) {
   return std::as_bytes(std::span(raw, size));
 }
 
-// The file offsets of `function`'s bytes, through the segment holding its
-// start (cut at the end of its file contents).
-std::optional<KnownFrames::Range> FileRange(const EmbeddedBinary& binary,
-                                            const EmbeddedFunction& function) {
-  for (const EmbeddedSegment& segment : binary.segments) {
-    if (function.start < segment.vaddr || function.start - segment.vaddr >= segment.filesz) {
-      continue;
-    }
-    const uint64_t into = function.start - segment.vaddr;
-    return KnownFrames::Range{
-        segment.offset + into,
-        segment.offset + into + std::min(function.size, segment.filesz - into)};
-  }
-  return std::nullopt;
-}
-
 // A lookup offset the known frames lacked, with its address and function.
 struct MissedOffset {
   uint64_t offset = 0;
@@ -213,7 +208,7 @@ void LearnFrames(BinarySymbolizer& symbolizer, const EmbeddedBinary& binary,
     if (known.Covers(m.offset)) continue;
     std::optional<KnownFrames::Range> range;
     if (m.function && m.function->size <= limits.max_learnt_function) {
-      range = FileRange(binary, *m.function);
+      range = FileRange(binary, m.function->start, m.function->size);
     }
     if (!range || range->end - range->begin > limits.learn_budget || m.offset < range->begin ||
         m.offset >= range->end) {
@@ -243,7 +238,7 @@ void LearnFrames(BinarySymbolizer& symbolizer, const EmbeddedBinary& binary,
     units.insert(units.end(), ranges.begin(), ranges.end());
     for (const auto& [lo, hi] : ranges) {
       if (hi - lo > limits.max_learnt_function) continue;
-      if (auto range = FileRange(binary, EmbeddedFunction{lo, hi - lo, ""})) learn(*range);
+      if (auto range = FileRange(binary, lo, hi - lo)) learn(*range);
     }
   }
 }

@@ -134,7 +134,6 @@ std::optional<KnownFrames> Decode(std::span<const std::byte> bytes, const std::s
   std::vector<KnownFrames::Range> ranges;
   std::vector<KnownFrames::Run> runs;
   std::vector<KnownFrames::Frame> frames;
-  std::vector<char> strings;
   if (!Take(bytes, at, header[2], ranges) || !Take(bytes, at, header[3], runs) ||
       !Take(bytes, at, header[4], frames) || header[5] != bytes.size() - at) {
     return std::nullopt;
