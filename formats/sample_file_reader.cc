@@ -9,11 +9,11 @@
 
 #include <fmt/format.h>
 
-#include "formats/crc32.h"
 #include "formats/embedded_codec.h"
 #include "formats/sample_columns.h"
 #include "formats/user_reg_deltas.h"
 #include "libsample/byte_reader.h"
+#include "libsample/crc32.h"
 
 namespace sample::format {
 namespace {

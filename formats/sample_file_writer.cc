@@ -14,8 +14,8 @@
 #include <fmt/format.h>
 
 #include "formats/chunk_codec.h"
-#include "formats/crc32.h"
 #include "formats/sample_columns.h"
+#include "libsample/crc32.h"
 
 namespace sample::format {
 

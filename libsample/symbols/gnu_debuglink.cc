@@ -5,26 +5,11 @@
 #include <array>
 
 #include "libsample/byte_reader.h"
+#include "libsample/crc32.h"
 #include "libsample/mapped_file.h"
 #include "libsample/symbols/elf_file.h"
 
 namespace sample {
-namespace {
-
-// The reflected table for polynomial 0x04C11DB7, computed at compile time.
-constexpr std::array<uint32_t, 256> MakeCrcTable() {
-  std::array<uint32_t, 256> table{};
-  for (uint32_t i = 0; i < 256; ++i) {
-    uint32_t c = i;
-    for (int bit = 0; bit < 8; ++bit) c = (c & 1) != 0 ? 0xedb88320u ^ (c >> 1) : c >> 1;
-    table[i] = c;
-  }
-  return table;
-}
-
-constexpr std::array<uint32_t, 256> kCrcTable = MakeCrcTable();
-
-}  // namespace
 
 std::optional<GnuDebugLink> ReadGnuDebugLink(Elf* elf) {
   Elf_Scn* scn = FindElfSection(elf, ".gnu_debuglink");
@@ -52,15 +37,9 @@ std::optional<GnuDebugLink> ReadGnuDebugLink(Elf* elf) {
   return GnuDebugLink{std::string(name), crc};
 }
 
-uint32_t DebugLinkCrc(std::span<const std::byte> bytes, uint32_t crc) {
-  crc = ~crc;
-  for (std::byte b : bytes) crc = kCrcTable[(crc ^ static_cast<uint8_t>(b)) & 0xff] ^ (crc >> 8);
-  return ~crc;
-}
-
 Result<uint32_t> DebugLinkFileCrc(const std::string& path) {
   TRY_ASSIGN(auto file, MappedFile::Open(path));
-  return DebugLinkCrc(file.bytes());
+  return Crc32(file.bytes());
 }
 
 }  // namespace sample

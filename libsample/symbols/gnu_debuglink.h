@@ -6,10 +6,8 @@
 
 #include <libelf.h>
 
-#include <cstddef>
 #include <cstdint>
 #include <optional>
-#include <span>
 #include <string>
 
 #include "libsample/result.h"
@@ -25,11 +23,8 @@ struct GnuDebugLink {
 // section is malformed (no NUL-terminated name, no CRC after the padding).
 std::optional<GnuDebugLink> ReadGnuDebugLink(Elf* elf);
 
-// CRC-32 as .gnu_debuglink uses it (the IEEE 802.3 / zlib CRC). `crc` is the
-// value so far, so a file can be summed in pieces.
-uint32_t DebugLinkCrc(std::span<const std::byte> bytes, uint32_t crc = 0);
-
-// DebugLinkCrc of a whole file; errors name the path.
+// The CRC-32 of a whole file as .gnu_debuglink holds it (the IEEE 802.3 /
+// zlib CRC: Crc32, libsample/crc32.h); errors name the path.
 Result<uint32_t> DebugLinkFileCrc(const std::string& path);
 
 }  // namespace sample

@@ -12,8 +12,8 @@
 
 #include <fmt/format.h>
 
-#include "formats/crc32.h"
 #include "libsample/cache_dir.h"
+#include "libsample/crc32.h"
 #include "libsample/mapped_file.h"
 #include "libsample/regular_file.h"
 #include "libsample/string_parts.h"
@@ -102,7 +102,7 @@ std::vector<std::byte> Encode(const std::string& identity, const KnownFrames& kn
   Append(out, known.runs().data(), known.runs().size());
   Append(out, known.frames().data(), known.frames().size());
   Append(out, known.strings().data(), known.strings().size());
-  const uint32_t crc = format::Crc32(std::span(out).subspan(8));
+  const uint32_t crc = Crc32(std::span(out).subspan(8));
   std::memcpy(out.data() + 4, &crc, sizeof(crc));
   return out;
 }
@@ -127,7 +127,7 @@ std::optional<KnownFrames> Decode(std::span<const std::byte> bytes, const std::s
   size_t at = kHeaderSize;
   if (header[1] != identity.size() || bytes.size() - at < identity.size() ||
       std::memcmp(bytes.data() + at, identity.data(), identity.size()) != 0 ||
-      format::Crc32(bytes.subspan(8)) != header[0]) {
+      Crc32(bytes.subspan(8)) != header[0]) {
     return std::nullopt;
   }
   at += identity.size();
@@ -183,7 +183,7 @@ std::string FrameCache::Fingerprint(const ElfFile& file) {
     for (size_t i = 0; i < count; ++i) {
       GElf_Shdr shdr;
       if (gelf_getshdr(elf_getscn(file.get(), i), &shdr) == nullptr) continue;
-      crc = format::Crc32(std::as_bytes(std::span(&shdr, 1)), crc);
+      crc = Crc32(std::as_bytes(std::span(&shdr, 1)), crc);
     }
   }
   return fmt::format("{} bytes, {} sections {:08x}", size, count, crc);

@@ -18,9 +18,9 @@
 
 #include <gtest/gtest.h>
 
-#include "formats/crc32.h"
 #include "formats/sample_file_format.h"
 #include "formats/sample_file_writer.h"
+#include "libsample/crc32.h"
 #include "tests/e2e/e2e_util.h"
 
 namespace sample::e2e {
@@ -82,7 +82,7 @@ TEST(DecompressionBombTest, MemoryDoesNotGrowWithJobs) {
     h.time_min = 1000 + i;
     h.time_max = 2000 + i;
     const auto bytes = std::as_bytes(std::span(frame));
-    h.crc32 = format::Crc32(bytes, format::Crc32(std::as_bytes(std::span(&h, 1))));
+    h.crc32 = Crc32(bytes, Crc32(std::as_bytes(std::span(&h, 1))));
     out.write(reinterpret_cast<const char*>(&h), sizeof(h));
     out.write(frame.data(), static_cast<std::streamsize>(frame.size()));
   }

@@ -9,8 +9,8 @@
 #include <cstring>
 #include <span>
 
-#include "formats/crc32.h"
 #include "formats/sample_file_format.h"
+#include "libsample/crc32.h"
 
 namespace sample::fuzz {
 
@@ -28,8 +28,8 @@ inline void FixChunkChecksums(std::span<std::byte> file) {
     const size_t payload_at = at + header.chunk_header_size;
     if (chunk.magic != format::kChunkMagic || chunk.stored_size > file.size() - payload_at) return;
     chunk.crc32 = 0;
-    chunk.crc32 = format::Crc32(file.subspan(payload_at, chunk.stored_size),
-                                format::Crc32(std::as_bytes(std::span(&chunk, 1))));
+    chunk.crc32 = Crc32(file.subspan(payload_at, chunk.stored_size),
+                        Crc32(std::as_bytes(std::span(&chunk, 1))));
     std::memcpy(file.data() + at, &chunk, sizeof(chunk));
     at = payload_at + chunk.stored_size;
   }

@@ -13,10 +13,10 @@
 #include <vector>
 
 #include "formats/chunk_codec.h"
-#include "formats/crc32.h"
 #include "formats/embedded_fields.h"
 #include "formats/sample_file_reader.h"
 #include "formats/sample_file_writer.h"
+#include "libsample/crc32.h"
 #include "libsample/perf/record_walker.h"
 #include "tests/unit/formats/reg_samples.h"
 

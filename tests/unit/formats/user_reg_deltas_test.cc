@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "formats/chunk_codec.h"
-#include "formats/crc32.h"
 #include "formats/sample_file_reader.h"
 #include "formats/sample_file_writer.h"
+#include "libsample/crc32.h"
 #include "tests/unit/formats/reg_samples.h"
 
 namespace sample::format {

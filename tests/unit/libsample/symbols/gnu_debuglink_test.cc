@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include "libsample/crc32.h"
 #include "libsample/symbols/elf_file.h"
 
 namespace sample {
@@ -18,11 +19,12 @@ std::span<const std::byte> Bytes(std::string_view s) {
 }
 
 TEST(GnuDebugLinkTest, CrcIsTheZlibCrc32) {
+  // .gnu_debuglink's CRC is the one chunks and cache files use.
   // The standard check value of CRC-32/ISO-HDLC.
-  EXPECT_EQ(DebugLinkCrc(Bytes("123456789")), 0xcbf43926u);
-  EXPECT_EQ(DebugLinkCrc(Bytes("")), 0u);
+  EXPECT_EQ(Crc32(Bytes("123456789")), 0xcbf43926u);
+  EXPECT_EQ(Crc32(Bytes("")), 0u);
   // Summed in pieces, the same.
-  EXPECT_EQ(DebugLinkCrc(Bytes("6789"), DebugLinkCrc(Bytes("12345"))), 0xcbf43926u);
+  EXPECT_EQ(Crc32(Bytes("6789"), Crc32(Bytes("12345"))), 0xcbf43926u);
 }
 
 TEST(GnuDebugLinkTest, ReadsTheLinkObjcopyWrote) {
