@@ -53,9 +53,9 @@ std::optional<std::vector<AddressFrame>> KnownFrames::At(uint64_t offset) const 
   out.reserve(run.frame_count);
   for (uint32_t i = 0; i < run.frame_count; ++i) {
     const Frame& f = frames_[run.first_frame + i];
-    out.push_back(AddressFrame{strings_.data() + f.name, strings_.data() + f.file, f.line,
-                               f.inlined != 0,
-                               f.symbol_offset == UINT64_MAX ? UINT64_MAX : f.symbol_offset + delta});
+    out.push_back(AddressFrame{
+        strings_.data() + f.name, strings_.data() + f.file, f.line, f.inlined != 0,
+        f.symbol_offset == kNoOffset ? UINT64_MAX : uint64_t{f.symbol_offset} + delta});
   }
   return out;
 }
@@ -109,15 +109,25 @@ uint64_t KnownFrames::LearnGap(BinarySymbolizer& symbolizer, Range gap,
     previous_key = key;
     std::vector<AddressFrame> frames = FramesAtFileOffset(symbolizer, offset, display_name);
     if (offset == gap.begin || !Continues(previous, frames)) {
+      const auto fits = [](const AddressFrame& f) {
+        return f.line <= kMaxLine && (f.symbol_offset == UINT64_MAX || f.symbol_offset < kNoOffset);
+      };
+      if (!std::all_of(frames.begin(), frames.end(), fits)) {
+        gap.end = offset;
+        break;
+      }
       learnt.push_back(Run{offset, static_cast<uint32_t>(frames_.size()),
                            static_cast<uint32_t>(frames.size())});
       for (const AddressFrame& frame : frames) {
-        frames_.push_back(Frame{Intern(frame.name), Intern(frame.file), frame.line,
-                                frame.inlined ? 1u : 0u, frame.symbol_offset});
+        frames_.push_back(
+            Frame{Intern(frame.name), Intern(frame.file), frame.line, frame.inlined ? 1u : 0u,
+                  frame.symbol_offset == UINT64_MAX ? kNoOffset
+                                                    : static_cast<uint32_t>(frame.symbol_offset)});
       }
     }
     previous = std::move(frames);
   }
+  if (gap.begin == gap.end) return 0;
   auto range_at = std::lower_bound(ranges_.begin(), ranges_.end(), gap.begin,
                                    [](const Range& r, uint64_t o) { return r.begin < o; });
   ranges_.insert(range_at, gap);
@@ -145,17 +155,16 @@ bool KnownFrames::Valid() const {
     if (run == runs_.end() || run->offset != range.begin) return false;
   }
   if (strings_.empty() || strings_.front() != '\0' || strings_.back() != '\0') return false;
-  const auto short_string = [this](uint32_t at) {
-    return at < strings_.size() &&
-           std::memchr(strings_.data() + at, '\0',
-                       std::min<size_t>(strings_.size() - at, kMaxString + 1)) != nullptr;
-  };
-  for (const Frame& frame : frames_) {
-    if (!short_string(frame.name) || !short_string(frame.file) || frame.inlined > 1) {
-      return false;
-    }
+  // Every string short (a string starting anywhere ends at the next NUL),
+  // so that each frame's need only be in the blob.
+  for (size_t at = 0; at < strings_.size();) {
+    const size_t end = strings_.find('\0', at);
+    if (end - at > kMaxString) return false;
+    at = end + 1;
   }
-  return true;
+  return std::all_of(frames_.begin(), frames_.end(), [this](const Frame& frame) {
+    return frame.name < strings_.size() && frame.file < strings_.size();
+  });
 }
 
 }  // namespace sample

@@ -46,15 +46,20 @@ class KnownFrames {
     uint32_t frame_count = 0;
     bool operator==(const Run&) const = default;
   };
-  // An AddressFrame with its strings as offsets into strings().
+  // An AddressFrame with its strings as offsets into strings(), in 16
+  // bytes (the tables are most of a cache file, read at every recording's
+  // close): a line of 2^31 or more, or a symbol offset of 2^32 - 1 or more,
+  // is not learnt (Learn stops its range there).
   struct Frame {
     uint32_t name = 0;
     uint32_t file = 0;
-    uint32_t line = 0;
-    uint32_t inlined = 0;  // 0 or 1
-    uint64_t symbol_offset = UINT64_MAX;
+    uint32_t line : 31 = 0;
+    uint32_t inlined : 1 = 0;
+    uint32_t symbol_offset = kNoOffset;  // AddressFrame's UINT64_MAX
     bool operator==(const Frame&) const = default;
   };
+  static constexpr uint32_t kNoOffset = UINT32_MAX;
+  static constexpr uint32_t kMaxLine = (uint32_t{1} << 31) - 1;
 
   KnownFrames() = default;
   // Tables as written by an earlier KnownFrames (a cache file); check them
@@ -68,14 +73,16 @@ class KnownFrames {
   std::optional<std::vector<AddressFrame>> At(uint64_t offset) const;
   // Looks up every byte of [begin, end) not learnt yet (each gap between
   // the learnt ranges it overlaps) with FramesAtFileOffset and keeps the
-  // runs. Returns the bytes looked up.
+  // runs, up to a byte whose frames a Frame cannot hold. Returns the bytes
+  // learnt.
   uint64_t Learn(BinarySymbolizer& symbolizer, uint64_t begin, uint64_t end,
                  std::string_view display_name);
   // Whether the tables hold together: ranges sorted, disjoint and not
   // empty; runs sorted and unique, one at each range's begin, their frames
   // in the table and at most kMaxFrames; strings in the blob, at most
   // kMaxString bytes (so that one At() copies at most ~32 MB, whatever a
-  // file says). Learn() does not refuse them: a binary with such a name
+  // file says). One pass over each table: O(size), whatever the strings'
+  // sharing. Learn() does not refuse them: a binary with such a name
   // has its cache file refused and learnt again, never misread.
   bool Valid() const;
   static constexpr uint32_t kMaxFrames = 256;

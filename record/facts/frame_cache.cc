@@ -26,12 +26,12 @@ namespace {
 // then the sizes of the identity, ranges, runs, frames and strings), then
 // the identity text and KnownFrames' tables as they are in memory, in this
 // machine's byte order (the cache never leaves it).
-constexpr char kMagic[4] = {'S', 'F', 'C', '2'};
+constexpr char kMagic[4] = {'S', 'F', 'C', '3'};
 constexpr size_t kHeaderSize = 7 * 4;
 // A file larger than this is not ours (libc's whole text is ~1.5 MB).
 constexpr off_t kMaxFileSize = off_t{64} << 20;
 static_assert(sizeof(KnownFrames::Range) == 16 && sizeof(KnownFrames::Run) == 16 &&
-              sizeof(KnownFrames::Frame) == 24);
+              sizeof(KnownFrames::Frame) == 16);
 
 // This build of sample and of the DWARF libraries it loaded, so that a
 // cache another build wrote (whose symbolizer may name things otherwise)

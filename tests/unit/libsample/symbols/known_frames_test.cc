@@ -125,12 +125,14 @@ TEST(KnownFramesTest, TablesThatDoNotHoldTogetherAreNotValid) {
   long_name.push_back('\0');
   EXPECT_FALSE(
       KnownFrames({Range{16, 32}}, {Run{16, 0, 1}}, {Frame{1, 0, 3, 0, 0}}, long_name).Valid());
-  // A string past the blob, a blob not ending in NUL, a flag that is no bool.
+  // A long string no frame names: refused all the same.
+  EXPECT_FALSE(
+      KnownFrames({Range{16, 32}}, {Run{16, 0, 1}}, frames, strings + long_name.substr(1)).Valid());
+  // A string past the blob, a blob not ending in NUL.
   EXPECT_FALSE(
       KnownFrames({Range{16, 32}}, {Run{16, 0, 1}}, {Frame{10, 6, 3, 0, 0}}, strings).Valid());
-  EXPECT_FALSE(KnownFrames({Range{16, 32}}, {Run{16, 0, 1}}, frames, "\0main").Valid());
   EXPECT_FALSE(
-      KnownFrames({Range{16, 32}}, {Run{16, 0, 1}}, {Frame{1, 6, 3, 2, 0}}, strings).Valid());
+      KnownFrames({Range{16, 32}}, {Run{16, 0, 1}}, frames, std::string("\0main", 5)).Valid());
   // What a valid table answers: its symbol offsets move on with the byte.
   const KnownFrames known({Range{16, 32}}, {Run{16, 0, 1}}, frames, strings);
   const auto at = known.At(20);
