@@ -36,25 +36,52 @@ KnownFrames::KnownFrames(std::vector<Range> ranges, std::vector<Run> runs,
       frames_(std::move(frames)),
       strings_(std::move(strings)) {}
 
+KnownFrames::KnownFrames(Tables tables, std::shared_ptr<const void> owner)
+    : owner_(std::move(owner)), view_(tables) {
+  if (owner_ == nullptr) {  // nothing keeps the memory: copied now
+    owner_ = std::make_shared<int>(0);
+    Own();
+  }
+}
+
+void KnownFrames::Own() {
+  if (owner_ == nullptr) return;
+  ranges_.assign(view_.ranges.begin(), view_.ranges.end());
+  runs_.assign(view_.runs.begin(), view_.runs.end());
+  frames_.assign(view_.frames.begin(), view_.frames.end());
+  strings_.assign(view_.strings);
+  view_ = Tables{};
+  owner_ = nullptr;
+}
+
+bool KnownFrames::operator==(const KnownFrames& other) const {
+  return std::ranges::equal(ranges(), other.ranges()) && std::ranges::equal(runs(), other.runs()) &&
+         std::ranges::equal(frames(), other.frames()) && strings() == other.strings();
+}
+
 bool KnownFrames::Covers(uint64_t offset) const {
-  auto next = std::upper_bound(ranges_.begin(), ranges_.end(), offset,
+  const std::span<const Range> ranges = this->ranges();
+  auto next = std::upper_bound(ranges.begin(), ranges.end(), offset,
                                [](uint64_t o, const Range& r) { return o < r.begin; });
-  return next != ranges_.begin() && offset < std::prev(next)->end;
+  return next != ranges.begin() && offset < std::prev(next)->end;
 }
 
 std::optional<std::vector<AddressFrame>> KnownFrames::At(uint64_t offset) const {
   if (!Covers(offset)) return std::nullopt;
   // A range begins with a run, so the run found is inside the range.
-  auto next = std::upper_bound(runs_.begin(), runs_.end(), offset,
+  const std::span<const Run> runs = this->runs();
+  const std::span<const Frame> frames = this->frames();
+  const std::string_view strings = this->strings();
+  auto next = std::upper_bound(runs.begin(), runs.end(), offset,
                                [](uint64_t o, const Run& r) { return o < r.offset; });
   const Run& run = *std::prev(next);
   const uint64_t delta = offset - run.offset;
   std::vector<AddressFrame> out;
   out.reserve(run.frame_count);
   for (uint32_t i = 0; i < run.frame_count; ++i) {
-    const Frame& f = frames_[run.first_frame + i];
+    const Frame& f = frames[run.first_frame + i];
     out.push_back(AddressFrame{
-        strings_.data() + f.name, strings_.data() + f.file, f.line, f.inlined != 0,
+        strings.data() + f.name, strings.data() + f.file, f.line, f.inlined != 0,
         f.symbol_offset == kNoOffset ? UINT64_MAX : uint64_t{f.symbol_offset} + delta});
   }
   return out;
@@ -62,6 +89,7 @@ std::optional<std::vector<AddressFrame>> KnownFrames::At(uint64_t offset) const 
 
 uint32_t KnownFrames::Intern(const std::string& text) {
   if (text.empty()) return 0;
+  Own();
   if (interned_.empty()) {
     for (size_t at = 1; at < strings_.size(); at += std::strlen(strings_.data() + at) + 1) {
       interned_.try_emplace(std::string(strings_.data() + at), static_cast<uint32_t>(at));
@@ -76,13 +104,14 @@ uint64_t KnownFrames::Learn(BinarySymbolizer& symbolizer, uint64_t begin, uint64
                             std::string_view display_name) {
   // The gaps between the learnt ranges that [begin, end) overlaps, first.
   std::vector<Range> gaps;
-  auto next = std::upper_bound(ranges_.begin(), ranges_.end(), begin,
+  const std::span<const Range> ranges = this->ranges();
+  auto next = std::upper_bound(ranges.begin(), ranges.end(), begin,
                                [](uint64_t o, const Range& r) { return o < r.begin; });
-  if (next != ranges_.begin()) begin = std::max(begin, std::prev(next)->end);
+  if (next != ranges.begin()) begin = std::max(begin, std::prev(next)->end);
   for (; begin < end; ++next) {
-    const uint64_t stop = next != ranges_.end() ? std::min(end, next->begin) : end;
+    const uint64_t stop = next != ranges.end() ? std::min(end, next->begin) : end;
     if (begin < stop) gaps.push_back(Range{begin, stop});
-    if (next == ranges_.end()) break;
+    if (next == ranges.end()) break;
     begin = std::max(begin, next->end);
   }
   uint64_t learnt = 0;
@@ -92,6 +121,7 @@ uint64_t KnownFrames::Learn(BinarySymbolizer& symbolizer, uint64_t begin, uint64
 
 uint64_t KnownFrames::LearnGap(BinarySymbolizer& symbolizer, Range gap,
                                std::string_view display_name) {
+  Own();
   std::vector<Run> learnt;
   std::vector<AddressFrame> previous;
   BinarySymbolizer::LookupKey previous_key;
@@ -138,32 +168,36 @@ uint64_t KnownFrames::LearnGap(BinarySymbolizer& symbolizer, Range gap,
 }
 
 bool KnownFrames::Valid() const {
-  for (size_t i = 0; i < ranges_.size(); ++i) {
-    if (ranges_[i].begin >= ranges_[i].end) return false;
-    if (i > 0 && ranges_[i].begin < ranges_[i - 1].end) return false;
+  const std::span<const Range> ranges = this->ranges();
+  const std::span<const Run> runs = this->runs();
+  const std::span<const Frame> frames = this->frames();
+  const std::string_view strings = this->strings();
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    if (ranges[i].begin >= ranges[i].end) return false;
+    if (i > 0 && ranges[i].begin < ranges[i - 1].end) return false;
   }
-  for (size_t i = 0; i < runs_.size(); ++i) {
-    if (i > 0 && runs_[i].offset <= runs_[i - 1].offset) return false;
-    if (runs_[i].first_frame > frames_.size() || runs_[i].frame_count > kMaxFrames ||
-        runs_[i].frame_count > frames_.size() - runs_[i].first_frame) {
+  for (size_t i = 0; i < runs.size(); ++i) {
+    if (i > 0 && runs[i].offset <= runs[i - 1].offset) return false;
+    if (runs[i].first_frame > frames.size() || runs[i].frame_count > kMaxFrames ||
+        runs[i].frame_count > frames.size() - runs[i].first_frame) {
       return false;
     }
   }
-  for (const Range& range : ranges_) {
-    auto run = std::lower_bound(runs_.begin(), runs_.end(), range.begin,
+  for (const Range& range : ranges) {
+    auto run = std::lower_bound(runs.begin(), runs.end(), range.begin,
                                 [](const Run& r, uint64_t o) { return r.offset < o; });
-    if (run == runs_.end() || run->offset != range.begin) return false;
+    if (run == runs.end() || run->offset != range.begin) return false;
   }
-  if (strings_.empty() || strings_.front() != '\0' || strings_.back() != '\0') return false;
+  if (strings.empty() || strings.front() != '\0' || strings.back() != '\0') return false;
   // Every string short (a string starting anywhere ends at the next NUL),
   // so that each frame's need only be in the blob.
-  for (size_t at = 0; at < strings_.size();) {
-    const size_t end = strings_.find('\0', at);
+  for (size_t at = 0; at < strings.size();) {
+    const size_t end = strings.find('\0', at);
     if (end - at > kMaxString) return false;
     at = end + 1;
   }
-  return std::all_of(frames_.begin(), frames_.end(), [this](const Frame& frame) {
-    return frame.name < strings_.size() && frame.file < strings_.size();
+  return std::all_of(frames.begin(), frames.end(), [strings](const Frame& frame) {
+    return frame.name < strings.size() && frame.file < strings.size();
   });
 }
 

@@ -18,7 +18,9 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -61,11 +63,22 @@ class KnownFrames {
   static constexpr uint32_t kNoOffset = UINT32_MAX;
   static constexpr uint32_t kMaxLine = (uint32_t{1} << 31) - 1;
 
+  // The tables, wherever they are.
+  struct Tables {
+    std::span<const Range> ranges;
+    std::span<const Run> runs;
+    std::span<const Frame> frames;
+    std::string_view strings;
+  };
+
   KnownFrames() = default;
-  // Tables as written by an earlier KnownFrames (a cache file); check them
-  // with Valid() before any lookup.
+  // Tables as written by an earlier KnownFrames; check them with Valid()
+  // before any lookup.
   KnownFrames(std::vector<Range> ranges, std::vector<Run> runs, std::vector<Frame> frames,
               std::string strings);
+  // The same, read in place from memory `owner` keeps alive (a cache
+  // file's mapping): nothing is copied unless Learn adds to them.
+  KnownFrames(Tables tables, std::shared_ptr<const void> owner);
 
   // Whether `offset` lies in a learnt range.
   bool Covers(uint64_t offset) const;
@@ -88,21 +101,23 @@ class KnownFrames {
   static constexpr uint32_t kMaxFrames = 256;
   static constexpr size_t kMaxString = size_t{64} << 10;
 
-  const std::vector<Range>& ranges() const { return ranges_; }
-  const std::vector<Run>& runs() const { return runs_; }
-  const std::vector<Frame>& frames() const { return frames_; }
+  std::span<const Range> ranges() const { return owner_ ? view_.ranges : ranges_; }
+  std::span<const Run> runs() const { return owner_ ? view_.runs : runs_; }
+  std::span<const Frame> frames() const { return owner_ ? view_.frames : frames_; }
   // NUL-terminated strings; offset 0 is the empty string.
-  const std::string& strings() const { return strings_; }
+  std::string_view strings() const { return owner_ ? view_.strings : strings_; }
 
-  bool operator==(const KnownFrames& other) const {
-    return ranges_ == other.ranges_ && runs_ == other.runs_ && frames_ == other.frames_ &&
-           strings_ == other.strings_;
-  }
+  bool operator==(const KnownFrames& other) const;
 
  private:
   uint64_t LearnGap(BinarySymbolizer& symbolizer, Range gap, std::string_view display_name);
   uint32_t Intern(const std::string& text);
+  // Copies tables read in place into the vectors, before a change.
+  void Own();
 
+  // Set: the tables are `view_`, in the owner's memory; else the vectors.
+  std::shared_ptr<const void> owner_;
+  Tables view_;
   std::vector<Range> ranges_;
   std::vector<Run> runs_;
   std::vector<Frame> frames_;

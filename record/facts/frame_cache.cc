@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <utility>
 
 #include <fmt/format.h>
@@ -24,14 +25,16 @@ namespace {
 
 // The file: a header of 4-byte fields (the magic, the CRC-32 of the rest,
 // then the sizes of the identity, ranges, runs, frames and strings), then
-// the identity text and KnownFrames' tables as they are in memory, in this
-// machine's byte order (the cache never leaves it).
-constexpr char kMagic[4] = {'S', 'F', 'C', '3'};
+// the identity text, zeros to a multiple of 8 bytes, and KnownFrames'
+// tables as they are in memory, in this machine's byte order (the cache
+// never leaves it), read in place from the file's mapping.
+constexpr char kMagic[4] = {'S', 'F', 'C', '4'};
 constexpr size_t kHeaderSize = 7 * 4;
 // A file larger than this is not ours (libc's whole text is ~1.5 MB).
 constexpr off_t kMaxFileSize = off_t{64} << 20;
 static_assert(sizeof(KnownFrames::Range) == 16 && sizeof(KnownFrames::Run) == 16 &&
               sizeof(KnownFrames::Frame) == 16);
+static_assert(kHeaderSize % 4 == 0);
 
 // This build of sample and of the DWARF libraries it loaded, so that a
 // cache another build wrote (whose symbolizer may name things otherwise)
@@ -88,6 +91,9 @@ void AppendU32(std::vector<std::byte>& out, size_t value) {
   Append(out, &v, 1);
 }
 
+// Where the tables start: aligned for their 8-byte fields.
+size_t TablesAt(size_t identity_size) { return (kHeaderSize + identity_size + 7) & ~size_t{7}; }
+
 std::vector<std::byte> Encode(const std::string& identity, const KnownFrames& known) {
   std::vector<std::byte> out;
   Append(out, kMagic, sizeof(kMagic));
@@ -98,6 +104,7 @@ std::vector<std::byte> Encode(const std::string& identity, const KnownFrames& kn
   AppendU32(out, known.frames().size());
   AppendU32(out, known.strings().size());
   Append(out, identity.data(), identity.size());
+  out.resize(TablesAt(identity.size()));
   Append(out, known.ranges().data(), known.ranges().size());
   Append(out, known.runs().data(), known.runs().size());
   Append(out, known.frames().data(), known.frames().size());
@@ -107,17 +114,20 @@ std::vector<std::byte> Encode(const std::string& identity, const KnownFrames& kn
   return out;
 }
 
-// Reads `count` entries of T at `at`, moving it on; false past the end.
+// The `count` entries of T at `at` (a multiple of T's alignment in an
+// aligned mapping), moving it on; false past the end.
 template <typename T>
-bool Take(std::span<const std::byte> bytes, size_t& at, uint64_t count, std::vector<T>& out) {
+bool Take(std::span<const std::byte> bytes, size_t& at, uint64_t count, std::span<const T>& out) {
+  static_assert(8 % alignof(T) == 0 && sizeof(T) % 8 == 0);
   if (count > (bytes.size() - at) / sizeof(T)) return false;
-  out.resize(count);
-  std::memcpy(out.data(), bytes.data() + at, count * sizeof(T));
+  out = {reinterpret_cast<const T*>(bytes.data() + at), count};
   at += count * sizeof(T);
   return true;
 }
 
-std::optional<KnownFrames> Decode(std::span<const std::byte> bytes, const std::string& identity) {
+// `bytes` are those of `mapping`, which the tables go on pointing into.
+std::optional<KnownFrames> Decode(std::span<const std::byte> bytes, const std::string& identity,
+                                  std::shared_ptr<const MappedFile> mapping) {
   if (bytes.size() < kHeaderSize || std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0) {
     return std::nullopt;
   }
@@ -130,21 +140,21 @@ std::optional<KnownFrames> Decode(std::span<const std::byte> bytes, const std::s
       Crc32(bytes.subspan(8)) != header[0]) {
     return std::nullopt;
   }
-  at += identity.size();
-  std::vector<KnownFrames::Range> ranges;
-  std::vector<KnownFrames::Run> runs;
-  std::vector<KnownFrames::Frame> frames;
-  if (!Take(bytes, at, header[2], ranges) || !Take(bytes, at, header[3], runs) ||
-      !Take(bytes, at, header[4], frames) || header[5] != bytes.size() - at) {
+  at = TablesAt(identity.size());
+  KnownFrames::Tables tables;
+  if (at > bytes.size() || !Take(bytes, at, header[2], tables.ranges) ||
+      !Take(bytes, at, header[3], tables.runs) || !Take(bytes, at, header[4], tables.frames) ||
+      header[5] != bytes.size() - at) {
     return std::nullopt;
   }
-  KnownFrames known(std::move(ranges), std::move(runs), std::move(frames),
-                    std::string(reinterpret_cast<const char*>(bytes.data() + at), header[5]));
+  tables.strings = std::string_view(reinterpret_cast<const char*>(bytes.data() + at), header[5]);
+  KnownFrames known(tables, std::move(mapping));
   if (!known.Valid()) return std::nullopt;
   return known;
 }
 
-// Read through a mapping: the file's bytes are copied once, into the tables.
+// Read in place: the mapping lives as long as the tables (a copy of 1.5
+// MB of Go frames, into fresh pages, cost more than checking them).
 std::optional<KnownFrames> Load(const std::string& path, const std::string& identity) {
   auto fd = OpenRegularFile(path, OpenRegularOptions{.no_follow = true});
   struct stat st;
@@ -153,7 +163,8 @@ std::optional<KnownFrames> Load(const std::string& path, const std::string& iden
   }
   auto mapped = MappedFile::Map(fd->get(), path);
   if (!mapped) return std::nullopt;
-  return Decode(mapped->bytes(), identity);
+  auto mapping = std::make_shared<const MappedFile>(std::move(*mapped));
+  return Decode(mapping->bytes(), identity, mapping);
 }
 
 }  // namespace

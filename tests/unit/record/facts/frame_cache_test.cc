@@ -74,6 +74,41 @@ TEST_F(FrameCacheTest, SavedFramesAreFoundAgain) {
   EXPECT_EQ(st.st_mode & 0777, 0600u);
 }
 
+// The tables are read in place from the file's mapping: they outlive the
+// file, and learning more copies them first.
+TEST_F(FrameCacheTest, FramesReadInPlaceLearnMore) {
+  auto symbolizer = BinarySymbolizer::Open(kInline);
+  ASSERT_TRUE(symbolizer);
+  KnownFrames::Range text;
+  for (const auto& segment : symbolizer->elf_symbols().segments()) {
+    if (segment.executable) text = {segment.offset, segment.offset + segment.filesz};
+  }
+  ASSERT_GT(text.end - text.begin, 64u);
+  const uint64_t half = text.begin + (text.end - text.begin) / 2;
+  {
+    FrameCache cache = FrameCache::Open(dir(), key_);
+    ASSERT_NE(cache.known(), nullptr);
+    cache.known()->Learn(*symbolizer, text.begin, half, "inline");
+    cache.Save();
+  }
+  FrameCache cache = FrameCache::Open(dir(), key_);
+  ASSERT_NE(cache.known(), nullptr);
+  KnownFrames& known = *cache.known();
+  ASSERT_FALSE(known.Covers(half));
+  ASSERT_EQ(unlink(FrameCache::PathOf(dir(), key_).c_str()), 0);
+  KnownFrames whole;  // learnt in one go, never read from a file
+  whole.Learn(*symbolizer, text.begin, text.end, "inline");
+  EXPECT_EQ(known.At(text.begin + 3), whole.At(text.begin + 3));
+
+  EXPECT_EQ(known.Learn(*symbolizer, text.begin, text.end, "inline"), text.end - half);
+  EXPECT_TRUE(known.Valid());
+  for (uint64_t offset = text.begin; offset < text.end; ++offset) {
+    ASSERT_EQ(known.At(offset), whole.At(offset)) << offset;
+  }
+  cache.Save();
+  EXPECT_EQ(Reopened(key_), known);
+}
+
 TEST_F(FrameCacheTest, AnotherKeyFindsNothing) {
   Save();
   // The same file name, another identity: a debug file appeared, another
