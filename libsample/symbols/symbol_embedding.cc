@@ -12,6 +12,7 @@
 #include "libsample/string_parts.h"
 #include "libsample/symbols/address_frames.h"
 #include "libsample/symbols/binary_symbolizer.h"
+#include "libsample/symbols/call_sites.h"
 #include "libsample/symbols/cfi_rows.h"
 
 namespace sample {
@@ -180,6 +181,32 @@ std::span<const std::byte> RawFile(const ElfFile& file) {
   return std::as_bytes(std::span(raw, size));
 }
 
+// Adds to `lookups` (sorted, unique; kept so) the offsets of `scanned`
+// that can be return addresses (EmbeddingRequest::scanned_offsets), a
+// lookup offset being the word's file offset - 1.
+void AddReturnAddresses(const std::vector<uint64_t>& scanned, std::span<const std::byte> file,
+                        uint16_t machine, const ElfSymbols& elf, std::vector<uint64_t>& lookups) {
+  const auto starts_function = [&elf](uint64_t vaddr) {
+    const ElfSymbol* symbol = elf.Find(vaddr);
+    return symbol != nullptr && symbol->start == vaddr;
+  };
+  const size_t before = lookups.size();
+  for (const uint64_t offset : scanned) {
+    const uint64_t word = offset + 1;
+    if (word > file.size()) continue;
+    const uint64_t code = std::min<uint64_t>(word, 8);
+    bool keep = EndsAfterCall(file.subspan(word - code, code), machine);
+    if (const std::optional<uint64_t> vaddr = elf.FileOffsetToVaddr(word); !keep && vaddr) {
+      keep = starts_function(*vaddr) || (*vaddr > 0 && starts_function(*vaddr - 1));
+    }
+    if (keep) lookups.push_back(offset);
+  }
+  std::sort(lookups.begin() + static_cast<ptrdiff_t>(before), lookups.end());
+  std::inplace_merge(lookups.begin(), lookups.begin() + static_cast<ptrdiff_t>(before),
+                     lookups.end());
+  lookups.erase(std::unique(lookups.begin(), lookups.end()), lookups.end());
+}
+
 // A lookup offset the known frames lacked, with its address and function.
 struct MissedOffset {
   uint64_t offset = 0;
@@ -247,16 +274,28 @@ void LearnFrames(BinarySymbolizer& symbolizer, const EmbeddedBinary& binary,
 
 Result<EmbeddedBinary> BuildEmbeddedBinary(const EmbeddingRequest& request,
                                            EmbeddingLimits& limits) {
-  const std::vector<uint64_t> lookups = LookupOffsets(request);
+  std::vector<uint64_t> lookups = LookupOffsets(request);
   KnownFrames* known = request.known;
-  const bool all_known =
-      known != nullptr && std::all_of(lookups.begin(), lookups.end(),
-                                      [known](uint64_t offset) { return known->Covers(offset); });
-  TRY_ASSIGN(auto symbolizer,
-             BinarySymbolizer::Open(request.binary, request.debug,
-                                    all_known ? BinarySymbolizer::DwarfUse::kSkip
-                                              : BinarySymbolizer::DwarfUse::kRead));
+  const auto all_known = [&] {
+    return known != nullptr &&
+           std::all_of(lookups.begin(), lookups.end(),
+                       [known](uint64_t offset) { return known->Covers(offset); });
+  };
+  const auto dwarf_use = [&] {
+    return all_known() ? BinarySymbolizer::DwarfUse::kSkip : BinarySymbolizer::DwarfUse::kRead;
+  };
+  BinarySymbolizer::DwarfUse used = dwarf_use();
+  TRY_ASSIGN(auto symbolizer, BinarySymbolizer::Open(request.binary, request.debug, used));
   TRY_ASSIGN(auto rows, CfiRows::Open(request.binary, request.debug));
+  if (!request.scanned_offsets.empty()) {
+    AddReturnAddresses(request.scanned_offsets, RawFile(rows.binary()),
+                       rows.binary().ehdr().e_machine, symbolizer.elf_symbols(), lookups);
+    // A word the known frames lack needs the DWARF after all.
+    if (used == BinarySymbolizer::DwarfUse::kSkip && dwarf_use() != used) {
+      used = BinarySymbolizer::DwarfUse::kRead;
+      TRY_ASSIGN(symbolizer, BinarySymbolizer::Open(request.binary, request.debug, used));
+    }
+  }
   const ElfSymbols& elf = symbolizer.elf_symbols();
   const std::string display_name = Basename(request.path);
 

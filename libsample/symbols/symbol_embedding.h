@@ -68,6 +68,12 @@ struct EmbeddingRequest {
   // embedded (within EmbeddingLimits). Treated as lookup offsets too,
   // should `offsets` lack one.
   std::vector<uint64_t> leaf_offsets;
+  // Lookup offsets of words a stack scan found (CodeHits), most of them
+  // no return address: each is looked up only where a call ends at the
+  // word (EndsAfterCall, libsample/symbols/call_sites.h) or the word is a
+  // function's start or one byte past it (a signal frame's trampoline;
+  // Go's goexit + 1 under every goroutine). Unsorted; may repeat.
+  std::vector<uint64_t> scanned_offsets;
   // The samples each event took at leaf offsets, which
   // EmbeddingLimits::min_event_samples compares a function's sums with.
   std::vector<LeafSamples> leaf_samples;

@@ -25,7 +25,7 @@ bool IsUserAddress(uint64_t address) { return address != 0 && !IsKernelAddress(a
 
 size_t CodeHits::HitHash::operator()(const Hit& h) const {
   return std::hash<uint64_t>()((h.address * 0x9E3779B97F4A7C15ull) ^ h.pid ^
-                               (uint64_t(h.leaf) << 63));
+                               (uint64_t(h.kind) << 62));
 }
 
 size_t CodeHits::LeafKeyHash::operator()(const LeafKey& k) const {
@@ -112,9 +112,9 @@ void CodeHits::ObserveMapping(const Mmap2Record& m) {
   ++process.version;
 }
 
-void CodeHits::Add(uint32_t pid, uint64_t address, bool return_address) {
+void CodeHits::Add(uint32_t pid, uint64_t address, HitKind kind) {
   if (!IsUserAddress(address)) return;
-  const Hit hit{pid, !return_address, return_address ? address - 1 : address};
+  const Hit hit{pid, kind, kind == HitKind::kLeaf ? address : address - 1};
   if (hits_.size() >= kMaxHits) {
     counts_.hits_dropped += !hits_.contains(hit);
     return;
@@ -131,11 +131,11 @@ void CodeHits::ObserveSample(const SampleRecord& s, uint32_t event, const perf_e
   const bool ip = (attr.sample_type & PERF_SAMPLE_IP) != 0;
   if (process.chains.insert(HashWords(chain, s.ip)).second) {
     ForEachChainAddress(s.callchain, [&](uint64_t address, bool return_address) {
-      Add(s.pid, address, return_address);
+      Add(s.pid, address, return_address ? HitKind::kReturn : HitKind::kLeaf);
     });
     // The report's leaf when there is no chain, and the sample's own
     // place when a precise event's ip is not the chain's first address.
-    if (ip) Add(s.pid, s.ip, false);
+    if (ip) Add(s.pid, s.ip, HitKind::kLeaf);
   }
   if (!s.user_stack.empty() && s.regs_abi == PERF_SAMPLE_REGS_ABI_64) {
     ScanStack(process, s.pid, s, attr, stack);
@@ -163,7 +163,7 @@ void CodeHits::ScanStack(Process& process, uint32_t pid, const SampleRecord& s,
   const auto regs = ToDwarfRegisters(arch_, attr.sample_regs_user, s.user_regs);
   if (!regs) return;
   ++counts_.stacks_scanned;
-  Add(pid, regs->pc, false);
+  Add(pid, regs->pc, HitKind::kLeaf);
   const auto& ranges = RangesOf(process, pid);
   // A process whose code is not known yet (its mappings in a later chunk)
   // keeps its copies as they are.
@@ -194,7 +194,7 @@ void CodeHits::ScanStack(Process& process, uint32_t pid, const SampleRecord& s,
     uint64_t word;
     std::memcpy(&word, stack.data() + i, 8);
     if (in_code(word)) {
-      Add(pid, word, true);
+      Add(pid, word, HitKind::kScanned);
       continue;
     }
     if (clear && word != 0 && word - regs->sp >= kStackReach) {
@@ -257,8 +257,8 @@ std::vector<CodeHits::Binary> CodeHits::Resolve() const {
         binary.inode = files_[file].inode;
         binary.pid = pid;
       }
-      binary.offsets.push_back(offset);
-      if (hit.leaf) binary.leaf_offsets.push_back(offset);
+      (hit.kind == HitKind::kScanned ? binary.scanned_offsets : binary.offsets).push_back(offset);
+      if (hit.kind == HitKind::kLeaf) binary.leaf_offsets.push_back(offset);
     });
   }
   std::vector<std::pair<uint32_t, uint64_t>> credited;  // one count's (file, offset)s
@@ -278,10 +278,13 @@ std::vector<CodeHits::Binary> CodeHits::Resolve() const {
   }
   std::vector<Binary> out;
   for (auto& [file, binary] : by_file) {
-    for (auto* list : {&binary.offsets, &binary.leaf_offsets}) {
+    for (auto* list : {&binary.offsets, &binary.leaf_offsets, &binary.scanned_offsets}) {
       std::sort(list->begin(), list->end());
       list->erase(std::unique(list->begin(), list->end()), list->end());
     }
+    std::erase_if(binary.scanned_offsets, [&](uint64_t offset) {
+      return std::binary_search(binary.offsets.begin(), binary.offsets.end(), offset);
+    });
     // A place's samples of one event summed over the processes.
     std::vector<LeafSamples>& counts = binary.leaf_samples;
     std::sort(counts.begin(), counts.end(), [](const LeafSamples& a, const LeafSamples& b) {

@@ -9,9 +9,11 @@
 // process costs one hash lookup. User stack copies (--call-graph dwarf,
 // fp,leaf) are scanned instead: the report's unwinder finds each caller's
 // return address in the copy, so every aligned word that points into an
-// executable file mapping of the process is kept as one. That is a
-// superset (stale slots, function pointers): it costs bytes in the file,
-// never a name. Mappings are kept for the whole recording (each file
+// executable file mapping of the process is kept as a candidate
+// (Binary::scanned_offsets). That is a superset (stale slots, function
+// pointers, data), which the embedding cuts to the words a call precedes
+// (EmbeddingRequest::scanned_offsets): it costs bytes in the file, never a
+// name. Mappings are kept for the whole recording (each file
 // mapping a process ever had, and its parents' for a fork) and an address
 // is resolved against every one that held it: a superset again, which
 // covers a mapping that moved. A stack word is checked against the
@@ -63,6 +65,8 @@ class CodeHits {
     uint64_t inode = 0;                  // as recorded (0: not known)
     std::vector<uint64_t> offsets;       // lookup file offsets: sorted, unique
     std::vector<uint64_t> leaf_offsets;  // of those, where samples were taken
+    // Lookup offsets only a stack copy's words gave (none of the above).
+    std::vector<uint64_t> scanned_offsets;
     // The samples each event took at each of its offsets (user samples
     // only: a kernel sample's user pc is where it entered the kernel),
     // since the last ResetSamples.
@@ -118,9 +122,12 @@ class CodeHits {
     std::vector<std::pair<uint64_t, uint64_t>> ranges;
     uint64_t ranges_version = ~uint64_t{0};
   };
+  // Where a hit came from: a sampled pc (a leaf), a call chain's return
+  // address, a stack copy's word.
+  enum class HitKind : uint8_t { kLeaf, kReturn, kScanned };
   struct Hit {
     uint32_t pid;
-    bool leaf;
+    HitKind kind;
     uint64_t address;  // the lookup address
     bool operator==(const Hit&) const = default;
   };
@@ -136,7 +143,7 @@ class CodeHits {
                  std::span<std::byte> stack);
   const std::vector<std::pair<uint64_t, uint64_t>>& RangesOf(Process& process, uint32_t pid);
   bool ClearsCopy(const SampleRecord& s, const perf_event_attr& attr) const;
-  void Add(uint32_t pid, uint64_t address, bool return_address);
+  void Add(uint32_t pid, uint64_t address, HitKind kind);
 
   EventTable events_;
   Arch arch_;

@@ -80,6 +80,7 @@ Result<EmbeddedBinary> EmbedOne(CodeHits::Binary& binary, const OpenedBinary& op
   request.debug = InflatedDebugFile(request.debug, build_id);
   request.offsets = std::move(binary.offsets);
   request.leaf_offsets = std::move(binary.leaf_offsets);
+  request.scanned_offsets = std::move(binary.scanned_offsets);
   request.leaf_samples = std::move(binary.leaf_samples);
   // What earlier recordings learnt of this build spares reading its DWARF.
   FrameCache cache = FrameCache::Open(

@@ -494,6 +494,72 @@ TEST(SymbolEmbeddingTest, LearntFramesGiveTheSameTables) {
   ExpectLearntFramesChangeNothing(RequestFor(kHits, "", 3));
 }
 
+// Words of stack copies are looked up where a call ends at them (every
+// real call site), or at a function's start or one byte past it; most
+// other words are left out. With frames known for the other offsets but
+// not for a kept word, the DWARF is read all the same.
+TEST(SymbolEmbeddingTest, ScannedWordsAreLookedUpWhereACallEnds) {
+  auto elf = ElfSymbols::Load(kInline);
+  ASSERT_TRUE(elf) << elf.error().message;
+  const std::vector<char> file = FileBytes(kInline);
+  const std::vector<uint64_t> calls = CallReturnOffsets(
+      *elf, file, [](uint64_t) { return true; }, 1000);
+  ASSERT_GT(calls.size(), 3u);
+  const std::vector<uint64_t> stride = StrideOffsets(*elf, 3);
+  const ElfSymbol* hot = nullptr;
+  for (const ElfSymbol& symbol : elf->symbols()) {
+    if (symbol.name == "hot_outer") hot = &symbol;
+  }
+  ASSERT_NE(hot, nullptr);
+  uint64_t hot_offset = 0;
+  for (const auto& segment : elf->segments()) {
+    if (segment.executable && hot->start - segment.vaddr < segment.filesz)
+      hot_offset = segment.offset + (hot->start - segment.vaddr);
+  }
+  ASSERT_NE(hot_offset, 0u);
+
+  EmbeddingRequest request{kInline, kInline, "", {}, {}};
+  request.scanned_offsets = stride;
+  request.scanned_offsets.insert(request.scanned_offsets.end(), calls.begin(), calls.end());
+  // The function's start as a word, and one byte past it.
+  request.scanned_offsets.push_back(hot_offset - 1);
+  request.scanned_offsets.push_back(hot_offset);
+  const EmbeddedBinary embedded = Build(request);
+  const auto looked_up = [&](uint64_t offset) { return embedded.FramesAt(offset) != nullptr; };
+  for (const uint64_t offset : calls) EXPECT_TRUE(looked_up(offset)) << offset;
+  EXPECT_TRUE(looked_up(hot_offset - 1));
+  EXPECT_TRUE(looked_up(hot_offset));
+  const size_t kept = std::count_if(stride.begin(), stride.end(), looked_up);
+  EXPECT_LT(kept * 5, stride.size()) << kept << " of " << stride.size() << " words kept";
+  // The same words beside the stride offsets as plain lookups: the frames
+  // of those kept are the ones every lookup gets.
+  EmbeddingRequest plain{kInline, kInline, "", stride, {}};
+  plain.scanned_offsets = request.scanned_offsets;
+  const EmbeddedBinary reference = Build(plain);
+  EXPECT_EQ(reference.addresses.size(), Distinct(stride).size() + embedded.addresses.size() - kept);
+  for (const EmbeddedAddress& a : embedded.addresses) {
+    ASSERT_NE(reference.FramesAt(a.offset), nullptr);
+    EXPECT_EQ(*reference.FramesAt(a.offset), a.frames);
+  }
+  // Known frames for the stride offsets' bytes only: the kept words are
+  // read from the DWARF.
+  KnownFrames known;
+  EmbeddingRequest learn{kInline, kInline, "", stride, {}};
+  learn.known = &known;
+  EmbeddingLimits bytes_only;
+  bytes_only.max_learnt_function = 0;
+  bytes_only.max_learnt_binary = 0;
+  Build(learn, bytes_only);
+  ASSERT_TRUE(
+      std::all_of(stride.begin(), stride.end(), [&](uint64_t o) { return known.Covers(o); }));
+  ASSERT_FALSE(
+      std::all_of(calls.begin(), calls.end(), [&](uint64_t o) { return known.Covers(o); }));
+  plain.known = &known;
+  EmbeddingLimits no_learning;
+  no_learning.learn_budget = 0;
+  EXPECT_EQ(Build(plain, no_learning), reference);
+}
+
 TEST(SymbolEmbeddingTest, AFileThatIsNotElfIsAnErrorNamingIt) {
   const std::string source = std::string(FIXTURE_PROG_SOURCE);
   EmbeddingRequest request{"/bin/app", source, "", {0x1000}, {}};

@@ -189,8 +189,8 @@ TEST(CodeHitsTest, StackCopiesAreScannedForReturnAddressesIntoCode) {
   Bytes records;
   Append(records, Mapping(attr, 10, "/bin/a", 0x401000, 0x1000, 0));
   Append(records, Mapping(attr, 10, "/lib/b.so", 0x7f0000, 0x1000, 0x2000, 8));
-  const std::vector<uint64_t> words = {0x401234, 0xdeadbeef, 7,       0x7f0010,
-                                       0x401000, 0x7f1001,   0x7f1000};
+  const std::vector<uint64_t> words = {0x401234, 0xdeadbeef, 7,        0x7f0010,
+                                       0x401000, 0x7f1001,   0x7f1000, 0x401101};
   Bytes stack(words.size() * 8);
   std::memcpy(stack.data(), words.data(), stack.size());
   testing::SampleFields fields;
@@ -206,14 +206,18 @@ TEST(CodeHitsTest, StackCopiesAreScannedForReturnAddressesIntoCode) {
   const auto binaries = hits.Resolve();
   const auto* a = Find(binaries, "/bin/a");
   ASSERT_NE(a, nullptr);
-  // The pc as it is; 0x401234 at the call; 0x401000 - 1 is before the mapping.
-  EXPECT_EQ(a->offsets, (std::vector<uint64_t>{0x100, 0x233}));
+  // The pc as it is; 0x401234 at the call, a word of the copy only;
+  // 0x401000 - 1 is before the mapping; 0x401101 - 1 is the pc's place,
+  // a leaf already.
+  EXPECT_EQ(a->offsets, (std::vector<uint64_t>{0x100}));
+  EXPECT_EQ(a->scanned_offsets, (std::vector<uint64_t>{0x233}));
   EXPECT_EQ(a->leaf_offsets, (std::vector<uint64_t>{0x100}));
   const auto* b = Find(binaries, "/lib/b.so");
   ASSERT_NE(b, nullptr);
   // 0x7f1001 - 1 is the mapping's end: outside; 0x7f1000, just past the
   // mapping, is a pointer to its end, no return address.
-  EXPECT_EQ(b->offsets, (std::vector<uint64_t>{0x200f}));
+  EXPECT_TRUE(b->offsets.empty());
+  EXPECT_EQ(b->scanned_offsets, (std::vector<uint64_t>{0x200f}));
   EXPECT_EQ(hits.counts().stacks_scanned, 1u);
 }
 
