@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "formats/embedded_fields.h"
+#include "libsample/count_bits.h"
 #include "libsample/perf/perf_record.h"
 #include "libsample/perf/record_walker.h"
 
@@ -68,9 +69,7 @@ Layout LayoutOf(const perf_event_attr& attr) {
 }
 
 // BP's slot among the values of `mask`; SP and IP follow it (bits 6-8).
-size_t BpSlot(uint64_t mask) {
-  return static_cast<size_t>(__builtin_popcountll(mask & ((uint64_t{1} << kBp) - 1)));
-}
+size_t BpSlot(uint64_t mask) { return CountBits(mask & ((uint64_t{1} << kBp) - 1)); }
 
 // The chain's first address (its first entry that is not a context
 // marker), or 0.

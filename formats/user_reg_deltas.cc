@@ -6,6 +6,7 @@
 #include <cstring>
 #include <unordered_map>
 
+#include "libsample/count_bits.h"
 #include "libsample/perf/perf_record.h"
 #include "libsample/perf/record_walker.h"
 
@@ -24,9 +25,7 @@ bool Eligible(const perf_event_attr& attr) {
 }
 
 // The slot of perf register `reg` among the values of `mask`.
-size_t Slot(uint64_t mask, int reg) {
-  return static_cast<size_t>(__builtin_popcountll(mask & ((uint64_t{1} << reg) - 1)));
-}
+size_t Slot(uint64_t mask, int reg) { return CountBits(mask & ((uint64_t{1} << reg) - 1)); }
 
 // The user pc the record holds elsewhere: the chain's first user entry, or
 // the sample's ip.

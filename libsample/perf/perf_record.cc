@@ -5,6 +5,7 @@
 #include <cstddef>
 
 #include "libsample/byte_reader.h"
+#include "libsample/count_bits.h"
 #include "libsample/perf/record_walker.h"
 
 namespace sample {
@@ -154,7 +155,7 @@ std::optional<SampleRecord> ParseSample(std::span<const std::byte> record,
   if (t & PERF_SAMPLE_REGS_USER) {
     if (!in.Read(&s.regs_abi)) return std::nullopt;
     if (s.regs_abi != PERF_SAMPLE_REGS_ABI_NONE) {
-      const size_t count = static_cast<size_t>(std::popcount(attr.sample_regs_user));
+      const size_t count = CountBits(attr.sample_regs_user);
       std::span<const std::byte> regs;
       if (!in.ReadBytes(count * sizeof(uint64_t), &regs)) return std::nullopt;
       s.user_regs = U64List(regs.data(), count);
@@ -181,7 +182,7 @@ std::optional<SampleRecord> ParseSample(std::span<const std::byte> record,
   if (t & PERF_SAMPLE_REGS_INTR) {
     uint64_t abi;
     if (!in.Read(&abi)) return std::nullopt;
-    const size_t count = static_cast<size_t>(std::popcount(attr.sample_regs_intr));
+    const size_t count = CountBits(attr.sample_regs_intr);
     if (abi != PERF_SAMPLE_REGS_ABI_NONE && !in.Skip(count * sizeof(uint64_t))) {
       return std::nullopt;
     }

@@ -91,7 +91,7 @@ uint64_t LeafRegsMask(Arch arch) {
 std::optional<DwarfRegisters> ToDwarfRegisters(Arch arch, uint64_t perf_mask,
                                                const U64List& values) {
   if (arch == Arch::kUnknown) return std::nullopt;
-  if (static_cast<size_t>(std::popcount(perf_mask)) != values.size()) return std::nullopt;
+  if (CountBits(perf_mask) != values.size()) return std::nullopt;
   DwarfRegisters regs;
   regs.arch = arch;
   // The column CFI names the return address by, seeded with the pc.
@@ -135,6 +135,36 @@ std::optional<DwarfRegisters> ToDwarfRegisters(Arch arch, uint64_t perf_mask,
   if (!has_pc || !regs.Has(sp)) return std::nullopt;
   regs.sp = regs.value[sp];
   return regs;
+}
+
+std::optional<PcAndSp> UserPcAndSp(Arch arch, uint64_t perf_mask, const U64List& values) {
+  // The perf numbers of the stack pointer and the pc.
+  int sp = 0;
+  int pc = 0;
+  uint64_t width_mask = ~uint64_t{0};
+  switch (arch) {
+    case Arch::kX86_64:
+    case Arch::kI386:
+      sp = 7;
+      pc = 8;
+      if (arch == Arch::kI386) width_mask = 0xffffffff;
+      break;
+    case Arch::kAarch64:
+      sp = 31;
+      pc = 32;
+      break;
+    case Arch::kUnknown:
+      return std::nullopt;
+  }
+  if (CountBits(perf_mask) != values.size() || (perf_mask >> sp & 1) == 0 ||
+      (perf_mask >> pc & 1) == 0) {
+    return std::nullopt;
+  }
+  // A register's place: the registers below it in the mask.
+  const auto at = [perf_mask](int reg) {
+    return CountBits(perf_mask & ((uint64_t{1} << reg) - 1));
+  };
+  return PcAndSp{values[at(pc)] & width_mask, values[at(sp)] & width_mask};
 }
 
 }  // namespace sample

@@ -14,6 +14,7 @@
 #include <optional>
 #include <string_view>
 
+#include "libsample/count_bits.h"
 #include "libsample/perf/perf_record.h"
 
 namespace sample {
@@ -52,5 +53,14 @@ struct DwarfRegisters {
 // stack pointer is missing.
 std::optional<DwarfRegisters> ToDwarfRegisters(Arch arch, uint64_t perf_mask,
                                                const U64List& values);
+
+// Just the pc and stack pointer of ToDwarfRegisters (nullopt where it
+// gives none), without filling a register file: for the recorder's scan
+// of every sample's stack copy.
+struct PcAndSp {
+  uint64_t pc = 0;
+  uint64_t sp = 0;
+};
+std::optional<PcAndSp> UserPcAndSp(Arch arch, uint64_t perf_mask, const U64List& values);
 
 }  // namespace sample

@@ -160,7 +160,7 @@ bool CodeHits::ClearsCopy(const SampleRecord& s, const perf_event_attr& attr) co
 
 void CodeHits::ScanStack(Process& process, uint32_t pid, const SampleRecord& s,
                          const perf_event_attr& attr, std::span<std::byte> stack) {
-  const auto regs = ToDwarfRegisters(arch_, attr.sample_regs_user, s.user_regs);
+  const auto regs = UserPcAndSp(arch_, attr.sample_regs_user, s.user_regs);
   if (!regs) return;
   ++counts_.stacks_scanned;
   Add(pid, regs->pc, HitKind::kLeaf);

@@ -118,3 +118,39 @@ TEST(UserRegsTest, MissingPcOrSpOrCountMismatch) {
 
 }  // namespace
 }  // namespace sample
+
+namespace sample {
+namespace {
+
+TEST(UserRegsTest, CountBitsAsPopcount) {
+  for (const uint64_t mask : {uint64_t{0}, uint64_t{1}, ~uint64_t{0}, uint64_t{0xff0fff},
+                              uint64_t{0x8000000000000001}, uint64_t{0x123456789abcdef0}}) {
+    EXPECT_EQ(CountBits(mask), static_cast<size_t>(std::popcount(mask))) << mask;
+  }
+}
+
+// UserPcAndSp gives ToDwarfRegisters' pc and sp, and nothing where it
+// gives nothing, for each architecture and mask.
+TEST(UserRegsTest, PcAndSpAsTheRegisterFile) {
+  std::vector<uint64_t> words(40);
+  for (size_t i = 0; i < words.size(); ++i) words[i] = 0x1111111100000000 * (i + 1) + i;
+  for (const Arch arch : {Arch::kX86_64, Arch::kI386, Arch::kAarch64, Arch::kUnknown}) {
+    for (const uint64_t mask :
+         {UnwindRegsMask(Arch::kX86_64), LeafRegsMask(Arch::kX86_64),
+          UnwindRegsMask(Arch::kAarch64), LeafRegsMask(Arch::kAarch64), uint64_t{0xff0fff},
+          uint64_t{1} << 7, uint64_t{1} << 8, uint64_t{0x180}}) {
+      for (const size_t count : {static_cast<size_t>(std::popcount(mask)), size_t{3}}) {
+        const U64List values = ListOf(std::vector<uint64_t>(words.begin(), words.begin() + count));
+        const auto file = ToDwarfRegisters(arch, mask, values);
+        const auto both = UserPcAndSp(arch, mask, values);
+        ASSERT_EQ(both.has_value(), file.has_value()) << static_cast<int>(arch) << " " << mask;
+        if (!file) continue;
+        EXPECT_EQ(both->pc, file->pc);
+        EXPECT_EQ(both->sp, file->sp);
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace sample
