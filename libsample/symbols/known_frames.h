@@ -12,9 +12,9 @@
 // the run's start.
 //
 // Flat tables of fixed-size entries and one string blob, so that a cache
-// file loads with a few copies and one checking pass (Valid()), whatever
-// its size: a recording looks up a hundred offsets, not the thousands of
-// runs a binary's learnt functions hold.
+// file is used in place (Tables), after one checking pass (Valid()): a
+// recording looks up a hundred offsets, not the thousands of runs a
+// binary's learnt functions hold.
 #pragma once
 
 #include <cstdint>

@@ -19,8 +19,9 @@
 // Two recorders closing at once each write their own file whole; the last
 // rename wins, and what the other learnt is learnt again later. Like
 // perf's ~/.debug, the directory is never trimmed; a file is the size of
-// the learnt functions' frames (libc's hit functions in a qsort run:
-// ~100 KB; ld.so, learnt whole: ~370 KB).
+// the learnt functions' frames (libc's after ten qsort runs: ~150 KB;
+// ld.so, learnt whole: ~630 KB; goleaf, whole: 1.5 MB, read in place in
+// 0.85 ms).
 #pragma once
 
 #include <string>
