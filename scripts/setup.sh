@@ -7,9 +7,11 @@ set -euo pipefail
 
 cd "$(dirname "$0")/.."
 
+# libbz2-dev and liblzma-dev: what libdw's archive, which meson.build links
+# in, is built against.
 packages=(
   meson ninja-build pkg-config g++
-  libelf-dev libdw-dev libzstd-dev
+  libelf-dev libdw-dev libzstd-dev libbz2-dev liblzma-dev
   libboost-program-options-dev libgtest-dev libgmock-dev
   libfmt-dev libexpected-dev
   libiberty-dev libdebuginfod-dev debuginfod libcapstone-dev libncurses-dev
