@@ -3,6 +3,7 @@
 #include <elf.h>
 
 #include <algorithm>
+#include <initializer_list>
 
 namespace sample {
 namespace {
@@ -66,6 +67,24 @@ bool EndsAfterCall(std::span<const std::byte> before, uint16_t machine) {
       return Aarch64EndsAfterCall(b);
     default:
       return true;
+  }
+}
+
+bool StartsSigreturn(std::span<const std::byte> at, uint16_t machine) {
+  const auto starts_with = [at](std::initializer_list<uint8_t> code) {
+    return at.size() >= code.size() &&
+           std::equal(code.begin(), code.end(), reinterpret_cast<const uint8_t*>(at.data()));
+  };
+  switch (machine) {
+    case EM_X86_64:
+      return starts_with({0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05});
+    case EM_386:
+      return starts_with({0xb8, 0xad, 0x00, 0x00, 0x00, 0xcd, 0x80}) ||
+             starts_with({0x58, 0xb8, 0x77, 0x00, 0x00, 0x00, 0xcd, 0x80});
+    case EM_AARCH64:
+      return starts_with({0x68, 0x11, 0x80, 0xd2, 0x01, 0x00, 0x00, 0xd4});
+    default:
+      return false;
   }
 }
 

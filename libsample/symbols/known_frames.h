@@ -76,8 +76,8 @@ class KnownFrames {
   // before any lookup.
   KnownFrames(std::vector<Range> ranges, std::vector<Run> runs, std::vector<Frame> frames,
               std::string strings);
-  // The same, read in place from memory `owner` keeps alive (a cache
-  // file's mapping): nothing is copied unless Learn adds to them.
+  // The same, read in place from memory `owner` keeps alive (where a
+  // cache file was read to): nothing is copied unless Learn adds to them.
   KnownFrames(Tables tables, std::shared_ptr<const void> owner);
 
   // Whether `offset` lies in a learnt range.

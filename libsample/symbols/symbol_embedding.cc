@@ -195,7 +195,8 @@ void AddReturnAddresses(const std::vector<uint64_t>& scanned, std::span<const st
     const uint64_t word = offset + 1;
     if (word > file.size()) continue;
     const uint64_t code = std::min<uint64_t>(word, 8);
-    bool keep = EndsAfterCall(file.subspan(word - code, code), machine);
+    bool keep = EndsAfterCall(file.subspan(word - code, code), machine) ||
+                StartsSigreturn(file.subspan(word), machine);
     if (const std::optional<uint64_t> vaddr = elf.FileOffsetToVaddr(word); !keep && vaddr) {
       keep = starts_function(*vaddr) || (*vaddr > 0 && starts_function(*vaddr - 1));
     }
@@ -276,10 +277,11 @@ Result<EmbeddedBinary> BuildEmbeddedBinary(const EmbeddingRequest& request,
                                            EmbeddingLimits& limits) {
   std::vector<uint64_t> lookups = LookupOffsets(request);
   KnownFrames* known = request.known;
+  // Nothing to look up, or all of it known: no DWARF.
   const auto all_known = [&] {
-    return known != nullptr &&
-           std::all_of(lookups.begin(), lookups.end(),
-                       [known](uint64_t offset) { return known->Covers(offset); });
+    return std::all_of(lookups.begin(), lookups.end(), [known](uint64_t offset) {
+      return known != nullptr && known->Covers(offset);
+    });
   };
   const auto dwarf_use = [&] {
     return all_known() ? BinarySymbolizer::DwarfUse::kSkip : BinarySymbolizer::DwarfUse::kRead;

@@ -70,9 +70,10 @@ struct EmbeddingRequest {
   std::vector<uint64_t> leaf_offsets;
   // Lookup offsets of words a stack scan found (CodeHits), most of them
   // no return address: each is looked up only where a call ends at the
-  // word (EndsAfterCall, libsample/symbols/call_sites.h) or the word is a
-  // function's start or one byte past it (a signal frame's trampoline;
-  // Go's goexit + 1 under every goroutine). Unsorted; may repeat.
+  // word (EndsAfterCall, libsample/symbols/call_sites.h), a sigreturn
+  // trampoline starts there (StartsSigreturn: a signal frame's), or the
+  // word is an ELF symbol's start or one byte past it (Go's goexit + 1
+  // under every goroutine). Unsorted; may repeat.
   std::vector<uint64_t> scanned_offsets;
   // The samples each event took at leaf offsets, which
   // EmbeddingLimits::min_event_samples compares a function's sums with.

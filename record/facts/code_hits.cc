@@ -115,6 +115,8 @@ void CodeHits::ObserveMapping(const Mmap2Record& m) {
 void CodeHits::Add(uint32_t pid, uint64_t address, HitKind kind) {
   if (!IsUserAddress(address)) return;
   const Hit hit{pid, kind, kind == HitKind::kLeaf ? address : address - 1};
+  // A word of the copy a chain gave already (chains are seen first).
+  if (kind == HitKind::kScanned && hits_.contains(Hit{pid, HitKind::kReturn, hit.address})) return;
   if (hits_.size() >= kMaxHits) {
     counts_.hits_dropped += !hits_.contains(hit);
     return;

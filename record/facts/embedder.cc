@@ -121,6 +121,8 @@ EmbedSummary SubmitEmbedded(format::SampleFileWriter& writer, const CodeHits& hi
       summary.notes.push_back(embedded.error().message);
       continue;
     }
+    // Hit only by stack words that are no return address: nothing to name.
+    if (embedded->addresses.empty()) continue;
     std::vector<std::byte> payload = format::EncodeEmbeddedBinary(*embedded);
     // A chunk over the writer's limit would fail the whole file.
     if (payload.size() > format::kWriterMaxChunkRawSize) {

@@ -20,8 +20,8 @@
 // rename wins, and what the other learnt is learnt again later. Like
 // perf's ~/.debug, the directory is never trimmed; a file is the size of
 // the learnt functions' frames (libc's after ten qsort runs: ~150 KB;
-// ld.so, learnt whole: ~630 KB; goleaf, whole: 1.5 MB, read in place in
-// 0.85 ms).
+// ld.so, learnt whole: ~630 KB; goleaf, whole: 1.5 MB, loaded in
+// 1.4 ms).
 #pragma once
 
 #include <string>

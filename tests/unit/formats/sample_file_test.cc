@@ -255,6 +255,23 @@ TEST_F(SampleFileTest, RoundTrip) {
   }
 }
 
+// A chunk with nothing in it (a recording without build-ids) is checked
+// as written, compressed or not.
+TEST_F(SampleFileTest, EmptyChunksPassTheirChecksum) {
+  for (int level : {0, 3}) {
+    const std::string path = PathOf("empty" + std::to_string(level) + ".sample");
+    auto writer = SampleFileWriter::Create(path, WriterOptions{.zstd_level = level});
+    ASSERT_TRUE(writer.has_value()) << writer.error().message;
+    (*writer)->Submit(ChunkType::kEvents, EncodeEvents(TestEvents()));
+    (*writer)->Submit(ChunkType::kBuildIds, {});
+    (*writer)->Submit(ChunkType::kMetadata, {});
+    ASSERT_TRUE((*writer)->Finish(Trailer{}).has_value());
+    auto reader = SampleFileReader::Open(path);
+    ASSERT_TRUE(reader.has_value()) << reader.error().message;
+    EXPECT_TRUE(reader->warnings().empty()) << reader->warnings().front();
+  }
+}
+
 // Ring buffers without PERF_SAMPLE_CPU: the writer inserts each run's CPU,
 // and the file holds what the kernel writes with the field.
 TEST_F(SampleFileTest, WriterInsertsTheCpuOfEachRun) {

@@ -110,6 +110,29 @@ TEST(CallSitesTest, EveryCallOfLibcAndFewOthers) {
   EXPECT_LT(others_passing * 50, others) << others_passing << " of " << others;
 }
 
+TEST(CallSitesTest, SigreturnTrampolines) {
+  const auto starts = [](std::vector<uint8_t> code, uint16_t machine) {
+    return StartsSigreturn(std::as_bytes(std::span(code)), machine);
+  };
+  EXPECT_TRUE(starts({0x48, 0xc7, 0xc0, 0x0f, 0, 0, 0, 0x0f, 0x05, 0x90}, EM_X86_64));
+  EXPECT_FALSE(starts({0x48, 0xc7, 0xc0, 0x0e, 0, 0, 0, 0x0f, 0x05}, EM_X86_64));  // another call
+  EXPECT_FALSE(starts({0x48, 0xc7, 0xc0, 0x0f, 0, 0, 0, 0x0f}, EM_X86_64));        // cut short
+  EXPECT_TRUE(starts({0xb8, 0xad, 0, 0, 0, 0xcd, 0x80}, EM_386));
+  EXPECT_TRUE(starts({0x58, 0xb8, 0x77, 0, 0, 0, 0xcd, 0x80}, EM_386));
+  EXPECT_TRUE(starts({0x68, 0x11, 0x80, 0xd2, 0x01, 0, 0, 0xd4}, EM_AARCH64));
+  EXPECT_FALSE(starts({0x68, 0x11, 0x80, 0xd2, 0x01, 0, 0, 0xd4}, EM_RISCV));
+  // This process's libc has one (__restore_rt), whatever its symbols say.
+  Dl_info info;
+  ASSERT_NE(dladdr(reinterpret_cast<void*>(&qsort), &info), 0);
+  auto file = MappedFile::Open(info.dli_fname);
+  ASSERT_TRUE(file) << file.error().message;
+  size_t found = 0;
+  for (size_t at = 0; at < file->bytes().size(); ++at) {
+    found += StartsSigreturn(file->bytes().subspan(at), EM_X86_64);
+  }
+  EXPECT_GE(found, 1u);
+}
+
 TEST(CallSitesTest, OtherMachinesKeepEveryWord) {
   EXPECT_TRUE(AfterCall({0x00, 0x00, 0x00, 0x00}, EM_RISCV));
 }

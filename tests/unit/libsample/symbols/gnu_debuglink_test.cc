@@ -25,6 +25,10 @@ TEST(GnuDebugLinkTest, CrcIsTheZlibCrc32) {
   EXPECT_EQ(Crc32(Bytes("")), 0u);
   // Summed in pieces, the same.
   EXPECT_EQ(Crc32(Bytes("6789"), Crc32(Bytes("12345"))), 0xcbf43926u);
+  // Nothing added, null or not, leaves the value as it was (a chunk with
+  // an empty payload: its header's CRC).
+  EXPECT_EQ(Crc32(std::span<const std::byte>(), 0x1234), 0x1234u);
+  EXPECT_EQ(Crc32(Bytes("12345").first(0), 0x1234), 0x1234u);
 }
 
 TEST(GnuDebugLinkTest, ReadsTheLinkObjcopyWrote) {

@@ -275,24 +275,27 @@ TEST(CodeHitsTest, LeafCopiesKeepOnlyAddressesOfCodeAndStack) {
     for (size_t i = 0; i < records.size(); ++i) {
       if (i < copy_at || i >= copy_at + words.size() * 8) EXPECT_EQ(records[i], before[i]) << i;
     }
-    return std::pair(out, hits.counts().words_cleared);
+    return std::tuple(out, hits.counts().words_cleared, hits.counts().hits);
   };
   const std::vector<uint64_t> chain = {kUser, 0x401100, 0x7f0010};
-  const auto [cleared, count] = observed(attr, chain, 127);
+  const auto [cleared, count, distinct] = observed(attr, chain, 127);
   EXPECT_EQ(cleared, (std::vector<uint64_t>{0, kSp + 0x40, 0x401234, 0, 0, 0, 0, 0x7f0010}));
   EXPECT_EQ(count, 4u);
-  EXPECT_EQ(observed(attr, chain, 127, /*sample_first=*/true).first, cleared);
+  // The pc, the chain's caller (also a word of the copy: one hit) and the
+  // copy's return address.
+  EXPECT_EQ(distinct, 3u);
+  EXPECT_EQ(std::get<0>(observed(attr, chain, 127, /*sample_first=*/true)), cleared);
   // A chain into code whose mapping is not known yet (drained later):
   // nothing is cleared.
-  EXPECT_EQ(observed(attr, chain, 127, false, /*map_b=*/false).first, words);
+  EXPECT_EQ(std::get<0>(observed(attr, chain, 127, false, /*map_b=*/false)), words);
   // At the kernel's limit (2 frames here) the report unwinds the whole copy.
-  EXPECT_EQ(observed(attr, chain, 2).first, words);
+  EXPECT_EQ(std::get<0>(observed(attr, chain, 2)), words);
   perf_event_attr limited = attr;
   limited.sample_max_stack = 2;
-  EXPECT_EQ(observed(limited, chain, 127).first, words);
+  EXPECT_EQ(std::get<0>(observed(limited, chain, 127)), words);
   perf_event_attr dwarf = attr;
   dwarf.exclude_callchain_user = 1;
-  EXPECT_EQ(observed(dwarf, {}, 127).first, words);
+  EXPECT_EQ(std::get<0>(observed(dwarf, {}, 127)), words);
 }
 
 // The [vdso] counts as a binary of its own (its image is stored only when

@@ -74,9 +74,9 @@ TEST_F(FrameCacheTest, SavedFramesAreFoundAgain) {
   EXPECT_EQ(st.st_mode & 0777, 0600u);
 }
 
-// The tables are read in place from the file's mapping: they outlive the
-// file, and learning more copies them first.
-TEST_F(FrameCacheTest, FramesReadInPlaceLearnMore) {
+// The tables are read once into the process's own memory and used there:
+// they outlive the file, and learning more copies them first.
+TEST_F(FrameCacheTest, FramesOutliveTheirFileAndLearnMore) {
   auto symbolizer = BinarySymbolizer::Open(kInline);
   ASSERT_TRUE(symbolizer);
   KnownFrames::Range text;
@@ -95,7 +95,9 @@ TEST_F(FrameCacheTest, FramesReadInPlaceLearnMore) {
   ASSERT_NE(cache.known(), nullptr);
   KnownFrames& known = *cache.known();
   ASSERT_FALSE(known.Covers(half));
-  ASSERT_EQ(unlink(FrameCache::PathOf(dir(), key_).c_str()), 0);
+  // Cut to nothing under it (another program, an NFS server's rename):
+  // the tables are the process's own.
+  ASSERT_EQ(truncate(FrameCache::PathOf(dir(), key_).c_str(), 0), 0);
   KnownFrames whole;  // learnt in one go, never read from a file
   whole.Learn(*symbolizer, text.begin, text.end, "inline");
   EXPECT_EQ(known.At(text.begin + 3), whole.At(text.begin + 3));
