@@ -39,6 +39,8 @@ struct BinarySymbolizer::State {
 
   ElfSymbols elf;
   std::string binary_path;
+  std::string debug_path;
+  bool dwarf_read = false;          // ReadDwarf was called
   std::optional<CfiFunctions> cfi;  // opened on first use
   bool cfi_tried = false;
   std::optional<DwarfFile> dwarf;
@@ -155,36 +157,35 @@ void BinarySymbolizer::State::NameFromElf(uint64_t vaddr, SymbolFrame* frame) co
 
 Result<BinarySymbolizer> BinarySymbolizer::Open(const std::string& binary_path,
                                                 const std::string& debug_path, DwarfUse dwarf_use) {
-  TRY_ASSIGN(auto symbols, ElfSymbols::Load(binary_path));
-  if (!debug_path.empty()) {
-    TRY_ASSIGN(auto debug, ElfSymbols::Load(debug_path));
-    // A debug file of another build would name the wrong functions.
-    if (!symbols.build_id().empty() && !debug.build_id().empty() &&
-        symbols.build_id() != debug.build_id()) {
-      return Fail(fmt::format("{}: build-id {} does not match {} of {}", debug_path,
-                              debug.build_id(), symbols.build_id(), binary_path));
-    }
-    symbols.MergeDebugSymbols(std::move(debug));
-  }
+  TRY_ASSIGN(auto symbols, ElfSymbols::Load(binary_path, debug_path));
   auto state = std::make_unique<State>(std::move(symbols));
   state->binary_path = binary_path;
+  state->debug_path = debug_path;
+  state->dwarf_error = "DWARF not read";
+  BinarySymbolizer symbolizer(std::move(state));
+  if (dwarf_use == DwarfUse::kRead) symbolizer.ReadDwarf();
+  return symbolizer;
+}
+
+void BinarySymbolizer::ReadDwarf() {
+  State& state = *state_;
+  if (state.dwarf_read) return;
+  state.dwarf_read = true;
   std::vector<std::string> errors;
-  if (dwarf_use == DwarfUse::kSkip) errors.push_back("DWARF not read");
-  for (const std::string& path : {debug_path, binary_path}) {
-    if (dwarf_use == DwarfUse::kSkip) break;
+  for (const std::string& path : {state.debug_path, state.binary_path}) {
     if (path.empty()) continue;
     auto dwarf = DwarfFile::Open(path);
     if (!dwarf) {
       errors.push_back(dwarf.error().message);
       continue;
     }
-    state->dwarf.emplace(std::move(*dwarf));
-    state->dwarf_path = path;
-    state->ReadUnitRanges();
-    break;
+    state.dwarf.emplace(std::move(*dwarf));
+    state.dwarf_path = path;
+    state.dwarf_error.clear();
+    state.ReadUnitRanges();
+    return;
   }
-  if (!state->dwarf) state->dwarf_error = fmt::format("{}", fmt::join(errors, "; "));
-  return BinarySymbolizer(std::move(state));
+  state.dwarf_error = fmt::format("{}", fmt::join(errors, "; "));
 }
 
 BinarySymbolizer::BinarySymbolizer(std::unique_ptr<State> state) : state_(std::move(state)) {}

@@ -71,6 +71,11 @@ class BinarySymbolizer {
                                        const std::string& debug_path = "",
                                        DwarfUse dwarf_use = DwarfUse::kRead);
 
+  // Opens the DWARF of a symbolizer opened with DwarfUse::kSkip, as kRead
+  // would have (the ELF symbols are not read again); nothing after the
+  // first call.
+  void ReadDwarf();
+
   BinarySymbolizer(BinarySymbolizer&&) noexcept;
   BinarySymbolizer& operator=(BinarySymbolizer&&) noexcept;
   ~BinarySymbolizer();

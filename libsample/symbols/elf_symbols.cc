@@ -107,27 +107,46 @@ Elf_Scn* FindSectionByType(Elf* elf, Elf64_Word type) {
 }
 
 // Appends the STT_FUNC and STT_GNU_IFUNC symbols defined in `symtab`;
-// with `objects`, the STT_OBJECT ones (variables) too.
+// with `objects`, the STT_OBJECT ones (variables) too. Reads the entries
+// and the string table where libelf holds them (no gelf_getsym copy, no
+// elf_strptr check a symbol): libc's debug file has 10,000 of them, read
+// at every recording's close.
+template <typename Sym>
+void ReadSymbolEntries(std::span<const std::byte> entries, std::string_view strings, bool arm,
+                       bool objects, std::vector<RawSymbol>* out) {
+  for (size_t at = 0; at + sizeof(Sym) <= entries.size(); at += sizeof(Sym)) {
+    Sym sym;  // copied: a crafted file's table need not be aligned
+    std::memcpy(&sym, entries.data() + at, sizeof(Sym));
+    const unsigned char type = sym.st_info & 0xf;  // ELF*_ST_TYPE: the same for both classes
+    if (type != STT_FUNC && type != STT_GNU_IFUNC && !(objects && type == STT_OBJECT)) continue;
+    if (sym.st_shndx == SHN_UNDEF || sym.st_value == 0) continue;
+    if (sym.st_name == 0 || sym.st_name >= strings.size()) continue;
+    const char* name = strings.data() + sym.st_name;
+    const size_t length = strnlen(name, strings.size() - sym.st_name);
+    if (length == strings.size() - sym.st_name) continue;  // no NUL before the end
+    uint64_t start = sym.st_value;
+    if (arm) start &= ~uint64_t{1};  // Thumb bit, not an address bit
+    out->push_back(RawSymbol{start, sym.st_size, BindingRank(sym.st_info >> 4),
+                             std::string_view(name, length), type == STT_OBJECT});
+  }
+}
+
 void ReadSymbols(Elf* elf, const GElf_Ehdr& ehdr, Elf_Scn* symtab, bool objects,
                  std::vector<RawSymbol>* out) {
   GElf_Shdr shdr;
   Elf_Data* data = elf_getdata(symtab, nullptr);
-  if (gelf_getshdr(symtab, &shdr) == nullptr || data == nullptr) return;
-  const size_t sym_size = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
-  if (sym_size == 0) return;
-  const size_t count = data->d_size / sym_size;
-  for (size_t i = 0; i < count; ++i) {
-    GElf_Sym sym;
-    if (gelf_getsym(data, static_cast<int>(i), &sym) == nullptr) continue;
-    const unsigned char type = GELF_ST_TYPE(sym.st_info);
-    if (type != STT_FUNC && type != STT_GNU_IFUNC && !(objects && type == STT_OBJECT)) continue;
-    if (sym.st_shndx == SHN_UNDEF || sym.st_value == 0) continue;
-    const char* name = elf_strptr(elf, shdr.sh_link, sym.st_name);
-    if (name == nullptr || *name == '\0') continue;
-    uint64_t start = sym.st_value;
-    if (ehdr.e_machine == EM_ARM) start &= ~uint64_t{1};  // Thumb bit, not an address bit
-    out->push_back(RawSymbol{start, sym.st_size, BindingRank(GELF_ST_BIND(sym.st_info)),
-                             std::string_view(name), type == STT_OBJECT});
+  if (gelf_getshdr(symtab, &shdr) == nullptr || data == nullptr || data->d_buf == nullptr) return;
+  Elf_Scn* strtab = elf_getscn(elf, shdr.sh_link);
+  Elf_Data* string_data = strtab != nullptr ? elf_getdata(strtab, nullptr) : nullptr;
+  if (string_data == nullptr || string_data->d_buf == nullptr) return;
+  const std::string_view strings(static_cast<const char*>(string_data->d_buf), string_data->d_size);
+  const bool arm = ehdr.e_machine == EM_ARM;
+  out->reserve(out->size() + data->d_size / sizeof(Elf32_Sym) / 2);
+  const std::span entries(static_cast<const std::byte*>(data->d_buf), data->d_size);
+  if (gelf_getclass(elf) == ELFCLASS64) {
+    ReadSymbolEntries<Elf64_Sym>(entries, strings, arm, objects, out);
+  } else {
+    ReadSymbolEntries<Elf32_Sym>(entries, strings, arm, objects, out);
   }
 }
 
@@ -222,7 +241,10 @@ void AddPltSymbols(Elf* elf, const GElf_Ehdr& ehdr, std::vector<ElfSymbol>* symb
     if (target.dynsym_index == 0) {
       auto it = std::lower_bound(symbols->begin(), symbols->end(), target.ifunc,
                                  [](const ElfSymbol& s, uint64_t v) { return s.start < v; });
-      return it != symbols->end() && it->start == target.ifunc ? it->name + "@plt" : "";
+      // Unversioned, as .dynsym names it ("memcpy", where a debug file's
+      // .symtab says "memcpy@@GLIBC_2.14").
+      if (it == symbols->end() || it->start != target.ifunc) return "";
+      return it->name.substr(0, it->name.find('@')) + "@plt";
     }
     GElf_Sym sym;
     if (gelf_getsym(dynsym_data, static_cast<int>(target.dynsym_index), &sym) == nullptr) return "";
@@ -251,22 +273,36 @@ void AddPltSymbols(Elf* elf, const GElf_Ehdr& ehdr, std::vector<ElfSymbol>* symb
 
 // Sorts by address and keeps one symbol per address: global over weak over
 // local, then the shorter name. An alias with a size lends it to a winner
-// without one.
-std::vector<ElfSymbol> MergeAliases(std::vector<RawSymbol> raw) {
-  std::sort(raw.begin(), raw.end(), [](const RawSymbol& a, const RawSymbol& b) {
-    if (a.start != b.start) return a.start < b.start;
+// without one. Sorts (address, index) pairs by address alone, then picks
+// each address's winner: the sort compares integers only.
+std::vector<ElfSymbol> MergeAliases(const std::vector<RawSymbol>& raw) {
+  std::vector<std::pair<uint64_t, uint32_t>> order;
+  order.reserve(raw.size());
+  for (size_t i = 0; i < raw.size(); ++i) order.emplace_back(raw[i].start, i);
+  std::sort(order.begin(), order.end(),
+            [](const auto& x, const auto& y) { return x.first < y.first; });
+  const auto better = [](const RawSymbol& a, const RawSymbol& b) {
     if (a.rank != b.rank) return a.rank < b.rank;
     if (a.name.size() != b.name.size()) return a.name.size() < b.name.size();
     return a.name < b.name;
-  });
+  };
   std::vector<ElfSymbol> symbols;
-  for (size_t i = 0; i < raw.size();) {
-    size_t j = i;
-    uint64_t size = raw[i].size;
-    for (; j < raw.size() && raw[j].start == raw[i].start; ++j) {
-      if (size == 0) size = raw[j].size;
+  symbols.reserve(order.size());
+  for (size_t i = 0; i < order.size();) {
+    const RawSymbol* winner = &raw[order[i].second];
+    size_t j = i + 1;
+    for (; j < order.size() && order[j].first == order[i].first; ++j) {
+      const RawSymbol& alias = raw[order[j].second];
+      if (better(alias, *winner)) winner = &alias;
     }
-    symbols.push_back(ElfSymbol{raw[i].start, size, Demangle(raw[i].name), raw[i].object});
+    // The size: the winner's, else that of the best alias that has one.
+    const RawSymbol* sized = winner->size != 0 ? winner : nullptr;
+    for (size_t k = i; winner->size == 0 && k < j; ++k) {
+      const RawSymbol& alias = raw[order[k].second];
+      if (alias.size != 0 && (sized == nullptr || better(alias, *sized))) sized = &alias;
+    }
+    const uint64_t size = sized != nullptr ? sized->size : 0;
+    symbols.push_back(ElfSymbol{winner->start, size, Demangle(winner->name), winner->object});
     i = j;
   }
   return symbols;
@@ -274,14 +310,14 @@ std::vector<ElfSymbol> MergeAliases(std::vector<RawSymbol> raw) {
 
 }  // namespace
 
-Result<ElfSymbols> ElfSymbols::Load(const std::string& path) { return Load(path, false); }
+Result<ElfSymbols> ElfSymbols::Load(const std::string& path) { return LoadOwn(path, false); }
 
-Result<ElfSymbols> ElfSymbols::LoadWithObjects(const std::string& path) { return Load(path, true); }
+Result<ElfSymbols> ElfSymbols::LoadWithObjects(const std::string& path) {
+  return LoadOwn(path, true);
+}
 
-Result<ElfSymbols> ElfSymbols::Load(const std::string& path, bool objects) {
-  TRY_ASSIGN(auto file, ElfFile::Open(path));
+Result<ElfSymbols> ElfSymbols::ReadLayout(const std::string& path, const ElfFile& file) {
   Elf* elf = file.get();
-
   ElfSymbols result;
   result.fixed_address_ = file.ehdr().e_type == ET_EXEC;
   size_t phnum = 0;
@@ -296,27 +332,64 @@ Result<ElfSymbols> ElfSymbols::Load(const std::string& path, bool objects) {
     result.segments_.push_back(LoadSegment{phdr.p_offset, phdr.p_filesz, phdr.p_vaddr, phdr.p_memsz,
                                            (phdr.p_flags & PF_X) != 0});
   }
-
-  std::vector<RawSymbol> raw;
-  Elf_Scn* symtab = FindSectionByType(elf, SHT_SYMTAB);
-  result.has_symtab_ = symtab != nullptr;
-  if (symtab == nullptr) symtab = FindSectionByType(elf, SHT_DYNSYM);
-  if (symtab != nullptr) ReadSymbols(elf, file.ehdr(), symtab, objects, &raw);
-  result.symbols_ = MergeAliases(std::move(raw));
   result.build_id_ = FindBuildId(elf);
-  if (objects) return result;
-  const size_t sorted = result.symbols_.size();
-  AddPltSymbols(elf, file.ehdr(), &result.symbols_);
+  return result;
+}
+
+void ElfSymbols::ReadOwnSymbols(const ElfFile& file, bool objects) {
+  std::vector<RawSymbol> raw;
+  Elf_Scn* symtab = FindSectionByType(file.get(), SHT_SYMTAB);
+  has_symtab_ = symtab != nullptr;
+  if (symtab == nullptr) symtab = FindSectionByType(file.get(), SHT_DYNSYM);
+  if (symtab != nullptr) ReadSymbols(file.get(), file.ehdr(), symtab, objects, &raw);
+  symbols_ = MergeAliases(raw);
+}
+
+void ElfSymbols::AddStubs(const ElfFile& file) {
+  const size_t sorted = symbols_.size();
+  AddPltSymbols(file.get(), file.ehdr(), &symbols_);
   // A real symbol at a stub's address (there should be none) wins: the
   // stubs are sorted, then merged in after the symbols of their address.
   const auto by_start = [](const ElfSymbol& a, const ElfSymbol& b) { return a.start < b.start; };
-  const auto stubs = result.symbols_.begin() + static_cast<ptrdiff_t>(sorted);
-  std::stable_sort(stubs, result.symbols_.end(), by_start);
-  std::inplace_merge(result.symbols_.begin(), stubs, result.symbols_.end(), by_start);
-  result.symbols_.erase(
-      std::unique(result.symbols_.begin(), result.symbols_.end(),
+  const auto stubs = symbols_.begin() + static_cast<ptrdiff_t>(sorted);
+  std::stable_sort(stubs, symbols_.end(), by_start);
+  std::inplace_merge(symbols_.begin(), stubs, symbols_.end(), by_start);
+  symbols_.erase(
+      std::unique(symbols_.begin(), symbols_.end(),
                   [](const ElfSymbol& a, const ElfSymbol& b) { return a.start == b.start; }),
-      result.symbols_.end());
+      symbols_.end());
+}
+
+Result<ElfSymbols> ElfSymbols::LoadOwn(const std::string& path, bool objects) {
+  TRY_ASSIGN(auto file, ElfFile::Open(path));
+  TRY_ASSIGN(auto result, ReadLayout(path, file));
+  result.ReadOwnSymbols(file, objects);
+  if (!objects) result.AddStubs(file);
+  return result;
+}
+
+Result<ElfSymbols> ElfSymbols::Load(const std::string& path, const std::string& debug_path) {
+  if (debug_path.empty()) return LoadOwn(path, false);
+  TRY_ASSIGN(auto file, ElfFile::Open(path));
+  TRY_ASSIGN(auto debug, ElfFile::Open(debug_path));
+  TRY_ASSIGN(auto result, ReadLayout(path, file));
+  // A debug file of another build would name the wrong functions.
+  const std::string debug_id = FindBuildId(debug.get());
+  if (!result.build_id_.empty() && !debug_id.empty() && result.build_id_ != debug_id) {
+    return Fail(fmt::format("{}: build-id {} does not match {} of {}", debug_path, debug_id,
+                            result.build_id_, path));
+  }
+  // The binary's own symbols are read only when the debug file has none:
+  // its .symtab is a superset of them (and of .dynsym).
+  if (Elf_Scn* symtab = FindSectionByType(debug.get(), SHT_SYMTAB)) {
+    std::vector<RawSymbol> raw;
+    ReadSymbols(debug.get(), debug.ehdr(), symtab, false, &raw);
+    result.symbols_ = MergeAliases(raw);
+    result.has_symtab_ = true;
+  } else {
+    result.ReadOwnSymbols(file, false);
+  }
+  result.AddStubs(file);
   return result;
 }
 

@@ -41,6 +41,13 @@ class ElfSymbols {
   // Opens `path`; on failure the message names the path and the reason. A
   // valid ELF file without function symbols is not an error.
   static Result<ElfSymbols> Load(const std::string& path);
+  // The same with the .symtab of `debug_path`, a separate debug file of
+  // this binary, where it has one (its addresses are ours): the binary's
+  // own table is then not read, only its PLT stubs, which a debug file
+  // cannot describe (its .plt has no contents). A debug file of another
+  // build (both have build-ids, and they differ) is an error. An empty
+  // `debug_path` is Load(path).
+  static Result<ElfSymbols> Load(const std::string& path, const std::string& debug_path);
   // The variables (STT_OBJECT) as well as the functions, for naming data
   // addresses (perf's symbol_daddr); no PLT stubs.
   static Result<ElfSymbols> LoadWithObjects(const std::string& path);
@@ -83,7 +90,13 @@ class ElfSymbols {
 
  private:
   ElfSymbols() = default;
-  static Result<ElfSymbols> Load(const std::string& path, bool objects);
+  static Result<ElfSymbols> LoadOwn(const std::string& path, bool objects);
+  // Segments and build-id.
+  static Result<ElfSymbols> ReadLayout(const std::string& path, const ElfFile& file);
+  // Functions (and with `objects`, variables) of .symtab, else .dynsym.
+  void ReadOwnSymbols(const ElfFile& file, bool objects);
+  // The x86 PLT stubs of `file`, named by its relocations.
+  void AddStubs(const ElfFile& file);
   // End (exclusive) of the executable segment containing `vaddr`, if any.
   std::optional<uint64_t> ExecutableSegmentEnd(uint64_t vaddr) const;
 

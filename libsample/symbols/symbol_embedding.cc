@@ -295,7 +295,7 @@ Result<EmbeddedBinary> BuildEmbeddedBinary(const EmbeddingRequest& request,
     // A word the known frames lack needs the DWARF after all.
     if (used == BinarySymbolizer::DwarfUse::kSkip && dwarf_use() != used) {
       used = BinarySymbolizer::DwarfUse::kRead;
-      TRY_ASSIGN(symbolizer, BinarySymbolizer::Open(request.binary, request.debug, used));
+      symbolizer.ReadDwarf();
     }
   }
   const ElfSymbols& elf = symbolizer.elf_symbols();

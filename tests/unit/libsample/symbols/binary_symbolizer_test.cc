@@ -214,6 +214,23 @@ TEST(BinarySymbolizerTest, SeparateDebugFileGivesDwarfToAStrippedBinary) {
   }
 }
 
+// Opened without DWARF, a symbolizer names from the ELF symbols alone;
+// ReadDwarf() then gives what opening with DWARF gives.
+TEST(BinarySymbolizerTest, DwarfReadAfterASkippingOpen) {
+  ASSERT_OPENED(symbolizer, kSymStripped, kSymDebug, BinarySymbolizer::DwarfUse::kSkip);
+  EXPECT_EQ(symbolizer.dwarf_path(), "");
+  EXPECT_EQ(symbolizer.dwarf_error(), "DWARF not read");
+  EXPECT_FALSE(ChainsIn(symbolizer, "uses_inline").count(ExpectedInlineChain()));
+  symbolizer.ReadDwarf();
+  EXPECT_EQ(symbolizer.dwarf_path(), kSymDebug);
+  EXPECT_EQ(symbolizer.dwarf_error(), "");
+  ExpectInlineChains(symbolizer);
+  ASSERT_OPENED(reading, kSymStripped, kSymDebug);
+  EXPECT_EQ(ChainsIn(symbolizer, "static_worker"), ChainsIn(reading, "static_worker"));
+  symbolizer.ReadDwarf();  // again: nothing changes
+  EXPECT_EQ(symbolizer.unit_count(), reading.unit_count());
+}
+
 TEST(BinarySymbolizerTest, StrippedBinaryAloneHasNoLines) {
   ASSERT_OPENED(symbolizer, kSymStripped);
   EXPECT_EQ(symbolizer.dwarf_path(), "");

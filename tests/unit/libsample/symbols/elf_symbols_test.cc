@@ -285,6 +285,58 @@ TEST(ElfSymbolsTest, DebugFileSymbolsMergeIntoStrippedBinary) {
   EXPECT_TRUE(has_plt);
 }
 
+// Load(binary, debug) reads the debug file's .symtab instead of the
+// binary's own and gives what loading both and merging them gives.
+TEST(ElfSymbolsTest, LoadWithDebugFileEqualsTheMerge) {
+  for (const auto& [binary, debug] :
+       {std::pair{kProgStripped, kProg}, std::pair{kLibStripped, kLib},
+        std::pair{FIXTURE_SYMBOLIZER_STRIPPED_ALL_PATH, FIXTURE_SYMBOLIZER_DEBUG_PATH}}) {
+    SCOPED_TRACE(binary);
+    auto merged = ElfSymbols::Load(binary);
+    auto debug_symbols = ElfSymbols::Load(debug);
+    ASSERT_TRUE(merged && debug_symbols);
+    merged->MergeDebugSymbols(*debug_symbols);
+    auto loaded = ElfSymbols::Load(binary, debug);
+    ASSERT_TRUE(loaded) << loaded.error().message;
+    EXPECT_TRUE(loaded->has_symtab());
+    EXPECT_EQ(loaded->build_id(), merged->build_id());
+    ASSERT_EQ(loaded->symbols().size(), merged->symbols().size());
+    for (size_t i = 0; i < merged->symbols().size(); ++i) {
+      const ElfSymbol& want = merged->symbols()[i];
+      const ElfSymbol& got = loaded->symbols()[i];
+      EXPECT_EQ(got.start, want.start) << want.name;
+      EXPECT_EQ(got.size, want.size) << want.name;
+      EXPECT_EQ(got.name, want.name);
+    }
+    ASSERT_EQ(loaded->segments().size(), merged->segments().size());
+    EXPECT_EQ(loaded->FileOffsetToVaddr(loaded->segments()[0].offset),
+              merged->FileOffsetToVaddr(merged->segments()[0].offset));
+  }
+}
+
+TEST(ElfSymbolsTest, LoadWithDebugFileOfAnotherBuildFails) {
+  auto loaded = ElfSymbols::Load(kProgStripped, kLib);
+  ASSERT_FALSE(loaded);
+  EXPECT_NE(loaded.error().message.find(kLib), std::string::npos) << loaded.error().message;
+  EXPECT_NE(loaded.error().message.find("does not match"), std::string::npos);
+}
+
+// A "debug file" without .symtab (here a stripped copy) leaves the binary's
+// own symbols; an empty path is Load(binary).
+TEST(ElfSymbolsTest, LoadWithDebugFileWithoutSymtabKeepsOwnSymbols) {
+  auto own = ElfSymbols::Load(kProg);
+  auto with_stripped = ElfSymbols::Load(kProg, kProgStripped);
+  auto with_none = ElfSymbols::Load(kProg, std::string());
+  ASSERT_TRUE(own && with_stripped && with_none);
+  for (const ElfSymbols* loaded : {&*with_stripped, &*with_none}) {
+    EXPECT_TRUE(loaded->has_symtab());
+    ASSERT_EQ(loaded->symbols().size(), own->symbols().size());
+    for (size_t i = 0; i < own->symbols().size(); ++i) {
+      EXPECT_EQ(loaded->symbols()[i].name, own->symbols()[i].name);
+    }
+  }
+}
+
 TEST(ElfSymbolsTest, SharedLibrarySymtabAndDynsym) {
   ASSERT_LOADED(full, kLib);
   ASSERT_LOADED(stripped, kLibStripped);
