@@ -10,6 +10,8 @@
 
 #include "libsample/symbols/dwarf_file.h"
 #include "libsample/symbols/dwarf_unit_index.h"
+#include "libsample/symbols/dwarf_unit_table.h"
+#include "libsample/symbols/elf_file.h"
 
 namespace sample {
 
@@ -46,7 +48,10 @@ struct BinarySymbolizer::State {
   std::optional<DwarfFile> dwarf;
   std::string dwarf_path;
   std::string dwarf_error;
-  std::vector<Dwarf_Die> unit_dies;  // the top DIEs of DW_UT_compile units
+  // The units of .debug_info that may hold code: version 5 DW_UT_compile
+  // headers, and every header of an earlier version.
+  std::vector<DwarfUnitHeader> units;  // in .debug_info order
+  std::vector<Dwarf_Die> unit_dies;    // by unit: its top DIE, once IsCompileUnit read it
   std::vector<int8_t> compile_unit;  // by unit: IsCompileUnit's answer; -1 not read yet
   std::vector<UnitRange> ranges;     // sorted by lo; may overlap in a malformed file
   std::vector<uint64_t> max_hi;      // max_hi[i]: the largest hi of ranges[0..i]
@@ -54,53 +59,67 @@ struct BinarySymbolizer::State {
   size_t indexed = 0;
 };
 
+namespace {
+
+// The bytes of DWARF section `name` (or its .zdebug_ form) as libdw reads
+// them: dwarf_begin_elf inflates compressed sections in place.
+std::span<const std::byte> SectionBytes(Elf* elf, std::string_view name) {
+  Elf_Scn* scn = FindElfSection(elf, name);
+  if (scn == nullptr) scn = FindElfSection(elf, fmt::format(".z{}", name.substr(1)));
+  GElf_Shdr shdr;
+  if (scn == nullptr || gelf_getshdr(scn, &shdr) == nullptr || shdr.sh_type == SHT_NOBITS ||
+      (shdr.sh_flags & SHF_COMPRESSED) != 0) {
+    return {};
+  }
+  Elf_Data* data = elf_getdata(scn, nullptr);
+  if (data == nullptr || data->d_buf == nullptr) return {};
+  return std::span(static_cast<const std::byte*>(data->d_buf), data->d_size);
+}
+
+}  // namespace
+
 // The unit address table comes from .debug_aranges where the compiler wrote
 // it (GCC does; clang and rustc by default do not), else from each unit
-// DIE's DW_AT_low_pc/high_pc/ranges. Only unit headers and top DIEs are
-// read, and a top DIE's tag (its abbreviation, the costly part: 3.4 of the
-// 10 ms libc's debug file took to open, for 2,063 units) only once the
-// unit holds a looked-up address or has no .debug_aranges entry.
+// DIE's DW_AT_low_pc/high_pc/ranges. Both sections are read from their
+// bytes (DwarfUnitTable: libdw records every unit before the one asked
+// for), so a unit's top DIE is read, and libdw's record of it made, only
+// once the unit holds a looked-up address or has no .debug_aranges entry.
 void BinarySymbolizer::State::ReadUnitRanges() {
   Dwarf* dw = dwarf->get();
-  // (top DIE offset, unit), in .debug_info order: ascending.
-  std::vector<std::pair<Dwarf_Off, uint32_t>> unit_of_offset;
-  Dwarf_CU* cu = nullptr;
-  Dwarf_Die cu_die;
-  Dwarf_Die sub_die;
-  uint8_t unit_type = 0;
-  while (dwarf_get_units(dw, cu, &cu, nullptr, &unit_type, &cu_die, &sub_die) == 0) {
-    // Partial and type units hold no code of their own; split-DWARF
-    // skeletons (DW_UT_skeleton) are not supported.
-    if (unit_type != DW_UT_compile) continue;
-    unit_of_offset.emplace_back(dwarf_dieoffset(&cu_die), static_cast<uint32_t>(unit_dies.size()));
-    unit_dies.push_back(cu_die);
+  Elf* elf = dwarf_getelf(dw);
+  const char* ident = elf_getident(elf, nullptr);
+  const bool big_endian = ident != nullptr && ident[EI_DATA] == ELFDATA2MSB;
+  // Partial and type units hold no code of their own; split-DWARF
+  // skeletons (DW_UT_skeleton) are not supported. Units before version 5
+  // say what they are in their top DIE only (IsCompileUnit).
+  const std::span<const std::byte> info = SectionBytes(elf, ".debug_info");
+  const std::span<const std::byte> abbrev = SectionBytes(elf, ".debug_abbrev");
+  for (const DwarfUnitHeader& header : ParseUnitHeaders(info, big_endian)) {
+    if (header.version >= 5 && header.unit_type != DW_UT_compile) continue;
+    units.push_back(header);
   }
-  if (!std::is_sorted(unit_of_offset.begin(), unit_of_offset.end())) {
-    std::sort(unit_of_offset.begin(), unit_of_offset.end());
-  }
-  std::vector<bool> covered(unit_dies.size(), false);
-  Dwarf_Aranges* aranges = nullptr;
-  size_t count = 0;
-  if (dwarf_getaranges(dw, &aranges, &count) == 0) {
-    for (size_t i = 0; i < count; ++i) {
-      Dwarf_Addr start = 0;
-      Dwarf_Word length = 0;
-      Dwarf_Off offset = 0;
-      Dwarf_Arange* arange = dwarf_onearange(aranges, i);
-      if (arange == nullptr || dwarf_getarangeinfo(arange, &start, &length, &offset) != 0 ||
-          length == 0 || IsDiscardedRange(start)) {
-        continue;
-      }
-      auto it = std::lower_bound(unit_of_offset.begin(), unit_of_offset.end(),
-                                 std::pair<Dwarf_Off, uint32_t>(offset, 0));
-      if (it == unit_of_offset.end() || it->first != offset) continue;
-      ranges.push_back(UnitRange{start, start + length, it->second});
-      covered[it->second] = true;
+  unit_dies.resize(units.size());
+  compile_unit.assign(units.size(), -1);
+  std::vector<bool> covered(units.size(), false);
+  if (auto aranges = ParseDebugAranges(SectionBytes(elf, ".debug_aranges"), big_endian)) {
+    for (const UnitAddressRange& arange : *aranges) {
+      if (IsDiscardedRange(arange.lo)) continue;
+      auto it = std::lower_bound(
+          units.begin(), units.end(), arange.unit_offset,
+          [](const DwarfUnitHeader& u, uint64_t offset) { return u.offset < offset; });
+      if (it == units.end() || it->offset != arange.unit_offset) continue;
+      const auto unit = static_cast<uint32_t>(it - units.begin());
+      ranges.push_back(UnitRange{arange.lo, arange.hi, unit});
+      covered[unit] = true;
     }
   }
-  compile_unit.assign(unit_dies.size(), -1);
-  for (uint32_t unit = 0; unit < unit_dies.size(); ++unit) {
-    if (covered[unit] || !IsCompileUnit(unit)) continue;
+  for (uint32_t unit = 0; unit < units.size(); ++unit) {
+    if (covered[unit]) continue;
+    // A unit whose top DIE has neither DW_AT_low_pc nor DW_AT_ranges (by its
+    // abbreviation) holds no code: libdw need not read it. GCC's units of
+    // variables alone (126 of libc's) have no .debug_aranges entry.
+    if (const auto top = ReadUnitTopDie(info, abbrev, units[unit]); top && !top->has_code) continue;
+    if (!IsCompileUnit(unit)) continue;
     Dwarf_Addr base = 0;
     Dwarf_Addr start = 0;
     Dwarf_Addr end = 0;
@@ -109,20 +128,32 @@ void BinarySymbolizer::State::ReadUnitRanges() {
       if (start < end && !IsDiscardedRange(start)) ranges.push_back(UnitRange{start, end, unit});
     }
   }
-  std::sort(ranges.begin(), ranges.end(),
-            [](const UnitRange& a, const UnitRange& b) { return a.lo < b.lo; });
+  // Where units claim the same addresses (bfd points the .debug_aranges of
+  // each COMDAT copy it discarded at the copy it kept: 19 units claim one
+  // shared_ptr function in our unit tests), the first unit in .debug_info
+  // describes the code: the linker keeps the first copy it reads. Lookups
+  // walk back from the last range starting at or before an address, so
+  // among equal starts that unit is sorted last.
+  std::sort(ranges.begin(), ranges.end(), [](const UnitRange& a, const UnitRange& b) {
+    return a.lo != b.lo ? a.lo < b.lo : a.unit > b.unit;
+  });
   max_hi.reserve(ranges.size());
   for (const UnitRange& range : ranges) {
     max_hi.push_back(max_hi.empty() ? range.hi : std::max(max_hi.back(), range.hi));
   }
-  indexes.resize(unit_dies.size());
+  indexes.resize(units.size());
 }
 
 bool BinarySymbolizer::State::IsCompileUnit(uint32_t unit) {
   // Partial and type units hold no code of their own, whatever their
-  // header says.
-  if (compile_unit[unit] < 0)
-    compile_unit[unit] = dwarf_tag(&unit_dies[unit]) == DW_TAG_compile_unit;
+  // header says; nor does a GNU split-DWARF skeleton (DW_AT_GNU_dwo_id)
+  // here, whose code is described in its .dwo file.
+  if (compile_unit[unit] < 0) {
+    Dwarf_Die& die = unit_dies[unit];
+    compile_unit[unit] = dwarf_offdie(dwarf->get(), units[unit].die_offset, &die) != nullptr &&
+                         dwarf_tag(&die) == DW_TAG_compile_unit &&
+                         (units[unit].version >= 5 || dwarf_hasattr(&die, DW_AT_GNU_dwo_id) == 0);
+  }
   return compile_unit[unit] != 0;
 }
 
@@ -289,7 +320,7 @@ std::vector<std::pair<uint64_t, uint64_t>> BinarySymbolizer::UnitRangesAt(uint64
 const ElfSymbols& BinarySymbolizer::elf_symbols() const { return state_->elf; }
 const std::string& BinarySymbolizer::dwarf_path() const { return state_->dwarf_path; }
 const std::string& BinarySymbolizer::dwarf_error() const { return state_->dwarf_error; }
-size_t BinarySymbolizer::unit_count() const { return state_->unit_dies.size(); }
+size_t BinarySymbolizer::unit_count() const { return state_->units.size(); }
 size_t BinarySymbolizer::indexed_unit_count() const { return state_->indexed; }
 
 }  // namespace sample
