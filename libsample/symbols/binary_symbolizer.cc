@@ -61,19 +61,28 @@ struct BinarySymbolizer::State {
 
 namespace {
 
-// The bytes of DWARF section `name` (or its .zdebug_ form) as libdw reads
-// them: dwarf_begin_elf inflates compressed sections in place.
+// The bytes of DWARF section `name` (".debug_info") as libdw reads them:
+// the first section named so or in its .zdebug_ form that is neither
+// SHT_NOBITS nor in a section group (dwarf_begin_elf's choice, which
+// inflates compressed sections in place).
 std::span<const std::byte> SectionBytes(Elf* elf, std::string_view name) {
-  Elf_Scn* scn = FindElfSection(elf, name);
-  if (scn == nullptr) scn = FindElfSection(elf, fmt::format(".z{}", name.substr(1)));
-  GElf_Shdr shdr;
-  if (scn == nullptr || gelf_getshdr(scn, &shdr) == nullptr || shdr.sh_type == SHT_NOBITS ||
-      (shdr.sh_flags & SHF_COMPRESSED) != 0) {
-    return {};
+  const std::string gnu_name = fmt::format(".z{}", name.substr(1));
+  size_t names = 0;
+  if (elf_getshdrstrndx(elf, &names) != 0) return {};
+  for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn != nullptr; scn = elf_nextscn(elf, scn)) {
+    GElf_Shdr shdr;
+    if (gelf_getshdr(scn, &shdr) == nullptr || shdr.sh_type == SHT_NOBITS ||
+        (shdr.sh_flags & SHF_GROUP) != 0) {
+      continue;
+    }
+    const char* scn_name = elf_strptr(elf, names, shdr.sh_name);
+    if (scn_name == nullptr || (scn_name != name && scn_name != gnu_name)) continue;
+    // One libdw could not inflate, or empty: skipped by libdw too.
+    Elf_Data* data = (shdr.sh_flags & SHF_COMPRESSED) == 0 ? elf_getdata(scn, nullptr) : nullptr;
+    if (data == nullptr || data->d_buf == nullptr || data->d_size == 0) continue;
+    return std::span(static_cast<const std::byte*>(data->d_buf), data->d_size);
   }
-  Elf_Data* data = elf_getdata(scn, nullptr);
-  if (data == nullptr || data->d_buf == nullptr) return {};
-  return std::span(static_cast<const std::byte*>(data->d_buf), data->d_size);
+  return {};
 }
 
 }  // namespace
@@ -113,12 +122,13 @@ void BinarySymbolizer::State::ReadUnitRanges() {
       covered[unit] = true;
     }
   }
+  UnitTopDies tops(info, abbrev);
   for (uint32_t unit = 0; unit < units.size(); ++unit) {
     if (covered[unit]) continue;
     // A unit whose top DIE has neither DW_AT_low_pc nor DW_AT_ranges (by its
     // abbreviation) holds no code: libdw need not read it. GCC's units of
     // variables alone (126 of libc's) have no .debug_aranges entry.
-    if (const auto top = ReadUnitTopDie(info, abbrev, units[unit]); top && !top->has_code) continue;
+    if (const auto top = tops.Of(units[unit]); top && !top->has_code) continue;
     if (!IsCompileUnit(unit)) continue;
     Dwarf_Addr base = 0;
     Dwarf_Addr start = 0;

@@ -122,8 +122,9 @@ class BinarySymbolizer {
   const std::string& dwarf_path() const;
   // Why no DWARF is used (e.g. "<path>: no DWARF"); empty if DWARF is used.
   const std::string& dwarf_error() const;
-  // Compilation units (DW_UT_compile: their tags are read only as they are
-  // looked up), and how many were indexed so far.
+  // Units that may be compilation units (version 5 DW_UT_compile headers,
+  // and every unit of an earlier version: their top DIEs' tags are read
+  // only as they are looked up), and how many were indexed so far.
   size_t unit_count() const;
   size_t indexed_unit_count() const;
 

@@ -2,6 +2,7 @@
 
 #include <dwarf.h>
 
+#include <algorithm>
 #include <bit>
 
 #include "libsample/byte_reader.h"
@@ -87,8 +88,8 @@ std::vector<DwarfUnitHeader> ParseUnitHeaders(std::span<const std::byte> debug_i
     uint8_t offset_size = 0;
     if (!reader.ReadLength(&length, &offset_size)) break;
     const uint64_t start = reader.position();
-    if (length > debug_info.size() - start) break;
-    const uint64_t end = start + length;
+    // A unit longer than the section is cut at its end, as libdw does.
+    const uint64_t end = start + std::min<uint64_t>(length, debug_info.size() - start);
     if (!reader.Read(&unit.version) || unit.version < 2 || unit.version > 5) break;
     size_t rest = 0;  // header bytes after the abbreviation offset
     if (unit.version >= 5) {
@@ -104,41 +105,64 @@ std::vector<DwarfUnitHeader> ParseUnitHeaders(std::span<const std::byte> debug_i
       if (!reader.ReadSized(offset_size, &unit.abbrev_offset)) break;
       rest = 1;  // address size
     }
-    if (!reader.Skip(rest) || reader.position() > end) break;
-    unit.die_offset = reader.position();
-    units.push_back(unit);
+    if (!reader.Skip(rest)) break;
+    // A unit with no DIE after its header is left out: the offset past it
+    // would be the next unit's header.
+    if (reader.position() < end) {
+      unit.die_offset = reader.position();
+      units.push_back(unit);
+    }
     if (!reader.Seek(end)) break;
   }
   return units;
 }
 
-std::optional<UnitTopDie> ReadUnitTopDie(std::span<const std::byte> debug_info,
-                                         std::span<const std::byte> debug_abbrev,
-                                         const DwarfUnitHeader& unit) {
+UnitTopDies::UnitTopDies(std::span<const std::byte> debug_info,
+                         std::span<const std::byte> debug_abbrev)
+    : info_(debug_info),
+      abbrev_(debug_abbrev),
+      budget_(std::max<uint64_t>(uint64_t{4} * debug_abbrev.size(), uint64_t{1} << 20)) {}
+
+std::optional<UnitTopDie> UnitTopDies::Of(const DwarfUnitHeader& unit) {
   // LEB128 reads no byte order; any reader will do.
-  DwarfReader info(debug_info, false);
+  DwarfReader info(info_, false);
   uint64_t code = 0;
   if (!info.Seek(unit.die_offset) || !info.ReadUleb(&code) || code == 0) return std::nullopt;
-  DwarfReader abbrev(debug_abbrev, false);
-  if (!abbrev.Seek(unit.abbrev_offset)) return std::nullopt;
-  for (;;) {
+  auto [it, added] = tables_.try_emplace(unit.abbrev_offset);
+  Table& table = it->second;
+  if (added) table.next = unit.abbrev_offset;
+  if (auto found = table.by_code.find(code); found != table.by_code.end()) return found->second;
+  DwarfReader abbrev(abbrev_, false);
+  while (!table.ended) {
+    const uint64_t from = table.next;
     uint64_t entry = 0;
     UnitTopDie top;
     uint8_t children = 0;
-    if (!abbrev.ReadUleb(&entry) || entry == 0) return std::nullopt;  // the table's end
-    if (!abbrev.ReadUleb(&top.tag) || !abbrev.Read(&children)) return std::nullopt;
-    for (;;) {
+    bool read = abbrev.Seek(from) && abbrev.ReadUleb(&entry) && entry != 0 &&
+                abbrev.ReadUleb(&top.tag) && abbrev.Read(&children);
+    while (read) {
       uint64_t attribute = 0;
       uint64_t form = 0;
-      if (!abbrev.ReadUleb(&attribute) || !abbrev.ReadUleb(&form)) return std::nullopt;
-      if (attribute == 0 && form == 0) break;
-      uint64_t constant = 0;
+      read = abbrev.ReadUleb(&attribute) && abbrev.ReadUleb(&form);
+      if (!read || (attribute == 0 && form == 0)) break;
       // A signed LEB128, skipped as an unsigned one (the same bytes end it).
-      if (form == DW_FORM_implicit_const && !abbrev.ReadUleb(&constant)) return std::nullopt;
+      uint64_t constant = 0;
+      if (form == DW_FORM_implicit_const) read = abbrev.ReadUleb(&constant);
       top.has_code = top.has_code || attribute == DW_AT_low_pc || attribute == DW_AT_ranges;
     }
+    // The table's end (code 0), a malformed entry, or the budget spent.
+    const uint64_t spent = abbrev.position() - from;
+    if (!read || spent > budget_) {
+      table.ended = true;
+      budget_ = spent > budget_ ? 0 : budget_ - spent;
+      break;
+    }
+    budget_ -= spent;
+    table.next = abbrev.position();
+    table.by_code.try_emplace(entry, top);
     if (entry == code) return top;
   }
+  return std::nullopt;
 }
 
 std::optional<std::vector<UnitAddressRange>> ParseDebugAranges(std::span<const std::byte> aranges,

@@ -123,7 +123,9 @@ void ReadSymbolEntries(std::span<const std::byte> entries, std::string_view stri
     if (sym.st_name == 0 || sym.st_name >= strings.size()) continue;
     const char* name = strings.data() + sym.st_name;
     const size_t length = strnlen(name, strings.size() - sym.st_name);
-    if (length == strings.size() - sym.st_name) continue;  // no NUL before the end
+    // No NUL before the end, or an empty name (which would win every
+    // alias contest by its length).
+    if (length == strings.size() - sym.st_name || length == 0) continue;
     uint64_t start = sym.st_value;
     if (arm) start &= ~uint64_t{1};  // Thumb bit, not an address bit
     out->push_back(RawSymbol{start, sym.st_size, BindingRank(sym.st_info >> 4),

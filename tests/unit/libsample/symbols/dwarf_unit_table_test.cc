@@ -119,29 +119,39 @@ TEST(DwarfUnitTableTest, UnitHeadersOfEveryVersionAndSize) {
   }
 }
 
-TEST(DwarfUnitTableTest, MalformedUnitHeaderEndsTheList) {
+TEST(DwarfUnitTableTest, MalformedUnitHeaders) {
   Bytes good;
   AddUnit(good, 5, DW_UT_compile, 0, 3);
   {
-    Bytes info = good;  // a length past the section's end
-    info.U32(100).U16(5);
-    EXPECT_EQ(ParseUnitHeaders(info.span(), false).size(), 1u);
+    Bytes info = good;  // a length past the section's end: cut there, as libdw does
+    info.U32(100).U16(5).U8(DW_UT_compile).U8(8).U32(0).Zeros(2);
+    const auto units = ParseUnitHeaders(info.span(), false);
+    ASSERT_EQ(units.size(), 2u);
+    EXPECT_EQ(units[1].die_offset, good.size() + 12);
   }
   {
-    Bytes info = good;  // version 6
+    Bytes info = good;  // version 6 ends the list
     AddUnit(info, 6, DW_UT_compile, 0, 3);
     AddUnit(info, 5, DW_UT_compile, 0, 3);
     EXPECT_EQ(ParseUnitHeaders(info.span(), false).size(), 1u);
   }
   {
-    Bytes info = good;  // a reserved initial length
+    Bytes info = good;  // a reserved initial length ends it
     info.U32(0xfffffff5).Zeros(20);
     EXPECT_EQ(ParseUnitHeaders(info.span(), false).size(), 1u);
   }
   {
-    Bytes info = good;  // a unit shorter than its own header
+    // A unit shorter than its own header, and one whose header fills it
+    // (no DIE: the offset after it is the next unit's header), are left
+    // out; the units after them are read.
+    Bytes info = good;
     info.U32(3).U16(5).U8(DW_UT_compile);
-    EXPECT_EQ(ParseUnitHeaders(info.span(), false).size(), 1u);
+    AddUnit(info, 5, DW_UT_compile, 0, 0);
+    AddUnit(info, 4, 0, 0x40, 2);
+    const auto units = ParseUnitHeaders(info.span(), false);
+    ASSERT_EQ(units.size(), 2u);
+    EXPECT_EQ(units[1].abbrev_offset, 0x40u);
+    EXPECT_EQ(units[1].version, 4);
   }
   EXPECT_TRUE(ParseUnitHeaders({}, false).empty());
 }
@@ -232,6 +242,7 @@ TEST(DwarfUnitTableTest, TopDieFromItsAbbreviation) {
     Bytes one;
     AddUnit(one, 5, DW_UT_compile, table, 0);
     one.Uleb(code);
+    one.Patch(0, one.size() - 4, 4);  // the unit holds the code
     return one;
   };
   for (const auto& [code, table, tag, has_code] :
@@ -242,7 +253,7 @@ TEST(DwarfUnitTableTest, TopDieFromItsAbbreviation) {
     const Bytes one = unit_with_code(code, table);
     const auto units = ParseUnitHeaders(one.span(), false);
     ASSERT_EQ(units.size(), 1u);
-    const auto top = ReadUnitTopDie(one.span(), abbrev.span(), units[0]);
+    const auto top = UnitTopDies(one.span(), abbrev.span()).Of(units[0]);
     ASSERT_TRUE(top);
     EXPECT_EQ(top->tag, static_cast<uint64_t>(tag));
     EXPECT_EQ(top->has_code, has_code);
@@ -253,12 +264,69 @@ TEST(DwarfUnitTableTest, TopDieFromItsAbbreviation) {
     const Bytes one = unit_with_code(code, table);
     const auto units = ParseUnitHeaders(one.span(), false);
     ASSERT_EQ(units.size(), 1u);
-    EXPECT_FALSE(ReadUnitTopDie(one.span(), abbrev.span(), units[0])) << code;
+    EXPECT_FALSE(UnitTopDies(one.span(), abbrev.span()).Of(units[0])) << code;
   }
   // A table cut in the middle of an entry.
   const Bytes one = unit_with_code(3, 0);
   const auto units = ParseUnitHeaders(one.span(), false);
-  EXPECT_FALSE(ReadUnitTopDie(one.span(), abbrev.span().first(12), units[0]));
+  EXPECT_FALSE(UnitTopDies(one.span(), abbrev.span().first(12)).Of(units[0]));
+}
+
+// Units sharing one table are answered from one reading of it; units
+// pointing into it at many offsets (a crafted file) stop being answered
+// once the budget (here 1 MiB) is read, instead of each reading on to the
+// table's end.
+TEST(DwarfUnitTableTest, TopDiesReadEachTableOnceWithinABudget) {
+  Bytes abbrev;
+  std::vector<uint64_t> entry_offsets;
+  for (uint64_t code = 1; code <= 3000; ++code) {
+    entry_offsets.push_back(abbrev.size());
+    abbrev.Uleb(code).Uleb(code == 2000 ? DW_TAG_compile_unit : DW_TAG_partial_unit).U8(1);
+    abbrev.Uleb(DW_AT_name).Uleb(DW_FORM_strp).Uleb(0).Uleb(0);
+  }
+  abbrev.Uleb(0);
+  // A second table: one unit with code.
+  const uint64_t second = abbrev.size();
+  abbrev.Uleb(1).Uleb(DW_TAG_compile_unit).U8(1).Uleb(DW_AT_low_pc).Uleb(DW_FORM_addr);
+  abbrev.Uleb(0).Uleb(0).Uleb(0);
+  const auto unit = [](uint64_t code, uint64_t table) {
+    Bytes one;
+    AddUnit(one, 5, DW_UT_compile, table, 0);
+    one.Uleb(code);
+    one.Patch(0, one.size() - 4, 4);  // the unit holds the code
+    return one;
+  };
+  const auto header_of = [](const Bytes& one) { return ParseUnitHeaders(one.span(), false).at(0); };
+  const Bytes compile = unit(2000, 0);
+  const Bytes with_code = unit(1, second);
+  {
+    UnitTopDies tops(compile.span(), abbrev.span());
+    for (int i = 0; i < 3; ++i) {
+      const auto top = tops.Of(header_of(compile));
+      ASSERT_TRUE(top);
+      EXPECT_EQ(top->tag, static_cast<uint64_t>(DW_TAG_compile_unit));
+      EXPECT_FALSE(top->has_code);
+    }
+    const auto top = UnitTopDies(with_code.span(), abbrev.span()).Of(header_of(with_code));
+    ASSERT_TRUE(top);
+    EXPECT_TRUE(top->has_code);
+  }
+  // 3,000 units, each at its own offset into the first table, each asking
+  // for a code it lacks: read to the end each time, 36 MB.
+  Bytes info;
+  for (const uint64_t at : entry_offsets) {
+    const Bytes one = unit(9999, at);
+    for (const std::byte b : one.span()) info.U8(static_cast<uint8_t>(b));
+  }
+  const size_t crafted = info.size();
+  for (const std::byte b : with_code.span()) info.U8(static_cast<uint8_t>(b));
+  const auto headers = ParseUnitHeaders(info.span(), false);
+  ASSERT_EQ(headers.size(), entry_offsets.size() + 1);
+  EXPECT_EQ(headers.back().offset, crafted);
+  UnitTopDies tops(info.span(), abbrev.span());
+  for (size_t i = 0; i + 1 < headers.size(); ++i) EXPECT_FALSE(tops.Of(headers[i]));
+  // The budget is spent: the second table is no longer read.
+  EXPECT_FALSE(tops.Of(headers.back()));
 }
 
 // libdw's view of one file's units and aranges against ours.
@@ -314,10 +382,11 @@ void ExpectAgreesWithLibdw(const std::string& path) {
   EXPECT_EQ(our_ranges, their_ranges);
   // Every unit's top DIE as libdw reads it: its tag, and whether it has
   // DW_AT_low_pc or DW_AT_ranges.
+  UnitTopDies tops(bytes(".debug_info"), bytes(".debug_abbrev"));
   for (const DwarfUnitHeader& unit : units) {
     Dwarf_Die die;
     ASSERT_NE(dwarf_offdie(dw, unit.die_offset, &die), nullptr);
-    const auto top = ReadUnitTopDie(bytes(".debug_info"), bytes(".debug_abbrev"), unit);
+    const auto top = tops.Of(unit);
     ASSERT_TRUE(top) << unit.offset;
     EXPECT_EQ(top->tag, static_cast<uint64_t>(dwarf_tag(&die)));
     EXPECT_EQ(top->has_code, dwarf_hasattr(&die, DW_AT_low_pc) || dwarf_hasattr(&die, DW_AT_ranges));

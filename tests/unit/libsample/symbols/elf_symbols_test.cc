@@ -6,6 +6,7 @@
 
 #include <dlfcn.h>
 #include <elf.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cinttypes>
@@ -187,6 +188,47 @@ TEST(ElfSymbolsTest, AliasesKeepOneNameByBindingThenLength) {
   EXPECT_EQ(FindByName(elf, "long_global_name"), nullptr);
   EXPECT_GT(ab->size, 0u);
   EXPECT_EQ(elf.Find(ab->start), ab);
+}
+
+// A symbol whose name is empty (its st_name at some NUL of the string
+// table, as a crafted file may have) is left out: by its length it would
+// win every alias contest.
+TEST(ElfSymbolsTest, EmptyNamedAliasIsLeftOut) {
+  std::vector<char> bytes = fixtures::ReadWholeFile(kProg);
+  ASSERT_GE(bytes.size(), sizeof(Elf64_Ehdr));
+  Elf64_Ehdr ehdr;
+  std::memcpy(&ehdr, bytes.data(), sizeof(ehdr));
+  ASSERT_EQ(ehdr.e_ident[EI_CLASS], ELFCLASS64);
+  const auto shdr = [&](size_t i) {
+    Elf64_Shdr out;
+    std::memcpy(&out, bytes.data() + ehdr.e_shoff + i * ehdr.e_shentsize, sizeof(out));
+    return out;
+  };
+  bool patched = false;
+  for (size_t i = 0; i < ehdr.e_shnum && !patched; ++i) {
+    const Elf64_Shdr symtab = shdr(i);
+    if (symtab.sh_type != SHT_SYMTAB) continue;
+    const Elf64_Shdr strtab = shdr(symtab.sh_link);
+    for (uint64_t at = symtab.sh_offset;
+         at + sizeof(Elf64_Sym) <= symtab.sh_offset + symtab.sh_size; at += sizeof(Elf64_Sym)) {
+      Elf64_Sym sym;
+      std::memcpy(&sym, bytes.data() + at, sizeof(sym));
+      const char* name = bytes.data() + strtab.sh_offset + sym.st_name;
+      if (std::string_view(name) != "long_global_name") continue;
+      sym.st_name += static_cast<uint32_t>(std::strlen(name));  // its own NUL
+      std::memcpy(bytes.data() + at, &sym, sizeof(sym));
+      patched = true;
+    }
+  }
+  ASSERT_TRUE(patched);
+  const std::string path = ::testing::TempDir() + "empty_named_alias." + std::to_string(getpid());
+  fixtures::WriteWholeFile(path, bytes);
+  auto elf = ElfSymbols::Load(path);
+  std::remove(path.c_str());
+  ASSERT_TRUE(elf) << elf.error().message;
+  const ElfSymbol* ab = FindByName(*elf, "ab");
+  ASSERT_NE(ab, nullptr);
+  EXPECT_EQ(FindByName(*elf, ""), nullptr);
 }
 
 TEST(ElfSymbolsTest, PltStubsAreNamed) {
