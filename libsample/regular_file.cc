@@ -12,6 +12,18 @@
 
 namespace sample {
 
+size_t PreadAll(int fd, std::span<std::byte> out, uint64_t offset) {
+  size_t done = 0;
+  while (done < out.size()) {
+    const ssize_t n =
+        pread(fd, out.data() + done, out.size() - done, static_cast<off_t>(offset + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += static_cast<size_t>(n);
+  }
+  return done;
+}
+
 const char* FileKindName(mode_t mode) {
   if (S_ISREG(mode)) return "a regular file";
   if (S_ISDIR(mode)) return "a directory";

@@ -17,6 +17,9 @@
 
 #include <sys/types.h>
 
+#include <cstddef>
+#include <cstdint>
+#include <span>
 #include <string>
 
 #include "libsample/result.h"
@@ -33,6 +36,11 @@ struct OpenRegularOptions {
 // `path` opened read-only if it is a regular file; an error naming the path
 // and what it is otherwise (a FIFO, a character device, a directory, ...).
 Result<UniqueFd> OpenRegularFile(const std::string& path, OpenRegularOptions options = {});
+
+// Reads `out.size()` bytes of `fd` from `offset`, a pread at a time
+// (again after EINTR); returns how many were read: fewer at the file's end
+// or on an error.
+size_t PreadAll(int fd, std::span<std::byte> out, uint64_t offset);
 
 // "a FIFO", "a character device", "a directory", ... for st_mode.
 const char* FileKindName(mode_t mode);

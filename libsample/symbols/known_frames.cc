@@ -38,18 +38,18 @@ KnownFrames::KnownFrames(std::vector<Range> ranges, std::vector<Run> runs,
 
 KnownFrames::KnownFrames(Tables tables, std::shared_ptr<const void> owner)
     : owner_(std::move(owner)), view_(tables) {
-  if (owner_ == nullptr) {  // nothing keeps the memory: copied now
-    owner_ = std::make_shared<int>(0);
-    Own();
-  }
+  if (owner_ == nullptr) CopyIn(tables);  // nothing keeps the memory: copied now
 }
 
 void KnownFrames::Own() {
-  if (owner_ == nullptr) return;
-  ranges_.assign(view_.ranges.begin(), view_.ranges.end());
-  runs_.assign(view_.runs.begin(), view_.runs.end());
-  frames_.assign(view_.frames.begin(), view_.frames.end());
-  strings_.assign(view_.strings);
+  if (owner_ != nullptr) CopyIn(view_);
+}
+
+void KnownFrames::CopyIn(const Tables& tables) {
+  ranges_.assign(tables.ranges.begin(), tables.ranges.end());
+  runs_.assign(tables.runs.begin(), tables.runs.end());
+  frames_.assign(tables.frames.begin(), tables.frames.end());
+  strings_.assign(tables.strings);
   view_ = Tables{};
   owner_ = nullptr;
 }

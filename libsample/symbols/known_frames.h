@@ -114,6 +114,8 @@ class KnownFrames {
   uint32_t Intern(const std::string& text);
   // Copies tables read in place into the vectors, before a change.
   void Own();
+  // Makes `tables` (which may be view_) the vectors' contents; no owner.
+  void CopyIn(const Tables& tables);
 
   // Set: the tables are `view_`, in the owner's memory; else the vectors.
   std::shared_ptr<const void> owner_;

@@ -175,11 +175,8 @@ std::optional<KnownFrames> Load(const std::string& path, const std::string& iden
   if (memory == MAP_FAILED) return std::nullopt;
   std::shared_ptr<void> owner(memory, [size](void* p) { munmap(p, size); });
   auto* bytes = static_cast<std::byte*>(memory);
-  for (size_t at = 0; at < size;) {
-    const ssize_t n = pread(fd->get(), bytes + at, size - at, static_cast<off_t>(at));
-    if (n <= 0) return std::nullopt;  // an error, or cut since fstat
-    at += static_cast<size_t>(n);
-  }
+  // Fewer: an error, or the file cut since fstat.
+  if (PreadAll(fd->get(), std::span(bytes, size), 0) != size) return std::nullopt;
   return Decode(std::span<const std::byte>(bytes, size), identity, std::move(owner));
 }
 

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "formats/embedded_codec.h"
+#include "libsample/regular_file.h"
 #include "libsample/symbols/jitdump.h"
 
 namespace sample::record {
@@ -17,15 +18,7 @@ namespace {
 // Up to `size` bytes of `fd` from `offset` (fewer at its end).
 std::vector<std::byte> ReadAt(int fd, uint64_t offset, size_t size) {
   std::vector<std::byte> bytes(size);
-  size_t done = 0;
-  while (done < size) {
-    const ssize_t n =
-        pread(fd, bytes.data() + done, size - done, static_cast<off_t>(offset + done));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    done += static_cast<size_t>(n);
-  }
-  bytes.resize(done);
+  bytes.resize(PreadAll(fd, bytes, offset));
   return bytes;
 }
 

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "libsample/model/process_table.h"
+#include "libsample/regular_file.h"
 #include "libsample/symbols/perf_map.h"
 
 namespace sample::record {
@@ -61,15 +62,7 @@ std::string JitMaps::Read(Jit& jit) {
   if (jit.fd.get() < 0 || fstat(jit.fd.get(), &st) != 0) return text;
   const uint64_t size = std::min<uint64_t>(static_cast<uint64_t>(st.st_size), kMaxMapBytes);
   text.resize(size);
-  size_t done = 0;
-  while (done < size) {
-    const ssize_t n =
-        pread(jit.fd.get(), text.data() + done, size - done, static_cast<off_t>(done));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    done += static_cast<size_t>(n);
-  }
-  text.resize(done);
+  text.resize(PreadAll(jit.fd.get(), std::as_writable_bytes(std::span(text)), 0));
   // A map cut at the bound ends at its last whole line.
   if (static_cast<uint64_t>(st.st_size) > size) {
     const size_t last_line = text.rfind('\n');

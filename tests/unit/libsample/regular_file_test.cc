@@ -33,6 +33,19 @@ TEST_F(RegularFileTest, OpensARegularFileBlocking) {
   EXPECT_EQ(fcntl(fd->get(), F_GETFL) & O_NONBLOCK, 0);  // the flag is not handed on
 }
 
+TEST_F(RegularFileTest, PreadAllReadsWhatIsThereFromAnOffset) {
+  auto fd = OpenRegularFile(file_);
+  ASSERT_TRUE(fd) << fd.error().message;
+  std::byte buffer[16] = {};
+  EXPECT_EQ(PreadAll(fd->get(), std::span(buffer, 6), 0), 6u);
+  EXPECT_EQ(static_cast<char>(buffer[0]), 'b');
+  EXPECT_EQ(PreadAll(fd->get(), std::span(buffer, 3), 2), 3u);
+  EXPECT_EQ(static_cast<char>(buffer[0]), 't');
+  EXPECT_EQ(PreadAll(fd->get(), buffer, 0), 6u);  // fewer: the file's end
+  EXPECT_EQ(PreadAll(fd->get(), buffer, 100), 0u);
+  EXPECT_EQ(PreadAll(-1, buffer, 0), 0u);  // an error
+}
+
 TEST_F(RegularFileTest, NeverOpensAFifoADeviceOrADirectory) {
   const std::string fifo = dir_ / "fifo";
   ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
