@@ -90,7 +90,7 @@ std::span<const std::byte> SectionBytes(Elf* elf, std::string_view name) {
 // The unit address table comes from .debug_aranges where the compiler wrote
 // it (GCC does; clang and rustc by default do not), else from each unit
 // DIE's DW_AT_low_pc/high_pc/ranges. Both sections are read from their
-// bytes (DwarfUnitTable: libdw records every unit before the one asked
+// bytes (dwarf_unit_table.h: libdw records every unit before the one asked
 // for), so a unit's top DIE is read, and libdw's record of it made, only
 // once the unit holds a looked-up address or has no .debug_aranges entry.
 void BinarySymbolizer::State::ReadUnitRanges() {

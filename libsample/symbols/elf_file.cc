@@ -48,6 +48,14 @@ ElfFile::~ElfFile() {
   if (elf_ != nullptr) elf_end(elf_);
 }
 
+Elf_Scn* FindElfSectionOfType(Elf* elf, Elf64_Word type) {
+  for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn != nullptr; scn = elf_nextscn(elf, scn)) {
+    GElf_Shdr shdr;
+    if (gelf_getshdr(scn, &shdr) != nullptr && shdr.sh_type == type) return scn;
+  }
+  return nullptr;
+}
+
 Elf_Scn* FindElfSection(Elf* elf, std::string_view name) {
   size_t shstrndx = 0;
   if (elf_getshdrstrndx(elf, &shstrndx) != 0) return nullptr;

@@ -46,6 +46,8 @@ class ElfFile {
 // The section named `name`, or nullptr (also when section names are
 // unreadable).
 Elf_Scn* FindElfSection(Elf* elf, std::string_view name);
+// The first section of type `type` (SHT_SYMTAB, ...), or nullptr.
+Elf_Scn* FindElfSectionOfType(Elf* elf, Elf64_Word type);
 
 // True if the file has DWARF to read: a .debug_info (or compressed
 // .zdebug_info) section with contents, not the SHT_NOBITS placeholder a
