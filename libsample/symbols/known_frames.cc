@@ -102,6 +102,14 @@ uint32_t KnownFrames::Intern(const std::string& text) {
 
 uint64_t KnownFrames::Learn(BinarySymbolizer& symbolizer, uint64_t begin, uint64_t end,
                             std::string_view display_name) {
+  if (rest_) {
+    auto rest = std::exchange(rest_, nullptr);
+    if (std::optional<KnownFrames> all = rest()) {
+      const uint64_t learnt = learnt_;
+      *this = std::move(*all);
+      learnt_ = learnt;
+    }
+  }
   // The gaps between the learnt ranges that [begin, end) overlaps, first.
   std::vector<Range> gaps;
   const std::span<const Range> ranges = this->ranges();
@@ -116,6 +124,7 @@ uint64_t KnownFrames::Learn(BinarySymbolizer& symbolizer, uint64_t begin, uint64
   }
   uint64_t learnt = 0;
   for (const Range& gap : gaps) learnt += LearnGap(symbolizer, gap, display_name);
+  learnt_ += learnt;
   return learnt;
 }
 
@@ -199,6 +208,76 @@ bool KnownFrames::Valid() const {
   return std::all_of(frames.begin(), frames.end(), [strings](const Frame& frame) {
     return frame.name < strings.size() && frame.file < strings.size();
   });
+}
+
+std::vector<KnownFrames> KnownFrames::Pieces(size_t max_bytes) const {
+  const std::span<const Range> ranges = this->ranges();
+  const std::span<const Run> runs = this->runs();
+  const std::span<const Frame> frames = this->frames();
+  const std::string_view strings = this->strings();
+  std::vector<KnownFrames> pieces;
+  auto range = ranges.begin();
+  for (size_t first = 0; first < runs.size();) {
+    // The runs of this piece: [first, last).
+    size_t last = first;
+    size_t bytes = 0;
+    do {
+      bytes += sizeof(Run) + runs[last].frame_count * (sizeof(Frame) + 32);
+      ++last;
+    } while (last < runs.size() && bytes + sizeof(Run) <= max_bytes);
+    const uint64_t lo = runs[first].offset;
+    const uint64_t hi = last < runs.size() ? runs[last].offset : UINT64_MAX;
+    KnownFrames piece;
+    for (; range != ranges.end() && range->begin < hi; ++range) {
+      if (range->end > lo) {
+        piece.ranges_.push_back(Range{std::max(range->begin, lo), std::min(range->end, hi)});
+      }
+      if (range->end > hi) break;  // goes on into the next piece
+    }
+    for (size_t r = first; r < last; ++r) {
+      const Run& run = runs[r];
+      piece.runs_.push_back(
+          Run{run.offset, static_cast<uint32_t>(piece.frames_.size()), run.frame_count});
+      for (uint32_t i = 0; i < run.frame_count; ++i) {
+        Frame frame = frames[run.first_frame + i];
+        frame.name = piece.Intern(std::string(strings.data() + frame.name));
+        frame.file = piece.Intern(std::string(strings.data() + frame.file));
+        piece.frames_.push_back(frame);
+      }
+    }
+    piece.interned_.clear();
+    pieces.push_back(std::move(piece));
+    first = last;
+  }
+  return pieces;
+}
+
+KnownFrames KnownFrames::Join(std::span<const Tables> pieces) {
+  KnownFrames joined;
+  joined.strings_.clear();
+  for (const Tables& piece : pieces) {
+    const auto runs_at = static_cast<uint32_t>(joined.frames_.size());
+    const auto strings_at = static_cast<uint32_t>(joined.strings_.size());
+    for (const Range& range : piece.ranges) {
+      if (!joined.ranges_.empty() && joined.ranges_.back().end == range.begin) {
+        joined.ranges_.back().end = range.end;  // cut by Pieces: one again
+      } else {
+        joined.ranges_.push_back(range);
+      }
+    }
+    for (Run run : piece.runs) {
+      run.first_frame += runs_at;
+      joined.runs_.push_back(run);
+    }
+    for (Frame frame : piece.frames) {
+      frame.name += strings_at;
+      frame.file += strings_at;
+      joined.frames_.push_back(frame);
+    }
+    joined.strings_.append(piece.strings);
+  }
+  if (joined.strings_.empty()) joined.strings_.push_back('\0');
+  return joined;
 }
 
 }  // namespace sample

@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -101,6 +102,25 @@ class KnownFrames {
   static constexpr uint32_t kMaxFrames = 256;
   static constexpr size_t kMaxString = size_t{64} << 10;
 
+  // The tables cut between runs into pieces of about `max_bytes` each (at
+  // least one run), each a KnownFrames of its own: its ranges cut at its
+  // bounds, its frames and strings only its runs'. A cache file keeps them
+  // apart, so that a recording reads the pieces holding its offsets, not
+  // the whole file (record/facts/frame_cache.h).
+  std::vector<KnownFrames> Pieces(size_t max_bytes) const;
+  // Pieces in order, made one: the same frames at every offset as the
+  // tables Pieces cut (a range cut in two is one again), not the same
+  // tables (frames in run order, strings repeated). Check with Valid().
+  static KnownFrames Join(std::span<const Tables> pieces);
+  Tables tables() const { return Tables{ranges(), runs(), frames(), strings()}; }
+
+  // For tables holding only some pieces of a file: `rest` gives all of
+  // them, which the first Learn() reads (and takes, if it can) before it
+  // learns anything, so that what the file knew is not learnt again.
+  void LearnAfter(std::function<std::optional<KnownFrames>()> rest) { rest_ = std::move(rest); }
+  // Bytes Learn() added since construction: tables to save.
+  uint64_t learnt() const { return learnt_; }
+
   std::span<const Range> ranges() const { return owner_ ? view_.ranges : ranges_; }
   std::span<const Run> runs() const { return owner_ ? view_.runs : runs_; }
   std::span<const Frame> frames() const { return owner_ ? view_.frames : frames_; }
@@ -125,6 +145,8 @@ class KnownFrames {
   std::vector<Frame> frames_;
   std::string strings_ = std::string(1, '\0');
   std::unordered_map<std::string, uint32_t> interned_;  // filled on first Intern
+  std::function<std::optional<KnownFrames>()> rest_;
+  uint64_t learnt_ = 0;
 };
 
 }  // namespace sample

@@ -82,10 +82,15 @@ Result<EmbeddedBinary> EmbedOne(CodeHits::Binary& binary, const OpenedBinary& op
   request.leaf_offsets = std::move(binary.leaf_offsets);
   request.scanned_offsets = std::move(binary.scanned_offsets);
   request.leaf_samples = std::move(binary.leaf_samples);
-  // What earlier recordings learnt of this build spares reading its DWARF.
+  // What earlier recordings learnt of this build spares reading its DWARF:
+  // the pieces of it holding the offsets the embedding may look up.
+  std::vector<uint64_t> wanted = request.offsets;
+  wanted.insert(wanted.end(), request.leaf_offsets.begin(), request.leaf_offsets.end());
+  wanted.insert(wanted.end(), request.scanned_offsets.begin(), request.scanned_offsets.end());
   FrameCache cache = FrameCache::Open(
       frame_cache_dir,
-      FrameCacheKey{cache_id, std::string(Basename(binary.path)), request.debug, fingerprint});
+      FrameCacheKey{cache_id, std::string(Basename(binary.path)), request.debug, fingerprint},
+      wanted);
   request.known = cache.known();
   auto embedded = BuildEmbeddedBinary(request, limits);
   cache.Save();

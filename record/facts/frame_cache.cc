@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <link.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -23,18 +22,34 @@
 namespace sample::record {
 namespace {
 
-// The file: a header of 4-byte fields (the magic, the CRC-32 of the rest,
-// then the sizes of the identity, ranges, runs, frames and strings), then
-// the identity text, zeros to a multiple of 8 bytes, and KnownFrames'
-// tables as they are in memory, in this machine's byte order (the cache
-// never leaves it), used where they are read to (Load).
-constexpr char kMagic[4] = {'S', 'F', 'C', '4'};
-constexpr size_t kHeaderSize = 7 * 4;
+// The file: a head, then the pieces KnownFrames::Pieces cut, each read
+// only when an offset asked for lies in its span.
+// - The head: the magic, the CRC-32 of the rest of the head, the sizes
+//   of the identity and of the directory (4-byte fields), the identity
+//   text, zeros to a multiple of 8 bytes, and the directory: a Piece
+//   entry each, in offset order.
+// - A piece: the sizes of its ranges, runs, frames and strings (4-byte
+//   fields), then KnownFrames' tables as they are in memory, in this
+//   machine's byte order (the cache never leaves it), used where they
+//   are read to (Load), then zeros to a multiple of 8 bytes.
+constexpr char kMagic[4] = {'S', 'F', 'C', '5'};
+constexpr size_t kHeaderSize = 4 * 4;
+constexpr size_t kPieceHeaderSize = 4 * 4;
 // A file larger than this is not ours (libc's whole text is ~1.5 MB).
 constexpr off_t kMaxFileSize = off_t{64} << 20;
 static_assert(sizeof(KnownFrames::Range) == 16 && sizeof(KnownFrames::Run) == 16 &&
               sizeof(KnownFrames::Frame) == 16);
-static_assert(kHeaderSize % 4 == 0);
+
+// A directory entry: the piece's bytes [at, at + size) hold the frames of
+// offsets [begin, end) (its first range's begin, its last one's end).
+struct PieceEntry {
+  uint64_t begin = 0;
+  uint64_t end = 0;
+  uint64_t at = 0;
+  uint32_t size = 0;
+  uint32_t crc = 0;
+};
+static_assert(sizeof(PieceEntry) == 32);
 
 // This build of sample and of the DWARF libraries it loaded, so that a
 // cache another build wrote (whose symbolizer may name things otherwise)
@@ -91,26 +106,49 @@ void AppendU32(std::vector<std::byte>& out, size_t value) {
   Append(out, &v, 1);
 }
 
-// Where the tables start: aligned for their 8-byte fields.
-size_t TablesAt(size_t identity_size) { return (kHeaderSize + identity_size + 7) & ~size_t{7}; }
+size_t AlignedTo8(size_t size) { return (size + 7) & ~size_t{7}; }
 
-std::vector<std::byte> Encode(const std::string& identity, const KnownFrames& known) {
+// Where the directory starts.
+size_t DirectoryAt(size_t identity_size) { return AlignedTo8(kHeaderSize + identity_size); }
+
+void EncodePiece(const KnownFrames& piece, std::vector<std::byte>& out) {
+  AppendU32(out, piece.ranges().size());
+  AppendU32(out, piece.runs().size());
+  AppendU32(out, piece.frames().size());
+  AppendU32(out, piece.strings().size());
+  Append(out, piece.ranges().data(), piece.ranges().size());
+  Append(out, piece.runs().data(), piece.runs().size());
+  Append(out, piece.frames().data(), piece.frames().size());
+  Append(out, piece.strings().data(), piece.strings().size());
+  out.resize(AlignedTo8(out.size()));
+}
+
+std::vector<std::byte> Encode(const std::string& identity, const KnownFrames& known,
+                              size_t piece_bytes) {
+  const std::vector<KnownFrames> pieces = known.Pieces(piece_bytes);
+  std::vector<std::byte> body;
+  std::vector<PieceEntry> directory;
+  const size_t body_at = DirectoryAt(identity.size()) + pieces.size() * sizeof(PieceEntry);
+  for (const KnownFrames& piece : pieces) {
+    if (piece.ranges().empty()) continue;  // runs outside every range: tables Valid() refuses
+    const size_t at = body.size();
+    EncodePiece(piece, body);
+    const auto bytes = std::span(body).subspan(at);
+    directory.push_back(PieceEntry{piece.ranges().front().begin, piece.ranges().back().end,
+                                   body_at + at, static_cast<uint32_t>(bytes.size()),
+                                   Crc32(bytes)});
+  }
   std::vector<std::byte> out;
   Append(out, kMagic, sizeof(kMagic));
   AppendU32(out, 0);  // CRC, below
   AppendU32(out, identity.size());
-  AppendU32(out, known.ranges().size());
-  AppendU32(out, known.runs().size());
-  AppendU32(out, known.frames().size());
-  AppendU32(out, known.strings().size());
+  AppendU32(out, directory.size());
   Append(out, identity.data(), identity.size());
-  out.resize(TablesAt(identity.size()));
-  Append(out, known.ranges().data(), known.ranges().size());
-  Append(out, known.runs().data(), known.runs().size());
-  Append(out, known.frames().data(), known.frames().size());
-  Append(out, known.strings().data(), known.strings().size());
+  out.resize(DirectoryAt(identity.size()));
+  Append(out, directory.data(), directory.size());
   const uint32_t crc = Crc32(std::span(out).subspan(8));
   std::memcpy(out.data() + 4, &crc, sizeof(crc));
+  out.insert(out.end(), body.begin(), body.end());
   return out;
 }
 
@@ -125,59 +163,122 @@ bool Take(std::span<const std::byte> bytes, size_t& at, uint64_t count, std::spa
   return true;
 }
 
-// `bytes` are in memory `owner` keeps, which the tables go on pointing into.
-std::optional<KnownFrames> Decode(std::span<const std::byte> bytes, const std::string& identity,
-                                  std::shared_ptr<const void> owner) {
-  if (bytes.size() < kHeaderSize || std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0) {
-    return std::nullopt;
-  }
-  uint32_t header[6];
-  std::memcpy(header, bytes.data() + 4, sizeof(header));
-  // The identity first: a file of another key costs no checksum.
-  size_t at = kHeaderSize;
-  if (header[1] != identity.size() || bytes.size() - at < identity.size() ||
-      std::memcmp(bytes.data() + at, identity.data(), identity.size()) != 0 ||
-      Crc32(bytes.subspan(8)) != header[0]) {
-    return std::nullopt;
-  }
-  at = TablesAt(identity.size());
+// A piece's tables, in place in `bytes` (8-byte aligned).
+std::optional<KnownFrames::Tables> DecodePiece(std::span<const std::byte> bytes) {
+  if (bytes.size() < kPieceHeaderSize) return std::nullopt;
+  uint32_t sizes[4];
+  std::memcpy(sizes, bytes.data(), sizeof(sizes));
+  size_t at = kPieceHeaderSize;
   KnownFrames::Tables tables;
-  if (at > bytes.size() || !Take(bytes, at, header[2], tables.ranges) ||
-      !Take(bytes, at, header[3], tables.runs) || !Take(bytes, at, header[4], tables.frames) ||
-      header[5] != bytes.size() - at) {
+  if (!Take(bytes, at, sizes[0], tables.ranges) || !Take(bytes, at, sizes[1], tables.runs) ||
+      !Take(bytes, at, sizes[2], tables.frames) || sizes[3] > bytes.size() - at) {
     return std::nullopt;
   }
-  tables.strings = std::string_view(reinterpret_cast<const char*>(bytes.data() + at), header[5]);
-  KnownFrames known(tables, std::move(owner));
-  if (!known.Valid()) return std::nullopt;
-  return known;
+  tables.strings = std::string_view(reinterpret_cast<const char*>(bytes.data() + at), sizes[3]);
+  return tables;
 }
 
-// Read into memory of its own, once, and used there: not through a
-// mapping of the file, which a truncation or an in-place rewrite (by
-// another program, or another NFS client renaming its own copy over it)
-// would change after Valid(): a SIGBUS, or tables no longer checked.
-// That costs goleaf's 1.5 MB 1.4 ms where the mapping took 0.65 (fresh
-// pages, whichever way they are filled: read into a malloc'd buffer 1.9,
-// sent into a memfd 1.4-1.9).
-std::optional<KnownFrames> Load(const std::string& path, const std::string& identity) {
-  auto fd = OpenRegularFile(path, OpenRegularOptions{.no_follow = true});
-  struct stat st;
-  if (!fd || fstat(fd->get(), &st) != 0 || st.st_uid != geteuid() || st.st_size > kMaxFileSize ||
-      st.st_size < static_cast<off_t>(kHeaderSize)) {
+// The directory of a file, from its head; nullopt unless the head is
+// whole, its checksum right and the identity `identity`.
+std::optional<std::vector<PieceEntry>> ReadDirectory(int fd, size_t file_size,
+                                                     const std::string& identity) {
+  const size_t directory_at = DirectoryAt(identity.size());
+  // The head of a file of this identity with up to 128 pieces: one read.
+  std::vector<std::byte> head(std::min(file_size, directory_at + 128 * sizeof(PieceEntry)));
+  if (head.size() < directory_at || PreadAll(fd, head, 0) != head.size() ||
+      std::memcmp(head.data(), kMagic, sizeof(kMagic)) != 0) {
     return std::nullopt;
   }
-  const auto size = static_cast<size_t>(st.st_size);
-  // Page-aligned, its pages made in one go (MAP_POPULATE) rather than
-  // faulted in one by one as the read fills them.
-  void* memory = mmap(nullptr, size, PROT_READ | PROT_WRITE,
-                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-  if (memory == MAP_FAILED) return std::nullopt;
-  std::shared_ptr<void> owner(memory, [size](void* p) { munmap(p, size); });
-  auto* bytes = static_cast<std::byte*>(memory);
-  // Fewer: an error, or the file cut since fstat.
-  if (PreadAll(fd->get(), std::span(bytes, size), 0) != size) return std::nullopt;
-  return Decode(std::span<const std::byte>(bytes, size), identity, std::move(owner));
+  uint32_t fields[3];
+  std::memcpy(fields, head.data() + 4, sizeof(fields));
+  const auto [crc, identity_size, count] = fields;
+  // The identity first: a file of another key costs no checksum.
+  if (identity_size != identity.size() ||
+      std::memcmp(head.data() + kHeaderSize, identity.data(), identity.size()) != 0 ||
+      count > (file_size - directory_at) / sizeof(PieceEntry)) {
+    return std::nullopt;
+  }
+  const size_t head_size = directory_at + count * sizeof(PieceEntry);
+  if (head_size > head.size()) {
+    const size_t had = head.size();
+    head.resize(head_size);
+    if (PreadAll(fd, std::span(head).subspan(had), had) != head_size - had) return std::nullopt;
+  }
+  if (Crc32(std::span(head).subspan(8, head_size - 8)) != crc) return std::nullopt;
+  std::vector<PieceEntry> directory(count);
+  std::memcpy(directory.data(), head.data() + directory_at, count * sizeof(PieceEntry));
+  // In offset order, disjoint, past the head and inside the file, each
+  // a multiple of 8 bytes (read one after another, each stays aligned).
+  for (size_t i = 0; i < count; ++i) {
+    const PieceEntry& e = directory[i];
+    if (e.begin >= e.end || (i > 0 && e.begin < directory[i - 1].end) || e.at < head_size ||
+        e.at > file_size || e.size > file_size - e.at || e.size % 8 != 0) {
+      return std::nullopt;
+    }
+  }
+  return directory;
+}
+
+// The pieces of the file at `path` holding `wanted` offsets (all of them
+// without), joined; nullopt unless the file is ours, of `identity` and
+// what was read of it whole and right. Each piece is read into memory of
+// its own and used there: not through a mapping of the file, which a
+// truncation or an in-place rewrite (by another program, or another NFS
+// client renaming its own copy over it) would change after Valid(): a
+// SIGBUS, or tables no longer checked.
+std::optional<KnownFrames> Load(const std::string& path, const std::string& identity,
+                                std::optional<std::span<const uint64_t>> wanted,
+                                FrameCache::Stats* stats) {
+  auto fd = OpenRegularFile(path, OpenRegularOptions{.no_follow = true});
+  struct stat st;
+  if (!fd || fstat(fd->get(), &st) != 0 || st.st_uid != geteuid() || st.st_size > kMaxFileSize) {
+    return std::nullopt;
+  }
+  const auto file_size = static_cast<size_t>(st.st_size);
+  const auto directory = ReadDirectory(fd->get(), file_size, identity);
+  if (!directory) return std::nullopt;
+  std::vector<bool> needed(directory->size(), !wanted);
+  for (const uint64_t offset : wanted.value_or(std::span<const uint64_t>())) {
+    auto next = std::upper_bound(directory->begin(), directory->end(), offset,
+                                 [](uint64_t o, const PieceEntry& e) { return o < e.begin; });
+    if (next != directory->begin() && offset < std::prev(next)->end) {
+      needed[static_cast<size_t>(std::prev(next) - directory->begin())] = true;
+    }
+  }
+  // The pieces needed, read by runs of neighbours in the file.
+  size_t total = 0;
+  for (size_t i = 0; i < needed.size(); ++i) total += needed[i] ? (*directory)[i].size : 0;
+  std::vector<uint64_t> memory(total / 8 + 1);  // 8-byte aligned
+  const auto bytes = std::as_writable_bytes(std::span(memory));
+  std::vector<KnownFrames::Tables> pieces;
+  size_t filled = 0;
+  for (size_t i = 0; i < needed.size();) {
+    if (!needed[i]) {
+      ++i;
+      continue;
+    }
+    size_t end = i;
+    uint64_t size = 0;
+    while (end < needed.size() && needed[end] &&
+           (*directory)[end].at == (*directory)[i].at + size) {
+      size += (*directory)[end++].size;
+    }
+    if (PreadAll(fd->get(), bytes.subspan(filled, size), (*directory)[i].at) != size) {
+      return std::nullopt;
+    }
+    for (; i < end; ++i) {
+      const auto piece = bytes.subspan(filled, (*directory)[i].size);
+      filled += piece.size();
+      if (Crc32(piece) != (*directory)[i].crc) return std::nullopt;
+      auto tables = DecodePiece(piece);
+      if (!tables) return std::nullopt;
+      pieces.push_back(*tables);
+    }
+  }
+  if (stats != nullptr) *stats = FrameCache::Stats{pieces.size(), directory->size(), total};
+  KnownFrames known = KnownFrames::Join(pieces);
+  if (!known.Valid()) return std::nullopt;
+  return known;
 }
 
 }  // namespace
@@ -213,7 +314,8 @@ std::string FrameCache::Fingerprint(const ElfFile& file) {
   return fmt::format("{} bytes, {} sections {:08x}", size, count, crc);
 }
 
-FrameCache FrameCache::Open(const std::string& dir, const FrameCacheKey& key) {
+FrameCache FrameCache::Open(const std::string& dir, const FrameCacheKey& key,
+                            std::optional<std::span<const uint64_t>> wanted) {
   FrameCache cache;
   if (dir.empty() || key.build_id.empty() ||
       key.build_id.find_first_not_of("0123456789abcdef") != std::string::npos ||
@@ -223,16 +325,21 @@ FrameCache FrameCache::Open(const std::string& dir, const FrameCacheKey& key) {
   cache.enabled_ = true;
   cache.path_ = PathOf(dir, key);
   cache.identity_ = Identity(key);
-  if (auto known = Load(cache.path_, cache.identity_)) {
+  if (auto known = Load(cache.path_, cache.identity_, wanted, &cache.stats_)) {
     cache.known_ = std::move(*known);
-    cache.loaded_ranges_ = cache.known_.ranges().size();
+    // Some pieces: the rest before learning more.
+    if (cache.stats_.pieces_read < cache.stats_.pieces) {
+      cache.known_.LearnAfter([path = cache.path_, identity = cache.identity_] {
+        return Load(path, identity, std::nullopt, nullptr);
+      });
+    }
   }
   return cache;
 }
 
-void FrameCache::Save() {
-  if (!enabled_ || known_.ranges().size() == loaded_ranges_) return;
-  const std::vector<std::byte> bytes = Encode(identity_, known_);
+void FrameCache::Save(size_t piece_bytes) {
+  if (!enabled_ || known_.learnt() == saved_) return;
+  const std::vector<std::byte> bytes = Encode(identity_, known_, piece_bytes);
   std::string temporary = path_ + ".XXXXXX";
   UniqueFd fd(mkostemp(temporary.data(), O_CLOEXEC));  // 0600, a name no one has
   if (!fd.valid()) return;
@@ -243,7 +350,7 @@ void FrameCache::Save() {
     unlink(temporary.c_str());
     return;
   }
-  loaded_ranges_ = known_.ranges().size();
+  saved_ = known_.learnt();
 }
 
 }  // namespace sample::record

@@ -95,6 +95,41 @@ TEST(KnownFramesTest, LearningFillsOnlyWhatIsMissing) {
   }
 }
 
+// Pieces cut anywhere between runs join into tables with the same
+// frames at every offset, ranges cut in two made one again.
+TEST(KnownFramesTest, PiecesJoinToTheSameFrames) {
+  auto symbolizer = BinarySymbolizer::Open(kInline);
+  ASSERT_TRUE(symbolizer);
+  const KnownFrames::Range text = TextOf(kInline);
+  const uint64_t third = (text.end - text.begin) / 3;
+  KnownFrames known;
+  known.Learn(*symbolizer, text.begin, text.begin + third, "inline");
+  known.Learn(*symbolizer, text.begin + 2 * third, text.end, "inline");
+  ASSERT_EQ(known.ranges().size(), 2u);
+  for (const size_t max_bytes : {size_t{1}, size_t{200}, size_t{4096}, SIZE_MAX}) {
+    const std::vector<KnownFrames> pieces = known.Pieces(max_bytes);
+    ASSERT_FALSE(pieces.empty());
+    std::vector<KnownFrames::Tables> tables;
+    size_t runs = 0;
+    for (const KnownFrames& piece : pieces) {
+      EXPECT_TRUE(piece.Valid());
+      runs += piece.runs().size();
+      tables.push_back(piece.tables());
+    }
+    EXPECT_EQ(runs, known.runs().size());
+    if (max_bytes == 1) EXPECT_EQ(pieces.size(), known.runs().size());
+    if (max_bytes == SIZE_MAX) EXPECT_EQ(pieces.size(), 1u);
+    const KnownFrames joined = KnownFrames::Join(tables);
+    EXPECT_TRUE(joined.Valid());
+    ASSERT_TRUE(std::ranges::equal(joined.ranges(), known.ranges())) << max_bytes;
+    for (uint64_t offset = text.begin; offset < text.end; ++offset) {
+      ASSERT_EQ(joined.At(offset), known.At(offset)) << max_bytes << " " << offset;
+    }
+  }
+  EXPECT_TRUE(KnownFrames().Pieces(100).empty());
+  EXPECT_TRUE(KnownFrames::Join({}).Valid());
+}
+
 TEST(KnownFramesTest, TablesThatDoNotHoldTogetherAreNotValid) {
   using Range = KnownFrames::Range;
   using Run = KnownFrames::Run;
