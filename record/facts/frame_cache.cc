@@ -125,12 +125,13 @@ void EncodePiece(const KnownFrames& piece, std::vector<std::byte>& out) {
 
 std::vector<std::byte> Encode(const std::string& identity, const KnownFrames& known,
                               size_t piece_bytes) {
-  const std::vector<KnownFrames> pieces = known.Pieces(piece_bytes);
+  std::vector<KnownFrames> pieces = known.Pieces(piece_bytes);
+  // A piece of runs outside every range holds nothing At() would give.
+  std::erase_if(pieces, [](const KnownFrames& piece) { return piece.ranges().empty(); });
   std::vector<std::byte> body;
   std::vector<PieceEntry> directory;
   const size_t body_at = DirectoryAt(identity.size()) + pieces.size() * sizeof(PieceEntry);
   for (const KnownFrames& piece : pieces) {
-    if (piece.ranges().empty()) continue;  // runs outside every range: tables Valid() refuses
     const size_t at = body.size();
     EncodePiece(piece, body);
     const auto bytes = std::span(body).subspan(at);
@@ -207,14 +208,18 @@ std::optional<std::vector<PieceEntry>> ReadDirectory(int fd, size_t file_size,
   if (Crc32(std::span(head).subspan(8, head_size - 8)) != crc) return std::nullopt;
   std::vector<PieceEntry> directory(count);
   std::memcpy(directory.data(), head.data() + directory_at, count * sizeof(PieceEntry));
-  // In offset order, disjoint, past the head and inside the file, each
-  // a multiple of 8 bytes (read one after another, each stays aligned).
+  // In offset order and disjoint; in the file after the head, in the same
+  // order and disjoint too (what Load reads adds up to at most the file),
+  // each a multiple of 8 bytes (read one after another, each stays
+  // aligned).
+  uint64_t bytes_end = head_size;
   for (size_t i = 0; i < count; ++i) {
     const PieceEntry& e = directory[i];
-    if (e.begin >= e.end || (i > 0 && e.begin < directory[i - 1].end) || e.at < head_size ||
+    if (e.begin >= e.end || (i > 0 && e.begin < directory[i - 1].end) || e.at < bytes_end ||
         e.at > file_size || e.size > file_size - e.at || e.size % 8 != 0) {
       return std::nullopt;
     }
+    bytes_end = e.at + e.size;
   }
   return directory;
 }
@@ -270,8 +275,14 @@ std::optional<KnownFrames> Load(const std::string& path, const std::string& iden
       const auto piece = bytes.subspan(filled, (*directory)[i].size);
       filled += piece.size();
       if (Crc32(piece) != (*directory)[i].crc) return std::nullopt;
+      // Its ranges inside its span, or a partial read would answer
+      // otherwise than a whole one.
       auto tables = DecodePiece(piece);
-      if (!tables) return std::nullopt;
+      if (!tables || tables->ranges.empty() ||
+          tables->ranges.front().begin < (*directory)[i].begin ||
+          tables->ranges.back().end > (*directory)[i].end) {
+        return std::nullopt;
+      }
       pieces.push_back(*tables);
     }
   }

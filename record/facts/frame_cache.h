@@ -26,7 +26,9 @@
 // recording reads only those holding the offsets it looks up: goleaf's
 // recordings read ~370 KB of its 1.6 MB in ~45 reads, where reading the
 // whole file (fresh pages, copy, checksum) was a tenth of the recorder's
-// CPU. A recording that learns more reads the rest first.
+// CPU. A recording that learns more reads the rest first; should that
+// fail (the file damaged or replaced since), it saves what it read and
+// learnt, and the rest is learnt again when a later recording needs it.
 #pragma once
 
 #include <cstdint>

@@ -9,13 +9,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "libsample/crc32.h"
 #include "libsample/symbols/binary_symbolizer.h"
 #include "libsample/symbols/elf_file.h"
 #include "libsample/symbols/elf_symbols.h"
@@ -168,9 +171,11 @@ TEST_F(FrameCacheTest, OnlyThePiecesHoldingTheOffsetsWantedAreRead) {
   // Nothing new: the rest read, nothing learnt, nothing saved.
   EXPECT_EQ(known.Learn(*symbolizer, text.begin, text.end, "inline"), 0u);
   ExpectSameFrames(known, whole);
-  const auto written = std::filesystem::last_write_time(FrameCache::PathOf(dir(), key_));
-  cache.Save();
-  EXPECT_EQ(std::filesystem::last_write_time(FrameCache::PathOf(dir(), key_)), written);
+  struct stat before, after;
+  ASSERT_EQ(stat(FrameCache::PathOf(dir(), key_).c_str(), &before), 0);
+  cache.Save();  // a save renames a new file over it
+  ASSERT_EQ(stat(FrameCache::PathOf(dir(), key_).c_str(), &after), 0);
+  EXPECT_EQ(after.st_ino, before.st_ino);
   // Nothing of the file is wanted: nothing read.
   const std::vector<uint64_t> outside = {text.end + 100};
   FrameCache none = FrameCache::Open(dir(), key_, outside);
@@ -237,6 +242,61 @@ TEST_F(FrameCacheTest, DamagedFilesCountAsEmpty) {
   Save();
   EXPECT_FALSE(std::filesystem::is_symlink(path));
   EXPECT_FALSE(Reopened(key_).runs().empty());
+}
+
+// A directory whose entries share bytes (a million entries naming one
+// large piece would have Load allocate terabytes), or whose piece holds
+// ranges outside its entry's span, counts as empty: its head's checksum
+// made right, as a crafted file's would be.
+TEST_F(FrameCacheTest, CraftedDirectoriesCountAsEmpty) {
+  auto symbolizer = BinarySymbolizer::Open(kInline);
+  ASSERT_TRUE(symbolizer);
+  const KnownFrames::Range text = TextOf(*symbolizer);
+  {
+    FrameCache cache = FrameCache::Open(dir(), key_);
+    ASSERT_NE(cache.known(), nullptr);
+    cache.known()->Learn(*symbolizer, text.begin, text.end, "inline");
+    cache.Save(/*piece_bytes=*/256);
+  }
+  const std::string path = FrameCache::PathOf(dir(), key_);
+  std::string good;
+  {
+    std::ifstream in(path, std::ios::binary);
+    good.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  // The head: 16 bytes, the identity, zeros to 8, then 32-byte entries
+  // {begin, end, at, size | crc << 32}.
+  const size_t directory = (16 + FrameCache::Identity(key_).size() + 7) / 8 * 8;
+  uint32_t count = 0;
+  std::memcpy(&count, good.data() + 12, 4);
+  ASSERT_GT(count, 2u);
+  const auto field = [&](std::string& bytes, size_t entry, size_t index) {
+    return bytes.data() + directory + entry * 32 + index * 8;
+  };
+  const auto write = [&](std::string bytes) {
+    const uint32_t crc =
+        Crc32(std::as_bytes(std::span(bytes)).subspan(8, directory + count * 32 - 8));
+    std::memcpy(bytes.data() + 4, &crc, 4);
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+  };
+  write(good);
+  EXPECT_EQ(Reopened(key_).ranges().size(), 1u) << "the head rewritten as it was";
+  // The second entry names the first's bytes (and its checksum).
+  std::string shared = good;
+  std::memcpy(field(shared, 1, 2), field(shared, 0, 2), 16);
+  write(shared);
+  EXPECT_TRUE(Reopened(key_).ranges().empty());
+  // The first entry's span cut short of its piece's ranges.
+  std::string narrow = good;
+  uint64_t begin = 0;
+  std::memcpy(&begin, field(narrow, 0, 0), 8);
+  const uint64_t end = begin + 1;
+  std::memcpy(field(narrow, 0, 1), &end, 8);
+  write(narrow);
+  const std::vector<uint64_t> wanted = {begin};
+  FrameCache cache = FrameCache::Open(dir(), key_, wanted);
+  ASSERT_NE(cache.known(), nullptr);
+  EXPECT_TRUE(cache.known()->ranges().empty());
 }
 
 TEST_F(FrameCacheTest, DisabledWithoutADirectoryOrABuildId) {
