@@ -183,7 +183,9 @@ class SampleFileWriter {
   // after each, so WaitUntilWritten's acquire sees what was done for them.
   std::atomic<uint64_t> done_{0};
 
-  std::vector<std::byte> compressed_;  // writer thread only; reused across chunks
+  // Writer thread only; reused across chunks.
+  std::unique_ptr<std::byte[]> compressed_;
+  size_t compressed_size_ = 0;
   std::vector<std::byte> expanded_;    // writer thread only: records with CPUs inserted
   std::vector<uint64_t> chunk_offsets_;
   EventTable events_;  // writer thread only: the kEvents chunks' events so far
