@@ -44,6 +44,12 @@ struct BinarySymbolizer::State {
   std::string debug_path;
   bool dwarf_read = false;          // ReadDwarf was called
   std::optional<CfiFunctions> cfi;  // opened on first use
+  // The last CfiFunctionStart answer, and the addresses it holds for.
+  struct FdeStart {
+    std::optional<uint64_t> start;
+    CfiRange same;  // empty: none yet
+  };
+  FdeStart last_fde_start;
   bool cfi_tried = false;
   std::optional<DwarfFile> dwarf;
   std::string dwarf_path;
@@ -243,8 +249,12 @@ const CfiFunctions* BinarySymbolizer::State::Cfi() {
 }
 
 std::optional<uint64_t> BinarySymbolizer::CfiFunctionStart(uint64_t vaddr) {
+  State::FdeStart& last = state_->last_fde_start;
+  if (vaddr >= last.same.start && vaddr < last.same.end) return last.start;
   const CfiFunctions* cfi = state_->Cfi();
-  return cfi != nullptr ? cfi->StartOf(vaddr) : std::nullopt;
+  if (cfi == nullptr) return std::nullopt;
+  last.start = cfi->StartOf(vaddr, &last.same);
+  return last.start;
 }
 
 std::optional<CfiRange> BinarySymbolizer::CfiFunctionRange(uint64_t vaddr) {

@@ -87,16 +87,25 @@ CfiFunctions::CfiFunctions(CfiFunctions&&) noexcept = default;
 CfiFunctions& CfiFunctions::operator=(CfiFunctions&&) noexcept = default;
 CfiFunctions::~CfiFunctions() = default;
 
-std::optional<uint64_t> CfiFunctions::StartOf(uint64_t vaddr) const {
+std::optional<uint64_t> CfiFunctions::StartOf(uint64_t vaddr, CfiRange* same) const {
   // libdw gives the range of the FDE's row that holds vaddr (a prologue
   // and a body are rows of their own); the FDE itself starts at the last
   // start of .eh_frame_hdr's table at or below vaddr, within that row's
   // FDE when the table has one.
+  if (same != nullptr) *same = CfiRange{vaddr, vaddr + 1};
   const std::optional<CfiRange> row = CfiRowRange(state_->cfi, vaddr);
   if (!row) return std::nullopt;
   const auto& starts = state_->starts;
   auto after = std::upper_bound(starts.begin(), starts.end(), vaddr);
-  if (after != starts.begin() && *std::prev(after) <= row->start) return *std::prev(after);
+  if (after != starts.begin() && *std::prev(after) <= row->start) {
+    // Every address of the row up to the table's next start: the same
+    // table start at or below it, and a row of the same FDE (libdw's rows
+    // never start before their FDE), so the same answer.
+    if (same != nullptr) {
+      *same = CfiRange{row->start, after != starts.end() ? std::min(row->end, *after) : row->end};
+    }
+    return *std::prev(after);
+  }
   return row->start;
 }
 

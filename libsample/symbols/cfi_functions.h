@@ -40,8 +40,12 @@ class CfiFunctions {
   ~CfiFunctions();
 
   // The start (ELF virtual address) of the FDE that covers `vaddr`, or
-  // nullopt when none does.
-  std::optional<uint64_t> StartOf(uint64_t vaddr) const;
+  // nullopt when none does. With `same`: addresses around `vaddr` whose
+  // StartOf is this one too (its row's, within the FDE's start from
+  // .eh_frame_hdr's table and the next; else `vaddr` alone), so that a
+  // caller asking byte after byte (KnownFrames::Learn) asks libdw once a
+  // row, not once a byte (each replays the FDE's instructions).
+  std::optional<uint64_t> StartOf(uint64_t vaddr, CfiRange* same = nullptr) const;
   // The whole FDE that covers `vaddr`: from StartOf(vaddr) to where the
   // FDE's last row ends (at or before the next FDE of .eh_frame_hdr's
   // table). Without that table StartOf knows only the row, and so does
