@@ -208,20 +208,24 @@ void CodeHits::ScanStack(Process& process, uint32_t pid, const SampleRecord& s,
 
 const std::vector<std::pair<uint64_t, uint64_t>>& CodeHits::RangesOf(Process& process,
                                                                      uint32_t pid) {
-  // It and its parents, as far as they are known.
-  std::vector<const Process*> lineage;
+  // It and its parents, as far as they are known: walked once for their
+  // versions (every sample: no allocation), again for their mappings when
+  // those changed.
+  const auto for_lineage = [&](const auto& visit) {
+    size_t depth = 0;
+    for (const Process* p = &process; p != nullptr && depth < kMaxAncestors; ++depth) {
+      visit(*p);
+      auto parent = p->has_parent ? processes_.find(p->parent) : processes_.end();
+      p = parent == processes_.end() || parent->first == pid ? nullptr : &parent->second;
+    }
+  };
   uint64_t version = 0;
-  for (const Process* p = &process; p != nullptr && lineage.size() < kMaxAncestors;) {
-    lineage.push_back(p);
-    version += p->version + 1;
-    auto parent = p->has_parent ? processes_.find(p->parent) : processes_.end();
-    p = parent == processes_.end() || parent->first == pid ? nullptr : &parent->second;
-  }
+  for_lineage([&](const Process& p) { version += p.version + 1; });
   if (process.ranges_version == version) return process.ranges;
   process.ranges.clear();
-  for (const Process* p : lineage) {
-    for (const Mapping& m : p->mappings) process.ranges.emplace_back(m.start, m.end);
-  }
+  for_lineage([&](const Process& p) {
+    for (const Mapping& m : p.mappings) process.ranges.emplace_back(m.start, m.end);
+  });
   std::sort(process.ranges.begin(), process.ranges.end());
   // Merged, so a lookup is one binary search.
   size_t out = 0;
