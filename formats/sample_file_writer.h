@@ -31,6 +31,12 @@ namespace sample::format {
 struct WriterOptions {
   // zstd level; 0 stores chunks uncompressed.
   int zstd_level = 1;
+  // The level of a chunk of at most kSmallChunkSize bytes (0: zstd_level;
+  // ignored when zstd_level is 0). Records chunks go out every half second
+  // (record/recording_loop.cc), so at low sample rates they are small:
+  // each compressed alone, they compress worse, and effort costs little.
+  int small_chunk_level = 0;
+  static constexpr size_t kSmallChunkSize = size_t{128} << 10;
   // The largest chunk payload written, declared in the file header (readers
   // refuse chunks that claim more): record chunks above it are split at
   // record boundaries; any other chunk above it is an error.
@@ -161,6 +167,8 @@ class SampleFileWriter {
   Result<void> WriteChunk(Pending& chunk);
   // One chunk of `header`'s type from `payload` (changed in place: time
   // and register deltas), compressed when the writer compresses.
+  // Sets zstd_ctx_ to `level` (level 1 with the double-fast match finder).
+  void SetZstdLevel(int level);
   Result<void> WritePayload(ChunkHeader header, std::vector<std::byte>& payload,
                             uint32_t sample_time_offset);
   Result<void> WriteAll(std::span<const std::byte> a, std::span<const std::byte> b);
@@ -183,6 +191,7 @@ class SampleFileWriter {
   // after each, so WaitUntilWritten's acquire sees what was done for them.
   std::atomic<uint64_t> done_{0};
 
+  int zstd_ctx_level_ = 0;  // the level zstd_ctx_ is set to
   // Writer thread only; reused across chunks.
   std::unique_ptr<std::byte[]> compressed_;
   size_t compressed_size_ = 0;

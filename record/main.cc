@@ -187,6 +187,7 @@ void ParseNumbers(const po::variables_map& vm, const NumberText& text,
   }
   if (vm.count("compression-level")) {
     options->zstd_level = Whole<int>("-z", text.zstd_level, "zstd level", {0, 22});
+    options->zstd_small_chunk_level = 0;  // the level asked for, for every chunk
   }
   if (vm.count("duration")) {
     auto seconds = sample::ParseDecimalOption("--duration", text.duration, "seconds",
@@ -285,7 +286,8 @@ int main(int argc, char** argv) {
        "raise kernel.perf_event_max_stack to --max-stack for the recording (root or "
        "CAP_SYS_ADMIN); set back when it ends, even if the recorder is killed")
       ("compression-level,z", po::value(&numbers.zstd_level),
-       "zstd level (default 1, with the double-fast match finder; 0 stores chunks uncompressed)")
+       "zstd level for every chunk (default: 1 with the double-fast match finder, 6 for chunks "
+       "up to 128 KiB; 0 stores chunks uncompressed)")
       ("pid,p", po::value(&options.target.pids), "record running processes (all threads)")
       ("tid,t", po::value(&options.target.tids), "record running threads (no inherit)")
       ("all-cpus,a", po::bool_switch(&options.target.all_cpus), "record every CPU (all processes)")

@@ -355,6 +355,7 @@ Result<void> Recorder::Snapshot() {
 format::WriterOptions Recorder::WriterOptions() {
   format::WriterOptions writer_options;
   writer_options.zstd_level = options_.zstd_level;
+  writer_options.small_chunk_level = options_.zstd_small_chunk_level;
   writer_options.observe_records = facts_.RecordsObserver();
   return writer_options;
 }

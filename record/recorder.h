@@ -68,6 +68,9 @@ struct RecordOptions {
   bool raise_max_stack = false;         // --raise-max-stack: raise the sysctl to max_stack
   size_t mmap_pages = 0;                // -m: data pages per CPU ring; 0: chosen (ring_size.h)
   int zstd_level = 1;
+  // Small chunks' level (format::WriterOptions::small_chunk_level); 0
+  // when -z asks for one level.
+  int zstd_small_chunk_level = 6;
   double duration_s = 0;        // --duration; 0 = until the target ends
   uint64_t delay_ms = 0;        // -D: start disabled, enable after this
   bool start_disabled = false;  // -D -1: until --control says enable

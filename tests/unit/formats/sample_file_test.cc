@@ -255,6 +255,69 @@ TEST_F(SampleFileTest, RoundTrip) {
   }
 }
 
+// Samples whose chains vary as a program's do: many distinct, each often
+// again (an LCG picks them), `samples` of them.
+Bytes VariedSamples(size_t samples) {
+  const auto attr = st::MakeAttr(kSampleType, true);
+  Bytes out;
+  uint64_t state = 12345;
+  const auto next = [&state](uint64_t n) {
+    state = state * 6364136223846793005u + 1442695040888963407u;
+    return (state >> 33) % n;
+  };
+  for (size_t i = 0; i < samples; ++i) {
+    st::SampleFields s;
+    s.id = 101;
+    s.pid = 10;
+    s.tid = 11 + next(4);
+    s.time = 1000000 + i * 250000 + next(5000);
+    s.period = 250000;
+    s.ip = 0x400000 + next(4096);
+    s.callchain = {PERF_CONTEXT_USER, s.ip};
+    for (uint64_t depth = 2 + next(12); depth > 0; --depth) {
+      s.callchain.push_back(0x401000 + next(64) * 0x40 + depth);
+    }
+    st::Append(out, st::MakeSample(attr, s));
+  }
+  return out;
+}
+
+// WriterOptions::small_chunk_level: a records chunk of at most
+// kSmallChunkSize bytes is compressed at that level (smaller at 6 than at
+// 1), a larger one at zstd_level (the same bytes either way); both read
+// back as written.
+TEST_F(SampleFileTest, SmallChunksAtTheirOwnLevel) {
+  // The records chunk's header: stored_size as compressed, raw_size as
+  // compressed from (the columns).
+  const auto chunk_of = [&](const std::string& name, const Bytes& records, int small_level) {
+    const std::string path = PathOf(name + std::to_string(small_level) + ".sample");
+    auto writer = SampleFileWriter::Create(
+        path, WriterOptions{.zstd_level = 1, .small_chunk_level = small_level});
+    EXPECT_TRUE(writer.has_value()) << writer.error().message;
+    if (!writer) return ChunkHeader{};
+    (*writer)->Submit(ChunkType::kEvents, EncodeEvents(TestEvents()));
+    RecordsChunk chunk;
+    chunk.records = records;
+    chunk.record_count = records.size();
+    (*writer)->SubmitRecords(std::move(chunk));
+    EXPECT_TRUE((*writer)->Finish(Trailer{}).has_value());
+    auto reader = SampleFileReader::Open(path);
+    EXPECT_TRUE(reader.has_value()) << reader.error().message;
+    if (!reader || reader->record_chunks().size() != 1) return ChunkHeader{};
+    EXPECT_EQ(ReadPayloadOf(*reader, 0), records) << path;
+    return reader->record_chunks()[0].header;
+  };
+  const Bytes small = VariedSamples(600);
+  const ChunkHeader small6 = chunk_of("small", small, 6);
+  ASSERT_LE(small6.raw_size, WriterOptions::kSmallChunkSize);
+  ASSERT_GT(small6.raw_size, WriterOptions::kSmallChunkSize / 8);
+  EXPECT_LT(small6.stored_size, chunk_of("small", small, 0).stored_size);
+  const Bytes large = VariedSamples(6000);
+  const ChunkHeader large6 = chunk_of("large", large, 6);
+  ASSERT_GT(large6.raw_size, WriterOptions::kSmallChunkSize);
+  EXPECT_EQ(large6.stored_size, chunk_of("large", large, 0).stored_size);
+}
+
 // A chunk with nothing in it (a recording without build-ids) is checked
 // as written, compressed or not.
 TEST_F(SampleFileTest, EmptyChunksPassTheirChecksum) {
