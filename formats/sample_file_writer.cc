@@ -311,7 +311,8 @@ Result<void> SampleFileWriter::WritePayload(ChunkHeader header, std::vector<std:
       bound += ZSTD_compressBound(starts[i + 1] - starts[i]);
     // A small chunk at its own level: qsort's records at -F 1000 (~83 KB
     // a chunk) take 12% fewer bytes at level 6 than at 1, for ~0.4 ms a
-    // chunk (190 MB/s against 1,200), at most 2 x 128 KiB a second.
+    // chunk (190 MB/s against 1,200); records chunks, at most 2 x 128 KiB
+    // a second, other chunks once or a few times a recording.
     const bool small =
         options_.small_chunk_level != 0 && payload.size() <= WriterOptions::kSmallChunkSize;
     SetZstdLevel(small ? options_.small_chunk_level : options_.zstd_level);

@@ -31,10 +31,12 @@ namespace sample::format {
 struct WriterOptions {
   // zstd level; 0 stores chunks uncompressed.
   int zstd_level = 1;
-  // The level of a chunk of at most kSmallChunkSize bytes (0: zstd_level;
-  // ignored when zstd_level is 0). Records chunks go out every half second
-  // (record/recording_loop.cc), so at low sample rates they are small:
-  // each compressed alone, they compress worse, and effort costs little.
+  // The level of any chunk of at most kSmallChunkSize bytes, records or
+  // not (0: zstd_level; ignored when zstd_level is 0). Records chunks go
+  // out every half second (record/recording_loop.cc), so at low sample
+  // rates they are small: each compressed alone, they compress worse, and
+  // effort costs little; other chunks are written once (events, build-ids,
+  // embedded binaries) or a few (jitdump parts).
   int small_chunk_level = 0;
   static constexpr size_t kSmallChunkSize = size_t{128} << 10;
   // The largest chunk payload written, declared in the file header (readers

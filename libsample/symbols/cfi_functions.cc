@@ -100,7 +100,10 @@ std::optional<uint64_t> CfiFunctions::StartOf(uint64_t vaddr, CfiRange* same) co
   if (after != starts.begin() && *std::prev(after) <= row->start) {
     // Every address of the row up to the table's next start: the same
     // table start at or below it, and a row of the same FDE (libdw's rows
-    // never start before their FDE), so the same answer.
+    // never start before their FDE), so the same answer. (Not in CFI no
+    // compiler writes: instructions advancing a row past its FDE's end, or
+    // DW_CFA_set_loc below its start, where libdw itself answers
+    // inconsistently.)
     if (same != nullptr) {
       *same = CfiRange{row->start, after != starts.end() ? std::min(row->end, *after) : row->end};
     }

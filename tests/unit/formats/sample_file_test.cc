@@ -284,15 +284,17 @@ Bytes VariedSamples(size_t samples) {
 
 // WriterOptions::small_chunk_level: a records chunk of at most
 // kSmallChunkSize bytes is compressed at that level (smaller at 6 than at
-// 1), a larger one at zstd_level (the same bytes either way); both read
-// back as written.
+// 1, and as a writer at level 6 compresses it), a larger one at
+// zstd_level (the same bytes either way); both read back as written.
 TEST_F(SampleFileTest, SmallChunksAtTheirOwnLevel) {
   // The records chunk's header: stored_size as compressed, raw_size as
   // compressed from (the columns).
-  const auto chunk_of = [&](const std::string& name, const Bytes& records, int small_level) {
-    const std::string path = PathOf(name + std::to_string(small_level) + ".sample");
+  const auto chunk_of = [&](const std::string& name, const Bytes& records, int small_level,
+                            int level = 1) {
+    const std::string path =
+        PathOf(name + std::to_string(level) + std::to_string(small_level) + ".sample");
     auto writer = SampleFileWriter::Create(
-        path, WriterOptions{.zstd_level = 1, .small_chunk_level = small_level});
+        path, WriterOptions{.zstd_level = level, .small_chunk_level = small_level});
     EXPECT_TRUE(writer.has_value()) << writer.error().message;
     if (!writer) return ChunkHeader{};
     (*writer)->Submit(ChunkType::kEvents, EncodeEvents(TestEvents()));
@@ -312,6 +314,8 @@ TEST_F(SampleFileTest, SmallChunksAtTheirOwnLevel) {
   ASSERT_LE(small6.raw_size, WriterOptions::kSmallChunkSize);
   ASSERT_GT(small6.raw_size, WriterOptions::kSmallChunkSize / 8);
   EXPECT_LT(small6.stored_size, chunk_of("small", small, 0).stored_size);
+  // Level 6 as level 6 is: its own match finder, not level 1's.
+  EXPECT_EQ(small6.stored_size, chunk_of("small", small, 0, 6).stored_size);
   const Bytes large = VariedSamples(6000);
   const ChunkHeader large6 = chunk_of("large", large, 6);
   ASSERT_GT(large6.raw_size, WriterOptions::kSmallChunkSize);
