@@ -167,10 +167,10 @@ class SampleFileWriter {
   // the register deltas (user_reg_deltas.h) read.
   void NoteEvents(std::span<const std::byte> payload);
   Result<void> WriteChunk(Pending& chunk);
-  // One chunk of `header`'s type from `payload` (changed in place: time
-  // and register deltas), compressed when the writer compresses.
   // Sets zstd_ctx_ to `level` (level 1 with the double-fast match finder).
   void SetZstdLevel(int level);
+  // One chunk of `header`'s type from `payload` (changed in place: time
+  // and register deltas), compressed when the writer compresses.
   Result<void> WritePayload(ChunkHeader header, std::vector<std::byte>& payload,
                             uint32_t sample_time_offset);
   Result<void> WriteAll(std::span<const std::byte> a, std::span<const std::byte> b);

@@ -36,24 +36,6 @@ KnownFrames::KnownFrames(std::vector<Range> ranges, std::vector<Run> runs,
       frames_(std::move(frames)),
       strings_(std::move(strings)) {}
 
-KnownFrames::KnownFrames(Tables tables, std::shared_ptr<const void> owner)
-    : owner_(std::move(owner)), view_(tables) {
-  if (owner_ == nullptr) CopyIn(tables);  // nothing keeps the memory: copied now
-}
-
-void KnownFrames::Own() {
-  if (owner_ != nullptr) CopyIn(view_);
-}
-
-void KnownFrames::CopyIn(const Tables& tables) {
-  ranges_.assign(tables.ranges.begin(), tables.ranges.end());
-  runs_.assign(tables.runs.begin(), tables.runs.end());
-  frames_.assign(tables.frames.begin(), tables.frames.end());
-  strings_.assign(tables.strings);
-  view_ = Tables{};
-  owner_ = nullptr;
-}
-
 bool KnownFrames::operator==(const KnownFrames& other) const {
   return std::ranges::equal(ranges(), other.ranges()) && std::ranges::equal(runs(), other.runs()) &&
          std::ranges::equal(frames(), other.frames()) && strings() == other.strings();
@@ -89,7 +71,6 @@ std::optional<std::vector<AddressFrame>> KnownFrames::At(uint64_t offset) const 
 
 uint32_t KnownFrames::Intern(const std::string& text) {
   if (text.empty()) return 0;
-  Own();
   if (interned_.empty()) {
     for (size_t at = 1; at < strings_.size(); at += std::strlen(strings_.data() + at) + 1) {
       interned_.try_emplace(std::string(strings_.data() + at), static_cast<uint32_t>(at));
@@ -130,7 +111,6 @@ uint64_t KnownFrames::Learn(BinarySymbolizer& symbolizer, uint64_t begin, uint64
 
 uint64_t KnownFrames::LearnGap(BinarySymbolizer& symbolizer, Range gap,
                                std::string_view display_name) {
-  Own();
   std::vector<Run> learnt;
   std::vector<AddressFrame> previous;
   BinarySymbolizer::LookupKey previous_key;

@@ -11,15 +11,15 @@
 // from its run, its symbol offsets moved on by the byte's distance from
 // the run's start.
 //
-// Flat tables of fixed-size entries and one string blob, so that a cache
-// file is used in place (Tables), after one checking pass (Valid()): a
-// recording looks up a hundred offsets, not the thousands of runs a
+// Flat tables of fixed-size entries and one string blob, which a cache file
+// holds as they are in memory, cut into pieces (Pieces, Join) so that a
+// recording reads the few it looks up, and checks them in one pass
+// (Valid()): it looks up a hundred offsets, not the thousands of runs a
 // binary's learnt functions hold.
 #pragma once
 
 #include <cstdint>
 #include <functional>
-#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -64,7 +64,7 @@ class KnownFrames {
   static constexpr uint32_t kNoOffset = UINT32_MAX;
   static constexpr uint32_t kMaxLine = (uint32_t{1} << 31) - 1;
 
-  // The tables, wherever they are.
+  // Tables read from elsewhere (a cache file's pieces: Join).
   struct Tables {
     std::span<const Range> ranges;
     std::span<const Run> runs;
@@ -77,9 +77,6 @@ class KnownFrames {
   // before any lookup.
   KnownFrames(std::vector<Range> ranges, std::vector<Run> runs, std::vector<Frame> frames,
               std::string strings);
-  // The same, read in place from memory `owner` keeps alive (where a
-  // cache file was read to): nothing is copied unless Learn adds to them.
-  KnownFrames(Tables tables, std::shared_ptr<const void> owner);
 
   // Whether `offset` lies in a learnt range.
   bool Covers(uint64_t offset) const;
@@ -121,25 +118,18 @@ class KnownFrames {
   // Bytes Learn() added since construction: tables to save.
   uint64_t learnt() const { return learnt_; }
 
-  std::span<const Range> ranges() const { return owner_ ? view_.ranges : ranges_; }
-  std::span<const Run> runs() const { return owner_ ? view_.runs : runs_; }
-  std::span<const Frame> frames() const { return owner_ ? view_.frames : frames_; }
+  std::span<const Range> ranges() const { return ranges_; }
+  std::span<const Run> runs() const { return runs_; }
+  std::span<const Frame> frames() const { return frames_; }
   // NUL-terminated strings; offset 0 is the empty string.
-  std::string_view strings() const { return owner_ ? view_.strings : strings_; }
+  std::string_view strings() const { return strings_; }
 
   bool operator==(const KnownFrames& other) const;
 
  private:
   uint64_t LearnGap(BinarySymbolizer& symbolizer, Range gap, std::string_view display_name);
   uint32_t Intern(const std::string& text);
-  // Copies tables read in place into the vectors, before a change.
-  void Own();
-  // Makes `tables` (which may be view_) the vectors' contents; no owner.
-  void CopyIn(const Tables& tables);
 
-  // Set: the tables are `view_`, in the owner's memory; else the vectors.
-  std::shared_ptr<const void> owner_;
-  Tables view_;
   std::vector<Range> ranges_;
   std::vector<Run> runs_;
   std::vector<Frame> frames_;

@@ -286,7 +286,7 @@ std::optional<KnownFrames> Load(const std::string& path, const std::string& iden
       pieces.push_back(*tables);
     }
   }
-  if (stats != nullptr) *stats = FrameCache::Stats{pieces.size(), directory->size(), total};
+  if (stats != nullptr) *stats = FrameCache::Stats{pieces.size(), directory->size()};
   KnownFrames known = KnownFrames::Join(pieces);
   if (!known.Valid()) return std::nullopt;
   return known;

@@ -69,7 +69,6 @@ class FrameCache {
   struct Stats {
     size_t pieces_read = 0;
     size_t pieces = 0;
-    size_t bytes_read = 0;  // of the pieces
   };
   const Stats& stats() const { return stats_; }
 
