@@ -399,6 +399,12 @@ int main(int argc, char** argv) {
                            sample::report::IsExport(options.format)) &&
                           !options.header_only && !options.annotate.on;
     options.load.chains = !options.annotate.on;
+    // Views that read no sample's time or order take samples that differ
+    // only in time as one: memory for distinct samples, not every sample.
+    options.load.merge_samples = !options.script && !options.tui && !options.stats &&
+                                 !options.filters.time &&
+                                 options.format != sample::report::OutputFormat::kSpeedscope &&
+                                 options.format != sample::report::OutputFormat::kGecko;
     options.load.symbolize = !options.header_only;
     options.load.show_progress = isatty(STDERR_FILENO) != 0;
   } catch (const std::exception& e) {

@@ -42,7 +42,7 @@ Result<std::string> Export(const ReportOptions& options, const Recording& record
     // The Gecko format has no sample weights: the Firefox Profiler counts
     // samples (its importer sets every weight to 1).
     for (const ExportSection& section : input.sections) {
-      if (!input.PeriodWeighted(section.event) || section.period == section.samples.size()) {
+      if (!input.PeriodWeighted(section.event) || section.period == section.sample_count) {
         continue;
       }
       warnings.push_back(fmt::format(

@@ -65,13 +65,13 @@ std::vector<SampleClass> ClassifySamples(const Profile& profile, const FlatOptio
     if (s.event != options.event) continue;
     if (options.tid != FlatEntry::kAny && s.tid != options.tid) continue;
     if (options.filter != nullptr && !options.filter->Keeps(profile, s)) continue;
-    ++out.samples;
+    out.samples += s.samples;
     out.period += s.period;
     auto [it, inserted] = index.try_emplace(maker.Class(s), classes.size());
     if (inserted) classes.push_back(SampleClass{&s, 0, 0, std::vector<uint64_t>(members.size())});
     SampleClass& c = classes[it->second];
     c.period += s.period;
-    ++c.samples;
+    c.samples += s.samples;
     for (const MemberCount& read : profile.reads(s)) {
       auto m = std::find(members.begin(), members.end(), read.event);
       if (m != members.end()) c.counts[m - members.begin()] += read.count;

@@ -41,11 +41,13 @@ void ProcessTable::ApplyComm(uint32_t pid, uint32_t tid, std::string_view comm, 
   }
   if (pid == tid || process.comm.empty()) process.comm = comm;
   thread_comms_[tid] = comm;
+  ++comms_version_;
 }
 
 void ProcessTable::ApplyFork(uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid) {
   // A new thread takes its creator's name; a reused tid must not keep the
   // name of the thread that had it before.
+  ++comms_version_;
   auto parent_comm = thread_comms_.find(ptid);
   if (parent_comm != thread_comms_.end()) {
     thread_comms_[tid] = parent_comm->second;

@@ -70,6 +70,9 @@ class ProcessTable {
 
   // The command name of `tid` (falls back to the process's, then ":tid").
   std::string_view CommOf(uint32_t pid, uint32_t tid);
+  // Changes whenever CommOf's answer for some thread may have (a COMM or
+  // FORK applied): what is derived from names can be kept until then.
+  uint64_t comms_version() const { return comms_version_; }
   // The mapping of `pid` containing `addr`, or nullptr.
   const Mapping* FindMapping(uint32_t pid, uint64_t addr) const;
   // Every mapping of `pid` by start address, or nullptr for an unknown pid.
@@ -80,6 +83,9 @@ class ProcessTable {
   // chain resolutions) is kept with the version it was derived from and is
   // stale once this differs.
   uint64_t MappingsVersion(uint32_t pid) const;
+  // The latest number MappingsVersion handed out: while it stays, no
+  // process's mappings changed.
+  uint64_t last_mappings_version() const { return last_maps_version_; }
 
   const std::string& DsoPath(uint32_t dso) const { return dsos_[dso]; }
   size_t dso_count() const { return dsos_.size(); }
@@ -103,6 +109,7 @@ class ProcessTable {
   std::unordered_map<std::string, uint32_t> dso_ids_;
   std::string scratch_;
   uint64_t last_maps_version_ = 0;
+  uint64_t comms_version_ = 0;
 };
 
 // True for addresses in the upper half of the address space, where the

@@ -111,7 +111,7 @@ void Profile::Account(const ProfileSample& sample) {
   ++accounted_;
   if (sample.event >= totals_.size()) totals_.resize(sample.event + 1);
   totals_[sample.event].period += sample.period;
-  ++totals_[sample.event].samples;
+  totals_[sample.event].samples += sample.samples;
 }
 
 void Profile::AddSample(ProfileSample sample, std::span<const uint32_t> frames,

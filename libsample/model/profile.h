@@ -10,6 +10,7 @@
 // built from it in flat_profile.h; printing lives in the report's printers.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <span>
@@ -52,6 +53,11 @@ std::string FunctionLabel(const Function& function);
 class Profile;
 size_t HolderIndex(const Profile& profile, std::span<const uint32_t> frames, size_t i);
 
+// A sample, or several that differ only in time: a loader asked to merge
+// (report/load: LoadOptions::merge_samples, for views that read no sample's
+// time or order) keeps one entry per distinct everything-else, with
+// `samples` counting them, `period` their sum and `time` the first's.
+// Every view counts `samples`, never entries.
 struct ProfileSample {
   uint32_t event = 0;  // index into the recording's events
   uint32_t comm = 0;
@@ -65,6 +71,7 @@ struct ProfileSample {
   uint32_t frames_count = 0;
   uint32_t reads_begin = 0;  // group member counts, see Profile::reads()
   uint32_t reads_count = 0;
+  uint32_t samples = 1;  // the samples this entry stands for
 };
 
 // Where a frame was: the address as the kernel reported it (a return
@@ -170,6 +177,9 @@ class Profile {
   const std::vector<uint32_t>& group_members(uint32_t leader) const;
   // Time of the earliest and latest sample (0 without samples).
   uint64_t first_time() const { return first_time_; }
+  // Merged samples keep their first time: the loader that merged them says
+  // the latest it saw.
+  void ExtendTimeRange(uint64_t last) { last_time_ = std::max(last_time_, last); }
   uint64_t last_time() const { return last_time_; }
   const Function& function(uint32_t id) const { return functions_[id]; }
   // "file.c:12"; "??:0" for id 0 (unknown), as perf prints it.

@@ -108,89 +108,101 @@ perf_event_header ReadRecordHeader(std::span<const std::byte> record) {
   return header;
 }
 
-std::optional<SampleRecord> ParseSample(std::span<const std::byte> record,
-                                        const perf_event_attr& attr) {
+namespace {
+
+// ParseSample's parse, into a record the caller made: returned through
+// an optional, the record was built here and copied there.
+bool ParseSampleInto(std::span<const std::byte> record, const perf_event_attr& attr,
+                     SampleRecord& s) {
   ByteReader in(record);
-  if (!in.Skip(sizeof(perf_event_header))) return std::nullopt;
+  if (!in.Skip(sizeof(perf_event_header))) return false;
   const uint64_t t = attr.sample_type;
-  SampleRecord s;
   uint64_t scratch;
-  if (t & PERF_SAMPLE_IDENTIFIER && !in.Read(&s.id)) return std::nullopt;
-  if (t & PERF_SAMPLE_IP && !in.Read(&s.ip)) return std::nullopt;
-  if (t & PERF_SAMPLE_TID && !(in.Read(&s.pid) && in.Read(&s.tid))) return std::nullopt;
-  if (t & PERF_SAMPLE_TIME && !in.Read(&s.time)) return std::nullopt;
-  if (t & PERF_SAMPLE_ADDR && !in.Read(&s.addr)) return std::nullopt;
-  if (t & PERF_SAMPLE_ID && !in.Read(&s.id)) return std::nullopt;
-  if (t & PERF_SAMPLE_STREAM_ID && !in.Read(&scratch)) return std::nullopt;
+  if (t & PERF_SAMPLE_IDENTIFIER && !in.Read(&s.id)) return false;
+  if (t & PERF_SAMPLE_IP && !in.Read(&s.ip)) return false;
+  if (t & PERF_SAMPLE_TID && !(in.Read(&s.pid) && in.Read(&s.tid))) return false;
+  if (t & PERF_SAMPLE_TIME && !in.Read(&s.time)) return false;
+  if (t & PERF_SAMPLE_ADDR && !in.Read(&s.addr)) return false;
+  if (t & PERF_SAMPLE_ID && !in.Read(&s.id)) return false;
+  if (t & PERF_SAMPLE_STREAM_ID && !in.Read(&scratch)) return false;
   if (t & PERF_SAMPLE_CPU) {
     uint32_t reserved;
-    if (!(in.Read(&s.cpu) && in.Read(&reserved))) return std::nullopt;
+    if (!(in.Read(&s.cpu) && in.Read(&reserved))) return false;
   }
   if (t & PERF_SAMPLE_PERIOD) {
-    if (!in.Read(&s.period)) return std::nullopt;
+    if (!in.Read(&s.period)) return false;
   } else if (!attr.freq && attr.sample_period > 1) {
     s.period = attr.sample_period;  // every Nth hit kept, as perf reads it
   }
-  if (t & PERF_SAMPLE_READ && !ReadReadFormat(attr, in, &s)) return std::nullopt;
+  if (t & PERF_SAMPLE_READ && !ReadReadFormat(attr, in, &s)) return false;
   if (t & PERF_SAMPLE_CALLCHAIN) {
     uint64_t nr;
-    if (!in.Read(&nr) || nr > in.remaining() / sizeof(uint64_t)) return std::nullopt;
+    if (!in.Read(&nr) || nr > in.remaining() / sizeof(uint64_t)) return false;
     std::span<const std::byte> ips;
     in.ReadBytes(nr * sizeof(uint64_t), &ips);
     s.callchain = U64List(ips.data(), nr);
   }
   if (t & PERF_SAMPLE_RAW) {
     uint32_t size;
-    if (!in.Read(&size) || !in.ReadBytes(size, &s.raw)) return std::nullopt;
+    if (!in.Read(&size) || !in.ReadBytes(size, &s.raw)) return false;
   }
   if (t & PERF_SAMPLE_BRANCH_STACK) {
     // nr, then hw_idx when branch_sample_type asks, then 24-byte entries.
     uint64_t nr;
-    if (!in.Read(&nr)) return std::nullopt;
+    if (!in.Read(&nr)) return false;
     if (attr.branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX && !in.Read(&scratch)) {
-      return std::nullopt;
+      return false;
     }
-    if (nr > in.remaining() / 24 || !in.Skip(nr * 24)) return std::nullopt;
+    if (nr > in.remaining() / 24 || !in.Skip(nr * 24)) return false;
   }
   if (t & PERF_SAMPLE_REGS_USER) {
-    if (!in.Read(&s.regs_abi)) return std::nullopt;
+    if (!in.Read(&s.regs_abi)) return false;
     if (s.regs_abi != PERF_SAMPLE_REGS_ABI_NONE) {
       const size_t count = CountBits(attr.sample_regs_user);
       std::span<const std::byte> regs;
-      if (!in.ReadBytes(count * sizeof(uint64_t), &regs)) return std::nullopt;
+      if (!in.ReadBytes(count * sizeof(uint64_t), &regs)) return false;
       s.user_regs = U64List(regs.data(), count);
     }
   }
   if (t & PERF_SAMPLE_STACK_USER) {
     // size, data[size], then dyn_size only when size is not zero.
     uint64_t size;
-    if (!in.Read(&size) || size > in.remaining()) return std::nullopt;
+    if (!in.Read(&size) || size > in.remaining()) return false;
     if (size != 0) {
       std::span<const std::byte> data;
       uint64_t dyn_size;
-      if (!in.ReadBytes(size, &data) || !in.Read(&dyn_size)) return std::nullopt;
+      if (!in.ReadBytes(size, &data) || !in.Read(&dyn_size)) return false;
       s.user_stack = data.first(std::min(size, dyn_size));
     }
   }
   // Fields past the stack, in the kernel's order; read only when one kept
   // is there, so that records of layouts not parsed here still read.
-  if ((t & (PERF_SAMPLE_PHYS_ADDR | PERF_SAMPLE_DATA_PAGE_SIZE)) == 0) return s;
+  if ((t & (PERF_SAMPLE_PHYS_ADDR | PERF_SAMPLE_DATA_PAGE_SIZE)) == 0) return true;
   for (uint64_t field : {uint64_t{PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT},
                          uint64_t{PERF_SAMPLE_DATA_SRC}, uint64_t{PERF_SAMPLE_TRANSACTION}}) {
-    if (t & field && !in.Read(&scratch)) return std::nullopt;
+    if (t & field && !in.Read(&scratch)) return false;
   }
   if (t & PERF_SAMPLE_REGS_INTR) {
     uint64_t abi;
-    if (!in.Read(&abi)) return std::nullopt;
+    if (!in.Read(&abi)) return false;
     const size_t count = CountBits(attr.sample_regs_intr);
     if (abi != PERF_SAMPLE_REGS_ABI_NONE && !in.Skip(count * sizeof(uint64_t))) {
-      return std::nullopt;
+      return false;
     }
   }
-  if (t & PERF_SAMPLE_PHYS_ADDR && !in.Read(&s.phys_addr)) return std::nullopt;
-  if (t & PERF_SAMPLE_CGROUP && !in.Read(&scratch)) return std::nullopt;
-  if (t & PERF_SAMPLE_DATA_PAGE_SIZE && !in.Read(&s.data_page_size)) return std::nullopt;
-  return s;
+  if (t & PERF_SAMPLE_PHYS_ADDR && !in.Read(&s.phys_addr)) return false;
+  if (t & PERF_SAMPLE_CGROUP && !in.Read(&scratch)) return false;
+  if (t & PERF_SAMPLE_DATA_PAGE_SIZE && !in.Read(&s.data_page_size)) return false;
+  return true;
+}
+
+}  // namespace
+
+std::optional<SampleRecord> ParseSample(std::span<const std::byte> record,
+                                        const perf_event_attr& attr) {
+  std::optional<SampleRecord> out(std::in_place);
+  if (!ParseSampleInto(record, attr, *out)) out.reset();
+  return out;
 }
 
 std::optional<Mmap2Record> ParseMmap2(std::span<const std::byte> record,

@@ -109,7 +109,7 @@ Result<ExportInput> BuildExportInput(const Recording& recording, const SampleFil
   std::vector<size_t> section_of(profile.event_count(), SIZE_MAX);
   for (uint32_t event : events) {
     section_of[event] = input.sections.size();
-    input.sections.push_back(ExportSection{event, profile.event_name(event), {}, 0});
+    input.sections.push_back(ExportSection{event, profile.event_name(event), {}, 0, 0});
   }
   const std::vector<ProfileSample>& samples = profile.samples();
   for (uint32_t i = 0; i < samples.size(); ++i) {
@@ -119,6 +119,7 @@ Result<ExportInput> BuildExportInput(const Recording& recording, const SampleFil
     ExportSection& section = input.sections[section_of[s.event]];
     section.samples.push_back(i);
     section.period += s.period;
+    section.sample_count += s.samples;
   }
   return input;
 }
@@ -149,7 +150,7 @@ StackTree BuildStackTree(const ExportInput& input, const ExportSection& section,
     auto [it, inserted] = index_of.try_emplace(key, stacks.size());
     if (inserted) stacks.emplace_back(key, Counts{});
     Counts& counts = stacks[it->second].second;
-    counts.samples += 1;
+    counts.samples += s.samples;
     counts.period += s.period;
   }
   StackTree tree(by_comm);

@@ -36,6 +36,7 @@ struct ExportSection {
   std::string name;               // the event's name
   std::vector<uint32_t> samples;  // indexes into Profile::samples() of the kept samples, in order
   uint64_t period = 0;            // of the kept samples
+  uint64_t sample_count = 0;      // the kept samples (an entry may stand for several)
 };
 
 // How a frame is drawn (its colour in a flame graph).
@@ -69,7 +70,7 @@ struct ExportInput {
   // 1, or the sample's period, as options.weight says (period for time).
   uint64_t Weight(const ProfileSample& sample) const {
     return options.weight == ExportWeight::kPeriod || PeriodWeighted(sample.event) ? sample.period
-                                                                                   : 1;
+                                                                                   : sample.samples;
   }
   FrameKind Kind(uint32_t function) const;
 };

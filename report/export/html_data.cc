@@ -229,7 +229,7 @@ std::string BuildHtmlData(const ExportInput& input, const HeaderView& header,
     sections += i == 0 ? "\n{\"name\":" : ",\n{\"name\":";
     AppendScriptString(sections, section.name);
     fmt::format_to(std::back_inserter(sections), ",\"samples\":{},\"period\":{},\n",
-                   section.samples.size(), section.period);
+                   section.sample_count, section.period);
     WriteTable(input, section, funcs, sections);
     WriteNodes(input, BuildStackTree(input, section, /*by_comm=*/true), funcs, sections);
     sections += "}";

@@ -65,8 +65,8 @@ int64_t Period(const Recording& recording, const ExportSection& section) {
   if (section.event < recording.events.size() && !recording.events[section.event].attr.freq) {
     return static_cast<int64_t>(recording.events[section.event].attr.sample_period);
   }
-  return section.samples.empty() ? 0
-                                 : static_cast<int64_t>(section.period / section.samples.size());
+  return section.sample_count == 0 ? 0
+                                   : static_cast<int64_t>(section.period / section.sample_count);
 }
 
 // "file.c:12" -> ("file.c", 12); ("", 0) for perf's "??:0".
@@ -199,7 +199,7 @@ void PprofBuilder::AddSamples() {
         if (s.data != 0) AddDataLabels(*sample, data);
       }
       auto* values = out_.mutable_sample(it->second)->mutable_value();
-      values->Set(2 * k, values->Get(2 * k) + 1);
+      values->Set(2 * k, values->Get(2 * k) + s.samples);
       values->Set(2 * k + 1, values->Get(2 * k + 1) + static_cast<int64_t>(s.period));
     }
   }

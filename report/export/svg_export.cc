@@ -141,7 +141,7 @@ Rgb DiffColour(double delta, double max_abs_delta) {
 
 std::string Title(const ExportInput& input, const FlameLayoutOptions& options, bool diff) {
   const ExportSection& section = input.sections.front();
-  const size_t samples = section.samples.size();
+  const uint64_t samples = section.sample_count;
   return fmt::format("{}{} of {}: {} sample{}", diff ? "Differential " : "",
                      options.icicle ? (diff ? "icicle graph" : "Icicle graph")
                                     : (diff ? "flame graph" : "Flame graph"),

@@ -60,7 +60,7 @@ std::vector<uint64_t> LocationUses(const std::vector<ProfileSample>& samples,
   for (const ProfileSample& s : samples) {
     auto& [count, n] = stack_samples[s.frames_begin];
     count = s.frames_count;
-    ++n;
+    n += s.samples;
   }
   std::vector<uint64_t> uses(stacks.locations().size(), 0);
   for (const auto& [begin, stack] : stack_samples) {

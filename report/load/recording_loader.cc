@@ -6,17 +6,19 @@
 #include <charconv>
 #include <optional>
 #include <thread>
+#include <unordered_map>
 
 #include "formats/recording_file.h"
 #include "formats/recording_set.h"
 #include "libsample/model/process_table.h"
 #include "libsample/perf/perf_record.h"
-#include "report/load/alloc_events.h"
 #include "report/load/data_addresses.h"
 #include "report/load/group_reads.h"
 #include "report/load/jit_timeline.h"
+#include "report/load/loader.h"
 #include "report/load/ordered_records.h"
 #include "report/load/profile_building.h"
+#include "report/load/sample_merging.h"
 #include "report/load/sideband.h"
 #include "report/load/symbol_cache.h"
 #include "report/load/symbolization.h"
@@ -25,9 +27,18 @@
 namespace sample::report {
 namespace {
 
-// Records the file's chunks claim to hold: a reservation hint for the
-// samples (which are most records), so the sample vector is allocated once
-// instead of doubling through the load. Chunk headers are untrusted: a
+std::vector<ToggleRelation> ToggleRelations(const std::vector<format::ToggleEntry>& entries) {
+  std::vector<ToggleRelation> relations;
+  for (const format::ToggleEntry& e : entries) {
+    relations.push_back({e.trigger, e.target, e.action == format::kToggleOn,
+                         e.scope == format::kToggleCpu, e.target_starts_on != 0});
+  }
+  return relations;
+}
+
+}  // namespace
+
+// Chunk headers are untrusted: a
 // chunk counts no more records than its payload has headers' room for,
 // and the total no more than the file has stored bytes (real recordings
 // take several bytes per record even compressed).
@@ -41,90 +52,14 @@ size_t ExpectedRecords(const format::RecordingFile& reader) {
   return static_cast<size_t>(std::min(records, stored));
 }
 
-std::vector<ToggleRelation> ToggleRelations(const std::vector<format::ToggleEntry>& entries) {
-  std::vector<ToggleRelation> relations;
-  for (const format::ToggleEntry& e : entries) {
-    relations.push_back({e.trigger, e.target, e.action == format::kToggleOn,
-                         e.scope == format::kToggleCpu, e.target_starts_on != 0});
-  }
-  return relations;
-}
-
-// Loads one recording: records are read in time order and dispatched by
-// type, samples to ApplySample (unresolved stacks, unwound where they need
-// it), the rest to the Sideband's handlers; then every distinct location is
-// symbolized once and profile_building.h turns the samples into the
-// Profile's function stacks.
-class Loader {
- public:
-  Loader(const format::RecordingFile& reader, const LoadOptions& options)
-      : reader_(reader),
-        options_(options),
-        group_reads_(reader.events()),
-        toggles_(ToggleRelations(reader.toggles()), reader.events().events().size()),
-        sideband_(reader, options, out_, processes_, samples_,
-                  [this](uint32_t pid) { BeforeMappingsChange(pid); }),
-        alloc_(AllocEvents::Of(reader, out_.alloc_event)) {}
-  Result<Recording> Run();
-  // LiveLoader's: applies the chunks the reader now holds to the state
-  // kept from the calls before, and makes the Recording of their samples.
-  const Recording& Next();
-  size_t named_locations() const { return live_symbols_.begin.size(); }
-
- private:
-  void ReadRecords(unsigned jobs);
-  // ReadRecords' three parts: the state reading needs, the records of the
-  // reader's chunks in time order, and what is said once they are all read.
-  void StartReading(unsigned jobs);
-  void ApplyChunks(unsigned jobs);
-  void FinishReading();
-  // Next's symbolization: the locations seen since the last call only,
-  // their functions appended to live_symbols_.
-  void SymbolizeNewLocations();
-  // Dispatches a record by type; each handler returns false for a
-  // malformed record, which Apply counts.
-  void Apply(const TimedRecord& record);
-  bool ApplySideband(uint32_t type, std::span<const std::byte> record, const perf_event_attr& attr);
-  bool ApplySample(std::span<const std::byte> record, const perf_event_attr& attr, uint32_t event);
-  // Whether a sample's kernel chain is as deep as the kernel's limit (cut
-  // there, its callers missing); counted in the stats.
-  bool ChainWasCut(const SampleRecord& sample, const perf_event_attr& attr);
-  // Before a record changes `pid`'s mappings: the unwound frames of its
-  // queued samples are resolved against the process table when the
-  // unwinder calls back, so they must be before the change.
-  void BeforeMappingsChange(uint32_t pid);
-  void FlushUnwinding();
-  // Frees the indexes only loading uses and returns freed heap to the system.
-  void ReleaseLoadingState();
-  LocationFunctions Symbolize(unsigned jobs);
-
-  const format::RecordingFile& reader_;
-  const LoadOptions& options_;
-  Recording out_;
-  ProcessTable processes_;
-  std::optional<StackUnwinding> unwinding_;
-  // The jitdumps' code loads and moves, applied among the records.
-  std::optional<JitTimeline> jit_;
-  // Samples' frames refer to stacks_ until symbolization turns them into
-  // functions.
-  UnresolvedStacks stacks_;
-  std::vector<ProfileSample> samples_;
-  std::vector<MemberCount> sample_reads_;
-  GroupReadDeltas group_reads_;
-  ToggleWindows toggles_;
-  Sideband sideband_;
-  std::optional<AllocEvents> alloc_;  // --alloc recordings
-  DataAddresses data_;                // -d recordings' data addresses
-  uint32_t host_max_stack_ = 127;  // kernel.perf_event_max_stack when recorded
-  // Live (Next): the symbol sources kept between calls, and the functions
-  // of every location named so far.
-  std::optional<SymbolCache> symbol_cache_;
-  LocationFunctions live_symbols_;
-  // Payload buffers from one ApplyChunks to the next.
-  std::vector<format::Payload> payload_pool_;
-  uint64_t live_calls_ = 0;
-  static constexpr uint64_t kCacheClearCalls = 60;
-};
+Loader::Loader(const format::RecordingFile& reader, const LoadOptions& options)
+    : reader_(reader),
+      options_(options),
+      group_reads_(reader.events()),
+      toggles_(ToggleRelations(reader.toggles()), reader.events().events().size()),
+      sideband_(reader, options, out_, processes_, samples_,
+                [this](uint32_t pid) { BeforeMappingsChange(pid); }),
+      alloc_(AllocEvents::Of(reader, out_.alloc_event)) {}
 
 Result<Recording> Loader::Run() {
   const unsigned jobs =
@@ -138,6 +73,7 @@ Result<Recording> Loader::Run() {
   data_.Resolve(processes_, options_.binaries, reader_.build_ids(), out_.profile);
   out_.profile.ChooseNames(options_.full_signatures);
   BuildProfile(symbols, stacks_, std::move(samples_), std::move(sample_reads_), group_reads_, out_);
+  if (merger_) out_.profile.ExtendTimeRange(merger_->last_time());
   DescribeRecording(reader_, processes_, toggles_, options_.apply_toggles, out_);
   WarnOfDamage(reader_.path(), out_);
   return std::move(out_);
@@ -145,7 +81,14 @@ Result<Recording> Loader::Run() {
 
 void Loader::ReadRecords(unsigned jobs) {
   StartReading(jobs);
-  samples_.reserve(ExpectedRecords(reader_));
+  // Samples paired later by their place in samples_ stay apart.
+  if (options_.merge_samples && !alloc_ && !out_.off_cpu_event && !options_.wall &&
+      options_.sideband == KeepSideband::kNone) {
+    merger_.emplace();
+  }
+  // Merged, they take the room of distinct samples, which grows as needed.
+  const size_t expected = ExpectedRecords(reader_);
+  samples_.reserve(merger_ ? std::min<size_t>(expected, size_t{1} << 16) : expected);
   ApplyChunks(jobs);
   FinishReading();
 }
@@ -180,6 +123,7 @@ void Loader::ApplyChunks(unsigned jobs) {
     out_.stats.last_time = std::max(out_.stats.last_time, batch.back().time);
     for (const TimedRecord& record : batch) Apply(record);
     FlushUnwinding();  // the batch's bytes go away with the next one
+    if (merger_) merger_->Merge(samples_, out_.stats.saturated_periods);
   }
   const RecordStreamStats& stream_stats = stream.stats();
   out_.stats.bad_chunks += stream_stats.bad_chunks;
@@ -205,62 +149,6 @@ void Loader::FinishReading() {
   out_.warnings.insert(out_.warnings.end(), unwinding_->warnings().begin(),
                        unwinding_->warnings().end());
   unwinding_.reset();
-}
-
-const Recording& Loader::Next() {
-  if (!unwinding_) {
-    StartReading(/*jobs=*/1);
-    stacks_.set_collapse_unknown(true);
-    SymbolizeOptions options;
-    options.binaries = options_.binaries;
-    options.srclines = options_.srclines;
-    options.names = options_.symbolize;
-    symbol_cache_.emplace(std::move(options), reader_.build_ids(), reader_.kernel_symbols(),
-                          options_.kernel_symbol_feed);
-  }
-  // The last interval's samples go; what they were interned into stays.
-  // The chain caches go now and then: an exited process keeps its own
-  // until then (every call: the refresh cost 3x as much).
-  if (++live_calls_ % kCacheClearCalls == 0) stacks_.ClearChainCaches();
-  samples_.clear();
-  sample_reads_.clear();
-  out_.warnings.clear();
-  out_.profile.ClearSamples();
-  samples_.reserve(ExpectedRecords(reader_));
-  ApplyChunks(/*jobs=*/1);
-  out_.stats.unwind = unwinding_->stats();
-  SymbolizeNewLocations();
-  BuildProfile(live_symbols_, stacks_, std::move(samples_), std::move(sample_reads_),
-               group_reads_, out_);
-  samples_ = {};
-  sample_reads_ = {};
-  DescribeRecording(reader_, processes_, toggles_, options_.apply_toggles, out_);
-  return out_;
-}
-
-void Loader::SymbolizeNewLocations() {
-  const std::vector<Location>& locations = stacks_.locations();
-  const size_t done = live_symbols_.begin.size();
-  if (locations.size() == done) return;
-  const std::vector<Location> fresh(locations.begin() + static_cast<ptrdiff_t>(done),
-                                    locations.end());
-  std::vector<std::string> dso_paths;
-  for (size_t i = 0; i < processes_.dso_count(); ++i) {
-    dso_paths.push_back(processes_.DsoPath(static_cast<uint32_t>(i)));
-  }
-  std::vector<uint64_t> uses = LocationUses(samples_, stacks_);
-  uses.erase(uses.begin(), uses.begin() + static_cast<ptrdiff_t>(done));
-  SymbolizeResult result = symbol_cache_->Symbolize(fresh, dso_paths);
-  out_.stats.mismatched_binaries += result.mismatched_binaries;
-  out_.stats.missing_binaries += result.missing_binaries;
-  for (auto& source : result.symbol_sources) out_.stats.symbol_sources.push_back(std::move(source));
-  std::sort(out_.stats.symbol_sources.begin(), out_.stats.symbol_sources.end());
-  out_.warnings.insert(out_.warnings.end(), result.warnings.begin(), result.warnings.end());
-  result.symbol_sources.clear();
-  const LocationFunctions more = InternLocationFunctions(std::move(result), fresh, dso_paths, uses,
-                                                         options_.inline_frames, out_);
-  AppendLocationFunctions(more, live_symbols_);
-  out_.profile.ChooseNames(options_.full_signatures);
 }
 
 void Loader::Apply(const TimedRecord& timed) {
@@ -337,8 +225,13 @@ bool Loader::ApplySample(std::span<const std::byte> record, const perf_event_att
   const auto s = ParseSample(record, attr);
   if (!s) return false;
   ++out_.stats.samples;
-  ++out_.stats.per_cpu[s->cpu].samples;
-  const bool cut = ChainWasCut(*s, attr);
+  if (last_cpu_counts_ == nullptr || s->cpu != last_cpu_) {
+    last_cpu_ = s->cpu;
+    last_cpu_counts_ = &out_.stats.per_cpu[s->cpu];
+  }
+  ++last_cpu_counts_->samples;
+  // A view without chains (--annotate) has no cut ones to say.
+  const bool cut = options_.chains && ChainWasCut(*s, attr);
   if (toggles_.active()) {
     // In time order: a trigger switches before the samples after it.
     toggles_.Trigger(event, s->tid, s->cpu);
@@ -346,7 +239,7 @@ bool Loader::ApplySample(std::span<const std::byte> record, const perf_event_att
   }
   ProfileSample sample;
   sample.event = event;
-  sample.comm = out_.profile.InternComm(processes_.CommOf(s->pid, s->tid));
+  sample.comm = CommId(s->pid, s->tid);
   sample.pid = s->pid;
   sample.tid = s->tid;
   sample.cpu = s->cpu;
@@ -366,11 +259,22 @@ bool Loader::ApplySample(std::span<const std::byte> record, const perf_event_att
     sample.frames_count = stack.count;
     out_.stats.frames += sample.frames_count;
   }
-  if (!s->raw.empty() && sample.event != out_.alloc_event) {
+  // Only --script reads raw payloads, and it does not merge.
+  if (!s->raw.empty() && sample.event != out_.alloc_event && !merger_) {
     out_.profile.AddRaw(samples_.size(), s->raw);
   }
   samples_.push_back(sample);
   return true;
+}
+
+uint32_t Loader::CommId(uint32_t pid, uint32_t tid) {
+  if (processes_.comms_version() != comm_ids_version_) {
+    comm_ids_.clear();
+    comm_ids_version_ = processes_.comms_version();
+  }
+  auto [it, added] = comm_ids_.try_emplace(uint64_t{pid} << 32 | tid);
+  if (added) it->second = out_.profile.InternComm(processes_.CommOf(pid, tid));
+  return it->second;
 }
 
 bool Loader::ChainWasCut(const SampleRecord& sample, const perf_event_attr& attr) {
@@ -409,24 +313,6 @@ LocationFunctions Loader::Symbolize(unsigned jobs) {
   return InternLocationFunctions(std::move(result), locations, dso_paths, uses,
                                  options_.inline_frames, out_);
 }
-
-}  // namespace
-
-struct LiveLoader::State {
-  State(const format::RecordingFile& source, const LoadOptions& options)
-      : options(options), loader(source, this->options) {}
-  LoadOptions options;
-  Loader loader;
-};
-
-LiveLoader::LiveLoader(const format::RecordingFile& source, const LoadOptions& options)
-    : state_(std::make_unique<State>(source, options)) {}
-
-LiveLoader::~LiveLoader() = default;
-
-const Recording& LiveLoader::Next() { return state_->loader.Next(); }
-
-size_t LiveLoader::locations() const { return state_->loader.named_locations(); }
 
 Result<Recording> LoadRecording(const std::string& path, const LoadOptions& options) {
   std::vector<std::string> paths = {path};

@@ -54,6 +54,15 @@ struct LoadOptions {
   // sample's own address, turns it off: a sample is then its leaf frame
   // (with `unwind` off too), and nothing interns or names its callers.
   bool chains = true;
+  // Keep the samples that differ only in time as one entry (counted in
+  // ProfileSample::samples, their periods summed): for views that read no
+  // sample's time, order or raw payload (all but --script, --time, the
+  // speedscope and gecko exports, the browser and --stats). Memory then
+  // grows with distinct samples (stacks by thread and CPU), not samples.
+  // A recording whose samples are paired later by their place (--alloc's
+  // calls, off-CPU switches, the wall event, --script's sideband) is not
+  // merged, nor is a sample with group reads.
+  bool merge_samples = false;
   // Keep a toggled event's samples only inside its on..off windows;
   // --no-toggle keeps them all (the windows are still counted).
   bool apply_toggles = true;

@@ -66,13 +66,20 @@ UnresolvedStacks::StackRef UnresolvedStacks::StackOf(ProcessTable& processes, ui
   const std::span<const std::byte> chain =
       callchain.empty() ? std::as_bytes(std::span(&ip, 1)) : callchain.bytes();
   const uint64_t hash = HashWords(chain);
-  ProcessCache& cache = caches_[pid];
-  const uint64_t version = processes.MappingsVersion(pid);
-  if (cache.mappings_version != version) {
-    // The same ips may resolve elsewhere now (an mmap, an exec).
-    cache.chains.clear();
-    cache.mappings_version = version;
+  if (last_cache_ == nullptr || pid != last_pid_ ||
+      processes.last_mappings_version() != last_cache_check_) {
+    ProcessCache& cache = caches_[pid];
+    const uint64_t version = processes.MappingsVersion(pid);
+    if (cache.mappings_version != version) {
+      // The same ips may resolve elsewhere now (an mmap, an exec).
+      cache.chains.clear();
+      cache.mappings_version = version;
+    }
+    last_pid_ = pid;
+    last_cache_ = &cache;
+    last_cache_check_ = processes.last_mappings_version();
   }
+  ProcessCache& cache = *last_cache_;
   auto cached = cache.chains.find(hash);
   if (cached != cache.chains.end() && std::ranges::equal(cached->second.chain, chain)) {
     return cached->second.stack;
@@ -90,12 +97,16 @@ UnresolvedStacks::StackRef UnresolvedStacks::StackOf(ProcessTable& processes, ui
   return stack;
 }
 
-void UnresolvedStacks::ClearChainCaches() { caches_ = {}; }
+void UnresolvedStacks::ClearChainCaches() {
+  caches_ = {};
+  last_cache_ = nullptr;
+}
 
 void UnresolvedStacks::ReleaseIndexes() {
   location_ids_ = {};
   frame_ids_ = {};
   caches_ = {};
+  last_cache_ = nullptr;
   scratch_ = {};
 }
 

@@ -90,6 +90,11 @@ class UnresolvedStacks {
   std::unordered_map<SeenFrame, uint32_t, SeenFrameHash> frame_ids_;
   SequenceInterner stacks_;
   std::unordered_map<uint32_t, ProcessCache> caches_;  // by pid
+  // The cache of the last pid asked for, current while no mappings changed
+  // (samples come in runs of one process: two lookups a sample saved).
+  uint32_t last_pid_ = 0;
+  ProcessCache* last_cache_ = nullptr;
+  uint64_t last_cache_check_ = 0;  // ProcessTable::last_mappings_version() then
   std::vector<uint32_t> scratch_;
   bool collapse_unknown_ = false;
 };

@@ -25,9 +25,9 @@ constexpr size_t kMaxFunctionBytes = size_t{8} << 20;
 struct Hits {
   uint64_t samples = 0;
   uint64_t period = 0;
-  void Add(uint64_t p) {
-    ++samples;
-    period += p;
+  void Add(const ProfileSample& s) {
+    samples += s.samples;
+    period += s.period;
   }
   void Add(const Hits& other) {
     samples += other.samples;
@@ -70,7 +70,7 @@ std::vector<FunctionHits> CountHits(const Profile& profile, uint32_t event,
       stack_order.push_back(key);
       example.push_back(&s);
     }
-    it->second.Add(s.period);
+    it->second.Add(s);
   }
   std::vector<FunctionHits> out;
   std::unordered_map<uint32_t, size_t> index;  // by function symbol id

@@ -5,7 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "formats/sample_file_writer.h"
@@ -42,8 +44,8 @@ class RecordingLoaderTest : public ::testing::Test {
     st::Append(records_, record);
     ++count_;
   }
-  Recording Load() {
-    const std::string path = (dir_.path() / "r.data").string();
+  Recording Load(bool merge_samples = false) {
+    const std::string path = (dir_.path() / (merge_samples ? "merged.data" : "r.data")).string();
     auto writer = format::SampleFileWriter::Create(path, {});
     EXPECT_TRUE(writer) << writer.error().message;
     EventDesc event;
@@ -60,6 +62,7 @@ class RecordingLoaderTest : public ::testing::Test {
     EXPECT_TRUE((*writer)->Finish(format::Trailer{}));
     LoadOptions options;
     options.jobs = 1;
+    options.merge_samples = merge_samples;
     options.binaries.files.use_debuginfod = false;
     auto recording = LoadRecording(path, options);
     EXPECT_TRUE(recording) << recording.error().message;
@@ -152,7 +155,9 @@ TEST_F(RecordingLoaderTest, MalformedSamplesAreWarnedOfAndAllMalformedIsSaid) {
 
 // Periods summing past 2^64 (a crafted file) are cut so that every sum
 // fits: shares stay at most 100%, and the cut is said.
-TEST_F(RecordingLoaderTest, PeriodSumsSaturateInsteadOfWrapping) {
+class PeriodSumsTest : public RecordingLoaderTest, public ::testing::WithParamInterface<bool> {};
+
+TEST_P(PeriodSumsTest, SaturateInsteadOfWrapping) {
   for (int i = 0; i < 3; ++i) {
     st::SampleFields f;
     f.id = 7;
@@ -162,13 +167,65 @@ TEST_F(RecordingLoaderTest, PeriodSumsSaturateInsteadOfWrapping) {
     f.period = uint64_t{1} << 63;
     Add(st::MakeSample(attr_, f));
   }
-  const Recording r = Load();
+  const Recording r = Load(/*merge_samples=*/GetParam());
   EXPECT_EQ(r.stats.samples, 3u);
+  EXPECT_EQ(r.profile.sample_count(0), 3u);
+  EXPECT_EQ(r.profile.samples().size(), GetParam() ? 1u : 3u);
   EXPECT_EQ(r.stats.saturated_periods, 2u);
   EXPECT_EQ(r.profile.total_period(0), UINT64_MAX);
   bool said = false;
   for (const std::string& w : r.warnings) said |= w.find("summed past 2^64") != std::string::npos;
   EXPECT_TRUE(said);
+}
+
+// Merged, every sample of one entry shares all but its time.
+INSTANTIATE_TEST_SUITE_P(Merged, PeriodSumsTest, ::testing::Bool());
+
+// Merging keeps one entry per sample that differs from the others in more
+// than its time: the counts and periods of every thread, CPU and stack
+// are those of the unmerged samples, and the time range is the samples'.
+TEST_F(RecordingLoaderTest, SamplesDifferingOnlyInTimeAreMerged) {
+  Add(st::MakeComm(attr_, 5, 5, "first", true, Id(5, 10)));
+  st::Mmap2Fields m = st::MakeMmap2Fields("/bin/first", 5, 5, 0x400000, 0x1000, 0);
+  m.prot = 5;  // PROT_READ | PROT_EXEC
+  Add(st::MakeMmap2(attr_, m, Id(5, 11)));
+  Sample(5, 0x400010, 20);
+  Sample(5, 0x400010, 21);
+  Sample(5, 0x400010, 22, /*cpu=*/1);
+  Sample(5, 0x400020, 23);
+  Sample(6, 0x400010, 24);  // another process: no mapping there
+  Sample(5, 0x400010, 25);
+  Add(st::MakeComm(attr_, 5, 5, "renamed", false, Id(5, 30)));
+  Sample(5, 0x400010, 31);
+  // (comm, cpu, leaf address, pid) -> (samples, period) over the entries.
+  using Key = std::tuple<std::string, uint32_t, uint64_t, uint32_t>;
+  auto sums = [](const Recording& r) {
+    std::map<Key, std::pair<uint64_t, uint64_t>> out;
+    for (const ProfileSample& s : r.profile.samples()) {
+      auto& [samples, period] =
+          out[{r.profile.comm(s.comm), s.cpu, r.profile.addresses(s).front().ip, s.pid}];
+      samples += s.samples;
+      period += s.period;
+    }
+    return out;
+  };
+  const Recording apart = Load(false);
+  const Recording merged = Load(true);
+  EXPECT_EQ(apart.profile.samples().size(), 7u);
+  EXPECT_EQ(merged.profile.samples().size(), 5u);
+  EXPECT_EQ(sums(merged), sums(apart));
+  const std::map<Key, std::pair<uint64_t, uint64_t>> want = {
+      {{"first", 0, 0x400010, 5}, {3, 3000}},
+      {{"first", 1, 0x400010, 5}, {1, 1000}},
+      {{"first", 0, 0x400020, 5}, {1, 1000}},
+      {{":6", 0, 0x400010, 6}, {1, 1000}},
+      {{"renamed", 0, 0x400010, 5}, {1, 1000}}};
+  EXPECT_EQ(sums(merged), want);
+  EXPECT_EQ(merged.profile.sample_count(0), 7u);
+  EXPECT_EQ(merged.profile.total_period(0), 7000u);
+  EXPECT_EQ(merged.profile.first_time(), 20u);
+  EXPECT_EQ(merged.profile.last_time(), 31u);
+  EXPECT_EQ(apart.profile.last_time(), 31u);
 }
 
 }  // namespace
