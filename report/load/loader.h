@@ -113,6 +113,7 @@ class Loader {
   uint64_t comm_ids_version_ = 0;
   // LoadOptions::merge_samples, unless samples are paired by their place.
   std::optional<SampleMerger> merger_;
+  uint64_t merged_last_time_ = 0;  // the merger's last_time(), kept when it goes
   static constexpr uint64_t kCacheClearCalls = 60;
 };
 

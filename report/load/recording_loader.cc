@@ -73,7 +73,7 @@ Result<Recording> Loader::Run() {
   data_.Resolve(processes_, options_.binaries, reader_.build_ids(), out_.profile);
   out_.profile.ChooseNames(options_.full_signatures);
   BuildProfile(symbols, stacks_, std::move(samples_), std::move(sample_reads_), group_reads_, out_);
-  if (merger_) out_.profile.ExtendTimeRange(merger_->last_time());
+  out_.profile.ExtendTimeRange(merged_last_time_);
   DescribeRecording(reader_, processes_, toggles_, options_.apply_toggles, out_);
   WarnOfDamage(reader_.path(), out_);
   return std::move(out_);
@@ -202,6 +202,10 @@ void Loader::BeforeMappingsChange(uint32_t pid) {
 }
 
 void Loader::ReleaseLoadingState() {
+  if (merger_) {
+    merged_last_time_ = merger_->last_time();
+    merger_.reset();
+  }
   stacks_.ReleaseIndexes();
   group_reads_.ReleaseTotals();
   // glibc keeps freed chunks (the decoded payloads are megabytes each) in

@@ -197,6 +197,7 @@ TEST_F(RecordingLoaderTest, SamplesDifferingOnlyInTimeAreMerged) {
   Sample(5, 0x400010, 25);
   Add(st::MakeComm(attr_, 5, 5, "renamed", false, Id(5, 30)));
   Sample(5, 0x400010, 31);
+  Sample(5, 0x400010, 35);  // the latest, merged into the entry of 31
   // (comm, cpu, leaf address, pid) -> (samples, period) over the entries.
   using Key = std::tuple<std::string, uint32_t, uint64_t, uint32_t>;
   auto sums = [](const Recording& r) {
@@ -211,7 +212,7 @@ TEST_F(RecordingLoaderTest, SamplesDifferingOnlyInTimeAreMerged) {
   };
   const Recording apart = Load(false);
   const Recording merged = Load(true);
-  EXPECT_EQ(apart.profile.samples().size(), 7u);
+  EXPECT_EQ(apart.profile.samples().size(), 8u);
   EXPECT_EQ(merged.profile.samples().size(), 5u);
   EXPECT_EQ(sums(merged), sums(apart));
   const std::map<Key, std::pair<uint64_t, uint64_t>> want = {
@@ -219,13 +220,13 @@ TEST_F(RecordingLoaderTest, SamplesDifferingOnlyInTimeAreMerged) {
       {{"first", 1, 0x400010, 5}, {1, 1000}},
       {{"first", 0, 0x400020, 5}, {1, 1000}},
       {{":6", 0, 0x400010, 6}, {1, 1000}},
-      {{"renamed", 0, 0x400010, 5}, {1, 1000}}};
+      {{"renamed", 0, 0x400010, 5}, {2, 2000}}};
   EXPECT_EQ(sums(merged), want);
-  EXPECT_EQ(merged.profile.sample_count(0), 7u);
-  EXPECT_EQ(merged.profile.total_period(0), 7000u);
+  EXPECT_EQ(merged.profile.sample_count(0), 8u);
+  EXPECT_EQ(merged.profile.total_period(0), 8000u);
   EXPECT_EQ(merged.profile.first_time(), 20u);
-  EXPECT_EQ(merged.profile.last_time(), 31u);
-  EXPECT_EQ(apart.profile.last_time(), 31u);
+  EXPECT_EQ(merged.profile.last_time(), 35u);
+  EXPECT_EQ(apart.profile.last_time(), 35u);
 }
 
 }  // namespace
