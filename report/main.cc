@@ -403,8 +403,7 @@ int main(int argc, char** argv) {
     // only in time as one: memory for distinct samples, not every sample.
     options.load.merge_samples = !options.script && !options.tui && !options.stats &&
                                  !options.filters.time &&
-                                 options.format != sample::report::OutputFormat::kSpeedscope &&
-                                 options.format != sample::report::OutputFormat::kGecko;
+                                 !sample::report::ExportsSampleTimes(options.format);
     options.load.symbolize = !options.header_only;
     options.load.show_progress = isatty(STDERR_FILENO) != 0;
   } catch (const std::exception& e) {

@@ -32,6 +32,12 @@ inline bool IsExport(OutputFormat format) {
   return format != OutputFormat::kText && format != OutputFormat::kJson;
 }
 
+// An export that lays samples out in time (speedscope's and the Firefox
+// Profiler's timelines): its samples cannot be merged (LoadOptions::merge_samples).
+inline bool ExportsSampleTimes(OutputFormat format) {
+  return format == OutputFormat::kSpeedscope || format == OutputFormat::kGecko;
+}
+
 // Bytes no terminal should be sent (gzip-compressed pprof).
 inline bool IsBinary(OutputFormat format) { return format == OutputFormat::kPprof; }
 

@@ -38,10 +38,10 @@ std::vector<ToggleRelation> ToggleRelations(const std::vector<format::ToggleEntr
 
 }  // namespace
 
-// Chunk headers are untrusted: a
-// chunk counts no more records than its payload has headers' room for,
-// and the total no more than the file has stored bytes (real recordings
-// take several bytes per record even compressed).
+// Chunk headers are untrusted: a chunk counts no more records than its
+// payload has headers' room for, and the total no more than the file has
+// stored bytes (real recordings take several bytes per record even
+// compressed).
 size_t ExpectedRecords(const format::RecordingFile& reader) {
   uint64_t records = 0, stored = 0;
   for (const format::ChunkRef& chunk : reader.record_chunks()) {
