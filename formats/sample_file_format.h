@@ -79,10 +79,11 @@
 //              chunk of its own as it happens (so a recorder that dies keeps
 //              them), and one more at the end turns everything off; a
 //              recording without -D or --control has none, and was on
-//              throughout. A chunk rather than records in kRecords: nothing
-//              in the kernel's record stream changes (CPU insertion, time
-//              deltas, perf.data's own record types), and readers that do
-//              not know the type skip it whole.
+//              throughout; an --alloc recording of a running process has
+//              one on (once every probe is) and one off (before the first
+//              goes off), between which the report counts its calls. A chunk rather than records in
+//              kRecords: nothing in the kernel's record stream changes (CPU insertion, time deltas,
+//              perf.data's own record types), and readers that do not know the type skip it whole.
 //   kTraceFormats  the tracepoints' field layouts, so the report can name
 //              the fields of their PERF_SAMPLE_RAW payloads without the
 //              recording host's tracefs: repeated TraceFormatEntryHeader,

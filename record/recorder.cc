@@ -62,9 +62,9 @@ class Recorder {
   int EndCommand(const StopCause& cause);
   Result<RecordSummary> Finish(int exit_status);
   Result<RecordSummary> Abandon(Error error);
-  // A metadata chunk, written once at the start (events, host facts) or
-  // as it happens (control switches): to the file, or, with the flight
-  // recorder, held for every file it writes.
+  // A metadata chunk, written once at the start (events, host facts) or as
+  // it happens (control switches): to the file, or held for every file the
+  // flight recorder writes.
   void SubmitMetadata(format::ChunkType type, std::vector<std::byte> payload, uint64_t count = 0);
   // The chunks every file ends with (build-ids, vDSO, kernel symbols,
   // counts) and the trailer; closes `writer`.
@@ -78,9 +78,9 @@ class Recorder {
   bool rotating() const { return options_.switch_output.kind != SwitchPolicy::Kind::kNone; }
 
   const RecordOptions& options_;
-  // --raise-max-stack: set back when the recorder ends (or by its
-  // guardian). Declared first so that it goes last, after the events and
-  // their ring buffers: the kernel refuses the change while they exist.
+  // --raise-max-stack: set back when the recorder (or its guardian) ends.
+  // First, so it goes last, after the events and their ring buffers: the
+  // kernel refuses the change while they exist.
   std::optional<RaisedMaxStack> raised_max_stack_;
   // --alloc's probes, removed after the events that use them are closed.
   std::optional<AllocProbes> alloc_;
@@ -136,16 +136,16 @@ Result<void> Recorder::OpenEvents() {
 }
 
 // Turns the events on (unless enable_on_exec does it; with -D only the
-// sideband-tracking event; RecordingLoop starts sampling) and, for
-// targets that were running before us, describes them from /proc. Enabling
-// first means a mapping created meanwhile is reported by the kernel; one
-// described twice is harmless.
+// sideband-tracking event; RecordingLoop starts sampling) and, for targets
+// that were running before us, describes them from /proc. Enabling first
+// means a mapping created meanwhile is reported; one described twice is
+// harmless.
 Result<void> Recorder::Start() {
   const uint64_t now = MonotonicNowNs();
   const bool sampling = options_.delay_ms == 0 && !options_.start_disabled;
   auto enabled = sampling ? opener_->EnableAll() : opener_->EnableTracking();
   if (!enabled) return enabled;
-  if (sampling) control_->Switched(/*on=*/true, now);
+  if (sampling) control_->Switched(/*on=*/true, MonotonicNowNs());  // the last went on
   if (target_.kind == TargetKind::kCommand) return {};
   format::RecordsChunk chunk =
       SynthesizeRunningTargets(target_, opener_->first_attr(), opener_->events().front().id(), now,
@@ -181,13 +181,11 @@ Result<void> Recorder::Prepare() {
   TRY_ASSIGN(auto target, ResolveTarget(options_.target));
   target_ = std::move(target);
   status_line_ = !options_.quiet && isatty(STDERR_FILENO);
-
   // Stop signals and SIGCHLD arrive through a signalfd polled with the
   // ring buffers; a command gets the original mask back before exec.
   // SIGUSR2 takes a flight snapshot, or switches files.
   TRY_ASSIGN(signal_fd_,
              BlockRecordingSignals(options_.flight_seconds > 0 || rotating(), &original_mask_));
-
   // The flight recorder writes nothing until a snapshot or the end; a
   // rotating output opens its first file once the events are known.
   if (options_.flight_seconds == 0 && !rotating()) {
@@ -195,7 +193,6 @@ Result<void> Recorder::Prepare() {
     TRY_ASSIGN(auto writer, format::SampleFileWriter::Create(options_.output, WriterOptions()));
     writer_ = std::move(writer);
   }
-
   if (target_.kind == TargetKind::kCommand) {
     TRY_ASSIGN(auto launcher, CommandLauncher::Start(options_.target.command, original_mask_));
     child_ = launcher.pid();
@@ -226,11 +223,14 @@ Result<void> Recorder::Prepare() {
     drainer_->DivertTo(
         [this](format::RecordsChunk chunk) { return rotating_->Add(std::move(chunk)); });
   }
-  const bool delayed = options_.delay_ms != 0 || options_.start_disabled;
+  // Switches are logged with -D and when --alloc attaches: its probes go on
+  // one by one, and the report counts calls while all were (AllocEvents).
+  const bool log = options_.delay_ms != 0 || options_.start_disabled ||
+                   (alloc_ && target_.kind != TargetKind::kCommand);
   auto sink = [this](format::ChunkType type, std::vector<std::byte> payload, uint64_t count) {
     SubmitMetadata(type, std::move(payload), count);
   };
-  TRY_ASSIGN(auto control, SamplingControl::Create(*opener_, sink, options_.control, delayed,
+  TRY_ASSIGN(auto control, SamplingControl::Create(*opener_, sink, options_.control, log,
                                                    status_line_, flight_.has_value()));
   control_.emplace(std::move(control));
   if (options_.live.opened) options_.live.opened(opener_->DescribeFile());
@@ -267,10 +267,12 @@ Result<StopCause> Recorder::Record() {
   return loop.Run();
 }
 
-// Stops counting, then takes what is left in every buffer.
+// Stops counting (all on until the first goes off), then takes what is
+// left in every buffer.
 void Recorder::StopAndDrain() {
+  const uint64_t now = MonotonicNowNs();
   for (PerfEvent& event : opener_->events()) (void)event.Disable();
-  if (control_) control_->Switched(/*on=*/false, MonotonicNowNs());
+  if (control_) control_->Switched(/*on=*/false, now);
   drainer_->DrainAll();
   drainer_->Flush(/*wait=*/true);
 }
@@ -322,8 +324,8 @@ Result<RecordSummary> Recorder::Abandon(Error error) {
 Result<void> Recorder::WriteClosing(format::SampleFileWriter& writer,
                                     const format::Trailer& trailer, ClosingNotes* notes) {
   facts_.SubmitTo(writer, notes);
-  // How much each event counted and ran: the report tells multiplexing
-  // from it. A failed read costs only this chunk, never the recording.
+  // How much each event counted and ran (multiplexing): a failed read
+  // costs only this chunk, never the recording.
   if (auto counts = opener_->ReadCounts(MonotonicNowNs() - start_ns_)) {
     writer.Submit(format::ChunkType::kCounts, format::EncodeCounts(*counts));
   } else if (!options_.quiet) {

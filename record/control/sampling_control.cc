@@ -25,7 +25,7 @@ std::string Printable(std::string_view line, size_t max = 80) {
 }  // namespace
 
 Result<SamplingControl> SamplingControl::Create(EventOpener& opener, ChunkSink sink,
-                                                const std::string& control, bool delayed, bool tell,
+                                                const std::string& control, bool log, bool tell,
                                                 bool snapshots) {
   std::optional<ControlFifo> fifo;
   if (!control.empty()) {
@@ -33,8 +33,8 @@ Result<SamplingControl> SamplingControl::Create(EventOpener& opener, ChunkSink s
     TRY_ASSIGN(auto opened, ControlFifo::Open(paths));
     fifo.emplace(std::move(opened));
   }
-  const bool log = delayed || fifo.has_value();
-  return SamplingControl(opener, std::move(sink), std::move(fifo), log, tell, snapshots);
+  return SamplingControl(opener, std::move(sink), std::move(fifo), log || fifo.has_value(), tell,
+                         snapshots);
 }
 
 void SamplingControl::Log(bool on, uint32_t event, uint64_t time_ns) {

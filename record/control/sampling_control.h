@@ -32,12 +32,12 @@ class SamplingControl {
   // Where a kControl chunk goes.
   using ChunkSink = std::function<void(format::ChunkType, std::vector<std::byte>, uint64_t)>;
 
-  // `control`: --control's value, empty when not given; `delayed`: -D.
-  // The switches are written to the file when either is given. `tell`:
+  // `control`: --control's value, empty when not given; `log`: write the
+  // switches to the file even without it (-D; --alloc attaching). `tell`:
   // say on stderr when a command switched sampling (a terminal, not -q).
   // `snapshots`: 'snapshot' is accepted (--flight-recorder), else refused.
   static Result<SamplingControl> Create(EventOpener& opener, ChunkSink sink,
-                                        const std::string& control, bool delayed, bool tell,
+                                        const std::string& control, bool log, bool tell,
                                         bool snapshots = false);
 
   // The FIFO to poll, or -1.

@@ -64,14 +64,30 @@ std::optional<AllocEvents> AllocEvents::Of(const format::RecordingFile& reader,
   if (!HasAllocEvents(reader)) return std::nullopt;
   alloc_event = static_cast<uint32_t>(events.size());
   const auto machine = format::FindMetadata(reader.metadata(), "arch");
+  // Sampling is off before the first entry and after the last
+  // (sample_file_format.h).
+  const std::vector<format::ControlEntry>& control = reader.control();
+  AllOn all_on;
+  if (!control.empty() && control.front().action == format::kControlEnable) {
+    all_on.from_ns = control.front().time_ns;
+  }
+  if (!control.empty() && control.back().action == format::kControlDisable &&
+      control.back().event == format::kControlAllEvents &&
+      control.back().time_ns > all_on.from_ns) {
+    all_on.to_ns = control.back().time_ns;
+  }
   return AllocEvents(events, reader.trace_formats(), *alloc_event,
-                     machine ? ArchFromMachine(*machine) : HostArch());
+                     machine ? ArchFromMachine(*machine) : HostArch(), all_on);
 }
 
 AllocEvents::AllocEvents(const std::vector<EventDesc>& events,
                          const std::vector<format::TraceFormatEntry>& formats, uint32_t first_event,
-                         Arch arch)
-    : events_(events.size()), first_event_(first_event), arch_(arch), calls_(events.size()) {
+                         Arch arch, AllOn all_on)
+    : events_(events.size()),
+      first_event_(first_event),
+      arch_(arch),
+      calls_(events.size()),
+      all_on_(all_on) {
   for (const format::TraceFormatEntry& entry : formats) {
     if (entry.event_index >= events.size() || !IsAllocEvent(events[entry.event_index])) continue;
     auto format = ParseTraceFormat(entry.format);
@@ -105,6 +121,12 @@ bool AllocEvents::Keep(ProfileSample& sample, size_t index, const SampleRecord& 
   if (sample.event >= events_.size()) return true;
   const Fields& f = events_[sample.event];
   if (f.role == Role::kNone) return true;  // not an allocation function's
+  // A call's return is kept either way: without its call it pairs with
+  // nothing, and a call just before the end keeps its block.
+  if (f.role != Role::kReturn && (sample.time < all_on_.from_ns || sample.time >= all_on_.to_ns)) {
+    ++outside_on_;
+    return false;
+  }
   ++calls_[sample.event];
   const std::optional<uint64_t> ptr = Read(raw, f.ptr);
   std::optional<uint64_t> size = Read(raw, f.size);
@@ -187,6 +209,7 @@ void AllocEvents::Finish(std::vector<ProfileSample>& samples, AllocLoadStats& st
   stats.untracked = untracked_;
   stats.untracked_bytes = untracked_bytes_;
   stats.malformed = malformed_;
+  stats.outside_on = outside_on_;
   stats.scale = max_weight_;
   stats.timeline = allocations_.timeline();
   stats.calls = calls_;

@@ -49,10 +49,20 @@ class AllocEvents {
   // An --alloc recording's, with `alloc_event` set; nullopt for others.
   static std::optional<AllocEvents> Of(const format::RecordingFile& reader,
                                        std::optional<uint32_t>& alloc_event);
+  // When the probes were all on: from the first kControl entry when it
+  // switches on, to the last when it switches everything off (written
+  // when attaching to a running process, whose probes are switched on
+  // and off one by one). The calls and frees outside are left out: their
+  // partners (a block's allocation, the calloc of a malloc's round) may
+  // be. A return is kept: it pairs with a call inside, or with nothing.
+  struct AllOn {
+    uint64_t from_ns = 0;
+    uint64_t to_ns = UINT64_MAX;
+  };
   // `arch`: the recording's, whose stack pointer the calls' samples hold.
   AllocEvents(const std::vector<EventDesc>& events,
-              const std::vector<format::TraceFormatEntry>& formats, uint32_t first_event,
-              Arch arch);
+              const std::vector<format::TraceFormatEntry>& formats, uint32_t first_event, Arch arch,
+              AllOn all_on);
 
   // A sample of event `sample.event` about to be added as samples[index]:
   // false when it is not kept (a return, a free, a payload without its
@@ -94,6 +104,8 @@ class AllocEvents {
   std::unordered_map<size_t, uint64_t> weights_;  // the calls' weights that are not 1
   std::vector<uint64_t> calls_;                   // samples by event index
   uint64_t malformed_ = 0;
+  AllOn all_on_;
+  uint64_t outside_on_ = 0;  // samples outside all_on_
 };
 
 }  // namespace sample::report

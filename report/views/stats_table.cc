@@ -122,6 +122,12 @@ constexpr StatsCounter kCounters[] = {
     {"untracked", "untracked blocks", StatsSection::kAlloc,
      [](const LoadStats& s) { return s.alloc.untracked; }, " ({} bytes of posix_memalign)",
      [](const LoadStats& s) { return s.alloc.untracked_bytes; }, "", nullptr, true},
+    {.key = "outside_all_on",
+     .label = "not all probes on",
+     .section = StatsSection::kAlloc,
+     .value = [](const LoadStats& s) { return s.alloc.outside_on; },
+     .note = " (calls left out: recorded while the probes were switched on or off one by one)",
+     .only_if_nonzero = true},
     {"malformed_payloads", "bad payloads", StatsSection::kAlloc,
      [](const LoadStats& s) { return s.alloc.malformed; }, "", nullptr, "", nullptr, true},
     // The unwinder's: --call-graph dwarf walks, then fp,leaf's leaf check.

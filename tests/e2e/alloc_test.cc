@@ -199,10 +199,12 @@ TEST_F(AllocTest, AttachingMeasuresFromTheAttachOn) {
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
   // The workload allocates as fast as it can (a million calls a second):
   // the recorder may lose records while it is not draining, each at most
-  // one call unpaired or one free of a block it never saw allocated; and
-  // the probes' events are switched on one after another, so a stalled
-  // recorder (a loaded machine) sees some rounds' mallocs and not their
-  // callocs: 0.5% of the rounds (223 of 111,663 seen once in 40 runs).
+  // one call unpaired or one free of a block it never saw allocated. The
+  // probes' events are switched on (and off) one after another, which a
+  // loaded machine stretches: the report counts only what came while all
+  // were on, or it would see some rounds' mallocs and not their callocs
+  // (0.5% of the rounds once in 40 runs, before it did). So the rounds
+  // differ by the one cut at each end and the lost records.
   const std::string stats = Report({"--stats"});
   std::smatch lost_match;
   ASSERT_TRUE(std::regex_search(stats, lost_match, std::regex(R"(lost samples: +(\d+))"))) << stats;
@@ -211,18 +213,17 @@ TEST_F(AllocTest, AttachingMeasuresFromTheAttachOn) {
   const double rounds = static_cast<double>(bytes.at("alloc_sixty")) / 600;
   EXPECT_GT(rounds, 100);
   EXPECT_NEAR(static_cast<double>(bytes.at("alloc_thirty")) / 300, rounds,
-              2 + rounds / 200 + static_cast<double>(lost))
+              2 + static_cast<double>(lost))
       << lost << " records lost";
-  // Blocks allocated before the attach and freed after it, counted apart,
-  // never as negative leaks: those of the moments while the probes are
-  // switched on one by one (free's may be on before malloc's return
-  // probe on the workload's CPU), under 0.5% of the frees, and those the
-  // lost records made.
+  // Blocks allocated before all probes were on and freed after, counted
+  // apart, never as negative leaks: a round's live blocks at most (the
+  // malloc of alloc_sixty, alloc_ten's before its realloc), and those
+  // the lost records made.
   std::smatch unknown;
   ASSERT_TRUE(std::regex_search(stats, unknown, std::regex(R"(unknown frees: +(\d+))"))) << stats;
   std::smatch frees;
   ASSERT_TRUE(std::regex_search(stats, frees, std::regex(R"(\n +frees: +(\d+))"))) << stats;
-  EXPECT_LE(std::stoul(unknown[1]), std::stoul(frees[1]) / 200 + lost) << stats;
+  EXPECT_LE(std::stoul(unknown[1]), 3 + lost) << stats;
   // What was live when the recording stopped: a round's block at most.
   std::smatch live;
   ASSERT_TRUE(std::regex_search(stats, live, std::regex(R"(live at the end: +(\d+) blocks)")))

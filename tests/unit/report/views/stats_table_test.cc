@@ -79,6 +79,7 @@ LoadStats DistinctStats() {
   s.alloc.untracked = 1050;
   s.alloc.untracked_bytes = 1051;
   s.alloc.malformed = 1052;
+  s.alloc.outside_on = 1053;
   return s;
 }
 
