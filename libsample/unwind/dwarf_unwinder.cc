@@ -565,6 +565,7 @@ FramelessCallers DwarfUnwinder::SkippedCallers(const UnwindRequest& request,
       // Its frame is set up: the frame-pointer chain goes on from its
       // caller, if rbp is still the one the chain was walked from.
       found.joined = rbp == chained_rbp;
+      found.framed_at_pc = step == 0;
       break;
     }
     const uint64_t cfa = X86Cfa(rule, pc, sp, rbp);

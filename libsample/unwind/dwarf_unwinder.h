@@ -84,7 +84,11 @@ struct FramelessCallers {
   // `callers` are the first of the skipped frames.
   bool joined = false;
   bool stack_too_small = false;  // a step needed stack beyond the copy
-  uint64_t stack_reach = 0;      // bytes of the copy from sp that the steps read
+  // The sampled function had made rbp its frame pointer: nothing was
+  // skipped, and the chain joined, whatever the stack and registers hold
+  // (the answer for every sample at this pc in these modules).
+  bool framed_at_pc = false;
+  uint64_t stack_reach = 0;  // bytes of the copy from sp that the steps read
   // Of those, the bytes that found `callers`: what a copy must hold to put
   // them back. Less than stack_reach where the last step only confirmed
   // the chain's caller (read its return address in a caller's frame).

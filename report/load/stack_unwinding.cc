@@ -161,11 +161,32 @@ std::shared_ptr<const UnwindSpace> StackUnwinding::SpaceOf(uint32_t pid) {
   return space;
 }
 
+bool StackUnwinding::FramedAt(uint32_t pid, uint64_t pc) const {
+  const auto it = framed_.find(pid);
+  return it != framed_.end() && it->second.version == processes_.MappingsVersion(pid) &&
+         it->second.pcs.contains(pc);
+}
+
 bool StackUnwinding::Queue(size_t index, const SampleRecord& sample, const perf_event_attr& attr,
                            bool cut) {
   const StackMode mode = StackModeOf(attr);
   if (mode == StackMode::kKernelChain || sample.regs_abi == PERF_SAMPLE_REGS_ABI_NONE) {
     return false;
+  }
+  // fp,leaf at a pc whose function is known to have set up its frame: the
+  // check's answer is known (nothing skipped, joined), so it is not queued.
+  constexpr uint64_t kPerfX86Bp = 6;
+  if (mode == StackMode::kLeafFix && !cut && options_.arch == Arch::kX86_64 &&
+      sample.regs_abi == PERF_SAMPLE_REGS_ABI_64 && (attr.sample_regs_user >> kPerfX86Bp & 1)) {
+    const auto regs = UserPcAndSp(options_.arch, attr.sample_regs_user, sample.user_regs);
+    const size_t user_start = UserPartStart(sample.callchain);
+    if (regs && user_start < sample.callchain.size() && sample.callchain[user_start] == regs->pc &&
+        FramedAt(sample.pid, regs->pc)) {
+      ++stats_.leaf_samples;
+      ++stats_.leaf_steps_joined;
+      stats_.leaf_copy_size = std::max(stats_.leaf_copy_size, attr.sample_stack_user);
+      return false;
+    }
   }
   Item item;
   item.index = index;
@@ -238,6 +259,7 @@ void StackUnwinding::Work(DwarfUnwinder& unwinder, Item& item) const {
   item.skipped_frames = skipped.callers.size();
   item.joined = skipped.joined;
   item.stack_too_small = skipped.stack_too_small;
+  item.framed_at_pc = skipped.framed_at_pc;
   item.stack_reach = skipped.callers_reach;
   if (item.cut) CompleteCutChain(unwinder, request, user_start, item);
 }
@@ -280,6 +302,14 @@ void StackUnwinding::Flush(const std::function<void(size_t, std::span<const uint
         CountReach(item.stack_reach, kLeafReachStep, stats_.leaf_reach);
       }
       stats_.cut_chains_completed += item.completed;
+      if (item.framed_at_pc) {
+        FramedPcs& framed = framed_[item.pid];
+        if (framed.version != item.space->version) {
+          framed.version = item.space->version;
+          framed.pcs.clear();
+        }
+        framed.pcs.insert(item.regs.pc);
+      }
     }
     done(item.index, item.chain);
   }

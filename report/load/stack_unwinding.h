@@ -11,7 +11,9 @@
 // leaf without frame set-up, as gcc and Go make them; under --off-cpu,
 // libc's syscall wrappers between the syscall and the function that
 // called them), and insert them where the chain goes on (see
-// DwarfUnwinder::SkippedCallers). When the
+// DwarfUnwinder::SkippedCallers). Once a check found the sampled function
+// had set up its frame, the samples at the same pc (until the process's
+// mappings change) are not queued: their chain stands. When the
 // kernel cut such a chain at its frame limit (kernel.perf_event_max_stack),
 // the copy is walked with CFI as far as it goes, and where that walk
 // agrees with the kernel's frames and goes further, it replaces them: a
@@ -178,6 +180,7 @@ class StackUnwinding {
     size_t skipped_frames = 0;     // fp,leaf: frames the fp chain skipped, put back
     bool joined = false;           // fp,leaf: the steps reached where the chain goes on
     bool stack_too_small = false;  // fp,leaf: a step needed more of the copy
+    bool framed_at_pc = false;     // fp,leaf: the sampled function had set up rbp
     bool cut = false;              // the kernel's chain reached its frame limit
     bool completed = false;        // fp,leaf: ... and the copy's walk went past it
   };
@@ -188,6 +191,10 @@ class StackUnwinding {
   };
 
   std::shared_ptr<const UnwindSpace> SpaceOf(uint32_t pid);
+  // fp,leaf: whether an earlier check found that the function at `pc` of
+  // process `pid`, as mapped now, had set up its frame (then a sample
+  // there needs no check: its chain stands as the kernel gave it).
+  bool FramedAt(uint32_t pid, uint64_t pc) const;
   const ResolvedBinary& Resolve(uint32_t dso);
   // The load bias of `mapping` of `files` (remembered); nullopt when the
   // file is unreadable or no segment holds the mapping's offset.
@@ -211,6 +218,12 @@ class StackUnwinding {
   std::unordered_map<uint32_t, ResolvedBinary> binaries_;  // by dso id
   // (dso, start, pgoff) -> load bias; nullopt when the file is unreadable.
   std::map<std::tuple<uint32_t, uint64_t, uint64_t>, std::optional<uint64_t>> biases_;
+  // By pid: the pcs of FramedAt for the mappings of `version`.
+  struct FramedPcs {
+    uint64_t version = 0;
+    std::unordered_set<uint64_t> pcs;
+  };
+  std::unordered_map<uint32_t, FramedPcs> framed_;
   UnwindStats stats_;
   std::vector<std::string> warnings_;
 };

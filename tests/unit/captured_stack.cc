@@ -86,7 +86,9 @@ __attribute__((noinline, optimize("omit-frame-pointer"))) void LevelOne() {
 
 }  // namespace
 
-bool CaptureStack(CapturedStack* out) {
+// With a frame pointer, whatever the build's flags: a pc past its
+// prologue is one where a frame-pointer chain skips nothing.
+__attribute__((noinline, optimize("no-omit-frame-pointer"))) bool CaptureStack(CapturedStack* out) {
 #if !defined(__x86_64__)
   (void)out;
   return false;

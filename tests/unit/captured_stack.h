@@ -28,7 +28,9 @@ struct CapturedStack {
 };
 
 // Captures the stack in CaptureLeaf, called by LevelThree, LevelTwo and
-// LevelOne. False off x86_64 or when the main thread's stack is not found.
+// LevelOne, called by this (which has a frame pointer: the walk's fifth pc
+// is in a framed function). False off x86_64 or when the main thread's
+// stack is not found.
 bool CaptureStack(CapturedStack* out);
 
 // The executable file mappings of this process, as the recorder sees them

@@ -278,6 +278,7 @@ TEST_F(DwarfUnwinderTest, SkippedCallersStepUntilTheFramePointerChainGoesOn) {
   EXPECT_EQ(found.callers, (std::vector<uint64_t>{walk[1], walk[2]}));
   EXPECT_TRUE(found.joined);
   EXPECT_FALSE(found.stack_too_small);
+  EXPECT_FALSE(found.framed_at_pc);
   // callers_reach is what a copy must hold for the same frames: a copy one
   // word shorter finds one frame less.
   const uint64_t reach = found.callers_reach;
@@ -300,6 +301,22 @@ TEST_F(DwarfUnwinderTest, SkippedCallersStepUntilTheFramePointerChainGoesOn) {
   UnwindRequest none = Request(kCopy);
   none.regs = DwarfRegisters{};
   EXPECT_TRUE(unwinder.SkippedCallers(none, walk[3], kMaxSteps).callers.empty());
+}
+
+// A pc in a function that has made rbp its frame pointer (this test's
+// own, past its prologue): nothing skipped, whatever the stack holds.
+TEST_F(DwarfUnwinderTest, AFramedFunctionSkipsNothing) {
+  DwarfUnwinder unwinder;
+  std::vector<uint64_t> walk;
+  unwinder.Unwind(Request(kCopy), &walk);
+  ASSERT_GE(walk.size(), 5u);
+  UnwindRequest request = Request(0);  // no stack read
+  request.regs.pc = walk[4];
+  const FramelessCallers found = unwinder.SkippedCallers(request, 0, kMaxSteps);
+  EXPECT_TRUE(found.callers.empty());
+  EXPECT_TRUE(found.framed_at_pc);
+  EXPECT_TRUE(found.joined);
+  EXPECT_EQ(found.stack_reach, 0u);
 }
 
 TEST_F(DwarfUnwinderTest, EmbeddedCfiFindsTheCallerAFramePointerChainSkips) {

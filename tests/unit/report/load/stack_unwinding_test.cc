@@ -52,9 +52,44 @@ class StackUnwindingTest : public ::testing::Test {
   // with its real build-id).
   std::vector<uint64_t> Unwind(const std::string& self_path, const EmbeddedBinaries* embedded,
                                UnwindStats* stats) {
-    const std::string self = RealPath("/proc/self/exe");
     ProcessTable processes;
     format::Metadata build_ids;
+    MapSelf(self_path, processes, build_ids);
+    StackUnwindingOptions options;
+    options.arch = Arch::kX86_64;
+    options.binaries.files.use_debuginfod = false;
+    options.binaries.embedded = embedded;
+    StackUnwinding unwinding(options, processes, build_ids);
+    const SampleRecord sample = Sample();
+    EXPECT_TRUE(unwinding.Queue(0, sample, attr_));
+    std::vector<uint64_t> chain;
+    unwinding.Flush([&](size_t, std::span<const uint64_t> frames) {
+      chain.assign(frames.begin(), frames.end());
+    });
+    *stats = unwinding.stats();
+    // The kernel's part (none here) and the marker, then the user frames.
+    EXPECT_FALSE(chain.empty());
+    if (!chain.empty()) chain.erase(chain.begin());
+    return chain;
+  }
+
+  // The captured sample, of process kPid.
+  SampleRecord Sample() const {
+    SampleRecord sample;
+    sample.pid = sample.tid = kPid;
+    sample.ip = captured_.perf_regs[8];
+    sample.regs_abi = PERF_SAMPLE_REGS_ABI_64;
+    sample.user_regs = U64List(reinterpret_cast<const std::byte*>(captured_.perf_regs.data()),
+                               captured_.perf_regs.size());
+    sample.user_stack = captured_.stack;
+    return sample;
+  }
+
+  // Process kPid with this one's executable mappings, the test binary's
+  // named `self_path` (recorded with its real build-id).
+  static void MapSelf(const std::string& self_path, ProcessTable& processes,
+                      format::Metadata& build_ids) {
+    const std::string self = RealPath("/proc/self/exe");
     std::ifstream maps("/proc/self/maps");
     std::string line;
     while (std::getline(maps, line)) {
@@ -69,28 +104,6 @@ class StackUnwindingTest : public ::testing::Test {
       processes.ApplyMmap(kPid, start, end - start, std::stoull(offset, nullptr, 16), named);
       if (auto id = ReadElfBuildId(path); id && !id->empty()) build_ids.emplace_back(named, *id);
     }
-    StackUnwindingOptions options;
-    options.arch = Arch::kX86_64;
-    options.binaries.files.use_debuginfod = false;
-    options.binaries.embedded = embedded;
-    StackUnwinding unwinding(options, processes, build_ids);
-    SampleRecord sample;
-    sample.pid = sample.tid = kPid;
-    sample.ip = captured_.perf_regs[8];
-    sample.regs_abi = PERF_SAMPLE_REGS_ABI_64;
-    sample.user_regs = U64List(reinterpret_cast<const std::byte*>(captured_.perf_regs.data()),
-                               captured_.perf_regs.size());
-    sample.user_stack = captured_.stack;
-    EXPECT_TRUE(unwinding.Queue(0, sample, attr_));
-    std::vector<uint64_t> chain;
-    unwinding.Flush([&](size_t, std::span<const uint64_t> frames) {
-      chain.assign(frames.begin(), frames.end());
-    });
-    *stats = unwinding.stats();
-    // The kernel's part (none here) and the marker, then the user frames.
-    EXPECT_FALSE(chain.empty());
-    if (!chain.empty()) chain.erase(chain.begin());
-    return chain;
   }
 
   CapturedStack captured_;
@@ -129,6 +142,65 @@ TEST_F(StackUnwindingTest, AMissingBinaryUnwindsFromTheCfiTheRecordingEmbedded) 
   EXPECT_EQ(from_recording.embedded_binaries, 1u);
   EXPECT_EQ(from_recording.stops, with_file.stops);
   EXPECT_EQ(from_recording.embedded_cut_walks, 0u);
+}
+
+// -g (fp,leaf): a sample whose function had set up its frame needs no
+// check; once one at a pc has shown it, the others there are not queued
+// (the kernel's chain stands), until the process's mappings change.
+TEST_F(StackUnwindingTest, AFramedLeafIsCheckedOncePerPc) {
+  UnwindStats dwarf;
+  const std::vector<uint64_t> walk = Unwind(RealPath("/proc/self/exe"), nullptr, &dwarf);
+  ASSERT_GE(walk.size(), 5u);
+  ProcessTable processes;
+  format::Metadata build_ids;
+  MapSelf(RealPath("/proc/self/exe"), processes, build_ids);
+  StackUnwindingOptions options;
+  options.arch = Arch::kX86_64;
+  options.binaries.files.use_debuginfod = false;
+  StackUnwinding unwinding(options, processes, build_ids);
+  attr_.sample_type |= PERF_SAMPLE_CALLCHAIN;
+  ASSERT_EQ(StackModeOf(attr_), StackMode::kLeafFix);
+  // At walk[4] (past CaptureStack's prologue: rbp is its frame pointer),
+  // with a chain that goes on to a made-up caller; and at the captured pc
+  // (CaptureLeaf, no frame pointer).
+  const std::vector<uint64_t> framed{static_cast<uint64_t>(PERF_CONTEXT_USER), walk[4], 0x1234};
+  const std::vector<uint64_t> frameless{static_cast<uint64_t>(PERF_CONTEXT_USER), walk[0], walk[3]};
+  std::vector<uint64_t> regs = captured_.perf_regs;
+  const auto sample_at = [&](const std::vector<uint64_t>& chain) {
+    SampleRecord sample = Sample();
+    regs[8] = chain[1];  // the ip
+    sample.ip = chain[1];
+    sample.user_regs = U64List(reinterpret_cast<const std::byte*>(regs.data()), regs.size());
+    sample.callchain = U64List(reinterpret_cast<const std::byte*>(chain.data()), chain.size());
+    return sample;
+  };
+  std::vector<std::vector<uint64_t>> chains;
+  const auto flush = [&] {
+    unwinding.Flush([&](size_t, std::span<const uint64_t> frames) {
+      chains.emplace_back(frames.begin(), frames.end());
+    });
+  };
+  EXPECT_TRUE(unwinding.Queue(0, sample_at(framed), attr_));
+  EXPECT_TRUE(unwinding.Queue(1, sample_at(frameless), attr_));
+  flush();
+  ASSERT_EQ(chains.size(), 2u);
+  EXPECT_EQ(chains[0], framed);
+  EXPECT_EQ(chains[1], (std::vector<uint64_t>{frameless[0], walk[0], walk[1], walk[2], walk[3]}));
+  // Known now: the framed pc's chain stands; the frameless one is checked.
+  EXPECT_FALSE(unwinding.Queue(2, sample_at(framed), attr_));
+  EXPECT_TRUE(unwinding.Queue(3, sample_at(frameless), attr_));
+  flush();
+  EXPECT_EQ(unwinding.stats().leaf_samples, 4u);
+  EXPECT_EQ(unwinding.stats().leaf_steps_joined, 4u);
+  EXPECT_EQ(unwinding.stats().leaf_callers_inserted, 2u);
+  // A chain the kernel cut is always checked (its copy may go further).
+  EXPECT_TRUE(unwinding.Queue(4, sample_at(framed), attr_, /*cut=*/true));
+  flush();
+  // New mappings: the pc may hold other code; checked again.
+  processes.ApplyMmap(kPid, 0x10000, 0x1000, 0, "/nonexistent-sample-test/lib.so");
+  EXPECT_TRUE(unwinding.Queue(5, sample_at(framed), attr_));
+  flush();
+  EXPECT_EQ(chains.back(), framed);
 }
 
 }  // namespace
