@@ -19,6 +19,9 @@
 #   OPTS="-e cpu-clock -F 50000 -g -m 8"   options both tools get
 #   BUILD=<repo>/build, PERF=/usr/bin/perf
 #   KEEP=1               keep the scratch directory (per-run counts)
+#   THREADS_COUNT=4      busy threads of the `threads` workload (default 2);
+#                        issue 34's DWARF case: THREADS_COUNT=4 WORKLOADS=threads
+#                        WORK_SECONDS=1 OPTS="-e cpu-clock -F 50000 --call-graph dwarf"
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

@@ -32,6 +32,10 @@
 # stack copies) and -m 1024, SIZE / FREQ CPU seconds; defaults then
 # SIZES="20000 100000" and FREQ=10000 (perf.data takes ~8.5 KB a sample).
 # The table then also gives sample-report's samples unwound per second.
+# With CALL_GRAPH=cc1plus the workload is a compile (`g++ -O2 -c` of a
+# <regex>-heavy file, as bench/annotate_bench.sh's), recorded by perf only
+# with `--call-graph dwarf -F 1000`, and both tools report perf's file
+# (INPUT=perf): reading perf.data against perf report; SIZES is unused.
 # A view sample-report rejects is shown as n/a with its error, not skipped
 # silently. Uses /usr/bin/time, perf and python3 only.
 set -euo pipefail
@@ -61,8 +65,16 @@ case $CALL_GRAPH in
     workload_args=(qsort)
     record_args=(--call-graph dwarf -m 1024)
     threads_per_run=1 ;;
+  cc1plus)
+    SIZES=cc1plus
+    FREQ=${FREQ:-1000}
+    INPUT=perf
+    THREADS=$(command -v g++ || echo g++)
+    workload_args=(-O2 -c big.cc -o big.o)
+    record_args=(--call-graph dwarf)
+    threads_per_run=1 ;;
   *)
-    echo "report_bench: CALL_GRAPH must be fp or dwarf" >&2
+    echo "report_bench: CALL_GRAPH must be fp, dwarf or cc1plus" >&2
     exit 1 ;;
 esac
 
@@ -72,10 +84,13 @@ require_tools report_bench "$PERF" "$TIME" "$SREC" "$SREP" "$THREADS"
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/report_bench.XXXXXX")
 # Private copies: the build tree may be rebuilt while the benchmark runs.
-cp "$SREC" "$SREP" "$THREADS" "$TMP/"
+cp "$SREC" "$SREP" "$TMP/"
 SREC=$TMP/sample-record
 SREP=$TMP/sample-report
-THREADS=$TMP/$(basename "$THREADS")
+if [[ $CALL_GRAPH != cc1plus ]]; then
+  cp "$THREADS" "$TMP/"
+  THREADS=$TMP/$(basename "$THREADS")
+fi
 cleanup() {
   if [[ ${KEEP:-0} == 1 ]]; then echo "report_bench: scratch kept in $TMP" >&2; else rm -rf "$TMP"; fi
 }
@@ -94,17 +109,29 @@ perf_samples() { "$PERF" report -i "$1" --stats 2>/dev/null | awk '
 sample_samples() { "$SREP" -i "$1" --no-children 2>/dev/null |
   sed -n 's/^# Samples: \([0-9]*\).*/\1/p' | awk '{ s += $1 } END { print s + 0 }'; }
 
+if [[ $CALL_GRAPH == cc1plus ]]; then
+  cd "$TMP"
+  printf '#include <regex>\n#include <map>\n#include <string>\nint f(const std::string& s) { std::map<std::string, int> m; std::regex r("(a|b)+c*"); return std::regex_match(s, r) + m.size(); }\n' >big.cc
+fi
 for size in $SIZES; do
-  seconds=$(python3 -c "print(round($size / ($threads_per_run * $FREQ), 2))")
+  if [[ $CALL_GRAPH == cc1plus ]]; then
+    seconds=()
+  else
+    seconds=("$(python3 -c "print(round($size / ($threads_per_run * $FREQ), 2))")")
+  fi
   pdata=$TMP/perf-$size.data
   sdata=$TMP/sample-$size.data
   [[ $INPUT == perf ]] && sdata=$pdata
-  echo "report_bench: recording $size samples ($seconds CPU s per thread) with each tool" >&2
+  if [[ $CALL_GRAPH == cc1plus ]]; then
+    echo "report_bench: recording the compile with perf" >&2
+  else
+    echo "report_bench: recording $size samples (${seconds[0]} CPU s per thread) with each tool" >&2
+  fi
   "$PERF" record -q --no-bpf-event -e cpu-clock -F "$FREQ" "${record_args[@]}" -o "$pdata" -- \
-    "$THREADS" "${workload_args[@]}" "$seconds" >/dev/null 2>"$TMP/perf-record.err"
+    "$THREADS" "${workload_args[@]}" "${seconds[@]}" >/dev/null 2>"$TMP/perf-record.err"
   if [[ $INPUT != perf ]]; then
     "$SREC" -q -e cpu-clock -F "$FREQ" "${record_args[@]}" -o "$sdata" -- "$THREADS" \
-      "${workload_args[@]}" "$seconds" >/dev/null 2>"$TMP/sample-record.err"
+      "${workload_args[@]}" "${seconds[@]}" >/dev/null 2>"$TMP/sample-record.err"
   fi
   psamples=$(perf_samples "$pdata")
   ssamples=$(sample_samples "$sdata")

@@ -20,6 +20,11 @@ def fmt(value, spec, suffix=""):
     return "n/a" if math.isnan(value) else format(value, spec) + suffix
 
 
+def size_key(size):
+    """A number of samples, or a workload's name (CALL_GRAPH=cc1plus)."""
+    return int(size) if size.isdigit() else size
+
+
 def main(path, call_graph="fp"):
     rows = defaultdict(dict)  # (size, view) -> {(tool, round): (wall, rss)}
     samples = {}
@@ -28,15 +33,15 @@ def main(path, call_graph="fp"):
     with open(path) as f:
         for line in f:
             size, view, tool, rnd, wall, rss, n, note = line.rstrip("\n").split("\t")
-            key = (int(size), view)
+            key = (size_key(size), view)
             if key not in rows:
                 order.append(key)
             rows[key][(tool, int(rnd))] = (float(wall), float(rss) / 1024)
-            samples[(int(size), tool)] = int(n)
+            samples[(size_key(size), tool)] = int(n)
             if note:
                 notes[key] = note
 
-    if call_graph == "dwarf":
+    if call_graph in ("dwarf", "cc1plus"):
         print("Recorded with --call-graph dwarf: every sample's user stack is unwound "
               "by the reporter.\n")
     print("| samples (perf / sample) | view | perf report s | sample-report s | speed-up "

@@ -10,13 +10,16 @@
  * program prints "threads-work: N" on stderr (N = inner-loop blocks done by
  * both threads), from which time per unit of work can be computed.
  *
+ * THREADS_COUNT=N in the environment runs N such threads (1-8; default 2),
+ * for more busy threads than CPUs (bench/loss_bench.sh).
+ *
  * Usage: threads [CPU_SECONDS_PER_THREAD]
  */
 #include "workload.h"
 
 #include <pthread.h>
 
-#define NTHREADS 2
+#define NTHREADS 8 /* at most */
 
 static volatile uint64_t sink[NTHREADS * 8]; /* one cache line per thread */
 static uint64_t blocks[NTHREADS * 8];        /* CHECK_EVERY-iteration blocks done */
@@ -53,9 +56,15 @@ NOINLINE void *thread_main(void *arg) {
 
 int main(int argc, char **argv) {
   const double seconds = cpu_seconds_arg(argc, argv, 1.0);
+  const char *count_env = getenv("THREADS_COUNT");
+  const int count = count_env != NULL ? atoi(count_env) : 2;
+  if (count < 1 || count > NTHREADS) {
+    fprintf(stderr, "threads: THREADS_COUNT must be 1-%d\n", NTHREADS);
+    return 2;
+  }
   struct job jobs[NTHREADS];
   pthread_t tids[NTHREADS];
-  for (int t = 0; t < NTHREADS; ++t) {
+  for (int t = 0; t < count; ++t) {
     jobs[t].slot = t;
     jobs[t].budget_ns = (int64_t)(seconds * 1e9);
     int err = pthread_create(&tids[t], NULL, thread_main, &jobs[t]);
@@ -65,7 +74,7 @@ int main(int argc, char **argv) {
     }
   }
   uint64_t total = 0;
-  for (int t = 0; t < NTHREADS; ++t) {
+  for (int t = 0; t < count; ++t) {
     pthread_join(tids[t], NULL);
     total += blocks[t * 8];
   }
