@@ -151,9 +151,9 @@ bool RingDrainer::Flush(bool wait) {
 // waking thread preempt the running one). A ring-buffer wakeup then runs
 // the drain at once instead of after the busy target's slice, which is
 // what small buffers (-m 8: ~6 ms of samples at 50 kHz) need to lose
-// nothing. Unprivileged; policy and nice stay as they were; threads
-// started earlier (the writer) and later (none) keep the default. Older
-// kernels reject or ignore it, which changes nothing.
+// nothing. Unprivileged; the policy stays as it was; threads started
+// earlier (the writer) and later (none) keep the default. Older kernels
+// reject or ignore it, which changes nothing.
 constexpr int32_t kDrainNice = -10;
 
 void RequestShortSlice() {

@@ -25,7 +25,8 @@
 namespace sample::record {
 
 // Asks the scheduler to run the calling (draining) thread as soon as a
-// ring-buffer wakeup arrives; see the definition for why and how.
+// ring-buffer wakeup arrives, and where allowed to give it a larger share
+// (nice -10); see the definition for why and how.
 void RequestShortSlice();
 
 class RingDrainer {
