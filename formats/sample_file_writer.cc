@@ -1,6 +1,7 @@
 #include "formats/sample_file_writer.h"
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -148,6 +149,10 @@ void SampleFileWriter::Run() {
       if (queue_.empty()) return;  // Finish or the destructor
       chunk = std::move(queue_.front());
       queue_.pop_front();
+    }
+    if (const int nice = thread_nice_.load(std::memory_order_relaxed); nice != applied_nice_) {
+      (void)setpriority(PRIO_PROCESS, 0, nice);  // Linux: this thread only
+      applied_nice_ = nice;
     }
     if (status_) {  // after a write error, drop the rest
       auto result = WriteChunk(chunk);

@@ -115,6 +115,13 @@ class SampleFileWriter {
   // if there is one.
   bool TrySubmitRecords(RecordsChunk& chunk, std::vector<std::byte>* spare = nullptr);
 
+  // The writer thread takes nice value `nice` before its next chunk: a
+  // recorder whose draining thread runs at a raised priority keeps the
+  // writer beside it (Run in the .cc says why a writer left behind costs
+  // lost samples). Never fails; the kernel may refuse, which changes
+  // nothing.
+  void SetThreadNice(int nice) const { thread_nice_.store(nice, std::memory_order_relaxed); }
+
   // A records buffer the writer is done with (cleared, capacity kept), or
   // an empty vector when none is spare or the lock is held (this never
   // waits either). Recorders build their next chunk in it: a fresh 4 MiB
@@ -189,6 +196,9 @@ class SampleFileWriter {
   std::vector<std::vector<std::byte>> spare_;  // written records buffers, for reuse
   Result<void> status_;                        // first error; written by the writer thread
   std::atomic<bool> failed_{false};            // !status_, for other threads
+  static constexpr int kKeepNice = INT32_MIN;
+  mutable std::atomic<int> thread_nice_{kKeepNice};  // SetThreadNice's, for the thread
+  int applied_nice_ = kKeepNice;                     // the thread's own
   // Chunks the writer thread is done with (written or dropped); released
   // after each, so WaitUntilWritten's acquire sees what was done for them.
   std::atomic<uint64_t> done_{0};

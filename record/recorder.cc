@@ -95,6 +95,7 @@ class Recorder {
   UniqueFd signal_fd_;  // stop signals, SIGCHLD and SIGUSR2
   bool status_line_ = false;
   bool started_ = false;  // events on: from here a failure keeps the file
+  bool probes_span_ = false;  // --alloc attaching: the control log is when all probes were on
   uint64_t start_ns_ = 0;
 
   std::optional<RingDrainer> drainer_;  // once the events are open
@@ -145,7 +146,9 @@ Result<void> Recorder::Start() {
   const bool sampling = options_.delay_ms == 0 && !options_.start_disabled;
   auto enabled = sampling ? opener_->EnableAll() : opener_->EnableTracking();
   if (!enabled) return enabled;
-  if (sampling) control_->Switched(/*on=*/true, MonotonicNowNs());  // the last went on
+  // A window holds every sample: from before the first event went on, but
+  // the probes' span starts once the last one did.
+  if (sampling) control_->Switched(/*on=*/true, probes_span_ ? MonotonicNowNs() : now);
   if (target_.kind == TargetKind::kCommand) return {};
   format::RecordsChunk chunk =
       SynthesizeRunningTargets(target_, opener_->first_attr(), opener_->events().front().id(), now,
@@ -223,10 +226,10 @@ Result<void> Recorder::Prepare() {
     drainer_->DivertTo(
         [this](format::RecordsChunk chunk) { return rotating_->Add(std::move(chunk)); });
   }
-  // Switches are logged with -D and when --alloc attaches: its probes go on
-  // one by one, and the report counts calls while all were (AllocEvents).
-  const bool log = options_.delay_ms != 0 || options_.start_disabled ||
-                   (alloc_ && target_.kind != TargetKind::kCommand);
+  // Logged with -D and when --alloc attaches: its probes go on one by one,
+  // and the report counts the calls made while all were (AllocEvents).
+  probes_span_ = alloc_ && target_.kind != TargetKind::kCommand;
+  const bool log = options_.delay_ms != 0 || options_.start_disabled || probes_span_;
   auto sink = [this](format::ChunkType type, std::vector<std::byte> payload, uint64_t count) {
     SubmitMetadata(type, std::move(payload), count);
   };
@@ -252,13 +255,10 @@ void Recorder::SubmitFirstChunks() {
 Result<StopCause> Recorder::Record() {
   start_ns_ = MonotonicNowNs();
   // Enabled before the command is let go: its task events wait for the
-  // exec anyway (enable_on_exec), but a probe opened on every CPU
-  // (OpenedOnEveryCpu) is on only from here, and a short command released
-  // first ran through every hit before it was.
+  // exec anyway (enable_on_exec), but a probe opened on every CPU is on
+  // only from here, and a short command released first ran through its hits.
   TRY(Start());
-  if (launcher_) {
-    TRY(launcher_->Release());  // a command that cannot run leaves no file
-  }
+  if (launcher_) TRY(launcher_->Release());  // a command that cannot run leaves no file
   started_ = true;
   RecordingLoop loop({options_, target_, *opener_, *drainer_, *control_, writer_.get(),
                       flight_ ? &*flight_ : nullptr, signal_fd_.get(), child_, start_ns_,
@@ -267,12 +267,11 @@ Result<StopCause> Recorder::Record() {
   return loop.Run();
 }
 
-// Stops counting (all on until the first goes off), then takes what is
-// left in every buffer.
+// Stops counting, then takes what is left in every buffer.
 void Recorder::StopAndDrain() {
-  const uint64_t now = MonotonicNowNs();
+  const uint64_t before = MonotonicNowNs();  // the probes' span: all on until here
   for (PerfEvent& event : opener_->events()) (void)event.Disable();
-  if (control_) control_->Switched(/*on=*/false, now);
+  if (control_) control_->Switched(/*on=*/false, probes_span_ ? before : MonotonicNowNs());
   drainer_->DrainAll();
   drainer_->Flush(/*wait=*/true);
 }

@@ -106,7 +106,9 @@ RecordingLoop::RecordingLoop(LoopParts parts)
 }
 
 Result<StopCause> RecordingLoop::Run() {
-  RequestShortSlice();
+  if (const auto nice = RequestShortSlice(); nice && parts_.writer) {
+    parts_.writer->SetThreadNice(*nice);  // the writer keeps up beside the drain
+  }
   TRY(loop_.Run());
   return cause_;
 }

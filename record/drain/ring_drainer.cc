@@ -151,12 +151,13 @@ bool RingDrainer::Flush(bool wait) {
 // waking thread preempt the running one). A ring-buffer wakeup then runs
 // the drain at once instead of after the busy target's slice, which is
 // what small buffers (-m 8: ~6 ms of samples at 50 kHz) need to lose
-// nothing. Unprivileged; the policy stays as it was; threads started
-// earlier (the writer) and later (none) keep the default. Older kernels
-// reject or ignore it, which changes nothing.
+// nothing. Unprivileged; the policy stays as it was. Threads started
+// later (a rotating output's writer) inherit both; the writer started
+// earlier is given the nice by the caller. Older kernels reject or ignore
+// it, which changes nothing.
 constexpr int32_t kDrainNice = -10;
 
-void RequestShortSlice() {
+std::optional<int> RequestShortSlice() {
   struct SchedAttr {  // struct sched_attr, SCHED_ATTR_SIZE_VER0
     uint32_t size;
     uint32_t sched_policy;
@@ -168,19 +169,22 @@ void RequestShortSlice() {
     uint64_t sched_period;
   };
   SchedAttr attr{};
-  if (syscall(SYS_sched_getattr, 0, &attr, sizeof(attr), 0) != 0) return;
-  if (attr.sched_policy != SCHED_OTHER) return;  // leave batch, idle, RT alone
+  if (syscall(SYS_sched_getattr, 0, &attr, sizeof(attr), 0) != 0) return std::nullopt;
+  if (attr.sched_policy != SCHED_OTHER) return std::nullopt;  // leave batch, idle, RT alone
   attr.size = sizeof(attr);
-  attr.sched_flags = 0x01;  // SCHED_FLAG_RESET_ON_FORK
+  attr.sched_flags = 0;
   attr.sched_runtime = 100'000;
   // Where allowed (CAP_SYS_NICE), a larger share too: busy targets on
   // every CPU otherwise leave the drain a fair share only, less than a
   // high rate's copies need. Its work is bounded by the rings' data.
   const int32_t nice = attr.sched_nice;
   attr.sched_nice = std::min(nice, kDrainNice);
-  if (syscall(SYS_sched_setattr, 0, &attr, 0) == 0 || attr.sched_nice == nice) return;
+  if (attr.sched_nice != nice && syscall(SYS_sched_setattr, 0, &attr, 0) == 0) {
+    return attr.sched_nice;
+  }
   attr.sched_nice = nice;
   (void)syscall(SYS_sched_setattr, 0, &attr, 0);
+  return std::nullopt;
 }
 
 bool RingDrainer::chunk_full() const { return chunk_.size() >= kChunkBytes; }

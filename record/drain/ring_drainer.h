@@ -26,8 +26,9 @@ namespace sample::record {
 
 // Asks the scheduler to run the calling (draining) thread as soon as a
 // ring-buffer wakeup arrives, and where allowed to give it a larger share
-// (nice -10); see the definition for why and how.
-void RequestShortSlice();
+// (nice -10); see the definition for why and how. Returns the nice it
+// took, when it took one.
+std::optional<int> RequestShortSlice();
 
 class RingDrainer {
  public:

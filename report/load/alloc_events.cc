@@ -121,13 +121,13 @@ bool AllocEvents::Keep(ProfileSample& sample, size_t index, const SampleRecord& 
   if (sample.event >= events_.size()) return true;
   const Fields& f = events_[sample.event];
   if (f.role == Role::kNone) return true;  // not an allocation function's
+  ++calls_[sample.event];
   // A call's return is kept either way: without its call it pairs with
   // nothing, and a call just before the end keeps its block.
   if (f.role != Role::kReturn && (sample.time < all_on_.from_ns || sample.time >= all_on_.to_ns)) {
     ++outside_on_;
     return false;
   }
-  ++calls_[sample.event];
   const std::optional<uint64_t> ptr = Read(raw, f.ptr);
   std::optional<uint64_t> size = Read(raw, f.size);
   if (size && f.nmemb) {

@@ -25,7 +25,10 @@ const Recording& Loader::Next() {
   // The last interval's samples go; what they were interned into stays.
   // The chain caches go now and then: an exited process keeps its own
   // until then (every call: the refresh cost 3x as much).
-  if (++live_calls_ % kCacheClearCalls == 0) stacks_.ClearChainCaches();
+  if (++live_calls_ % kCacheClearCalls == 0) {
+    stacks_.ClearChainCaches();
+    unwinding_->ClearFramedPcs();
+  }
   samples_.clear();
   sample_reads_.clear();
   out_.warnings.clear();

@@ -46,7 +46,7 @@ struct AllocLoadStats {
   uint64_t untracked = 0;  // posix_memalign: allocated, never tracked
   uint64_t untracked_bytes = 0;
   uint64_t malformed = 0;       // samples whose payload lacked the fields
-  uint64_t outside_on = 0;      // calls, returns and frees while probes were switched
+  uint64_t outside_on = 0;      // calls and frees while probes were switched (left out)
   uint64_t scale = 1;           // -c N: every Nth allocation recorded, weighed N times
   LiveTimeline timeline;        // live bytes over time
   std::vector<uint64_t> calls;  // by event index: the samples of each alloc: event

@@ -156,6 +156,10 @@ class StackUnwinding {
   // bytes given to Queue must live until then.
   void Flush(const std::function<void(size_t, std::span<const uint64_t>)>& done);
 
+  // Forgets the pcs found framed (kept per process, exited ones too): for
+  // a loader that lives on (sample-top), now and then.
+  void ClearFramedPcs() { framed_.clear(); }
+
   const UnwindStats& stats() const { return stats_; }
   // Said about binaries used all the same (a build-id mismatch under
   // --force), once per binary.

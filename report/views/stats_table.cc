@@ -126,7 +126,7 @@ constexpr StatsCounter kCounters[] = {
      .label = "not all probes on",
      .section = StatsSection::kAlloc,
      .value = [](const LoadStats& s) { return s.alloc.outside_on; },
-     .note = " (calls left out: recorded while the probes were switched on or off one by one)",
+     .note = " (calls and frees left out: the probes were switched on or off one by one)",
      .only_if_nonzero = true},
     {"malformed_payloads", "bad payloads", StatsSection::kAlloc,
      [](const LoadStats& s) { return s.alloc.malformed; }, "", nullptr, "", nullptr, true},
