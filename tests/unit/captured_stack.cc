@@ -102,9 +102,8 @@ __attribute__((noinline, optimize("no-omit-frame-pointer"))) bool CaptureStack(C
 #endif
 }
 
-UnwindSpace SelfSpace() {
-  UnwindSpace space;
-  space.version = 1;
+std::vector<SelfMapping> SelfExecutableMappings() {
+  std::vector<SelfMapping> out;
   std::ifstream maps("/proc/self/maps");
   std::string line;
   while (std::getline(maps, line)) {
@@ -114,14 +113,24 @@ UnwindSpace SelfSpace() {
     // The path is the rest of the line: the checkout's may hold spaces.
     std::getline(in >> std::ws, path);
     if (perms.size() < 3 || perms[2] != 'x' || path.empty() || path[0] != '/') continue;
+    out.push_back({std::stoull(range.substr(0, range.find('-')), nullptr, 16),
+                   std::stoull(range.substr(range.find('-') + 1), nullptr, 16),
+                   std::stoull(offset, nullptr, 16), path});
+  }
+  return out;
+}
+
+UnwindSpace SelfSpace() {
+  UnwindSpace space;
+  space.version = 1;
+  for (const SelfMapping& mapping : SelfExecutableMappings()) {
     UnwindModule m;
-    m.start = std::stoull(range.substr(0, range.find('-')), nullptr, 16);
-    m.end = std::stoull(range.substr(range.find('-') + 1), nullptr, 16);
-    const uint64_t pgoff = std::stoull(offset, nullptr, 16);
-    auto bias = ElfLoadBias(path, m.start, pgoff);
+    m.start = mapping.start;
+    m.end = mapping.end;
+    auto bias = ElfLoadBias(mapping.path, m.start, mapping.pgoff);
     if (!bias) continue;
     m.bias = *bias;
-    m.binary = path;
+    m.binary = mapping.path;
     space.modules.push_back(m);
   }
   return space;

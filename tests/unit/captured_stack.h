@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "libsample/symbols/embedded_binary.h"
@@ -32,6 +33,16 @@ struct CapturedStack {
 // is in a framed function). False off x86_64 or when the main thread's
 // stack is not found.
 bool CaptureStack(CapturedStack* out);
+
+// This process's executable mappings of files, as /proc/self/maps lists
+// them.
+struct SelfMapping {
+  uint64_t start = 0;
+  uint64_t end = 0;
+  uint64_t pgoff = 0;
+  std::string path;
+};
+std::vector<SelfMapping> SelfExecutableMappings();
 
 // The executable file mappings of this process, as the recorder sees them
 // (one module per mapping, start, end and load bias).

@@ -10,9 +10,7 @@
 #include <linux/perf_event.h>
 #include <stdlib.h>
 
-#include <fstream>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -90,19 +88,10 @@ class StackUnwindingTest : public ::testing::Test {
   static void MapSelf(const std::string& self_path, ProcessTable& processes,
                       format::Metadata& build_ids) {
     const std::string self = RealPath("/proc/self/exe");
-    std::ifstream maps("/proc/self/maps");
-    std::string line;
-    while (std::getline(maps, line)) {
-      std::istringstream in(line);
-      std::string range, perms, offset, dev, inode, path;
-      in >> range >> perms >> offset >> dev >> inode;
-      std::getline(in >> std::ws, path);
-      if (perms.size() < 3 || perms[2] != 'x' || !path.starts_with('/')) continue;
-      const uint64_t start = std::stoull(range.substr(0, range.find('-')), nullptr, 16);
-      const uint64_t end = std::stoull(range.substr(range.find('-') + 1), nullptr, 16);
-      const std::string named = RealPath(path) == self ? self_path : path;
-      processes.ApplyMmap(kPid, start, end - start, std::stoull(offset, nullptr, 16), named);
-      if (auto id = ReadElfBuildId(path); id && !id->empty()) build_ids.emplace_back(named, *id);
+    for (const sample::testing::SelfMapping& m : sample::testing::SelfExecutableMappings()) {
+      const std::string named = RealPath(m.path) == self ? self_path : m.path;
+      processes.ApplyMmap(kPid, m.start, m.end - m.start, m.pgoff, named);
+      if (auto id = ReadElfBuildId(m.path); id && !id->empty()) build_ids.emplace_back(named, *id);
     }
   }
 
