@@ -1,5 +1,6 @@
 #include "libsample/perf/event_table.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace sample {
@@ -47,13 +48,19 @@ void EventTable::Add(EventDesc event) {
     }
   }
   trailer_ids_ &= attr.sample_id_all != 0;
-  for (uint64_t id : event.ids) index_by_id_.emplace(id, index);
+  // Sorted by id, the first event to claim an id keeping it.
+  for (uint64_t id : event.ids) index_by_id_.emplace_back(id, index);
+  std::ranges::stable_sort(index_by_id_, {}, &std::pair<uint64_t, size_t>::first);
+  const auto [first, last] =
+      std::ranges::unique(index_by_id_, {}, &std::pair<uint64_t, size_t>::first);
+  index_by_id_.erase(first, last);
   events_.push_back(std::move(event));
 }
 
 std::optional<size_t> EventTable::EventIndexForId(uint64_t id) const {
-  auto it = index_by_id_.find(id);
-  if (it != index_by_id_.end()) return it->second;
+  const auto it =
+      std::ranges::lower_bound(index_by_id_, id, {}, &std::pair<uint64_t, size_t>::first);
+  if (it != index_by_id_.end() && it->first == id) return it->second;
   // The kernel numbers events from 1; id 0 is a record a tool wrote (perf
   // synthesizes the COMM and MMAP records of running processes with a
   // zeroed sample_id), parsed as the first event's, as perf does.

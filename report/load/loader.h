@@ -111,6 +111,11 @@ class Loader {
   uint32_t last_cpu_ = 0;
   CpuCounts* last_cpu_counts_ = nullptr;
   uint64_t comm_ids_version_ = 0;
+  // The last sample's thread and its comm id (samples come in runs of one
+  // thread), while comm_ids_version_ holds.
+  uint64_t last_comm_key_ = 0;
+  uint32_t last_comm_id_ = 0;
+  bool last_comm_known_ = false;
   // LoadOptions::merge_samples, unless samples are paired by their place.
   std::optional<SampleMerger> merger_;
   uint64_t merged_last_time_ = 0;  // the merger's last_time(), kept when it goes

@@ -272,12 +272,18 @@ bool Loader::ApplySample(std::span<const std::byte> record, const perf_event_att
 }
 
 uint32_t Loader::CommId(uint32_t pid, uint32_t tid) {
+  const uint64_t key = uint64_t{pid} << 32 | tid;
   if (processes_.comms_version() != comm_ids_version_) {
     comm_ids_.clear();
     comm_ids_version_ = processes_.comms_version();
+    last_comm_known_ = false;
   }
-  auto [it, added] = comm_ids_.try_emplace(uint64_t{pid} << 32 | tid);
+  if (last_comm_known_ && key == last_comm_key_) return last_comm_id_;
+  auto [it, added] = comm_ids_.try_emplace(key);
   if (added) it->second = out_.profile.InternComm(processes_.CommOf(pid, tid));
+  last_comm_key_ = key;
+  last_comm_id_ = it->second;
+  last_comm_known_ = true;
   return it->second;
 }
 

@@ -4,11 +4,14 @@
 // reads them, so that a view that reads no sample's time or order holds
 // distinct samples (stacks by thread, CPU and data location), not every
 // sample. A sample with group reads stays apart: its reads are its own.
+//
+// The index is an open-addressed table (linear probing, at most half
+// full): every sample of a recording looks it up, and a node-based map's
+// lookup was 9% of an annotate's load of a million samples.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <unordered_map>
 #include <vector>
 
 #include "libsample/model/profile.h"
@@ -25,15 +28,24 @@ class SampleMerger {
   uint64_t last_time() const { return last_time_; }
 
  private:
+  static constexpr uint32_t kEmpty = UINT32_MAX;
   struct Key {
     uint32_t event, comm, pid, tid, cpu, data, frames_begin, frames_count;
     bool operator==(const Key&) const = default;
   };
-  struct KeyHash {
-    size_t operator()(const Key& k) const;
+  struct Slot {
+    Key key;
+    uint32_t entry = kEmpty;  // index of the merged entry in the samples
   };
+  static uint64_t Hash(const Key& k);
+  // The slot of `key`: its entry, or an empty slot to fill.
+  Slot& Find(const Key& key);
+  void Grow();
+
   size_t merged_ = 0;  // samples[0, merged_) are merged entries
-  std::unordered_map<Key, uint32_t, KeyHash> index_;
+  std::vector<Slot> slots_;
+  size_t used_ = 0;
+  int shift_ = 64;  // 64 - log2(slots_.size())
   uint64_t last_time_ = 0;
 };
 

@@ -80,8 +80,19 @@ UnresolvedStacks::StackRef UnresolvedStacks::StackOf(ProcessTable& processes, ui
     last_cache_check_ = processes.last_mappings_version();
   }
   ProcessCache& cache = *last_cache_;
+  CachedLeaf* leaf = nullptr;
+  if (callchain.empty()) {
+    if (leaves_.empty()) leaves_.resize(kLeafSlots);
+    leaf = &leaves_[(ip * 0x9E3779B97F4A7C15ull ^ pid) >> 52];  // 4096 slots: the top 12 bits
+    if (leaf->valid && leaf->ip == ip && leaf->pid == pid &&
+        leaf->mappings_version == cache.mappings_version) {
+      return leaf->stack;
+    }
+  }
   auto cached = cache.chains.find(hash);
   if (cached != cache.chains.end() && std::ranges::equal(cached->second.chain, chain)) {
+    if (leaf != nullptr)
+      *leaf = CachedLeaf{ip, cache.mappings_version, pid, true, cached->second.stack};
     return cached->second.stack;
   }
   scratch_.clear();
@@ -90,6 +101,7 @@ UnresolvedStacks::StackRef UnresolvedStacks::StackOf(ProcessTable& processes, ui
   });
   if (scratch_.empty()) scratch_.push_back(FrameId(processes, pid, ip, false));
   const StackRef stack = stacks_.Intern(scratch_);
+  if (leaf != nullptr) *leaf = CachedLeaf{ip, cache.mappings_version, pid, true, stack};
   if (cached == cache.chains.end()) {  // a colliding entry stays; this chain is not cached
     cache.chains.emplace(hash,
                          CachedChain{std::vector<std::byte>(chain.begin(), chain.end()), stack});
@@ -99,6 +111,7 @@ UnresolvedStacks::StackRef UnresolvedStacks::StackOf(ProcessTable& processes, ui
 
 void UnresolvedStacks::ClearChainCaches() {
   caches_ = {};
+  leaves_ = {};
   last_cache_ = nullptr;
 }
 
@@ -106,6 +119,7 @@ void UnresolvedStacks::ReleaseIndexes() {
   location_ids_ = {};
   frame_ids_ = {};
   caches_ = {};
+  leaves_ = {};
   last_cache_ = nullptr;
   scratch_ = {};
 }

@@ -9,7 +9,10 @@
 // chains are cached per process, with the process's mappings version, as
 // one hash and compare instead of a lookup per frame (measured: those were
 // the loader's largest cost); a process's cache goes stale by itself when
-// its mappings change. Owns the locations, frames, stacks and caches.
+// its mappings change. A lone ip (--annotate's leaf-only load) is looked
+// up first in a small direct-mapped table by (pid, ip, mappings version):
+// the per-process map's lookup was 10% of that load. Owns the locations,
+// frames, stacks and caches.
 #pragma once
 
 #include <cstdint>
@@ -80,6 +83,15 @@ class UnresolvedStacks {
     uint64_t mappings_version = 0;
     std::unordered_map<uint64_t, CachedChain> chains;  // by hash of the chain
   };
+  // A lone ip's stack in one process at one mappings version.
+  struct CachedLeaf {
+    uint64_t ip = 0;
+    uint64_t mappings_version = 0;
+    uint32_t pid = 0;
+    bool valid = false;
+    StackRef stack;
+  };
+  static constexpr size_t kLeafSlots = 4096;
 
   uint32_t LocationId(ProcessTable& processes, uint32_t pid, uint64_t ip, bool return_address);
   uint32_t FrameId(ProcessTable& processes, uint32_t pid, uint64_t ip, bool return_address);
@@ -95,6 +107,7 @@ class UnresolvedStacks {
   uint32_t last_pid_ = 0;
   ProcessCache* last_cache_ = nullptr;
   uint64_t last_cache_check_ = 0;  // ProcessTable::last_mappings_version() then
+  std::vector<CachedLeaf> leaves_;  // kLeafSlots once a lone ip comes
   std::vector<uint32_t> scratch_;
   bool collapse_unknown_ = false;
 };

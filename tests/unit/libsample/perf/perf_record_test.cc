@@ -625,6 +625,24 @@ TEST(EventTableTest, PicksEventsByIdentifier) {
   EXPECT_EQ(table.EventIndexFor({}), std::nullopt);
 }
 
+// Ids come in any order, events one at a time (perf.data's pipe mode);
+// an id two events claim stays the first one's, as a map's first insert.
+TEST(EventTableTest, IdsInAnyOrderAndTheFirstClaimKept) {
+  EventTable table;
+  table.Add(EventDesc{MakeAttr(kRecorderSampleType, true), "a", {907, 5, 300, 5}});
+  table.Add(EventDesc{MakeAttr(kRecorderSampleType, true), "b", {1, 300, 2000, 6}});
+  table.Add(EventDesc{MakeAttr(kRecorderSampleType, true), "c", {}});
+  EXPECT_EQ(table.EventIndexForId(5), 0u);
+  EXPECT_EQ(table.EventIndexForId(300), 0u);
+  EXPECT_EQ(table.EventIndexForId(907), 0u);
+  EXPECT_EQ(table.EventIndexForId(1), 1u);
+  EXPECT_EQ(table.EventIndexForId(6), 1u);
+  EXPECT_EQ(table.EventIndexForId(2000), 1u);
+  for (uint64_t missing : {2ull, 7ull, 301ull, 906ull, 2001ull, ~0ull}) {
+    EXPECT_EQ(table.EventIndexForId(missing), std::nullopt) << missing;
+  }
+}
+
 // perf with several events sets PERF_SAMPLE_ID, not IDENTIFIER: the id
 // sits after IP, TID, TIME (and ADDR) in a sample, and before STREAM_ID
 // and CPU at the end of the trailer.

@@ -87,6 +87,37 @@ TEST_F(UnresolvedStacksTest, CachedChainsFollowMappingChanges) {
   EXPECT_EQ(LocationOf(exec, 0).dso, ProcessTable::kUnknownDso);
 }
 
+// A lone ip (--annotate's leaf-only load) is cached apart from chains, by
+// process and mappings version: the same ip in another process, or after
+// an mmap, resolves anew.
+TEST_F(UnresolvedStacksTest, CachedLoneIpsFollowProcessesAndMappingChanges) {
+  processes_.ApplyComm(11, 11, "other", /*exec=*/true);
+  processes_.ApplyMmap(11, 0x400000, 0x10000, 0x2000, "/bin/other");
+  const auto first = stacks_.StackOf(processes_, 10, 0x400100, U64List());
+  const auto again = stacks_.StackOf(processes_, 10, 0x400100, U64List());
+  EXPECT_EQ(first.begin, again.begin);
+  const auto other = stacks_.StackOf(processes_, 11, 0x400100, U64List());
+  EXPECT_EQ(processes_.DsoPath(LocationOf(other, 0).dso), "/bin/other");
+  EXPECT_EQ(LocationOf(other, 0).offset, 0x2100u);
+  EXPECT_EQ(
+      processes_.DsoPath(LocationOf(stacks_.StackOf(processes_, 10, 0x400100, U64List()), 0).dso),
+      "/bin/app");
+  processes_.ApplyMmap(10, 0x400000, 0x10000, 0, "/bin/new");
+  const auto after = stacks_.StackOf(processes_, 10, 0x400100, U64List());
+  EXPECT_EQ(processes_.DsoPath(LocationOf(after, 0).dso), "/bin/new");
+  EXPECT_EQ(LocationOf(after, 0).offset, 0x100u);
+  // A chain of the same one address is its own entry, and agrees.
+  const Chain chain({kUser, 0x400100});
+  EXPECT_EQ(stacks_.StackOf(processes_, 10, 0, chain.list()).begin, after.begin);
+  // Many ips, more than the table's slots: each still its own.
+  for (uint64_t ip = 0x400000; ip < 0x408000; ip += 2) {
+    ASSERT_EQ(LocationOf(stacks_.StackOf(processes_, 10, ip, U64List()), 0).offset, ip - 0x400000);
+  }
+  for (uint64_t ip = 0x400000; ip < 0x408000; ip += 2) {
+    ASSERT_EQ(LocationOf(stacks_.StackOf(processes_, 10, ip, U64List()), 0).offset, ip - 0x400000);
+  }
+}
+
 TEST_F(UnresolvedStacksTest, AnonymousCodeIsNamedByThePerfMap) {
   processes_.ApplyMmap(10, 0x7f0000000000, 0x1000, 0, "//anon");
   const auto stack = stacks_.StackOf(processes_, 10, 0x7f0000000010, U64List());
