@@ -126,25 +126,60 @@ std::vector<KernelSymbol> ParseKallsyms(std::string_view text) {
 }
 
 std::vector<KernelSymbol> SelectKallsyms(std::string_view text, std::vector<uint64_t> addresses) {
-  const std::vector<Entry> entries = SortedEntries(text);
-  if (entries.empty()) return {};
   std::sort(addresses.begin(), addresses.end());
-  std::vector<size_t> keep;
-  for (uint64_t addr : addresses) {
-    auto it = std::upper_bound(entries.begin(), entries.end(), addr,
-                               [](uint64_t a, const Entry& e) { return a < e.addr; });
-    if (it == entries.begin() || it == entries.end()) continue;
-    const size_t index = static_cast<size_t>(it - entries.begin()) - 1;
-    keep.push_back(index);
-    keep.push_back(index + 1);
+  addresses.erase(std::unique(addresses.begin(), addresses.end()), addresses.end());
+  // One pass, no table: a line at A is the cover of no sampled address
+  // but perhaps the first at or after A, and the next symbol of none but
+  // perhaps the last before A. The best of each slot, carried forward
+  // (covers) and backward (next symbols), answers every address.
+  struct Pick {
+    uint64_t addr = 0;
+    size_t line = SIZE_MAX;  // where the line starts; SIZE_MAX: none
+  };
+  std::vector<Pick> cover(addresses.size());
+  std::vector<Pick> next(addresses.size());
+  bool any_nonzero = false;
+  KallsymsLine parsed;
+  const size_t size = text.size();
+  for (size_t start = 0; start < size;) {
+    const size_t newline = text.find('\n', start);
+    const size_t end = newline == std::string_view::npos ? size : newline;
+    const size_t line = start;
+    start = end + 1;
+    if (!ParseKallsymsLine(text.substr(line, end - line), parsed)) continue;
+    const uint64_t a = parsed.addr;
+    any_nonzero |= a != 0;
+    const size_t i = static_cast<size_t>(std::lower_bound(addresses.begin(), addresses.end(), a) -
+                                         addresses.begin());
+    // Of one address, the last line covers (a stable sort's last) and the
+    // first is the next symbol.
+    if (i < cover.size() && (cover[i].line == SIZE_MAX || a >= cover[i].addr)) cover[i] = {a, line};
+    if (i > 0 && (next[i - 1].line == SIZE_MAX || a < next[i - 1].addr)) next[i - 1] = {a, line};
   }
-  std::sort(keep.begin(), keep.end());
-  keep.erase(std::unique(keep.begin(), keep.end()), keep.end());
+  if (!any_nonzero) return {};
+  for (size_t i = 1; i < cover.size(); ++i) {
+    if (cover[i].line == SIZE_MAX) cover[i] = cover[i - 1];
+  }
+  for (size_t i = next.size(); i-- > 1;) {
+    if (next[i - 1].line == SIZE_MAX) next[i - 1] = next[i];
+  }
+  // An address before every symbol or after the last has neither.
+  std::vector<Pick> keep;
+  for (size_t i = 0; i < addresses.size(); ++i) {
+    if (cover[i].line == SIZE_MAX || next[i].line == SIZE_MAX) continue;
+    keep.push_back(cover[i]);
+    keep.push_back(next[i]);
+  }
+  std::sort(keep.begin(), keep.end(), [](const Pick& a, const Pick& b) {
+    return a.addr != b.addr ? a.addr < b.addr : a.line < b.line;
+  });
+  keep.erase(std::unique(keep.begin(), keep.end(),
+                         [](const Pick& a, const Pick& b) { return a.line == b.line; }),
+             keep.end());
   std::vector<KernelSymbol> out;
   out.reserve(keep.size());
-  KallsymsLine parsed;
-  for (size_t i : keep) {
-    ParseKallsymsLine(entries[i].line, parsed);
+  for (const Pick& pick : keep) {
+    ParseKallsymsLine(LineAt(text, pick.line), parsed);
     out.push_back(ToSymbol(parsed));
   }
   return out;

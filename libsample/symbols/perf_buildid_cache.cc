@@ -1,7 +1,9 @@
 #include "libsample/symbols/perf_buildid_cache.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstdlib>
@@ -23,20 +25,31 @@ std::string PerfBuildIdCacheDir() {
 
 Result<std::string> ReadBoundedFile(const std::string& path, size_t max_bytes) {
   TRY_ASSIGN(auto fd, OpenRegularFile(path));
-  std::string text;
-  char buffer[65536];
+  // Read in place: into one allocation when the file says its size (not
+  // /proc's), one byte more to see the end. Appending 64 KiB pieces to a
+  // growing string touched three times the pages of a 5.4 MB kallsyms
+  // copy: a third of a perf.data annotate's page faults.
+  struct stat st {};
+  const bool sized = fstat(fd.get(), &st) == 0 && st.st_size > 0;
+  const size_t limit = max_bytes == SIZE_MAX ? max_bytes : max_bytes + 1;
+  std::string text(std::min(sized ? static_cast<size_t>(st.st_size) + 1 : size_t{65536}, limit),
+                   '\0');
+  size_t used = 0;
   for (;;) {
-    const ssize_t n = read(fd.get(), buffer, sizeof(buffer));
+    if (used == text.size()) {
+      if (used >= limit) return Fail(fmt::format("{}: larger than {} bytes", path, max_bytes));
+      text.resize(std::min(std::max(used, size_t{1}) * 2, limit));
+    }
+    const ssize_t n = read(fd.get(), text.data() + used, text.size() - used);
     if (n < 0) {
       if (errno == EINTR) continue;
       return Fail(fmt::format("{}: read failed: {}", path, strerror(errno)), errno);
     }
     if (n == 0) break;
-    if (text.size() + static_cast<size_t>(n) > max_bytes) {
-      return Fail(fmt::format("{}: larger than {} bytes", path, max_bytes));
-    }
-    text.append(buffer, static_cast<size_t>(n));
+    used += static_cast<size_t>(n);
+    if (used > max_bytes) return Fail(fmt::format("{}: larger than {} bytes", path, max_bytes));
   }
+  text.resize(used);
   return text;
 }
 

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "libsample/symbols/perf_buildid_cache.h"
+
 namespace sample {
 namespace {
 
@@ -170,6 +172,32 @@ TEST(KallsymsTest, BisectingTheSortedTextMatchesTheFullSelection) {
   ASSERT_EQ(unterminated->size(), 2u);
   EXPECT_EQ((*unterminated)[1].name, "next");
   EXPECT_TRUE(SelectSortedKallsyms("", {0xffffffff81000010u})->empty());
+}
+
+// The lean selection against the full parse on this host's table (120k+
+// lines, modules after the core, aliases): addresses at, between, before
+// and after its symbols, and ones spread over its whole range.
+TEST(KallsymsTest, LeanSelectionMatchesTheFullParseOnThisHostsTable) {
+  auto text = ReadBoundedFile("/proc/kallsyms", size_t{64} << 20);
+  if (!text) GTEST_SKIP() << "no /proc/kallsyms here";
+  const auto all = ParseKallsyms(*text);
+  if (all.size() < 2) GTEST_SKIP() << "/proc/kallsyms hides its addresses (kptr_restrict)";
+  std::vector<uint64_t> addresses = {0, all.front().addr - 1, all.back().addr, all.back().addr + 1,
+                                     UINT64_MAX};
+  uint64_t x = 88172645463325252ull;  // xorshift: the same addresses every run
+  for (int i = 0; i < 3000; ++i) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    const KernelSymbol& s = all[x % all.size()];
+    addresses.push_back(s.addr + (i % 3 == 0 ? 0 : i % 3 == 1 ? 1 : x % 4096));
+    addresses.push_back(all.front().addr + x % (all.back().addr - all.front().addr));
+  }
+  ExpectSameSymbols(SelectKallsyms(*text, addresses), SelectCoveringSymbols(all, addresses));
+  for (size_t i = 0; i < 50; ++i) {
+    ExpectSameSymbols(SelectKallsyms(*text, {addresses[i]}),
+                      SelectCoveringSymbols(all, {addresses[i]}));
+  }
 }
 
 TEST(KallsymsTest, ASortedTextThatIsNotOneIsRefusedOrHarmless) {
