@@ -83,7 +83,8 @@ UnresolvedStacks::StackRef UnresolvedStacks::StackOf(ProcessTable& processes, ui
   CachedLeaf* leaf = nullptr;
   if (callchain.empty()) {
     if (leaves_.empty()) leaves_.resize(kLeafSlots);
-    leaf = &leaves_[(ip * 0x9E3779B97F4A7C15ull ^ pid) >> 52];  // 4096 slots: the top 12 bits
+    // 4096 slots: the top 12 bits of the mixed pid and ip.
+    leaf = &leaves_[((ip ^ uint64_t{pid} << 40) * 0x9E3779B97F4A7C15ull) >> 52];
     if (leaf->valid && leaf->ip == ip && leaf->pid == pid &&
         leaf->mappings_version == cache.mappings_version) {
       return leaf->stack;
