@@ -27,7 +27,19 @@ int TrailerIdWordFromEnd(uint64_t sample_type) {
 }  // namespace
 
 EventTable::EventTable(std::vector<EventDesc> events) {
-  for (EventDesc& event : events) Add(std::move(event));
+  // The ids sorted once: Add's merge an event would be O(events x ids).
+  std::vector<std::pair<uint64_t, size_t>> ids;
+  for (EventDesc& event : events) {
+    for (uint64_t id : event.ids) ids.emplace_back(id, events_.size());
+    std::vector<uint64_t> own = std::move(event.ids);
+    event.ids.clear();
+    Add(std::move(event));
+    events_.back().ids = std::move(own);
+  }
+  std::ranges::stable_sort(ids, {}, &std::pair<uint64_t, size_t>::first);
+  const auto [first, last] = std::ranges::unique(ids, {}, &std::pair<uint64_t, size_t>::first);
+  ids.erase(first, last);
+  index_by_id_ = std::move(ids);
 }
 
 void EventTable::Add(EventDesc event) {
@@ -48,9 +60,14 @@ void EventTable::Add(EventDesc event) {
     }
   }
   trailer_ids_ &= attr.sample_id_all != 0;
-  // Sorted by id, the first event to claim an id keeping it.
+  // Sorted by id, the first event to claim an id keeping it: the new ids
+  // sorted and merged in after the old ones of the same id, in O(ids).
+  const auto old_end = static_cast<std::ptrdiff_t>(index_by_id_.size());
   for (uint64_t id : event.ids) index_by_id_.emplace_back(id, index);
-  std::ranges::stable_sort(index_by_id_, {}, &std::pair<uint64_t, size_t>::first);
+  const auto by_id = [](const auto& a, const auto& b) { return a.first < b.first; };
+  std::sort(index_by_id_.begin() + old_end, index_by_id_.end(), by_id);
+  std::inplace_merge(index_by_id_.begin(), index_by_id_.begin() + old_end, index_by_id_.end(),
+                     by_id);
   const auto [first, last] =
       std::ranges::unique(index_by_id_, {}, &std::pair<uint64_t, size_t>::first);
   index_by_id_.erase(first, last);

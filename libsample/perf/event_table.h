@@ -33,7 +33,8 @@ class EventTable {
   explicit EventTable(std::vector<EventDesc> events);
 
   // One more event (a reader that meets them one at a time: perf.data's
-  // pipe mode); the same as building the table with it.
+  // pipe mode); the same as building the table with it, in O(ids)
+  // plus sorting its own.
   void Add(EventDesc event);
   // Renames event `index` (names may arrive after the records).
   void SetName(size_t index, std::string name) { events_.at(index).name = std::move(name); }

@@ -31,10 +31,10 @@ std::vector<KernelSymbol> SelectCoveringSymbols(const std::vector<KernelSymbol>&
                                                 std::vector<uint64_t> addresses);
 
 // SelectCoveringSymbols(ParseKallsyms(text), addresses), without building
-// the full table: only addresses are parsed for all ~120k lines (and
-// sorted), names only for the symbols kept. Measured on /proc/kallsyms
-// (5.4 MB): about a quarter of the full parse's time and no 9 MB of
-// transient strings.
+// the full table: one pass over the ~120k lines, each line's address
+// parsed and placed among the sampled addresses, names only for the
+// symbols kept. Measured on /proc/kallsyms (5.4 MB): about a quarter of the
+// full parse's time and no 9 MB of transient strings.
 std::vector<KernelSymbol> SelectKallsyms(std::string_view text, std::vector<uint64_t> addresses);
 
 // The text symbol lines of kallsyms `text`, each with its newline, in the

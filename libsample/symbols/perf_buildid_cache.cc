@@ -36,10 +36,8 @@ Result<std::string> ReadBoundedFile(const std::string& path, size_t max_bytes) {
                    '\0');
   size_t used = 0;
   for (;;) {
-    if (used == text.size()) {
-      if (used >= limit) return Fail(fmt::format("{}: larger than {} bytes", path, max_bytes));
-      text.resize(std::min(std::max(used, size_t{1}) * 2, limit));
-    }
+    // Full and still under the limit (the check below): room for more.
+    if (used == text.size()) text.resize(std::min(std::max(used, size_t{1}) * 2, limit));
     const ssize_t n = read(fd.get(), text.data() + used, text.size() - used);
     if (n < 0) {
       if (errno == EINTR) continue;

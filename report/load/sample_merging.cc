@@ -5,18 +5,23 @@
 
 namespace sample::report {
 
-uint64_t SampleMerger::Hash(const Key& k) {
+SampleMerger::Key SampleMerger::KeyOf(const ProfileSample& s) {
+  return Key{s.event, s.comm, s.pid, s.tid, s.cpu, s.data, s.frames_begin, s.frames_count};
+}
+
+uint32_t SampleMerger::Tag(const Key& k) {
   uint64_t h = (uint64_t{k.frames_begin} << 32 | k.frames_count) * 0x9E3779B97F4A7C15ull;
   h ^= (uint64_t{k.tid} << 32 | k.cpu) * 0xC2B2AE3D27D4EB4Full;
   h ^= (uint64_t{k.event} << 40) ^ (uint64_t{k.comm} << 20) ^ k.data ^ (uint64_t{k.pid} << 52);
-  return (h ^ (h >> 29)) * 0x9E3779B97F4A7C15ull;  // the top bits pick the slot
+  return static_cast<uint32_t>(((h ^ (h >> 29)) * 0x9E3779B97F4A7C15ull) >> 32);
 }
 
-SampleMerger::Slot& SampleMerger::Find(const Key& key) {
+SampleMerger::Slot& SampleMerger::Find(const Key& key, uint32_t tag,
+                                       const std::vector<ProfileSample>& samples) {
   const size_t mask = slots_.size() - 1;
-  for (size_t i = Hash(key) >> shift_;; i = (i + 1) & mask) {
+  for (size_t i = tag >> shift_;; i = (i + 1) & mask) {
     Slot& slot = slots_[i];
-    if (slot.entry == kEmpty || slot.key == key) return slot;
+    if (slot.entry == kEmpty || (slot.tag == tag && KeyOf(samples[slot.entry]) == key)) return slot;
   }
 }
 
@@ -24,9 +29,13 @@ void SampleMerger::Grow() {
   std::vector<Slot> old = std::move(slots_);
   const size_t size = old.empty() ? 1024 : old.size() * 2;
   slots_.assign(size, Slot{});
-  shift_ = 64 - std::countr_zero(size);
+  shift_ = 32 - std::countr_zero(size);
+  const size_t mask = size - 1;
   for (const Slot& slot : old) {
-    if (slot.entry != kEmpty) Find(slot.key) = slot;
+    if (slot.entry == kEmpty) continue;
+    size_t i = slot.tag >> shift_;
+    while (slots_[i].entry != kEmpty) i = (i + 1) & mask;
+    slots_[i] = slot;
   }
 }
 
@@ -36,12 +45,18 @@ void SampleMerger::Merge(std::vector<ProfileSample>& samples, uint64_t& saturate
     const ProfileSample& s = samples[i];
     last_time_ = std::max(last_time_, s.time);
     if (s.reads_count == 0) {
-      if (2 * (used_ + 1) > slots_.size()) Grow();
-      const Key key{s.event, s.comm, s.pid,          s.tid,
-                    s.cpu,   s.data, s.frames_begin, s.frames_count};
-      Slot& slot = Find(key);
+      if (2 * (used_ + 1) > slots_.size()) {
+        if (slots_.size() >= kMaxSlots) {  // 2^31 entries: the rest stay apart
+          samples[kept++] = s;
+          continue;
+        }
+        Grow();
+      }
+      const Key key = KeyOf(s);
+      const uint32_t tag = Tag(key);
+      Slot& slot = Find(key, tag, samples);
       if (slot.entry == kEmpty) {
-        slot.key = key;
+        slot.tag = tag;
         ++used_;
       } else if (ProfileSample& into = samples[slot.entry]; into.samples < UINT32_MAX) {
         into.samples += s.samples;

@@ -57,9 +57,9 @@ class UnresolvedStacks {
   // called, and the stacks, frames and locations stay readable.
   void ReleaseIndexes();
 
-  // Drops the per-process chain caches (a live view, now and then: the
-  // processes of a machine come and go, and an exited one's cache would
-  // stay for good); they fill again as chains come.
+  // Drops the per-process chain caches and the lone-ip table (a live view,
+  // now and then: the processes of a machine come and go, and an exited
+  // one's cache would stay for good); they fill again as chains come.
   void ClearChainCaches();
 
   // Addresses in no mapping become one location and frame ("[unknown]"),

@@ -181,7 +181,9 @@ TEST(KallsymsTest, LeanSelectionMatchesTheFullParseOnThisHostsTable) {
   auto text = ReadBoundedFile("/proc/kallsyms", size_t{64} << 20);
   if (!text) GTEST_SKIP() << "no /proc/kallsyms here";
   const auto all = ParseKallsyms(*text);
-  if (all.size() < 2) GTEST_SKIP() << "/proc/kallsyms hides its addresses (kptr_restrict)";
+  if (all.size() < 2 || all.front().addr == all.back().addr) {
+    GTEST_SKIP() << "/proc/kallsyms hides its addresses (kptr_restrict)";
+  }
   std::vector<uint64_t> addresses = {0, all.front().addr - 1, all.back().addr, all.back().addr + 1,
                                      UINT64_MAX};
   uint64_t x = 88172645463325252ull;  // xorshift: the same addresses every run
@@ -194,7 +196,7 @@ TEST(KallsymsTest, LeanSelectionMatchesTheFullParseOnThisHostsTable) {
     addresses.push_back(all.front().addr + x % (all.back().addr - all.front().addr));
   }
   ExpectSameSymbols(SelectKallsyms(*text, addresses), SelectCoveringSymbols(all, addresses));
-  for (size_t i = 0; i < 50; ++i) {
+  for (size_t i = 0; i < 12; ++i) {
     ExpectSameSymbols(SelectKallsyms(*text, {addresses[i]}),
                       SelectCoveringSymbols(all, {addresses[i]}));
   }

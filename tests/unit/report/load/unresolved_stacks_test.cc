@@ -106,6 +106,12 @@ TEST_F(UnresolvedStacksTest, CachedLoneIpsFollowProcessesAndMappingChanges) {
   const auto after = stacks_.StackOf(processes_, 10, 0x400100, U64List());
   EXPECT_EQ(processes_.DsoPath(LocationOf(after, 0).dso), "/bin/new");
   EXPECT_EQ(LocationOf(after, 0).offset, 0x100u);
+  // An exec empties the address space; a cleared cache resolves anew.
+  processes_.ApplyComm(10, 10, "app2", /*exec=*/true);
+  EXPECT_EQ(LocationOf(stacks_.StackOf(processes_, 10, 0x400100, U64List()), 0).dso,
+            ProcessTable::kUnknownDso);
+  processes_.ApplyMmap(10, 0x400000, 0x10000, 0, "/bin/new");
+  stacks_.ClearChainCaches();
   // A chain of the same one address is its own entry, and agrees.
   const Chain chain({kUser, 0x400100});
   EXPECT_EQ(stacks_.StackOf(processes_, 10, 0, chain.list()).begin, after.begin);
