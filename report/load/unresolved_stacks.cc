@@ -100,10 +100,14 @@ UnresolvedStacks::StackRef UnresolvedStacks::StackOf(ProcessTable& processes, ui
   ForEachChainAddress(callchain, [&](uint64_t address, bool return_address) {
     scratch_.push_back(FrameId(processes, pid, address, return_address));
   });
+  // A chain of context markers alone names no address: its stack is the
+  // ip's, which the chain's bytes do not hold, so it is not cached by them.
+  const bool ip_for_chain = scratch_.empty() && !callchain.empty();
   if (scratch_.empty()) scratch_.push_back(FrameId(processes, pid, ip, false));
   const StackRef stack = stacks_.Intern(scratch_);
   if (leaf != nullptr) *leaf = CachedLeaf{ip, cache.mappings_version, pid, true, stack};
-  if (cached == cache.chains.end()) {  // a colliding entry stays; this chain is not cached
+  // A colliding entry stays; this chain is not cached.
+  if (cached == cache.chains.end() && !ip_for_chain) {
     cache.chains.emplace(hash,
                          CachedChain{std::vector<std::byte>(chain.begin(), chain.end()), stack});
   }

@@ -124,6 +124,16 @@ TEST_F(UnresolvedStacksTest, CachedLoneIpsFollowProcessesAndMappingChanges) {
   }
 }
 
+// A chain of context markers alone (no address after them) is the ip's
+// stack: two such samples at two ips are two stacks, not the first one's.
+TEST_F(UnresolvedStacksTest, AChainOfMarkersAloneIsTheIpsStack) {
+  const Chain markers({kUser});
+  const auto a = stacks_.StackOf(processes_, 10, 0x400100, markers.list());
+  const auto b = stacks_.StackOf(processes_, 10, 0x400200, markers.list());
+  EXPECT_EQ(LocationOf(a, 0).offset, 0x1100u);
+  EXPECT_EQ(LocationOf(b, 0).offset, 0x1200u);
+}
+
 TEST_F(UnresolvedStacksTest, AnonymousCodeIsNamedByThePerfMap) {
   processes_.ApplyMmap(10, 0x7f0000000000, 0x1000, 0, "//anon");
   const auto stack = stacks_.StackOf(processes_, 10, 0x7f0000000010, U64List());
