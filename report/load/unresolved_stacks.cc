@@ -65,7 +65,6 @@ UnresolvedStacks::StackRef UnresolvedStacks::StackOf(ProcessTable& processes, ui
                                                      uint64_t ip, const U64List& callchain) {
   const std::span<const std::byte> chain =
       callchain.empty() ? std::as_bytes(std::span(&ip, 1)) : callchain.bytes();
-  const uint64_t hash = HashWords(chain);
   if (last_cache_ == nullptr || pid != last_pid_ ||
       processes.last_mappings_version() != last_cache_check_) {
     ProcessCache& cache = caches_[pid];
@@ -90,6 +89,7 @@ UnresolvedStacks::StackRef UnresolvedStacks::StackOf(ProcessTable& processes, ui
       return leaf->stack;
     }
   }
+  const uint64_t hash = HashWords(chain);  // after the lone-ip table: a hit needs none
   auto cached = cache.chains.find(hash);
   if (cached != cache.chains.end() && std::ranges::equal(cached->second.chain, chain)) {
     if (leaf != nullptr)
