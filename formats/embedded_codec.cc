@@ -22,6 +22,7 @@ constexpr uint64_t kRowUsable = 1;        // CFI row flags
 constexpr uint64_t kRowCfaFromRbp = 2;    //
 constexpr uint32_t kRowOffsetsShift = 2;  // then one bit per register (bits 2-8)
 constexpr uint64_t kRowCfaPlt = uint64_t{1} << 9;
+constexpr uint64_t kRowCfaFromRbx = uint64_t{1} << 10;
 constexpr uint64_t kKindMask = 3;  // 2 bits per register's kind
 constexpr uint64_t kMaxKind = static_cast<uint64_t>(X86FrameRule::Kind::kAtCfa);
 
@@ -118,8 +119,11 @@ void PutFunctions(std::vector<std::byte>& out, const EmbeddedBinary& binary, Str
 }
 
 void PutRule(std::vector<std::byte>& out, const X86FrameRule& rule) {
-  uint64_t flags = (rule.usable ? kRowUsable : 0) | (rule.cfa_from_rbp ? kRowCfaFromRbp : 0) |
-                   (rule.cfa_plt ? kRowCfaPlt : 0);
+  using Base = X86FrameRule::CfaBase;
+  uint64_t flags = (rule.usable ? kRowUsable : 0) | (rule.cfa_plt ? kRowCfaPlt : 0) |
+                   (rule.cfa_base == Base::kRbp   ? kRowCfaFromRbp
+                    : rule.cfa_base == Base::kRbx ? kRowCfaFromRbx
+                                                  : 0);
   uint64_t kinds = 0;
   for (size_t i = 0; i < kRegisters; ++i) {
     if (rule.offset[i] != 0) flags |= uint64_t{1} << (kRowOffsetsShift + i);
@@ -318,11 +322,17 @@ Result<void> ReadFunctions(FieldReader& in, std::span<const std::string_view> st
 
 Result<X86FrameRule> ReadRule(FieldReader& in) {
   X86FrameRule rule;
-  constexpr uint64_t kKnown = kRowUsable | kRowCfaFromRbp | kRowCfaPlt |
+  constexpr uint64_t kKnown = kRowUsable | kRowCfaFromRbp | kRowCfaPlt | kRowCfaFromRbx |
                               (((uint64_t{1} << kRegisters) - 1) << kRowOffsetsShift);
+  const uint64_t flags_start = in.offset();
   TRY_ASSIGN(const uint64_t flags, in.Flags("CFI row flags", kKnown));
+  if ((flags & kRowCfaFromRbp) != 0 && (flags & kRowCfaFromRbx) != 0) {
+    return in.Problem(flags_start, "CFI row flags", "a CFA from both rbp and rbx");
+  }
   rule.usable = (flags & kRowUsable) != 0;
-  rule.cfa_from_rbp = (flags & kRowCfaFromRbp) != 0;
+  rule.cfa_base = (flags & kRowCfaFromRbp) != 0   ? X86FrameRule::CfaBase::kRbp
+                  : (flags & kRowCfaFromRbx) != 0 ? X86FrameRule::CfaBase::kRbx
+                                                  : X86FrameRule::CfaBase::kRsp;
   rule.cfa_plt = (flags & kRowCfaPlt) != 0;
   TRY_ASSIGN(rule.cfa_offset, in.Signed("CFI row CFA offset"));
   const uint64_t start = in.offset();

@@ -35,8 +35,10 @@ X86FrameRule ReadX86FrameRule(Dwarf_Frame* frame) {
     rule.cfa_plt = true;
     rule.cfa_offset = static_cast<int64_t>(ops[0].number);  // DW_OP_breg7's offset
   } else if (nops == 1 && ops[0].atom == DW_OP_bregx &&
-             (ops[0].number == 7 || ops[0].number == 6)) {
-    rule.cfa_from_rbp = ops[0].number == 6;
+             (ops[0].number == 7 || ops[0].number == 6 || ops[0].number == 3)) {
+    rule.cfa_base = ops[0].number == 6   ? X86FrameRule::CfaBase::kRbp
+                    : ops[0].number == 3 ? X86FrameRule::CfaBase::kRbx
+                                         : X86FrameRule::CfaBase::kRsp;
     rule.cfa_offset = static_cast<int64_t>(ops[0].number2);
   } else {
     return rule;

@@ -22,6 +22,7 @@ struct X86FrameRule {
   // restore, and the return address column.
   static constexpr std::array<int, 7> kDwarfRegs = {
       3 /* rbx */, 6 /* rbp */, 12, 13, 14, 15, 16 /* return address */};
+  static constexpr size_t kRbx = 0;
   static constexpr size_t kRbp = 1;
   static constexpr size_t kReturnAddress = 6;
 
@@ -31,8 +32,13 @@ struct X86FrameRule {
     kAtCfa,      // saved in memory at CFA + offset
   };
 
+  // The register the CFA is an offset from: rsp; rbp, a frame pointer's
+  // frame; rbx, a frame that realigned its stack and kept the unaligned
+  // rsp there (glibc's _dl_runtime_resolve_xsavec, lazy binding's resolver).
+  enum class CfaBase : uint8_t { kRsp, kRbp, kRbx };
+
   bool usable = false;
-  bool cfa_from_rbp = false;  // CFA = rbp + cfa_offset, else rsp + cfa_offset
+  CfaBase cfa_base = CfaBase::kRsp;  // CFA = that register + cfa_offset
   int64_t cfa_offset = 0;
   // A lazy-binding PLT stub's CFA, which GNU ld describes with an
   // expression: rsp + cfa_offset, plus 8 once the stub has pushed its
@@ -45,9 +51,11 @@ struct X86FrameRule {
 // Reads the rules of `frame` (from dwarf_cfi_addrframe).
 X86FrameRule ReadX86FrameRule(Dwarf_Frame* frame);
 
-// The CFA of a frame at `pc` whose rbp and rsp are given.
-inline uint64_t X86Cfa(const X86FrameRule& rule, uint64_t pc, uint64_t rsp, uint64_t rbp) {
-  const uint64_t base = rule.cfa_from_rbp ? rbp : rsp;
+// The CFA of a frame at `pc` whose rsp, rbp and rbx are given.
+inline uint64_t X86Cfa(const X86FrameRule& rule, uint64_t pc, uint64_t rsp, uint64_t rbp,
+                       uint64_t rbx) {
+  using Base = X86FrameRule::CfaBase;
+  const uint64_t base = rule.cfa_base == Base::kRbp ? rbp : rule.cfa_base == Base::kRbx ? rbx : rsp;
   const uint64_t plt = rule.cfa_plt && (pc & 15) >= 11 ? 8 : 0;
   return base + static_cast<uint64_t>(rule.cfa_offset) + plt;
 }

@@ -312,6 +312,7 @@ CachedWalk WalkWithRules(Process* process, const UnwindRequest& request,
     const CachedRule& cached = RuleFor(process, innermost ? pc : pc - 1);
     const X86FrameRule& rule = cached.rule;
     const bool rbp_known = (known >> X86FrameRule::kRbp & 1) != 0;
+    const bool rbx_known = (known >> X86FrameRule::kRbx & 1) != 0;
     if (cached.no_cfi) {
       // Done here whether the module is a file or embedded, so both give
       // the same walk.
@@ -322,7 +323,8 @@ CachedWalk WalkWithRules(Process* process, const UnwindRequest& request,
       pcs->push_back(pc);
       continue;
     }
-    if (!rule.usable || (rule.cfa_from_rbp && !rbp_known) ||
+    if (!rule.usable || (rule.cfa_base == X86FrameRule::CfaBase::kRbp && !rbp_known) ||
+        (rule.cfa_base == X86FrameRule::CfaBase::kRbx && !rbx_known) ||
         rule.kind[X86FrameRule::kReturnAddress] == Kind::kSame) {
       walk.gave_up_in = cached.home;
       return walk;
@@ -331,7 +333,7 @@ CachedWalk WalkWithRules(Process* process, const UnwindRequest& request,
     if (rule.kind[X86FrameRule::kReturnAddress] == Kind::kUndefined) {
       return {UnwindStop::kComplete};
     }
-    const uint64_t cfa = X86Cfa(rule, pc, sp, value[X86FrameRule::kRbp]);
+    const uint64_t cfa = X86Cfa(rule, pc, sp, value[X86FrameRule::kRbp], value[X86FrameRule::kRbx]);
     for (size_t i = 0; i < kRegs.size(); ++i) {
       if (rule.kind[i] == Kind::kUndefined) {
         known &= ~(1u << i);
@@ -560,15 +562,19 @@ FramelessCallers DwarfUnwinder::SkippedCallers(const UnwindRequest& request,
   for (size_t step = 0; step < max_steps; ++step) {
     // A caller's pc is a return address: its call is at pc - 1.
     const X86FrameRule& rule = RuleFor(process, step == 0 ? pc : pc - 1).rule;
-    if (!rule.usable || rule.kind[X86FrameRule::kReturnAddress] != Kind::kAtCfa) break;
-    if (rule.cfa_from_rbp) {
+    // (rbx is not followed here: a frame whose CFA it holds ends the steps.)
+    if (!rule.usable || rule.kind[X86FrameRule::kReturnAddress] != Kind::kAtCfa ||
+        rule.cfa_base == X86FrameRule::CfaBase::kRbx) {
+      break;
+    }
+    if (rule.cfa_base == X86FrameRule::CfaBase::kRbp) {
       // Its frame is set up: the frame-pointer chain goes on from its
       // caller, if rbp is still the one the chain was walked from.
       found.joined = rbp == chained_rbp;
       found.framed_at_pc = step == 0;
       break;
     }
-    const uint64_t cfa = X86Cfa(rule, pc, sp, rbp);
+    const uint64_t cfa = X86Cfa(rule, pc, sp, rbp, /*rbx=*/0);
     Dwarf_Word caller = 0;
     const auto at = [&](size_t reg) { return cfa + static_cast<uint64_t>(rule.offset[reg]); };
     if (!MemoryRead(process->dwfl.get(), at(X86FrameRule::kReturnAddress), &caller, process)) {

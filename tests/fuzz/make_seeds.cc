@@ -243,7 +243,7 @@ EmbeddedBinary SeedBinary() {
   entry.kind[X86FrameRule::kReturnAddress] = X86FrameRule::Kind::kAtCfa;
   entry.offset[X86FrameRule::kReturnAddress] = -8;
   X86FrameRule body = entry;
-  body.cfa_from_rbp = true;
+  body.cfa_base = X86FrameRule::CfaBase::kRbp;
   body.cfa_offset = 16;
   body.kind[X86FrameRule::kRbp] = X86FrameRule::Kind::kAtCfa;
   body.offset[X86FrameRule::kRbp] = -16;

@@ -77,14 +77,50 @@ __attribute__((noinline, optimize("omit-frame-pointer"))) void LevelTwo() {
   asm volatile("" ::: "memory");
 }
 
+// Saves rbx (its CFI says where), so that a walk knows rbx again in its
+// caller, SampleTestRealignedCall, whose CFA it is: libdw's x86_64 ABI
+// defaults leave an rbx no rule mentions undefined (elfutils'
+// x86_64_abi_cfi names register 0 where it means rbx), and so do the
+// cached rules read from it.
 __attribute__((noinline, optimize("omit-frame-pointer"))) void LevelOne() {
   g_captured->return_addresses[2] = reinterpret_cast<uint64_t>(__builtin_return_address(0));
+  asm volatile("" ::: "rbx", "memory");
   LevelTwo();
   asm volatile("" ::: "memory");
 }
 #endif
 
 }  // namespace
+
+#if defined(__x86_64__)
+// Calls `fn` on a stack aligned to 64 bytes, keeping the unaligned rsp in
+// rbx, which its CFI makes the CFA's register as glibc's lazy-binding
+// resolver (_dl_runtime_resolve_xsavec) does.
+extern "C" void SampleTestRealignedCall(void (*fn)());
+asm(R"(
+  .text
+  .p2align 4
+  .globl SampleTestRealignedCall
+  .hidden SampleTestRealignedCall
+  .type SampleTestRealignedCall, @function
+SampleTestRealignedCall:
+  .cfi_startproc
+  push %rbx
+  .cfi_def_cfa_offset 16
+  .cfi_offset %rbx, -16
+  mov %rsp, %rbx
+  .cfi_def_cfa_register %rbx
+  and $-64, %rsp
+  call *%rdi
+  mov %rbx, %rsp
+  .cfi_def_cfa_register %rsp
+  pop %rbx
+  .cfi_def_cfa_offset 8
+  ret
+  .cfi_endproc
+  .size SampleTestRealignedCall, .-SampleTestRealignedCall
+)");
+#endif
 
 // With a frame pointer, whatever the build's flags: a pc past its
 // prologue is one where a frame-pointer chain skips nothing.
@@ -96,7 +132,7 @@ __attribute__((noinline, optimize("no-omit-frame-pointer"))) bool CaptureStack(C
   g_stack_end = MainStackEnd();
   if (g_stack_end == 0) return false;
   g_captured = out;
-  LevelOne();
+  SampleTestRealignedCall(&LevelOne);
   g_captured = nullptr;
   return true;
 #endif

@@ -29,9 +29,10 @@ struct CapturedStack {
 };
 
 // Captures the stack in CaptureLeaf, called by LevelThree, LevelTwo and
-// LevelOne, called by this (which has a frame pointer: the walk's fifth pc
-// is in a framed function). False off x86_64 or when the main thread's
-// stack is not found.
+// LevelOne, called through a frame that realigns the stack and keeps its
+// CFA in rbx (SampleTestRealignedCall), called by this (which has a frame
+// pointer: the walk's sixth pc is in a framed function). False off x86_64
+// or when the main thread's stack is not found.
 bool CaptureStack(CapturedStack* out);
 
 // This process's executable mappings of files, as /proc/self/maps lists

@@ -49,7 +49,7 @@ void ExpectError(const Result<T>& result, size_t size, const std::string& what =
 X86FrameRule Rule(bool usable, bool from_rbp, int64_t cfa, Kind rbp, int64_t rbp_offset) {
   X86FrameRule rule;
   rule.usable = usable;
-  rule.cfa_from_rbp = from_rbp;
+  rule.cfa_base = from_rbp ? X86FrameRule::CfaBase::kRbp : X86FrameRule::CfaBase::kRsp;
   rule.cfa_offset = cfa;
   rule.kind[X86FrameRule::kRbp] = rbp;
   rule.offset[X86FrameRule::kRbp] = rbp_offset;
@@ -94,7 +94,8 @@ EmbeddedBinary FullBinary() {
   b.cfi[2].rule.kind[0] = Kind::kAtCfa;  // rbx
   b.cfi[2].rule.offset[0] = -24;
   b.cfi[2].rule.offset[3] = std::numeric_limits<int64_t>::min();
-  b.cfi[0].rule.cfa_plt = true;  // a PLT stub's CFA
+  b.cfi[0].rule.cfa_plt = true;                          // a PLT stub's CFA
+  b.cfi[4].rule.cfa_base = X86FrameRule::CfaBase::kRbx;  // a realigned frame's
   b.code = {{0x401000, Code({0x55, 0x48, 0x89, 0xe5, 0xc3})},
             {0x401005, Code({0x90})},
             {kMax - 2, Code({0xcc, 0xcc})}};
@@ -319,8 +320,11 @@ TEST(EmbeddedCodecTest, UnknownBitsAndOverLongFieldsAreErrors) {
   segment_flags.Header().V(1).V(0).V(0).V(0).V(0).Mark().V(3).V(0).V(0).V(0).V(0);
   ExpectErrorAt(segment_flags, "segment flags");
   PayloadBuilder row_flags;
-  row_flags.Header().V(0).V(0).V(0).V(1).V(0).V(1).Mark().V(1 << 10).V(0).V(0).V(0);
+  row_flags.Header().V(0).V(0).V(0).V(1).V(0).V(1).Mark().V(1 << 11).V(0).V(0).V(0);
   ExpectErrorAt(row_flags, "CFI row flags");
+  PayloadBuilder two_bases;  // rbp and rbx
+  two_bases.Header().V(0).V(0).V(0).V(1).V(0).V(1).Mark().V(1 << 10 | 1 << 1).V(0).V(0).V(0);
+  ExpectErrorAt(two_bases, "a CFA from both rbp and rbx");
   PayloadBuilder kind;  // rule 3 for the return address
   kind.Header().V(0).V(0).V(0).V(1).V(0).V(1).V(1).V(0).Mark().V(uint64_t{3} << 12).V(0);
   ExpectErrorAt(kind, "unknown rule 3 for register 6");

@@ -139,7 +139,7 @@ TEST_F(StackUnwindingTest, AMissingBinaryUnwindsFromTheCfiTheRecordingEmbedded) 
 TEST_F(StackUnwindingTest, AFramedLeafIsCheckedOncePerPc) {
   UnwindStats dwarf;
   const std::vector<uint64_t> walk = Unwind(RealPath("/proc/self/exe"), nullptr, &dwarf);
-  ASSERT_GE(walk.size(), 5u);
+  ASSERT_GE(walk.size(), 6u);
   ProcessTable processes;
   format::Metadata build_ids;
   MapSelf(RealPath("/proc/self/exe"), processes, build_ids);
@@ -149,10 +149,10 @@ TEST_F(StackUnwindingTest, AFramedLeafIsCheckedOncePerPc) {
   StackUnwinding unwinding(options, processes, build_ids);
   attr_.sample_type |= PERF_SAMPLE_CALLCHAIN;
   ASSERT_EQ(StackModeOf(attr_), StackMode::kLeafFix);
-  // At walk[4] (past CaptureStack's prologue: rbp is its frame pointer),
+  // At walk[5] (past CaptureStack's prologue: rbp is its frame pointer),
   // with a chain that goes on to a made-up caller; and at the captured pc
   // (CaptureLeaf, no frame pointer).
-  const std::vector<uint64_t> framed{static_cast<uint64_t>(PERF_CONTEXT_USER), walk[4], 0x1234};
+  const std::vector<uint64_t> framed{static_cast<uint64_t>(PERF_CONTEXT_USER), walk[5], 0x1234};
   const std::vector<uint64_t> frameless{static_cast<uint64_t>(PERF_CONTEXT_USER), walk[0], walk[3]};
   std::vector<uint64_t> regs = captured_.perf_regs;
   const auto sample_at = [&](const std::vector<uint64_t>& chain) {
