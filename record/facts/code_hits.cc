@@ -139,8 +139,14 @@ void CodeHits::ObserveSample(const SampleRecord& s, uint32_t event, const perf_e
     // place when a precise event's ip is not the chain's first address.
     if (ip) Add(s.pid, s.ip, HitKind::kLeaf);
   }
-  if (!s.user_stack.empty() && s.regs_abi == PERF_SAMPLE_REGS_ABI_64) {
-    ScanStack(process, s.pid, s, attr, stack);
+  if (s.regs_abi == PERF_SAMPLE_REGS_ABI_64) {
+    if (const auto regs = UserPcAndSp(arch_, attr.sample_regs_user, s.user_regs)) {
+      // The report's user leaf, with a copy or without: the kernel copies
+      // none where the stack's page is not resident (a sample in a page
+      // fault's handler, seen in ld.so at start-up).
+      Add(s.pid, regs->pc, HitKind::kLeaf);
+      if (!s.user_stack.empty()) ScanStack(process, s.pid, s, attr, *regs, stack);
+    }
   }
   // Which functions have samples enough for their code to travel
   // (SubmitEmbedded): one count a sample, bounded as the hits are.
@@ -161,11 +167,9 @@ bool CodeHits::ClearsCopy(const SampleRecord& s, const perf_event_attr& attr) co
 }
 
 void CodeHits::ScanStack(Process& process, uint32_t pid, const SampleRecord& s,
-                         const perf_event_attr& attr, std::span<std::byte> stack) {
-  const auto regs = UserPcAndSp(arch_, attr.sample_regs_user, s.user_regs);
-  if (!regs) return;
+                         const perf_event_attr& attr, const PcAndSp& regs,
+                         std::span<std::byte> stack) {
   ++counts_.stacks_scanned;
-  Add(pid, regs->pc, HitKind::kLeaf);
   const auto& ranges = RangesOf(process, pid);
   // A process whose code is not known yet (its mappings in a later chunk)
   // keeps its copies as they are.
@@ -184,7 +188,7 @@ void CodeHits::ScanStack(Process& process, uint32_t pid, const SampleRecord& s,
   // Clearing trusts the mappings: not while the sampled pc or a user
   // address of the chain lies in code not seen yet (its mapping drained
   // after the sample, microseconds after an mmap).
-  bool clear = regs->sp % 8 == 0 && ClearsCopy(s, attr) && in_code(regs->pc + 1);
+  bool clear = regs.sp % 8 == 0 && ClearsCopy(s, attr) && in_code(regs.pc + 1);
   ForEachChainAddress(s.callchain, [&](uint64_t address, bool) {
     clear = clear && (!IsUserAddress(address) || in_code(address + 1));
   });
@@ -192,14 +196,14 @@ void CodeHits::ScanStack(Process& process, uint32_t pid, const SampleRecord& s,
   // point into the stack above the stack pointer: a thread's stack is a
   // few MiB.
   constexpr uint64_t kStackReach = uint64_t{64} << 20;
-  for (size_t i = (8 - regs->sp % 8) % 8; i + 8 <= stack.size(); i += 8) {
+  for (size_t i = (8 - regs.sp % 8) % 8; i + 8 <= stack.size(); i += 8) {
     uint64_t word;
     std::memcpy(&word, stack.data() + i, 8);
     if (in_code(word)) {
       Add(pid, word, HitKind::kScanned);
       continue;
     }
-    if (clear && word != 0 && word - regs->sp >= kStackReach) {
+    if (clear && word != 0 && word - regs.sp >= kStackReach) {
       std::memset(stack.data() + i, 0, 8);
       ++counts_.words_cleared;
     }

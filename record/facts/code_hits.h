@@ -138,9 +138,10 @@ class CodeHits {
   void ObserveMapping(const Mmap2Record& m);
   void ObserveSample(const SampleRecord& s, uint32_t event, const perf_event_attr& attr,
                      std::span<std::byte> stack);
-  // `stack`: the sample's copy, writable (Observe clears it).
+  // `stack`: the sample's copy, writable (Observe clears it), taken at
+  // `regs`.
   void ScanStack(Process& process, uint32_t pid, const SampleRecord& s, const perf_event_attr& attr,
-                 std::span<std::byte> stack);
+                 const PcAndSp& regs, std::span<std::byte> stack);
   const std::vector<std::pair<uint64_t, uint64_t>>& RangesOf(Process& process, uint32_t pid);
   bool ClearsCopy(const SampleRecord& s, const perf_event_attr& attr) const;
   void Add(uint32_t pid, uint64_t address, HitKind kind);

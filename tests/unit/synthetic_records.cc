@@ -108,7 +108,9 @@ Bytes StackUserBlock(std::span<const std::byte> stack, uint64_t size) {
   if (size == 0) return out;
   const size_t data_at = out.size();
   out.resize(data_at + size + sizeof(uint64_t));
-  std::memcpy(out.data() + data_at, stack.data(), std::min<size_t>(stack.size(), size));
+  if (!stack.empty()) {
+    std::memcpy(out.data() + data_at, stack.data(), std::min<size_t>(stack.size(), size));
+  }
   const uint64_t dyn_size = stack.size();
   std::memcpy(out.data() + data_at + size, &dyn_size, sizeof(dyn_size));
   return out;

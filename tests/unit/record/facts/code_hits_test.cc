@@ -221,6 +221,36 @@ TEST(CodeHitsTest, StackCopiesAreScannedForReturnAddressesIntoCode) {
   EXPECT_EQ(hits.counts().stacks_scanned, 1u);
 }
 
+// A sample in the kernel whose user stack the kernel could not copy (its
+// page not resident, in a page fault's handler): the user registers' pc
+// is still the report's user leaf.
+TEST(CodeHitsTest, TheUserPcCountsWithoutACopy) {
+  perf_event_attr attr =
+      testing::MakeAttr(kSampleType | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER, true);
+  attr.sample_regs_user = (uint64_t{1} << 7) | (uint64_t{1} << 8);  // sp, ip
+  attr.sample_stack_user = 64;
+  attr.exclude_callchain_user = 1;  // --call-graph dwarf
+  CodeHits hits(TableOf(attr), Arch::kX86_64);
+  Bytes records;
+  Append(records, Mapping(attr, 10, "/lib/ld.so", 0x7f0000, 0x1000, 0x1000));
+  testing::SampleFields fields;
+  fields.pid = fields.tid = 10;
+  fields.ip = 0xffffffff81001234;  // the fault's handler
+  fields.period = 1;
+  fields.callchain = {kKernel, 0xffffffff81001234};
+  fields.extra = testing::RegsUserBlock(PERF_SAMPLE_REGS_ABI_64, {0x7ffd0000, 0x7f0ec1});
+  const Bytes stack_block = testing::StackUserBlock({}, 64);  // nothing copied
+  fields.extra.insert(fields.extra.end(), stack_block.begin(), stack_block.end());
+  Append(records, testing::MakeSample(attr, fields));
+  hits.Observe(records);
+  const auto binaries = hits.Resolve();
+  const auto* ld = Find(binaries, "/lib/ld.so");
+  ASSERT_NE(ld, nullptr);
+  EXPECT_EQ(ld->offsets, (std::vector<uint64_t>{0x1ec1}));
+  EXPECT_EQ(ld->leaf_offsets, (std::vector<uint64_t>{0x1ec1}));
+  EXPECT_EQ(hits.counts().stacks_scanned, 0u);
+}
+
 // fp,leaf (-g): a copy's words that point neither into code nor into the
 // stack above the stack pointer become 0, and nothing else changes; a
 // chain the kernel cut at its limit, and dwarf copies, keep theirs.
