@@ -50,10 +50,9 @@ PerfDataHostFacts FindPerfDataHostFacts(const Metadata& metadata, const Metadata
                                                           : nullptr;
     if (facts.kernel_symbols.empty()) {
       if (same_kernel != nullptr) {
-        if (auto text = ReadBoundedFile(host.kallsyms, kMaxKallsymsBytes)) {
-          facts.kernel_symbols = std::move(*text);
-          source = fmt::format("{} ({})", host.kallsyms, same_kernel);
-        }
+        // Read when the sampled addresses are known, for those alone.
+        facts.host_kallsyms = host.kallsyms;
+        source = fmt::format("{} ({})", host.kallsyms, same_kernel);
       } else if (recorded) {
         source = fmt::format("none (kernel build-id {} is not in {} and not the running kernel's)",
                              *recorded, cache);

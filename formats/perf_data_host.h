@@ -25,6 +25,10 @@ struct PerfDataHost {
 
 struct PerfDataHostFacts {
   std::string kernel_symbols;  // kallsyms text; empty if none was found
+  // Or, on a host that runs the recorded kernel, its table's path (the
+  // host's kallsyms): looked up for the sampled addresses alone
+  // (RecordingFile::host_kallsyms); kernel_symbols is then empty.
+  std::string host_kallsyms;
   std::string kernel_symbols_source;  // where from, or "none (why)"
   std::vector<std::byte> vdso_image;
 };

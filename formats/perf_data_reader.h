@@ -44,6 +44,7 @@ class PerfDataReader final : public RecordingFile {
   const Metadata& metadata() const override { return metadata_; }
   const Metadata& build_ids() const override { return build_ids_; }
   const std::string& kernel_symbols() const override { return kernel_symbols_; }
+  const std::string& host_kallsyms() const override { return host_kallsyms_; }
   std::span<const std::byte> vdso_image() const override {
     return std::as_bytes(std::span(vdso_image_));
   }
@@ -103,6 +104,7 @@ class PerfDataReader final : public RecordingFile {
   Metadata metadata_;
   Metadata build_ids_;
   std::string kernel_symbols_;
+  std::string host_kallsyms_;
   std::vector<std::byte> vdso_image_;
   EmbeddedBinaries embedded_;
   std::vector<RecordedPerfMap> perf_maps_;

@@ -76,6 +76,14 @@ class RecordingFile {
   virtual const Metadata& build_ids() const = 0;
   // kallsyms-format text of the kernel symbols; may be empty.
   virtual const std::string& kernel_symbols() const = 0;
+  // Besides: the path of this host's kernel symbol table (/proc/kallsyms)
+  // when the recording was made on the running kernel and carries none
+  // (a perf.data; FindPerfDataHostFacts), to be looked up for the sampled
+  // addresses alone (KallsymsFeed); empty otherwise.
+  virtual const std::string& host_kallsyms() const {
+    static const std::string kNone;
+    return kNone;
+  }
   // The recording host's [vdso] ELF image; empty if not known.
   virtual std::span<const std::byte> vdso_image() const = 0;
   // What the recorder embedded of the binaries with samples (kEmbeddedBinary

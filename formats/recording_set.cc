@@ -100,6 +100,7 @@ void RecordingSet::JoinFacts() {
       kernel_symbols_ += file.kernel_symbols();
       if (kernel_symbols_.back() != '\n') kernel_symbols_ += '\n';
     }
+    if (host_kallsyms_.empty()) host_kallsyms_ = file.host_kallsyms();
     perf_maps_.insert(perf_maps_.end(), file.perf_maps().begin(), file.perf_maps().end());
     jit_dumps_.insert(jit_dumps_.end(), file.jit_dumps().begin(), file.jit_dumps().end());
     for (const ControlEntry& entry : file.control()) {

@@ -30,6 +30,9 @@ class RecordingSet final : public RecordingFile {
   const Metadata& metadata() const override { return files_.front()->metadata(); }
   const Metadata& build_ids() const override { return build_ids_; }
   const std::string& kernel_symbols() const override { return kernel_symbols_; }
+  // The first file's that has one: every file that has one runs on this
+  // host's kernel.
+  const std::string& host_kallsyms() const override { return host_kallsyms_; }
   std::span<const std::byte> vdso_image() const override;
   const EmbeddedBinaries& embedded_binaries() const override { return embedded_; }
   const std::vector<RecordedPerfMap>& perf_maps() const override { return perf_maps_; }
@@ -62,6 +65,7 @@ class RecordingSet final : public RecordingFile {
   EventTable events_;
   Metadata build_ids_;
   std::string kernel_symbols_;
+  std::string host_kallsyms_;
   EmbeddedBinaries embedded_;
   std::vector<RecordedPerfMap> perf_maps_;
   std::vector<RecordedJitDump> jit_dumps_;

@@ -1,6 +1,6 @@
 // The per-user cache of sample's tools: $XDG_CACHE_HOME/sample, else
 // ~/.cache/sample (the XDG base directory rule). Kept there: the sorted
-// kernel symbols of this boot (record/facts/kallsyms_snapshot.h), inflated
+// kernel symbols of this boot (libsample/symbols/kallsyms_snapshot.h), inflated
 // debug files (libsample/symbols/inflated_debug.h) and learnt frames
 // (record/facts/frame_cache.h), each in a directory of its own.
 #pragma once

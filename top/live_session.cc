@@ -14,8 +14,8 @@
 #include <fmt/format.h>
 
 #include "libsample/perf/perf_event_advice.h"
+#include "libsample/symbols/kallsyms_snapshot.h"
 #include "record/facts/host_facts.h"
-#include "record/facts/kallsyms_snapshot.h"
 
 namespace sample::top {
 namespace {
@@ -126,7 +126,7 @@ Result<void> LiveSession::Begin() {
   // Kernel symbols as addresses come, from the recorder's per-boot sorted
   // table where it covers them: reading and sorting the kernel's 5.4 MB
   // table took a quarter of sample-top's CPU over 20 s.
-  auto kallsyms = std::make_shared<record::KallsymsFeed>(record::DefaultKallsymsSnapshotOptions());
+  auto kallsyms = std::make_shared<KallsymsFeed>(DefaultKallsymsSnapshotOptions());
   options_.load.kernel_symbol_feed = [kallsyms](const std::vector<uint64_t>& addresses) {
     return kallsyms->Select(addresses).symbols;
   };

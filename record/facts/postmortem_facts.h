@@ -22,11 +22,11 @@
 #include <vector>
 
 #include "formats/sample_file_writer.h"
+#include "libsample/symbols/kallsyms_snapshot.h"
 #include "record/facts/code_hits.h"
 #include "record/facts/embedder.h"
 #include "record/facts/jit_dumps.h"
 #include "record/facts/jit_maps.h"
-#include "record/facts/kallsyms_snapshot.h"
 #include "record/facts/process_files.h"
 
 namespace sample::record {

@@ -12,6 +12,7 @@
 #include "formats/recording_set.h"
 #include "libsample/model/process_table.h"
 #include "libsample/perf/perf_record.h"
+#include "libsample/symbols/kallsyms_snapshot.h"
 #include "report/load/data_addresses.h"
 #include "report/load/group_reads.h"
 #include "report/load/jit_timeline.h"
@@ -314,6 +315,21 @@ LocationFunctions Loader::Symbolize(unsigned jobs) {
   options.show_progress = options_.show_progress;
   if (reader_.format_name() != "sample.data") options.kernel_symbols_origin = "kallsyms";
   options.names = options_.symbolize;
+  // A perf.data recorded on the running kernel: this host's table, read
+  // for the sampled addresses (the per-boot sorted cache the recorder
+  // keeps, when they are all in the core kernel's text), not whole.
+  std::optional<KallsymsFeed> host_kallsyms;
+  if (!reader_.host_kallsyms().empty()) {
+    KallsymsSnapshotOptions kallsyms = DefaultKallsymsSnapshotOptions();
+    if (reader_.host_kallsyms() != kallsyms.kallsyms_path) kallsyms.cache_dir.clear();
+    kallsyms.kallsyms_path = reader_.host_kallsyms();
+    host_kallsyms.emplace(std::move(kallsyms));
+    options.kernel_feed = [&](const std::vector<uint64_t>& addresses) {
+      KallsymsSnapshot snapshot = host_kallsyms->Select(addresses);
+      if (!snapshot.note.empty()) out_.warnings.push_back(snapshot.note);
+      return std::move(snapshot.symbols);
+    };
+  }
   SymbolizeResult result = SymbolizeLocations(locations, dso_paths, reader_.build_ids(),
                                               reader_.kernel_symbols(), options);
   out_.stats.mismatched_binaries += result.mismatched_binaries;

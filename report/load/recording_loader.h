@@ -81,7 +81,7 @@ struct LoadOptions {
   // A live view's kernel symbols (LiveLoader only): the symbols covering
   // each refresh's new kernel addresses, each with its successor, asked of
   // this instead of parsing the source's kallsyms text whole (sample-top:
-  // record::KallsymsFeed, the recorder's per-boot sorted cache).
+  // KallsymsFeed, the per-boot sorted cache the recorder keeps).
   std::function<std::vector<KernelSymbol>(const std::vector<uint64_t>&)> kernel_symbol_feed;
 };
 

@@ -156,13 +156,25 @@ void SymbolizeBinaries(const std::map<uint32_t, std::vector<uint32_t>>& binaries
 // full for a few thousand addresses otherwise. Returns the source's facts
 // (its symbol count: those covering the samples).
 SourceFacts SymbolizeKernel(const std::string& kallsyms, const std::vector<uint32_t>& ids,
-                            const std::vector<Location>& locations, const std::string& origin,
+                            const std::vector<Location>& locations, const SymbolizeOptions& options,
                             Gathered& gathered) {
   std::vector<uint64_t> addresses;
   addresses.reserve(ids.size());
   for (const uint32_t id : ids) addresses.push_back(locations[id].offset);
-  std::vector<KernelSymbol> covering = SelectKallsyms(kallsyms, std::move(addresses));
-  const bool none_covers = covering.empty() && !kallsyms.empty();
+  std::vector<KernelSymbol> covering = SelectKallsyms(kallsyms, addresses);
+  if (options.kernel_feed) {
+    std::vector<KernelSymbol> more = options.kernel_feed(addresses);
+    if (covering.empty()) {
+      covering = std::move(more);
+    } else if (!more.empty()) {  // two tables: in address order, as one
+      covering.insert(covering.end(), more.begin(), more.end());
+      std::stable_sort(
+          covering.begin(), covering.end(),
+          [](const KernelSymbol& a, const KernelSymbol& b) { return a.addr < b.addr; });
+    }
+  }
+  const bool none_covers = covering.empty() && (!kallsyms.empty() || options.kernel_feed);
+  const std::string& origin = options.kernel_symbols_origin;
   KernelSymbolSource kernel(std::move(covering), origin);
   Ask(kernel, ids, locations, gathered.per_location());
   SourceFacts facts = kernel.facts();
@@ -193,8 +205,8 @@ SymbolizeResult SymbolizeLocations(const std::vector<Location>& locations,
   std::map<uint32_t, std::vector<uint32_t>> vdsos;
   for (auto& [dso, ids] : by_dso) {
     if (dso == ProcessTable::kKernelDso) {
-      gathered.Note(dso_paths[dso], SymbolizeKernel(kernel_symbols, ids, locations,
-                                                    options.kernel_symbols_origin, gathered));
+      gathered.Note(dso_paths[dso],
+                    SymbolizeKernel(kernel_symbols, ids, locations, options, gathered));
     } else if (dso == ProcessTable::kUnknownDso) {
       NoSymbolSource none;
       Ask(none, ids, locations, gathered.per_location());

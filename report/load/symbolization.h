@@ -20,6 +20,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <span>
@@ -28,6 +29,7 @@
 
 #include "formats/chunk_codec.h"
 #include "libsample/symbols/jit_code.h"
+#include "libsample/symbols/kallsyms.h"
 #include "libsample/symbols/recorded_binary.h"
 #include "report/load/symbol_sources.h"
 
@@ -59,6 +61,11 @@ struct SymbolizeOptions {
   // Where the kernel symbols came from, for --stats: the file's own
   // (sample.data), or what a perf.data reader found on this host.
   std::string kernel_symbols_origin = "recorded kallsyms";
+  // Kernel symbols besides the text SymbolizeLocations gets: those
+  // covering the kernel's sampled addresses, each with its successor
+  // (this host's table, for a perf.data recorded on the running kernel:
+  // RecordingFile::host_kallsyms). Empty: none.
+  std::function<std::vector<KernelSymbol>(const std::vector<uint64_t>&)> kernel_feed;
   // False: every frame is "[unknown]" and no file is read (for views that
   // print no frames, such as --header-only).
   bool names = true;

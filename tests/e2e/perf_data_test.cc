@@ -19,6 +19,7 @@
 //   ("__libc_start_main@@GLIBC_2.34").
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <regex>
@@ -243,6 +244,45 @@ TEST_F(PerfDataTest, CompressedRecords) {
   const std::string data =
       Record({"-e", "cpu-clock", "-F", "999", "-g", "-z"}, {kSplit, "0.6"}, "z.data");
   CompareWithPerf(data, "split", /*chains=*/true);
+}
+
+// Kernel symbols of a file recorded on the running kernel, perf's build-id
+// cache empty: this host's table, looked up for the sampled addresses (the
+// first report reads /proc/kallsyms and keeps it sorted in the per-boot
+// cache, the second bisects the cache), naming the kernel rows as perf
+// report names them.
+TEST_F(PerfDataTest, KernelRowsFromTheRunningKernelsTable) {
+  const std::string data = Record({"-e", "cpu-clock", "-F", "999"}, {kSplit, "0.6"}, "k.data");
+  const std::string cache = dir_ / "cache";
+  const std::vector<std::string> flat = {"--sort", "comm,dso,sym", "-g", "none"};
+  std::vector<std::string> argv = {"/usr/bin/env",
+                                   "PERF_BUILDID_DIR=" + (dir_ / "no perf cache"),
+                                   "XDG_CACHE_HOME=" + cache,
+                                   kReport,
+                                   "-i",
+                                   data,
+                                   "--no-children",
+                                   "-n"};
+  argv.insert(argv.end(), flat.begin(), flat.end());
+  const RunResult first = RunTool(argv, dir_);
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  const Table ours = ParseTable(first.out, 3);
+  ExpectSameRows(PerfTable(data, flat, 3), ours, "split", 3);
+  bool kernel_named = false;
+  for (const auto& [key, n] : ours.rows.begin()->second) {
+    kernel_named |= key.find("|[kernel.kallsyms]|") != std::string::npos &&
+                    key.find("[unknown]") == std::string::npos;
+  }
+  if (kernel_named) {
+    bool cached = false;
+    for (const auto& entry : std::filesystem::directory_iterator(cache + "/sample")) {
+      cached |= entry.path().filename().string().rfind("sorted-kallsyms-", 0) == 0;
+    }
+    EXPECT_TRUE(cached) << "no sorted kallsyms cache in " << cache;
+  }
+  const RunResult second = RunTool(argv, dir_);
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  EXPECT_EQ(second.out, first.out);
 }
 
 TEST_F(PerfDataTest, TwoEvents) {

@@ -319,6 +319,33 @@ TEST_F(PerfDataReaderTest, KernelSymbolsFromPerfsBuildIdCache) {
             std::string::npos);
 }
 
+// On the running kernel (its build-id the recorded one), with nothing in
+// perf's cache: the host's table, read later for the sampled addresses
+// alone (RecordingFile::host_kallsyms), not now.
+TEST_F(PerfDataReaderTest, TheRunningKernelsSymbolsAreLookedUpLater) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("perf-host-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  const std::string kallsyms = dir / "kallsyms";
+  std::ofstream(kallsyms) << "ffffffff81000000 T _text\n";
+  PerfDataHost host;
+  host.buildid_cache = dir / "empty cache";
+  host.kallsyms = kallsyms;
+  host.kernel_build_id = "e4f18d9dc1d0e6fc2b17e93e885a647b3c0a6fc1";  // the recorded one
+  auto opened = Open(testing::BuildPerfDataFile(contents_), host);
+  ASSERT_TRUE(opened) << opened.error().message;
+  EXPECT_TRUE(opened->reader->kernel_symbols().empty());
+  EXPECT_EQ(opened->reader->host_kallsyms(), kallsyms);
+  EXPECT_EQ(*FindMetadata(opened->reader->metadata(), "kernel_symbols"),
+            kallsyms + " (this host runs the recorded kernel)");
+  // Another kernel: none.
+  host.kernel_build_id = "0000";
+  auto other = Open(testing::BuildPerfDataFile(contents_), host);
+  ASSERT_TRUE(other) << other.error().message;
+  EXPECT_TRUE(other->reader->host_kallsyms().empty());
+  fs::remove_all(dir);
+}
+
 // A crafted pipe file may declare events without end: the table stops at
 // 4096 and says so, and the records after each attribute cost no rebuild.
 TEST_F(PerfDataReaderTest, EventsAreBoundedInNumber) {

@@ -110,5 +110,33 @@ TEST_F(SymbolizationTest, AMissingBinaryIsNamedFromTheRecordingAndNotCountedMiss
   EXPECT_TRUE(result.warnings.empty());
 }
 
+// A perf.data recorded on the running kernel: its kernel addresses are
+// named from what the host's table gives for them (kernel_feed), asked
+// once with every sampled address, beside the file's own kallsyms text.
+TEST_F(SymbolizationTest, KernelAddressesAreNamedFromTheFeedAndTheText) {
+  std::vector<std::vector<uint64_t>> asked;
+  SymbolizeOptions options;
+  options.binaries.files.use_debuginfod = false;
+  options.kernel_symbols_origin = "kallsyms";
+  options.kernel_feed = [&](const std::vector<uint64_t>& addresses) {
+    asked.push_back(addresses);
+    return std::vector<KernelSymbol>{{0xffffffff81000100, "from_host", ""},
+                                     {0xffffffff81000200, "host_next", ""}};
+  };
+  const std::vector<Location> locations = {{1, 0xffffffff81000110}, {1, 0xffffffff81000010}};
+  const auto result =
+      SymbolizeLocations(locations, dso_paths_, build_ids_,
+                         "ffffffff81000000 T from_text\nffffffff81000080 T text_next\n", options);
+  ASSERT_EQ(asked.size(), 1u);
+  EXPECT_THAT(asked[0], ElementsAre(0xffffffff81000110, 0xffffffff81000010));
+  EXPECT_THAT(NamesOf(result, 0), ElementsAre("from_host"));
+  EXPECT_THAT(NamesOf(result, 1), ElementsAre("from_text"));
+
+  // None covering: said, not "no symbols".
+  options.kernel_feed = [](const std::vector<uint64_t>&) { return std::vector<KernelSymbol>{}; };
+  const auto none = SymbolizeLocations(locations, dso_paths_, build_ids_, "", options);
+  EXPECT_THAT(SourceOf(none, "[kernel.kallsyms]"), HasSubstr("none covers a sampled address"));
+}
+
 }  // namespace
 }  // namespace sample::report

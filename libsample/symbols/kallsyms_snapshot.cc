@@ -1,4 +1,4 @@
-#include "record/facts/kallsyms_snapshot.h"
+#include "libsample/symbols/kallsyms_snapshot.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -18,7 +18,7 @@
 #include "libsample/mapped_file.h"
 #include "libsample/unique_fd.h"
 
-namespace sample::record {
+namespace sample {
 namespace {
 
 // The cache holds the table sorted (SortKallsyms), so that a recording
@@ -271,4 +271,4 @@ KallsymsSnapshot TakeKallsymsSnapshot(const std::vector<uint64_t>& addresses,
   return KallsymsFeed(options).Select(addresses);
 }
 
-}  // namespace sample::record
+}  // namespace sample

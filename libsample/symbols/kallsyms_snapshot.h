@@ -1,5 +1,6 @@
-// Kernel symbols for the file: the kallsyms symbols covering the kernel
-// addresses a recording sampled.
+// Kernel symbols of this host for sampled addresses: the kallsyms symbols
+// covering the kernel addresses a recording sampled (the recorder's file,
+// sample-top's refreshes, a perf.data reported on its recording host).
 //
 // Producing /proc/kallsyms costs the kernel about 40 ms of system time per
 // read (120k lines, 5.4 MB), more than the rest of a short recording. The
@@ -21,7 +22,7 @@
 
 #include "libsample/symbols/kallsyms.h"
 
-namespace sample::record {
+namespace sample {
 
 struct KallsymsSnapshotOptions {
   std::string kallsyms_path = "/proc/kallsyms";
@@ -68,4 +69,4 @@ class KallsymsFeed {
   std::unique_ptr<State> state_;
 };
 
-}  // namespace sample::record
+}  // namespace sample

@@ -1,6 +1,6 @@
 // Tests for the recorder's kernel symbol snapshot: selection from a
 // kallsyms file and the per-boot cache (when it is used, when it must not be).
-#include "record/facts/kallsyms_snapshot.h"
+#include "libsample/symbols/kallsyms_snapshot.h"
 
 #include <sys/stat.h>
 
@@ -14,7 +14,7 @@
 #include "libsample/symbols/kallsyms.h"
 #include "tests/unit/temp_dir.h"
 
-namespace sample::record {
+namespace sample {
 namespace {
 
 using sample::testing::TempDir;
@@ -210,4 +210,4 @@ TEST_F(KallsymsSnapshotTest, CachesOfTheUnsortedFormatAreRemoved) {
 }
 
 }  // namespace
-}  // namespace sample::record
+}  // namespace sample
