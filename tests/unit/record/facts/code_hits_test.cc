@@ -179,12 +179,18 @@ TEST(CodeHitsTest, OnlyExecutableFileMappingsAndTheFileThatWasMapped) {
   }
 }
 
-TEST(CodeHitsTest, StackCopiesAreScannedForReturnAddressesIntoCode) {
+// --call-graph dwarf's samples: sp and ip, 64-byte copies, no user chain.
+perf_event_attr DwarfAttr() {
   perf_event_attr attr =
       testing::MakeAttr(kSampleType | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER, true);
   attr.sample_regs_user = (uint64_t{1} << 7) | (uint64_t{1} << 8);  // sp, ip
   attr.sample_stack_user = 64;
-  attr.exclude_callchain_user = 1;  // --call-graph dwarf
+  attr.exclude_callchain_user = 1;
+  return attr;
+}
+
+TEST(CodeHitsTest, StackCopiesAreScannedForReturnAddressesIntoCode) {
+  const perf_event_attr attr = DwarfAttr();
   CodeHits hits(TableOf(attr), Arch::kX86_64);
   Bytes records;
   Append(records, Mapping(attr, 10, "/bin/a", 0x401000, 0x1000, 0));
@@ -225,11 +231,7 @@ TEST(CodeHitsTest, StackCopiesAreScannedForReturnAddressesIntoCode) {
 // page not resident, in a page fault's handler): the user registers' pc
 // is still the report's user leaf.
 TEST(CodeHitsTest, TheUserPcCountsWithoutACopy) {
-  perf_event_attr attr =
-      testing::MakeAttr(kSampleType | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER, true);
-  attr.sample_regs_user = (uint64_t{1} << 7) | (uint64_t{1} << 8);  // sp, ip
-  attr.sample_stack_user = 64;
-  attr.exclude_callchain_user = 1;  // --call-graph dwarf
+  const perf_event_attr attr = DwarfAttr();
   CodeHits hits(TableOf(attr), Arch::kX86_64);
   Bytes records;
   Append(records, Mapping(attr, 10, "/lib/ld.so", 0x7f0000, 0x1000, 0x1000));
