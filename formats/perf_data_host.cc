@@ -1,6 +1,7 @@
 #include "formats/perf_data_host.h"
 
 #include <sys/utsname.h>
+#include <unistd.h>
 
 #include <algorithm>
 
@@ -51,8 +52,12 @@ PerfDataHostFacts FindPerfDataHostFacts(const Metadata& metadata, const Metadata
     if (facts.kernel_symbols.empty()) {
       if (same_kernel != nullptr) {
         // Read when the sampled addresses are known, for those alone.
-        facts.host_kallsyms = host.kallsyms;
-        source = fmt::format("{} ({})", host.kallsyms, same_kernel);
+        if (access(host.kallsyms.c_str(), R_OK) == 0) {
+          facts.host_kallsyms = host.kallsyms;
+          source = fmt::format("{} ({})", host.kallsyms, same_kernel);
+        } else {
+          source = fmt::format("none ({}, but {} cannot be read)", same_kernel, host.kallsyms);
+        }
       } else if (recorded) {
         source = fmt::format("none (kernel build-id {} is not in {} and not the running kernel's)",
                              *recorded, cache);

@@ -119,8 +119,9 @@
 //                  (bit 0 usable, bit 1 the CFA is rbp + cfa_offset,
 //                  bits 2-8: which of the 7 registers' offsets follow,
 //                  bit 9 cfa_plt: a PLT stub's CFA, see X86FrameRule,
-//                  bit 10 the CFA is rbx + cfa_offset; never both bits 1
-//                  and 10), s cfa_offset, v kinds
+//                  bit 10 the CFA is rbx + cfa_offset, since 2026-11-28:
+//                  older readers refuse the chunk, as any unknown bit;
+//                  never both bits 1 and 10), s cfa_offset, v kinds
 //                  (2 bits a register in X86FrameRule::kDwarfRegs order
 //                  from bit 0: 0 same, 1 undefined, 2 at CFA + offset),
 //                  then s offset for each register whose bit is set

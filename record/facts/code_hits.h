@@ -6,8 +6,10 @@
 // Call chains give their addresses as the report reads them: the first
 // after each context marker as it is (a leaf), the others as return
 // addresses, looked up at address - 1. A chain seen before in the same
-// process costs one hash lookup. User stack copies (--call-graph dwarf,
-// fp,leaf) are scanned instead: the report's unwinder finds each caller's
+// process costs one hash lookup. The user registers' pc is a leaf too,
+// with a stack copy or without (the kernel copies none where the stack's
+// page is not resident). User stack copies (--call-graph dwarf, fp,leaf)
+// are scanned instead: the report's unwinder finds each caller's
 // return address in the copy, so every aligned word that points into an
 // executable file mapping of the process is kept as a candidate
 // (Binary::scanned_offsets). That is a superset (stale slots, function

@@ -324,10 +324,11 @@ LocationFunctions Loader::Symbolize(unsigned jobs) {
     if (reader_.host_kallsyms() != kallsyms.kallsyms_path) kallsyms.cache_dir.clear();
     kallsyms.kallsyms_path = reader_.host_kallsyms();
     host_kallsyms.emplace(std::move(kallsyms));
-    options.kernel_feed = [&](const std::vector<uint64_t>& addresses) {
+    // (Called within SymbolizeLocations below, on this thread.)
+    options.kernel_feed = [this, &host_kallsyms](const std::vector<uint64_t>& addresses) {
       KallsymsSnapshot snapshot = host_kallsyms->Select(addresses);
       if (!snapshot.note.empty()) out_.warnings.push_back(snapshot.note);
-      return std::move(snapshot.symbols);
+      return snapshot;
     };
   }
   SymbolizeResult result = SymbolizeLocations(locations, dso_paths, reader_.build_ids(),

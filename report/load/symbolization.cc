@@ -152,8 +152,9 @@ void SymbolizeBinaries(const std::map<uint32_t, std::vector<uint32_t>>& binaries
 }
 
 // The kernel's locations, named from only the kallsyms lines covering them:
-// a perf.data file's kallsyms is the host's whole 5.4 MB table, parsed in
-// full for a few thousand addresses otherwise. Returns the source's facts
+// a perf.data file's kallsyms is perf's cached copy of the host's whole 5.4
+// MB table, parsed in full for a few thousand addresses otherwise; and
+// from what `options.kernel_feed` gives for them. Returns the source's facts
 // (its symbol count: those covering the samples).
 SourceFacts SymbolizeKernel(const std::string& kallsyms, const std::vector<uint32_t>& ids,
                             const std::vector<Location>& locations, const SymbolizeOptions& options,
@@ -162,24 +163,32 @@ SourceFacts SymbolizeKernel(const std::string& kallsyms, const std::vector<uint3
   addresses.reserve(ids.size());
   for (const uint32_t id : ids) addresses.push_back(locations[id].offset);
   std::vector<KernelSymbol> covering = SelectKallsyms(kallsyms, addresses);
+  // Whether some table was at hand: the file's text, or the feed's (which
+  // says why when it has none: unreadable, addresses hidden).
+  bool held = !kallsyms.empty();
+  std::string why_none;
   if (options.kernel_feed) {
-    std::vector<KernelSymbol> more = options.kernel_feed(addresses);
+    KallsymsSnapshot more = options.kernel_feed(addresses);
+    held = held || more.note.empty();
+    why_none = std::move(more.note);
     if (covering.empty()) {
-      covering = std::move(more);
-    } else if (!more.empty()) {  // two tables: in address order, as one
-      covering.insert(covering.end(), more.begin(), more.end());
+      covering = std::move(more.symbols);
+    } else if (!more.symbols.empty()) {  // two tables: in address order, as one
+      covering.insert(covering.end(), more.symbols.begin(), more.symbols.end());
       std::stable_sort(
           covering.begin(), covering.end(),
           [](const KernelSymbol& a, const KernelSymbol& b) { return a.addr < b.addr; });
     }
   }
-  const bool none_covers = covering.empty() && (!kallsyms.empty() || options.kernel_feed);
+  const bool none_covers = covering.empty() && held;
+  const bool none_read = covering.empty() && !held && !why_none.empty();
   const std::string& origin = options.kernel_symbols_origin;
   KernelSymbolSource kernel(std::move(covering), origin);
   Ask(kernel, ids, locations, gathered.per_location());
   SourceFacts facts = kernel.facts();
   // Symbols held, none of them for these addresses: not "no symbols".
   if (none_covers) facts.source = origin + " (none covers a sampled address)";
+  if (none_read) facts.source = "none: " + why_none;
   return facts;
 }
 

@@ -29,7 +29,7 @@
 
 #include "formats/chunk_codec.h"
 #include "libsample/symbols/jit_code.h"
-#include "libsample/symbols/kallsyms.h"
+#include "libsample/symbols/kallsyms_snapshot.h"
 #include "libsample/symbols/recorded_binary.h"
 #include "report/load/symbol_sources.h"
 
@@ -62,10 +62,10 @@ struct SymbolizeOptions {
   // (sample.data), or what a perf.data reader found on this host.
   std::string kernel_symbols_origin = "recorded kallsyms";
   // Kernel symbols besides the text SymbolizeLocations gets: those
-  // covering the kernel's sampled addresses, each with its successor
-  // (this host's table, for a perf.data recorded on the running kernel:
-  // RecordingFile::host_kallsyms). Empty: none.
-  std::function<std::vector<KernelSymbol>(const std::vector<uint64_t>&)> kernel_feed;
+  // covering the kernel's sampled addresses, each with its successor, or
+  // why there are none (this host's table, for a perf.data recorded on the
+  // running kernel: RecordingFile::host_kallsyms). Empty: none.
+  std::function<KallsymsSnapshot(const std::vector<uint64_t>&)> kernel_feed;
   // False: every frame is "[unknown]" and no file is read (for views that
   // print no frames, such as --header-only).
   bool names = true;

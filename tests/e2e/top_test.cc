@@ -118,7 +118,7 @@ TEST_F(TopTest, StdioPrintsOneTablePerInterval) {
   EXPECT_NEAR(*sixty, 60.0, 15.0) << top.out;
 }
 
-// Kernel functions are named as addresses come (record::KallsymsFeed: the
+// Kernel functions are named as addresses come (KallsymsFeed: the
 // recorder's per-boot sorted table, bisected), not by reading and sorting
 // the kernel's whole table: a workload that lives in write(2), sampled in
 // kernel mode, shows named kernel rows.

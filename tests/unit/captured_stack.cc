@@ -98,7 +98,7 @@ __attribute__((noinline, optimize("omit-frame-pointer"))) void LevelOne() {
 // resolver (_dl_runtime_resolve_xsavec) does.
 extern "C" void SampleTestRealignedCall(void (*fn)());
 asm(R"(
-  .text
+  .pushsection .text
   .p2align 4
   .globl SampleTestRealignedCall
   .hidden SampleTestRealignedCall
@@ -119,6 +119,7 @@ SampleTestRealignedCall:
   ret
   .cfi_endproc
   .size SampleTestRealignedCall, .-SampleTestRealignedCall
+  .popsection
 )");
 #endif
 

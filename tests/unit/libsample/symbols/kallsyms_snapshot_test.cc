@@ -1,4 +1,5 @@
-// Tests for the recorder's kernel symbol snapshot: selection from a
+// Tests for the kernel symbol snapshot (the recorder's, sample-top's, a
+// perf.data report's on its recording host): selection from a
 // kallsyms file and the per-boot cache (when it is used, when it must not be).
 #include "libsample/symbols/kallsyms_snapshot.h"
 

@@ -120,8 +120,10 @@ TEST_F(SymbolizationTest, KernelAddressesAreNamedFromTheFeedAndTheText) {
   options.kernel_symbols_origin = "kallsyms";
   options.kernel_feed = [&](const std::vector<uint64_t>& addresses) {
     asked.push_back(addresses);
-    return std::vector<KernelSymbol>{{0xffffffff81000100, "from_host", ""},
-                                     {0xffffffff81000200, "host_next", ""}};
+    KallsymsSnapshot snapshot;
+    snapshot.symbols = {{0xffffffff81000100, "from_host", ""},
+                        {0xffffffff81000200, "host_next", ""}};
+    return snapshot;
   };
   const std::vector<Location> locations = {{1, 0xffffffff81000110}, {1, 0xffffffff81000010}};
   const auto result =
@@ -132,10 +134,18 @@ TEST_F(SymbolizationTest, KernelAddressesAreNamedFromTheFeedAndTheText) {
   EXPECT_THAT(NamesOf(result, 0), ElementsAre("from_host"));
   EXPECT_THAT(NamesOf(result, 1), ElementsAre("from_text"));
 
-  // None covering: said, not "no symbols".
-  options.kernel_feed = [](const std::vector<uint64_t>&) { return std::vector<KernelSymbol>{}; };
+  // A table, none of it covering: said, not "no symbols".
+  options.kernel_feed = [](const std::vector<uint64_t>&) { return KallsymsSnapshot{}; };
   const auto none = SymbolizeLocations(locations, dso_paths_, build_ids_, "", options);
   EXPECT_THAT(SourceOf(none, "[kernel.kallsyms]"), HasSubstr("none covers a sampled address"));
+  // No table (unreadable, addresses hidden): why.
+  options.kernel_feed = [](const std::vector<uint64_t>&) {
+    KallsymsSnapshot snapshot;
+    snapshot.note = "cannot read /proc/kallsyms";
+    return snapshot;
+  };
+  const auto unread = SymbolizeLocations(locations, dso_paths_, build_ids_, "", options);
+  EXPECT_EQ(SourceOf(unread, "[kernel.kallsyms]"), "none: cannot read /proc/kallsyms");
 }
 
 }  // namespace
