@@ -119,6 +119,12 @@ class Loader {
   // LoadOptions::merge_samples, unless samples are paired by their place.
   std::optional<SampleMerger> merger_;
   uint64_t merged_last_time_ = 0;  // the merger's last_time(), kept when it goes
+  // Merging without chains, unwinding or toggles (--annotate): samples
+  // like recent ones join their entries in ApplySample (LeafMemo).
+  bool memo_on_ = false;
+  LeafMemo memo_;
+  std::vector<uint32_t> placed_;  // Merge's, for the memo's Remap
+  uint64_t memo_last_time_ = 0;   // the latest time of a sample the memo added
   static constexpr uint64_t kCacheClearCalls = 60;
 };
 

@@ -86,6 +86,7 @@ void Loader::ReadRecords(unsigned jobs) {
   if (options_.merge_samples && !alloc_ && !out_.off_cpu_event && !options_.wall &&
       options_.sideband == KeepSideband::kNone) {
     merger_.emplace();
+    memo_on_ = !options_.chains && !options_.unwind && !toggles_.active();
   }
   // Merged, they take the room of distinct samples, which grows as needed.
   const size_t expected = ExpectedRecords(reader_);
@@ -124,7 +125,11 @@ void Loader::ApplyChunks(unsigned jobs) {
     out_.stats.last_time = std::max(out_.stats.last_time, batch.back().time);
     for (const TimedRecord& record : batch) Apply(record);
     FlushUnwinding();  // the batch's bytes go away with the next one
-    if (merger_) merger_->Merge(samples_, out_.stats.saturated_periods);
+    if (merger_) {
+      const size_t from = merger_->merged();
+      merger_->Merge(samples_, out_.stats.saturated_periods, memo_on_ ? &placed_ : nullptr);
+      if (memo_on_) memo_.Remap(from, placed_);
+    }
   }
   const RecordStreamStats& stream_stats = stream.stats();
   out_.stats.bad_chunks += stream_stats.bad_chunks;
@@ -204,9 +209,12 @@ void Loader::BeforeMappingsChange(uint32_t pid) {
 
 void Loader::ReleaseLoadingState() {
   if (merger_) {
-    merged_last_time_ = merger_->last_time();
+    merged_last_time_ = std::max(merger_->last_time(), memo_last_time_);
     merger_.reset();
   }
+  memo_on_ = false;
+  memo_.Clear();
+  placed_ = {};
   stacks_.ReleaseIndexes();
   group_reads_.ReleaseTotals();
   // glibc keeps freed chunks (the decoded payloads are megabytes each) in
@@ -235,6 +243,34 @@ bool Loader::ApplySample(std::span<const std::byte> record, const perf_event_att
     last_cpu_counts_ = &out_.stats.per_cpu[s->cpu];
   }
   ++last_cpu_counts_->samples;
+  // A sample like one seen lately joins its entry now (LeafMemo): its
+  // comm, stack and merge key would be that one's.
+  std::optional<LeafMemo::Key> memo_key;
+  if (memo_on_ && (attr.sample_type & (PERF_SAMPLE_READ | PERF_SAMPLE_ADDR)) == 0) {
+    memo_key = LeafMemo::Key{s->ip,
+                             s->pid,
+                             s->tid,
+                             s->cpu,
+                             event,
+                             processes_.last_mappings_version(),
+                             processes_.comms_version()};
+    if (const auto index = memo_.Find(*memo_key)) {
+      ProfileSample& into = samples_[*index];
+      if (into.samples < UINT32_MAX) {
+        ++into.samples;
+        // Saturating and counted, as the merger's sums.
+        if (s->period > UINT64_MAX - into.period) {
+          into.period = UINT64_MAX;
+          ++out_.stats.saturated_periods;
+        } else {
+          into.period += s->period;
+        }
+        memo_last_time_ = std::max(memo_last_time_, s->time);
+        out_.stats.frames += into.frames_count;
+        return true;
+      }
+    }
+  }
   // A view without chains (--annotate) has no cut ones to say.
   const bool cut = options_.chains && ChainWasCut(*s, attr);
   if (toggles_.active()) {
@@ -269,6 +305,7 @@ bool Loader::ApplySample(std::span<const std::byte> record, const perf_event_att
     out_.profile.AddRaw(samples_.size(), s->raw);
   }
   samples_.push_back(sample);
+  if (memo_key) memo_.Remember(*memo_key, static_cast<uint32_t>(samples_.size() - 1));
   return true;
 }
 

@@ -39,14 +39,20 @@ void SampleMerger::Grow() {
   }
 }
 
-void SampleMerger::Merge(std::vector<ProfileSample>& samples, uint64_t& saturated) {
+void SampleMerger::Merge(std::vector<ProfileSample>& samples, uint64_t& saturated,
+                         std::vector<uint32_t>* placed) {
   size_t kept = merged_;
+  if (placed != nullptr) placed->clear();
+  const auto place = [&](size_t entry) {
+    if (placed != nullptr) placed->push_back(static_cast<uint32_t>(entry));
+  };
   for (size_t i = merged_; i < samples.size(); ++i) {
     const ProfileSample& s = samples[i];
     last_time_ = std::max(last_time_, s.time);
     if (s.reads_count == 0) {
       if (2 * (used_ + 1) > slots_.size()) {
         if (slots_.size() >= kMaxSlots) {  // 2^31 entries: the rest stay apart
+          place(kept);
           samples[kept++] = s;
           continue;
         }
@@ -58,7 +64,9 @@ void SampleMerger::Merge(std::vector<ProfileSample>& samples, uint64_t& saturate
       if (slot.entry == kEmpty) {
         slot.tag = tag;
         ++used_;
-      } else if (ProfileSample& into = samples[slot.entry]; into.samples < UINT32_MAX) {
+      } else if (ProfileSample& into = samples[slot.entry];
+                 into.samples <= UINT32_MAX - s.samples) {
+        place(slot.entry);
         into.samples += s.samples;
         // Saturating and counted, as BuildProfile caps each event's sum.
         if (s.period > UINT64_MAX - into.period) {
@@ -71,10 +79,42 @@ void SampleMerger::Merge(std::vector<ProfileSample>& samples, uint64_t& saturate
       }
       slot.entry = static_cast<uint32_t>(kept);  // a new or full entry: this one takes over
     }
+    place(kept);
     samples[kept++] = s;
   }
   samples.resize(kept);
   merged_ = kept;
+}
+
+size_t LeafMemo::SlotOf(const Key& key) {
+  uint64_t h = key.ip * 0x9E3779B97F4A7C15ull;
+  h ^= (uint64_t{key.tid} << 32 | key.cpu) * 0xC2B2AE3D27D4EB4Full;
+  h ^= uint64_t{key.pid} << 40 ^ key.event;
+  return static_cast<size_t>(((h ^ (h >> 29)) * 0x9E3779B97F4A7C15ull) >> 52);  // 12 bits
+}
+
+std::optional<uint32_t> LeafMemo::Find(const Key& key) const {
+  if (slots_.empty()) return std::nullopt;
+  const Slot& slot = slots_[SlotOf(key)];
+  if (!slot.valid || !(slot.key == key)) return std::nullopt;
+  return slot.index;
+}
+
+void LeafMemo::Remember(const Key& key, uint32_t index) {
+  if (slots_.empty()) slots_.resize(kSlots);
+  slots_[SlotOf(key)] = Slot{key, index, true};
+}
+
+void LeafMemo::Remap(size_t from, const std::vector<uint32_t>& placed) {
+  for (Slot& slot : slots_) {
+    if (!slot.valid || slot.index < from) continue;
+    const size_t at = slot.index - from;
+    if (at < placed.size()) {
+      slot.index = placed[at];
+    } else {
+      slot.valid = false;
+    }
+  }
 }
 
 }  // namespace sample::report

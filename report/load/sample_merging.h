@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "libsample/model/profile.h"
@@ -25,7 +26,12 @@ class SampleMerger {
   // Folds samples[from..] (each with its frames by now) into the merged
   // entries before them; `from` is where the last call left the vector.
   // Periods summing past 2^64 saturate, each counted in `saturated`.
-  void Merge(std::vector<ProfileSample>& samples, uint64_t& saturated);
+  // `placed`, when given, is set to where each of samples[from..] went:
+  // the index of its entry.
+  void Merge(std::vector<ProfileSample>& samples, uint64_t& saturated,
+             std::vector<uint32_t>* placed = nullptr);
+  // samples[0, merged()) are merged entries, which stay where they are.
+  size_t merged() const { return merged_; }
   // The latest time of a sample folded in (an entry keeps its first's).
   uint64_t last_time() const { return last_time_; }
 
@@ -51,6 +57,43 @@ class SampleMerger {
   size_t used_ = 0;
   int shift_ = 32;  // 32 - log2(slots_.size()): a tag's top bits pick its slot
   uint64_t last_time_ = 0;
+};
+
+// LeafMemo: the merged entry of a sample without chains (--annotate's
+// load) by what decides its entry: the thread, CPU, event and ip, while no
+// process's mappings and no thread's name changed. A sample like one seen
+// lately is added to that entry at once, one lookup in place of the
+// comm's, the stack's and the merger's (together ~16% of an annotate of a
+// million samples). Direct-mapped: a newer key takes an older one's slot.
+class LeafMemo {
+ public:
+  struct Key {
+    uint64_t ip = 0;
+    uint32_t pid = 0;
+    uint32_t tid = 0;
+    uint32_t cpu = 0;
+    uint32_t event = 0;
+    uint64_t mappings_version = 0;  // ProcessTable::last_mappings_version()
+    uint64_t comms_version = 0;     // ProcessTable::comms_version()
+    bool operator==(const Key&) const = default;
+  };
+  // The samples index of `key`'s entry (or of a sample not merged yet).
+  std::optional<uint32_t> Find(const Key& key) const;
+  void Remember(const Key& key, uint32_t index);
+  // After SampleMerger::Merge(samples, ..., &placed) from `from`: the
+  // indexes at or past it become the entries those samples went into.
+  void Remap(size_t from, const std::vector<uint32_t>& placed);
+  void Clear() { slots_.clear(); }
+
+ private:
+  static constexpr size_t kSlots = 4096;
+  struct Slot {
+    Key key;
+    uint32_t index = 0;
+    bool valid = false;
+  };
+  static size_t SlotOf(const Key& key);
+  std::vector<Slot> slots_;
 };
 
 }  // namespace sample::report

@@ -44,8 +44,11 @@ class RecordingLoaderTest : public ::testing::Test {
     st::Append(records_, record);
     ++count_;
   }
-  Recording Load(bool merge_samples = false) {
-    const std::string path = (dir_.path() / (merge_samples ? "merged.data" : "r.data")).string();
+  // `leaf_only`: as --annotate loads, without chains or unwinding.
+  Recording Load(bool merge_samples = false, bool leaf_only = false) {
+    const std::string path =
+        (dir_.path() / (merge_samples ? (leaf_only ? "leaf.data" : "merged.data") : "r.data"))
+            .string();
     auto writer = format::SampleFileWriter::Create(path, {});
     EXPECT_TRUE(writer) << writer.error().message;
     EventDesc event;
@@ -63,6 +66,8 @@ class RecordingLoaderTest : public ::testing::Test {
     LoadOptions options;
     options.jobs = 1;
     options.merge_samples = merge_samples;
+    options.chains = !leaf_only;
+    options.unwind = !leaf_only;
     options.binaries.files.use_debuginfod = false;
     auto recording = LoadRecording(path, options);
     EXPECT_TRUE(recording) << recording.error().message;
@@ -227,6 +232,61 @@ TEST_F(RecordingLoaderTest, SamplesDifferingOnlyInTimeAreMerged) {
   EXPECT_EQ(merged.profile.first_time(), 20u);
   EXPECT_EQ(merged.profile.last_time(), 35u);
   EXPECT_EQ(apart.profile.last_time(), 35u);
+}
+
+// A load without chains (--annotate's) merges the same: a sample like an
+// earlier one joins its entry at once, but not across a new mapping or a
+// new name, nor from another thread, CPU or address.
+TEST_F(RecordingLoaderTest, LeafOnlyLoadsMergeAsFullOnes) {
+  Add(st::MakeComm(attr_, 5, 5, "first", true, Id(5, 10)));
+  st::Mmap2Fields m = st::MakeMmap2Fields("/bin/first", 5, 5, 0x400000, 0x1000, 0);
+  m.prot = 5;  // PROT_READ | PROT_EXEC
+  Add(st::MakeMmap2(attr_, m, Id(5, 11)));
+  uint64_t time = 20;
+  for (int i = 0; i < 4; ++i) {
+    Sample(5, 0x400010, time++);
+    Sample(5, 0x400010, time++, /*cpu=*/1);
+    Sample(5, 0x400020, time++);
+    Sample(6, 0x400010, time++);
+  }
+  st::Mmap2Fields again = st::MakeMmap2Fields("/bin/second", 5, 5, 0x400000, 0x1000, 0);
+  again.prot = 5;
+  Add(st::MakeMmap2(attr_, again, Id(5, time++)));
+  Sample(5, 0x400010, time++);
+  Sample(5, 0x400010, time++);
+  Add(st::MakeComm(attr_, 5, 5, "renamed", false, Id(5, time++)));
+  Sample(5, 0x400010, time++);
+  Sample(5, 0x400010, time);
+  // (dso, comm, cpu, leaf address, pid) -> (samples, period).
+  using Key = std::tuple<std::string, std::string, uint32_t, uint64_t, uint32_t>;
+  auto sums = [](const Recording& r) {
+    std::map<Key, std::pair<uint64_t, uint64_t>> out;
+    for (const ProfileSample& s : r.profile.samples()) {
+      const Function& f = r.profile.function(r.profile.frames(s).front());
+      auto& [samples, period] = out[{r.profile.dso_name(f.dso), r.profile.comm(s.comm), s.cpu,
+                                     r.profile.addresses(s).front().ip, s.pid}];
+      samples += s.samples;
+      period += s.period;
+    }
+    return out;
+  };
+  const Recording apart = Load(false);
+  const Recording leaf = Load(true, /*leaf_only=*/true);
+  const std::map<Key, std::pair<uint64_t, uint64_t>> want = {
+      {{"/bin/first", "first", 0, 0x400010, 5}, {4, 4000}},
+      {{"/bin/first", "first", 1, 0x400010, 5}, {4, 4000}},
+      {{"/bin/first", "first", 0, 0x400020, 5}, {4, 4000}},
+      {{"[unknown]", ":6", 0, 0x400010, 6}, {4, 4000}},
+      {{"/bin/second", "first", 0, 0x400010, 5}, {2, 2000}},
+      {{"/bin/second", "renamed", 0, 0x400010, 5}, {2, 2000}}};
+  EXPECT_EQ(sums(apart), want);
+  EXPECT_EQ(sums(leaf), want);
+  EXPECT_EQ(leaf.profile.samples().size(), want.size());
+  EXPECT_EQ(leaf.stats.samples, 20u);
+  EXPECT_EQ(leaf.profile.sample_count(0), 20u);
+  EXPECT_EQ(leaf.profile.total_period(0), 20000u);
+  EXPECT_EQ(leaf.profile.first_time(), 20u);
+  EXPECT_EQ(leaf.profile.last_time(), time);
 }
 
 }  // namespace

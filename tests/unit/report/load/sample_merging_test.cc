@@ -72,5 +72,45 @@ TEST(SampleMergerTest, AFullEntryHandsOverAndPeriodsSaturate) {
   EXPECT_EQ(saturated, 1u);
 }
 
+// The memo's indexes follow the merger: a sample folded into an entry
+// points at the entry, a new entry where it landed, and every other stays.
+TEST(LeafMemoTest, IndexesFollowTheMerge) {
+  SampleMerger merger;
+  LeafMemo memo;
+  std::vector<ProfileSample> samples;
+  std::vector<uint32_t> placed;
+  uint64_t saturated = 0;
+  const auto key = [](uint64_t ip) { return LeafMemo::Key{ip, 1, 1, 0, 0, 3, 4}; };
+  samples.push_back(Make(1, 1, 1, 10));
+  memo.Remember(key(0x10), 0);
+  samples.push_back(Make(2, 1, 2, 10));
+  memo.Remember(key(0x20), 1);
+  merger.Merge(samples, saturated, &placed);
+  EXPECT_EQ(placed, (std::vector<uint32_t>{0, 1}));
+  memo.Remap(0, placed);
+  // The next batch: one like the first entry (remembered anew, as after
+  // its slot went to another key), one new.
+  const size_t from = merger.merged();
+  samples.push_back(Make(1, 1, 3, 10));
+  memo.Remember(key(0x10), 2);
+  samples.push_back(Make(3, 1, 4, 10));
+  memo.Remember(key(0x30), 3);
+  merger.Merge(samples, saturated, &placed);
+  EXPECT_EQ(placed, (std::vector<uint32_t>{0, 2}));
+  memo.Remap(from, placed);
+  ASSERT_EQ(samples.size(), 3u);
+  EXPECT_EQ(memo.Find(key(0x10)), 0u);
+  EXPECT_EQ(memo.Find(key(0x20)), 1u);
+  EXPECT_EQ(memo.Find(key(0x30)), 2u);
+  EXPECT_EQ(samples[2].tid, 3u);
+  // Any other version is another key.
+  LeafMemo::Key later = key(0x10);
+  ++later.mappings_version;
+  EXPECT_EQ(memo.Find(later), std::nullopt);
+  later = key(0x10);
+  ++later.comms_version;
+  EXPECT_EQ(memo.Find(later), std::nullopt);
+}
+
 }  // namespace
 }  // namespace sample::report
