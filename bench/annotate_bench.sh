@@ -9,8 +9,9 @@
 # run (`perf annotate --stdio`: every function with samples, at least these
 # ten). Prints CPU seconds (user +
 # system), wall seconds and the largest peak RSS, medians over ROUNDS (runs
-# interleaved), and the ratios perf / sample of each round's CPU (then their
-# median).
+# interleaved), and the ratios perf / sample of each round's CPU and of its
+# wall time (then their medians): sample-report decodes a file's chunks on
+# every CPU, which costs CPU and saves wall time; perf annotate uses one.
 #
 # Usage: bench/annotate_bench.sh      (from any directory)
 # Environment:
@@ -95,17 +96,22 @@ done
 python3 - raw.tsv <<'EOF'
 import statistics, sys
 rows = [l.split('\t') for l in open(sys.argv[1]).read().split('\n') if l]
-print('| workload | perf annotate CPU s, one run a function | sample-report, one run a function | perf annotate, one run (every function) | sample-report, one run (the ten) | speed-up, a run a function | speed-up, one run each | perf wall s (a run a function) | sample wall s (one run) | perf MB | sample MB |')
-print('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
+print('| workload | perf annotate CPU s, one run a function | sample-report, one run a function | perf annotate, one run (every function) | sample-report, one run (the ten) | speed-up, a run a function | speed-up, one run each | perf wall s (a run a function) | sample wall s (one run) | wall speed-up, a run a function | wall speed-up, one run each | perf MB | sample MB |')
+print('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
 for w in dict.fromkeys(r[1] for r in rows):
     r = [[x[0], x[1]] + [v.split() for v in x[2:]] for x in rows if x[1] == w]
     med = lambda f: statistics.median(f(x) for x in r)
     ratio = lambda i: statistics.median(float(x[2][0]) / max(float(x[i][0]), 0.001) for x in r)
     one = statistics.median(float(x[5][0]) / max(float(x[4][0]), 0.001) for x in r)
+    # The same from wall seconds: what a user waits (sample-report decodes
+    # on every CPU, perf annotate on one).
+    wall_each = statistics.median(float(x[2][1]) / max(float(x[3][1]), 0.001) for x in r)
+    wall_one = statistics.median(float(x[5][1]) / max(float(x[4][1]), 0.001) for x in r)
     print(f'| {w} | {med(lambda x: float(x[2][0])):.2f} | {med(lambda x: float(x[3][0])):.2f} | '
           f'{med(lambda x: float(x[5][0])):.2f} | {med(lambda x: float(x[4][0])):.2f} | '
           f'{ratio(3):.1f}x | {one:.1f}x | '
           f'{med(lambda x: float(x[2][1])):.2f} | {med(lambda x: float(x[4][1])):.2f} | '
+          f'{wall_each:.1f}x | {wall_one:.1f}x | '
           f'{med(lambda x: int(x[2][2])) / 1024:.0f} | {med(lambda x: int(x[4][2])) / 1024:.0f} |')
-print(f'\nRounds: {max(int(x[0]) for x in rows)}. Medians; speed-ups are medians of per-round CPU ratios.')
+print(f'\nRounds: {max(int(x[0]) for x in rows)}. Medians; speed-ups are medians of per-round ratios (CPU, then wall).')
 EOF
