@@ -118,7 +118,9 @@ class Loader {
   bool last_comm_known_ = false;
   // LoadOptions::merge_samples, unless samples are paired by their place.
   std::optional<SampleMerger> merger_;
-  uint64_t merged_last_time_ = 0;  // the merger's last_time(), kept when it goes
+  // The latest time of a sample folded or added into an entry (the
+  // merger's last_time() or memo_last_time_), kept when they go.
+  uint64_t merged_last_time_ = 0;
   // Merging without chains, unwinding or toggles (--annotate): samples
   // like recent ones join their entries in ApplySample (LeafMemo).
   bool memo_on_ = false;

@@ -254,7 +254,9 @@ bool Loader::ApplySample(std::span<const std::byte> record, const perf_event_att
                              event,
                              processes_.last_mappings_version(),
                              processes_.comms_version()};
-    if (const auto index = memo_.Find(*memo_key)) {
+    // Into merged entries only, one sample at a time as the merger adds
+    // them (so periods saturate, and are counted, as they would there).
+    if (const auto index = memo_.Find(*memo_key); index && *index < merger_->merged()) {
       ProfileSample& into = samples_[*index];
       if (into.samples < UINT32_MAX) {
         ++into.samples;
@@ -305,7 +307,9 @@ bool Loader::ApplySample(std::span<const std::byte> record, const perf_event_att
     out_.profile.AddRaw(samples_.size(), s->raw);
   }
   samples_.push_back(sample);
-  if (memo_key) memo_.Remember(*memo_key, static_cast<uint32_t>(samples_.size() - 1));
+  if (memo_key && samples_.size() - 1 <= UINT32_MAX) {
+    memo_.Remember(*memo_key, static_cast<uint32_t>(samples_.size() - 1));
+  }
   return true;
 }
 

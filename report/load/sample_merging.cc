@@ -77,7 +77,9 @@ void SampleMerger::Merge(std::vector<ProfileSample>& samples, uint64_t& saturate
         }
         continue;
       }
-      slot.entry = static_cast<uint32_t>(kept);  // a new or full entry: this one takes over
+      // A new entry, or one without room for this sample's count: this
+      // one takes over.
+      slot.entry = static_cast<uint32_t>(kept);
     }
     place(kept);
     samples[kept++] = s;

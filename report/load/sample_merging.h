@@ -65,6 +65,9 @@ class SampleMerger {
 // lately is added to that entry at once, one lookup in place of the
 // comm's, the stack's and the merger's (together ~16% of an annotate of a
 // million samples). Direct-mapped: a newer key takes an older one's slot.
+// The loader adds to merged entries only (a key first seen in a batch
+// points at a sample not merged yet until the batch's Merge), so every
+// sum is made as the merger would make it.
 class LeafMemo {
  public:
   struct Key {

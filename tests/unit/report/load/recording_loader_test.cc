@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <map>
 #include <string>
 #include <tuple>
@@ -46,9 +48,9 @@ class RecordingLoaderTest : public ::testing::Test {
   }
   // `leaf_only`: as --annotate loads, without chains or unwinding.
   Recording Load(bool merge_samples = false, bool leaf_only = false) {
-    const std::string path =
-        (dir_.path() / (merge_samples ? (leaf_only ? "leaf.data" : "merged.data") : "r.data"))
-            .string();
+    const std::string path = (dir_.path() / fmt::format("{}{}.data", merge_samples ? "merged" : "r",
+                                                        leaf_only ? "-leaf" : ""))
+                                 .string();
     auto writer = format::SampleFileWriter::Create(path, {});
     EXPECT_TRUE(writer) << writer.error().message;
     EventDesc event;
@@ -272,6 +274,7 @@ TEST_F(RecordingLoaderTest, LeafOnlyLoadsMergeAsFullOnes) {
   };
   const Recording apart = Load(false);
   const Recording leaf = Load(true, /*leaf_only=*/true);
+  const Recording leaf_apart = Load(false, /*leaf_only=*/true);
   const std::map<Key, std::pair<uint64_t, uint64_t>> want = {
       {{"/bin/first", "first", 0, 0x400010, 5}, {4, 4000}},
       {{"/bin/first", "first", 1, 0x400010, 5}, {4, 4000}},
@@ -281,6 +284,8 @@ TEST_F(RecordingLoaderTest, LeafOnlyLoadsMergeAsFullOnes) {
       {{"/bin/second", "renamed", 0, 0x400010, 5}, {2, 2000}}};
   EXPECT_EQ(sums(apart), want);
   EXPECT_EQ(sums(leaf), want);
+  EXPECT_EQ(sums(leaf_apart), want);
+  EXPECT_EQ(leaf.stats.frames, leaf_apart.stats.frames);
   EXPECT_EQ(leaf.profile.samples().size(), want.size());
   EXPECT_EQ(leaf.stats.samples, 20u);
   EXPECT_EQ(leaf.profile.sample_count(0), 20u);

@@ -1,6 +1,6 @@
 // SampleMerger: samples that differ only in time fold into one entry, in
 // batches as the loader reads them, however many distinct entries there
-// are; an entry whose count is full leaves the next ones a new entry.
+// are; an entry without room for a sample's count leaves it a new entry.
 #include "report/load/sample_merging.h"
 
 #include <gtest/gtest.h>
@@ -70,6 +70,38 @@ TEST(SampleMergerTest, AFullEntryHandsOverAndPeriodsSaturate) {
   EXPECT_EQ(samples[2].period, UINT64_MAX);
   EXPECT_EQ(samples[3].reads_count, 1u);
   EXPECT_EQ(saturated, 1u);
+}
+
+// Where each sample went, on every path: a new entry, one apart (group
+// reads), one folded into an entry of the same batch, one whose count
+// does not fit its entry's (a new entry takes over).
+TEST(SampleMergerTest, PlacedSaysWhereEachSampleWent) {
+  SampleMerger merger;
+  std::vector<ProfileSample> samples;
+  std::vector<uint32_t> placed;
+  uint64_t saturated = 0;
+  ProfileSample nearly_full = Make(5, 1, 1, 10);
+  nearly_full.samples = UINT32_MAX - 2;
+  samples.push_back(nearly_full);
+  merger.Merge(samples, saturated, &placed);
+  EXPECT_EQ(placed, (std::vector<uint32_t>{0}));
+  samples.push_back(Make(1, 1, 2, 10));  // new: entry 1
+  ProfileSample read = Make(1, 1, 3, 10);
+  read.reads_count = 1;  // apart: entry 2
+  samples.push_back(read);
+  samples.push_back(Make(1, 1, 4, 10));  // into entry 1
+  ProfileSample three = Make(5, 1, 5, 30);
+  three.samples = 3;  // does not fit entry 0: entry 3
+  samples.push_back(three);
+  samples.push_back(Make(5, 1, 6, 10));  // into entry 3
+  merger.Merge(samples, saturated, &placed);
+  EXPECT_EQ(placed, (std::vector<uint32_t>{1, 2, 1, 3, 3}));
+  ASSERT_EQ(samples.size(), 4u);
+  EXPECT_EQ(samples[0].samples, UINT32_MAX - 2);
+  EXPECT_EQ(samples[1].samples, 2u);
+  EXPECT_EQ(samples[2].reads_count, 1u);
+  EXPECT_EQ(samples[3].samples, 4u);
+  EXPECT_EQ(samples[3].period, 40u);
 }
 
 // The memo's indexes follow the merger: a sample folded into an entry
