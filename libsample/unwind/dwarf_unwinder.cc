@@ -18,18 +18,10 @@
 #include "libsample/regular_file.h"
 #include "libsample/symbols/elf_file.h"
 #include "libsample/symbols/x86_frame_rule.h"
+#include "libsample/unwind/unwind_process.h"
 
 namespace sample {
 namespace {
-
-// How far past the end of the stack copy a read still counts as "the copy
-// was too small" rather than a wild address: stacks are at most a few MiB.
-constexpr uint64_t kStackReach = uint64_t{64} << 20;
-
-struct DwflDeleter {
-  void operator()(Dwfl* dwfl) const { dwfl_end(dwfl); }
-};
-using DwflPtr = std::unique_ptr<Dwfl, DwflDeleter>;
 
 // Modules are reported with their ELF files; libdwfl never has to find one.
 int NoElf(Dwfl_Module*, void**, const char*, Dwarf_Addr, char**, Elf**) { return -1; }
@@ -53,117 +45,13 @@ const Dwfl_Callbacks kDwflCallbacks = {
     .debuginfo_path = nullptr,
 };
 
-// Where a pc lies: in a file libdw reads, in a module known only by what
-// the recording embedded, or in no module.
-enum class PcHome : uint8_t { kNone, kFile, kEmbedded };
-
-// The x86_64 rule of a lookup pc and where it came from.
-struct CachedRule {
-  X86FrameRule rule;  // not usable when nothing holds a rule for the pc
-  PcHome home = PcHome::kNone;
-  // The pc is in a module, but no CFI covers it (code without an FDE, as
-  // crt's _init and _fini): a frame-pointer step, as libdw's would be.
-  bool no_cfi = false;
-};
-
-}  // namespace
-
-struct DwarfUnwinder::Process {
-  // Modules reported, by (start, binary), with the copy their userdata
-  // points at (declared first: the Dwfl goes first).
-  std::map<std::pair<uint64_t, std::string>, std::unique_ptr<UnwindModule>> reported;
-  DwflPtr dwfl;
-  uint64_t version = 0;
-  bool attached = false;
-  // The sample being unwound, and what went wrong reading its memory.
-  const UnwindRequest* request = nullptr;
-  UnwindStop memory_failure = UnwindStop::kComplete;
-  uint64_t stack_reach = 0;  // bytes of the copy from sp that reads reached
-  std::vector<uint64_t>* pcs = nullptr;
-  size_t first_pc = 0;  // where this walk's frames start in *pcs
-  bool hit_max_depth = false;
-  bool hit_embedded = false;  // libdw's walk reached an embedded module
-  uint64_t last_use = 0;
-  // The space's modules without a file (their CFI embedded in the
-  // recording), which libdw does not know.
-  std::vector<UnwindModule> embedded;
-  // x86_64 CFI rules by lookup pc, for the fast path; cleared when the
-  // modules change.
-  std::unordered_map<uint64_t, CachedRule> rules;
-
-  // The cached walk can run with embedded modules alone; libdw's needs a
-  // file to attach with.
-  bool usable() const { return attached || !embedded.empty(); }
-};
-
-namespace {
-
 using Process = DwarfUnwinder::Process;
-
-const UnwindModule* EmbeddedModuleAt(const Process& process, uint64_t pc) {
-  for (const UnwindModule& module : process.embedded) {
-    if (pc >= module.start && pc < module.end) return &module;
-  }
-  return nullptr;
-}
-
-PcHome HomeOf(Process* process, uint64_t pc) {
-  if (dwfl_addrmodule(process->dwfl.get(), pc) != nullptr) return PcHome::kFile;
-  return EmbeddedModuleAt(*process, pc) != nullptr ? PcHome::kEmbedded : PcHome::kNone;
-}
-
-bool ReadFromElf(Dwfl* dwfl, Dwarf_Addr addr, Dwarf_Word* result) {
-  Dwfl_Module* module = dwfl_addrmodule(dwfl, addr);
-  if (module == nullptr) return false;
-  Dwarf_Addr bias = 0;
-  Elf* elf = dwfl_module_getelf(module, &bias);
-  if (elf == nullptr) return false;
-  size_t raw_size = 0;
-  const char* raw = elf_rawfile(elf, &raw_size);
-  size_t count = 0;
-  if (raw == nullptr || elf_getphdrnum(elf, &count) != 0) return false;
-  const uint64_t vaddr = addr - bias;
-  for (size_t i = 0; i < count; ++i) {
-    GElf_Phdr phdr;
-    // Writable segments hold the file's initial data, not what the process
-    // had there at the sample: reading them would mislead.
-    if (gelf_getphdr(elf, static_cast<int>(i), &phdr) == nullptr || phdr.p_type != PT_LOAD ||
-        (phdr.p_flags & PF_W) != 0) {
-      continue;
-    }
-    if (vaddr < phdr.p_vaddr || vaddr - phdr.p_vaddr + sizeof(*result) > phdr.p_filesz) continue;
-    const uint64_t offset = phdr.p_offset + (vaddr - phdr.p_vaddr);
-    if (offset > raw_size || raw_size - offset < sizeof(*result)) return false;
-    std::memcpy(result, raw + offset, sizeof(*result));
-    return true;
-  }
-  return false;
-}
-
-bool MemoryRead(Dwfl* dwfl, Dwarf_Addr addr, Dwarf_Word* result, void* arg) {
-  auto* process = static_cast<Process*>(arg);
-  const UnwindRequest& request = *process->request;
-  const uint64_t sp = request.regs.sp;
-  const uint64_t size = request.stack.size();
-  // A 32-bit process's words are 4 bytes: libdw takes what is read here
-  // whole (a CFA from DW_OP_deref, for one), so the rest must be zero.
-  const bool i386 = request.regs.arch == Arch::kI386;
-  const uint64_t word = i386 ? 4 : sizeof(*result);
-  if (addr >= sp && addr - sp <= size && size - (addr - sp) >= word) {
-    *result = 0;
-    std::memcpy(result, request.stack.data() + (addr - sp), word);
-    process->stack_reach = std::max(process->stack_reach, addr - sp + word);
-    return true;
-  }
-  if (ReadFromElf(dwfl, addr, result)) {
-    if (i386) *result &= 0xffffffff;
-    return true;
-  }
-  process->memory_failure = addr >= sp && addr - sp < size + kStackReach
-                                ? UnwindStop::kStackTooSmall
-                                : UnwindStop::kBadMemory;
-  return false;
-}
+using unwind_process::CachedWalk;
+using unwind_process::HomeOf;
+using unwind_process::MemoryRead;
+using unwind_process::PcHome;
+using unwind_process::RuleFor;
+using unwind_process::WalkWithRules;
 
 pid_t NextThread(Dwfl*, void*, void**) { return 0; }
 
@@ -223,139 +111,6 @@ int OnFrame(Dwfl_Frame* frame, void* arg) {
     return DWARF_CB_ABORT;
   }
   return DWARF_CB_OK;
-}
-
-// The rule for `pc` (a lookup pc: the caller's return address minus one),
-// from .eh_frame, else .debug_frame, as libdw's unwinder looks them up; in
-// a module without a file, from the rows the recording embedded (read from
-// the same CFI the same way when it was recorded).
-const CachedRule& RuleFor(Process* process, uint64_t pc) {
-  auto [it, inserted] = process->rules.try_emplace(pc);
-  if (!inserted) return it->second;
-  Dwfl_Module* module = dwfl_addrmodule(process->dwfl.get(), pc);
-  if (module == nullptr) {
-    if (const UnwindModule* embedded = EmbeddedModuleAt(*process, pc)) {
-      it->second.home = PcHome::kEmbedded;
-      const CfiRow* row = embedded->embedded->CfiRowAt(pc - embedded->bias);
-      // The recorder looked up a row for every pc a walk can reach (each is
-      // a word of a stack copy, or a sampled pc): none means no CFI.
-      if (row != nullptr) it->second.rule = row->rule;
-      it->second.no_cfi = row == nullptr;
-    }
-    return it->second;
-  }
-  it->second.home = PcHome::kFile;
-  it->second.no_cfi = true;
-  for (int source = 0; source < 2; ++source) {
-    Dwarf_Addr bias = 0;
-    Dwarf_CFI* cfi =
-        source == 0 ? dwfl_module_eh_cfi(module, &bias) : dwfl_module_dwarf_cfi(module, &bias);
-    Dwarf_Frame* frame = nullptr;
-    if (cfi == nullptr || dwarf_cfi_addrframe(cfi, pc - bias, &frame) != 0) continue;
-    const std::unique_ptr<Dwarf_Frame, decltype(&free)> owned(frame, &free);  // malloc'd by libdw
-    it->second.rule = ReadX86FrameRule(frame);
-    it->second.no_cfi = false;
-    break;
-  }
-  return it->second;
-}
-
-// libdw's step through a frame no CFI describes (x86_64_unwind in
-// elfutils' backend): the return address at rbp + 8, the caller's rbp at
-// rbp, its stack pointer rbp + 16; the other registers unknown. nullopt
-// when it stepped, else why the walk ends.
-std::optional<UnwindStop> FramePointerStep(Process* process, std::array<uint64_t, 7>& value,
-                                           uint32_t& known, uint64_t& pc, uint64_t& sp) {
-  const uint64_t rbp = value[X86FrameRule::kRbp];
-  Dwarf_Word ret = 0;
-  if (!MemoryRead(process->dwfl.get(), rbp + 8, &ret, process)) return process->memory_failure;
-  Dwarf_Word caller_rbp = 0;
-  if (!MemoryRead(process->dwfl.get(), rbp, &caller_rbp, process)) caller_rbp = 0;
-  process->memory_failure = UnwindStop::kComplete;
-  known = 1u << X86FrameRule::kRbp;
-  value[X86FrameRule::kRbp] = caller_rbp;
-  pc = ret;
-  sp = rbp + 16;
-  return std::nullopt;
-}
-
-// How a walk with cached rules went.
-struct CachedWalk {
-  // nullopt: some frame needs more than the rules hold (libdw's walk);
-  // `pcs` then ends with that frame.
-  std::optional<UnwindStop> stop;
-  PcHome gave_up_in = PcHome::kNone;  // where that frame's pc is
-  bool embedded = false;              // a frame it stepped was in an embedded module
-};
-
-// Walks an x86_64 stack with cached rules.
-CachedWalk WalkWithRules(Process* process, const UnwindRequest& request,
-                         std::vector<uint64_t>* pcs) {
-  using Kind = X86FrameRule::Kind;
-  constexpr auto& kRegs = X86FrameRule::kDwarfRegs;
-  const size_t first = pcs->size();
-  std::array<uint64_t, kRegs.size()> value{};
-  uint32_t known = 0;
-  for (size_t i = 0; i < kRegs.size(); ++i) {
-    if (kRegs[i] != 16 && request.regs.Has(kRegs[i])) {
-      value[i] = request.regs.value[kRegs[i]];
-      known |= 1u << i;
-    }
-  }
-  uint64_t pc = request.regs.pc;
-  uint64_t sp = request.regs.sp;
-  pcs->push_back(pc);
-  CachedWalk walk;
-  for (bool innermost = true;; innermost = false) {
-    if (pcs->size() - first >= request.max_frames) return {UnwindStop::kMaxDepth};
-    // A caller's pc is a return address: its call is at pc - 1.
-    const CachedRule& cached = RuleFor(process, innermost ? pc : pc - 1);
-    const X86FrameRule& rule = cached.rule;
-    const bool rbp_known = (known >> X86FrameRule::kRbp & 1) != 0;
-    const bool rbx_known = (known >> X86FrameRule::kRbx & 1) != 0;
-    if (cached.no_cfi) {
-      // Done here whether the module is a file or embedded, so both give
-      // the same walk.
-      walk.embedded |= cached.home == PcHome::kEmbedded;
-      if (!rbp_known || value[X86FrameRule::kRbp] == 0) return {UnwindStop::kNoCfi};
-      if (auto stop = FramePointerStep(process, value, known, pc, sp)) return {*stop};
-      if (pc == 0) return {UnwindStop::kComplete};
-      pcs->push_back(pc);
-      continue;
-    }
-    if (!rule.usable || (rule.cfa_base == X86FrameRule::CfaBase::kRbp && !rbp_known) ||
-        (rule.cfa_base == X86FrameRule::CfaBase::kRbx && !rbx_known) ||
-        rule.kind[X86FrameRule::kReturnAddress] == Kind::kSame) {
-      walk.gave_up_in = cached.home;
-      return walk;
-    }
-    walk.embedded |= cached.home == PcHome::kEmbedded;
-    if (rule.kind[X86FrameRule::kReturnAddress] == Kind::kUndefined) {
-      return {UnwindStop::kComplete};
-    }
-    const uint64_t cfa = X86Cfa(rule, pc, sp, value[X86FrameRule::kRbp], value[X86FrameRule::kRbx]);
-    for (size_t i = 0; i < kRegs.size(); ++i) {
-      if (rule.kind[i] == Kind::kUndefined) {
-        known &= ~(1u << i);
-      } else if (rule.kind[i] == Kind::kAtCfa) {
-        Dwarf_Word word;
-        const bool read = MemoryRead(process->dwfl.get(),
-                                     cfa + static_cast<uint64_t>(rule.offset[i]), &word, process);
-        if (!read && i == X86FrameRule::kReturnAddress) return {process->memory_failure};
-        if (read) {
-          value[i] = word;
-          known |= 1u << i;
-        } else {
-          known &= ~(1u << i);
-        }
-      }
-    }
-    process->memory_failure = UnwindStop::kComplete;  // a lost saved register is no failure
-    pc = value[X86FrameRule::kReturnAddress];
-    sp = cfa;  // x86_64: the caller's stack pointer is the CFA
-    if (pc == 0) return {UnwindStop::kComplete};
-    pcs->push_back(pc);
-  }
 }
 
 }  // namespace
