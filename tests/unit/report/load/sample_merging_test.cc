@@ -113,20 +113,21 @@ TEST(LeafMemoTest, IndexesFollowTheMerge) {
   std::vector<uint32_t> placed;
   uint64_t saturated = 0;
   const auto key = [](uint64_t ip) { return LeafMemo::Key{ip, 1, 1, 0, 0, 3, 4}; };
-  samples.push_back(Make(1, 1, 1, 10));
-  memo.Remember(key(0x10), 0);
-  samples.push_back(Make(2, 1, 2, 10));
-  memo.Remember(key(0x20), 1);
+  // A sample of thread `tid` remembered by `ip` where it was put.
+  const auto add = [&](uint32_t tid, uint64_t time, uint64_t ip) {
+    samples.push_back(Make(tid, 1, time, 10));
+    memo.Remember(key(ip), static_cast<uint32_t>(samples.size() - 1));
+  };
+  add(1, 1, 0x10);
+  add(2, 2, 0x20);
   merger.Merge(samples, saturated, &placed);
   EXPECT_EQ(placed, (std::vector<uint32_t>{0, 1}));
   memo.Remap(0, placed);
   // The next batch: one like the first entry (remembered anew, as after
   // its slot went to another key), one new.
   const size_t from = merger.merged();
-  samples.push_back(Make(1, 1, 3, 10));
-  memo.Remember(key(0x10), 2);
-  samples.push_back(Make(3, 1, 4, 10));
-  memo.Remember(key(0x30), 3);
+  add(1, 3, 0x10);
+  add(3, 4, 0x30);
   merger.Merge(samples, saturated, &placed);
   EXPECT_EQ(placed, (std::vector<uint32_t>{0, 2}));
   memo.Remap(from, placed);
