@@ -91,7 +91,10 @@ UnresolvedStacks::StackRef UnresolvedStacks::StackOf(ProcessTable& processes, ui
   }
   const uint64_t hash = HashWords(chain);  // after the lone-ip table: a hit needs none
   auto cached = cache.chains.find(hash);
-  if (cached != cache.chains.end() && std::ranges::equal(cached->second.chain, chain)) {
+  // memcmp: std::ranges::equal compares std::byte ranges a byte at a time
+  // (a tenth of a flat report's time on 1M -g samples).
+  if (cached != cache.chains.end() && cached->second.chain.size() == chain.size() &&
+      std::memcmp(cached->second.chain.data(), chain.data(), chain.size()) == 0) {
     if (leaf != nullptr)
       *leaf = CachedLeaf{ip, cache.mappings_version, pid, true, cached->second.stack};
     return cached->second.stack;
