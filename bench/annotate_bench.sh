@@ -7,7 +7,11 @@
 # both ways: once per function (the same work) and once for all of them
 # (`--annotate F1 F2 ...`, how it is used), beside perf annotate's own one
 # run (`perf annotate --stdio`: every function with samples, at least these
-# ten). Prints CPU seconds (user +
+# ten). A run a function is timed twice: as a user meets it, the annotate
+# cache (report/annotate_cache.h) emptied at each round's start, so that its
+# first run reads the recording and the other nine the index it kept; and
+# with --no-cache, every run reading the whole recording. perf's build-id
+# cache (~/.debug) is left as perf record fills it. Prints CPU seconds (user +
 # system), wall seconds and the largest peak RSS, medians over ROUNDS (runs
 # interleaved), and the ratios perf / sample of each round's CPU and of its
 # wall time (then their medians): sample-report decodes a file's chunks on
@@ -46,6 +50,8 @@ SREC_BUILT=$SREP
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/annotate_bench.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
+# sample-report's caches (the annotate cache among them) in here, not $HOME.
+export XDG_CACHE_HOME=$TMP/cache
 cp "$SREP" "$INLINE" "$THREADS" "$TMP/"
 SREP=$TMP/sample-report
 
@@ -84,34 +90,35 @@ for round in $(seq "$ROUNDS"); do
   for w in $WORKLOADS; do
     mapfile -t syms <"$w.syms"
     perf_fig=$(for s in "${syms[@]}"; do timed "$PERF" annotate --stdio -i "$w.data" "$s"; done | sum)
+    rm -rf "$XDG_CACHE_HOME/sample/annotate"
     each_fig=$(for s in "${syms[@]}"; do timed "$SREP" -i "$w.data" --annotate "$s"; done | sum)
-    all_fig=$(timed "$SREP" -i "$w.data" --annotate "${syms[@]}")
+    uncached_fig=$(for s in "${syms[@]}"; do
+      timed "$SREP" -i "$w.data" --annotate "$s" --no-cache
+    done | sum)
+    all_fig=$(timed "$SREP" -i "$w.data" --annotate "${syms[@]}" --no-cache)
     # perf's one run: every function with samples (at least these ten).
     perf_all_fig=$(timed "$PERF" annotate --stdio -i "$w.data")
-    printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$w" "$perf_fig" "$each_fig" "$all_fig" \
-      "$perf_all_fig" >>raw.tsv
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$w" "$perf_fig" "$each_fig" "$all_fig" \
+      "$perf_all_fig" "$uncached_fig" >>raw.tsv
   done
 done
 
 python3 - raw.tsv <<'EOF'
 import statistics, sys
 rows = [l.split('\t') for l in open(sys.argv[1]).read().split('\n') if l]
-print('| workload | perf annotate CPU s, one run a function | sample-report, one run a function | perf annotate, one run (every function) | sample-report, one run (the ten) | speed-up, a run a function | speed-up, one run each | perf wall s (a run a function) | sample wall s (one run) | wall speed-up, a run a function | wall speed-up, one run each | perf MB | sample MB |')
-print('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
+print('| workload | perf annotate CPU s, one run a function | sample-report, one run a function | sample-report --no-cache, one run a function | perf annotate, one run (every function) | sample-report, one run (the ten) | speed-up, a run a function | speed-up, a run a function, --no-cache | speed-up, one run each | perf wall s (a run a function) | sample wall s (a run a function) | wall speed-up, a run a function | wall speed-up, one run each | perf MB | sample MB |')
+print('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
 for w in dict.fromkeys(r[1] for r in rows):
     r = [[x[0], x[1]] + [v.split() for v in x[2:]] for x in rows if x[1] == w]
     med = lambda f: statistics.median(f(x) for x in r)
-    ratio = lambda i: statistics.median(float(x[2][0]) / max(float(x[i][0]), 0.001) for x in r)
-    one = statistics.median(float(x[5][0]) / max(float(x[4][0]), 0.001) for x in r)
-    # The same from wall seconds: what a user waits (sample-report decodes
-    # on every CPU, perf annotate on one).
-    wall_each = statistics.median(float(x[2][1]) / max(float(x[3][1]), 0.001) for x in r)
-    wall_one = statistics.median(float(x[5][1]) / max(float(x[4][1]), 0.001) for x in r)
+    # Per round: perf's figure of column 2 over sample's of column i.
+    ratio = lambda i, k=0: statistics.median(float(x[2 if i != 4 else 5][k]) / max(float(x[i][k]), 0.001) for x in r)
     print(f'| {w} | {med(lambda x: float(x[2][0])):.2f} | {med(lambda x: float(x[3][0])):.2f} | '
+          f'{med(lambda x: float(x[6][0])):.2f} | '
           f'{med(lambda x: float(x[5][0])):.2f} | {med(lambda x: float(x[4][0])):.2f} | '
-          f'{ratio(3):.1f}x | {one:.1f}x | '
-          f'{med(lambda x: float(x[2][1])):.2f} | {med(lambda x: float(x[4][1])):.2f} | '
-          f'{wall_each:.1f}x | {wall_one:.1f}x | '
-          f'{med(lambda x: int(x[2][2])) / 1024:.0f} | {med(lambda x: int(x[4][2])) / 1024:.0f} |')
+          f'{ratio(3):.1f}x | {ratio(6):.1f}x | {ratio(4):.1f}x | '
+          f'{med(lambda x: float(x[2][1])):.2f} | {med(lambda x: float(x[3][1])):.2f} | '
+          f'{ratio(3, 1):.1f}x | {ratio(4, 1):.1f}x | '
+          f'{med(lambda x: int(x[2][2])) / 1024:.0f} | {med(lambda x: max(int(x[3][2]), int(x[4][2]))) / 1024:.0f} |')
 print(f'\nRounds: {max(int(x[0]) for x in rows)}. Medians; speed-ups are medians of per-round ratios (CPU, then wall).')
 EOF

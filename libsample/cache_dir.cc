@@ -3,8 +3,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <link.h>
+
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "libsample/string_parts.h"
+#include "libsample/symbols/elf_symbols.h"
 
 namespace sample {
 
@@ -31,6 +40,28 @@ bool MakeOwnDirectory(const std::string& path) {
   struct stat st;
   return lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid() &&
          (st.st_mode & (S_IWGRP | S_IWOTH)) == 0;
+}
+
+const std::string& OwnBuildIdentity() {
+  static const std::string id = [] {
+    std::string own = ReadElfBuildId("/proc/self/exe").value_or("");
+    if (own.empty()) return own;
+    std::vector<std::string> libraries;
+    dl_iterate_phdr(
+        [](dl_phdr_info* info, size_t, void* out) {
+          const std::string name = info->dlpi_name != nullptr ? info->dlpi_name : "";
+          const std::string base = Basename(name);
+          if (base.starts_with("libdw") || base.starts_with("libelf")) {
+            static_cast<std::vector<std::string>*>(out)->push_back(
+                fmt::format("{} {}", base, ReadElfBuildId(name).value_or("?")));
+          }
+          return 0;
+        },
+        &libraries);
+    std::sort(libraries.begin(), libraries.end());
+    return fmt::format("{} ({})", own, fmt::join(libraries, ", "));
+  }();
+  return id;
 }
 
 }  // namespace sample

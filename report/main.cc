@@ -122,6 +122,25 @@ sample::SampleFilterSpec ParseFilters(const FilterText& text) {
   return spec;
 }
 
+// The options that shape what --annotate counts, one a line as given: the
+// annotate cache's key (report/annotate_cache.h). Left out: the view's own
+// (which functions, how they are shown, where the text goes), the threads
+// (the same count on any number) and -i, whose files the key names by
+// identity.
+std::string AnnotateCacheOptions(const po::parsed_options& parsed) {
+  static const std::vector<std::string> kViewOnly = {
+      "annotate", "annotate-source", "disassembler-style", "format", "output",
+      "jobs",     "no-cache",        "stdio",              "tui",    "input"};
+  std::string out = "options\n";
+  for (const po::option& option : parsed.options) {
+    if (std::ranges::find(kViewOnly, option.string_key) != kViewOnly.end()) continue;
+    out += "option " + option.string_key;
+    for (const std::string& value : option.value) out += '\x1f' + value;
+    out += '\n';
+  }
+  return out;
+}
+
 // --diff BASE [NEW]: NEW is -i's file unless given here.
 // Options that shape one recording's table are refused rather than ignored.
 void SetDiffFiles(const std::vector<std::string>& files, const po::variables_map& vm,
@@ -185,6 +204,7 @@ int main(int argc, char** argv) {
   bool children = false;
   bool no_debuginfod = false;
   bool no_toggle = false;
+  bool no_cache = false;
   bool no_inline = false;
   bool show_switches = false;
   bool show_all = false;
@@ -247,6 +267,9 @@ int main(int argc, char** argv) {
        "with --annotate: one row per source line instead of instructions")
       ("disassembler-style,M", po::value(&asm_style),
        "with --annotate: att (default, as objdump and perf) or intel")
+      ("no-cache", po::bool_switch(&no_cache),
+       "with --annotate: neither read nor write the index of the recording's samples kept in "
+       "~/.cache/sample/annotate (each run reads the whole recording)")
       ("script", po::bool_switch(&options.script),
        "print every sample with its call chain, as perf script")
       ("show-switch-events", po::bool_switch(&show_switches),
@@ -282,7 +305,9 @@ int main(int argc, char** argv) {
   // clang-format on
   try {
     po::variables_map vm;
-    po::store(po::command_line_parser(JoinCallGraphArgument(argc, argv)).options(desc).run(), vm);
+    const po::parsed_options parsed =
+        po::command_line_parser(JoinCallGraphArgument(argc, argv)).options(desc).run();
+    po::store(parsed, vm);
     po::notify(vm);
     if (vm.count("help")) {
       std::cout << kUsage << desc;
@@ -299,6 +324,8 @@ int main(int argc, char** argv) {
     }
     options.annotate.syntax =
         asm_style == "intel" ? sample::AsmSyntax::kIntel : sample::AsmSyntax::kAtt;
+    if (no_cache && !options.annotate.on) throw po::error("--no-cache is an option of --annotate");
+    if (options.annotate.on && !no_cache) options.annotate_cache = AnnotateCacheOptions(parsed);
     if (vm.count("max-stack")) {
       // perf's --max-stack 0 keeps no frames; ours would keep whole chains,
       // so the range starts at 1 (whole chains: leave it out).

@@ -52,6 +52,10 @@ struct ReportOptions {
   bool stats = false;        // only the statistics
   bool script = false;       // one entry per sample instead of the profile
   AnnotateOptions annotate;  // --annotate: instructions and source lines instead
+  // The options that shape --annotate's index, as one text (main.cc): the
+  // annotate cache's key (report/annotate_cache.h); empty: no cache
+  // (--no-cache).
+  std::string annotate_cache;
   std::string diff_base;     // --diff BASE: compare BASE with `input` (report/diff/diff_runner.h)
 };
 

@@ -1,10 +1,14 @@
 #include "report/report_runner.h"
 
+#include <algorithm>
 #include <memory>
+#include <utility>
 
 #include <fmt/format.h>
 
+#include "libsample/cache_dir.h"
 #include "libsample/model/sample_filter.h"
+#include "report/annotate_cache.h"
 #include "report/diff/diff_runner.h"
 #include "report/export/exporter.h"
 #include "report/json/json_annotate.h"
@@ -70,22 +74,89 @@ Result<void> CheckWall(const ReportOptions& options, const Recording& recording)
 }
 
 // --annotate: text or JSON, instead of the profile.
-Result<ReportOutput> Annotate(const ReportOptions& options, Recording& recording,
-                              const SampleFilter& filter) {
+Result<void> CheckAnnotateFormat(const ReportOptions& options) {
   if (options.header || options.header_only || options.stats || options.script ||
       (options.format != OutputFormat::kText && options.format != OutputFormat::kJson)) {
     return Fail(
         "--annotate is a view of its own, in --format text or json: leave out --header, "
         "--header-only, --stats, --script and export formats");
   }
-  TRY_ASSIGN(auto view,
-             BuildAnnotateView(recording, options.annotate, filter, options.load.binaries));
-  std::vector<std::string> warnings = std::move(recording.warnings);
+  return {};
+}
+
+ReportOutput AnnotateOutput(const ReportOptions& options, const AnnotateView& view,
+                            std::vector<std::string> warnings) {
   warnings.insert(warnings.end(), view.warnings.begin(), view.warnings.end());
   std::string text = options.format == OutputFormat::kJson
                          ? AnnotateJson(view)
                          : ShowableText(FormatAnnotate(view, options.annotate.source_only), true);
   return ReportOutput{std::move(text), WithoutRepeats(std::move(warnings))};
+}
+
+// The binaries the load symbolized with and the index's DSOs, each with
+// its recorded build-id: what the annotate cache checks.
+std::vector<std::pair<std::string, std::string>> BinariesOf(const Recording& recording,
+                                                            const AnnotateIndex& index) {
+  std::vector<std::string> paths;
+  for (const auto& [path, source] : recording.stats.symbol_sources) paths.push_back(path);
+  for (const IndexedDso& dso : index.dsos) paths.push_back(dso.path);
+  std::ranges::sort(paths);
+  paths.erase(std::unique(paths.begin(), paths.end()), paths.end());
+  std::vector<std::pair<std::string, std::string>> out;
+  for (std::string& path : paths) {
+    std::string build_id = format::FindMetadata(recording.build_ids, path).value_or("");
+    out.emplace_back(std::move(path), std::move(build_id));
+  }
+  return out;
+}
+
+// An index is kept unless its names came from a perf map (a file of the
+// running JIT's that changes without the recording) or its code needs the
+// recording's jitdumps.
+bool Cacheable(const Recording& recording, const AnnotateIndex& index) {
+  return recording.jit_code.empty() &&
+         std::ranges::none_of(index.functions, [](const IndexedFunction& f) {
+           return !f.kernel && f.some_offset == FrameAddress::kNoOffset;
+         });
+}
+
+// The annotate view from the cache when it holds this recording's index
+// for these options (report/annotate_cache.h), else from the recording.
+Result<ReportOutput> Annotate(const ReportOptions& options) {
+  TRY(CheckAnnotateFormat(options));
+  const std::string dir = options.annotate_cache.empty() ? "" : UserCacheDir("annotate");
+  std::string key;
+  if (!dir.empty()) {
+    std::vector<std::string> inputs = {options.input};
+    inputs.insert(inputs.end(), options.load.more_inputs.begin(), options.load.more_inputs.end());
+    key = AnnotateCacheKey(options.annotate_cache, inputs);
+  }
+  // On disk only: the cache holds no recording's embedded binaries.
+  BinaryLocatorOptions files = options.load.binaries;
+  files.embedded = nullptr;
+  if (auto cached = ReadAnnotateCache(dir, key)) {
+    std::vector<std::pair<std::string, std::string>> binaries;
+    for (const BinaryFingerprint& b : cached->binaries) binaries.emplace_back(b.path, b.build_id);
+    if (FingerprintBinaries(binaries, files) == cached->binaries) {
+      TRY_ASSIGN(auto view,
+                 AnnotateFromIndex(cached->index, options.annotate, AnnotateCode{files, nullptr, true}));
+      if (!view.needs_recording) return AnnotateOutput(options, view, cached->warnings);
+    }
+  }
+  TRY_ASSIGN(auto recording, LoadRecording(options.input, options.load));
+  TRY(CheckWall(options, recording));
+  TRY(CheckDataSortKeys(options.view.sort_keys, recording.data_addresses, options.input));
+  const SampleFilter filter(options.filters, recording.profile);
+  AnnotateIndex index = BuildAnnotateIndex(recording, options.annotate, filter);
+  if (!key.empty() && Cacheable(recording, index)) {
+    WriteAnnotateCache(dir, key,
+                       CachedAnnotate{index, recording.warnings,
+                                      FingerprintBinaries(BinariesOf(recording, index), files)});
+  }
+  AnnotateCode code{options.load.binaries, &recording.jit_code};
+  code.binaries.embedded = &recording.embedded;
+  TRY_ASSIGN(auto view, AnnotateFromIndex(index, options.annotate, code));
+  return AnnotateOutput(options, view, std::move(recording.warnings));
 }
 
 }  // namespace
@@ -96,11 +167,11 @@ Result<ReportOutput> RunReport(const ReportOptions& options) {
     if (options.format == OutputFormat::kText) diff.text = ShowableText(diff.text, true);
     return diff;
   }
+  if (options.annotate.on) return Annotate(options);
   TRY_ASSIGN(auto recording, LoadRecording(options.input, options.load));
   TRY(CheckWall(options, recording));
   TRY(CheckDataSortKeys(options.view.sort_keys, recording.data_addresses, options.input));
   const SampleFilter filter(options.filters, recording.profile);
-  if (options.annotate.on) return Annotate(options, recording, filter);
   if (options.tui) {
     const int status = RunTerminalBrowser(recording, options);
     return ReportOutput{"", WithoutRepeats(std::move(recording.warnings)), status};

@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <gelf.h>
-#include <link.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -50,31 +49,6 @@ struct PieceEntry {
   uint32_t crc = 0;
 };
 static_assert(sizeof(PieceEntry) == 32);
-
-// This build of sample and of the DWARF libraries it loaded, so that a
-// cache another build wrote (whose symbolizer may name things otherwise)
-// is not taken: "" when its own build-id cannot be read (no cache).
-const std::string& OwnBuildId() {
-  static const std::string id = [] {
-    std::string own = ReadElfBuildId("/proc/self/exe").value_or("");
-    if (own.empty()) return own;
-    std::vector<std::string> libraries;
-    dl_iterate_phdr(
-        [](dl_phdr_info* info, size_t, void* out) {
-          const std::string name = info->dlpi_name != nullptr ? info->dlpi_name : "";
-          const std::string base = Basename(name);
-          if (base.starts_with("libdw") || base.starts_with("libelf")) {
-            static_cast<std::vector<std::string>*>(out)->push_back(
-                fmt::format("{} {}", base, ReadElfBuildId(name).value_or("?")));
-          }
-          return 0;
-        },
-        &libraries);
-    std::sort(libraries.begin(), libraries.end());
-    return fmt::format("{} ({})", own, fmt::join(libraries, ", "));
-  }();
-  return id;
-}
 
 // A build-id as a file name's part: Go's (166 hex digits) as a hash.
 std::string FileSafeId(const std::string& id) {
@@ -306,7 +280,7 @@ std::string FrameCache::Identity(const FrameCacheKey& key) {
   } else if (!key.debug.empty()) {
     debug = key.debug + " (unreadable)";
   }
-  return fmt::format("sample frames; recorder {}; binary {} {}; name {}; debug {}", OwnBuildId(),
+  return fmt::format("sample frames; recorder {}; binary {} {}; name {}; debug {}", OwnBuildIdentity(),
                      key.build_id, key.fingerprint, key.display_name, debug);
 }
 
@@ -330,7 +304,7 @@ FrameCache FrameCache::Open(const std::string& dir, const FrameCacheKey& key,
   FrameCache cache;
   if (dir.empty() || key.build_id.empty() ||
       key.build_id.find_first_not_of("0123456789abcdef") != std::string::npos ||
-      OwnBuildId().empty() || !MakeOwnDirectory(dir)) {
+      OwnBuildIdentity().empty() || !MakeOwnDirectory(dir)) {
     return cache;
   }
   cache.enabled_ = true;

@@ -35,15 +35,6 @@ struct Hits {
   }
 };
 
-// One function's samples, by the file offset (JIT: pseudo-DSO offset) of
-// the sampled address.
-struct FunctionHits {
-  uint32_t function = 0;  // profile function id (the symbol's)
-  uint64_t some_offset = 0;
-  Hits total;
-  std::unordered_map<uint64_t, Hits> by_offset;
-};
-
 // The first event with samples: the one perf annotate shows first.
 std::optional<uint32_t> ChooseEvent(const Profile& profile) {
   for (uint32_t e = 0; e < profile.event_count(); ++e) {
@@ -52,8 +43,11 @@ std::optional<uint32_t> ChooseEvent(const Profile& profile) {
   return std::nullopt;
 }
 
-std::vector<FunctionHits> CountHits(const Profile& profile, uint32_t event,
-                                    const SampleFilter& filter) {
+// Each function's samples by offset, hottest function first.
+std::vector<IndexedFunction> CountHits(const Recording& recording, uint32_t event,
+                                       const SampleFilter& filter,
+                                       std::vector<IndexedDso>& dsos) {
+  const Profile& profile = recording.profile;
   // Samples of one stack share their leaf: summed by stack first (a
   // sample's frames start where its interned stack does), then looked at
   // once a stack.
@@ -72,8 +66,10 @@ std::vector<FunctionHits> CountHits(const Profile& profile, uint32_t event,
     }
     it->second.Add(s);
   }
-  std::vector<FunctionHits> out;
-  std::unordered_map<uint32_t, size_t> index;  // by function symbol id
+  std::vector<IndexedFunction> out;
+  std::vector<std::unordered_map<uint64_t, Hits>> by_offset;
+  std::unordered_map<uint32_t, size_t> index;      // by function symbol id
+  std::unordered_map<uint32_t, uint32_t> dso_ids;  // profile DSO id -> into `dsos`
   for (size_t i = 0; i < stack_order.size(); ++i) {
     const ProfileSample& s = *example[i];
     const auto frames = profile.frames(s);
@@ -85,32 +81,56 @@ std::vector<FunctionHits> CountHits(const Profile& profile, uint32_t event,
     // they are not annotated (Annotator::Annotate).
     const uint64_t offset = holder.kernel ? FrameAddress::kNoOffset : addresses[0].file_offset;
     auto [it, added] = index.try_emplace(holder.symbol, out.size());
-    if (added) out.push_back(FunctionHits{holder.symbol, offset});
-    FunctionHits& hits = out[it->second];
+    if (added) {
+      auto [dso, new_dso] = dso_ids.try_emplace(holder.dso, static_cast<uint32_t>(dsos.size()));
+      if (new_dso) {
+        const std::string& path = profile.dso_name(holder.dso);
+        dsos.push_back(IndexedDso{path,
+                                  format::FindMetadata(recording.build_ids, path).value_or(""),
+                                  recording.jit_code.contains(path)});
+      }
+      out.push_back(IndexedFunction{.function = holder.symbol,
+                                    .name = holder.name,
+                                    .short_name = holder.short_name,
+                                    .signature = holder.signature,
+                                    .dso = dso->second,
+                                    .kernel = holder.kernel,
+                                    .some_offset = offset,
+                                    .by_offset = {}});
+      by_offset.emplace_back();
+    }
+    IndexedFunction& hits = out[it->second];
     const Hits& stack = by_stack[stack_order[i]];
-    hits.total.Add(stack);
-    hits.by_offset[offset].Add(stack);
+    hits.samples += stack.samples;
+    hits.period += stack.period;
+    by_offset[it->second][offset].Add(stack);
   }
-  std::ranges::stable_sort(out, [](const FunctionHits& a, const FunctionHits& b) {
-    return a.total.period > b.total.period;
+  for (size_t i = 0; i < out.size(); ++i) {
+    for (const auto& [offset, hits] : by_offset[i]) {
+      out[i].by_offset.push_back(OffsetHits{offset, hits.samples, hits.period});
+    }
+    std::ranges::sort(out[i].by_offset, {}, &OffsetHits::offset);
+  }
+  std::ranges::stable_sort(out, [](const IndexedFunction& a, const IndexedFunction& b) {
+    return a.period > b.period;
   });
   return out;
 }
 
 // How many of `hits` (hottest first) hold `coverage` of their period.
-size_t Covering(const std::vector<FunctionHits>& hits, double coverage) {
+size_t Covering(const std::vector<IndexedFunction>& hits, double coverage) {
   if (coverage >= 1.0) return hits.size();
   uint64_t all = 0;
-  for (const FunctionHits& h : hits) all += h.total.period;
+  for (const IndexedFunction& h : hits) all += h.period;
   const double wanted = coverage * static_cast<double>(all);
   size_t n = 0;
   for (uint64_t held = 0; n < hits.size() && (n == 0 || static_cast<double>(held) < wanted); ++n) {
-    held += hits[n].total.period;
+    held += hits[n].period;
   }
   return n;
 }
 
-bool Named(const Function& function, const std::vector<std::string>& names) {
+bool Named(const IndexedFunction& function, const std::vector<std::string>& names) {
   return std::ranges::any_of(names, [&](const std::string& name) {
     return name == function.name || name == function.short_name || name == function.signature;
   });
@@ -136,25 +156,26 @@ std::string InstructionText(const Instruction& in, std::span<const std::byte> by
 
 class Annotator {
  public:
-  Annotator(const Recording& recording, const AnnotateOptions& options,
-            BinaryLocatorOptions binaries)
-      : recording_(recording), options_(options), locator_(WithEmbedded(binaries, recording)) {}
+  Annotator(const AnnotateIndex& index, const AnnotateOptions& options, const AnnotateCode& code)
+      : index_(index), options_(options), code_(code), locator_(code.binaries) {}
 
-  AnnotatedFunction Annotate(const FunctionHits& hits) {
-    const Profile& profile = recording_.profile;
-    const Function& function = profile.function(hits.function);
+  // Whether a function's code was wanted from the recording (files_only).
+  bool needs_recording() const { return needs_recording_; }
+
+  AnnotatedFunction Annotate(const IndexedFunction& hits) {
+    const IndexedDso& dso = index_.dsos[hits.dso];
     AnnotatedFunction out;
     out.function = hits.function;
-    out.name = function.name;
-    out.dso = profile.dso_name(function.dso);
-    out.samples = hits.total.samples;
-    out.period = hits.total.period;
+    out.name = hits.name;
+    out.dso = dso.path;
+    out.samples = hits.samples;
+    out.period = hits.period;
     if (hits.some_offset == FrameAddress::kNoOffset) {
-      out.note = function.kernel ? "kernel code is not annotated"
-                                 : "a perf map names this code but holds none of its bytes";
+      out.note = hits.kernel ? "kernel code is not annotated"
+                             : "a perf map names this code but holds none of its bytes";
       return out;
     }
-    CodeSource* source = SourceFor(out.dso, out.note);
+    CodeSource* source = SourceFor(dso, out.note);
     if (source == nullptr) return out;
     out.origin = source->origin();
     auto code = source->FunctionAt(hits.some_offset);
@@ -186,10 +207,11 @@ class Annotator {
       row.bytes.assign(code->bytes.begin() + static_cast<std::ptrdiff_t>(from),
                        code->bytes.begin() + static_cast<std::ptrdiff_t>(from + in.size));
       row.text = InstructionText(in, row.bytes, *source);
-      if (auto it = hits.by_offset.find(in.address + code->file_offset_delta);
-          it != hits.by_offset.end()) {
-        row.samples = it->second.samples;
-        row.period = it->second.period;
+      const uint64_t offset = in.address + code->file_offset_delta;
+      if (auto it = std::ranges::lower_bound(hits.by_offset, offset, {}, &OffsetHits::offset);
+          it != hits.by_offset.end() && it->offset == offset) {
+        row.samples = it->samples;
+        row.period = it->period;
         placed += row.samples;
       }
       const std::vector<AddressFrame> frames = source->FramesAt(in.address);
@@ -207,36 +229,36 @@ class Annotator {
   }
 
  private:
-  static BinaryLocatorOptions WithEmbedded(BinaryLocatorOptions options,
-                                           const Recording& recording) {
-    options.embedded = &recording.embedded;
-    return options;
-  }
-
-  CodeSource* SourceFor(const std::string& dso, std::string& note) {
-    auto [it, added] = sources_.try_emplace(dso);
+  CodeSource* SourceFor(const IndexedDso& dso, std::string& note) {
+    auto [it, added] = sources_.try_emplace(dso.path);
     if (!added) {
       note = it->second.note;
       return it->second.source.get();
     }
     Source& entry = it->second;
-    if (auto jit = recording_.jit_code.find(dso); jit != recording_.jit_code.end()) {
-      entry.source = OpenJitCode(*jit->second);
+    if (dso.jit) {
+      if (code_.files_only || code_.jit_code == nullptr) {
+        needs_recording_ = true;
+      } else if (auto jit = code_.jit_code->find(dso.path); jit != code_.jit_code->end()) {
+        entry.source = OpenJitCode(*jit->second);
+      }
       return entry.source.get();
     }
-    const auto build_id = format::FindMetadata(recording_.build_ids, dso);
-    LocatedBinary located = locator_.Locate(dso, build_id.value_or(""));
-    if (!located.binary.empty()) {
-      auto opened = OpenBinaryCode(located.binary, located.debug, Basename(dso));
+    LocatedBinary located = locator_.Locate(dso.path, dso.build_id);
+    if (!located.binary.empty() && !(code_.files_only && located.is_vdso())) {
+      auto opened = OpenBinaryCode(located.binary, located.debug, Basename(dso.path));
       if (opened) {
         entry.source = std::move(*opened);
       } else {
         entry.note = opened.error().message;
       }
+    } else if (code_.files_only) {
+      // What the recording embedded may hold it: only the recording says.
+      needs_recording_ = true;
     } else if (located.embedded != nullptr) {
       entry.source = OpenEmbeddedCode(*located.embedded);
     } else {
-      entry.note = fmt::format("no code of {}: {}", dso, located.source);
+      entry.note = fmt::format("no code of {}: {}", dso.path, located.source);
     }
     note = entry.note;
     return entry.source.get();
@@ -255,55 +277,74 @@ class Annotator {
     std::unique_ptr<CodeSource> source;
     std::string note;
   };
-  const Recording& recording_;
+  const AnnotateIndex& index_;
   const AnnotateOptions& options_;
+  const AnnotateCode& code_;
   BinaryLocator locator_;
   std::map<std::string, Source> sources_;
   std::map<CodeArch, std::unique_ptr<Disassembler>> disassemblers_;
+  bool needs_recording_ = false;
 };
 
 }  // namespace
 
-Result<AnnotateView> BuildAnnotateView(const Recording& recording, const AnnotateOptions& options,
-                                       const SampleFilter& filter,
-                                       const BinaryLocatorOptions& binaries) {
-  AnnotateView view;
+AnnotateIndex BuildAnnotateIndex(const Recording& recording, const AnnotateOptions& options,
+                                 const SampleFilter& filter) {
+  AnnotateIndex index;
   const Profile& profile = recording.profile;
   const auto event = options.event ? options.event : ChooseEvent(profile);
-  if (!event || *event >= profile.event_count()) return view;
-  view.event = profile.event_name(*event);
-  view.event_samples = profile.sample_count(*event);
-  std::vector<FunctionHits> hits = CountHits(profile, *event, filter);
+  if (!event || *event >= profile.event_count()) return index;
+  index.event = profile.event_name(*event);
+  index.event_samples = profile.sample_count(*event);
+  index.functions = CountHits(recording, *event, filter, index.dsos);
+  return index;
+}
+
+Result<AnnotateView> AnnotateFromIndex(const AnnotateIndex& index, const AnnotateOptions& options,
+                                       const AnnotateCode& code) {
+  AnnotateView view;
+  if (index.event.empty()) return view;
+  view.event = index.event;
+  view.event_samples = index.event_samples;
+  std::vector<const IndexedFunction*> chosen;
+  for (const IndexedFunction& h : index.functions) chosen.push_back(&h);
   if (options.symbols.empty()) {
-    hits.resize(std::min(Covering(hits, options.coverage), options.max_functions));
+    chosen.resize(std::min(Covering(index.functions, options.coverage), options.max_functions));
     // Not the functions whose code a recording leaves out for their few
     // samples (EmbeddingLimits), so that the same ones are annotated with
     // the binaries or without them; the hottest always.
     const uint64_t enough = MinCodeSamples(view.event_samples);
     const auto few =
-        std::remove_if(hits.begin() + std::min<size_t>(hits.size(), 1), hits.end(),
-                       [&](const FunctionHits& h) { return h.total.samples < enough; });
-    hits.erase(few, hits.end());
+        std::remove_if(chosen.begin() + std::min<size_t>(chosen.size(), 1), chosen.end(),
+                       [&](const IndexedFunction* h) { return h->samples < enough; });
+    chosen.erase(few, chosen.end());
   } else {
-    std::erase_if(hits, [&](const FunctionHits& h) {
-      return !Named(profile.function(h.function), options.symbols);
-    });
-    if (hits.empty()) {
+    std::erase_if(chosen, [&](const IndexedFunction* h) { return !Named(*h, options.symbols); });
+    if (chosen.empty()) {
       return Fail(fmt::format("--annotate: no samples of {} in {}",
                               fmt::join(options.symbols, ", "), view.event));
     }
     for (const std::string& name : options.symbols) {
-      const bool found = std::ranges::any_of(
-          hits, [&](const FunctionHits& h) { return Named(profile.function(h.function), {name}); });
+      const bool found =
+          std::ranges::any_of(chosen, [&](const IndexedFunction* h) { return Named(*h, {name}); });
       if (!found) {
         view.warnings.push_back(
             fmt::format("--annotate: no samples of {} in {}", name, view.event));
       }
     }
   }
-  Annotator annotator(recording, options, binaries);
-  for (const FunctionHits& h : hits) view.functions.push_back(annotator.Annotate(h));
+  Annotator annotator(index, options, code);
+  for (const IndexedFunction* h : chosen) view.functions.push_back(annotator.Annotate(*h));
+  view.needs_recording = annotator.needs_recording();
   return view;
+}
+
+Result<AnnotateView> BuildAnnotateView(const Recording& recording, const AnnotateOptions& options,
+                                       const SampleFilter& filter,
+                                       const BinaryLocatorOptions& binaries) {
+  AnnotateCode code{binaries, &recording.jit_code};
+  code.binaries.embedded = &recording.embedded;
+  return AnnotateFromIndex(BuildAnnotateIndex(recording, options, filter), options, code);
 }
 
 }  // namespace sample::report

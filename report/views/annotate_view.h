@@ -12,6 +12,8 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,6 +21,7 @@
 #include "libsample/disasm/disassembler.h"
 #include "libsample/model/sample_filter.h"
 #include "libsample/result.h"
+#include "libsample/symbols/jit_code.h"
 #include "libsample/symbols/recorded_binary.h"
 #include "report/load/recording.h"
 
@@ -75,7 +78,75 @@ struct AnnotateView {
   uint64_t event_samples = 0;
   std::vector<AnnotatedFunction> functions;  // hottest first
   std::vector<std::string> warnings;
+  // AnnotateCode::files_only: some function's code is not in a file (the
+  // view is not complete; read the recording).
+  bool needs_recording = false;
 };
+
+// The samples the view annotates, before any code is read: the chosen
+// event's functions (every one with samples, hottest first) with their
+// samples by the file offset of the sampled address. BuildAnnotateView is
+// AnnotateFromIndex of BuildAnnotateIndex; the annotate cache
+// (report/annotate_cache.h) keeps an index so that a later --annotate of
+// the same recording with the same options reads no sample.
+struct OffsetHits {
+  uint64_t offset = 0;
+  uint64_t samples = 0;
+  uint64_t period = 0;
+  bool operator==(const OffsetHits&) const = default;
+};
+
+struct IndexedDso {
+  std::string path;      // as the recording names it
+  std::string build_id;  // as recorded (hex); empty when none
+  bool jit = false;      // a jitdump's pseudo-DSO, whose code the recording holds
+  bool operator==(const IndexedDso&) const = default;
+};
+
+struct IndexedFunction {
+  uint32_t function = 0;  // the profile's id of the function (Function::symbol)
+  std::string name;       // Function::name, short_name and signature
+  std::string short_name;
+  std::string signature;
+  uint32_t dso = 0;  // into AnnotateIndex::dsos
+  bool kernel = false;
+  // The file offset of one of its samples (its code is looked up there);
+  // FrameAddress::kNoOffset for kernel code and a perf map's.
+  uint64_t some_offset = 0;
+  uint64_t samples = 0;
+  uint64_t period = 0;
+  std::vector<OffsetHits> by_offset;  // by offset, ascending
+  bool operator==(const IndexedFunction&) const = default;
+};
+
+struct AnnotateIndex {
+  std::string event;  // empty: no event with samples (an empty view)
+  uint64_t event_samples = 0;
+  std::vector<IndexedDso> dsos;
+  std::vector<IndexedFunction> functions;  // hottest first
+  bool operator==(const AnnotateIndex&) const = default;
+};
+
+// Only options.event is read: the event (else the first with samples).
+AnnotateIndex BuildAnnotateIndex(const Recording& recording, const AnnotateOptions& options,
+                                 const SampleFilter& filter);
+
+// Where the view reads code: binaries found as `binaries` says (with the
+// recording's embedded ones), and the recording's JIT code.
+struct AnnotateCode {
+  BinaryLocatorOptions binaries;
+  const std::map<std::string, std::shared_ptr<const JitCode>>* jit_code = nullptr;
+  // Files on disk only (the annotate cache, which read no recording): a
+  // function whose code would come from the recording (a jitdump's, an
+  // embedded binary's, the vDSO's image) or from no file at all makes the
+  // view say `needs_recording` instead.
+  bool files_only = false;
+};
+
+// The functions `options` asks for (by name, else the hottest) of `index`,
+// annotated. Fails when none of the names asked for has samples.
+Result<AnnotateView> AnnotateFromIndex(const AnnotateIndex& index, const AnnotateOptions& options,
+                                       const AnnotateCode& code);
 
 // `binaries`: how the report finds binaries (LoadOptions::binaries); the
 // recording's embedded binaries are used when one is missing.

@@ -2,7 +2,11 @@
 // whose time is spent in one inlined loop, on our recording and on perf's
 // (against perf annotate's own shares), with the binary and without it
 // (the code the recording embedded).
+#include <chrono>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <span>
 #include <map>
 #include <regex>
 #include <sstream>
@@ -10,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include "libsample/crc32.h"
 #include "tests/e2e/e2e_util.h"
 
 namespace sample::e2e {
@@ -131,6 +136,64 @@ TEST_F(AnnotateTest, SharesPerInstructionAreThoseOfPerfAnnotate) {
       EXPECT_NEAR(ours.percent.at(address), percent, 1.5) << symbol << std::hex << " 0x" << address;
     }
   }
+}
+
+
+// A second --annotate of the same recording with the same options reads
+// the index the first kept (report/annotate_cache.h), and says the same;
+// a changed binary, --no-cache or other options read the recording again.
+TEST_F(AnnotateTest, ALaterRunReadsTheKeptIndexUntilABinaryChanges) {
+  const std::filesystem::path copy = dir_ / "shared_inline";
+  std::filesystem::copy_file(kSharedInline, copy);
+  const std::string data = dir_ / "ours.data";
+  const RunResult rec = RunTool(
+      {kRecord, "-e", "cpu-clock", "-F", "2000", "-o", data, "--", copy.string(), "0.5"}, dir_);
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  const std::string cache = dir_ / "cache";
+  const auto report = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), {"/usr/bin/env", "XDG_CACHE_HOME=" + cache, kReport, "-i", data});
+    return RunTool(args, dir_);
+  };
+  const RunResult first = report({"--annotate", "func_a"});
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::directory_iterator(cache + "/sample/annotate")) {
+    files.push_back(entry.path());
+  }
+  ASSERT_EQ(files.size(), 1u);
+  const RunResult second = report({"--annotate", "func_a"});
+  EXPECT_EQ(second.out, first.out);
+  EXPECT_EQ(second.err, first.err);
+  const RunResult json = report({"--annotate", "func_b", "--format", "json"});
+  const RunResult json_uncached = report({"--annotate", "func_b", "--format", "json", "--no-cache"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_EQ(json.out, json_uncached.out);
+
+  // The index renamed in place (its checksum made again): only a run that
+  // reads it knows func_A.
+  std::string bytes = ReadFile(files[0].string());
+  ASSERT_GT(bytes.size(), 12u);
+  for (size_t at = bytes.find("func_a"); at != std::string::npos; at = bytes.find("func_a", at)) {
+    bytes[at + 5] = 'A';
+  }
+  const uint32_t crc = Crc32(std::as_bytes(std::span(bytes).subspan(12)));
+  std::memcpy(bytes.data() + 8, &crc, sizeof(crc));
+  std::ofstream(files[0], std::ios::binary) << bytes;
+  const RunResult renamed = report({"--annotate", "func_A"});
+  ASSERT_EQ(renamed.exit_code, 0) << renamed.err;
+  EXPECT_NE(renamed.out.find("<func_A>:"), std::string::npos) << renamed.out;
+  EXPECT_NE(report({"--annotate", "func_A", "--no-cache"}).exit_code, 0);
+  // Other options: another index.
+  EXPECT_NE(report({"--annotate", "func_A", "--cpu", "0-1023"}).exit_code, 0);
+
+  // The binary rebuilt (here: touched): the recording is read again.
+  const auto now = std::filesystem::file_time_type::clock::now();
+  std::filesystem::last_write_time(copy, now + std::chrono::seconds(5));
+  const RunResult after = report({"--annotate", "func_A"});
+  EXPECT_NE(after.exit_code, 0);
+  EXPECT_NE(after.err.find("no samples of func_A"), std::string::npos) << after.err;
+  const RunResult again = report({"--annotate", "func_a"});
+  EXPECT_EQ(again.out, first.out);
 }
 
 }  // namespace

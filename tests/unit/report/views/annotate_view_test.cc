@@ -171,5 +171,37 @@ TEST(AnnotateViewTest, FunctionsWithFewSamplesAreAnnotatedOnlyWhenNamed) {
   }
 }
 
+
+// The index holds what the view needs without the recording: annotated
+// from it, the view is the recording's; with files only, code that only
+// the recording holds makes the view say so instead.
+TEST(AnnotateViewTest, TheIndexAnnotatesAsTheRecordingDoes) {
+  const Recording recording = MakeRecording();
+  const AnnotateIndex index =
+      BuildAnnotateIndex(recording, AnnotateOptions{.on = true}, SampleFilter());
+  EXPECT_EQ(index.event, "cpu-clock");
+  EXPECT_EQ(index.event_samples, 4u);
+  ASSERT_EQ(index.dsos.size(), 1u);
+  EXPECT_EQ(index.dsos[0].path, "/nonexistent/fake");
+  ASSERT_EQ(index.functions.size(), 1u);
+  EXPECT_EQ(index.functions[0].name, "hot");
+  EXPECT_EQ(index.functions[0].by_offset,
+            (std::vector<OffsetHits>{{kOffset + 4, 3, 3000}, {kOffset + 8, 1, 1000}}));
+
+  AnnotateCode code{NoFiles()};
+  code.binaries.embedded = &recording.embedded;
+  auto from_index = AnnotateFromIndex(index, AnnotateOptions{.on = true}, code);
+  auto from_recording =
+      BuildAnnotateView(recording, AnnotateOptions{.on = true}, SampleFilter(), NoFiles());
+  ASSERT_TRUE(from_index.has_value() && from_recording.has_value());
+  EXPECT_EQ(FormatAnnotate(*from_index, false), FormatAnnotate(*from_recording, false));
+  EXPECT_FALSE(from_index->needs_recording);
+
+  code.files_only = true;
+  auto files_only = AnnotateFromIndex(index, AnnotateOptions{.on = true}, code);
+  ASSERT_TRUE(files_only.has_value());
+  EXPECT_TRUE(files_only->needs_recording);
+}
+
 }  // namespace
 }  // namespace sample::report

@@ -1,0 +1,324 @@
+#include "report/annotate_cache.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "libsample/byte_reader.h"
+#include "libsample/cache_dir.h"
+#include "libsample/crc32.h"
+#include "libsample/regular_file.h"
+#include "libsample/unique_fd.h"
+
+namespace sample::report {
+namespace {
+
+constexpr char kMagic[8] = {'S', 'M', 'P', 'L', 'A', 'N', 'X', '1'};
+// No index is near this; a larger file is not ours.
+constexpr uint64_t kMaxFileBytes = uint64_t{1} << 30;
+
+// "inode size mtime ctime" of `path`, or "-" when it cannot be stat()ed.
+std::string FileIdentity(const std::string& path) {
+  struct stat st;
+  if (path.empty() || stat(path.c_str(), &st) != 0) return "-";
+  return fmt::format("{}:{} {} {}.{:09} {}.{:09}", st.st_dev, st.st_ino, st.st_size,
+                     st.st_mtim.tv_sec, st.st_mtim.tv_nsec, st.st_ctim.tv_sec,
+                     st.st_ctim.tv_nsec);
+}
+
+std::string BootId() {
+  auto fd = OpenRegularFile("/proc/sys/kernel/random/boot_id");
+  if (!fd) return "";
+  std::string id(64, '\0');
+  const ssize_t n = read(fd->get(), id.data(), id.size());
+  id.resize(n > 0 ? static_cast<size_t>(n) : 0);
+  while (!id.empty() && (id.back() == '\n' || id.back() == ' ')) id.pop_back();
+  return id;
+}
+
+// FNV-1a: the file name of a key (the key itself is in the file).
+uint64_t KeyHash(std::string_view key) {
+  uint64_t hash = 0xcbf29ce484222325;
+  for (char c : key) hash = (hash ^ static_cast<unsigned char>(c)) * 0x100000001b3;
+  return hash;
+}
+
+std::string PathOf(const std::string& dir, const std::string& key) {
+  return fmt::format("{}/{:016x}.idx", dir, KeyHash(key));
+}
+
+class Writer {
+ public:
+  void U8(uint8_t v) { out_.push_back(static_cast<char>(v)); }
+  void U32(uint32_t v) { out_.append(reinterpret_cast<const char*>(&v), sizeof(v)); }
+  void U64(uint64_t v) { out_.append(reinterpret_cast<const char*>(&v), sizeof(v)); }
+  void Str(std::string_view s) {
+    U32(static_cast<uint32_t>(s.size()));
+    out_.append(s);
+  }
+  std::string& out() { return out_; }
+
+ private:
+  std::string out_;
+};
+
+class Reader {
+ public:
+  explicit Reader(std::span<const std::byte> bytes) : in_(bytes) {}
+  bool U8(uint8_t* v) { return in_.Read(v); }
+  bool Bool(bool* v) {
+    uint8_t byte = 0;
+    if (!in_.Read(&byte) || byte > 1) return false;
+    *v = byte == 1;
+    return true;
+  }
+  bool U32(uint32_t* v) { return in_.Read(v); }
+  bool U64(uint64_t* v) { return in_.Read(v); }
+  bool Str(std::string* s) {
+    uint32_t size = 0;
+    std::span<const std::byte> bytes;
+    if (!in_.Read(&size) || !in_.ReadBytes(size, &bytes)) return false;
+    s->assign(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    return true;
+  }
+  // A count of items of at least `min_bytes` each that the rest can hold.
+  bool Count(uint32_t* n, size_t min_bytes) { return U32(n) && *n <= in_.remaining() / min_bytes; }
+  bool Strings(std::vector<std::string>* out) {
+    uint32_t n = 0;
+    if (!Count(&n, 4)) return false;
+    out->resize(n);
+    for (std::string& s : *out) {
+      if (!Str(&s)) return false;
+    }
+    return true;
+  }
+  bool empty() const { return in_.empty(); }
+
+ private:
+  ByteReader in_;
+};
+
+void EncodeIndex(const AnnotateIndex& index, Writer& w) {
+  w.Str(index.event);
+  w.U64(index.event_samples);
+  w.U32(static_cast<uint32_t>(index.dsos.size()));
+  for (const IndexedDso& dso : index.dsos) {
+    w.Str(dso.path);
+    w.Str(dso.build_id);
+    w.U8(dso.jit ? 1 : 0);
+  }
+  w.U32(static_cast<uint32_t>(index.functions.size()));
+  for (const IndexedFunction& f : index.functions) {
+    w.U32(f.function);
+    w.Str(f.name);
+    w.Str(f.short_name);
+    w.Str(f.signature);
+    w.U32(f.dso);
+    w.U8(f.kernel ? 1 : 0);
+    w.U64(f.some_offset);
+    w.U64(f.samples);
+    w.U64(f.period);
+    w.U32(static_cast<uint32_t>(f.by_offset.size()));
+    for (const OffsetHits& h : f.by_offset) {
+      w.U64(h.offset);
+      w.U64(h.samples);
+      w.U64(h.period);
+    }
+  }
+}
+
+bool DecodeFunction(Reader& r, size_t dsos, IndexedFunction& f) {
+  uint32_t hits = 0;
+  if (!r.U32(&f.function) || !r.Str(&f.name) || !r.Str(&f.short_name) || !r.Str(&f.signature) ||
+      !r.U32(&f.dso) || f.dso >= dsos || !r.Bool(&f.kernel) || !r.U64(&f.some_offset) ||
+      !r.U64(&f.samples) || !r.U64(&f.period) || !r.Count(&hits, 24)) {
+    return false;
+  }
+  f.by_offset.resize(hits);
+  for (size_t i = 0; i < hits; ++i) {
+    OffsetHits& h = f.by_offset[i];
+    if (!r.U64(&h.offset) || !r.U64(&h.samples) || !r.U64(&h.period)) return false;
+    // In order, as the view's lookups need.
+    if (i > 0 && h.offset <= f.by_offset[i - 1].offset) return false;
+  }
+  return true;
+}
+
+bool DecodeIndex(Reader& r, AnnotateIndex& index) {
+  uint32_t dsos = 0;
+  uint32_t functions = 0;
+  if (!r.Str(&index.event) || !r.U64(&index.event_samples) || !r.Count(&dsos, 9)) return false;
+  index.dsos.resize(dsos);
+  for (IndexedDso& dso : index.dsos) {
+    if (!r.Str(&dso.path) || !r.Str(&dso.build_id) || !r.Bool(&dso.jit)) return false;
+  }
+  if (!r.Count(&functions, 49)) return false;
+  index.functions.resize(functions);
+  for (IndexedFunction& f : index.functions) {
+    if (!DecodeFunction(r, dsos, f)) return false;
+  }
+  return true;
+}
+
+// The least recently used files of `dir` past `max_files`.
+void Trim(const std::string& dir, size_t max_files) {
+  DIR* d = opendir(dir.c_str());
+  if (d == nullptr) return;
+  std::vector<std::pair<timespec, std::string>> files;
+  while (dirent* entry = readdir(d)) {
+    const std::string name = entry->d_name;
+    struct stat st;
+    if (!name.ends_with(".idx") || fstatat(dirfd(d), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+      continue;
+    }
+    files.emplace_back(st.st_mtim, name);
+  }
+  if (files.size() > max_files) {
+    std::ranges::sort(files, [](const auto& a, const auto& b) {
+      return std::tie(a.first.tv_sec, a.first.tv_nsec, a.second) <
+             std::tie(b.first.tv_sec, b.first.tv_nsec, b.second);
+    });
+    for (size_t i = 0; i < files.size() - max_files; ++i) {
+      unlinkat(dirfd(d), files[i].second.c_str(), 0);
+    }
+  }
+  closedir(d);
+}
+
+}  // namespace
+
+std::string AnnotateCacheKey(std::string_view options, const std::vector<std::string>& inputs) {
+  const std::string& build = OwnBuildIdentity();
+  char cwd[PATH_MAX];
+  if (build.empty() || getcwd(cwd, sizeof(cwd)) == nullptr) return "";
+  std::string key = fmt::format("sample-report annotate index 1\nbuild {}\nboot {}\ncwd {}\n",
+                                build, BootId(), cwd);
+  for (const char* name : {"HOME", "PERF_BUILDID_DIR", "DEBUGINFOD_URLS", "DEBUGINFOD_CACHE_PATH"}) {
+    const char* value = getenv(name);
+    key += fmt::format("env {}{}{}\n", name, value != nullptr ? "=" : "", value ? value : "");
+  }
+  key += options;
+  for (const std::string& input : inputs) {
+    char* real = realpath(input.c_str(), nullptr);
+    if (real == nullptr) return "";
+    const std::string path = real;
+    free(real);
+    const std::string identity = FileIdentity(path);
+    if (identity == "-") return "";
+    key += fmt::format("\ninput {} {}", path, identity);
+  }
+  return key;
+}
+
+std::vector<BinaryFingerprint> FingerprintBinaries(
+    const std::vector<std::pair<std::string, std::string>>& binaries,
+    const BinaryLocatorOptions& locator_options) {
+  BinaryLocator locator(locator_options);
+  std::vector<BinaryFingerprint> out;
+  for (const auto& [path, build_id] : binaries) {
+    const LocatedBinary found = locator.Locate(path, build_id);
+    out.push_back(BinaryFingerprint{
+        path, build_id,
+        fmt::format("{} {} | {} {} | {}{}", found.binary, FileIdentity(found.binary), found.debug,
+                    FileIdentity(found.debug), found.source,
+                    found.mismatched ? " | mismatched" : "")});
+  }
+  return out;
+}
+
+std::string EncodeCachedAnnotate(const std::string& key, const CachedAnnotate& cached) {
+  Writer w;
+  w.out().append(kMagic, sizeof(kMagic));
+  w.U32(0);  // the checksum of what follows, set below
+  w.Str(key);
+  w.U32(static_cast<uint32_t>(cached.warnings.size()));
+  for (const std::string& warning : cached.warnings) w.Str(warning);
+  w.U32(static_cast<uint32_t>(cached.binaries.size()));
+  for (const BinaryFingerprint& b : cached.binaries) {
+    w.Str(b.path);
+    w.Str(b.build_id);
+    w.Str(b.found);
+  }
+  EncodeIndex(cached.index, w);
+  std::string& out = w.out();
+  const uint32_t crc = Crc32(std::as_bytes(std::span(out).subspan(sizeof(kMagic) + 4)));
+  std::memcpy(out.data() + sizeof(kMagic), &crc, sizeof(crc));
+  return out;
+}
+
+std::optional<CachedAnnotate> DecodeCachedAnnotate(std::span<const std::byte> bytes,
+                                                   const std::string& key) {
+  constexpr size_t kHead = sizeof(kMagic) + 4;
+  if (bytes.size() < kHead || std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0) {
+    return std::nullopt;
+  }
+  uint32_t crc = 0;
+  std::memcpy(&crc, bytes.data() + sizeof(kMagic), sizeof(crc));
+  if (Crc32(bytes.subspan(kHead)) != crc) return std::nullopt;
+  Reader r(bytes.subspan(kHead));
+  CachedAnnotate cached;
+  std::string stored_key;
+  uint32_t binaries = 0;
+  if (!r.Str(&stored_key) || stored_key != key || !r.Strings(&cached.warnings) ||
+      !r.Count(&binaries, 12)) {
+    return std::nullopt;
+  }
+  cached.binaries.resize(binaries);
+  for (BinaryFingerprint& b : cached.binaries) {
+    if (!r.Str(&b.path) || !r.Str(&b.build_id) || !r.Str(&b.found)) return std::nullopt;
+  }
+  if (!DecodeIndex(r, cached.index) || !r.empty()) return std::nullopt;
+  return cached;
+}
+
+std::optional<CachedAnnotate> ReadAnnotateCache(const std::string& dir, const std::string& key) {
+  if (dir.empty() || key.empty()) return std::nullopt;
+  const std::string path = PathOf(dir, key);
+  auto fd = OpenRegularFile(path);
+  struct stat st;
+  if (!fd || fstat(fd->get(), &st) != 0 || st.st_uid != geteuid() || st.st_size < 0 ||
+      static_cast<uint64_t>(st.st_size) > kMaxFileBytes) {
+    return std::nullopt;
+  }
+  std::vector<std::byte> bytes(static_cast<size_t>(st.st_size));
+  if (PreadAll(fd->get(), bytes, 0) != bytes.size()) return std::nullopt;
+  auto cached = DecodeCachedAnnotate(bytes, key);
+  // Used: the last to go when the directory is trimmed.
+  if (cached) futimens(fd->get(), nullptr);
+  return cached;
+}
+
+void WriteAnnotateCache(const std::string& dir, const std::string& key,
+                        const CachedAnnotate& cached, size_t max_files) {
+  if (dir.empty() || key.empty() || !MakeOwnDirectory(dir)) return;
+  const std::string bytes = EncodeCachedAnnotate(key, cached);
+  const std::string path = PathOf(dir, key);
+  std::string temporary = path + ".XXXXXX";
+  UniqueFd fd(mkostemp(temporary.data(), O_CLOEXEC));  // 0600, a name no one has
+  if (!fd.valid()) return;
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = write(fd.get(), bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += static_cast<size_t>(n);
+  }
+  fd = UniqueFd();
+  if (done != bytes.size() || rename(temporary.c_str(), path.c_str()) != 0) {
+    unlink(temporary.c_str());
+    return;
+  }
+  Trim(dir, max_files);
+}
+
+}  // namespace sample::report

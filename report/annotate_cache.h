@@ -1,0 +1,83 @@
+// The annotate cache: what `sample-report --annotate` counted of a
+// recording (its AnnotateIndex: every function's samples by address), kept
+// in UserCacheDir("annotate") (libsample/cache_dir.h), so that annotating
+// another function of the same recording with the same options reads no
+// sample. perf annotate takes one function a run and reads the whole file
+// each time; so did we, and on a 1M-sample file that read was nearly all
+// of a run (0.19 s, the index 0.01 s).
+//
+// One file per key. The key is everything the index depends on besides
+// the binaries: this build of sample and of libdw and libelf, the boot
+// (the host's kernel symbols), the working directory and the environment
+// that find binaries (relative --symfs, HOME's ~/.debug, debuginfod), every
+// option that changes what is loaded or kept (all but the view's: which
+// functions, --annotate-source, -M, --format, -o, -j), and each input
+// file's path, inode, size, modification and change times. The binaries
+// are checked on every use: the file holds, for each binary the load
+// symbolized with, where the locator finds it (and its debug file) with
+// those files' inodes, sizes and times; a rebuilt binary or a newly
+// installed debug package makes the file stale, and the next run rebuilds
+// it. An index whose names came from a perf map, or that needs the
+// recording's JIT code, is not written; a function whose code is only in
+// the recording (embedded, the vDSO's image) is annotated from the
+// recording (AnnotateView::needs_recording).
+//
+// Files are written whole under a temporary name and renamed into place;
+// a file that fails its checksum, its decoding or its key counts as absent
+// and is replaced. A hit touches its file; past kMaxFiles files the least
+// recently used go.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "libsample/symbols/recorded_binary.h"
+#include "report/views/annotate_view.h"
+
+namespace sample::report {
+
+// Where one binary was found (BinaryLocator), with the identity of the
+// files read, as text: equal when the same files would be read.
+struct BinaryFingerprint {
+  std::string path;      // as the recording names it
+  std::string build_id;  // as recorded
+  std::string found;
+  bool operator==(const BinaryFingerprint&) const = default;
+};
+
+struct CachedAnnotate {
+  AnnotateIndex index;
+  std::vector<std::string> warnings;  // the load's, in order
+  std::vector<BinaryFingerprint> binaries;
+  bool operator==(const CachedAnnotate&) const = default;
+};
+
+inline constexpr size_t kMaxAnnotateCacheFiles = 64;
+
+// The key of `inputs` loaded with `options` (the options as main.cc
+// canonicalized them); "" when there is nothing to key on (this program's
+// build-id unreadable, an input that cannot be stat()ed): no caching.
+std::string AnnotateCacheKey(std::string_view options, const std::vector<std::string>& inputs);
+
+// `binaries` (path, recorded build-id) as `locator` finds them now.
+std::vector<BinaryFingerprint> FingerprintBinaries(
+    const std::vector<std::pair<std::string, std::string>>& binaries,
+    const BinaryLocatorOptions& locator);
+
+std::string EncodeCachedAnnotate(const std::string& key, const CachedAnnotate& cached);
+// nullopt for anything but a whole, intact file of `key`.
+std::optional<CachedAnnotate> DecodeCachedAnnotate(std::span<const std::byte> bytes,
+                                                   const std::string& key);
+
+// The cache file of `key` in `dir`; nullopt when absent or unusable.
+std::optional<CachedAnnotate> ReadAnnotateCache(const std::string& dir, const std::string& key);
+// Best effort: nothing is said when the directory cannot be written.
+void WriteAnnotateCache(const std::string& dir, const std::string& key,
+                        const CachedAnnotate& cached, size_t max_files = kMaxAnnotateCacheFiles);
+
+}  // namespace sample::report
