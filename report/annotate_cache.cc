@@ -27,13 +27,15 @@ constexpr char kMagic[8] = {'S', 'M', 'P', 'L', 'A', 'N', 'X', '1'};
 // No index is near this; a larger file is not ours.
 constexpr uint64_t kMaxFileBytes = uint64_t{1} << 30;
 
-// "inode size mtime ctime" of `path`, or "-" when it cannot be stat()ed.
+// "device:inode size mtime" of `path`, or "-" when it cannot be stat()ed.
+// Not the change time: perf's build-id cache hard-links the binaries it
+// sees, which changes theirs. A rebuilt file has another modification
+// time, a replaced one (a package upgrade) another inode.
 std::string FileIdentity(const std::string& path) {
   struct stat st;
   if (path.empty() || stat(path.c_str(), &st) != 0) return "-";
-  return fmt::format("{}:{} {} {}.{:09} {}.{:09}", st.st_dev, st.st_ino, st.st_size,
-                     st.st_mtim.tv_sec, st.st_mtim.tv_nsec, st.st_ctim.tv_sec,
-                     st.st_ctim.tv_nsec);
+  return fmt::format("{}:{} {} {}.{:09}", st.st_dev, st.st_ino, st.st_size, st.st_mtim.tv_sec,
+                     st.st_mtim.tv_nsec);
 }
 
 std::string BootId() {
@@ -178,7 +180,8 @@ void Trim(const std::string& dir, size_t max_files) {
   while (dirent* entry = readdir(d)) {
     const std::string name = entry->d_name;
     struct stat st;
-    if (!name.ends_with(".idx") || fstatat(dirfd(d), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+    if (!name.ends_with(".idx") ||
+        fstatat(dirfd(d), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
       continue;
     }
     files.emplace_back(st.st_mtim, name);
@@ -197,13 +200,31 @@ void Trim(const std::string& dir, size_t max_files) {
 
 }  // namespace
 
+std::string AnnotateCacheOptions(
+    const std::vector<std::pair<std::string, std::vector<std::string>>>& given) {
+  static const std::vector<std::string_view> kViewOnly = {
+      "annotate", "annotate-source", "disassembler-style",
+      "format",   "output",          "jobs",
+      "no-cache", "stdio",           "tui",
+      "input"};
+  std::string out = "options\n";
+  for (const auto& [name, values] : given) {
+    if (std::ranges::find(kViewOnly, name) != kViewOnly.end()) continue;
+    out += "option " + name;
+    for (const std::string& value : values) out += '\x1f' + value;
+    out += '\n';
+  }
+  return out;
+}
+
 std::string AnnotateCacheKey(std::string_view options, const std::vector<std::string>& inputs) {
   const std::string& build = OwnBuildIdentity();
   char cwd[PATH_MAX];
   if (build.empty() || getcwd(cwd, sizeof(cwd)) == nullptr) return "";
   std::string key = fmt::format("sample-report annotate index 1\nbuild {}\nboot {}\ncwd {}\n",
                                 build, BootId(), cwd);
-  for (const char* name : {"HOME", "PERF_BUILDID_DIR", "DEBUGINFOD_URLS", "DEBUGINFOD_CACHE_PATH"}) {
+  for (const char* name :
+       {"HOME", "PERF_BUILDID_DIR", "DEBUGINFOD_URLS", "DEBUGINFOD_CACHE_PATH"}) {
     const char* value = getenv(name);
     key += fmt::format("env {}{}{}\n", name, value != nullptr ? "=" : "", value ? value : "");
   }

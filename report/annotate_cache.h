@@ -12,10 +12,10 @@
 // that find binaries (relative --symfs, HOME's ~/.debug, debuginfod), every
 // option that changes what is loaded or kept (all but the view's: which
 // functions, --annotate-source, -M, --format, -o, -j), and each input
-// file's path, inode, size, modification and change times. The binaries
+// file's path, inode, size and modification time. The binaries
 // are checked on every use: the file holds, for each binary the load
 // symbolized with, where the locator finds it (and its debug file) with
-// those files' inodes, sizes and times; a rebuilt binary or a newly
+// those files' inodes, sizes and modification times; a rebuilt binary or a newly
 // installed debug package makes the file stale, and the next run rebuilds
 // it. An index whose names came from a perf map, or that needs the
 // recording's JIT code, is not written; a function whose code is only in
@@ -58,6 +58,14 @@ struct CachedAnnotate {
 };
 
 inline constexpr size_t kMaxAnnotateCacheFiles = 64;
+
+// The options that shape what --annotate counts, one a line as given
+// (each option's long name and its values, from the command line's
+// parse): all but the view's own (which functions, how they are shown,
+// where the text goes, --no-cache), -j (the same count on any number of
+// threads) and -i, whose files the key names by identity.
+std::string AnnotateCacheOptions(
+    const std::vector<std::pair<std::string, std::vector<std::string>>>& given);
 
 // The key of `inputs` loaded with `options` (the options as main.cc
 // canonicalized them); "" when there is nothing to key on (this program's

@@ -20,14 +20,15 @@
 #include "libsample/option_number.h"
 #include "libsample/symbols/function_names.h"
 #include "libsample/version.h"
+#include "report/annotate_cache.h"
 #include "report/diff/diff_runner.h"
 #include "report/output_file.h"
 #include "report/output_format.h"
 #include "report/report_runner.h"
 #include "report/text/display_text.h"
+#include "report/tui/terminal_browser.h"
 #include "report/views/call_graph_spec.h"
 #include "report/views/sort_keys.h"
-#include "report/tui/terminal_browser.h"
 
 namespace po = boost::program_options;
 
@@ -36,22 +37,6 @@ namespace {
 constexpr const char* kUsage =
     "Usage: sample-report [options]\n"
     "Prints the profile recorded in a sample.data (or perf.data) file.\n";
-
-// perf lets -g take its argument as the next word ("-g caller"); Boost
-// only reads an optional value when it is attached, so attach it.
-std::vector<std::string> JoinCallGraphArgument(int argc, char** argv) {
-  std::vector<std::string> args;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if ((arg == "-g" || arg == "--call-graph") && i + 1 < argc &&
-        sample::report::IsCallGraphArgument(argv[i + 1])) {
-      args.push_back("--call-graph=" + std::string(argv[++i]));
-    } else {
-      args.push_back(arg);
-    }
-  }
-  return args;
-}
 
 size_t Whole(const char* option, const std::string& text, const char* what,
              sample::WholeRange range) {
@@ -120,25 +105,6 @@ sample::SampleFilterSpec ParseFilters(const FilterText& text) {
     spec.time = std::move(*time);
   }
   return spec;
-}
-
-// The options that shape what --annotate counts, one a line as given: the
-// annotate cache's key (report/annotate_cache.h). Left out: the view's own
-// (which functions, how they are shown, where the text goes), the threads
-// (the same count on any number) and -i, whose files the key names by
-// identity.
-std::string AnnotateCacheOptions(const po::parsed_options& parsed) {
-  static const std::vector<std::string> kViewOnly = {
-      "annotate", "annotate-source", "disassembler-style", "format", "output",
-      "jobs",     "no-cache",        "stdio",              "tui",    "input"};
-  std::string out = "options\n";
-  for (const po::option& option : parsed.options) {
-    if (std::ranges::find(kViewOnly, option.string_key) != kViewOnly.end()) continue;
-    out += "option " + option.string_key;
-    for (const std::string& value : option.value) out += '\x1f' + value;
-    out += '\n';
-  }
-  return out;
 }
 
 // --diff BASE [NEW]: NEW is -i's file unless given here.
@@ -306,7 +272,9 @@ int main(int argc, char** argv) {
   try {
     po::variables_map vm;
     const po::parsed_options parsed =
-        po::command_line_parser(JoinCallGraphArgument(argc, argv)).options(desc).run();
+        po::command_line_parser(sample::report::JoinCallGraphArgument(argc, argv))
+            .options(desc)
+            .run();
     po::store(parsed, vm);
     po::notify(vm);
     if (vm.count("help")) {
@@ -325,7 +293,11 @@ int main(int argc, char** argv) {
     options.annotate.syntax =
         asm_style == "intel" ? sample::AsmSyntax::kIntel : sample::AsmSyntax::kAtt;
     if (no_cache && !options.annotate.on) throw po::error("--no-cache is an option of --annotate");
-    if (options.annotate.on && !no_cache) options.annotate_cache = AnnotateCacheOptions(parsed);
+    if (options.annotate.on && !no_cache) {
+      std::vector<std::pair<std::string, std::vector<std::string>>> given;
+      for (const po::option& o : parsed.options) given.emplace_back(o.string_key, o.value);
+      options.annotate_cache = sample::report::AnnotateCacheOptions(given);
+    }
     if (vm.count("max-stack")) {
       // perf's --max-stack 0 keeps no frames; ours would keep whole chains,
       // so the range starts at 1 (whole chains: leave it out).

@@ -138,8 +138,8 @@ Result<ReportOutput> Annotate(const ReportOptions& options) {
     std::vector<std::pair<std::string, std::string>> binaries;
     for (const BinaryFingerprint& b : cached->binaries) binaries.emplace_back(b.path, b.build_id);
     if (FingerprintBinaries(binaries, files) == cached->binaries) {
-      TRY_ASSIGN(auto view,
-                 AnnotateFromIndex(cached->index, options.annotate, AnnotateCode{files, nullptr, true}));
+      TRY_ASSIGN(auto view, AnnotateFromIndex(cached->index, options.annotate,
+                                              AnnotateCode{files, nullptr, true}));
       if (!view.needs_recording) return AnnotateOutput(options, view, cached->warnings);
     }
   }

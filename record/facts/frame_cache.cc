@@ -280,8 +280,8 @@ std::string FrameCache::Identity(const FrameCacheKey& key) {
   } else if (!key.debug.empty()) {
     debug = key.debug + " (unreadable)";
   }
-  return fmt::format("sample frames; recorder {}; binary {} {}; name {}; debug {}", OwnBuildIdentity(),
-                     key.build_id, key.fingerprint, key.display_name, debug);
+  return fmt::format("sample frames; recorder {}; binary {} {}; name {}; debug {}",
+                     OwnBuildIdentity(), key.build_id, key.fingerprint, key.display_name, debug);
 }
 
 std::string FrameCache::Fingerprint(const ElfFile& file) {

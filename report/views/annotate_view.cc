@@ -45,8 +45,7 @@ std::optional<uint32_t> ChooseEvent(const Profile& profile) {
 
 // Each function's samples by offset, hottest function first.
 std::vector<IndexedFunction> CountHits(const Recording& recording, uint32_t event,
-                                       const SampleFilter& filter,
-                                       std::vector<IndexedDso>& dsos) {
+                                       const SampleFilter& filter, std::vector<IndexedDso>& dsos) {
   const Profile& profile = recording.profile;
   // Samples of one stack share their leaf: summed by stack first (a
   // sample's frames start where its interned stack does), then looked at
@@ -111,9 +110,8 @@ std::vector<IndexedFunction> CountHits(const Recording& recording, uint32_t even
     }
     std::ranges::sort(out[i].by_offset, {}, &OffsetHits::offset);
   }
-  std::ranges::stable_sort(out, [](const IndexedFunction& a, const IndexedFunction& b) {
-    return a.period > b.period;
-  });
+  std::ranges::stable_sort(
+      out, [](const IndexedFunction& a, const IndexedFunction& b) { return a.period > b.period; });
   return out;
 }
 

@@ -6,9 +6,9 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <span>
 #include <map>
 #include <regex>
+#include <span>
 #include <sstream>
 #include <string>
 
@@ -138,7 +138,6 @@ TEST_F(AnnotateTest, SharesPerInstructionAreThoseOfPerfAnnotate) {
   }
 }
 
-
 // A second --annotate of the same recording with the same options reads
 // the index the first kept (report/annotate_cache.h), and says the same;
 // a changed binary, --no-cache or other options read the recording again.
@@ -165,7 +164,8 @@ TEST_F(AnnotateTest, ALaterRunReadsTheKeptIndexUntilABinaryChanges) {
   EXPECT_EQ(second.out, first.out);
   EXPECT_EQ(second.err, first.err);
   const RunResult json = report({"--annotate", "func_b", "--format", "json"});
-  const RunResult json_uncached = report({"--annotate", "func_b", "--format", "json", "--no-cache"});
+  const RunResult json_uncached =
+      report({"--annotate", "func_b", "--format", "json", "--no-cache"});
   ASSERT_EQ(json.exit_code, 0) << json.err;
   EXPECT_EQ(json.out, json_uncached.out);
 

@@ -119,7 +119,10 @@ TEST(AnnotateCacheTest, KeyChangesWithTheInputAndTheOptions) {
   const std::string key = AnnotateCacheKey("options\n", {input});
   ASSERT_NE(key, "");
   EXPECT_EQ(AnnotateCacheKey("options\n", {input}), key);
-  EXPECT_NE(AnnotateCacheKey("options\noption pid\x1f" "1\n", {input}), key);
+  EXPECT_NE(AnnotateCacheKey("options\noption pid\x1f"
+                             "1\n",
+                             {input}),
+            key);
   temp.Write("sample.data", "two!");
   EXPECT_NE(AnnotateCacheKey("options\n", {input}), key);
 }
@@ -135,8 +138,8 @@ TEST(AnnotateCacheTest, FingerprintChangesWithTheBinary) {
   EXPECT_EQ(FingerprintBinaries({{bin, ""}}, options), before);
   EXPECT_NE(before[0].found.find(bin), std::string::npos) << before[0].found;
   // Rebuilt (here: touched).
-  std::filesystem::last_write_time(bin, std::filesystem::last_write_time(bin) +
-                                            std::chrono::seconds(5));
+  std::filesystem::last_write_time(bin,
+                                   std::filesystem::last_write_time(bin) + std::chrono::seconds(5));
   const auto touched = FingerprintBinaries({{bin, ""}}, options);
   EXPECT_NE(touched, before);
   std::filesystem::remove(bin);

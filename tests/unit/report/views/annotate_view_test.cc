@@ -171,7 +171,6 @@ TEST(AnnotateViewTest, FunctionsWithFewSamplesAreAnnotatedOnlyWhenNamed) {
   }
 }
 
-
 // The index holds what the view needs without the recording: annotated
 // from it, the view is the recording's; with files only, code that only
 // the recording holds makes the view say so instead.
