@@ -10,6 +10,8 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
+#include <memory>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -18,14 +20,15 @@
 #include "libsample/cache_dir.h"
 #include "libsample/crc32.h"
 #include "libsample/regular_file.h"
+#include "libsample/symbols/perf_buildid_cache.h"
 #include "libsample/unique_fd.h"
 
 namespace sample::report {
 namespace {
 
-constexpr char kMagic[8] = {'S', 'M', 'P', 'L', 'A', 'N', 'X', '1'};
+constexpr char kMagic[8] = {'S', 'M', 'P', 'L', 'A', 'N', 'X', '2'};
 // No index is near this; a larger file is not ours.
-constexpr uint64_t kMaxFileBytes = uint64_t{1} << 30;
+constexpr uint64_t kMaxFileBytes = uint64_t{256} << 20;
 
 // "device:inode size mtime" of `path`, or "-" when it cannot be stat()ed.
 // Not the change time: perf's build-id cache hard-links the binaries it
@@ -38,14 +41,10 @@ std::string FileIdentity(const std::string& path) {
                      st.st_mtim.tv_nsec);
 }
 
-std::string BootId() {
-  auto fd = OpenRegularFile("/proc/sys/kernel/random/boot_id");
-  if (!fd) return "";
-  std::string id(64, '\0');
-  const ssize_t n = read(fd->get(), id.data(), id.size());
-  id.resize(n > 0 ? static_cast<size_t>(n) : 0);
-  while (!id.empty() && (id.back() == '\n' || id.back() == ' ')) id.pop_back();
-  return id;
+// A /proc file's text (up to 1 MiB), "" when unreadable.
+std::string ProcText(const std::string& path) {
+  auto text = ReadBoundedFile(path, size_t{1} << 20);
+  return text ? *text : "";
 }
 
 // FNV-1a: the file name of a key (the key itself is in the file).
@@ -172,19 +171,24 @@ bool DecodeIndex(Reader& r, AnnotateIndex& index) {
   return true;
 }
 
-// The least recently used files of `dir` past `max_files`.
+// The least recently used files of `dir` past `max_files`, and temporary
+// files an hour old (a run killed while writing).
 void Trim(const std::string& dir, size_t max_files) {
   DIR* d = opendir(dir.c_str());
   if (d == nullptr) return;
   std::vector<std::pair<timespec, std::string>> files;
+  const time_t hour_ago = time(nullptr) - 3600;
   while (dirent* entry = readdir(d)) {
     const std::string name = entry->d_name;
     struct stat st;
-    if (!name.ends_with(".idx") ||
-        fstatat(dirfd(d), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+    if (fstatat(dirfd(d), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) {
       continue;
     }
-    files.emplace_back(st.st_mtim, name);
+    if (name.ends_with(".idx")) {
+      files.emplace_back(st.st_mtim, name);
+    } else if (name.find(".idx.") != std::string::npos && st.st_mtim.tv_sec < hour_ago) {
+      unlinkat(dirfd(d), entry->d_name, 0);
+    }
   }
   if (files.size() > max_files) {
     std::ranges::sort(files, [](const auto& a, const auto& b) {
@@ -210,8 +214,9 @@ std::string AnnotateCacheOptions(
   std::string out = "options\n";
   for (const auto& [name, values] : given) {
     if (std::ranges::find(kViewOnly, name) != kViewOnly.end()) continue;
+    // Each value with its length: no value can end another early.
     out += "option " + name;
-    for (const std::string& value : values) out += '\x1f' + value;
+    for (const std::string& value : values) out += fmt::format(" {}:{}", value.size(), value);
     out += '\n';
   }
   return out;
@@ -219,10 +224,16 @@ std::string AnnotateCacheOptions(
 
 std::string AnnotateCacheKey(std::string_view options, const std::vector<std::string>& inputs) {
   const std::string& build = OwnBuildIdentity();
+  const std::string boot = ProcText("/proc/sys/kernel/random/boot_id");
   char cwd[PATH_MAX];
-  if (build.empty() || getcwd(cwd, sizeof(cwd)) == nullptr) return "";
-  std::string key = fmt::format("sample-report annotate index 1\nbuild {}\nboot {}\ncwd {}\n",
-                                build, BootId(), cwd);
+  if (build.empty() || boot.empty() || getcwd(cwd, sizeof(cwd)) == nullptr) return "";
+  // The host's kernel symbols, as this user reads them: this boot, its
+  // modules now and whether addresses are shown.
+  std::string key = fmt::format(
+      "sample-report annotate index 2\nbuild {}\nboot {}modules {:016x}\nkptr_restrict {}euid "
+      "{}\ncwd {}\n",
+      build, boot, KeyHash(ProcText("/proc/modules")), ProcText("/proc/sys/kernel/kptr_restrict"),
+      geteuid(), cwd);
   for (const char* name :
        {"HOME", "PERF_BUILDID_DIR", "DEBUGINFOD_URLS", "DEBUGINFOD_CACHE_PATH"}) {
     const char* value = getenv(name);
@@ -248,11 +259,27 @@ std::vector<BinaryFingerprint> FingerprintBinaries(
   std::vector<BinaryFingerprint> out;
   for (const auto& [path, build_id] : binaries) {
     const LocatedBinary found = locator.Locate(path, build_id);
-    out.push_back(BinaryFingerprint{
-        path, build_id,
-        fmt::format("{} {} | {} {} | {}{}", found.binary, FileIdentity(found.binary), found.debug,
-                    FileIdentity(found.debug), found.source,
-                    found.mismatched ? " | mismatched" : "")});
+    std::string files =
+        fmt::format("{} {} | {} {}{}", found.binary, FileIdentity(found.binary), found.debug,
+                    FileIdentity(found.debug), found.mismatched ? " | mismatched" : "");
+    if (path == "[kernel.kallsyms]" || path == kVdsoPath) {
+      const std::string copy = fmt::format("{}/{}/{}/{}", PerfBuildIdCacheDir(), path, build_id,
+                                           path == kVdsoPath ? "vdso" : "kallsyms");
+      files += fmt::format(" | {} {}", copy, FileIdentity(copy));
+    }
+    out.push_back(BinaryFingerprint{path, build_id, found.source, std::move(files)});
+  }
+  return out;
+}
+
+EmbeddedBinaries EmbeddedStandIns(
+    const std::vector<std::pair<std::string, std::string>>& embedded) {
+  EmbeddedBinaries out;
+  for (const auto& [path, build_id] : embedded) {
+    auto binary = std::make_shared<EmbeddedBinary>();
+    binary->path = path;
+    binary->build_id = build_id;
+    out.Add(std::move(binary));
   }
   return out;
 }
@@ -268,7 +295,13 @@ std::string EncodeCachedAnnotate(const std::string& key, const CachedAnnotate& c
   for (const BinaryFingerprint& b : cached.binaries) {
     w.Str(b.path);
     w.Str(b.build_id);
+    w.Str(b.source);
     w.Str(b.found);
+  }
+  w.U32(static_cast<uint32_t>(cached.embedded.size()));
+  for (const auto& [path, build_id] : cached.embedded) {
+    w.Str(path);
+    w.Str(build_id);
   }
   EncodeIndex(cached.index, w);
   std::string& out = w.out();
@@ -290,13 +323,21 @@ std::optional<CachedAnnotate> DecodeCachedAnnotate(std::span<const std::byte> by
   CachedAnnotate cached;
   std::string stored_key;
   uint32_t binaries = 0;
+  uint32_t embedded = 0;
   if (!r.Str(&stored_key) || stored_key != key || !r.Strings(&cached.warnings) ||
-      !r.Count(&binaries, 12)) {
+      !r.Count(&binaries, 16)) {
     return std::nullopt;
   }
   cached.binaries.resize(binaries);
   for (BinaryFingerprint& b : cached.binaries) {
-    if (!r.Str(&b.path) || !r.Str(&b.build_id) || !r.Str(&b.found)) return std::nullopt;
+    if (!r.Str(&b.path) || !r.Str(&b.build_id) || !r.Str(&b.source) || !r.Str(&b.found)) {
+      return std::nullopt;
+    }
+  }
+  if (!r.Count(&embedded, 8)) return std::nullopt;
+  cached.embedded.resize(embedded);
+  for (auto& [path, build_id] : cached.embedded) {
+    if (!r.Str(&path) || !r.Str(&build_id)) return std::nullopt;
   }
   if (!DecodeIndex(r, cached.index) || !r.empty()) return std::nullopt;
   return cached;

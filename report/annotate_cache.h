@@ -7,25 +7,35 @@
 // of a run (0.19 s, the index 0.01 s).
 //
 // One file per key. The key is everything the index depends on besides
-// the binaries: this build of sample and of libdw and libelf, the boot
-// (the host's kernel symbols), the working directory and the environment
-// that find binaries (relative --symfs, HOME's ~/.debug, debuginfod), every
-// option that changes what is loaded or kept (all but the view's: which
-// functions, --annotate-source, -M, --format, -o, -j), and each input
-// file's path, inode, size and modification time. The binaries
-// are checked on every use: the file holds, for each binary the load
-// symbolized with, where the locator finds it (and its debug file) with
-// those files' inodes, sizes and modification times; a rebuilt binary or a newly
-// installed debug package makes the file stale, and the next run rebuilds
-// it. An index whose names came from a perf map, or that needs the
-// recording's JIT code, is not written; a function whose code is only in
-// the recording (embedded, the vDSO's image) is annotated from the
-// recording (AnnotateView::needs_recording).
+// the binaries: this build of sample and of libdw and libelf; the host's
+// kernel symbols as this user reads them (the boot, the loaded modules,
+// kptr_restrict, the user); the working directory (a relative --symfs);
+// the environment that finds files (HOME and PERF_BUILDID_DIR, where
+// perf's build-id cache is, and debuginfod's variables); every option
+// that changes what is loaded or kept (all but the view's: which
+// functions, --annotate-source, -M, --format, -o, -j); and each input
+// file's path, device, inode, size and modification time. No key (no
+// cache) without a build-id or a boot id.
 //
-// Files are written whole under a temporary name and renamed into place;
-// a file that fails its checksum, its decoding or its key counts as absent
-// and is replaced. A hit touches its file; past kMaxFiles files the least
-// recently used go.
+// The binaries are checked on every use: the file holds, for each binary
+// the load symbolized with, where the locator finds it now (and its debug
+// file, and for the kernel and the vDSO perf's cached copy) with those
+// files' devices, inodes, sizes and modification times, looked for as the
+// load looked (the recording's embedded binaries stood in for by
+// EmbeddedStandIns); a rebuilt binary or a newly installed debug package
+// makes the file stale, and the next run writes it again. Not written:
+// when a binary is found now where the load did not find it (a download
+// that failed then), when names may come from a perf map (a file the
+// running JIT writes: a JIT's pseudo-DSO /tmp/perf-PID.map, a memfd), and
+// when the recording has jitdumps. A function whose code is only in the recording
+// (embedded, no file standing in) is annotated from the recording
+// (AnnotateView::needs_recording).
+//
+// Files are written whole under a temporary name and renamed into place
+// (temporary files an hour old, of a run killed while writing, are
+// removed); a file that fails its checksum, its decoding or its key counts
+// as absent and is replaced. A hit touches its file; past kMaxFiles files
+// the least recently used go.
 #pragma once
 
 #include <cstddef>
@@ -46,7 +56,8 @@ namespace sample::report {
 struct BinaryFingerprint {
   std::string path;      // as the recording names it
   std::string build_id;  // as recorded
-  std::string found;
+  std::string source;    // LocatedBinary::source: "recorded path", "embedded", "none: ..."
+  std::string found;     // the files, with their identities
   bool operator==(const BinaryFingerprint&) const = default;
 };
 
@@ -54,6 +65,9 @@ struct CachedAnnotate {
   AnnotateIndex index;
   std::vector<std::string> warnings;  // the load's, in order
   std::vector<BinaryFingerprint> binaries;
+  // The recording's embedded binaries (path, build-id), whose stand-ins
+  // (EmbeddedStandIns) make a later run look for binaries as the load did.
+  std::vector<std::pair<std::string, std::string>> embedded;
   bool operator==(const CachedAnnotate&) const = default;
 };
 
@@ -72,10 +86,17 @@ std::string AnnotateCacheOptions(
 // build-id unreadable, an input that cannot be stat()ed): no caching.
 std::string AnnotateCacheKey(std::string_view options, const std::vector<std::string>& inputs);
 
-// `binaries` (path, recorded build-id) as `locator` finds them now.
+// `binaries` (path, recorded build-id) as `locator` finds them now. The
+// kernel's and the vDSO's also name perf's cached copy of them
+// (~/.debug/[kernel.kallsyms]/ID/kallsyms, [vdso]/ID/vdso), which a
+// perf.data report reads.
 std::vector<BinaryFingerprint> FingerprintBinaries(
     const std::vector<std::pair<std::string, std::string>>& binaries,
     const BinaryLocatorOptions& locator);
+
+// (path, build-id) pairs as embedded binaries without contents: found
+// where the recording's would be (BinaryLocator), holding no code.
+EmbeddedBinaries EmbeddedStandIns(const std::vector<std::pair<std::string, std::string>>& embedded);
 
 std::string EncodeCachedAnnotate(const std::string& key, const CachedAnnotate& cached);
 // nullopt for anything but a whole, intact file of `key`.

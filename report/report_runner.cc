@@ -13,6 +13,7 @@
 #include "report/export/exporter.h"
 #include "report/json/json_annotate.h"
 #include "report/json/json_printer.h"
+#include "report/load/symbolization.h"
 #include "report/text/display_text.h"
 #include "report/text/text_annotate.h"
 #include "report/text/text_printer.h"
@@ -110,10 +111,25 @@ std::vector<std::pair<std::string, std::string>> BinariesOf(const Recording& rec
   return out;
 }
 
-// An index is kept unless its names came from a perf map (a file of the
-// running JIT's that changes without the recording) or its code needs the
-// recording's jitdumps.
-bool Cacheable(const Recording& recording, const AnnotateIndex& index) {
+// An index is kept unless its names may come from a perf map (a file the
+// running JIT writes, read when the recording holds none: the pseudo-DSO
+// of a JIT's anonymous code, or a memfd's) or its code from the
+// recording's jitdumps, and only
+// when the binaries are found now where the load found them (a debuginfod
+// download that failed then would otherwise be taken as seen).
+bool Cacheable(const Recording& recording, const AnnotateIndex& index,
+               const std::vector<BinaryFingerprint>& binaries) {
+  const Profile& profile = recording.profile;
+  for (uint32_t dso = 0; dso < profile.dso_count(); ++dso) {
+    const std::string& name = profile.dso_name(dso);
+    if (IsPerfMapPath(name) || name.starts_with("/memfd:")) return false;
+  }
+  for (const auto& [path, source] : recording.stats.symbol_sources) {
+    // Files only: the kernel's symbols and the vDSO are no file found.
+    if (!path.starts_with('/')) continue;
+    const auto found = std::ranges::find(binaries, path, &BinaryFingerprint::path);
+    if (found == binaries.end() || !source.starts_with(found->source)) return false;
+  }
   return recording.jit_code.empty() &&
          std::ranges::none_of(index.functions, [](const IndexedFunction& f) {
            return !f.kernel && f.some_offset == FrameAddress::kNoOffset;
@@ -131,10 +147,11 @@ Result<ReportOutput> Annotate(const ReportOptions& options) {
     inputs.insert(inputs.end(), options.load.more_inputs.begin(), options.load.more_inputs.end());
     key = AnnotateCacheKey(options.annotate_cache, inputs);
   }
-  // On disk only: the cache holds no recording's embedded binaries.
   BinaryLocatorOptions files = options.load.binaries;
-  files.embedded = nullptr;
   if (auto cached = ReadAnnotateCache(dir, key)) {
+    // Binaries looked for as the load did, where the recording embedded some.
+    const EmbeddedBinaries stand_ins = EmbeddedStandIns(cached->embedded);
+    files.embedded = &stand_ins;
     std::vector<std::pair<std::string, std::string>> binaries;
     for (const BinaryFingerprint& b : cached->binaries) binaries.emplace_back(b.path, b.build_id);
     if (FingerprintBinaries(binaries, files) == cached->binaries) {
@@ -148,10 +165,14 @@ Result<ReportOutput> Annotate(const ReportOptions& options) {
   TRY(CheckDataSortKeys(options.view.sort_keys, recording.data_addresses, options.input));
   const SampleFilter filter(options.filters, recording.profile);
   AnnotateIndex index = BuildAnnotateIndex(recording, options.annotate, filter);
-  if (!key.empty() && Cacheable(recording, index)) {
-    WriteAnnotateCache(dir, key,
-                       CachedAnnotate{index, recording.warnings,
-                                      FingerprintBinaries(BinariesOf(recording, index), files)});
+  if (!key.empty()) {
+    files.embedded = &recording.embedded;
+    CachedAnnotate cached{
+        index, recording.warnings, FingerprintBinaries(BinariesOf(recording, index), files), {}};
+    for (const auto& binary : recording.embedded.all()) {
+      cached.embedded.emplace_back(binary->path, binary->build_id);
+    }
+    if (Cacheable(recording, index, cached.binaries)) WriteAnnotateCache(dir, key, cached);
   }
   AnnotateCode code{options.load.binaries, &recording.jit_code};
   code.binaries.embedded = &recording.embedded;

@@ -187,6 +187,7 @@ class Profile {
   bool has_srclines() const { return srclines_.size() > 1; }
   const std::string& comm(uint32_t id) const { return comms_[id]; }
   const std::string& dso_name(uint32_t id) const { return dso_names_[id]; }
+  size_t dso_count() const { return dso_names_.size(); }
   size_t event_count() const { return event_names_.size(); }
   const std::string& event_name(uint32_t event) const { return event_names_[event]; }
   // Sums over the samples of one event (periods of different events are

@@ -243,18 +243,20 @@ class Annotator {
       return entry.source.get();
     }
     LocatedBinary located = locator_.Locate(dso.path, dso.build_id);
-    if (!located.binary.empty() && !(code_.files_only && located.is_vdso())) {
+    if (!located.binary.empty()) {
       auto opened = OpenBinaryCode(located.binary, located.debug, Basename(dso.path));
       if (opened) {
         entry.source = std::move(*opened);
       } else {
         entry.note = opened.error().message;
       }
-    } else if (code_.files_only) {
-      // What the recording embedded may hold it: only the recording says.
-      needs_recording_ = true;
     } else if (located.embedded != nullptr) {
-      entry.source = OpenEmbeddedCode(*located.embedded);
+      // With files only, a stand-in: the code is in the recording.
+      if (code_.files_only) {
+        needs_recording_ = true;
+      } else {
+        entry.source = OpenEmbeddedCode(*located.embedded);
+      }
     } else {
       entry.note = fmt::format("no code of {}: {}", dso.path, located.source);
     }

@@ -137,9 +137,10 @@ struct AnnotateCode {
   BinaryLocatorOptions binaries;
   const std::map<std::string, std::shared_ptr<const JitCode>>* jit_code = nullptr;
   // Files on disk only (the annotate cache, which read no recording): a
-  // function whose code would come from the recording (a jitdump's, an
-  // embedded binary's, the vDSO's image) or from no file at all makes the
-  // view say `needs_recording` instead.
+  // function whose code would come from the recording (a jitdump's, or an
+  // embedded binary's: `binaries.embedded` may then hold stand-ins, entries
+  // without code, so that binaries are looked for as the recording's load
+  // looked for them) makes the view say `needs_recording` instead.
   bool files_only = false;
 };
 

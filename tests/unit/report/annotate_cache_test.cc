@@ -7,10 +7,14 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <span>
+#include <utility>
 
+#include "libsample/crc32.h"
 #include "tests/unit/temp_dir.h"
 
 namespace sample::report {
@@ -19,8 +23,9 @@ namespace {
 CachedAnnotate Example() {
   CachedAnnotate cached;
   cached.warnings = {"3 samples lost", "no debug info for /bin/x"};
-  cached.binaries = {{"/bin/x", "abcd", "/bin/x 1:2 3 | - | recorded path"},
-                     {"[kernel.kallsyms]", "", "- | - | kallsyms"}};
+  cached.binaries = {{"/bin/x", "abcd", "recorded path", "/bin/x 1:2 3 | - "},
+                     {"[kernel.kallsyms]", "", "none: not found", " - |  - "}};
+  cached.embedded = {{"/bin/y", "ef01"}};
   AnnotateIndex& index = cached.index;
   index.event = "cpu-clock";
   index.event_samples = 1234;
@@ -74,6 +79,40 @@ TEST(AnnotateCacheTest, RefusesAnotherKeyAndEveryDamage) {
   }
 }
 
+// What the checksum cannot catch (a file written so): every count, index
+// and order is checked too.
+TEST(AnnotateCacheTest, RefusesAFileWhoseChecksumIsRightButContentsAreNot) {
+  CachedAnnotate bad_dso = Example();
+  bad_dso.index.functions[1].dso = 2;  // of 2 DSOs
+  EXPECT_FALSE(DecodeCachedAnnotate(Bytes(EncodeCachedAnnotate("key", bad_dso)), "key"));
+  CachedAnnotate unordered = Example();
+  std::swap(unordered.index.functions[0].by_offset[0], unordered.index.functions[0].by_offset[1]);
+  EXPECT_FALSE(DecodeCachedAnnotate(Bytes(EncodeCachedAnnotate("key", unordered)), "key"));
+  // The count of warnings (right after the key) made huge, the checksum
+  // made again.
+  std::string bytes = EncodeCachedAnnotate("key", Example());
+  const uint32_t huge = 0x7fffffff;
+  std::memcpy(bytes.data() + 12 + 4 + 3, &huge, sizeof(huge));
+  const uint32_t crc = Crc32(std::as_bytes(std::span(bytes).subspan(12)));
+  std::memcpy(bytes.data() + 8, &crc, sizeof(crc));
+  EXPECT_FALSE(DecodeCachedAnnotate(Bytes(bytes), "key"));
+}
+
+// Stand-ins for the recording's embedded binaries make the locator say
+// "embedded" where the load did (and look for nothing on debuginfod).
+TEST(AnnotateCacheTest, StandInsAreFoundWhereEmbeddedBinariesWere) {
+  const EmbeddedBinaries stand_ins = EmbeddedStandIns({{"/nonexistent/y", "ef01"}});
+  BinaryLocatorOptions options;
+  options.files.use_debuginfod = false;
+  options.embedded = &stand_ins;
+  BinaryLocator locator(options);
+  const LocatedBinary found = locator.Locate("/nonexistent/y", "ef01");
+  ASSERT_NE(found.embedded, nullptr);
+  EXPECT_TRUE(found.embedded->code.empty());
+  EXPECT_EQ(found.source, "embedded");
+  EXPECT_EQ(locator.Locate("/nonexistent/z", "ef01").embedded, nullptr);
+}
+
 TEST(AnnotateCacheTest, ReadsWhatItWroteAndKeepsTheRecentlyUsed) {
   testing::TempDir temp;
   const std::string dir = (temp.path() / "annotate").string();
@@ -119,10 +158,13 @@ TEST(AnnotateCacheTest, KeyChangesWithTheInputAndTheOptions) {
   const std::string key = AnnotateCacheKey("options\n", {input});
   ASSERT_NE(key, "");
   EXPECT_EQ(AnnotateCacheKey("options\n", {input}), key);
-  EXPECT_NE(AnnotateCacheKey("options\noption pid\x1f"
-                             "1\n",
-                             {input}),
-            key);
+  EXPECT_NE(AnnotateCacheKey(AnnotateCacheOptions({{"pid", {"1"}}}), {input}), key);
+  // Values cannot run into each other.
+  EXPECT_NE(AnnotateCacheOptions({{"comm", {"a 1:b"}}}),
+            AnnotateCacheOptions({{"comm", {"a", "b"}}}));
+  // The view's own options are not part of it.
+  EXPECT_EQ(AnnotateCacheOptions({{"annotate", {"f"}}, {"format", {"json"}}, {"jobs", {"1"}}}),
+            AnnotateCacheOptions({}));
   temp.Write("sample.data", "two!");
   EXPECT_NE(AnnotateCacheKey("options\n", {input}), key);
 }

@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <span>
 
 #include "libsample/symbols/embedded_binary.h"
+#include "report/annotate_cache.h"
 #include "report/text/text_annotate.h"
 
 namespace sample::report {
@@ -187,9 +189,14 @@ TEST(AnnotateViewTest, TheIndexAnnotatesAsTheRecordingDoes) {
   EXPECT_EQ(index.functions[0].by_offset,
             (std::vector<OffsetHits>{{kOffset + 4, 3, 3000}, {kOffset + 8, 1, 1000}}));
 
+  // Kept and read back (the annotate cache) first.
+  const std::string bytes = EncodeCachedAnnotate("key", CachedAnnotate{.index = index});
+  const auto kept = DecodeCachedAnnotate(std::as_bytes(std::span(bytes)), "key");
+  ASSERT_TRUE(kept.has_value());
+  EXPECT_EQ(kept->index, index);
   AnnotateCode code{NoFiles()};
   code.binaries.embedded = &recording.embedded;
-  auto from_index = AnnotateFromIndex(index, AnnotateOptions{.on = true}, code);
+  auto from_index = AnnotateFromIndex(kept->index, AnnotateOptions{.on = true}, code);
   auto from_recording =
       BuildAnnotateView(recording, AnnotateOptions{.on = true}, SampleFilter(), NoFiles());
   ASSERT_TRUE(from_index.has_value() && from_recording.has_value());
@@ -200,6 +207,24 @@ TEST(AnnotateViewTest, TheIndexAnnotatesAsTheRecordingDoes) {
   auto files_only = AnnotateFromIndex(index, AnnotateOptions{.on = true}, code);
   ASSERT_TRUE(files_only.has_value());
   EXPECT_TRUE(files_only->needs_recording);
+
+  // Nothing embedded: with files only, the view says what the recording's
+  // would (no code), and needs no recording.
+  Recording bare = MakeRecording();
+  bare.embedded = EmbeddedBinaries();
+  const AnnotateIndex bare_index =
+      BuildAnnotateIndex(bare, AnnotateOptions{.on = true}, SampleFilter());
+  AnnotateCode files{NoFiles()};
+  files.files_only = true;
+  auto bare_view = AnnotateFromIndex(bare_index, AnnotateOptions{.on = true}, files);
+  auto bare_recording =
+      BuildAnnotateView(bare, AnnotateOptions{.on = true}, SampleFilter(), NoFiles());
+  ASSERT_TRUE(bare_view.has_value() && bare_recording.has_value());
+  EXPECT_FALSE(bare_view->needs_recording);
+  ASSERT_EQ(bare_view->functions.size(), 1u);
+  EXPECT_NE(bare_view->functions[0].note.find("no code of /nonexistent/fake"), std::string::npos)
+      << bare_view->functions[0].note;
+  EXPECT_EQ(FormatAnnotate(*bare_view, false), FormatAnnotate(*bare_recording, false));
 }
 
 }  // namespace
