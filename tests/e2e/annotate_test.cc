@@ -66,6 +66,15 @@ class AnnotateTest : public ::testing::Test {
     return r.out;
   }
 
+  // shared_inline copied to `copy`, recorded from there into `data`.
+  bool RecordCopy(const std::filesystem::path& copy, const std::string& data) {
+    std::filesystem::copy_file(kSharedInline, copy);
+    const RunResult rec = RunTool(
+        {kRecord, "-e", "cpu-clock", "-F", "2000", "-o", data, "--", copy.string(), "0.5"}, dir_);
+    EXPECT_EQ(rec.exit_code, 0) << rec.err;
+    return rec.exit_code == 0;
+  }
+
   ScratchDir dir_;
 };
 
@@ -74,11 +83,8 @@ class AnnotateTest : public ::testing::Test {
 // the SPIN LINE.
 TEST_F(AnnotateTest, AFunctionsTimeIsInItsInlinedLoopWithOrWithoutTheBinary) {
   const std::filesystem::path copy = dir_ / "shared_inline";
-  std::filesystem::copy_file(kSharedInline, copy);
   const std::string data = dir_ / "ours.data";
-  const RunResult rec = RunTool(
-      {kRecord, "-e", "cpu-clock", "-F", "2000", "-o", data, "--", copy.string(), "0.5"}, dir_);
-  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  ASSERT_TRUE(RecordCopy(copy, data));
 
   const std::string text = Annotate(data, "func_a");
   EXPECT_NE(text.find("Source code & Disassembly of shared_inline for cpu-clock"),
@@ -143,11 +149,8 @@ TEST_F(AnnotateTest, SharesPerInstructionAreThoseOfPerfAnnotate) {
 // a changed binary, --no-cache or other options read the recording again.
 TEST_F(AnnotateTest, ALaterRunReadsTheKeptIndexUntilABinaryChanges) {
   const std::filesystem::path copy = dir_ / "shared_inline";
-  std::filesystem::copy_file(kSharedInline, copy);
   const std::string data = dir_ / "ours.data";
-  const RunResult rec = RunTool(
-      {kRecord, "-e", "cpu-clock", "-F", "2000", "-o", data, "--", copy.string(), "0.5"}, dir_);
-  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  ASSERT_TRUE(RecordCopy(copy, data));
   const std::string cache = dir_ / "cache";
   const auto report = [&](std::vector<std::string> args) {
     args.insert(args.begin(), {"/usr/bin/env", "XDG_CACHE_HOME=" + cache, kReport, "-i", data});
