@@ -245,8 +245,9 @@ std::string AnnotateCacheKey(std::string_view options, const std::vector<std::st
     if (real == nullptr) return "";
     const std::string path = real;
     free(real);
+    // One this user can no longer read is not reported from the cache.
     const std::string identity = FileIdentity(path);
-    if (identity == "-") return "";
+    if (identity == "-" || access(path.c_str(), R_OK) != 0) return "";
     key += fmt::format("\ninput {} {}", path, identity);
   }
   return key;
