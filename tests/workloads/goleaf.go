@@ -1,9 +1,9 @@
 // goleaf: Go's frameless leaves, for the frame-pointer "leaf" problem in Go.
 //
-// main.main calls main.alpha, main.beta and main.gamma in turn, round after
-// round; each calls main.spin, a small loop that calls nothing and needs no
-// stack, so the Go compiler gives it no frame (it neither saves nor sets
-// up BP). A frame-pointer walk taken in spin finds BP still pointing at its
+// main.main calls main.alpha, main.beta and main.gamma, round after round
+// (each round in an order of its own); each calls main.spin, a small loop
+// that calls nothing and needs no stack, so the Go compiler gives it no
+// frame (it neither saves nor sets up BP). A frame-pointer walk taken in spin finds BP still pointing at its
 // caller's frame, whose saved return address is in main.main: the chain
 // reads spin, main.main and skips alpha, beta or gamma. Each round gives
 // alpha 5, beta 3 and gamma 2 calls of spin with the same work, so their
@@ -81,10 +81,29 @@ func main() {
 	runtime.GOMAXPROCS(1)
 	deadline := cpuNanos() + int64(seconds*1e9)
 	x := sink
+	// The three in an order drawn afresh each round (xorshift): a round is
+	// 10 calls of ~50 us, and at 1 kHz a sample every ~2 rounds could land
+	// at the same point of each round, in the same function, for as long as
+	// the two stay in step (a CI run read beta at 25% instead of 30).
+	order := uint32(2463534242)
 	for cpuNanos() < deadline {
-		x = alpha(x)
-		x = beta(x)
-		x = gamma(x)
+		order ^= order << 13
+		order ^= order >> 17
+		order ^= order << 5
+		switch order % 6 {
+		case 0:
+			x = gamma(beta(alpha(x)))
+		case 1:
+			x = beta(gamma(alpha(x)))
+		case 2:
+			x = gamma(alpha(beta(x)))
+		case 3:
+			x = alpha(gamma(beta(x)))
+		case 4:
+			x = beta(alpha(gamma(x)))
+		default:
+			x = alpha(beta(gamma(x)))
+		}
 	}
 	sink = x
 }
