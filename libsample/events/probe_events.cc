@@ -22,20 +22,26 @@ namespace fs = std::filesystem;
 // name without its parameter list ("ns::Foo::bar" for "ns::Foo::bar(int)").
 Result<const ElfSymbol*> FindFunction(const ElfSymbols& elf, std::string_view symbol,
                                       const std::string& path) {
+  // Demangled once each.
+  std::vector<std::string> all;
+  all.reserve(elf.symbols().size());
+  for (const ElfSymbol& s : elf.symbols()) all.push_back(s.name());
   std::vector<const ElfSymbol*> matches;
-  for (const ElfSymbol& s : elf.symbols()) {
-    if (s.name == symbol) matches.push_back(&s);
+  for (size_t i = 0; i < all.size(); ++i) {
+    if (all[i] == symbol) matches.push_back(&elf.symbols()[i]);
   }
   if (matches.empty()) {
-    for (const ElfSymbol& s : elf.symbols()) {
-      if (std::string_view(s.name).substr(0, s.name.find('(')) == symbol) matches.push_back(&s);
+    for (size_t i = 0; i < all.size(); ++i) {
+      if (std::string_view(all[i]).substr(0, all[i].find('(')) == symbol) {
+        matches.push_back(&elf.symbols()[i]);
+      }
     }
   }
   if (matches.size() == 1) return matches[0];
   if (matches.empty()) {
     std::vector<NameCandidate> candidates;
-    for (const ElfSymbol& s : elf.symbols()) {
-      candidates.push_back({s.name.substr(0, s.name.find('(')), s.name});
+    for (const std::string& name : all) {
+      candidates.push_back({name.substr(0, name.find('(')), name});
     }
     const std::vector<std::string> close = CloseMatches(symbol, candidates);
     return Fail(fmt::format(
@@ -43,7 +49,7 @@ Result<const ElfSymbol*> FindFunction(const ElfSymbols& elf, std::string_view sy
         close.empty() ? "" : fmt::format("; did you mean: {}?", fmt::join(close, ", "))));
   }
   std::vector<std::string> names;
-  for (const ElfSymbol* s : matches) names.push_back(s->name);
+  for (const ElfSymbol* s : matches) names.push_back(s->name());
   return Fail(fmt::format("'{}' is ambiguous in {}: {}; give the full name or a 0x address", symbol,
                           path, Abbreviated(names, 8)));
 }
@@ -144,7 +150,7 @@ Result<UprobeTarget> ParseUprobe(const RawEvent& raw, std::string_view* mods) {
     if (!function) return Fail(fmt::format("'{}': {}", raw.text, function.error().message));
     if ((*function)->size != 0 && offset >= (*function)->size) {
       return Fail(fmt::format("'{}': offset {:#x} is past the end of {} ({} bytes)", raw.text,
-                              offset, (*function)->name, (*function)->size));
+                              offset, (*function)->name(), (*function)->size));
     }
     vaddr = (*function)->start;
   }

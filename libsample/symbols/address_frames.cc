@@ -39,7 +39,7 @@ std::vector<AddressFrame> FramesAtFileOffset(BinarySymbolizer& symbolizer, uint6
   if (vaddr) {
     if (const ElfSymbol* symbol = elf.Find(*vaddr)) {
       out.back().symbol_offset = *vaddr - symbol->start;
-      if (!out.back().inlined) out.back().name = symbol->name;
+      if (!out.back().inlined) out.back().name = symbolizer.SymbolName(*symbol);
     }
   }
   return out;

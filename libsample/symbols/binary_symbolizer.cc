@@ -3,6 +3,8 @@
 #include <dwarf.h>
 
 #include <algorithm>
+#include <array>
+#include <cstdint>
 #include <optional>
 #include <utility>
 
@@ -35,11 +37,18 @@ struct BinarySymbolizer::State {
   bool IsCompileUnit(uint32_t unit);
   DwarfUnitIndex* FindUnit(uint64_t vaddr);
   // The outermost frame's name when DWARF gives none.
-  void NameFromElf(uint64_t vaddr, SymbolFrame* frame) const;
+  void NameFromElf(uint64_t vaddr, SymbolFrame* frame);
+  const std::string& SymbolName(const ElfSymbol& symbol);
   // The binary's CFI functions, opened on first use; nullptr without CFI.
   const CfiFunctions* Cfi();
 
   ElfSymbols elf;
+  // Demangled names by symbol index, direct-mapped (SymbolName).
+  struct Named {
+    size_t index = SIZE_MAX;
+    std::string name;
+  };
+  std::array<Named, 256> named;
   std::string binary_path;
   std::string debug_path;
   bool dwarf_read = false;          // ReadDwarf was called
@@ -191,11 +200,21 @@ DwarfUnitIndex* BinarySymbolizer::State::FindUnit(uint64_t vaddr) {
   return nullptr;
 }
 
-void BinarySymbolizer::State::NameFromElf(uint64_t vaddr, SymbolFrame* frame) const {
+const std::string& BinarySymbolizer::State::SymbolName(const ElfSymbol& symbol) {
+  const auto index = static_cast<size_t>(&symbol - elf.symbols().data());
+  Named& slot = named[index % named.size()];
+  if (slot.index != index) {
+    slot.index = index;
+    slot.name = symbol.name();
+  }
+  return slot.name;
+}
+
+void BinarySymbolizer::State::NameFromElf(uint64_t vaddr, SymbolFrame* frame) {
   const ElfSymbol* symbol = elf.Find(vaddr);
   if (symbol == nullptr) return;
-  frame->function = symbol->name;
-  if (symbol->name.ends_with("@plt")) {
+  frame->function = SymbolName(*symbol);
+  if (symbol->mangled.ends_with("@plt")) {
     frame->name_source = NameSource::kPlt;
   } else {
     frame->name_source = elf.has_symtab() ? NameSource::kSymtab : NameSource::kDynsym;
@@ -338,6 +357,10 @@ std::vector<std::pair<uint64_t, uint64_t>> BinarySymbolizer::UnitRangesAt(uint64
 }
 
 const ElfSymbols& BinarySymbolizer::elf_symbols() const { return state_->elf; }
+
+const std::string& BinarySymbolizer::SymbolName(const ElfSymbol& symbol) {
+  return state_->SymbolName(symbol);
+}
 const std::string& BinarySymbolizer::dwarf_path() const { return state_->dwarf_path; }
 const std::string& BinarySymbolizer::dwarf_error() const { return state_->dwarf_error; }
 size_t BinarySymbolizer::unit_count() const { return state_->units.size(); }

@@ -75,17 +75,30 @@ std::string FindBuildId(Elf* elf) {
 }
 
 // A symbol before aliases are merged; `rank` orders which alias wins. The
-// name stays in the file's string table until a winner is demangled: the
-// sort moves no strings (libc's debug file has 10,000 symbols).
+// name stays in the file's string table until the winners' are copied out:
+// the sort moves no strings, and 24 bytes a symbol (cc1plus has 31,000,
+// and each page written first is a page fault).
 struct RawSymbol {
   uint64_t start = 0;
   uint64_t size = 0;
-  int rank = 0;
-  std::string_view name;  // mangled; in the ELF file's string table
-  bool object = false;
+  uint32_t name = 0;  // offset in the string table; mangled
+  uint32_t length : 29 = 0;
+  uint32_t rank : 2 = 0;
+  uint32_t object : 1 = 0;
+};
+static_assert(sizeof(RawSymbol) == 24);
+constexpr size_t kMaxNameLength = (size_t{1} << 29) - 1;
+
+// The function (or variable) symbols of one table, and its strings.
+struct SymbolTable {
+  std::vector<RawSymbol> raw;
+  std::string_view strings;
+  std::string_view NameOf(const RawSymbol& symbol) const {
+    return strings.substr(symbol.name, symbol.length);
+  }
 };
 
-int BindingRank(unsigned char binding) {
+uint32_t BindingRank(unsigned char binding) {
   switch (binding) {
     case STB_GLOBAL:
       return 0;
@@ -116,69 +129,103 @@ void ReadSymbolEntries(std::span<const std::byte> entries, std::string_view stri
     const char* name = strings.data() + sym.st_name;
     const size_t length = strnlen(name, strings.size() - sym.st_name);
     // No NUL before the end, or an empty name (which would win every
-    // alias contest by its length).
-    if (length == strings.size() - sym.st_name || length == 0) continue;
+    // alias contest by its length), or one past any real name's length.
+    if (length == strings.size() - sym.st_name || length == 0 || length > kMaxNameLength) {
+      continue;
+    }
     uint64_t start = sym.st_value;
     if (arm) start &= ~uint64_t{1};  // Thumb bit, not an address bit
-    out->push_back(RawSymbol{start, sym.st_size, BindingRank(sym.st_info >> 4),
-                             std::string_view(name, length), type == STT_OBJECT});
+    RawSymbol raw;
+    raw.start = start;
+    raw.size = sym.st_size;
+    raw.name = static_cast<uint32_t>(sym.st_name);
+    raw.length = static_cast<uint32_t>(length);
+    raw.rank = BindingRank(sym.st_info >> 4);
+    raw.object = type == STT_OBJECT;
+    out->push_back(raw);
   }
 }
 
-void ReadSymbols(Elf* elf, const GElf_Ehdr& ehdr, Elf_Scn* symtab, bool objects,
-                 std::vector<RawSymbol>* out) {
+SymbolTable ReadSymbols(Elf* elf, const GElf_Ehdr& ehdr, Elf_Scn* symtab, bool objects) {
+  SymbolTable table;
   GElf_Shdr shdr;
   Elf_Data* data = elf_getdata(symtab, nullptr);
-  if (gelf_getshdr(symtab, &shdr) == nullptr || data == nullptr || data->d_buf == nullptr) return;
+  if (gelf_getshdr(symtab, &shdr) == nullptr || data == nullptr || data->d_buf == nullptr) {
+    return table;
+  }
   Elf_Scn* strtab = elf_getscn(elf, shdr.sh_link);
   Elf_Data* string_data = strtab != nullptr ? elf_getdata(strtab, nullptr) : nullptr;
-  if (string_data == nullptr || string_data->d_buf == nullptr) return;
-  const std::string_view strings(static_cast<const char*>(string_data->d_buf), string_data->d_size);
+  if (string_data == nullptr || string_data->d_buf == nullptr) return table;
+  // Offsets into it are 32 bits (st_name).
+  table.strings = std::string_view(static_cast<const char*>(string_data->d_buf),
+                                   std::min<size_t>(string_data->d_size, UINT32_MAX));
   const bool arm = ehdr.e_machine == EM_ARM;
-  out->reserve(out->size() + data->d_size / sizeof(Elf32_Sym) / 2);
+  const bool is64 = gelf_getclass(elf) == ELFCLASS64;
+  // At most one a table entry: no copy of the whole as the vector grows.
+  table.raw.reserve(data->d_size / (is64 ? sizeof(Elf64_Sym) : sizeof(Elf32_Sym)));
   const std::span entries(static_cast<const std::byte*>(data->d_buf), data->d_size);
-  if (gelf_getclass(elf) == ELFCLASS64) {
-    ReadSymbolEntries<Elf64_Sym>(entries, strings, arm, objects, out);
+  if (is64) {
+    ReadSymbolEntries<Elf64_Sym>(entries, table.strings, arm, objects, &table.raw);
   } else {
-    ReadSymbolEntries<Elf32_Sym>(entries, strings, arm, objects, out);
+    ReadSymbolEntries<Elf32_Sym>(entries, table.strings, arm, objects, &table.raw);
   }
+  return table;
 }
+
+// Symbols and the names they point into.
+struct NamedSymbols {
+  std::vector<ElfSymbol> symbols;
+  std::shared_ptr<const std::string> names;
+};
 
 // Sorts by address and keeps one symbol per address: global over weak over
 // local, then the shorter name. An alias with a size lends it to a winner
-// without one. Sorts (address, index) pairs by address alone, then picks
-// each address's winner: the sort compares integers only.
-std::vector<ElfSymbol> MergeAliases(const std::vector<RawSymbol>& raw) {
-  std::vector<std::pair<uint64_t, uint32_t>> order;
-  order.reserve(raw.size());
-  for (size_t i = 0; i < raw.size(); ++i) order.emplace_back(raw[i].start, i);
-  std::sort(order.begin(), order.end(),
-            [](const auto& x, const auto& y) { return x.first < y.first; });
-  const auto better = [](const RawSymbol& a, const RawSymbol& b) {
+// without one. The winners are kept in `table.raw`'s first entries, then
+// their names copied into one string, out of the file's string table. The
+// symbols' vector has room for `spare` more (the PLT stubs).
+NamedSymbols MergeAliases(SymbolTable table, size_t spare) {
+  std::vector<RawSymbol>& raw = table.raw;
+  std::sort(raw.begin(), raw.end(),
+            [](const RawSymbol& x, const RawSymbol& y) { return x.start < y.start; });
+  const auto better = [&table](const RawSymbol& a, const RawSymbol& b) {
     if (a.rank != b.rank) return a.rank < b.rank;
-    if (a.name.size() != b.name.size()) return a.name.size() < b.name.size();
-    return a.name < b.name;
+    if (a.length != b.length) return a.length < b.length;
+    return table.NameOf(a) < table.NameOf(b);
   };
-  std::vector<ElfSymbol> symbols;
-  symbols.reserve(order.size());
-  for (size_t i = 0; i < order.size();) {
-    const RawSymbol* winner = &raw[order[i].second];
+  size_t kept = 0;
+  size_t name_bytes = 0;
+  for (size_t i = 0; i < raw.size();) {
+    size_t winner = i;
     size_t j = i + 1;
-    for (; j < order.size() && order[j].first == order[i].first; ++j) {
-      const RawSymbol& alias = raw[order[j].second];
-      if (better(alias, *winner)) winner = &alias;
+    for (; j < raw.size() && raw[j].start == raw[i].start; ++j) {
+      if (better(raw[j], raw[winner])) winner = j;
     }
     // The size: the winner's, else that of the best alias that has one.
-    const RawSymbol* sized = winner->size != 0 ? winner : nullptr;
-    for (size_t k = i; winner->size == 0 && k < j; ++k) {
-      const RawSymbol& alias = raw[order[k].second];
-      if (alias.size != 0 && (sized == nullptr || better(alias, *sized))) sized = &alias;
+    const RawSymbol* sized = raw[winner].size != 0 ? &raw[winner] : nullptr;
+    for (size_t k = i; raw[winner].size == 0 && k < j; ++k) {
+      if (raw[k].size != 0 && (sized == nullptr || better(raw[k], *sized))) sized = &raw[k];
     }
-    const uint64_t size = sized != nullptr ? sized->size : 0;
-    symbols.push_back(ElfSymbol{winner->start, size, Demangle(winner->name), winner->object});
+    RawSymbol kept_symbol = raw[winner];
+    kept_symbol.size = sized != nullptr ? sized->size : 0;
+    raw[kept++] = kept_symbol;  // kept <= i: no group still to be read is written
+    name_bytes += kept_symbol.length;
     i = j;
   }
-  return symbols;
+  raw.resize(kept);
+  auto names = std::make_shared<std::string>();
+  names->reserve(name_bytes);
+  for (const RawSymbol& symbol : raw) names->append(table.NameOf(symbol));
+  NamedSymbols out;
+  out.symbols.reserve(raw.size() + spare);
+  const std::string_view all(*names);
+  size_t at = 0;
+  for (const RawSymbol& symbol : raw) {
+    out.symbols.push_back(
+        ElfSymbol{symbol.start, symbol.size, all.substr(at, symbol.length), symbol.object != 0});
+    at += symbol.length;
+  }
+  out.names = std::move(names);
+  return out;
 }
 
 }  // namespace
@@ -210,17 +257,34 @@ Result<ElfSymbols> ElfSymbols::ReadLayout(const std::string& path, const ElfFile
 }
 
 void ElfSymbols::ReadOwnSymbols(const ElfFile& file, bool objects) {
-  std::vector<RawSymbol> raw;
+  SymbolTable table;
   Elf_Scn* symtab = FindElfSectionOfType(file.get(), SHT_SYMTAB);
   has_symtab_ = symtab != nullptr;
   if (symtab == nullptr) symtab = FindElfSectionOfType(file.get(), SHT_DYNSYM);
-  if (symtab != nullptr) ReadSymbols(file.get(), file.ehdr(), symtab, objects, &raw);
-  symbols_ = MergeAliases(raw);
+  if (symtab != nullptr) table = ReadSymbols(file.get(), file.ehdr(), symtab, objects);
+  NamedSymbols merged =
+      MergeAliases(std::move(table), objects ? 0 : PltEntryCount(file.get(), file.ehdr()));
+  symbols_ = std::move(merged.symbols);
+  names_.push_back(std::move(merged.names));
 }
 
 void ElfSymbols::AddStubs(const ElfFile& file) {
   const size_t sorted = symbols_.size();
-  AddPltStubs(file.get(), file.ehdr(), &symbols_);
+  const std::vector<PltStub> found = FindPltStubs(file.get(), file.ehdr(), symbols_);
+  if (found.empty()) return;
+  auto names = std::make_shared<std::string>();
+  size_t name_bytes = 0;
+  for (const PltStub& stub : found) name_bytes += stub.name.size();
+  names->reserve(name_bytes);
+  for (const PltStub& stub : found) names->append(stub.name);
+  const std::string_view all(*names);
+  symbols_.reserve(symbols_.size() + found.size());
+  size_t at = 0;
+  for (const PltStub& stub : found) {
+    symbols_.push_back(ElfSymbol{stub.start, stub.size, all.substr(at, stub.name.size()), false});
+    at += stub.name.size();
+  }
+  names_.push_back(std::move(names));
   // A real symbol at a stub's address (there should be none) wins: the
   // stubs are sorted, then merged in after the symbols of their address.
   const auto by_start = [](const ElfSymbol& a, const ElfSymbol& b) { return a.start < b.start; };
@@ -255,9 +319,10 @@ Result<ElfSymbols> ElfSymbols::Load(const std::string& path, const std::string& 
   // The binary's own symbols are read only when the debug file has none:
   // its .symtab is a superset of them (and of .dynsym).
   if (Elf_Scn* symtab = FindElfSectionOfType(debug.get(), SHT_SYMTAB)) {
-    std::vector<RawSymbol> raw;
-    ReadSymbols(debug.get(), debug.ehdr(), symtab, false, &raw);
-    result.symbols_ = MergeAliases(raw);
+    NamedSymbols merged = MergeAliases(ReadSymbols(debug.get(), debug.ehdr(), symtab, false),
+                                       PltEntryCount(file.get(), file.ehdr()));
+    result.symbols_ = std::move(merged.symbols);
+    result.names_.push_back(std::move(merged.names));
     result.has_symtab_ = true;
   } else {
     result.ReadOwnSymbols(file, false);
@@ -353,11 +418,11 @@ void ElfSymbols::MergeDebugSymbols(ElfSymbols debug) {
   if (!debug.has_symtab_) return;
   std::vector<ElfSymbol> merged = std::move(debug.symbols_);
   const size_t debug_count = merged.size();
-  for (ElfSymbol& own : symbols_) {
-    if (own.name.size() > 4 && own.name.compare(own.name.size() - 4, 4, "@plt") == 0) {
-      merged.push_back(std::move(own));
-    }
+  for (const ElfSymbol& own : symbols_) {
+    if (own.mangled.ends_with("@plt")) merged.push_back(own);
   }
+  // The stubs' names stay where they are.
+  names_.insert(names_.end(), debug.names_.begin(), debug.names_.end());
   // One symbol per address: the debug file's name wins over a stub's. Both
   // lists are sorted already: a merge keeps the debug file's first.
   std::inplace_merge(merged.begin(), merged.begin() + static_cast<ptrdiff_t>(debug_count),

@@ -1,14 +1,16 @@
 // ElfSymbols: the function symbols and load layout of one ELF file.
 //
-// Read once with libelf in Load(); everything needed later (symbols with
-// demangled names, PT_LOAD segments, the build-id) is copied out, so no
-// libelf object outlives Load and an ElfSymbols is a plain value that can be
-// shared read-only across threads. Symbols come from .symtab when the file has
+// Read once with libelf in Load(); everything needed later (symbols and
+// their names, PT_LOAD segments, the build-id) is copied out, so no libelf
+// object outlives Load and an ElfSymbols is a plain value that can be
+// shared read-only across threads. Names are kept as the file spells them
+// and demangled when asked for (ElfSymbol::name). Symbols come from .symtab when the file has
 // one, otherwise from .dynsym; on x86_64 and i386 the PLT stubs get
 // synthesised `name@plt` symbols. Owns its copies; holds no fd or Elf*.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -23,8 +25,15 @@ namespace sample {
 struct ElfSymbol {
   uint64_t start = 0;  // ELF virtual address (st_value)
   uint64_t size = 0;   // st_size; 0 = unknown, covers up to the next symbol
-  std::string name;    // demangled
+  // As the file names it (a PLT stub: "name@plt"), held by the ElfSymbols
+  // this symbol came from (and by its copies).
+  std::string_view mangled;
   bool object = false;  // a variable (STT_OBJECT; LoadWithObjects only)
+
+  // Demangled, at each call: a binary's table is read whole to find a few
+  // of its functions (cc1plus: 31,000 symbols, whose demangling took
+  // longer than the rest of the read together).
+  std::string name() const { return Demangle(mangled); }
 };
 
 class ElfSymbols {
@@ -101,6 +110,9 @@ class ElfSymbols {
   std::optional<uint64_t> ExecutableSegmentEnd(uint64_t vaddr) const;
 
   std::vector<ElfSymbol> symbols_;
+  // What the symbols' names point into; shared by copies, which keep the
+  // same views.
+  std::vector<std::shared_ptr<const std::string>> names_;
   std::vector<LoadSegment> segments_;
   std::string build_id_;
   bool has_symtab_ = false;

@@ -36,7 +36,7 @@ class BinaryCode final : public CodeSource {
     FunctionCode code;
     uint64_t end = 0;
     if (const ElfSymbol* symbol = elf.Find(*vaddr, &end)) {
-      code.name = symbol->name;
+      code.name = symbolizer_.SymbolName(*symbol);
       code.start = symbol->start;
       code.end = end;
     } else if (const auto range = symbolizer_.CfiFunctionRange(*vaddr)) {
@@ -68,7 +68,8 @@ class BinaryCode final : public CodeSource {
 
   std::string NameOf(uint64_t address) override {
     const ElfSymbol* symbol = symbolizer_.elf_symbols().Find(address);
-    return symbol ? NameWithOffset(symbol->name, address - symbol->start) : std::string();
+    return symbol ? NameWithOffset(symbolizer_.SymbolName(*symbol), address - symbol->start)
+                  : std::string();
   }
 
   std::string origin() const override { return "the binary"; }

@@ -75,18 +75,38 @@ std::optional<uint64_t> PltEntrySlot(const unsigned char* p, size_t size, uint64
   return std::nullopt;
 }
 
+// The PLT sections' entry size: sh_entsize, or 16 where it is unset.
+uint64_t PltEntrySize(const GElf_Shdr& shdr) { return shdr.sh_entsize >= 8 ? shdr.sh_entsize : 16; }
+
+constexpr const char* kPltSections[] = {".plt", ".plt.sec", ".plt.got"};
+
 }  // namespace
 
-void AddPltStubs(Elf* elf, const GElf_Ehdr& ehdr, std::vector<ElfSymbol>* symbols) {
+size_t PltEntryCount(Elf* elf, const GElf_Ehdr& ehdr) {
+  if (ehdr.e_machine != EM_X86_64 && ehdr.e_machine != EM_386) return 0;
+  size_t count = 0;
+  for (const char* section : kPltSections) {
+    Elf_Scn* scn = FindElfSection(elf, section);
+    GElf_Shdr shdr;
+    Elf_Data* data = scn ? elf_getdata(scn, nullptr) : nullptr;
+    if (data == nullptr || data->d_buf == nullptr || gelf_getshdr(scn, &shdr) == nullptr) continue;
+    count += data->d_size / PltEntrySize(shdr);
+  }
+  return count;
+}
+
+std::vector<PltStub> FindPltStubs(Elf* elf, const GElf_Ehdr& ehdr,
+                                  const std::vector<ElfSymbol>& symbols) {
+  std::vector<PltStub> stubs;
   const bool is64 = ehdr.e_machine == EM_X86_64;
-  if (!is64 && ehdr.e_machine != EM_386) return;
+  if (!is64 && ehdr.e_machine != EM_386) return stubs;
   Elf_Scn* dynsym = FindElfSectionOfType(elf, SHT_DYNSYM);
   GElf_Shdr dynsym_shdr;
   Elf_Data* dynsym_data = dynsym ? elf_getdata(dynsym, nullptr) : nullptr;
-  if (dynsym_data == nullptr || gelf_getshdr(dynsym, &dynsym_shdr) == nullptr) return;
+  if (dynsym_data == nullptr || gelf_getshdr(dynsym, &dynsym_shdr) == nullptr) return stubs;
   const std::unordered_map<uint64_t, SlotTarget> slots =
       GotSlots(elf, dynsym, is64 ? R_X86_64_IRELATIVE : R_386_IRELATIVE);
-  if (slots.empty()) return;
+  if (slots.empty()) return stubs;
   uint64_t got = 0;
   GElf_Shdr shdr;
   Elf_Scn* got_scn = FindElfSection(elf, ".got.plt");
@@ -95,25 +115,24 @@ void AddPltStubs(Elf* elf, const GElf_Ehdr& ehdr, std::vector<ElfSymbol>* symbol
 
   auto slot_name = [&](const SlotTarget& target) -> std::string {
     if (target.dynsym_index == 0) {
-      auto it = std::lower_bound(symbols->begin(), symbols->end(), target.ifunc,
+      auto it = std::lower_bound(symbols.begin(), symbols.end(), target.ifunc,
                                  [](const ElfSymbol& s, uint64_t v) { return s.start < v; });
       // Unversioned, as .dynsym names it ("memcpy", where a debug file's
       // .symtab says "memcpy@@GLIBC_2.14").
-      if (it == symbols->end() || it->start != target.ifunc) return "";
-      return it->name.substr(0, it->name.find('@')) + "@plt";
+      if (it == symbols.end() || it->start != target.ifunc) return "";
+      return std::string(it->mangled.substr(0, it->mangled.find('@'))) + "@plt";
     }
     GElf_Sym sym;
     if (gelf_getsym(dynsym_data, static_cast<int>(target.dynsym_index), &sym) == nullptr) return "";
     const char* name = elf_strptr(elf, dynsym_shdr.sh_link, sym.st_name);
-    return name == nullptr || *name == '\0' ? "" : Demangle(std::string(name) + "@plt");
+    return name == nullptr || *name == '\0' ? "" : std::string(name) + "@plt";
   };
 
-  std::vector<ElfSymbol> stubs;
-  for (const char* section : {".plt", ".plt.sec", ".plt.got"}) {
+  for (const char* section : kPltSections) {
     Elf_Scn* scn = FindElfSection(elf, section);
     Elf_Data* data = scn ? elf_getdata(scn, nullptr) : nullptr;
     if (data == nullptr || data->d_buf == nullptr || gelf_getshdr(scn, &shdr) == nullptr) continue;
-    const uint64_t entry = shdr.sh_entsize >= 8 ? shdr.sh_entsize : 16;
+    const uint64_t entry = PltEntrySize(shdr);
     const auto* bytes = static_cast<const unsigned char*>(data->d_buf);
     for (uint64_t offset = 0; offset + entry <= data->d_size; offset += entry) {
       const uint64_t vaddr = shdr.sh_addr + offset;
@@ -121,10 +140,10 @@ void AddPltStubs(Elf* elf, const GElf_Ehdr& ehdr, std::vector<ElfSymbol>* symbol
       const auto target = slot ? slots.find(*slot) : slots.end();
       if (target == slots.end()) continue;
       std::string name = slot_name(target->second);
-      if (!name.empty()) stubs.push_back(ElfSymbol{vaddr, entry, std::move(name), false});
+      if (!name.empty()) stubs.push_back(PltStub{vaddr, entry, std::move(name)});
     }
   }
-  symbols->insert(symbols->end(), stubs.begin(), stubs.end());
+  return stubs;
 }
 
 }  // namespace sample

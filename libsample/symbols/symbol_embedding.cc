@@ -45,7 +45,7 @@ class FunctionFinder {
     const ElfSymbols& elf = symbolizer_.elf_symbols();
     uint64_t end = 0;
     if (const ElfSymbol* symbol = elf.Find(vaddr, &end)) {
-      return EmbeddedFunction{symbol->start, end - symbol->start, symbol->name};
+      return EmbeddedFunction{symbol->start, end - symbol->start, symbolizer_.SymbolName(*symbol)};
     }
     if (last_fde_ && vaddr - last_fde_->start < last_fde_->size) return last_fde_;
     const std::optional<CfiRange> range = symbolizer_.CfiFunctionRange(vaddr);

@@ -30,8 +30,8 @@
 // 110 ms for 200,000 (1.8 M offsets/s); /bin/true's three binaries about
 // 1.2 ms together; cc1plus (34 MB, stripped: every function an FDE) 26 ms
 // for 340 offsets spread over it, 47 ms for 5,400, 156 ms for 43,000, of
-// which 25 ms is the symbolizer's open (ElfSymbols demangling its 31,000
-// .dynsym names).
+// which 25 ms was the symbolizer's open, most of it ElfSymbols demangling
+// its 31,000 .dynsym names (now demangled only when asked for).
 #pragma once
 
 #include <cstdint>

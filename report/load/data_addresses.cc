@@ -78,9 +78,9 @@ void DataAddresses::Resolve(const ProcessTable& processes, const BinaryLocatorOp
       const std::optional<uint64_t> vaddr = VaddrOf(*elf, file_offsets_[id]);
       const ElfSymbol* symbol = vaddr ? elf->Find(*vaddr) : nullptr;
       if (symbol == nullptr) continue;
-      auto [it, inserted] =
-          symbol_ids.try_emplace(symbol->name, static_cast<uint32_t>(symbols.size()));
-      if (inserted) symbols.push_back(symbol->name);
+      std::string name = symbol->name();
+      auto [it, inserted] = symbol_ids.try_emplace(name, static_cast<uint32_t>(symbols.size()));
+      if (inserted) symbols.push_back(std::move(name));
       locations_[id].symbol = it->second;
       locations_[id].symbol_offset = *vaddr - symbol->start;
       locations_[id].function = !symbol->object;

@@ -129,7 +129,7 @@ class Symbolizer {
       if (address < m.start || address >= m.end) continue;
       auto vaddr = symbols_->FileOffsetToVaddr(address - m.start + m.pgoff);
       const ElfSymbol* symbol = vaddr ? symbols_->Find(*vaddr) : nullptr;
-      return symbol != nullptr ? symbol->name : "";
+      return symbol != nullptr ? symbol->name() : "";
     }
     return "";
   }

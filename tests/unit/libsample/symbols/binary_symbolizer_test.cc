@@ -45,7 +45,7 @@ const char* const kCxxOutOfLine = FIXTURE_INLINE_CXX_OUTOFLINE_PATH;
 // The ELF symbol named `name` (from the symbolizer's own ELF symbols).
 const ElfSymbol* SymbolNamed(const BinarySymbolizer& symbolizer, std::string_view name) {
   for (const ElfSymbol& symbol : symbolizer.elf_symbols().symbols()) {
-    if (symbol.name == name) return &symbol;
+    if (symbol.name() == name) return &symbol;
   }
   return nullptr;
 }
@@ -345,6 +345,35 @@ TEST(BinarySymbolizerTest, CxxInlineNamesMatchTheOutOfLineSymbols) {
     EXPECT_EQ(frames[0].function, c.name);
     EXPECT_EQ(frames[0].line, LineOf(kCxxSource, c.marker));
   }
+}
+
+}  // namespace
+}  // namespace sample
+
+namespace sample {
+namespace {
+
+// SymbolName keeps some names demangled: each answer is the symbol's own,
+// in address order, backwards, and in steps that land in one slot.
+TEST(BinarySymbolizerTest, SymbolNameIsTheSymbolsDemangledName) {
+  // This test program: thousands of symbols, most of them C++ names.
+  auto symbolizer = BinarySymbolizer::Open("/proc/self/exe", "", BinarySymbolizer::DwarfUse::kSkip);
+  ASSERT_TRUE(symbolizer) << symbolizer.error().message;
+  const std::vector<ElfSymbol>& symbols = symbolizer->elf_symbols().symbols();
+  ASSERT_GT(symbols.size(), 1000u);
+  std::vector<size_t> order;
+  for (size_t i = 0; i < symbols.size(); ++i) order.push_back(i);
+  for (size_t i = symbols.size(); i-- > 0;) order.push_back(i);
+  for (size_t start = 0; start < 4; ++start) {
+    for (size_t i = start; i < symbols.size(); i += 256) order.push_back(i);
+  }
+  size_t demangled = 0;
+  for (const size_t i : order) {
+    const std::string want = symbols[i].name();
+    ASSERT_EQ(symbolizer->SymbolName(symbols[i]), want) << i;
+    demangled += want != symbols[i].mangled;
+  }
+  EXPECT_GT(demangled, 100u);
 }
 
 }  // namespace

@@ -23,10 +23,10 @@ TEST(CfiFunctionsTest, StrippedFunctionsStartWhereTheirSymbolsDid) {
   size_t checked = 0;
   for (const ElfSymbol& symbol : symbols->symbols()) {
     // Functions with a size; PLT stubs share the one FDE of .plt.
-    if (symbol.size < 4 || symbol.name.ends_with("@plt")) continue;
+    if (symbol.size < 4 || symbol.name().ends_with("@plt")) continue;
     for (uint64_t at : {symbol.start, symbol.start + 1, symbol.start + symbol.size / 2,
                         symbol.start + symbol.size - 1}) {
-      EXPECT_EQ(cfi->StartOf(at), symbol.start) << symbol.name << " at +" << at - symbol.start;
+      EXPECT_EQ(cfi->StartOf(at), symbol.start) << symbol.name() << " at +" << at - symbol.start;
     }
     ++checked;
   }
@@ -41,13 +41,13 @@ TEST(CfiFunctionsTest, RangesHoldTheWholeFunctionFromItsStart) {
   ASSERT_TRUE(cfi) << cfi.error().message;
   size_t checked = 0;
   for (const ElfSymbol& symbol : symbols->symbols()) {
-    if (symbol.size < 4 || symbol.name.ends_with("@plt")) continue;
+    if (symbol.size < 4 || symbol.name().ends_with("@plt")) continue;
     for (uint64_t at = symbol.start; at < symbol.start + symbol.size; ++at) {
       const std::optional<CfiRange> range = cfi->RangeOf(at);
-      ASSERT_TRUE(range) << symbol.name << " at +" << at - symbol.start;
-      EXPECT_EQ(range->start, symbol.start) << symbol.name;
+      ASSERT_TRUE(range) << symbol.name() << " at +" << at - symbol.start;
+      EXPECT_EQ(range->start, symbol.start) << symbol.name();
       // The FDE covers the function (gcc's FDEs end where its code does).
-      EXPECT_EQ(range->end, symbol.start + symbol.size) << symbol.name;
+      EXPECT_EQ(range->end, symbol.start + symbol.size) << symbol.name();
     }
     ++checked;
   }

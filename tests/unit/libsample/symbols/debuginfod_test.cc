@@ -155,7 +155,7 @@ TEST_F(DebuginfodTest, DebugFileOfAStrippedBinaryComesFromTheServer) {
   // static_worker is a local function: only the downloaded file names it.
   const ElfSymbol* worker = nullptr;
   for (const ElfSymbol& symbol : symbolizer->elf_symbols().symbols()) {
-    if (symbol.name == "static_worker") worker = &symbol;
+    if (symbol.name() == "static_worker") worker = &symbol;
   }
   ASSERT_NE(worker, nullptr);
   bool saw_body_line = false;

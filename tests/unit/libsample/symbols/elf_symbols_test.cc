@@ -59,13 +59,13 @@ std::vector<const char*> ProgsWithPlt() {
 
 const ElfSymbol* FindByName(const ElfSymbols& elf, std::string_view name) {
   for (const ElfSymbol& symbol : elf.symbols()) {
-    if (symbol.name == name) return &symbol;
+    if (symbol.name() == name) return &symbol;
   }
   return nullptr;
 }
 
 std::string NameOrNull(const ElfSymbol* symbol) {
-  return symbol == nullptr ? "(null)" : symbol->name;
+  return symbol == nullptr ? "(null)" : symbol->name();
 }
 
 #define ASSERT_LOADED(var, path)                             \
@@ -112,7 +112,7 @@ TEST(ElfSymbolsTest, SymbolsAreSortedWithOnePerAddress) {
   ASSERT_LOADED(elf, kProg);
   ASSERT_FALSE(elf.symbols().empty());
   for (size_t i = 1; i < elf.symbols().size(); ++i) {
-    EXPECT_LT(elf.symbols()[i - 1].start, elf.symbols()[i].start) << elf.symbols()[i].name;
+    EXPECT_LT(elf.symbols()[i - 1].start, elf.symbols()[i].start) << elf.symbols()[i].name();
   }
 }
 
@@ -136,8 +136,8 @@ TEST(ElfSymbolsTest, FindRespectsSymbolSize) {
   // Every sized symbol owns its first and last byte.
   for (const ElfSymbol& symbol : elf.symbols()) {
     if (symbol.size == 0) continue;
-    EXPECT_EQ(elf.Find(symbol.start), &symbol) << symbol.name;
-    EXPECT_EQ(elf.Find(symbol.start + symbol.size - 1), &symbol) << symbol.name;
+    EXPECT_EQ(elf.Find(symbol.start), &symbol) << symbol.name();
+    EXPECT_EQ(elf.Find(symbol.start + symbol.size - 1), &symbol) << symbol.name();
   }
   EXPECT_EQ(elf.Find(0), nullptr);
   EXPECT_EQ(elf.Find(~uint64_t{0}), nullptr);
@@ -274,16 +274,16 @@ TEST(ElfSymbolsTest, PltSymbolsNameTheSlotTheyJumpThrough) {
     const std::map<uint64_t, std::string> slot_names = RawGotSlotNames(bytes);
     int stubs = 0;
     for (const ElfSymbol& symbol : elf.symbols()) {
-      if (!symbol.name.ends_with("@plt")) continue;
+      if (!symbol.name().ends_with("@plt")) continue;
       ++stubs;
       const std::optional<uint64_t> slot = RawPltSlot(bytes, raw, symbol.start);
-      ASSERT_TRUE(slot) << symbol.name << " is not on a PLT stub";
-      ASSERT_TRUE(slot_names.contains(*slot)) << symbol.name;
+      ASSERT_TRUE(slot) << symbol.name() << " is not on a PLT stub";
+      ASSERT_TRUE(slot_names.contains(*slot)) << symbol.name();
       const std::string& name = slot_names.at(*slot);
       if (name.starts_with("ifunc@")) {  // named after the ifunc symbol at the resolver
-        EXPECT_EQ(symbol.name, NameOrNull(elf.Find(std::stoull(name.substr(6)))) + "@plt");
+        EXPECT_EQ(symbol.name(), NameOrNull(elf.Find(std::stoull(name.substr(6)))) + "@plt");
       } else {
-        EXPECT_EQ(symbol.name, Demangle(name) + "@plt");
+        EXPECT_EQ(symbol.name(), Demangle(name) + "@plt");
       }
     }
     EXPECT_GE(stubs, 1);
@@ -319,12 +319,44 @@ TEST(ElfSymbolsTest, DebugFileSymbolsMergeIntoStrippedBinary) {
   EXPECT_TRUE(stripped->has_symtab());
   for (const ElfSymbol& s : full->symbols()) {
     const ElfSymbol* found = stripped->Find(s.start);
-    ASSERT_NE(found, nullptr) << s.name;
-    EXPECT_EQ(found->name, s.name);
+    ASSERT_NE(found, nullptr) << s.name();
+    EXPECT_EQ(found->name(), s.name());
   }
   bool has_plt = false;
-  for (const ElfSymbol& s : stripped->symbols()) has_plt |= s.name == "puts@plt";
+  for (const ElfSymbol& s : stripped->symbols()) has_plt |= s.name() == "puts@plt";
   EXPECT_TRUE(has_plt);
+}
+
+// Names are kept as the file spells them and demangled on request; they
+// stay readable in copies and moves after every ElfSymbols they were read
+// by is gone, a debug file's merged in too.
+TEST(ElfSymbolsTest, NamesStayWithTheSymbolsThroughCopiesMovesAndMerges) {
+  std::vector<std::pair<uint64_t, std::string>> want;
+  {
+    ASSERT_LOADED(full, kProg);
+    const ElfSymbol* bar = FindByName(full, "ns::Foo::bar(int)");
+    ASSERT_NE(bar, nullptr);
+    EXPECT_EQ(bar->mangled, "_ZN2ns3Foo3barEi");
+    for (const ElfSymbol& s : full.symbols()) want.emplace_back(s.start, s.name());
+  }
+  std::optional<ElfSymbols> kept;
+  {
+    auto stripped = ElfSymbols::Load(kProgStripped);
+    auto full = ElfSymbols::Load(kProg);
+    ASSERT_TRUE(stripped && full);
+    stripped->MergeDebugSymbols(std::move(*full));
+    full = Fail("gone");
+    const ElfSymbols copy = *stripped;
+    stripped = Fail("gone");
+    kept.emplace(copy);
+  }
+  ASSERT_FALSE(want.empty());
+  for (const auto& [start, name] : want) {
+    const ElfSymbol* found = kept->Find(start);
+    ASSERT_NE(found, nullptr) << name;
+    EXPECT_EQ(found->name(), name);
+  }
+  EXPECT_NE(FindByName(*kept, "puts@plt"), nullptr);
 }
 
 // Load(binary, debug) reads the debug file's .symtab instead of the
@@ -346,9 +378,9 @@ TEST(ElfSymbolsTest, LoadWithDebugFileEqualsTheMerge) {
     for (size_t i = 0; i < merged->symbols().size(); ++i) {
       const ElfSymbol& want = merged->symbols()[i];
       const ElfSymbol& got = loaded->symbols()[i];
-      EXPECT_EQ(got.start, want.start) << want.name;
-      EXPECT_EQ(got.size, want.size) << want.name;
-      EXPECT_EQ(got.name, want.name);
+      EXPECT_EQ(got.start, want.start) << want.name();
+      EXPECT_EQ(got.size, want.size) << want.name();
+      EXPECT_EQ(got.name(), want.name());
     }
     ASSERT_EQ(loaded->segments().size(), merged->segments().size());
     EXPECT_EQ(loaded->FileOffsetToVaddr(loaded->segments()[0].offset),
@@ -374,7 +406,7 @@ TEST(ElfSymbolsTest, LoadWithDebugFileWithoutSymtabKeepsOwnSymbols) {
     EXPECT_TRUE(loaded->has_symtab());
     ASSERT_EQ(loaded->symbols().size(), own->symbols().size());
     for (size_t i = 0; i < own->symbols().size(); ++i) {
-      EXPECT_EQ(loaded->symbols()[i].name, own->symbols()[i].name);
+      EXPECT_EQ(loaded->symbols()[i].name(), own->symbols()[i].name());
     }
   }
 }

@@ -71,7 +71,7 @@ TEST(InflatedDebugTest, ACompressedDebugFileIsCachedInflatedAndNamesTheSame) {
     const auto offset = with_compressed->elf_symbols().VaddrToFileOffset(symbol.start);
     if (!offset) continue;
     const auto a = FramesAtFileOffset(*with_compressed, *offset, "prog");
-    EXPECT_EQ(a, FramesAtFileOffset(*with_inflated, *offset, "prog")) << symbol.name;
+    EXPECT_EQ(a, FramesAtFileOffset(*with_inflated, *offset, "prog")) << symbol.name();
     named += !a.front().name.empty();
   }
   EXPECT_GT(named, 3u);

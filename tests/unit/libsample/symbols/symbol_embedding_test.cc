@@ -106,8 +106,8 @@ void ExpectOffsetsMatchFile(const EmbeddingRequest& request, const EmbeddedBinar
     if (fdes) fde = fdes->StartOf(*vaddr);
     if (const ElfSymbol* symbol = elf.Find(*vaddr, &end)) {
       if (function == nullptr || function->start != symbol->start ||
-          function->size != end - symbol->start || function->name != symbol->name) {
-        functions.Add(at + " is not in its symbol " + symbol->name);
+          function->size != end - symbol->start || function->name != symbol->name()) {
+        functions.Add(at + " is not in its symbol " + symbol->name());
       }
     } else if (fde) {
       if (function == nullptr || function->name != fmt::format("{}+{:#x}", base, *fde) ||
@@ -238,7 +238,7 @@ TEST(SymbolEmbeddingTest, StrippedCopyNamesFunctionsByTheirFdes) {
   auto unstripped = ElfSymbols::Load(kInline);
   ASSERT_TRUE(unstripped);
   const auto hot = std::find_if(unstripped->symbols().begin(), unstripped->symbols().end(),
-                                [](const ElfSymbol& s) { return s.name == "hot_outer"; });
+                                [](const ElfSymbol& s) { return s.name() == "hot_outer"; });
   ASSERT_NE(hot, unstripped->symbols().end());
   const EmbeddedFunction* function = embedded.FunctionAt(hot->start + 1);
   ASSERT_NE(function, nullptr);
@@ -268,7 +268,7 @@ TEST(SymbolEmbeddingTest, DebugFrameRowsFromTheBinaryOrItsDebugFile) {
   auto elf = ElfSymbols::Load(kDebugFrame);
   ASSERT_TRUE(elf);
   const auto level_two = std::find_if(elf->symbols().begin(), elf->symbols().end(),
-                                      [](const ElfSymbol& s) { return s.name == "level_two"; });
+                                      [](const ElfSymbol& s) { return s.name() == "level_two"; });
   ASSERT_NE(level_two, elf->symbols().end());
   const uint64_t inside = level_two->start + level_two->size / 2;
   ASSERT_NE(from_binary.CfiRowAt(inside), nullptr);
@@ -508,7 +508,7 @@ TEST(SymbolEmbeddingTest, ScannedWordsAreLookedUpWhereACallEnds) {
   const std::vector<uint64_t> stride = StrideOffsets(*elf, 3);
   const ElfSymbol* hot = nullptr;
   for (const ElfSymbol& symbol : elf->symbols()) {
-    if (symbol.name == "hot_outer") hot = &symbol;
+    if (symbol.name() == "hot_outer") hot = &symbol;
   }
   ASSERT_NE(hot, nullptr);
   uint64_t hot_offset = 0;

@@ -60,7 +60,7 @@ TEST_F(VdsoTest, TheImageIsTheWholeMappingAndAnElfFileWithBuildIdAndSymbols) {
   EXPECT_FALSE(symbols_->symbols().empty());
 #if defined(__x86_64__)
   EXPECT_TRUE(std::ranges::any_of(
-      symbols_->symbols(), [](const ElfSymbol& s) { return s.name == "__vdso_clock_gettime"; }));
+      symbols_->symbols(), [](const ElfSymbol& s) { return s.name() == "__vdso_clock_gettime"; }));
 #endif
 }
 
@@ -78,7 +78,7 @@ class VdsoSymbolizationTest : public VdsoTest {
       const auto offset = symbols_->VaddrToFileOffset(symbol.start + symbol.size / 2);
       if (!offset) continue;
       locations.push_back({kVdsoDso, *offset});
-      names->push_back(symbol.name);
+      names->push_back(symbol.name());
     }
     return locations;
   }

@@ -61,7 +61,7 @@ struct ProgImage {
     }
     for (const ElfSymbol& symbol : elf->symbols()) {
       if (auto offset = elf->VaddrToFileOffset(symbol.start)) {
-        image.file_offsets[symbol.name] = *offset;
+        image.file_offsets[symbol.name()] = *offset;
       }
     }
     return image;

@@ -114,7 +114,7 @@ class BinarySymbolSourceTest : public ::testing::Test {
     EXPECT_TRUE(elf) << elf.error().message;
     if (!elf) return 0;
     for (const ElfSymbol& symbol : elf->symbols()) {
-      if (symbol.name != name) continue;
+      if (symbol.name() != name) continue;
       auto offset = elf->VaddrToFileOffset(symbol.start + delta);
       EXPECT_TRUE(offset);
       return offset.value_or(0);
