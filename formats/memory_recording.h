@@ -33,7 +33,7 @@ class MemoryRecording final : public RecordingFile {
   const EventTable& events() const override { return events_; }
   const Metadata& metadata() const override { return metadata_; }
   const Metadata& build_ids() const override { return none_; }
-  const std::string& kernel_symbols() const override { return kernel_symbols_; }
+  std::string_view kernel_symbols() const override { return kernel_symbols_; }
   std::span<const std::byte> vdso_image() const override { return {}; }
   const EmbeddedBinaries& embedded_binaries() const override { return embedded_; }
   const std::vector<RecordedPerfMap>& perf_maps() const override { return perf_maps_; }

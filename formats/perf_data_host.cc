@@ -31,8 +31,9 @@ PerfDataHostFacts FindPerfDataHostFacts(const Metadata& metadata, const Metadata
     const std::string cache =
         host.buildid_cache.empty() ? PerfBuildIdCacheDir() : host.buildid_cache;
     if (recorded) {
-      if (auto text = ReadPerfCachedFile(cache, "[kernel.kallsyms]", *recorded, "kallsyms",
-                                         kMaxKallsymsBytes)) {
+      if (auto text = MapPerfCachedFile(cache, "[kernel.kallsyms]", *recorded, "kallsyms",
+                                        kMaxKallsymsBytes);
+          text && !text->bytes().empty()) {
         facts.kernel_symbols = std::move(*text);
         source = fmt::format("perf's build-id cache ({}/[kernel.kallsyms]/{})", cache, *recorded);
       }
@@ -49,7 +50,7 @@ PerfDataHostFacts FindPerfDataHostFacts(const Metadata& metadata, const Metadata
     const char* same_kernel = recorded && running == recorded ? "this host runs the recorded kernel"
                               : !recorded && same_release ? "same host name and kernel release"
                                                           : nullptr;
-    if (facts.kernel_symbols.empty()) {
+    if (!facts.kernel_symbols) {
       if (same_kernel != nullptr) {
         // Read when the sampled addresses are known, for those alone.
         if (access(host.kallsyms.c_str(), R_OK) == 0) {

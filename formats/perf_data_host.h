@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "formats/chunk_codec.h"
+#include "libsample/mapped_file.h"
 
 namespace sample::format {
 
@@ -24,10 +25,11 @@ struct PerfDataHost {
 };
 
 struct PerfDataHostFacts {
-  std::string kernel_symbols;  // kallsyms text; empty if none was found
+  // perf's copy of the kallsyms text, mapped; nullopt if none was found.
+  std::optional<MappedFile> kernel_symbols;
   // Or, on a host that runs the recorded kernel, its table's path (the
   // host's kallsyms): looked up for the sampled addresses alone
-  // (RecordingFile::host_kallsyms); kernel_symbols is then empty.
+  // (RecordingFile::host_kallsyms); kernel_symbols is then nullopt.
   std::string host_kallsyms;
   std::string kernel_symbols_source;  // where from, or "none (why)"
   std::vector<std::byte> vdso_image;

@@ -303,7 +303,7 @@ void PerfDataReader::Scan(uint64_t begin, uint64_t end) {
 
 void PerfDataReader::FindKernelSymbols(const PerfDataHost& host) {
   PerfDataHostFacts facts = FindPerfDataHostFacts(metadata_, build_ids_, host);
-  kernel_symbols_ = std::move(facts.kernel_symbols);
+  kernel_symbols_file_ = std::move(facts.kernel_symbols);
   host_kallsyms_ = std::move(facts.host_kallsyms);
   vdso_image_ = std::move(facts.vdso_image);
   metadata_.emplace_back("kernel_symbols", facts.kernel_symbols_source);

@@ -21,7 +21,9 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "formats/perf_data_format.h"
@@ -43,7 +45,11 @@ class PerfDataReader final : public RecordingFile {
   const EventTable& events() const override { return events_; }
   const Metadata& metadata() const override { return metadata_; }
   const Metadata& build_ids() const override { return build_ids_; }
-  const std::string& kernel_symbols() const override { return kernel_symbols_; }
+  std::string_view kernel_symbols() const override {
+    if (!kernel_symbols_file_) return {};
+    const std::span<const std::byte> text = kernel_symbols_file_->bytes();
+    return {reinterpret_cast<const char*>(text.data()), text.size()};
+  }
   const std::string& host_kallsyms() const override { return host_kallsyms_; }
   std::span<const std::byte> vdso_image() const override {
     return std::as_bytes(std::span(vdso_image_));
@@ -103,7 +109,7 @@ class PerfDataReader final : public RecordingFile {
   bool compressed_zstd_ = true;
   Metadata metadata_;
   Metadata build_ids_;
-  std::string kernel_symbols_;
+  std::optional<MappedFile> kernel_symbols_file_;  // perf's kallsyms copy
   std::string host_kallsyms_;
   std::vector<std::byte> vdso_image_;
   EmbeddedBinaries embedded_;

@@ -16,6 +16,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -75,7 +76,7 @@ class RecordingFile {
   // Binary path -> GNU build-id (hex), as recorded.
   virtual const Metadata& build_ids() const = 0;
   // kallsyms-format text of the kernel symbols; may be empty.
-  virtual const std::string& kernel_symbols() const = 0;
+  virtual std::string_view kernel_symbols() const = 0;
   // Besides: the path of this host's kernel symbol table (/proc/kallsyms)
   // when the recording was made on the running kernel and carries none
   // (a perf.data; FindPerfDataHostFacts), to be looked up for the sampled

@@ -29,7 +29,7 @@ class RecordingSet final : public RecordingFile {
   const EventTable& events() const override { return events_; }
   const Metadata& metadata() const override { return files_.front()->metadata(); }
   const Metadata& build_ids() const override { return build_ids_; }
-  const std::string& kernel_symbols() const override { return kernel_symbols_; }
+  std::string_view kernel_symbols() const override { return kernel_symbols_; }
   // The first file's that has one: every file that has one runs on this
   // host's kernel.
   const std::string& host_kallsyms() const override { return host_kallsyms_; }

@@ -45,7 +45,7 @@ class SampleFileReader final : public RecordingFile {
   // Binary path -> GNU build-id (hex), as recorded at close.
   const Metadata& build_ids() const override { return build_ids_; }
   // kallsyms-format text of the kernel symbols the samples hit; may be empty.
-  const std::string& kernel_symbols() const override { return kernel_symbols_; }
+  std::string_view kernel_symbols() const override { return kernel_symbols_; }
   // The recording host's [vdso] ELF image (kVdso); empty if not stored.
   std::span<const std::byte> vdso_image() const override { return vdso_image_.bytes(); }
   const EmbeddedBinaries& embedded_binaries() const override { return embedded_; }

@@ -51,15 +51,36 @@ Result<std::string> ReadBoundedFile(const std::string& path, size_t max_bytes) {
   return text;
 }
 
-Result<std::string> ReadPerfCachedFile(const std::string& cache_dir, const std::string& name,
-                                       const std::string& build_id, const std::string& file,
-                                       size_t max_bytes) {
+namespace {
+
+Result<std::string> PerfCachedFilePath(const std::string& cache_dir, const std::string& name,
+                                       const std::string& build_id, const std::string& file) {
   if (cache_dir.empty()) return Fail("no perf build-id cache (HOME is not set)");
   // A build-id from a file is hex: anything else must not become a path.
   if (build_id.empty() || build_id.find_first_not_of("0123456789abcdef") != std::string::npos) {
     return Fail(fmt::format("'{}' is not a build-id", build_id));
   }
-  return ReadBoundedFile(fmt::format("{}/{}/{}/{}", cache_dir, name, build_id, file), max_bytes);
+  return fmt::format("{}/{}/{}/{}", cache_dir, name, build_id, file);
+}
+
+}  // namespace
+
+Result<std::string> ReadPerfCachedFile(const std::string& cache_dir, const std::string& name,
+                                       const std::string& build_id, const std::string& file,
+                                       size_t max_bytes) {
+  TRY_ASSIGN(const std::string path, PerfCachedFilePath(cache_dir, name, build_id, file));
+  return ReadBoundedFile(path, max_bytes);
+}
+
+Result<MappedFile> MapPerfCachedFile(const std::string& cache_dir, const std::string& name,
+                                     const std::string& build_id, const std::string& file,
+                                     size_t max_bytes) {
+  TRY_ASSIGN(const std::string path, PerfCachedFilePath(cache_dir, name, build_id, file));
+  TRY_ASSIGN(MappedFile mapped, MappedFile::Open(path));
+  if (mapped.bytes().size() > max_bytes) {
+    return Fail(fmt::format("{}: larger than {} bytes", path, max_bytes));
+  }
+  return mapped;
 }
 
 std::optional<std::string> BuildIdFromNotes(const std::vector<std::byte>& notes) {

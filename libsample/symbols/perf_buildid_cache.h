@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "libsample/mapped_file.h"
 #include "libsample/result.h"
 
 namespace sample {
@@ -27,6 +28,11 @@ std::string PerfBuildIdCacheDir();
 Result<std::string> ReadPerfCachedFile(const std::string& cache_dir, const std::string& name,
                                        const std::string& build_id, const std::string& file,
                                        size_t max_bytes);
+// The same mapped, not read: a kallsyms copy is 5 MB, which a read copies
+// into as many fresh pages, each one a page fault.
+Result<MappedFile> MapPerfCachedFile(const std::string& cache_dir, const std::string& name,
+                                     const std::string& build_id, const std::string& file,
+                                     size_t max_bytes);
 
 // The GNU build-id (lower-case hex) in ELF note bytes (/sys/kernel/notes,
 // a PT_NOTE segment); nullopt when there is none.

@@ -19,8 +19,8 @@ const Recording& Loader::Next() {
     options.binaries = options_.binaries;
     options.srclines = options_.srclines;
     options.names = options_.symbolize;
-    symbol_cache_.emplace(std::move(options), reader_.build_ids(), reader_.kernel_symbols(),
-                          options_.kernel_symbol_feed);
+    symbol_cache_.emplace(std::move(options), reader_.build_ids(),
+                          std::string(reader_.kernel_symbols()), options_.kernel_symbol_feed);
   }
   // The last interval's samples go; what they were interned into stays.
   // The chain caches go now and then: an exited process keeps its own

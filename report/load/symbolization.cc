@@ -156,7 +156,7 @@ void SymbolizeBinaries(const std::map<uint32_t, std::vector<uint32_t>>& binaries
 // MB table, parsed in full for a few thousand addresses otherwise; and
 // from what `options.kernel_feed` gives for them. Returns the source's facts
 // (its symbol count: those covering the samples).
-SourceFacts SymbolizeKernel(const std::string& kallsyms, const std::vector<uint32_t>& ids,
+SourceFacts SymbolizeKernel(std::string_view kallsyms, const std::vector<uint32_t>& ids,
                             const std::vector<Location>& locations, const SymbolizeOptions& options,
                             Gathered& gathered) {
   std::vector<uint64_t> addresses;
@@ -197,7 +197,7 @@ SourceFacts SymbolizeKernel(const std::string& kallsyms, const std::vector<uint3
 SymbolizeResult SymbolizeLocations(const std::vector<Location>& locations,
                                    const std::vector<std::string>& dso_paths,
                                    const format::Metadata& build_ids,
-                                   const std::string& kernel_symbols,
+                                   std::string_view kernel_symbols,
                                    const SymbolizeOptions& options) {
   Gathered gathered(locations.size());
   std::map<uint32_t, std::vector<uint32_t>> by_dso;  // dso -> location ids

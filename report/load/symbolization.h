@@ -93,7 +93,7 @@ void FlattenFrames(std::vector<std::vector<ResolvedFrame>>& per_location, Symbol
 SymbolizeResult SymbolizeLocations(const std::vector<Location>& locations,
                                    const std::vector<std::string>& dso_paths,
                                    const format::Metadata& build_ids,
-                                   const std::string& kernel_symbols,
+                                   std::string_view kernel_symbols,
                                    const SymbolizeOptions& options);
 
 // The pseudo-DSO path of a process's JIT code: "/tmp/perf-PID.map".

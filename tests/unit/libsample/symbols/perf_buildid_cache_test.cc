@@ -66,5 +66,26 @@ TEST(ReadPerfCachedFileTest, FindsTheEntryByNameBuildIdAndFile) {
   EXPECT_FALSE(ReadPerfCachedFile("", "[kernel.kallsyms]", "00ab", "kallsyms", 100));
 }
 
+// The mapped copy: the same bytes, the same refusals, and the size bound.
+TEST(ReadPerfCachedFileTest, MapsTheEntryWithTheSameChecks) {
+  testing::TempDir dir;
+  const std::string text = "ffffffff81000000 T _stext\n";
+  dir.Write("[kernel.kallsyms]/00ab/kallsyms", text);
+  auto mapped =
+      MapPerfCachedFile(dir.path().string(), "[kernel.kallsyms]", "00ab", "kallsyms", 100);
+  ASSERT_TRUE(mapped) << mapped.error().message;
+  const std::span<const std::byte> bytes = mapped->bytes();
+  EXPECT_EQ(std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()), text);
+  EXPECT_FALSE(
+      MapPerfCachedFile(dir.path().string(), "[kernel.kallsyms]", "../00ab", "kallsyms", 100));
+  EXPECT_FALSE(MapPerfCachedFile("", "[kernel.kallsyms]", "00ab", "kallsyms", 100));
+  auto over = MapPerfCachedFile(dir.path().string(), "[kernel.kallsyms]", "00ab", "kallsyms",
+                                text.size() - 1);
+  ASSERT_FALSE(over);
+  EXPECT_THAT(over.error().message, HasSubstr("larger than " + std::to_string(text.size() - 1)));
+  EXPECT_TRUE(
+      MapPerfCachedFile(dir.path().string(), "[kernel.kallsyms]", "00ab", "kallsyms", text.size()));
+}
+
 }  // namespace
 }  // namespace sample
