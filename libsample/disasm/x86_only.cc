@@ -4,8 +4,8 @@
 // cs.o names each one's entry points (<Arch>_global_init, <Arch>_option),
 // so a static link pulls in every architecture's tables: 75,000 of
 // sample-report's 82,000 relative relocations, which the dynamic loader
-// writes into their pages at each start, costing 5-6 ms of the 12-16 ms
-// that `sample-report --version` takes on a 2-core VM (perf stat -r 40).
+// writes into their pages at each start: `sample-report --version` took
+// 12.5-15 ms of CPU on a 2-core VM, 7.5-8 ms without them (perf stat -r 40).
 // We decode x86 alone (Disassembler::Open), so these definitions stand in
 // for the other architectures' entry points: the linker takes them and
 // leaves those members of the archive out, and cs_open of another

@@ -49,6 +49,7 @@ struct BinarySymbolizer::State {
     std::string name;
   };
   std::array<Named, 256> named;
+  std::string other_name;  // a symbol of another ElfSymbols' (SymbolName)
   std::string binary_path;
   std::string debug_path;
   bool dwarf_read = false;          // ReadDwarf was called
@@ -201,7 +202,13 @@ DwarfUnitIndex* BinarySymbolizer::State::FindUnit(uint64_t vaddr) {
 }
 
 const std::string& BinarySymbolizer::State::SymbolName(const ElfSymbol& symbol) {
-  const auto index = static_cast<size_t>(&symbol - elf.symbols().data());
+  const std::vector<ElfSymbol>& symbols = elf.symbols();
+  if (&symbol < symbols.data() || &symbol >= symbols.data() + symbols.size()) {
+    // Not one of ours: named, not kept.
+    other_name = symbol.name();
+    return other_name;
+  }
+  const auto index = static_cast<size_t>(&symbol - symbols.data());
   Named& slot = named[index % named.size()];
   if (slot.index != index) {
     slot.index = index;

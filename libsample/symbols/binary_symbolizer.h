@@ -118,9 +118,9 @@ class BinarySymbolizer {
   std::vector<std::pair<uint64_t, uint64_t>> UnitRangesAt(uint64_t vaddr);
 
   const ElfSymbols& elf_symbols() const;
-  // The demangled name of `symbol`, one of elf_symbols(), until the next
-  // call: the names of the last 256 symbols asked for are kept (a report
-  // asks for each address of a function, in address order).
+  // The demangled name of `symbol`, one of elf_symbols(); the reference
+  // holds until the next call. Names are kept in 256 slots by symbol (a
+  // report asks for each address of a function, in address order).
   const std::string& SymbolName(const ElfSymbol& symbol);
   // The file whose DWARF is used; empty if neither file has DWARF.
   const std::string& dwarf_path() const;

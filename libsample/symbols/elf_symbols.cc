@@ -88,6 +88,9 @@ struct RawSymbol {
 };
 static_assert(sizeof(RawSymbol) == 24);
 constexpr size_t kMaxNameLength = (size_t{1} << 29) - 1;
+// Room kept for PLT stubs at most: a hint (a crafted file's PLT sections
+// may claim far more entries than it has stubs).
+constexpr size_t kMaxSpare = size_t{1} << 16;
 
 // The function (or variable) symbols of one table, and its strings.
 struct SymbolTable {
@@ -212,11 +215,23 @@ NamedSymbols MergeAliases(SymbolTable table, size_t spare) {
     i = j;
   }
   raw.resize(kept);
+  NamedSymbols out;
+  out.symbols.reserve(raw.size() + std::min<size_t>(spare, kMaxSpare));
   auto names = std::make_shared<std::string>();
+  if (name_bytes > table.strings.size()) {
+    // Names shared by many symbols (a crafted file's): the table itself,
+    // copied once, so that what is kept stays within the file's size.
+    names->assign(table.strings);
+    for (const RawSymbol& symbol : raw) {
+      out.symbols.push_back(ElfSymbol{symbol.start, symbol.size,
+                                      std::string_view(*names).substr(symbol.name, symbol.length),
+                                      symbol.object != 0});
+    }
+    out.names = std::move(names);
+    return out;
+  }
   names->reserve(name_bytes);
   for (const RawSymbol& symbol : raw) names->append(table.NameOf(symbol));
-  NamedSymbols out;
-  out.symbols.reserve(raw.size() + spare);
   const std::string_view all(*names);
   size_t at = 0;
   for (const RawSymbol& symbol : raw) {

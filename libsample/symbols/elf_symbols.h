@@ -26,7 +26,8 @@ struct ElfSymbol {
   uint64_t start = 0;  // ELF virtual address (st_value)
   uint64_t size = 0;   // st_size; 0 = unknown, covers up to the next symbol
   // As the file names it (a PLT stub: "name@plt"), held by the ElfSymbols
-  // this symbol came from (and by its copies).
+  // this symbol came from (and by its copies): an ElfSymbol copied out
+  // must not outlive them.
   std::string_view mangled;
   bool object = false;  // a variable (STT_OBJECT; LoadWithObjects only)
 

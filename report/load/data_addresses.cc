@@ -74,14 +74,20 @@ void DataAddresses::Resolve(const ProcessTable& processes, const BinaryLocatorOp
         elf->MergeDebugSymbols(std::move(*debug));
       }
     }
+    // Each symbol's id, so that its name is demangled once.
+    std::unordered_map<const ElfSymbol*, uint32_t> ids_of_symbols;
     for (uint32_t id : ids) {
       const std::optional<uint64_t> vaddr = VaddrOf(*elf, file_offsets_[id]);
       const ElfSymbol* symbol = vaddr ? elf->Find(*vaddr) : nullptr;
       if (symbol == nullptr) continue;
-      std::string name = symbol->name();
-      auto [it, inserted] = symbol_ids.try_emplace(name, static_cast<uint32_t>(symbols.size()));
-      if (inserted) symbols.push_back(std::move(name));
-      locations_[id].symbol = it->second;
+      auto [known, added] = ids_of_symbols.try_emplace(symbol, 0);
+      if (added) {
+        std::string name = symbol->name();
+        auto [it, inserted] = symbol_ids.try_emplace(name, static_cast<uint32_t>(symbols.size()));
+        if (inserted) symbols.push_back(std::move(name));
+        known->second = it->second;
+      }
+      locations_[id].symbol = known->second;
       locations_[id].symbol_offset = *vaddr - symbol->start;
       locations_[id].function = !symbol->object;
     }

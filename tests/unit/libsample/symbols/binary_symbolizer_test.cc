@@ -347,12 +347,6 @@ TEST(BinarySymbolizerTest, CxxInlineNamesMatchTheOutOfLineSymbols) {
   }
 }
 
-}  // namespace
-}  // namespace sample
-
-namespace sample {
-namespace {
-
 // SymbolName keeps some names demangled: each answer is the symbol's own,
 // in address order, backwards, and in steps that land in one slot.
 TEST(BinarySymbolizerTest, SymbolNameIsTheSymbolsDemangledName) {

@@ -231,6 +231,67 @@ TEST(ElfSymbolsTest, EmptyNamedAliasIsLeftOut) {
   EXPECT_EQ(FindByName(*elf, ""), nullptr);
 }
 
+// Every function named by one string (a crafted file's sharing): their
+// names add up to more than the string table, which is then kept whole
+// (bounded by the file) with each symbol's view into it.
+TEST(ElfSymbolsTest, NamesSharedByManySymbolsStayRight) {
+  std::vector<char> bytes = fixtures::ReadWholeFile(kProg);
+  ASSERT_GE(bytes.size(), sizeof(Elf64_Ehdr));
+  Elf64_Ehdr ehdr;
+  std::memcpy(&ehdr, bytes.data(), sizeof(ehdr));
+  ASSERT_EQ(ehdr.e_ident[EI_CLASS], ELFCLASS64);
+  const auto shdr = [&](size_t i) {
+    Elf64_Shdr out;
+    std::memcpy(&out, bytes.data() + ehdr.e_shoff + i * ehdr.e_shentsize, sizeof(out));
+    return out;
+  };
+  std::string longest;
+  size_t functions = 0;
+  uint64_t strtab_size = 0;
+  for (size_t i = 0; i < ehdr.e_shnum; ++i) {
+    const Elf64_Shdr symtab = shdr(i);
+    if (symtab.sh_type != SHT_SYMTAB) continue;
+    const Elf64_Shdr strtab = shdr(symtab.sh_link);
+    strtab_size = strtab.sh_size;
+    // The longest name in the table, at its own offset.
+    uint32_t longest_at = 0;
+    for (uint64_t at = 1; at < strtab.sh_size;
+         at += std::strlen(bytes.data() + strtab.sh_offset + at) + 1) {
+      const std::string_view name(bytes.data() + strtab.sh_offset + at);
+      if (name.size() > longest.size()) {
+        longest = name;
+        longest_at = static_cast<uint32_t>(at);
+      }
+    }
+    for (uint64_t at = symtab.sh_offset;
+         at + sizeof(Elf64_Sym) <= symtab.sh_offset + symtab.sh_size; at += sizeof(Elf64_Sym)) {
+      Elf64_Sym sym;
+      std::memcpy(&sym, bytes.data() + at, sizeof(sym));
+      if (ELF64_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_shndx == SHN_UNDEF ||
+          sym.st_value == 0) {
+        continue;
+      }
+      sym.st_name = longest_at;
+      std::memcpy(bytes.data() + at, &sym, sizeof(sym));
+      ++functions;
+    }
+  }
+  ASSERT_GT(functions * longest.size(), strtab_size) << "the fixture no longer makes the case";
+  const std::string path = ::testing::TempDir() + "shared_names." + std::to_string(getpid());
+  fixtures::WriteWholeFile(path, bytes);
+  auto elf = ElfSymbols::Load(path);
+  std::remove(path.c_str());
+  ASSERT_TRUE(elf) << elf.error().message;
+  size_t named = 0;
+  for (const ElfSymbol& symbol : elf->symbols()) {
+    if (symbol.mangled.ends_with("@plt")) continue;
+    EXPECT_EQ(symbol.mangled, longest);
+    EXPECT_EQ(symbol.name(), Demangle(longest));
+    ++named;
+  }
+  EXPECT_GT(named, 10u);
+}
+
 TEST(ElfSymbolsTest, PltStubsAreNamed) {
   for (const char* path : ProgsWithPlt()) {
     SCOPED_TRACE(path);
