@@ -190,20 +190,42 @@ TEST(ElfSymbolsTest, AliasesKeepOneNameByBindingThenLength) {
   EXPECT_EQ(elf.Find(ab->start), ab);
 }
 
+// fixture_prog's bytes, to patch (a 64-bit ELF file).
+struct ProgImage {
+  std::vector<char> bytes;
+  Elf64_Ehdr ehdr{};
+  Elf64_Shdr Section(size_t i) const {
+    Elf64_Shdr out;
+    std::memcpy(&out, bytes.data() + ehdr.e_shoff + i * ehdr.e_shentsize, sizeof(out));
+    return out;
+  }
+};
+
+bool ReadProgImage(ProgImage* image) {
+  image->bytes = fixtures::ReadWholeFile(kProg);
+  if (image->bytes.size() < sizeof(Elf64_Ehdr)) return false;
+  std::memcpy(&image->ehdr, image->bytes.data(), sizeof(image->ehdr));
+  return image->ehdr.e_ident[EI_CLASS] == ELFCLASS64;
+}
+
+// `bytes` loaded from a temporary file named after `name`.
+Result<ElfSymbols> LoadBytes(const std::vector<char>& bytes, const std::string& name) {
+  const std::string path = ::testing::TempDir() + name + "." + std::to_string(getpid());
+  fixtures::WriteWholeFile(path, bytes);
+  auto elf = ElfSymbols::Load(path);
+  std::remove(path.c_str());
+  return elf;
+}
+
 // A symbol whose name is empty (its st_name at some NUL of the string
 // table, as a crafted file may have) is left out: by its length it would
 // win every alias contest.
 TEST(ElfSymbolsTest, EmptyNamedAliasIsLeftOut) {
-  std::vector<char> bytes = fixtures::ReadWholeFile(kProg);
-  ASSERT_GE(bytes.size(), sizeof(Elf64_Ehdr));
-  Elf64_Ehdr ehdr;
-  std::memcpy(&ehdr, bytes.data(), sizeof(ehdr));
-  ASSERT_EQ(ehdr.e_ident[EI_CLASS], ELFCLASS64);
-  const auto shdr = [&](size_t i) {
-    Elf64_Shdr out;
-    std::memcpy(&out, bytes.data() + ehdr.e_shoff + i * ehdr.e_shentsize, sizeof(out));
-    return out;
-  };
+  ProgImage image;
+  ASSERT_TRUE(ReadProgImage(&image));
+  std::vector<char>& bytes = image.bytes;
+  const Elf64_Ehdr& ehdr = image.ehdr;
+  const auto shdr = [&](size_t i) { return image.Section(i); };
   bool patched = false;
   for (size_t i = 0; i < ehdr.e_shnum && !patched; ++i) {
     const Elf64_Shdr symtab = shdr(i);
@@ -221,10 +243,7 @@ TEST(ElfSymbolsTest, EmptyNamedAliasIsLeftOut) {
     }
   }
   ASSERT_TRUE(patched);
-  const std::string path = ::testing::TempDir() + "empty_named_alias." + std::to_string(getpid());
-  fixtures::WriteWholeFile(path, bytes);
-  auto elf = ElfSymbols::Load(path);
-  std::remove(path.c_str());
+  auto elf = LoadBytes(bytes, "empty_named_alias");
   ASSERT_TRUE(elf) << elf.error().message;
   const ElfSymbol* ab = FindByName(*elf, "ab");
   ASSERT_NE(ab, nullptr);
@@ -235,16 +254,11 @@ TEST(ElfSymbolsTest, EmptyNamedAliasIsLeftOut) {
 // names add up to more than the string table, which is then kept whole
 // (bounded by the file) with each symbol's view into it.
 TEST(ElfSymbolsTest, NamesSharedByManySymbolsStayRight) {
-  std::vector<char> bytes = fixtures::ReadWholeFile(kProg);
-  ASSERT_GE(bytes.size(), sizeof(Elf64_Ehdr));
-  Elf64_Ehdr ehdr;
-  std::memcpy(&ehdr, bytes.data(), sizeof(ehdr));
-  ASSERT_EQ(ehdr.e_ident[EI_CLASS], ELFCLASS64);
-  const auto shdr = [&](size_t i) {
-    Elf64_Shdr out;
-    std::memcpy(&out, bytes.data() + ehdr.e_shoff + i * ehdr.e_shentsize, sizeof(out));
-    return out;
-  };
+  ProgImage image;
+  ASSERT_TRUE(ReadProgImage(&image));
+  std::vector<char>& bytes = image.bytes;
+  const Elf64_Ehdr& ehdr = image.ehdr;
+  const auto shdr = [&](size_t i) { return image.Section(i); };
   std::string longest;
   size_t functions = 0;
   uint64_t strtab_size = 0;
@@ -277,10 +291,7 @@ TEST(ElfSymbolsTest, NamesSharedByManySymbolsStayRight) {
     }
   }
   ASSERT_GT(functions * longest.size(), strtab_size) << "the fixture no longer makes the case";
-  const std::string path = ::testing::TempDir() + "shared_names." + std::to_string(getpid());
-  fixtures::WriteWholeFile(path, bytes);
-  auto elf = ElfSymbols::Load(path);
-  std::remove(path.c_str());
+  auto elf = LoadBytes(bytes, "shared_names");
   ASSERT_TRUE(elf) << elf.error().message;
   size_t named = 0;
   for (const ElfSymbol& symbol : elf->symbols()) {
