@@ -18,6 +18,7 @@
 
 #include "libsample/result.h"
 #include "libsample/symbols/demangle.h"  // Demangle, which the symbols use
+#include "libsample/symbols/elf_build_id.h"  // ReadElfBuildId, ReadGoBuildId
 #include "libsample/symbols/elf_file.h"
 
 namespace sample {
@@ -119,15 +120,5 @@ class ElfSymbols {
   bool has_symtab_ = false;
   bool fixed_address_ = false;
 };
-
-// The build-id of an ELF file as lowercase hex, reading only the notes. An
-// error if the file cannot be opened or is not ELF; an empty string if the
-// file has no build-id note.
-Result<std::string> ReadElfBuildId(const std::string& path);
-// The same for a file already open.
-std::string ReadElfBuildId(const ElfFile& file);
-// A Go binary's build ID note (its linker writes no NT_GNU_BUILD_ID) as
-// lowercase hex of its text; empty if there is none.
-std::string ReadGoBuildId(const ElfFile& file);
 
 }  // namespace sample
