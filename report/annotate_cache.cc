@@ -1,18 +1,14 @@
 #include "report/annotate_cache.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
-#include <climits>
 #include <cstdlib>
 #include <cstring>
-#include <ctime>
 #include <memory>
-#include <tuple>
 
 #include <fmt/format.h>
 
@@ -54,9 +50,7 @@ uint64_t KeyHash(std::string_view key) {
   return hash;
 }
 
-std::string PathOf(const std::string& dir, const std::string& key) {
-  return fmt::format("{}/{:016x}.idx", dir, KeyHash(key));
-}
+std::string NameOf(const std::string& key) { return fmt::format("{:016x}.idx", KeyHash(key)); }
 
 class Writer {
  public:
@@ -169,37 +163,6 @@ bool DecodeIndex(Reader& r, AnnotateIndex& index) {
     if (!DecodeFunction(r, dsos, f)) return false;
   }
   return true;
-}
-
-// The least recently used files of `dir` past `max_files`, and temporary
-// files an hour old (a run killed while writing).
-void Trim(const std::string& dir, size_t max_files) {
-  DIR* d = opendir(dir.c_str());
-  if (d == nullptr) return;
-  std::vector<std::pair<timespec, std::string>> files;
-  const time_t hour_ago = time(nullptr) - 3600;
-  while (dirent* entry = readdir(d)) {
-    const std::string name = entry->d_name;
-    struct stat st;
-    if (fstatat(dirfd(d), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) {
-      continue;
-    }
-    if (name.ends_with(".idx")) {
-      files.emplace_back(st.st_mtim, name);
-    } else if (name.find(".idx.") != std::string::npos && st.st_mtim.tv_sec < hour_ago) {
-      unlinkat(dirfd(d), entry->d_name, 0);
-    }
-  }
-  if (files.size() > max_files) {
-    std::ranges::sort(files, [](const auto& a, const auto& b) {
-      return std::tie(a.first.tv_sec, a.first.tv_nsec, a.second) <
-             std::tie(b.first.tv_sec, b.first.tv_nsec, b.second);
-    });
-    for (size_t i = 0; i < files.size() - max_files; ++i) {
-      unlinkat(dirfd(d), files[i].second.c_str(), 0);
-    }
-  }
-  closedir(d);
 }
 
 }  // namespace
@@ -346,10 +309,12 @@ std::optional<CachedAnnotate> DecodeCachedAnnotate(std::span<const std::byte> by
 
 std::optional<CachedAnnotate> ReadAnnotateCache(const std::string& dir, const std::string& key) {
   if (dir.empty() || key.empty()) return std::nullopt;
-  const std::string path = PathOf(dir, key);
-  auto fd = OpenRegularFile(path);
+  // Through the checked directory (libsample/cache_dir.h), never made here.
+  const UniqueFd dir_fd = OpenOwnDirectory(dir, {.create = false});
+  if (!dir_fd.valid()) return std::nullopt;
+  auto fd = OpenCacheFile(dir_fd.get(), NameOf(key));
   struct stat st;
-  if (!fd || fstat(fd->get(), &st) != 0 || st.st_uid != geteuid() || st.st_size < 0 ||
+  if (!fd || fstat(fd->get(), &st) != 0 || st.st_size < 0 ||
       static_cast<uint64_t>(st.st_size) > kMaxFileBytes) {
     return std::nullopt;
   }
@@ -363,25 +328,21 @@ std::optional<CachedAnnotate> ReadAnnotateCache(const std::string& dir, const st
 
 void WriteAnnotateCache(const std::string& dir, const std::string& key,
                         const CachedAnnotate& cached, size_t max_files) {
-  if (dir.empty() || key.empty() || !MakeOwnDirectory(dir)) return;
+  if (dir.empty() || key.empty()) return;
+  const UniqueFd dir_fd = OpenOwnDirectory(dir);
+  if (!dir_fd.valid()) return;
   const std::string bytes = EncodeCachedAnnotate(key, cached);
-  const std::string path = PathOf(dir, key);
-  std::string temporary = path + ".XXXXXX";
-  UniqueFd fd(mkostemp(temporary.data(), O_CLOEXEC));  // 0600, a name no one has
-  if (!fd.valid()) return;
-  size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = write(fd.get(), bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    done += static_cast<size_t>(n);
-  }
-  fd = UniqueFd();
-  if (done != bytes.size() || rename(temporary.c_str(), path.c_str()) != 0) {
-    unlink(temporary.c_str());
-    return;
-  }
-  Trim(dir, max_files);
+  if (bytes.size() > kMaxFileBytes) return;  // it would never be read
+  const std::string name = NameOf(key);
+  if (!WriteCacheFile(dir_fd.get(), name, std::as_bytes(std::span(bytes)))) return;
+  // The least recently used past max_files or kMaxAnnotateCacheBytes, and
+  // temporaries an hour old (a run killed while writing).
+  TrimCacheDirectory(dir_fd.get(),
+                     CacheTrimPolicy{.suffix = ".idx",
+                                     .max_bytes = kMaxAnnotateCacheBytes,
+                                     .max_files = max_files,
+                                     .max_unused_seconds = kAnnotateCacheUnusedSeconds,
+                                     .keep = name});
 }
 
 }  // namespace sample::report

@@ -31,14 +31,19 @@
 // (embedded, no file standing in) is annotated from the recording
 // (AnnotateView::needs_recording).
 //
-// Files are written whole under a temporary name and renamed into place
-// (temporary files an hour old, of a run killed while writing, are
-// removed); a file that fails its checksum, its decoding or its key counts
-// as absent and is replaced. A hit touches its file; past kMaxFiles files
-// the least recently used go.
+// The directory is reached by the checked walk of libsample/cache_dir.h
+// (no cache when a component is another user's: root run with a user's
+// HOME) and used through its fd: files are written whole under an
+// unpredictable temporary name and renamed into place (temporary files an
+// hour old, of a run killed while writing, are removed), and read only as
+// regular files of this user; a file that fails its checksum, its decoding
+// or its key counts as absent and is replaced. A hit touches its file;
+// past kMaxAnnotateCacheFiles files or kMaxAnnotateCacheBytes the least
+// recently used go, and files unused for kAnnotateCacheUnusedSeconds.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
@@ -72,6 +77,9 @@ struct CachedAnnotate {
 };
 
 inline constexpr size_t kMaxAnnotateCacheFiles = 64;
+// Files are up to 256 MiB each: the directory is bounded in bytes too.
+inline constexpr uint64_t kMaxAnnotateCacheBytes = uint64_t{1} << 30;
+inline constexpr int64_t kAnnotateCacheUnusedSeconds = int64_t{30} * 24 * 3600;
 
 // The options that shape what --annotate counts, one a line as given
 // (each option's long name and its values, from the command line's

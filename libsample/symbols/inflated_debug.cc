@@ -5,63 +5,125 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdlib>
-#include <filesystem>
+#include <vector>
 
 #include <fmt/format.h>
 
 #include "libsample/cache_dir.h"
+#include "libsample/regular_file.h"
 #include "libsample/symbols/elf_file.h"
 #include "libsample/symbols/elf_symbols.h"
 
 namespace sample {
 namespace {
 
-bool HasCompressedSections(Elf* elf) {
+// The compressed sections of a file: their bytes and the bytes their
+// headers (Elf*_Chdr::ch_size) say they inflate to.
+struct Compression {
+  uint64_t compressed = 0;
+  uint64_t inflated = 0;
+  bool sections = false;
+  bool readable = true;  // every header could be read
+};
+
+Compression CompressedSections(Elf* elf) {
+  Compression c;
   for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn != nullptr; scn = elf_nextscn(elf, scn)) {
     GElf_Shdr shdr;
-    if (gelf_getshdr(scn, &shdr) != nullptr && (shdr.sh_flags & SHF_COMPRESSED) != 0) return true;
+    if (gelf_getshdr(scn, &shdr) == nullptr) {
+      c.readable = false;
+      continue;
+    }
+    if ((shdr.sh_flags & SHF_COMPRESSED) == 0 || shdr.sh_type == SHT_NOBITS) continue;
+    c.sections = true;
+    GElf_Chdr chdr;
+    if (gelf_getchdr(scn, &chdr) == nullptr) {
+      c.readable = false;
+      continue;
+    }
+    // Saturating: headers may claim up to 2^64 - 1 bytes each.
+    c.compressed += std::min<uint64_t>(shdr.sh_size, UINT64_MAX - c.compressed);
+    c.inflated += std::min<uint64_t>(chdr.ch_size, UINT64_MAX - c.inflated);
   }
-  return false;
+  return c;
 }
 
-// The cached copy is taken only as we wrote it: ours, regular, its build-id.
-bool UsableCopy(const std::string& path, const std::string& build_id) {
-  struct stat st;
-  if (lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
+enum class Verdict { kAsIs, kCache, kTooLarge, kBomb };
+
+// What to do with a file of `file_size` bytes whose sections are `c`,
+// decided before anything is inflated.
+Verdict Judge(const Compression& c, uint64_t file_size) {
+  // A header libelf cannot read: left to libdw, which reads such a file
+  // as it would without the cache.
+  if (!c.sections || !c.readable) return Verdict::kAsIs;
+  if (c.compressed > file_size ||
+      c.inflated > kMaxInflateRatio * c.compressed + kInflateSlackBytes) {
+    return Verdict::kBomb;
+  }
+  if (file_size > kMaxInflatedDebugBytes ||
+      file_size - std::min(file_size, c.compressed) + c.inflated > kMaxInflatedDebugBytes) {
+    return Verdict::kTooLarge;
+  }
+  return Verdict::kCache;
+}
+
+// The file open as `fd`, by a path that leads to that open file whatever
+// happens at the name it was opened by.
+std::string FdPath(int fd) { return fmt::format("/proc/self/fd/{}", fd); }
+
+// The cached copy `name` is taken only as we wrote it: ours, regular, its
+// build-id. Read through the fd OpenCacheFile checked.
+bool UsableCopy(int dir_fd, const std::string& name, const std::string& build_id) {
+  auto fd = OpenCacheFile(dir_fd, name);
+  if (!fd) return false;
+  auto id = ReadElfBuildId(FdPath(fd->get()));
+  if (!id || *id != build_id) return false;
+  MarkCacheFileUsed(fd->get());
+  return true;
+}
+
+// Copies the regular file `from` into `to`, at most `limit` bytes.
+bool CopyBounded(const std::string& from, CacheFileWriter& to, uint64_t limit) {
+  auto in = OpenRegularFile(from);
+  struct stat st {};
+  if (!in || fstat(in->get(), &st) != 0 || static_cast<uint64_t>(st.st_size) > limit) {
     return false;
   }
-  auto id = ReadElfBuildId(path);
-  return id && *id == build_id;
+  std::vector<std::byte> buffer(size_t{1} << 20);
+  for (uint64_t offset = 0; offset < static_cast<uint64_t>(st.st_size);) {
+    const size_t want = static_cast<size_t>(std::min<uint64_t>(buffer.size(), st.st_size - offset));
+    const size_t got = PreadAll(in->get(), std::span(buffer).first(want), offset);
+    if (got == 0 || !to.Write(std::span(buffer).first(got))) return false;
+    offset += got;
+  }
+  return true;
 }
 
-// Writes `debug` to `out` with every compressed section inflated, through
-// a temporary file renamed into place (a reader never sees half a file).
-bool WriteInflated(const std::string& debug, const std::string& out) {
-  const std::string temporary = fmt::format("{}.{}.tmp", out, getpid());
-  std::error_code error;
-  std::filesystem::copy_file(debug, temporary, std::filesystem::copy_options::overwrite_existing,
-                             error);
-  if (error) return false;
-  const int fd = open(temporary.c_str(), O_RDWR | O_CLOEXEC);
-  bool ok = fd >= 0;
-  Elf* elf = ok ? elf_begin(fd, ELF_C_RDWR, nullptr) : nullptr;
-  ok = elf != nullptr;
+// Writes `debug` as `name` in `dir_fd` with every compressed section
+// inflated. The sizes are judged again on the copy, which is ours: the
+// original may have changed since it was judged.
+bool WriteInflated(const std::string& debug, int dir_fd, const std::string& name) {
+  auto writer = CacheFileWriter::Create(dir_fd, name);
+  if (!writer || !CopyBounded(debug, *writer, kMaxInflatedDebugBytes)) return false;
+  struct stat st {};
+  Elf* elf = fstat(writer->fd(), &st) == 0 ? elf_begin(writer->fd(), ELF_C_RDWR, nullptr) : nullptr;
+  bool ok = elf != nullptr && elf_kind(elf) == ELF_K_ELF &&
+            Judge(CompressedSections(elf), static_cast<uint64_t>(st.st_size)) == Verdict::kCache;
   for (Elf_Scn* scn = ok ? elf_nextscn(elf, nullptr) : nullptr; ok && scn != nullptr;
        scn = elf_nextscn(elf, scn)) {
     GElf_Shdr shdr;
     if (gelf_getshdr(scn, &shdr) == nullptr) {
       ok = false;
-    } else if ((shdr.sh_flags & SHF_COMPRESSED) != 0) {
+    } else if ((shdr.sh_flags & SHF_COMPRESSED) != 0 && shdr.sh_type != SHT_NOBITS) {
       ok = elf_compress(scn, 0, 0) >= 0;
     }
   }
   ok = ok && elf_update(elf, ELF_C_WRITE) >= 0;
   if (elf != nullptr) elf_end(elf);
-  if (fd >= 0) close(fd);
-  ok = ok && rename(temporary.c_str(), out.c_str()) == 0;
-  if (!ok) unlink(temporary.c_str());
-  return ok;
+  return ok && writer->Commit();
 }
 
 }  // namespace
@@ -73,16 +135,27 @@ std::string InflatedDebugFile(const std::string& debug, const std::string& build
       build_id.find_first_not_of("0123456789abcdef") != std::string::npos) {
     return debug;
   }
-  {
-    auto file = ElfFile::Open(debug);
-    if (!file || !HasCompressedSections(file->get())) return debug;
+  Verdict verdict = Verdict::kAsIs;
+  if (auto file = ElfFile::Open(debug)) {
+    struct stat st {};
+    if (fstat(file->fd(), &st) != 0) return debug;
+    verdict = Judge(CompressedSections(file->get()), static_cast<uint64_t>(st.st_size));
   }
-  const std::string dir = InflatedDebugCacheDir();
-  if (dir.empty() || !MakeOwnDirectory(dir)) return debug;
-  const std::string cached = fmt::format("{}/{}.debug", dir, build_id);
-  if (UsableCopy(cached, build_id)) return cached;
-  if (WriteInflated(debug, cached) && UsableCopy(cached, build_id)) return cached;
-  return debug;
+  if (verdict == Verdict::kBomb) return "";
+  if (verdict != Verdict::kCache) return debug;
+  auto dir = OpenCacheDirectory(InflatedDebugCacheDir());
+  if (!dir) return debug;
+  const std::string name = build_id + ".debug";
+  const std::string cached = fmt::format("{}/{}", dir->path, name);
+  if (UsableCopy(dir->fd.get(), name, build_id)) return cached;
+  if (!WriteInflated(debug, dir->fd.get(), name) || !UsableCopy(dir->fd.get(), name, build_id)) {
+    return debug;
+  }
+  TrimCacheDirectory(dir->fd.get(), CacheTrimPolicy{.suffix = ".debug",
+                                                    .max_bytes = kMaxInflatedDebugCacheBytes,
+                                                    .max_unused_seconds = kDebugCacheUnusedSeconds,
+                                                    .keep = name});
+  return cached;
 }
 
 }  // namespace sample

@@ -8,21 +8,46 @@
 // first use of a build's debug file writes an inflated copy (what
 // elfutils' eu-elfcompress -t none makes) to
 // UserCacheDir("debug")/<build-id>.debug (libsample/cache_dir.h); later
-// uses open that copy (libc's: 9 ms instead of 48). The
-// directory is made if missing (mode 0700) and used only if
-// it is ours and no one else may write it; a cached file only if it is a
-// regular file of ours with the right build-id. Any failure gives the
-// original path back, costing only the time. Like perf's ~/.debug and
-// debuginfod's cache, it is never trimmed: one file per debug build used
-// (libc's: 10 MB).
+// uses open that copy (libc's: 9 ms instead of 48). The directory is
+// reached by OpenCacheDirectory's checked walk (no cache when any
+// component is another user's: root run with a user's HOME); the copy is
+// written under an unpredictable temporary name (O_EXCL, 0600) through the
+// directory's fd, inflated there and renamed into place; a cached file is
+// taken only if it is a regular file of ours (opened without following a
+// symlink) with the right build-id. The path handed back, for libdw to
+// open, is the one the walk took (symlinks resolved), whose directories
+// only root and this user can change. Any failure gives the original path
+// back, costing only the time.
+//
+// Sizes are judged before anything is inflated, from the compressed
+// sections' headers (Elf64_Chdr::ch_size): a file whose sections claim more
+// than kMaxInflateRatio times their compressed bytes is a zlib bomb (the
+// debug files of this machine's /usr/lib/debug, 273 of them, inflate 1.7x
+// to 25x overall, 83x for one small section; zlib's own limit is ~1032x),
+// and is not used at all ("" is returned: libdw would inflate the same
+// claim); a copy that would pass kMaxInflatedDebugBytes is not made (the
+// original is returned, read by libdw as it would be without the cache).
+// The directory is trimmed after each copy written: least recently used
+// first (a hit marks its file used) past kMaxInflatedDebugCacheBytes, and
+// copies unused for kDebugCacheUnusedSeconds. libc6-dbg's copy is 10 MB.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 namespace sample {
 
-// `debug` itself when it holds no compressed section or the cache cannot
-// be used; else the path of its inflated copy (written now if needed).
+inline constexpr uint64_t kMaxInflateRatio = 128;
+// Small sections inflate worse than large ones: what any file may claim.
+inline constexpr uint64_t kInflateSlackBytes = uint64_t{1} << 20;
+inline constexpr uint64_t kMaxInflatedDebugBytes = uint64_t{512} << 20;
+inline constexpr uint64_t kMaxInflatedDebugCacheBytes = uint64_t{2} << 30;
+inline constexpr int64_t kDebugCacheUnusedSeconds = int64_t{30} * 24 * 3600;
+
+// `debug` itself when it holds no compressed section, its copy would be
+// too large, or the cache cannot be used; "" when its sections claim more
+// than kMaxInflateRatio allows (a bomb: use no debug file); else the path
+// of its inflated copy (written now if needed).
 // `build_id`: its build-id, lowercase hex.
 std::string InflatedDebugFile(const std::string& debug, const std::string& build_id);
 

@@ -70,8 +70,8 @@ std::optional<AddressRange> CoreTextRange(std::string_view text) {
   return AddressRange{*begin, *end};
 }
 
-std::string CachePath(const KallsymsSnapshotOptions& options) {
-  return fmt::format("{}/{}{}", options.cache_dir, kCachePrefix, options.boot_id);
+std::string CacheName(const KallsymsSnapshotOptions& options) {
+  return fmt::format("{}{}", kCachePrefix, options.boot_id);
 }
 
 // The cache, mapped: its sorted table and the core text range of its first
@@ -82,15 +82,14 @@ struct Cache {
   AddressRange core;
 };
 
-// The cache, if it exists, is ours, and belongs to this boot.
+// The cache, if it exists, is ours, and belongs to this boot: read
+// through the checked directory (cache_dir.h), never made here.
 std::optional<Cache> MapCache(const KallsymsSnapshotOptions& options) {
-  UniqueFd fd(open(CachePath(options).c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
-  struct stat st {};
-  if (!fd.valid() || fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
-      (st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
-    return std::nullopt;
-  }
-  auto file = MappedFile::Map(fd.get(), CachePath(options));
+  const UniqueFd dir = OpenOwnDirectory(options.cache_dir, {.create = false});
+  auto fd = dir.valid() ? OpenCacheFile(dir.get(), CacheName(options))
+                        : Result<UniqueFd>(Fail("no cache directory"));
+  if (!fd) return std::nullopt;
+  auto file = MappedFile::Map(fd->get(), options.cache_dir + "/" + CacheName(options));
   if (!file) return std::nullopt;
   const std::string_view text(reinterpret_cast<const char*>(file->bytes().data()),
                               file->bytes().size());
@@ -110,11 +109,13 @@ std::optional<Cache> MapCache(const KallsymsSnapshotOptions& options) {
 }
 
 // Removes caches of earlier boots (each is a few MB and can never match
-// again) and those of the unsorted format.
-void RemoveOtherCaches(const KallsymsSnapshotOptions& options) {
-  DIR* dir = opendir(options.cache_dir.c_str());
+// again), those of the unsorted format and a killed run's temporaries.
+void RemoveOtherCaches(int dir_fd, const KallsymsSnapshotOptions& options) {
+  const std::string keep = CacheName(options);
+  UniqueFd listing(openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  DIR* dir = listing.valid() ? fdopendir(listing.get()) : nullptr;
   if (dir == nullptr) return;
-  const std::string keep = fmt::format("{}{}", kCachePrefix, options.boot_id);
+  listing.Release();  // closedir closes it
   while (const dirent* entry = readdir(dir)) {
     const std::string_view name = entry->d_name;
     if ((name.starts_with(kCachePrefix) && name != keep) || name.starts_with(kOldCachePrefix)) {
@@ -122,31 +123,20 @@ void RemoveOtherCaches(const KallsymsSnapshotOptions& options) {
     }
   }
   closedir(dir);
+  TrimCacheDirectory(dir_fd, CacheTrimPolicy{.suffix = keep, .keep = keep});
 }
 
-// Best effort: a recording never fails because its cache could not be written.
+// Best effort: a recording never fails because its cache could not be
+// written. Through the checked directory, under a temporary name.
 void WriteCache(const KallsymsSnapshotOptions& options, std::string_view sorted,
                 const AddressRange& core) {
-  if (!MakeOwnDirectory(options.cache_dir)) return;
-  RemoveOtherCaches(options);
-  const std::string path = CachePath(options);
-  const std::string temp = fmt::format("{}.tmp.{}", path, getpid());
-  UniqueFd fd(open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600));
-  if (!fd.valid()) return;
+  const UniqueFd dir = OpenOwnDirectory(options.cache_dir);
+  if (!dir.valid()) return;
+  RemoveOtherCaches(dir.get(), options);
   std::string data =
       fmt::format("{} {} {:x} {:x}\n", kCacheMagic, options.boot_id, core.begin, core.end);
   data.append(sorted);
-  std::string_view rest = data;
-  while (!rest.empty()) {
-    const ssize_t n = write(fd.get(), rest.data(), rest.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      unlink(temp.c_str());
-      return;
-    }
-    rest.remove_prefix(static_cast<size_t>(n));
-  }
-  if (rename(temp.c_str(), path.c_str()) != 0) unlink(temp.c_str());
+  (void)WriteCacheFile(dir.get(), CacheName(options), std::as_bytes(std::span(data)));
 }
 
 std::string ReadBootId() {

@@ -198,21 +198,20 @@ std::optional<std::vector<PieceEntry>> ReadDirectory(int fd, size_t file_size,
   return directory;
 }
 
-// The pieces of the file at `path` holding `wanted` offsets (all of them
+// The pieces of the file `name` in `dir_fd` holding `wanted` offsets (all of them
 // without), joined; nullopt unless the file is ours, of `identity` and
 // what was read of it whole and right. Each piece is read into memory of
 // its own and used there: not through a mapping of the file, which a
 // truncation or an in-place rewrite (by another program, or another NFS
 // client renaming its own copy over it) would change after Valid(): a
 // SIGBUS, or tables no longer checked.
-std::optional<KnownFrames> Load(const std::string& path, const std::string& identity,
+std::optional<KnownFrames> Load(int dir_fd, const std::string& name, const std::string& identity,
                                 std::optional<std::span<const uint64_t>> wanted,
                                 FrameCache::Stats* stats) {
-  auto fd = OpenRegularFile(path, OpenRegularOptions{.no_follow = true});
+  auto fd = OpenCacheFile(dir_fd, name);
   struct stat st;
-  if (!fd || fstat(fd->get(), &st) != 0 || st.st_uid != geteuid() || st.st_size > kMaxFileSize) {
-    return std::nullopt;
-  }
+  if (!fd || fstat(fd->get(), &st) != 0 || st.st_size > kMaxFileSize) return std::nullopt;
+  MarkCacheFileUsed(fd->get());
   const auto file_size = static_cast<size_t>(st.st_size);
   const auto directory = ReadDirectory(fd->get(), file_size, identity);
   if (!directory) return std::nullopt;
@@ -268,8 +267,12 @@ std::optional<KnownFrames> Load(const std::string& path, const std::string& iden
 
 }  // namespace
 
+std::string FrameCache::NameOf(const FrameCacheKey& key) {
+  return fmt::format("{}.{}.frames", FileSafeId(key.build_id), FileSafe(key.display_name));
+}
+
 std::string FrameCache::PathOf(const std::string& dir, const FrameCacheKey& key) {
-  return fmt::format("{}/{}.{}.frames", dir, FileSafeId(key.build_id), FileSafe(key.display_name));
+  return fmt::format("{}/{}", dir, NameOf(key));
 }
 
 std::string FrameCache::Identity(const FrameCacheKey& key) {
@@ -304,18 +307,23 @@ FrameCache FrameCache::Open(const std::string& dir, const FrameCacheKey& key,
   FrameCache cache;
   if (dir.empty() || key.build_id.empty() ||
       key.build_id.find_first_not_of("0123456789abcdef") != std::string::npos ||
-      OwnBuildIdentity().empty() || !MakeOwnDirectory(dir)) {
+      OwnBuildIdentity().empty()) {
     return cache;
   }
+  // The checked walk (libsample/cache_dir.h): no cache in another user's
+  // tree; every file below is reached through this fd.
+  auto dir_fd = std::make_shared<UniqueFd>(OpenOwnDirectory(dir));
+  if (!dir_fd->valid()) return cache;
   cache.enabled_ = true;
-  cache.path_ = PathOf(dir, key);
+  cache.dir_ = dir_fd;
+  cache.name_ = NameOf(key);
   cache.identity_ = Identity(key);
-  if (auto known = Load(cache.path_, cache.identity_, wanted, &cache.stats_)) {
+  if (auto known = Load(dir_fd->get(), cache.name_, cache.identity_, wanted, &cache.stats_)) {
     cache.known_ = std::move(*known);
     // Some pieces: the rest before learning more.
     if (cache.stats_.pieces_read < cache.stats_.pieces) {
-      cache.known_.LearnAfter([path = cache.path_, identity = cache.identity_] {
-        return Load(path, identity, std::nullopt, nullptr);
+      cache.known_.LearnAfter([dir_fd, name = cache.name_, identity = cache.identity_] {
+        return Load(dir_fd->get(), name, identity, std::nullopt, nullptr);
       });
     }
   }
@@ -325,17 +333,14 @@ FrameCache FrameCache::Open(const std::string& dir, const FrameCacheKey& key,
 void FrameCache::Save(size_t piece_bytes) {
   if (!enabled_ || known_.learnt() == saved_) return;
   const std::vector<std::byte> bytes = Encode(identity_, known_, piece_bytes);
-  std::string temporary = path_ + ".XXXXXX";
-  UniqueFd fd(mkostemp(temporary.data(), O_CLOEXEC));  // 0600, a name no one has
-  if (!fd.valid()) return;
-  const bool written =
-      write(fd.get(), bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size());
-  fd = UniqueFd();
-  if (!written || rename(temporary.c_str(), path_.c_str()) != 0) {
-    unlink(temporary.c_str());
-    return;
-  }
+  // A larger file would never be read (Load).
+  if (bytes.size() > static_cast<size_t>(kMaxFileSize)) return;
+  if (!WriteCacheFile(dir_->get(), name_, bytes)) return;
   saved_ = known_.learnt();
+  TrimCacheDirectory(dir_->get(), CacheTrimPolicy{.suffix = ".frames",
+                                                  .max_bytes = kMaxFrameCacheBytes,
+                                                  .max_unused_seconds = kFrameCacheUnusedSeconds,
+                                                  .keep = name_});
 }
 
 }  // namespace sample::record

@@ -17,10 +17,20 @@
 // one not ours and regular, counts as empty and is replaced at the next
 // save. Binaries without a build-id (GNU's, or Go's note) are not cached.
 // Two recorders closing at once each write their own file whole; the last
-// rename wins, and what the other learnt is learnt again later. Like
-// perf's ~/.debug, the directory is never trimmed; a file is the size of
-// the learnt functions' frames (libc's after ten qsort runs: ~250 KB;
-// ld.so, learnt whole: ~650 KB; goleaf, whole: 1.6 MB).
+// rename wins, and what the other learnt is learnt again later. A file is
+// the size of the learnt functions' frames (libc's after ten qsort runs:
+// ~250 KB; ld.so, learnt whole: ~650 KB; goleaf, whole: 1.6 MB), at most
+// 64 MiB (a larger one is neither written nor read); after each save the
+// directory is trimmed to kMaxFrameCacheBytes, least recently used first
+// (a read marks its file used), and files unused for
+// kFrameCacheUnusedSeconds go: a new build of each binary adds a file, and
+// nothing else ever removed them.
+//
+// The directory is reached by the checked walk of libsample/cache_dir.h
+// (no cache when a component is another user's: root run with a user's
+// HOME) and used through its fd: files are read only as regular files of
+// this user, without following a symlink, and written under an
+// unpredictable temporary name (O_EXCL, 0600) renamed into place.
 //
 // A file is kept in pieces of ~4-8 KB, each with its own checksum, and a
 // recording reads only those holding the offsets it looks up: goleaf's
@@ -32,14 +42,20 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
 
 #include "libsample/symbols/elf_file.h"
 #include "libsample/symbols/known_frames.h"
+#include "libsample/unique_fd.h"
 
 namespace sample::record {
+
+// Hundreds of binaries' frames (the largest seen, goleaf's, is 1.6 MB).
+inline constexpr uint64_t kMaxFrameCacheBytes = uint64_t{256} << 20;
+inline constexpr int64_t kFrameCacheUnusedSeconds = int64_t{30} * 24 * 3600;
 
 struct FrameCacheKey {
   std::string build_id;      // lowercase hex
@@ -72,8 +88,9 @@ class FrameCache {
   };
   const Stats& stats() const { return stats_; }
 
-  // The file of `key` in `dir`.
+  // The file of `key` in `dir`, and its name there.
   static std::string PathOf(const std::string& dir, const FrameCacheKey& key);
+  static std::string NameOf(const FrameCacheKey& key);
   // The identity a file must carry to be taken for `key`.
   static std::string Identity(const FrameCacheKey& key);
   // What tells copies of one build apart: the file's size and a checksum
@@ -82,7 +99,9 @@ class FrameCache {
 
  private:
   bool enabled_ = false;
-  std::string path_;
+  // The checked directory (shared with the load of the rest of the file).
+  std::shared_ptr<UniqueFd> dir_;
+  std::string name_;
   std::string identity_;
   KnownFrames known_;
   uint64_t saved_ = 0;  // known_.learnt() when last saved
