@@ -1,17 +1,25 @@
 #include "libsample/symbols/inflated_debug.h"
 
+#include <fcntl.h>
 #include <gelf.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <string>
+#include <vector>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "libsample/symbols/address_frames.h"
 #include "libsample/symbols/binary_symbolizer.h"
 #include "libsample/symbols/elf_file.h"
 #include "libsample/symbols/elf_symbols.h"
+#include "libsample/unique_fd.h"
 #include "tests/unit/temp_dir.h"
 
 namespace sample {
@@ -102,6 +110,148 @@ TEST(InflatedDebugTest, ACachedCopyOfAnotherBuildIsReplaced) {
   ASSERT_NE(ReadElfBuildId(first).value_or(""), build_id);
   EXPECT_EQ(InflatedDebugFile(compressed, build_id), first);
   EXPECT_EQ(ReadElfBuildId(first).value_or(""), build_id);
+}
+
+// An ELF file whose one section, .debug_info, is `inflated` zero bytes
+// zlib-compressed (SHF_COMPRESSED): about a thousandth of that on disk.
+void WriteZlibBomb(const std::string& path, size_t inflated) {
+  UniqueFd fd(open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  ASSERT_TRUE(fd.valid());
+  elf_version(EV_CURRENT);
+  Elf* elf = elf_begin(fd.get(), ELF_C_WRITE, nullptr);
+  ASSERT_NE(elf, nullptr);
+  Elf64_Ehdr* ehdr = elf64_newehdr(elf);
+  ehdr->e_ident[EI_DATA] = ELFDATA2LSB;
+  ehdr->e_type = ET_REL;
+  ehdr->e_machine = EM_X86_64;
+  ehdr->e_version = EV_CURRENT;
+  static const char kNames[] = "\0.shstrtab\0.debug_info";
+  Elf_Scn* names = elf_newscn(elf);
+  Elf_Data* names_data = elf_newdata(names);
+  names_data->d_buf = const_cast<char*>(kNames);
+  names_data->d_size = sizeof(kNames);
+  Elf64_Shdr* names_shdr = elf64_getshdr(names);
+  names_shdr->sh_name = 1;
+  names_shdr->sh_type = SHT_STRTAB;
+  ehdr->e_shstrndx = static_cast<Elf64_Half>(elf_ndxscn(names));
+  std::vector<char> zeros(inflated);
+  Elf_Scn* scn = elf_newscn(elf);
+  Elf_Data* data = elf_newdata(scn);
+  data->d_buf = zeros.data();
+  data->d_size = zeros.size();
+  Elf64_Shdr* shdr = elf64_getshdr(scn);
+  shdr->sh_name = 11;
+  shdr->sh_type = SHT_PROGBITS;
+  shdr->sh_addralign = 1;
+  ASSERT_EQ(elf_compress(scn, ELFCOMPRESS_ZLIB, 0), 1) << elf_errmsg(-1);
+  ASSERT_GE(elf_update(elf, ELF_C_WRITE), 0) << elf_errmsg(-1);
+  elf_end(elf);
+}
+
+// The crafted file of the issue (a 1 MB file naming a 1 GB section), made
+// smaller: 64 MiB in ~64 KB. It was inflated into the cache, whole; its
+// claim is judged before anything is, and the file is not used at all
+// (libdw would inflate the same claim).
+TEST(InflatedDebugTest, ACompressedSectionClaimingFarMoreThanItsBytesIsRefusedUninflated) {
+  testing::TempDir dir;
+  CacheHome home(dir.path().string());
+  const std::string bomb = (dir.path() / "bomb.debug").string();
+  WriteZlibBomb(bomb, size_t{64} << 20);
+  ASSERT_FALSE(::testing::Test::HasFatalFailure());
+  ASSERT_LT(std::filesystem::file_size(bomb), size_t{1} << 20);
+  ASSERT_TRUE(AnyCompressed(bomb));
+  EXPECT_EQ(InflatedDebugFile(bomb, "00112233445566778899aabbccddeeff00112233"), "");
+  const std::filesystem::path cache = dir.path() / "sample/debug";
+  if (std::filesystem::exists(cache)) {
+    for (const auto& entry : std::filesystem::directory_iterator(cache)) {
+      ADD_FAILURE() << "written: " << entry.path() << ", " << entry.file_size() << " bytes";
+    }
+  }
+}
+
+// Names planted in the cache directory, as the issue's attacker did in a
+// directory of theirs swapped in for root's: a symlink at the final name
+// and at the temporary name the old code used (NAME.PID.tmp, written with
+// copy_file(overwrite_existing), which followed it). Neither target
+// changes; the cache holds a regular file of ours.
+TEST(InflatedDebugTest, SymlinksPlantedAtTheCachesNamesAreNeverWrittenThrough) {
+  testing::TempDir dir;
+  CacheHome home(dir.path().string());
+  const std::string compressed = FIXTURE_PROG_DEBUG_GZ_PATH;
+  const std::string build_id = ReadElfBuildId(compressed).value_or("");
+  ASSERT_FALSE(build_id.empty());
+  const std::filesystem::path cache = dir.path() / "sample/debug";
+  std::filesystem::create_directories(cache);
+  std::filesystem::permissions(dir.path() / "sample", std::filesystem::perms::owner_all);
+  std::filesystem::permissions(cache, std::filesystem::perms::owner_all);
+  const std::string victim = (dir.path() / "victim").string();
+  const std::string victim_tmp = (dir.path() / "victim_tmp").string();
+  for (const std::string& path : {victim, victim_tmp}) {
+    std::ofstream(path) << "root only\n";
+    ASSERT_EQ(chmod(path.c_str(), 0600), 0);
+  }
+  const std::filesystem::path final_name = cache / (build_id + ".debug");
+  std::filesystem::create_symlink(victim, final_name);
+  std::filesystem::create_symlink(victim_tmp,
+                                  cache / fmt::format("{}.debug.{}.tmp", build_id, getpid()));
+
+  const std::string inflated = InflatedDebugFile(compressed, build_id);
+  EXPECT_EQ(std::filesystem::path(inflated),
+            std::filesystem::canonical(cache) / final_name.filename());
+  EXPECT_FALSE(std::filesystem::is_symlink(final_name));
+  EXPECT_EQ(ReadElfBuildId(inflated).value_or(""), build_id);
+  for (const std::string& path : {victim, victim_tmp}) {
+    std::string text;
+    std::getline(std::ifstream(path), text);
+    EXPECT_EQ(text, "root only") << path;
+    struct stat st;
+    ASSERT_EQ(stat(path.c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 07777, 0600u) << path;
+  }
+}
+
+// Root run with a user's XDG_CACHE_HOME (`sudo -E`): that user's directory,
+// or a symlink of theirs at a middle component, means no cache, and
+// nothing is made there. Needs CAP_CHOWN to make files of uid 65534.
+TEST(InflatedDebugTest, NoCacheInATreeAnotherUserControls) {
+  testing::TempDir dir;
+  const std::string theirs = (dir.path() / "theirs").string();
+  std::filesystem::create_directories(theirs);
+  if (lchown(theirs.c_str(), 65534, 65534) != 0) GTEST_SKIP() << "cannot chown (needs CAP_CHOWN)";
+  const std::string compressed = FIXTURE_PROG_DEBUG_GZ_PATH;
+  const std::string build_id = ReadElfBuildId(compressed).value_or("");
+  {
+    CacheHome home(theirs);
+    EXPECT_EQ(InflatedDebugFile(compressed, build_id), compressed);
+    EXPECT_TRUE(std::filesystem::is_empty(theirs));
+  }
+  const std::string elsewhere = (dir.path() / "elsewhere").string();
+  std::filesystem::create_directories(elsewhere);
+  std::filesystem::create_directories(dir.path() / "mine");
+  const std::string link = (dir.path() / "mine/sample").string();
+  std::filesystem::create_symlink(elsewhere, link);
+  ASSERT_EQ(lchown(link.c_str(), 65534, 65534), 0);
+  CacheHome home((dir.path() / "mine").string());
+  EXPECT_EQ(InflatedDebugFile(compressed, build_id), compressed);
+  EXPECT_TRUE(std::filesystem::is_empty(elsewhere));
+}
+
+// The directory is trimmed when a copy is written: a copy unused for
+// longer than kDebugCacheUnusedSeconds goes.
+TEST(InflatedDebugTest, CopiesLongUnusedAreRemovedWhenOneIsWritten) {
+  testing::TempDir dir;
+  CacheHome home(dir.path().string());
+  const std::filesystem::path cache = dir.path() / "sample/debug";
+  std::filesystem::create_directories(cache);
+  const std::string old = (cache / "0badc0de.debug").string();
+  std::ofstream(old) << "an old copy";
+  const time_t when = time(nullptr) - kDebugCacheUnusedSeconds - 3600;
+  const timespec times[2] = {{when, 0}, {when, 0}};
+  ASSERT_EQ(utimensat(AT_FDCWD, old.c_str(), times, 0), 0);
+  const std::string compressed = FIXTURE_PROG_DEBUG_GZ_PATH;
+  const std::string build_id = ReadElfBuildId(compressed).value_or("");
+  EXPECT_NE(InflatedDebugFile(compressed, build_id), compressed);
+  EXPECT_FALSE(std::filesystem::exists(old));
 }
 
 }  // namespace

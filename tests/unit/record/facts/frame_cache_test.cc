@@ -6,10 +6,12 @@
 // 0700.
 #include "record/facts/frame_cache.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -37,8 +39,8 @@ KnownFrames Learnt() {
   if (!symbolizer) return known;
   for (const auto& segment : symbolizer->elf_symbols().segments()) {
     if (!segment.executable) continue;
-    known.Learn(*symbolizer, segment.offset, segment.offset + std::min<uint64_t>(segment.filesz, 4096),
-                "inline");
+    known.Learn(*symbolizer, segment.offset,
+                segment.offset + std::min<uint64_t>(segment.filesz, 4096), "inline");
   }
   EXPECT_FALSE(known.runs().empty());
   return known;
@@ -326,6 +328,37 @@ TEST_F(FrameCacheTest, NamesAreMadeSafeForFileNames) {
   go.build_id.back() = 'b';
   EXPECT_NE(FrameCache::PathOf("/c", go), path);
   EXPECT_NE(FrameCache::Identity(go).find(go.build_id), std::string::npos);
+}
+
+// A save trims the directory: a file unused for kFrameCacheUnusedSeconds
+// goes (each new build of a binary adds a file; nothing removed them), a
+// recently used one stays.
+TEST_F(FrameCacheTest, ASaveRemovesFilesLongUnused) {
+  std::filesystem::create_directories(dir());
+  const std::string old = dir() + "/ffff.old.frames";
+  const std::string recent = dir() + "/eeee.recent.frames";
+  std::ofstream(old) << "old frames";
+  std::ofstream(recent) << "recent frames";
+  const time_t when = time(nullptr) - kFrameCacheUnusedSeconds - 3600;
+  const timespec times[2] = {{when, 0}, {when, 0}};
+  ASSERT_EQ(utimensat(AT_FDCWD, old.c_str(), times, 0), 0);
+  Save();
+  EXPECT_FALSE(std::filesystem::exists(old));
+  EXPECT_TRUE(std::filesystem::exists(recent));
+  EXPECT_TRUE(std::filesystem::exists(FrameCache::PathOf(dir(), key_)));
+}
+
+// Root run with a user's HOME: a frames directory reached through a
+// symlink another user planted (uid 65534) is no cache, and nothing is
+// written where it points. Needs CAP_CHOWN.
+TEST_F(FrameCacheTest, NoCacheThroughAnotherUsersSymlink) {
+  const std::string elsewhere = tmp_.path().string() + "/elsewhere";
+  std::filesystem::create_directories(elsewhere);
+  std::filesystem::create_symlink(elsewhere, dir());
+  if (lchown(dir().c_str(), 65534, 65534) != 0) GTEST_SKIP() << "cannot chown (needs CAP_CHOWN)";
+  FrameCache cache = FrameCache::Open(dir(), key_);
+  EXPECT_EQ(cache.known(), nullptr);
+  EXPECT_TRUE(std::filesystem::is_empty(elsewhere));
 }
 
 }  // namespace
