@@ -219,6 +219,19 @@ TEST(JitDumpTest, FileNamesAsWritersGiveThem) {
   EXPECT_FALSE(IsJitDumpFileName("/tmp/jit-12.dump.bak"));
 }
 
+// Digits too many for a short string's inline buffer: the rule once read
+// them from a destroyed temporary, whose heap block malloc had reused (its
+// free list's pointers in the first bytes: false for a good name; ASan:
+// heap-use-after-free).
+TEST(JitDumpTest, FileNamesWithLongDigitRunsAreReadWhole) {
+  const std::string digits(40, '7');
+  EXPECT_TRUE(IsJitDumpFileName("/tmp/jit-" + digits + ".dump"));
+  EXPECT_TRUE(IsJitDumpFileName("jit-" + digits + ".dump"));
+  EXPECT_FALSE(IsJitDumpFileName("/tmp/jit-" + digits + "x.dump"));
+  EXPECT_FALSE(IsJitDumpFileName("/tmp/jit-x" + digits + ".dump"));
+  EXPECT_FALSE(IsJitDumpFileName("/tmp/jit-" + digits + ".dump/"));
+}
+
 TEST(JitCodeTest, LoadsGetOffsetsAndChangesInFileOrder) {
   JitDumpBuilder b;
   b.Load(10, 0x7000, "f", 0x40, 1).Load(11, 0x8000, "g", 0x20, 2).Load(12, 0x9000, "", 0, 3);
