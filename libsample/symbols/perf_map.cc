@@ -10,6 +10,8 @@
 #include <cstring>
 #include <numeric>
 #include <optional>
+#include <span>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -84,17 +86,48 @@ PerfMap PerfMap::Parse(std::string_view text) {
 
 Result<void> CheckPerfMapFile(const std::string& path, const struct stat& st,
                               const PerfMapOptions& options) {
-  if (!options.force && st.st_uid != 0 && st.st_uid != options.user) {
-    return Fail(fmt::format("{}: ignored: owned by uid {}, not by uid {} or root", path, st.st_uid,
-                            options.user));
+  if (options.force) return {};
+  if (st.st_uid != options.user) {
+    return Fail(fmt::format("{}: ignored: owned by uid {}, not by the process's user (uid {})",
+                            path, st.st_uid, options.user));
   }
-  // Writable by others, anyone could have put names on our code.
-  if (!options.force && (st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+  // Writable by others, anyone could have put names on the code.
+  if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
     return Fail(fmt::format("{}: ignored: writable by {} (mode {:04o})", path,
                             (st.st_mode & S_IWOTH) != 0 ? "everyone" : "its group",
                             st.st_mode & 07777));
   }
+  // A JIT writes its map, so its owner can read it.
+  if ((st.st_mode & S_IRUSR) == 0) {
+    return Fail(fmt::format("{}: ignored: not readable by its owner (mode {:04o})", path,
+                            st.st_mode & 07777));
+  }
   return {};
+}
+
+std::optional<uid_t> ProcessUid(uint32_t pid, const std::string& proc) {
+  auto fd = OpenRegularFile(fmt::format("{}/{}/status", proc, pid));
+  // /proc files report size 0: read what there is, a few KiB.
+  char buffer[8192];
+  const size_t n = fd ? PreadAll(fd->get(), std::as_writable_bytes(std::span(buffer)), 0) : 0;
+  std::string_view text(buffer, n);
+  const size_t at = text.find("\nUid:");
+  if (at == std::string_view::npos) return std::nullopt;
+  text.remove_prefix(at + 5);
+  text.remove_prefix(std::min(text.find_first_not_of(" \t"), text.size()));
+  uid_t uid = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), uid);
+  if (ec != std::errc() || end == text.data()) return std::nullopt;
+  return uid;
+}
+
+std::string BootId() {
+  auto fd = OpenRegularFile("/proc/sys/kernel/random/boot_id");
+  char buffer[64];
+  const size_t n = fd ? PreadAll(fd->get(), std::as_writable_bytes(std::span(buffer)), 0) : 0;
+  std::string id(buffer, n);
+  while (!id.empty() && (id.back() == '\n' || id.back() == ' ')) id.pop_back();
+  return id;
 }
 
 Result<PerfMap> PerfMap::Load(const std::string& path, const PerfMapOptions& options) {
@@ -109,16 +142,14 @@ Result<PerfMap> PerfMap::Load(const std::string& path, const PerfMapOptions& opt
     return Fail(fmt::format("{}: fstat: {}", path, std::strerror(errno)), errno);
   }
   TRY(CheckPerfMapFile(path, st, options));
-  std::string text;
-  char buffer[65536];
-  for (;;) {
-    const ssize_t n = ::read(fd.get(), buffer, sizeof(buffer));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return Fail(fmt::format("{}: read: {}", path, std::strerror(errno)), errno);
-    if (n == 0) break;
-    text.append(buffer, static_cast<size_t>(n));
-  }
-  return Parse(text);
+  // The size now; a map still growing is read as far as it went.
+  std::string text(std::min<uint64_t>(static_cast<uint64_t>(st.st_size), options.max_bytes), '\0');
+  text.resize(PreadAll(fd.get(), std::as_writable_bytes(std::span(text)), 0));
+  const bool cut = static_cast<uint64_t>(st.st_size) > options.max_bytes;
+  if (cut) text.resize(text.rfind('\n') == std::string::npos ? 0 : text.rfind('\n') + 1);
+  PerfMap map = Parse(text);
+  map.cut_ = cut;
+  return map;
 }
 
 const PerfMapSymbol* PerfMap::Find(uint64_t addr) const {

@@ -15,6 +15,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,27 +31,44 @@ struct PerfMapSymbol {
 };
 
 struct PerfMapOptions {
-  // The user reading the map. A map owned by someone else (other than root)
-  // could be written by anyone to put names on our code, so it is ignored
-  // unless `force` (perf does the same).
+  // The user whose code the map names (the JIT process's). Only a map that
+  // user owns is read (root's only for root's processes; perf's rule, the
+  // reader or root, let root copy a root-only file a user bind-mounted over
+  // the path in a mount namespace of theirs), unless `force`.
   uid_t user = 0;
   bool force = false;
+  // Read up to this many bytes, at a line's end (a map is text a JIT
+  // appends to; a larger one is cut, with `cut` set).
+  uint64_t max_bytes = uint64_t{64} << 20;
 };
 
-// Whether a map file, `st` of the open file, may name `options.user`'s
-// code: owned by that user or root, and writable by no one else (unless
-// `force`); the error says why not.
+// Whether a JIT's file found by its name (a perf map, a jitdump), `st` of
+// the open file, may name `options.user`'s code: a file the process's own
+// user could have written and no one else: owned by that user, readable by
+// its owner, writable by no one else (unless `force`; the caller opened it
+// as a regular file, not through a link). The error says why not.
 Result<void> CheckPerfMapFile(const std::string& path, const struct stat& st,
                               const PerfMapOptions& options);
+
+// The real uid of process `pid` (the Uid: line of PROC/PID/status, which
+// its owner cannot hide as it can /proc/PID's owner by turning dumpable
+// off); nullopt when the process is gone.
+std::optional<uid_t> ProcessUid(uint32_t pid, const std::string& proc = "/proc");
+
+// This boot's id (/proc/sys/kernel/random/boot_id, without its newline),
+// "" when unreadable: a pid names the same process, and so a perf map in
+// /tmp the same JIT, only within one boot.
+std::string BootId();
 
 class PerfMap {
  public:
   // Never fails: bad lines only bump malformed_lines().
   static PerfMap Parse(std::string_view text);
 
-  // Reads and parses `path`. The error, if any, is a note for the report
-  // ("ignored: owned by uid 1000, not by uid 0 or root"; "cannot open"), and
-  // the caller goes on without JIT symbols.
+  // Reads and parses `path` (up to options.max_bytes: cut() says so). The
+  // error, if any, is a note for the report ("ignored: owned by uid 1000,
+  // not by the process's user, uid 0"; "cannot open"), and the caller goes
+  // on without JIT symbols.
   static Result<PerfMap> Load(const std::string& path, const PerfMapOptions& options);
 
   // The symbol containing absolute address `addr`, or nullptr.
@@ -60,6 +78,8 @@ class PerfMap {
   const std::vector<PerfMapSymbol>& symbols() const { return symbols_; }
   size_t malformed_lines() const { return malformed_lines_; }
   size_t blank_lines() const { return blank_lines_; }
+  // Load() read only the first max_bytes of the file.
+  bool cut() const { return cut_; }
 
  private:
   PerfMap() = default;
@@ -69,6 +89,7 @@ class PerfMap {
   std::vector<uint64_t> max_end_;  // max_end_[i]: the largest end of symbols_[0..i]
   size_t malformed_lines_ = 0;
   size_t blank_lines_ = 0;
+  bool cut_ = false;
 };
 
 }  // namespace sample

@@ -11,6 +11,7 @@
 #include "formats/embedded_codec.h"
 #include "libsample/regular_file.h"
 #include "libsample/symbols/jitdump.h"
+#include "libsample/symbols/perf_map.h"
 
 namespace sample::record {
 namespace {
@@ -34,6 +35,7 @@ void JitDumps::NoteMapping(uint32_t pid, std::string_view path, uint64_t inode,
   dump = Dump{};
   dump.path = std::string(path);
   dump.inode = inode;
+  dump.uid = files.Uid(pid);
   Open(pid, dump, files);
 }
 
@@ -50,7 +52,8 @@ void JitDumps::NoteExit(uint32_t pid, const ProcessFiles& files) {
 
 void JitDumps::Open(uint32_t pid, Dump& dump, const ProcessFiles& files) {
   if (open_ >= limits_.max_open) HoldOldest();
-  auto fd = files.Open(pid, dump.path);
+  // Not through a link: its target would be a file of whoever made it.
+  auto fd = files.Open(pid, dump.path, OpenRegularOptions{.no_follow = true});
   if (!fd) {
     dump.note = fd.error().message;
     return;
@@ -60,6 +63,20 @@ void JitDumps::Open(uint32_t pid, Dump& dump, const ProcessFiles& files) {
   // The file at that path now may be another dump than the one mapped.
   if (dump.inode != 0 && st.st_ino != dump.inode) {
     dump.note = fmt::format("{}: not the file that was mapped (another inode now)", dump.path);
+    return;
+  }
+  // As for perf maps: only a dump the process's own user could have
+  // written and no one else (a 0666 dump in /tmp, rewritten by another
+  // user, named the victim's code after hers), read as root only if it
+  // is root's process's.
+  if (!dump.uid) {
+    dump.note = fmt::format("{}: ignored: process {} ended before its user could be read",
+                            dump.path, pid);
+    return;
+  }
+  if (auto trusted = CheckPerfMapFile(dump.path, st, PerfMapOptions{.user = *dump.uid});
+      !trusted) {
+    dump.note = trusted.error().message;
     return;
   }
   dump.inode = st.st_ino;

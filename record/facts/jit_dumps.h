@@ -25,15 +25,21 @@
 // which readers accept); every dump is cut into parts of kJitDumpPartSize
 // on record boundaries, up to kMaxJitDumpSize per dump and max_total_bytes
 // for all of them (the copies held and what a close reads); what is left
-// out is said in the closing notes. The process mapped the file itself,
-// so, unlike a perf map found by its name in /tmp, its owner is not
-// checked. Owns the fds and the copies. One thread (the recorder's main
-// one).
+// out is said in the closing notes. The process mapping a file does not
+// make it the process's: dumps live in /tmp or a shared directory, where
+// another user can rewrite one anyone may write, or, in a mount namespace
+// of their own, bind-mount any file over the path once the process mapped
+// it. So a dump is taken only as a perf map is (CheckPerfMapFile): owned
+// by the process's real uid (root's only for root's processes), writable
+// by no one else, a regular file not reached through a link; the note
+// says why one was not. Owns the fds and the copies. One thread (the
+// recorder's main one).
 #pragma once
 
 #include <sys/types.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -84,6 +90,7 @@ class JitDumps {
   struct Dump {
     std::string path;  // as the process named it
     uint64_t inode = 0;
+    std::optional<uid_t> uid;  // the process's, read at its mapping; nullopt: gone
     UniqueFd fd;
     uint64_t opened = 0;  // when it was opened, in opens: the oldest goes first
     bool exited = false;

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "libsample/regular_file.h"
+#include "libsample/symbols/perf_map.h"
 
 namespace sample::record {
 namespace {
@@ -90,6 +91,8 @@ Result<UniqueFd> ProcessFiles::Open(uint32_t pid, const std::string& path,
   }
   return OpenInRoot(namespaces_[it->second].root.get(), path, options.no_follow);
 }
+
+std::optional<uid_t> ProcessFiles::Uid(uint32_t pid) const { return ProcessUid(pid, proc_); }
 
 uint32_t ProcessFiles::NamespacePid(uint32_t pid) const {
   std::ifstream status(fmt::format("{}/{}/status", proc_, pid));

@@ -19,6 +19,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -49,6 +50,10 @@ class ProcessFiles {
   // after it), read from /proc/PID/status while the process lives; `pid`
   // itself when it shares ours or cannot be read.
   uint32_t NamespacePid(uint32_t pid) const;
+  // The real uid of `pid` while it lives (ProcessUid), nullopt once gone:
+  // whose code it runs, and so whose files (perf maps, jitdumps) may name
+  // it.
+  std::optional<uid_t> Uid(uint32_t pid) const;
   // Mount namespaces pinned (other than ours).
   size_t pinned() const { return namespaces_.size(); }
 

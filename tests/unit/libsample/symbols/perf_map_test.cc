@@ -1,11 +1,12 @@
 // Tests for PerfMap: the /tmp/perf-PID.map parser (synthetic text), address
-// lookup, and the rule that only maps owned by the reading user or root are
-// used.
+// lookup, and the rule that only maps the JIT process's own user could have
+// written name its code.
 #include "libsample/symbols/perf_map.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -112,12 +113,64 @@ TEST_F(PerfMapFileTest, OwnMapIsUsed) {
   EXPECT_EQ(NameAt(*map, 0x1008), "jitted");
 }
 
-TEST_F(PerfMapFileTest, MapOfRootIsUsedByAnyone) {
+// Root's file names only root's code: a user who bind-mounts a root-only
+// file over /tmp/perf-PID.map in a mount namespace of theirs would have
+// root's recorder copy it (issue 56).
+TEST_F(PerfMapFileTest, MapOfRootNamesOnlyRootsCode) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root to own a file as root";
-  // The file is root's; a reader with another uid still takes it.
-  auto map = PerfMap::Load(path_, PerfMapOptions{.user = 4242});
+  ASSERT_EQ(chmod(path_.c_str(), 0600), 0);
+  auto other = PerfMap::Load(path_, PerfMapOptions{.user = 4242});
+  ASSERT_FALSE(other);
+  EXPECT_THAT(other.error().message,
+              HasSubstr("ignored: owned by uid 0, not by the process's user (uid 4242)"));
+  auto map = PerfMap::Load(path_, PerfMapOptions{.user = 0});
   ASSERT_TRUE(map) << map.error().message;
   EXPECT_EQ(NameAt(*map, 0x1000), "jitted");
+}
+
+// The rule alone, on the stat of a file: its owner is the process's user,
+// who can read it, and no one else can write it.
+TEST(CheckPerfMapFileTest, OwnerMustBeTheProcessUserWhoCanReadItAndNoOneElseWrite) {
+  struct stat st {};
+  st.st_mode = S_IFREG | 0644;
+  st.st_uid = 1001;
+  EXPECT_TRUE(CheckPerfMapFile("/tmp/perf-9.map", st, PerfMapOptions{.user = 1001}));
+  auto root = CheckPerfMapFile("/tmp/perf-9.map", st, PerfMapOptions{.user = 0});
+  ASSERT_FALSE(root);
+  EXPECT_THAT(root.error().message,
+              HasSubstr("/tmp/perf-9.map: ignored: owned by uid 1001, not by the process's user "
+                        "(uid 0)"));
+  st.st_mode = S_IFREG | 0200;
+  auto unreadable = CheckPerfMapFile("/tmp/perf-9.map", st, PerfMapOptions{.user = 1001});
+  ASSERT_FALSE(unreadable);
+  EXPECT_THAT(unreadable.error().message, HasSubstr("not readable by its owner (mode 0200)"));
+  st.st_mode = S_IFREG | 0666;
+  auto writable = CheckPerfMapFile("/tmp/perf-9.map", st, PerfMapOptions{.user = 1001});
+  ASSERT_FALSE(writable);
+  EXPECT_THAT(writable.error().message, HasSubstr("writable by everyone (mode 0666)"));
+  EXPECT_TRUE(CheckPerfMapFile("/tmp/perf-9.map", st, PerfMapOptions{.user = 0, .force = true}));
+}
+
+TEST_F(PerfMapFileTest, LargeMapIsReadUpToItsBoundAtALineEnd) {
+  std::ofstream(path_) << "1000 10 first\n2000 10 second\n3000 10 third\n";
+  auto map = PerfMap::Load(path_, PerfMapOptions{.user = geteuid(), .max_bytes = 30});
+  ASSERT_TRUE(map) << map.error().message;
+  EXPECT_TRUE(map->cut());
+  EXPECT_EQ(NameAt(*map, 0x2000), "second");
+  EXPECT_EQ(NameAt(*map, 0x3000), "(none)");
+  auto whole = PerfMap::Load(path_, PerfMapOptions{.user = geteuid()});
+  ASSERT_TRUE(whole) << whole.error().message;
+  EXPECT_FALSE(whole->cut());
+  EXPECT_EQ(NameAt(*whole, 0x3000), "third");
+}
+
+TEST(ProcessUidTest, ReadsTheRealUidFromStatus) {
+  EXPECT_EQ(ProcessUid(static_cast<uint32_t>(getpid())), getuid());
+  ScratchDir proc;
+  std::filesystem::create_directories(proc / "77");
+  std::ofstream(proc / "77/status") << "Name:\tjit\nUmask:\t0022\nUid:\t1001\t0\t0\t0\n";
+  EXPECT_EQ(ProcessUid(77, proc.path()), 1001u);
+  EXPECT_EQ(ProcessUid(78, proc.path()), std::nullopt);
 }
 
 TEST_F(PerfMapFileTest, MapOfAnotherUserIsIgnoredWithANote) {

@@ -4,6 +4,9 @@
 // max_total_bytes, what is left out said in the notes.
 #include "record/facts/jit_dumps.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -25,7 +28,8 @@ namespace {
 namespace st = sample::testing;
 using Bytes = std::vector<std::byte>;
 
-// Pids no process has: ProcessFiles opens their paths as they are.
+// Pids no process has: ProcessFiles opens their paths as they are, and
+// reads their users from the status files the tests write.
 constexpr uint32_t kFirstPid = 4000000;
 
 class JitDumpsTest : public ::testing::Test {
@@ -40,8 +44,17 @@ class JitDumpsTest : public ::testing::Test {
     std::ofstream(path, std::ios::binary)
         .write(reinterpret_cast<const char*>(b.bytes().data()),
                static_cast<std::streamsize>(b.bytes().size()));
+    chmod(path.c_str(), 0644);  // whatever the umask: writable by its owner alone
     written_[pid] = b.bytes();
+    WriteStatus(pid, geteuid());
     return path;
+  }
+  // The process's status as ProcessFiles reads it: its real uid.
+  void WriteStatus(uint32_t pid, uid_t uid) {
+    const auto dir = dir_.path() / "no-proc" / std::to_string(pid);
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir / "status") << "Name:\tjit\nUid:\t" << uid << "\t" << uid << "\t" << uid
+                                  << "\t" << uid << "\n";
   }
   // Submits to a file and reads back its dumps.
   std::vector<RecordedJitDump> Submitted(JitDumps& dumps, std::vector<std::string>* notes) {
@@ -139,6 +152,52 @@ TEST_F(JitDumpsTest, TotalBytesAreBounded) {
   EXPECT_TRUE(std::any_of(notes.begin(), notes.end(), [](const std::string& note) {
     return note.find("jitdumps in all") != std::string::npos;
   }));
+}
+
+// Issue 56: another user rewrote a 0666 dump in /tmp and the report named
+// the victim's code after hers. A dump is taken only as a perf map is: the
+// process's user's, writable by no one else, not a link; the notes say why.
+TEST_F(JitDumpsTest, DumpsOthersCouldWriteAreRefusedWithANote) {
+  JitDumps dumps;
+  const uint32_t writable = kFirstPid, linked = kFirstPid + 1, gone = kFirstPid + 2;
+  const std::string path = WriteDump(writable);
+  ASSERT_EQ(chmod(path.c_str(), 0666), 0);
+  dumps.NoteMapping(writable, path, 0, files_);
+  const std::string target = WriteDump(linked);
+  const std::string link = (dir_.path() / ("jit-" + std::to_string(linked + 100) + ".dump"));
+  ASSERT_EQ(symlink(target.c_str(), link.c_str()), 0);
+  dumps.NoteMapping(linked, link, 0, files_);
+  const std::string orphan = WriteDump(gone);
+  std::filesystem::remove_all(dir_.path() / "no-proc" / std::to_string(gone));
+  dumps.NoteMapping(gone, orphan, 0, files_);
+  std::vector<std::string> notes;
+  EXPECT_TRUE(Submitted(dumps, &notes).empty());
+  ASSERT_EQ(notes.size(), 3u);
+  EXPECT_NE(notes[0].find(path + ": ignored: writable by everyone (mode 0666)"),
+            std::string::npos)
+      << notes[0];
+  EXPECT_NE(notes[1].find("it is a symbolic link"), std::string::npos) << notes[1];
+  EXPECT_NE(notes[2].find("ended before its user could be read"), std::string::npos) << notes[2];
+}
+
+TEST_F(JitDumpsTest, DumpOfAnotherUserIsRefusedWithANote) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to give a file to another user";
+  JitDumps dumps;
+  const std::string path = WriteDump(kFirstPid);
+  ASSERT_EQ(chown(path.c_str(), 65534, 65534), 0);  // nobody's, for root's process
+  dumps.NoteMapping(kFirstPid, path, 0, files_);
+  const std::string root_owned = WriteDump(kFirstPid + 1);
+  WriteStatus(kFirstPid + 1, 65534);  // root's file, for nobody's process
+  dumps.NoteMapping(kFirstPid + 1, root_owned, 0, files_);
+  std::vector<std::string> notes;
+  EXPECT_TRUE(Submitted(dumps, &notes).empty());
+  ASSERT_EQ(notes.size(), 2u);
+  EXPECT_NE(notes[0].find("owned by uid 65534, not by the process's user (uid 0)"),
+            std::string::npos)
+      << notes[0];
+  EXPECT_NE(notes[1].find("owned by uid 0, not by the process's user (uid 65534)"),
+            std::string::npos)
+      << notes[1];
 }
 
 }  // namespace
