@@ -150,6 +150,11 @@ void PostmortemFacts::SubmitTo(format::SampleFileWriter& writer, ClosingNotes* n
   std::vector<std::byte> vdso;
   if (vdso_hit) vdso = VdsoPayload(&notes->vdso);
   writer.Submit(format::ChunkType::kBuildIds, BuildIdPayload(vdso), binary_count());
+  // The boot and the JIT processes' users: whether a report may read this
+  // host's perf map of a process whose map the file does not hold.
+  if (format::Metadata jit_facts = jit_maps_.Facts(); !jit_facts.empty()) {
+    writer.Submit(format::ChunkType::kMetadata, format::EncodeMetadata(jit_facts));
+  }
   if (!vdso.empty() && !notes->embedded.vdso) {
     writer.Submit(format::ChunkType::kVdso, std::move(vdso));
   }

@@ -351,6 +351,7 @@ LocationFunctions Loader::Symbolize(unsigned jobs) {
   options.binaries.vdso_image = reader_.vdso_image();
   options.binaries.embedded = &reader_.embedded_binaries();
   options.perf_maps = reader_.perf_maps();
+  options.recording_facts = &reader_.metadata();
   options.jit_code = &out_.jit_code;
   options.srclines = options_.srclines;
   options.show_progress = options_.show_progress;

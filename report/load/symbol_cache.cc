@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <utility>
 
+#include <fmt/format.h>
+
 #include "libsample/model/process_table.h"
 #include "libsample/symbols/kallsyms.h"
 #include "libsample/symbols/perf_map.h"
@@ -81,9 +83,13 @@ SymbolizeResult SymbolCache::Symbolize(const std::vector<Location>& locations,
       unknown.known = false;
       frames.assign(offsets.size(), {unknown});
     } else if (IsPerfMapPath(path) && options_.names) {
-      // Read again: the JIT has added to it since.
+      // Read again: the JIT has added to it since. Live, on this boot:
+      // only a file of the process's user (as the recorder copies it).
+      const uint32_t pid = PerfMapPid(path);
+      const auto uid = ProcessUid(pid);
       PerfMapSymbolSource map(
-          PerfMap::Load(options_.binaries.files.symfs + path, PerfMapOptions{geteuid(), false}));
+          uid ? PerfMap::Load(options_.binaries.files.symfs + path, PerfMapOptions{.user = *uid})
+              : Fail(fmt::format("{}: not read: process {} has ended", path, pid)));
       frames = map.Symbolize(offsets);
     } else {
       frames = SourceFor(dso, path, result).Symbolize(offsets);

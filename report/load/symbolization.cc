@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -76,6 +77,34 @@ bool IsPerfMapPath(const std::string& path) {
   return path.starts_with("/tmp/perf-") && path.ends_with(".map");
 }
 
+uint32_t PerfMapPid(std::string_view path) {
+  constexpr std::string_view kPrefix = "/tmp/perf-", kSuffix = ".map";
+  uint32_t pid = 0;
+  if (path.size() > kPrefix.size() + kSuffix.size()) {
+    std::from_chars(path.data() + kPrefix.size(), path.data() + path.size() - kSuffix.size(), pid);
+  }
+  return pid;
+}
+
+Result<PerfMapOptions> PerfMapFallback(uint32_t pid, const format::Metadata& facts) {
+  const std::string path = PerfMapPath(pid);
+  const auto boot = format::FindMetadata(facts, "boot_id");
+  if (!boot) return PerfMapOptions{.user = geteuid()};
+  if (*boot != BootId()) {
+    return Fail(fmt::format("{}: not read: the recording was made on another boot ({}), when pid "
+                            "{} may have been another process than it is now",
+                            path, *boot, pid));
+  }
+  const auto uid_text = format::FindMetadata(facts, fmt::format("jit_uid {}", pid));
+  uid_t uid = 0;
+  if (!uid_text || std::from_chars(uid_text->data(), uid_text->data() + uid_text->size(), uid).ec !=
+                       std::errc()) {
+    return Fail(fmt::format("{}: not read: the recording does not say whose process {} was", path,
+                            pid));
+  }
+  return PerfMapOptions{.user = uid};
+}
+
 namespace {
 
 // The symbols sources' answers, gathered in the order they are asked.
@@ -120,8 +149,14 @@ PerfMapSymbolSource PerfMapSourceOf(
   if (auto it = recorded.find(path); it != recorded.end()) {
     return PerfMapSymbolSource(PerfMap::Parse(it->second->text), "embedded perf map");
   }
-  return PerfMapSymbolSource(
-      PerfMap::Load(options.binaries.files.symfs + path, PerfMapOptions{geteuid(), false}));
+  // None copied (--no-embed, an older recorder): this host's file, if it
+  // can be the process's.
+  static const format::Metadata kNoFacts;
+  auto rule = PerfMapFallback(PerfMapPid(path), options.recording_facts != nullptr
+                                                    ? *options.recording_facts
+                                                    : kNoFacts);
+  if (!rule) return PerfMapSymbolSource(tl::unexpected(rule.error()));
+  return PerfMapSymbolSource(PerfMap::Load(options.binaries.files.symfs + path, *rule));
 }
 
 // Binaries on `jobs` threads, biggest first so one large library does not

@@ -28,8 +28,10 @@
 #include <vector>
 
 #include "formats/chunk_codec.h"
+#include "libsample/result.h"
 #include "libsample/symbols/jit_code.h"
 #include "libsample/symbols/kallsyms_snapshot.h"
+#include "libsample/symbols/perf_map.h"
 #include "libsample/symbols/recorded_binary.h"
 #include "report/load/symbol_sources.h"
 
@@ -52,6 +54,12 @@ struct SymbolizeOptions {
   // recorder copied it): the pseudo-DSO of a process with one is named
   // from it, not from the file. Must outlive the call.
   std::span<const RecordedPerfMap> perf_maps;
+  // For a JIT process the recording holds no map of: the recording's
+  // metadata, whose "boot_id" and "jit_uid PID" say whether this host's
+  // /tmp/perf-PID.map may name it (PerfMapFallback). nullptr: as a
+  // recording without them. (A live view, SymbolCache, reads the user of
+  // the running process instead.) Must outlive the call.
+  const format::Metadata* recording_facts = nullptr;
   // The recording's jitdump code by pseudo-DSO path ("[jitted-PID]",
   // JitTimeline::code()); nullptr: none. Must outlive the call.
   const std::map<std::string, std::shared_ptr<const JitCode>>* jit_code = nullptr;
@@ -100,5 +108,17 @@ SymbolizeResult SymbolizeLocations(const std::vector<Location>& locations,
 std::string PerfMapPath(uint32_t pid);
 // True for such pseudo-DSOs.
 bool IsPerfMapPath(const std::string& path);
+
+// Whether this host's perf map of the recording's JIT process `pid` may
+// name its code, and whose file it must be; the error is the note saying
+// why not. A pid names the same process only within one boot (after a
+// reboot, or in another user's report of an old recording, the map of
+// whatever process has the pid now, root's JIT perhaps), so the recording's
+// boot must be this one and the map its process's user's ("boot_id",
+// "jit_uid PID" in `facts`). Recordings without those facts (made before
+// them, perf.data) take only a map of the user running the report.
+Result<PerfMapOptions> PerfMapFallback(uint32_t pid, const format::Metadata& facts);
+// The pid of a perf map pseudo-DSO's path (IsPerfMapPath), 0 if none.
+uint32_t PerfMapPid(std::string_view path);
 
 }  // namespace sample::report

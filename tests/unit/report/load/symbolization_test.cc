@@ -44,6 +44,7 @@ class SymbolizationTest : public ::testing::Test {
     options.binaries.files.symfs = symfs_;
     options.binaries.embedded = &embedded_;
     options.perf_maps = perf_maps_;
+    options.recording_facts = &facts_;
     return SymbolizeLocations(locations, dso_paths_, build_ids_, "", options);
   }
 
@@ -54,6 +55,7 @@ class SymbolizationTest : public ::testing::Test {
   format::Metadata build_ids_;
   EmbeddedBinaries embedded_;
   std::vector<RecordedPerfMap> perf_maps_;
+  format::Metadata facts_;  // the recording's metadata
 };
 
 TEST_F(SymbolizationTest, JitCodeIsNamedFromTheRecordingsPerfMap) {
@@ -84,6 +86,48 @@ TEST_F(SymbolizationTest, ARecordedPerfMapComesBeforeTheFile) {
   EXPECT_THAT(NamesOf(result, 0), ElementsAre("from the recording"));
   EXPECT_THAT(NamesOf(result, 1), ElementsAre("from the file"));
   EXPECT_EQ(SourceOf(result, PerfMapPath(4243)), "perf map");
+}
+
+// Issue 56: without a copy, this host's /tmp/perf-PID.map was read for
+// any recording; after a reboot or a pid's reuse it names another
+// process's code (root's JIT's names on a user's). Only on the recording's
+// boot, and only a map of the user whose process it was.
+TEST_F(SymbolizationTest, ThisHostsMapNamesOnlyTheRecordedProcessOfThisBoot) {
+  const std::string boot = BootId();
+  ASSERT_FALSE(boot.empty());
+  facts_ = {{"boot_id", boot}, {"jit_uid 4243", std::to_string(geteuid())}};
+  auto own = PerfMapFallback(4243, facts_);
+  ASSERT_TRUE(own) << own.error().message;
+  EXPECT_EQ(own->user, geteuid());
+  auto unknown = PerfMapFallback(4244, facts_);
+  ASSERT_FALSE(unknown);
+  EXPECT_THAT(unknown.error().message,
+              HasSubstr("/tmp/perf-4244.map: not read: the recording does not say whose process "
+                        "4244 was"));
+  auto other_boot = PerfMapFallback(4243, {{"boot_id", "0000-another-boot"}});
+  ASSERT_FALSE(other_boot);
+  EXPECT_THAT(other_boot.error().message,
+              HasSubstr("made on another boot (0000-another-boot)"));
+  // Older recordings and perf.data say neither: the reporting user's own.
+  auto older = PerfMapFallback(4243, {});
+  ASSERT_TRUE(older) << older.error().message;
+  EXPECT_EQ(older->user, geteuid());
+  EXPECT_EQ(PerfMapPid(PerfMapPath(4243)), 4243u);
+
+  // Through SymbolizeLocations: the file named with the facts, and not
+  // with another process's user or another boot's.
+  symfs_ = dir_.path();
+  std::filesystem::create_directories(symfs_ + "/tmp");
+  std::ofstream(symfs_ + PerfMapPath(4243)) << "7f0000001000 40 from the file\n";
+  dso_paths_.push_back(PerfMapPath(4243));
+  EXPECT_THAT(NamesOf(Symbolize({{2, 0x7f0000001010}}), 0), ElementsAre("from the file"));
+  facts_ = {{"boot_id", boot}, {"jit_uid 4243", std::to_string(geteuid() + 1)}};
+  auto others = Symbolize({{2, 0x7f0000001010}});
+  EXPECT_THAT(NamesOf(others, 0), ElementsAre("[unknown] 0x7f0000001010"));
+  EXPECT_THAT(SourceOf(others, PerfMapPath(4243)), HasSubstr("not by the process's user"));
+  facts_ = {{"boot_id", "0000-another-boot"}, {"jit_uid 4243", std::to_string(geteuid())}};
+  EXPECT_THAT(NamesOf(Symbolize({{2, 0x7f0000001010}}), 0),
+              ElementsAre("[unknown] 0x7f0000001010"));
 }
 
 TEST_F(SymbolizationTest, AMissingBinaryIsNamedFromTheRecordingAndNotCountedMissing) {
