@@ -121,12 +121,14 @@ std::vector<RecordedPerfMap> JitMaps::Collect(const ProcessFiles& files,
     const std::string path = fmt::format("/tmp/perf-{}.map", jit.namespace_pid);
     if (text.size() > limit) {
       text.resize(LinesWithin(text, limit).size());
+      const std::string stored = text.empty()
+                                     ? std::string("not stored")
+                                     : fmt::format("only its first {} bytes stored", text.size());
       notes->push_back(
           limit == limits_.max_map_bytes
-              ? fmt::format("{}: only its first {} bytes stored (a map's bound)", path, text.size())
-              : fmt::format("{}: only its first {} bytes stored: the recording keeps {} MiB of "
-                            "perf maps in all",
-                            path, text.size(), limits_.max_total_bytes >> 20));
+              ? fmt::format("{}: {} (a map's bound)", path, stored)
+              : fmt::format("{}: {}: the recording keeps {} MiB of perf maps in all", path,
+                            stored, limits_.max_total_bytes >> 20));
     }
     if (const size_t keep = PerfMapPayloadPrefix(text); keep < text.size()) {
       notes->push_back(fmt::format(
