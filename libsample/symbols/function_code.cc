@@ -11,6 +11,7 @@
 #include "libsample/symbols/embedded_binary.h"
 #include "libsample/symbols/function_names.h"
 #include "libsample/symbols/jit_code.h"
+#include "libsample/symbols/symbol_embedding.h"
 
 namespace sample {
 
@@ -96,6 +97,15 @@ class EmbeddedCodeSource final : public CodeSource {
     code.start = function->start;
     code.end = function->start + function->size;
     code.file_offset_delta = file_offset - *vaddr;
+    // No recorder embeds the code of a larger function (EmbeddingLimits):
+    // what a recording claims beyond that it does not honestly hold.
+    if (function->size > EmbeddingLimits{}.max_function_code) {
+      code.missing_code = fmt::format(
+          "the recording claims {} bytes of code for it, more than a recording embeds of a "
+          "function ({} KiB)",
+          function->size, EmbeddingLimits{}.max_function_code >> 10);
+      return code;
+    }
     // The recorder stores each function's code whole, or not at all.
     const auto it = std::ranges::find_if(binary_.code, [&](const EmbeddedCode& c) {
       return c.vaddr <= code.start && code.start - c.vaddr < c.bytes.size();

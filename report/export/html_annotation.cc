@@ -1,5 +1,6 @@
 #include "report/export/html_annotation.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <set>
@@ -23,7 +24,8 @@
 //   ...],
 //   "functions":[                 hottest first
 //   {"funcs":[2],"name":"f","dso":"/bin/p","samples":N,"weight":W,
-//   "start":"401126","origin":"the binary","note":"","unplaced":U,
+//   "start":"401126","origin":"the binary","note":"",["cut":"...",]
+//   ["source_note":"...",]"unplaced":U,
 //   "ins":[
 //   [offset,"text",weight,place], offset from start; place: into places (-1: none)
 //   [offset,null,count],          `count` instructions without samples left out
@@ -31,7 +33,10 @@
 //   ,...]}
 // A function's weight is its samples or period (as the page's); `unplaced`
 // is the part at addresses that start no instruction; a function with a
-// note has no instructions, the note says why.
+// note has no instructions, the note says why; `cut` says why runs of its
+// instructions were left out by the view (AnnotateBounds), `source_note`
+// why the text of its source files is not embedded (source_readable):
+// each only when there is one.
 namespace sample::report {
 namespace {
 
@@ -156,16 +161,21 @@ void WriteInstructions(const AnnotatedFunction& f, bool period, Places& places, 
     out += first ? "\n[" : ",\n[";
     first = false;
   };
+  // Rows the page leaves out and those the view did (left_out) make one.
+  const auto out_of_page = [&](size_t i) { return !keep[i] || f.instructions[i].left_out != 0; };
   for (size_t i = 0; i < f.instructions.size();) {
     const AnnotatedInstruction& in = f.instructions[i];
-    if (!keep[i]) {
-      size_t skipped = 0;
-      for (; i < f.instructions.size() && !keep[i]; ++i) ++skipped;
+    if (out_of_page(i)) {
+      uint64_t skipped = 0;
+      for (; i < f.instructions.size() && out_of_page(i); ++i) {
+        skipped += std::max<uint64_t>(f.instructions[i].left_out, 1);
+      }
       row();
       fmt::format_to(std::back_inserter(out), "{},null,{}]", in.address - f.start, skipped);
       continue;
     }
-    if (in.samples != 0) places.Sampled(in);
+    // Only the source files the view may read (source_readable) get text.
+    if (in.samples != 0 && f.source_readable) places.Sampled(in);
     row();
     fmt::format_to(std::back_inserter(out), "{},", in.address - f.start);
     AppendString(out, in.text);
@@ -194,6 +204,16 @@ void WriteFunction(const AnnotatedFunction& f, const std::vector<int>& funcs, bo
   AppendString(out, f.origin);
   out += ",\"note\":";
   AppendString(out, f.note);
+  // Only when there is something to say: the page of an ordinary
+  // recording's binaries stays as it was.
+  if (!f.cut.empty()) {
+    out += ",\"cut\":";
+    AppendString(out, f.cut);
+  }
+  if (!f.source_readable && !f.source_note.empty()) {
+    out += ",\"source_note\":";
+    AppendString(out, f.source_note);
+  }
   fmt::format_to(std::back_inserter(out), ",\"unplaced\":{},\n\"ins\":[", unplaced);
   WriteInstructions(f, period, places, out);
   out += "]}";

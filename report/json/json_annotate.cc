@@ -19,6 +19,11 @@ std::string BytesText(const std::vector<std::byte>& bytes) {
 }
 
 void Instruction(JsonWriter& json, const AnnotatedInstruction& in) {
+  if (in.left_out != 0) {
+    // A run of instructions without samples left out of a big function.
+    json.BeginObject().Field("address", Hex(in.address)).Field("left_out", in.left_out).EndObject();
+    return;
+  }
   json.BeginObject()
       .Field("address", Hex(in.address))
       .Field("bytes", BytesText(in.bytes))
@@ -55,6 +60,8 @@ std::string AnnotateJson(const AnnotateView& view) {
         .Field("end", Hex(f.end))
         .Field("origin", f.origin);
     if (!f.note.empty()) json.Field("note", f.note);
+    if (!f.cut.empty()) json.Field("cut", f.cut);
+    if (!f.source_readable && !f.source_note.empty()) json.Field("source_note", f.source_note);
     json.Field("unplaced_samples", f.unplaced_samples);
     json.Key("instructions").BeginArray();
     for (const AnnotatedInstruction& in : f.instructions) Instruction(json, in);

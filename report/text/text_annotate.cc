@@ -1,5 +1,6 @@
 #include "report/text/text_annotate.h"
 
+#include <algorithm>
 #include <map>
 #include <optional>
 
@@ -12,8 +13,16 @@
 namespace sample::report {
 namespace {
 
-void SourceLine(std::string& out, SourceFiles& sources, const std::string& file, uint32_t line) {
-  if (const auto text = sources.Line(file, line)) {
+// The text of a source line of `f`, when its source files may be read
+// (AnnotatedFunction::source_readable).
+std::optional<std::string_view> TextOf(SourceFiles& sources, const AnnotatedFunction& f,
+                                       const std::string& file, uint32_t line) {
+  return f.source_readable ? sources.Line(file, line) : std::nullopt;
+}
+
+void SourceLine(std::string& out, SourceFiles& sources, const AnnotatedFunction& f,
+                const std::string& file, uint32_t line) {
+  if (const auto text = TextOf(sources, f, file, line)) {
     out += fmt::format("         : {:<4} {}\n", line, *text);
   } else if (line != 0) {
     out += fmt::format("         : {:<4} {}:{}\n", line, Basename(file), line);
@@ -28,11 +37,27 @@ void Heading(std::string& out, const AnnotateView& view, const AnnotatedFunction
   out += title + "\n" + std::string(title.size() + 8, '-') + "\n";
 }
 
+// Why source text or instructions are left out, a line each.
+void Notes(std::string& out, const AnnotatedFunction& f) {
+  const bool lines = std::ranges::any_of(
+      f.instructions, [](const AnnotatedInstruction& in) { return in.line != 0; });
+  if (!f.source_readable && lines && !f.source_note.empty()) {
+    out += fmt::format("         : {}\n", f.source_note);
+  }
+  if (!f.cut.empty()) out += fmt::format("         : {}\n", f.cut);
+}
+
 void Instructions(std::string& out, SourceFiles& sources, const AnnotatedFunction& f) {
+  Notes(out, f);
   out += fmt::format("         :\t{:016x} <{}>:\n", f.start, f.name);
   std::optional<std::string> function;  // the inlined call (or the function) shown last
   std::optional<std::pair<std::string, uint32_t>> place;
   for (const AnnotatedInstruction& in : f.instructions) {
+    if (in.left_out != 0) {
+      out +=
+          fmt::format("         :   ... {} instructions without samples left out\n", in.left_out);
+      continue;
+    }
     const std::string& now = in.inlined.empty() ? f.name : in.inlined.front();
     if (function != now) {
       out += fmt::format("         : {}():\n", now);
@@ -40,7 +65,7 @@ void Instructions(std::string& out, SourceFiles& sources, const AnnotatedFunctio
       place.reset();
     }
     if (in.line != 0 && place != std::pair(in.file, in.line)) {
-      SourceLine(out, sources, in.file, in.line);
+      SourceLine(out, sources, f, in.file, in.line);
       place = std::pair(in.file, in.line);
     }
     out += fmt::format("{:8.2f} :   {:x}:   {}\n", Percentage(in.period, f.period), in.address,
@@ -64,7 +89,7 @@ void SourceOnly(std::string& out, SourceFiles& sources, const AnnotatedFunction&
     }
   }
   for (const auto& [place, p] : period) {
-    const auto text = sources.Line(place.first, place.second);
+    const auto text = TextOf(sources, f, place.first, place.second);
     out += fmt::format("{:8.2f} : {}:{:<5} {}\n", Percentage(p, f.period), Basename(place.first),
                        place.second, text.value_or(""));
   }
@@ -91,6 +116,7 @@ std::string FormatAnnotate(const AnnotateView& view, bool source_only) {
       continue;
     }
     if (source_only) {
+      Notes(out, f);
       out += fmt::format("         : {}():\n", f.name);
       SourceOnly(out, sources, f);
     } else {

@@ -4,7 +4,6 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <span>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -12,15 +11,11 @@
 #include "libsample/model/profile.h"
 #include "libsample/string_parts.h"
 #include "libsample/symbols/function_code.h"
-#include "libsample/symbols/function_names.h"
 #include "libsample/symbols/symbol_embedding.h"
+#include "report/views/annotate_rows.h"
 
 namespace sample::report {
 namespace {
-
-// No real function is this large; a symbol without a size in a crafted
-// or stripped file can seem to be (it runs to the next symbol).
-constexpr size_t kMaxFunctionBytes = size_t{8} << 20;
 
 struct Hits {
   uint64_t samples = 0;
@@ -134,22 +129,27 @@ bool Named(const IndexedFunction& function, const std::vector<std::string>& name
   });
 }
 
-// Objdump's layout: the mnemonic in 6 columns, then the operands; a direct
-// branch's target named; bytes nothing decodes as "(bad)" and their hex.
-std::string InstructionText(const Instruction& in, std::span<const std::byte> bytes,
-                            CodeSource& source) {
-  if (in.bad) {
-    std::string text = in.mnemonic + " ";
-    for (std::byte b : bytes) text += fmt::format(" {:02x}", static_cast<unsigned>(b));
-    return text;
+// "8 MiB", or bytes when not a whole number of MiB.
+std::string Size(uint64_t bytes) {
+  return bytes % (uint64_t{1} << 20) == 0 ? fmt::format("{} MiB", bytes >> 20)
+                                          : fmt::format("{} bytes", bytes);
+}
+
+// Why the source files a binary found by `located` names are not read
+// (AnnotatedFunction::source_readable), or "" when they may be: only a
+// file on this machine, the build the recording saw by its build-id.
+std::string UnreadableSources(const IndexedDso& dso, const LocatedBinary& located) {
+  if (located.is_vdso()) return "the recording's own [vdso] image names them";
+  if (dso.build_id.empty()) {
+    return fmt::format(
+        "the recording holds no build-id of {}, so the file found is not known "
+        "to be the one recorded",
+        dso.path);
   }
-  std::string text =
-      in.operands.empty() ? in.mnemonic : fmt::format("{:<6} {}", in.mnemonic, in.operands);
-  if (in.target) {
-    const std::string name = source.NameOf(*in.target);
-    if (!name.empty()) text += fmt::format(" <{}>", name);
+  if (located.mismatched) {
+    return fmt::format("the file found for {} is another build than the recorded one", dso.path);
   }
-  return text;
+  return "";
 }
 
 class Annotator {
@@ -173,10 +173,15 @@ class Annotator {
                              : "a perf map names this code but holds none of its bytes";
       return out;
     }
-    CodeSource* source = SourceFor(dso, out.note);
-    if (source == nullptr) return out;
-    out.origin = source->origin();
-    auto code = source->FunctionAt(hits.some_offset);
+    const Source& source = SourceFor(dso);
+    out.note = source.note;
+    if (source.source == nullptr) return out;
+    out.origin = source.source->origin();
+    out.source_readable = source.unreadable_sources.empty();
+    if (!out.source_readable) {
+      out.source_note = "source text not shown: " + source.unreadable_sources;
+    }
+    auto code = source.source->FunctionAt(hits.some_offset);
     if (!code) {
       out.note = code.error().message;
       return out;
@@ -187,66 +192,73 @@ class Annotator {
       out.note = code->missing_code;
       return out;
     }
-    if (code->bytes.size() > kMaxFunctionBytes) {
-      out.note = fmt::format("{} bytes of code, over the {} MiB annotate decodes",
-                             code->bytes.size(), kMaxFunctionBytes >> 20);
-      return out;
-    }
-    auto disassembler = DisassemblerFor(code->i386 ? CodeArch::kI386 : CodeArch::kX86_64);
-    if (!disassembler) {
-      out.note = disassembler.error().message;
-      return out;
-    }
-    uint64_t placed = 0;
-    for (const Instruction& in : (*disassembler)->Decode(code->bytes, code->start)) {
-      AnnotatedInstruction row;
-      row.address = in.address;
-      const uint64_t from = in.address - code->start;
-      row.bytes.assign(code->bytes.begin() + static_cast<std::ptrdiff_t>(from),
-                       code->bytes.begin() + static_cast<std::ptrdiff_t>(from + in.size));
-      row.text = InstructionText(in, row.bytes, *source);
-      const uint64_t offset = in.address + code->file_offset_delta;
-      if (auto it = std::ranges::lower_bound(hits.by_offset, offset, {}, &OffsetHits::offset);
-          it != hits.by_offset.end() && it->offset == offset) {
-        row.samples = it->samples;
-        row.period = it->period;
-        placed += row.samples;
-      }
-      const std::vector<AddressFrame> frames = source->FramesAt(in.address);
-      if (!frames.empty()) {
-        row.file = frames.front().file;
-        row.line = frames.front().line;
-      }
-      for (const AddressFrame& frame : frames) {
-        if (frame.inlined) row.inlined.push_back(WithoutParameters(frame.name));
-      }
-      out.instructions.push_back(std::move(row));
-    }
-    out.unplaced_samples = out.samples - placed;
+    Decode(hits, *code, *source.source, out);
     return out;
   }
 
  private:
-  CodeSource* SourceFor(const IndexedDso& dso, std::string& note) {
-    auto [it, added] = sources_.try_emplace(dso.path);
-    if (!added) {
-      note = it->second.note;
-      return it->second.source.get();
+  struct Source {
+    std::unique_ptr<CodeSource> source;
+    std::string note;                // why there is no source
+    std::string unreadable_sources;  // why its source files are not read; "": they are
+  };
+
+  // The instructions of `code`, within AnnotateBounds.
+  void Decode(const IndexedFunction& hits, const FunctionCode& code, CodeSource& source,
+              AnnotatedFunction& out) {
+    const AnnotateBounds& bounds = options_.bounds;
+    if (code.bytes.size() > bounds.max_function_bytes) {
+      out.note = fmt::format("{} bytes of code, over the {} annotate decodes", code.bytes.size(),
+                             Size(bounds.max_function_bytes));
+      return;
     }
+    if (code.bytes.size() > bounds.view_code_bytes - std::min(decoded_, bounds.view_code_bytes)) {
+      out.note = fmt::format("{} bytes of code, over what is left of the {} a view decodes",
+                             code.bytes.size(), Size(bounds.view_code_bytes));
+      return;
+    }
+    decoded_ += code.bytes.size();
+    auto disassembler = DisassemblerFor(code.i386 ? CodeArch::kI386 : CodeArch::kX86_64);
+    if (!disassembler) {
+      out.note = disassembler.error().message;
+      return;
+    }
+    const size_t whole =
+        std::min(bounds.whole_function, bounds.view_rows - std::min(rows_, bounds.view_rows));
+    FunctionRows rows =
+        AnnotateRows(**disassembler, code, hits, source, whole, bounds.near_sampled);
+    if (rows.cut) {
+      out.cut = fmt::format(
+          "{} instructions, over the {} shown whole{}: only those within {} of a sampled one are "
+          "shown",
+          rows.instructions, whole,
+          whole < bounds.whole_function ? " (what is left of the rows a view shows)" : "",
+          bounds.near_sampled);
+    }
+    rows_ += rows.rows.size();
+    out.instructions = std::move(rows.rows);
+    out.unplaced_samples = out.samples - rows.placed;
+  }
+
+  const Source& SourceFor(const IndexedDso& dso) {
+    auto [it, added] = sources_.try_emplace(dso.path);
     Source& entry = it->second;
+    if (!added) return entry;
     if (dso.jit) {
       if (code_.files_only || code_.jit_code == nullptr) {
         needs_recording_ = true;
       } else if (auto jit = code_.jit_code->find(dso.path); jit != code_.jit_code->end()) {
         entry.source = OpenJitCode(*jit->second);
       }
-      return entry.source.get();
+      entry.unreadable_sources = "the recording's jitdump names them";
+      return entry;
     }
     LocatedBinary located = locator_.Locate(dso.path, dso.build_id);
     if (!located.binary.empty()) {
       auto opened = OpenBinaryCode(located.binary, located.debug, Basename(dso.path));
       if (opened) {
         entry.source = std::move(*opened);
+        entry.unreadable_sources = UnreadableSources(dso, located);
       } else {
         entry.note = opened.error().message;
       }
@@ -257,11 +269,13 @@ class Annotator {
       } else {
         entry.source = OpenEmbeddedCode(*located.embedded);
       }
+      entry.unreadable_sources =
+          "the recording's embedded tables name them, not a binary found here with the "
+          "recorded build-id";
     } else {
       entry.note = fmt::format("no code of {}: {}", dso.path, located.source);
     }
-    note = entry.note;
-    return entry.source.get();
+    return entry;
   }
 
   Result<const Disassembler*> DisassemblerFor(CodeArch arch) {
@@ -273,10 +287,6 @@ class Annotator {
     return slot.get();
   }
 
-  struct Source {
-    std::unique_ptr<CodeSource> source;
-    std::string note;
-  };
   const AnnotateIndex& index_;
   const AnnotateOptions& options_;
   const AnnotateCode& code_;
@@ -284,6 +294,8 @@ class Annotator {
   std::map<std::string, Source> sources_;
   std::map<CodeArch, std::unique_ptr<Disassembler>> disassemblers_;
   bool needs_recording_ = false;
+  uint64_t decoded_ = 0;  // bytes of code decoded, over the view
+  size_t rows_ = 0;       // rows made, over the view
 };
 
 }  // namespace

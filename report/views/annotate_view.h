@@ -27,6 +27,32 @@
 
 namespace sample::report {
 
+// Bounds on the annotator's work, whatever the code it is handed claims: a
+// jitdump or a recording's embedded tables can hold megabytes of code in a
+// few kilobytes of file (zstd packs 8 MiB of nops into a kilobyte), and
+// each instruction shown costs some 200 bytes and a line of output. Real
+// functions stay far inside them; measured (objdump -d): cc1plus 12's
+// biggest function (an FDE of 311,460 bytes) has 68,634 instructions,
+// glibc 2.36's 35,675 bytes, python3.11's _PyEval_EvalFrameDefault 55,644
+// bytes.
+struct AnnotateBounds {
+  // A function over this is not annotated (no real function is as large;
+  // a symbol without a size in a crafted or stripped file can seem to be).
+  size_t max_function_bytes = size_t{8} << 20;
+  // A function of more instructions shows only those within `near_sampled`
+  // of a sampled one, each run left out as one row: 3.8 times cc1plus's
+  // biggest.
+  size_t whole_function = size_t{1} << 18;
+  size_t near_sampled = 16;
+  // Over the whole view: once this many rows are shown, every further
+  // function is cut as above; once this much code is decoded, further
+  // functions are not annotated (a view of 50 functions as big as
+  // cc1plus's biggest decodes 15 MiB; Capstone decodes about 3.7 million
+  // instructions a second here, the nops of a crafted recording included).
+  size_t view_rows = size_t{1} << 20;
+  uint64_t view_code_bytes = uint64_t{32} << 20;
+};
+
 struct AnnotateOptions {
   bool on = false;
   // Functions to annotate, by name as the report prints them (or full
@@ -43,6 +69,7 @@ struct AnnotateOptions {
   std::optional<uint32_t> event;
   AsmSyntax syntax = AsmSyntax::kAtt;
   bool source_only = false;  // --annotate-source: source lines, no instructions
+  AnnotateBounds bounds;
 };
 
 struct AnnotatedInstruction {
@@ -56,6 +83,10 @@ struct AnnotatedInstruction {
   // The inlined calls the instruction came from, innermost first; empty
   // for the function's own code.
   std::vector<std::string> inlined;
+  // Not 0: no instruction but a run of this many without samples, from
+  // `address` on, left out of a function too big to show whole
+  // (AnnotateBounds); the row has no bytes, text or source line.
+  uint64_t left_out = 0;
 };
 
 struct AnnotatedFunction {
@@ -68,6 +99,17 @@ struct AnnotatedFunction {
   uint64_t end = 0;
   std::string origin;  // where the code came from
   std::string note;    // why there are no instructions; empty when there are
+  // Why runs of instructions are left out (rows with `left_out`); empty
+  // when none are.
+  std::string cut;
+  // Whether the printers may read the source files the instructions name:
+  // only those a binary (or its debug file) found on this machine with the
+  // recorded build-id names. A recording's own tables (embedded binaries,
+  // jitdumps, the vDSO image) may name any file of the machine the report
+  // runs on, and showing its lines would hand that file to whoever wrote
+  // the recording. When false, `source_note` says why, in one line.
+  bool source_readable = false;
+  std::string source_note;
   std::vector<AnnotatedInstruction> instructions;
   // Samples at addresses that start no instruction of the decoded code.
   uint64_t unplaced_samples = 0;

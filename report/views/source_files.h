@@ -3,6 +3,12 @@
 // is read once, on first use, as a file we did not write (a recording names
 // it): only a regular file, at most kMaxBytes and kMaxLines; a file that
 // cannot be read has no lines. Owns the files' text.
+//
+// Which paths may be read is the view's decision, not this reader's: the
+// printers ask only for the files of a function whose source files come
+// from a binary found here with the recorded build-id
+// (AnnotatedFunction::source_readable), never for a path a recording's own
+// tables name, which could be any file of the machine the report runs on.
 #pragma once
 
 #include <cstdint>

@@ -51,7 +51,8 @@ S.Annotate = class {
     const other = S.data.sections[S.state.section].name !== event ?
       ` (the page annotates ${event}, its first event)` : '';
     S.$('annotate-note').textContent = `${fn.dso}: ${fn.samples} ${event} samples` +
-        `${other}; shares of the function's ${S.unit}; code from ${fn.origin}`;
+        `${other}; shares of the function's ${S.unit}; code from ${fn.origin}` +
+        (fn.cut ? `; ${fn.cut}` : '') + (fn.source_note ? `; ${fn.source_note}` : '');
     // Each table scrolls on its own, under the panel's title and note.
     const scroller = (table, kind) => {
       const div = S.el('div', undefined, 'annotate-scroll ' + kind);
@@ -136,7 +137,8 @@ S.Annotate = class {
       title.className = 'file';
       const readable = this.text.has(file);
       const cell = S.el('td', path.slice(path.lastIndexOf('/') + 1) +
-          (readable ? '' : ' (its text was not found where the page was written)'));
+          (readable ? '' : fn.source_note ? ` (${fn.source_note})` :
+                           ' (its text was not found where the page was written)'));
       cell.colSpan = 3;
       cell.title = path;
       title.append(cell);

@@ -1,12 +1,17 @@
 #include "report/views/annotate_view.h"
 
 #include <gtest/gtest.h>
+#include <stdlib.h>
 
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <span>
 
 #include "libsample/symbols/embedded_binary.h"
+#include "libsample/symbols/symbol_embedding.h"
 #include "report/annotate_cache.h"
+#include "report/export/html_annotation.h"
 #include "report/text/text_annotate.h"
 
 namespace sample::report {
@@ -225,6 +230,132 @@ TEST(AnnotateViewTest, TheIndexAnnotatesAsTheRecordingDoes) {
   EXPECT_NE(bare_view->functions[0].note.find("no code of /nonexistent/fake"), std::string::npos)
       << bare_view->functions[0].note;
   EXPECT_EQ(FormatAnnotate(*bare_view, false), FormatAnnotate(*bare_recording, false));
+}
+
+// A path the recording's own tables name as a function's source is never
+// read: the view says so once, the text and HTML printers show its file
+// and line but no line of its text (here a file that exists and holds a
+// marker, as a root-only file would for a report run as root).
+TEST(AnnotateViewTest, SourcePathsFromTheRecordingsTablesAreNotRead) {
+  char dir_pattern[] = "/tmp/annotate_view_test.XXXXXX";
+  ASSERT_NE(mkdtemp(dir_pattern), nullptr);
+  const std::string secret = std::string(dir_pattern) + "/secret.c";
+  {
+    std::ofstream out(secret);
+    for (int i = 0; i < 20; ++i) out << "MARKER-LINE-" << i + 1 << "\n";
+  }
+  Recording recording = MakeRecording();
+  auto binary = FakeBinary();
+  for (EmbeddedAddress& address : binary->addresses) address.frames[0].file = secret;
+  recording.embedded = EmbeddedBinaries();
+  recording.embedded.Add(binary);
+  auto view = BuildAnnotateView(recording, AnnotateOptions{.on = true}, SampleFilter(), NoFiles());
+  ASSERT_TRUE(view.has_value()) << view.error().message;
+  const AnnotatedFunction& f = view->functions.at(0);
+  EXPECT_FALSE(f.source_readable);
+  EXPECT_EQ(f.source_note,
+            "source text not shown: the recording's embedded tables name them, not a binary "
+            "found here with the recorded build-id");
+  for (const bool source_only : {false, true}) {
+    const std::string text = FormatAnnotate(*view, source_only);
+    EXPECT_EQ(text.find("MARKER-LINE"), std::string::npos) << text;
+    EXPECT_NE(text.find("secret.c:12"), std::string::npos) << text;
+    // One line says why, not one per source line.
+    size_t notes = 0;
+    for (size_t at = text.find("source text not shown"); at != std::string::npos;
+         at = text.find("source text not shown", at + 1)) {
+      ++notes;
+    }
+    EXPECT_EQ(notes, 1u) << text;
+  }
+  std::string page;
+  AppendHtmlAnnotation(*view, {{0}}, false, page);
+  EXPECT_EQ(page.find("MARKER-LINE"), std::string::npos) << page;
+  EXPECT_NE(page.find("\"source_note\":\"source text not shown"), std::string::npos) << page;
+
+  // The same view, were the paths a verified binary's: the printers read
+  // them (what the rule above takes away, and only that).
+  AnnotateView readable = *view;
+  readable.functions[0].source_readable = true;
+  EXPECT_NE(FormatAnnotate(readable, false).find("12   MARKER-LINE-12"), std::string::npos);
+  std::string readable_page;
+  AppendHtmlAnnotation(readable, {{0}}, false, readable_page);
+  EXPECT_NE(readable_page.find("MARKER-LINE-12"), std::string::npos);
+  std::filesystem::remove_all(dir_pattern);
+}
+
+// A function larger than a recording embeds (EmbeddingLimits): what the
+// recording claims of its code is not decoded.
+TEST(AnnotateViewTest, EmbeddedCodeOverWhatARecordingEmbedsIsNotAnnotated) {
+  Recording recording = MakeRecording();
+  auto binary = FakeBinary();
+  const uint64_t size = EmbeddingLimits{}.max_function_code + 1;
+  binary->segments = {{kOffset, size, kVaddr, size, true}};
+  binary->functions = {{kVaddr, size, "hot"}};
+  binary->code = {{kVaddr, std::vector<std::byte>(size, std::byte{0x90})}};
+  recording.embedded = EmbeddedBinaries();
+  recording.embedded.Add(binary);
+  auto view = BuildAnnotateView(recording, AnnotateOptions{.on = true}, SampleFilter(), NoFiles());
+  ASSERT_TRUE(view.has_value()) << view.error().message;
+  const AnnotatedFunction& f = view->functions.at(0);
+  EXPECT_TRUE(f.instructions.empty());
+  EXPECT_NE(f.note.find("more than a recording embeds of a function (64 KiB)"), std::string::npos)
+      << f.note;
+}
+
+// Past AnnotateBounds::whole_function instructions (or what is left of the
+// view's rows), a function shows the instructions within near_sampled of
+// a sampled one, each run of others as one row; the shares still add up.
+TEST(AnnotateViewTest, ABigFunctionShowsOnlyTheInstructionsNearItsSamples) {
+  const Recording recording = MakeRecording();
+  for (const bool by_view : {false, true}) {
+    AnnotateOptions options{.on = true};
+    options.bounds.near_sampled = 1;
+    (by_view ? options.bounds.view_rows : options.bounds.whole_function) = 5;
+    auto view = BuildAnnotateView(recording, options, SampleFilter(), NoFiles());
+    ASSERT_TRUE(view.has_value()) << view.error().message;
+    const AnnotatedFunction& f = view->functions.at(0);
+    // push | mov add jne jmp | (bad) ret int3 int3: samples at add and jne.
+    ASSERT_EQ(f.instructions.size(), 6u);
+    EXPECT_EQ(f.instructions[0].left_out, 1u);
+    EXPECT_EQ(f.instructions[0].address, kVaddr);
+    EXPECT_EQ(f.instructions[1].text, "mov    %rsp,%rbp");
+    EXPECT_EQ(f.instructions[2].samples, 3u);
+    EXPECT_EQ(f.instructions[3].samples, 1u);
+    EXPECT_EQ(f.instructions[4].text, "jmp    *0x402000(,%rax,8)");
+    EXPECT_EQ(f.instructions[5].left_out, 4u);
+    EXPECT_EQ(f.instructions[5].address, kVaddr + 0x11);
+    EXPECT_EQ(f.unplaced_samples, 0u);
+    EXPECT_EQ(f.cut, by_view ? "9 instructions, over the 5 shown whole (what is left of the rows "
+                               "a view shows): only those within 1 of a sampled one are shown"
+                             : "9 instructions, over the 5 shown whole: only those within 1 of a "
+                               "sampled one are shown");
+    const std::string text = FormatAnnotate(*view, false);
+    EXPECT_NE(text.find("         : " + f.cut + "\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("         :   ... 4 instructions without samples left out\n"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("   75.00 :   401004:   add    $0x1,%rax\n"), std::string::npos) << text;
+    std::string page;
+    AppendHtmlAnnotation(*view, {{0}}, false, page);
+    EXPECT_NE(page.find("\n[0,null,1]"), std::string::npos) << page;
+    EXPECT_NE(page.find("\n[17,null,4]"), std::string::npos) << page;
+  }
+  // Whole within the bounds: all nine.
+  AnnotateOptions whole{.on = true};
+  whole.bounds.whole_function = 9;
+  auto view = BuildAnnotateView(recording, whole, SampleFilter(), NoFiles());
+  ASSERT_TRUE(view.has_value());
+  EXPECT_EQ(view->functions.at(0).instructions.size(), 9u);
+  EXPECT_EQ(view->functions.at(0).cut, "");
+
+  // Over the code a view decodes: not annotated, and said why.
+  AnnotateOptions small{.on = true};
+  small.bounds.view_code_bytes = 0x14;
+  auto over = BuildAnnotateView(recording, small, SampleFilter(), NoFiles());
+  ASSERT_TRUE(over.has_value());
+  EXPECT_EQ(over->functions.at(0).note,
+            "21 bytes of code, over what is left of the 20 bytes a view decodes");
 }
 
 }  // namespace
