@@ -305,8 +305,8 @@ bool IsJitDumpFileName(std::string_view path) {
   }
   // A view of `name` itself: name.substr() would be a temporary, gone
   // before the loop reads it (ASan caught every recording of a jitdump).
-  const std::string_view digits = std::string_view(name).substr(
-      kPrefix.size(), name.size() - kPrefix.size() - kSuffix.size());
+  const std::string_view digits =
+      std::string_view(name).substr(kPrefix.size(), name.size() - kPrefix.size() - kSuffix.size());
   for (char c : digits) {
     if (c < '0' || c > '9') return false;
   }

@@ -24,19 +24,21 @@ namespace {
 // put it there, and naming it is a choice (a user's FIFO for sudo).
 Result<void> CheckFifoTrusted(const std::string& path, const struct stat& st, const char* role) {
   if ((st.st_mode & S_IWOTH) != 0) {
-    return Fail(fmt::format("--control: {} FIFO {}: refused: writable by everyone (mode {:04o}, "
-                            "owner uid {}): anyone could switch this recording",
-                            role, path, st.st_mode & 07777, st.st_uid));
+    return Fail(
+        fmt::format("--control: {} FIFO {}: refused: writable by everyone (mode {:04o}, "
+                    "owner uid {}): anyone could switch this recording",
+                    role, path, st.st_mode & 07777, st.st_uid));
   }
   if (st.st_uid == geteuid() || st.st_uid == 0) return {};
   std::filesystem::path parent = std::filesystem::path(path).parent_path();
   if (parent.empty()) parent = ".";
   struct stat dir {};
   if (stat(parent.c_str(), &dir) != 0 || (dir.st_mode & S_IWOTH) != 0) {
-    return Fail(fmt::format("--control: {} FIFO {}: refused: owned by uid {}, not by uid {} or "
-                            "root, in {}, a directory anyone may create files in (another "
-                            "user's FIFO there could switch this recording); make your own",
-                            role, path, st.st_uid, geteuid(), parent.string()));
+    return Fail(
+        fmt::format("--control: {} FIFO {}: refused: owned by uid {}, not by uid {} or "
+                    "root, in {}, a directory anyone may create files in (another "
+                    "user's FIFO there could switch this recording); make your own",
+                    role, path, st.st_uid, geteuid(), parent.string()));
   }
   return {};
 }

@@ -70,12 +70,11 @@ void JitDumps::Open(uint32_t pid, Dump& dump, const ProcessFiles& files) {
   // user, named the victim's code after hers), read as root only if it
   // is root's process's.
   if (!dump.uid) {
-    dump.note = fmt::format("{}: ignored: process {} ended before its user could be read",
-                            dump.path, pid);
+    dump.note =
+        fmt::format("{}: ignored: process {} ended before its user could be read", dump.path, pid);
     return;
   }
-  if (auto trusted = CheckPerfMapFile(dump.path, st, PerfMapOptions{.user = *dump.uid});
-      !trusted) {
+  if (auto trusted = CheckPerfMapFile(dump.path, st, PerfMapOptions{.user = *dump.uid}); !trusted) {
     dump.note = trusted.error().message;
     return;
   }

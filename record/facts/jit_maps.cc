@@ -80,8 +80,8 @@ void JitMaps::Open(uint32_t pid, Jit& jit, const ProcessFiles& files) {
     return;
   }
   if (!jit.uid) {
-    jit.note = fmt::format("{}: ignored: process {} ended before its user could be read", path,
-                           pid);
+    jit.note =
+        fmt::format("{}: ignored: process {} ended before its user could be read", path, pid);
     return;
   }
   struct stat st;
@@ -124,11 +124,10 @@ std::vector<RecordedPerfMap> JitMaps::Collect(const ProcessFiles& files,
       const std::string stored = text.empty()
                                      ? std::string("not stored")
                                      : fmt::format("only its first {} bytes stored", text.size());
-      notes->push_back(
-          limit == limits_.max_map_bytes
-              ? fmt::format("{}: {} (a map's bound)", path, stored)
-              : fmt::format("{}: {}: the recording keeps {} MiB of perf maps in all", path,
-                            stored, limits_.max_total_bytes >> 20));
+      notes->push_back(limit == limits_.max_map_bytes
+                           ? fmt::format("{}: {} (a map's bound)", path, stored)
+                           : fmt::format("{}: {}: the recording keeps {} MiB of perf maps in all",
+                                         path, stored, limits_.max_total_bytes >> 20));
     }
     if (const size_t keep = PerfMapPayloadPrefix(text); keep < text.size()) {
       notes->push_back(fmt::format(

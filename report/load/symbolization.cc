@@ -91,16 +91,17 @@ Result<PerfMapOptions> PerfMapFallback(uint32_t pid, const format::Metadata& fac
   const auto boot = format::FindMetadata(facts, "boot_id");
   if (!boot) return PerfMapOptions{.user = geteuid()};
   if (*boot != BootId()) {
-    return Fail(fmt::format("{}: not read: the recording was made on another boot ({}), when pid "
-                            "{} may have been another process than it is now",
-                            path, *boot, pid));
+    return Fail(
+        fmt::format("{}: not read: the recording was made on another boot ({}), when pid "
+                    "{} may have been another process than it is now",
+                    path, *boot, pid));
   }
   const auto uid_text = format::FindMetadata(facts, fmt::format("jit_uid {}", pid));
   uid_t uid = 0;
   if (!uid_text || std::from_chars(uid_text->data(), uid_text->data() + uid_text->size(), uid).ec !=
                        std::errc()) {
-    return Fail(fmt::format("{}: not read: the recording does not say whose process {} was", path,
-                            pid));
+    return Fail(
+        fmt::format("{}: not read: the recording does not say whose process {} was", path, pid));
   }
   return PerfMapOptions{.user = uid};
 }
@@ -152,9 +153,8 @@ PerfMapSymbolSource PerfMapSourceOf(
   // None copied (--no-embed, an older recorder): this host's file, if it
   // can be the process's.
   static const format::Metadata kNoFacts;
-  auto rule = PerfMapFallback(PerfMapPid(path), options.recording_facts != nullptr
-                                                    ? *options.recording_facts
-                                                    : kNoFacts);
+  auto rule = PerfMapFallback(
+      PerfMapPid(path), options.recording_facts != nullptr ? *options.recording_facts : kNoFacts);
   if (!rule) return PerfMapSymbolSource(tl::unexpected(rule.error()));
   return PerfMapSymbolSource(PerfMap::Load(options.binaries.files.symfs + path, *rule));
 }

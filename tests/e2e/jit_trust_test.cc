@@ -89,9 +89,8 @@ TEST_F(JitTrustTest, RootCopiesNoFileAUserBindMountedOverAPerfMap) {
   const std::string script =
       ShellQuote(nobody.path() + "/jit") + " 1.0 >/dev/null & pid=$!; i=0; " +
       "while [ ! -s /tmp/perf-$pid.map ]; do sleep 0.01; i=$((i+1)); " +
-      "[ $i -gt 2000 ] && exit 7; done; " +
-      "mount --bind " + ShellQuote(secret) + " /tmp/perf-$pid.map || exit 8; " +
-      "echo $pid > " + ShellQuote(pid_file) + "; wait $pid";
+      "[ $i -gt 2000 ] && exit 7; done; mount --bind " + ShellQuote(secret) +
+      " /tmp/perf-$pid.map || exit 8; echo $pid > " + ShellQuote(pid_file) + "; wait $pid";
   const std::string data = dir_ / "bound.data";
   std::vector<std::string> argv = {kRecord, "-e", "cpu-clock", "-o", data, "--"};
   const std::vector<std::string> command =
@@ -104,10 +103,9 @@ TEST_F(JitTrustTest, RootCopiesNoFileAUserBindMountedOverAPerfMap) {
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
   ASSERT_FALSE(pid.empty()) << "the JIT's pid was not written";
 
-  EXPECT_NE(rec.err.find("/tmp/perf-" + pid + ".map: ignored: owned by uid 0, not by the "
-                         "process's user (uid 65534)"),
-            std::string::npos)
-      << rec.err;
+  const std::string note =
+      "/tmp/perf-" + pid + ".map: ignored: owned by uid 0, not by the process's user (uid 65534)";
+  EXPECT_NE(rec.err.find(note), std::string::npos) << rec.err;
   EXPECT_EQ(rec.err.find(marker), std::string::npos) << rec.err;
   auto reader = format::SampleFileReader::Open(data);
   ASSERT_TRUE(reader) << reader.error().message;

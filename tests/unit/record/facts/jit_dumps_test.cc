@@ -173,8 +173,7 @@ TEST_F(JitDumpsTest, DumpsOthersCouldWriteAreRefusedWithANote) {
   std::vector<std::string> notes;
   EXPECT_TRUE(Submitted(dumps, &notes).empty());
   ASSERT_EQ(notes.size(), 3u);
-  EXPECT_NE(notes[0].find(path + ": ignored: writable by everyone (mode 0666)"),
-            std::string::npos)
+  EXPECT_NE(notes[0].find(path + ": ignored: writable by everyone (mode 0666)"), std::string::npos)
       << notes[0];
   EXPECT_NE(notes[1].find("it is a symbolic link"), std::string::npos) << notes[1];
   EXPECT_NE(notes[2].find("ended before its user could be read"), std::string::npos) << notes[2];

@@ -106,8 +106,7 @@ TEST_F(SymbolizationTest, ThisHostsMapNamesOnlyTheRecordedProcessOfThisBoot) {
                         "4244 was"));
   auto other_boot = PerfMapFallback(4243, {{"boot_id", "0000-another-boot"}});
   ASSERT_FALSE(other_boot);
-  EXPECT_THAT(other_boot.error().message,
-              HasSubstr("made on another boot (0000-another-boot)"));
+  EXPECT_THAT(other_boot.error().message, HasSubstr("made on another boot (0000-another-boot)"));
   // Older recordings and perf.data say neither: the reporting user's own.
   auto older = PerfMapFallback(4243, {});
   ASSERT_TRUE(older) << older.error().message;
