@@ -21,7 +21,15 @@
 //   kMetadata  repeated: u32 key_size, u32 value_size, key, value (not
 //              padded). Keys used: hostname, os_release, os_version, arch,
 //              cpus_online, cmdline, start_realtime_ns, start_clock_ns,
-//              page_size, recorder_version.
+//              page_size, recorder_version. A recording with JIT
+//              processes (anonymous executable mappings) ends with a second
+//              kMetadata chunk (recorders since issue 56): boot_id
+//              (/proc/sys/kernel/random/boot_id) and "jit_uid PID", the
+//              decimal real uid of each such process. A report reads this
+//              host's /tmp/perf-PID.map for a process the file holds no
+//              kPerfMap of only on that boot and only if that uid owns the
+//              map; files without them (older ones, perf.data) only a map
+//              of the user running the report.
 //   kRecords   kernel perf records exactly as the kernel wrote them
 //              (perf_event_header + body), concatenated; sizes multiples
 //              of 8. Records of different CPUs are interleaved; readers
