@@ -132,10 +132,13 @@ class CutRows {
 }  // namespace
 
 void DecodeInPieces(const Disassembler& disassembler, std::span<const std::byte> code,
-                    uint64_t address, const std::function<bool(const Instruction&)>& each) {
+                    uint64_t address, const std::function<bool(const Instruction&)>& each,
+                    size_t piece_bytes) {
+  // A piece longer than any instruction: every piece decodes one at least.
+  piece_bytes = std::max(piece_bytes, kLongestInstruction + 1);
   size_t from = 0;
   while (from < code.size()) {
-    const size_t to = std::min(code.size(), from + kPieceBytes);
+    const size_t to = std::min(code.size(), from + piece_bytes);
     const bool last = to == code.size();
     size_t next = to;
     for (const Instruction& in :

@@ -23,13 +23,16 @@
 
 namespace sample::report {
 
-// Decodes `code`, loaded at `address`, kPieceBytes at a time, calling
-// `each` on every instruction in order until it returns false: the same
-// instructions Decode of the whole gives, as each piece but the last stops
-// short of the longest instruction (15 bytes) before its end.
+// Decodes `code`, loaded at `address`, `piece_bytes` at a time (at least
+// 16), calling `each` on every instruction in order until it returns
+// false: the same instructions Decode of the whole gives, as each piece but
+// the last stops short of the longest instruction (15 bytes) before its
+// end. (Pieces other than kPieceBytes: for the fuzz target, whose inputs
+// are smaller.)
 inline constexpr size_t kPieceBytes = size_t{64} << 10;
 void DecodeInPieces(const Disassembler& disassembler, std::span<const std::byte> code,
-                    uint64_t address, const std::function<bool(const Instruction&)>& each);
+                    uint64_t address, const std::function<bool(const Instruction&)>& each,
+                    size_t piece_bytes = kPieceBytes);
 
 struct FunctionRows {
   std::vector<AnnotatedInstruction> rows;

@@ -339,6 +339,90 @@ void EmbeddedFileSeed(SeedWriter& w) {
   w.Write("sample_file", "synthetic-embedded", seed);
 }
 
+// report's input (selector 0x40: --annotate with source lines, in text):
+// a recording whose embedded binary and jitdump each hold a function of
+// hundreds of instructions, sampled in a few places, whose tables name
+// files of the machine as their sources: the annotate view's bounds (small
+// in report_fuzz.cc) cut them, and no source file is read.
+void AnnotateReportSeed(SeedWriter& w) {
+  constexpr uint32_t kPid = 4242;
+  constexpr uint64_t kApp = 0x401000, kHeap = 0x7f0000000000;
+  const perf_event_attr attr = MakeAttr(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+                                            PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD,
+                                        true);
+  Bytes records;
+  uint64_t count = 0;
+  const SampleIdFields id{kPid, kPid, 1, 7, 0, 0};
+  Mmap2Fields app = MakeMmap2Fields("/nonexistent/seed/app", kPid, kPid, kApp, 0x1000, 0x1000);
+  app.prot = 5;
+  Mmap2Fields heap = MakeMmap2Fields("//anon", kPid, kPid, kHeap, 0x10000, 0);
+  heap.prot = 7;
+  for (const Mmap2Fields& m : {app, heap}) {
+    Append(records, MakeMmap2(attr, m, id));
+    ++count;
+  }
+  for (uint64_t t = 20; t < 40; ++t) {
+    SampleFields f;
+    f.id = 7;
+    f.ip = t % 2 == 0 ? kApp + (t * 37) % 0x400 : kHeap + (t * 53) % 0x400;
+    f.pid = f.tid = kPid;
+    f.time = t;
+    f.period = 1000;
+    Append(records, MakeSample(attr, f));
+    ++count;
+  }
+  EmbeddedBinary binary;
+  binary.path = "/nonexistent/seed/app";
+  binary.build_id = "00112233445566778899aabbccddeeff00112233";
+  binary.segments = {{0x1000, 0x1000, kApp, 0x1000, true}};
+  binary.functions = {{kApp, 0x400, "big"}};
+  // push %rbp; mov %rsp,%rbp; add $0x1,%rax; nop, over and over.
+  const uint8_t pattern[] = {0x55, 0x48, 0x89, 0xe5, 0x48, 0x83, 0xc0, 0x01, 0x90};
+  Bytes code(0x400);
+  for (size_t i = 0; i < code.size(); ++i) code[i] = std::byte{pattern[i % sizeof(pattern)]};
+  binary.code = {{kApp, code}};
+  for (uint64_t at = 0; at < 0x400; at += 0x40) {
+    binary.addresses.push_back(
+        {0x1000 + at, {{"big", "/etc/shadow", static_cast<uint32_t>(1 + at / 0x40), false, at}}});
+  }
+  binary.Normalize();
+  JitDumpBuilder dump(kPid);
+  dump.DebugInfo(10, kHeap, {{kHeap, 1, 0, "/etc/passwd"}, {kHeap + 0x200, 2, 0, "\xff"}})
+      .Load(10, kHeap, "jit_big", code, 1);
+
+  const fs::path path = fs::temp_directory_path() / ("fuzz-seed-" + std::to_string(getpid()));
+  auto writer = format::SampleFileWriter::Create(path, format::WriterOptions{});
+  if (!writer) return;
+  EventDesc event;
+  event.attr = attr;
+  event.name = "cpu-clock";
+  event.ids = {7};
+  (*writer)->Submit(format::ChunkType::kEvents, format::EncodeEvents({event}));
+  format::RecordsChunk chunk;
+  chunk.records = records;
+  chunk.record_count = count;
+  chunk.time_min = 1;
+  chunk.time_max = 40;
+  (*writer)->SubmitRecords(std::move(chunk));
+  (*writer)->Submit(format::ChunkType::kBuildIds,
+                    format::EncodeMetadata({{binary.path, binary.build_id}}));
+  (*writer)->Submit(format::ChunkType::kEmbeddedBinary, format::EncodeEmbeddedBinary(binary));
+  (*writer)->Submit(format::ChunkType::kJitDump, format::EncodeJitDumpPart(kPid, 0, dump.bytes()));
+  if (!(*writer)->Finish(format::Trailer{})) return;
+  writer->reset();
+  std::ifstream in(path, std::ios::binary);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  fs::remove(path);
+  Bytes seed{std::byte{0x40}};
+  PutText(seed, text);
+  // The creation time would change the seed at every run.
+  format::FileHeader header;
+  std::memcpy(&header, seed.data() + 1, sizeof(header));
+  header.created_realtime_ns = 0;
+  std::memcpy(seed.data() + 1, &header, sizeof(header));
+  w.Write("report", "annotate-bounds-view64", seed);
+}
+
 void TextSeeds(SeedWriter& w) {
   // kallsyms: u8 address count, the addresses, then the text.
   Bytes kallsyms{std::byte{2}};
@@ -550,6 +634,7 @@ int main(int argc, char** argv) {
   sample::testing::ChunkCodecSeeds(writer);
   sample::testing::EmbeddedCodecSeeds(writer);
   sample::testing::EmbeddedFileSeed(writer);
+  sample::testing::AnnotateReportSeed(writer);
   sample::testing::TextSeeds(writer);
   sample::testing::JitDumpSeeds(writer);
   sample::testing::PerfDataSeeds(writer);

@@ -7,7 +7,10 @@
 // bits 3-4, when not 0, an export instead of text, the json bit 7 choosing
 // among the second three; bit 5: rewrite every chunk's checksum first, as
 // sample_file_fuzz.cc does; bit 6: source lines, and with view 0 in text,
-// --annotate), then the file.
+// --annotate), then the file. The annotate view's bounds (AnnotateBounds)
+// are small here, so that the code of the corpus's functions (dozens to
+// hundreds of instructions) is cut, and runs over the view's rows and
+// code, as megabytes of a crafted file's code would be.
 #include <cstdlib>
 
 #include "libsample/memory_file.h"
@@ -48,6 +51,11 @@ SAMPLE_FUZZ_TARGET(report)(std::span<const std::byte> input) {
     case 0:
       // With source lines: --annotate, the code a crafted file embeds decoded.
       options.annotate.on = options.load.srclines && options.format == OutputFormat::kText;
+      options.annotate.bounds = AnnotateBounds{.max_function_bytes = 4096,
+                                               .whole_function = 24,
+                                               .near_sampled = 3,
+                                               .view_rows = 64,
+                                               .view_code_bytes = 8192};
       break;
     case 1:
       options.header_only = true;
