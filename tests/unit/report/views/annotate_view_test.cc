@@ -3,11 +3,13 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <memory>
 #include <span>
 
+#include "libsample/symbols/elf_symbols.h"
 #include "libsample/symbols/embedded_binary.h"
 #include "libsample/symbols/symbol_embedding.h"
 #include "report/annotate_cache.h"
@@ -356,6 +358,61 @@ TEST(AnnotateViewTest, ABigFunctionShowsOnlyTheInstructionsNearItsSamples) {
   ASSERT_TRUE(over.has_value());
   EXPECT_EQ(over->functions.at(0).note,
             "21 bytes of code, over what is left of the 20 bytes a view decodes");
+}
+
+// A binary found on this machine: its source files are read only when it
+// is the recorded build by its build-id; not when the recording has no
+// build-id of it (any file at the path would do), nor for another build
+// taken with --force.
+TEST(AnnotateViewTest, ALocalBinarysSourcesAreReadOnlyWhenItIsTheRecordedBuild) {
+  const std::string path = FIXTURE_SYMBOLIZER_PATH;
+  auto elf = ElfSymbols::Load(path);
+  ASSERT_TRUE(elf.has_value()) << elf.error().message;
+  const auto symbol = std::ranges::find_if(
+      elf->symbols(), [](const ElfSymbol& s) { return s.mangled == "uses_inline"; });
+  ASSERT_NE(symbol, elf->symbols().end());
+  const auto offset = elf->VaddrToFileOffset(symbol->start);
+  ASSERT_TRUE(offset.has_value());
+  auto build_id = ReadElfBuildId(path);
+  ASSERT_TRUE(build_id.has_value() && !build_id->empty());
+  const auto annotate = [&](const std::string& recorded, bool force) {
+    AnnotateIndex index;
+    index.event = "cpu-clock";
+    index.event_samples = 1;
+    index.dsos = {IndexedDso{path, recorded, false}};
+    index.functions = {IndexedFunction{.function = 0,
+                                       .name = "uses_inline",
+                                       .dso = 0,
+                                       .some_offset = *offset,
+                                       .samples = 1,
+                                       .period = 1,
+                                       .by_offset = {{*offset, 1, 1}}}};
+    AnnotateCode code;
+    code.binaries.files.use_debuginfod = false;
+    code.binaries.force = force;
+    auto view = AnnotateFromIndex(index, AnnotateOptions{.on = true}, code);
+    EXPECT_TRUE(view.has_value());
+    return view->functions.at(0);
+  };
+  const AnnotatedFunction recorded = annotate(*build_id, false);
+  EXPECT_EQ(recorded.origin, "the binary");
+  EXPECT_FALSE(recorded.instructions.empty());
+  EXPECT_TRUE(recorded.source_readable);
+  EXPECT_EQ(recorded.source_note, "");
+  EXPECT_TRUE(std::ranges::any_of(recorded.instructions,
+                                  [](const AnnotatedInstruction& in) { return in.line != 0; }));
+
+  const AnnotatedFunction no_id = annotate("", false);
+  EXPECT_FALSE(no_id.instructions.empty());
+  EXPECT_FALSE(no_id.source_readable);
+  EXPECT_NE(no_id.source_note.find("holds no build-id of " + path), std::string::npos)
+      << no_id.source_note;
+
+  const AnnotatedFunction forced = annotate("00112233445566778899aabbccddeeff00112233", true);
+  EXPECT_FALSE(forced.instructions.empty());
+  EXPECT_FALSE(forced.source_readable);
+  EXPECT_NE(forced.source_note.find("another build than the recorded one"), std::string::npos)
+      << forced.source_note;
 }
 
 }  // namespace
