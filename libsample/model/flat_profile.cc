@@ -133,10 +133,9 @@ class EntryBuilder {
   // For each of the first `kept` frames of `chain`, the frame of the
   // function symbol holding its address (HolderIndex), looked up in the
   // whole chain: a --max-stack cut inside an address's inlined calls does
-  // not change whose row they are.
+  // not change whose row they are. One pass over the chain (HolderFrames).
   std::span<const uint32_t> Holders(std::span<const uint32_t> chain, size_t kept) {
-    holders_.clear();
-    for (size_t i = 0; i < kept; ++i) holders_.push_back(chain[HolderIndex(profile_, chain, i)]);
+    HolderFrames(profile_, chain, kept, holders_);
     return holders_;
   }
 
@@ -152,14 +151,17 @@ class EntryBuilder {
   // the outermost occurrence roots its caller-order path.
   void AddChildren(const SampleClass& c, std::span<const uint32_t> frames,
                    std::span<const uint32_t> holders, std::span<const uint32_t> tree_frames) {
+    // Found by hash, not by a search of seen_: with --sort inline every
+    // inlined call of a deep chain is an entry of its own.
     seen_.clear();
+    seen_index_.clear();
     for (size_t i = 0; i < frames.size(); ++i) {
       const EntryKey key = maker_.Entry(*c.first, frames[i], holders[i]);
-      auto it = std::find_if(seen_.begin(), seen_.end(), [&](auto& p) { return p.first == key; });
-      if (it == seen_.end()) {
+      auto [it, inserted] = seen_index_.try_emplace(key, seen_.size());
+      if (inserted) {
         seen_.emplace_back(key, i);
       } else {
-        it->second = i;
+        seen_[it->second].second = i;
       }
     }
     for (const auto& [key, outermost] : seen_) {
@@ -206,7 +208,8 @@ class EntryBuilder {
   const size_t members_;
   FlatProfile& out_;
   std::unordered_map<EntryKey, size_t, EntryKeyHash> index_;
-  std::vector<std::pair<EntryKey, size_t>> seen_;  // key -> outermost frame index
+  std::vector<std::pair<EntryKey, size_t>> seen_;                  // key -> outermost frame index
+  std::unordered_map<EntryKey, size_t, EntryKeyHash> seen_index_;  // key -> index in seen_
   std::vector<uint32_t> by_symbol_;
   std::vector<uint32_t> holders_;
 };

@@ -28,6 +28,17 @@ size_t HolderIndex(const Profile& profile, std::span<const uint32_t> frames, siz
   return i;
 }
 
+void HolderFrames(const Profile& profile, std::span<const uint32_t> frames, size_t kept,
+                  std::vector<uint32_t>& out) {
+  out.clear();
+  kept = std::min(kept, frames.size());
+  for (size_t i = 0; i < kept;) {
+    // The run of frames i..holder shares its holder, the run's last frame.
+    const size_t holder = HolderIndex(profile, frames, i);
+    for (; i <= holder && i < kept; ++i) out.push_back(frames[holder]);
+  }
+}
+
 uint32_t Profile::InternFunction(uint32_t dso, std::string_view name, bool kernel, bool known,
                                  bool inlined, std::string_view srcline,
                                  std::string_view signature) {

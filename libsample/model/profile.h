@@ -52,6 +52,12 @@ std::string FunctionLabel(const Function& function);
 // leaves them its last frame.
 class Profile;
 size_t HolderIndex(const Profile& profile, std::span<const uint32_t> frames, size_t i);
+// frames[HolderIndex(profile, frames, i)] for each i below `kept`, into
+// `out`, in one pass over the chain: HolderIndex per frame walks each
+// inlined run again for every frame of it, quadratic in a run's length (a
+// crafted recording's 100,000 inlined calls at one address took minutes).
+void HolderFrames(const Profile& profile, std::span<const uint32_t> frames, size_t kept,
+                  std::vector<uint32_t>& out);
 
 // A sample, or several that differ only in time: a loader asked to merge
 // (report/load: LoadOptions::merge_samples, for views that read no sample's

@@ -6,6 +6,13 @@
 
 namespace sample {
 
+bool CutInlineChain(std::vector<AddressFrame>& frames, size_t depth) {
+  if (frames.size() <= depth || depth < 2) return false;
+  frames[depth - 1] = std::move(frames.back());
+  frames.resize(depth);
+  return true;
+}
+
 std::vector<AddressFrame> FramesAtFileOffset(BinarySymbolizer& symbolizer, uint64_t file_offset,
                                              std::string_view display_name) {
   const std::vector<SymbolFrame> frames = symbolizer.SymbolizeFileOffset(file_offset);
@@ -42,6 +49,7 @@ std::vector<AddressFrame> FramesAtFileOffset(BinarySymbolizer& symbolizer, uint6
       if (!out.back().inlined) out.back().name = symbolizer.SymbolName(*symbol);
     }
   }
+  CutInlineChain(out, kMaxReadInlineDepth);
   return out;
 }
 

@@ -158,10 +158,7 @@ void WriteTable(const ExportInput& input, const ExportSection& section, FuncTabl
     const auto chain =
         input.profile().frames(ProfileSample{.frames_begin = key[0], .frames_count = key[2]});
     sums[chain[HolderIndex(input.profile(), chain, 0)]].self += weight;
-    seen.clear();
-    for (size_t i = 0; i < frames.size(); ++i) {
-      seen.push_back(chain[HolderIndex(input.profile(), chain, i)]);
-    }
+    HolderFrames(input.profile(), chain, frames.size(), seen);  // one pass over the chain
     std::sort(seen.begin(), seen.end());
     seen.erase(std::unique(seen.begin(), seen.end()), seen.end());
     for (uint32_t f : seen) sums[f].total += weight;

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "libsample/symbols/address_frames.h"
+
 namespace sample::report {
 namespace {
 
@@ -51,6 +53,14 @@ void DescribeTracepoints(const format::RecordingFile& reader, Recording& out) {
   }
 }
 
+std::string CutInlineWarning() {
+  return fmt::format(
+      "some addresses are named by more than {} frames of inlined calls (a damaged or crafted "
+      "file?): each keeps its {} innermost calls and the function holding them (--stats counts "
+      "them)",
+      kMaxInlineDepth, kMaxInlineDepth - 1);
+}
+
 }  // namespace
 
 std::vector<uint64_t> LocationUses(const std::vector<ProfileSample>& samples,
@@ -91,7 +101,15 @@ LocationFunctions InternLocationFunctions(SymbolizeResult result,
     const uint32_t begin = functions.begin[i];
     const uint32_t end = begin + functions.count[i];
     functions.begin[i] = static_cast<uint32_t>(functions.functions.size());
+    // A chain deeper than kMaxInlineDepth keeps its innermost calls and
+    // the function holding them (CutInlineChain's cut), whatever source
+    // named it; the cut is counted and said once.
+    const uint32_t cut_from = begin + static_cast<uint32_t>(kMaxInlineDepth) - 1;
+    if (end - begin > kMaxInlineDepth) {
+      if (out.stats.cut_inline_chains++ == 0) out.warnings.push_back(CutInlineWarning());
+    }
     for (uint32_t f = begin; f < end; ++f) {
+      if (f >= cut_from && f + 1 < end) continue;
       const ResolvedFrame& frame = result.frames[f];
       if (!frame.known) out.stats.unknown_frames += uses[i];
       // --no-inline: the function holding the address alone, at the

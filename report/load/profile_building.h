@@ -42,7 +42,9 @@ std::vector<uint64_t> LocationUses(const std::vector<ProfileSample>& samples,
 // Interns the symbolized frames of every location as Profile functions of
 // out.profile, counting out.stats.unknown_frames by `uses`. `dso_paths` by
 // DSO id, as given to SymbolizeLocations. Without `inline_frames`
-// (--no-inline) a location keeps only the function holding it.
+// (--no-inline) a location keeps only the function holding it. A chain
+// deeper than kMaxInlineDepth is cut (counted in
+// out.stats.cut_inline_chains, and a warning the first time).
 LocationFunctions InternLocationFunctions(SymbolizeResult result,
                                           const std::vector<Location>& locations,
                                           const std::vector<std::string>& dso_paths,

@@ -64,6 +64,9 @@ struct LoadStats {
   uint64_t lost_samples = 0;  // from PERF_RECORD_LOST and LOST_SAMPLES
   uint64_t frames = 0;
   uint64_t unknown_frames = 0;       // no mapping or no symbol
+  // Locations whose inline chains were cut at kMaxInlineDepth frames
+  // (libsample/symbols/address_frames.h).
+  uint64_t cut_inline_chains = 0;
   uint64_t mismatched_binaries = 0;  // build-id differs from the recorded one
   uint64_t missing_binaries = 0;     // DSOs with samples whose file could not be read
   uint64_t unknown_group_reads = 0;  // group read values with an id of no known event

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "libsample/symbols/address_frames.h"
 #include "libsample/unwind/dwarf_unwinder.h"
 #include "report/load/stack_unwinding.h"
 
@@ -86,6 +87,12 @@ constexpr StatsCounter kCounters[] = {
     {"unknown_frames", "unknown frames", StatsSection::kProblems,
      [](const LoadStats& s) { return s.unknown_frames; }, " of {} frames",
      [](const LoadStats& s) { return s.frames; }},
+    // Addresses whose inline chains were deeper than the report shows
+    // (kMaxInlineDepth: a crafted file's); shown only when there were any.
+    {"cut_inline_chains", "inline chains cut at {} frames", StatsSection::kProblems,
+     [](const LoadStats& s) { return s.cut_inline_chains; },
+     " (addresses; their innermost calls and the function holding them kept)", nullptr, "",
+     [](const LoadStats&) { return uint64_t{kMaxInlineDepth}; }, true},
     {"missing_binaries", "missing binaries", StatsSection::kProblems,
      [](const LoadStats& s) { return s.missing_binaries; }},
     {"mismatched_binaries", "mismatched binaries", StatsSection::kProblems,

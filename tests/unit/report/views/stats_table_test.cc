@@ -80,6 +80,7 @@ LoadStats DistinctStats() {
   s.alloc.untracked_bytes = 1051;
   s.alloc.malformed = 1052;
   s.alloc.outside_on = 1053;
+  s.cut_inline_chains = 1054;
   return s;
 }
 
@@ -125,6 +126,7 @@ TEST(StatsTableTest, OffCpuAndCutChainsOnlyWhenTheRecordingHasThem) {
   EXPECT_THAT(json, Not(HasSubstr("\"off_cpu\"")));
   EXPECT_THAT(text, Not(HasSubstr("chains cut")));
   EXPECT_THAT(json, Not(HasSubstr("\"cut_chains\"")));
+  EXPECT_THAT(json, Not(HasSubstr("\"cut_inline_chains\"")));  // only a crafted file's
   EXPECT_THAT(text, HasSubstr("      unknown frames:          0 of 0 frames\n"));
   EXPECT_THAT(json, HasSubstr("\"malformed_samples\": 0"));
   // The unwinder's sections: in text only with samples, in JSON always.
