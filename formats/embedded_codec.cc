@@ -179,13 +179,21 @@ void PutCode(std::vector<std::byte>& out, const std::vector<EmbeddedCode>& code)
 
 // ---------------------------------------------------------------- reading
 
-// A copy of string `index` of the table, charged.
-Result<std::string> TableString(FieldReader& in, std::span<const std::string_view> strings,
-                                uint64_t index, uint64_t start, std::string_view field) {
+// A string index at `start` of the table: checked as TableString checks
+// it, nothing copied.
+Result<void> CheckStringIndex(FieldReader& in, std::span<const std::string_view> strings,
+                              uint64_t index, uint64_t start, std::string_view field) {
   if (index >= strings.size()) {
     return in.Problem(start, field,
                       fmt::format("string index {}, beyond the table's {}", index, strings.size()));
   }
+  return {};
+}
+
+// A copy of string `index` of the table, charged.
+Result<std::string> TableString(FieldReader& in, std::span<const std::string_view> strings,
+                                uint64_t index, uint64_t start, std::string_view field) {
+  TRY(CheckStringIndex(in, strings, index, start, field));
   TRY(in.Charge(strings[index].size(), 1, start, field));
   return std::string(strings[index]);
 }
@@ -284,6 +292,23 @@ Result<AddressFrame> ReadFrame(FieldReader& in, std::span<const std::string_view
   return frame;
 }
 
+// A frame past the inline depth kept: read with ReadFrame's checks and
+// errors, nothing copied or charged.
+Result<void> SkipFrame(FieldReader& in, std::span<const std::string_view> strings) {
+  uint64_t start = in.offset();
+  TRY_ASSIGN(const uint64_t name, in.Varint("frame name"));
+  TRY(CheckStringIndex(in, strings, name >> 1, start, "frame name"));
+  start = in.offset();
+  TRY_ASSIGN(const uint64_t file, in.Varint("frame file"));
+  TRY(CheckStringIndex(in, strings, file, start, "frame file"));
+  TRY(in.Varint32("frame line"));
+  TRY(in.Varint("frame symbol offset"));
+  return {};
+}
+
+// An address's chain deeper than kMaxReadInlineDepth keeps its innermost
+// frames and the last (as CutInlineChain cuts it): a few kilobytes of
+// zstd can hold 100,000 inlined calls per address.
 Result<void> ReadAddresses(FieldReader& in, std::span<const std::string_view> strings,
                            EmbeddedBinary& binary) {
   TRY_ASSIGN(const uint64_t count, in.Count("address count", 2, sizeof(EmbeddedAddress)));
@@ -291,9 +316,14 @@ Result<void> ReadAddresses(FieldReader& in, std::span<const std::string_view> st
   KeyReader keys;
   for (EmbeddedAddress& address : binary.addresses) {
     TRY_ASSIGN(address.offset, keys.Next(in, "address"));
-    TRY_ASSIGN(const uint64_t frames, in.Count("frame count", 4, sizeof(AddressFrame)));
-    address.frames.reserve(frames);
+    TRY_ASSIGN(const uint64_t frames,
+               in.Count("frame count", 4, sizeof(AddressFrame), kMaxReadInlineDepth));
+    address.frames.reserve(std::min<uint64_t>(frames, kMaxReadInlineDepth));
     for (uint64_t i = 0; i < frames; ++i) {
+      if (i + 1 >= kMaxReadInlineDepth && i + 1 < frames) {
+        TRY(SkipFrame(in, strings));
+        continue;
+      }
       TRY_ASSIGN(AddressFrame frame, ReadFrame(in, strings));
       address.frames.push_back(std::move(frame));
     }
@@ -440,12 +470,15 @@ uint64_t EmbeddedMemoryCost(const EmbeddedBinary& binary) {
 }
 
 Result<EmbeddedBinary> DecodeEmbeddedBinary(std::span<const std::byte> payload,
-                                            uint64_t payload_offset, uint64_t memory_limit) {
+                                            uint64_t payload_offset, uint64_t memory_limit,
+                                            uint64_t* charged) {
   FieldReader in(payload, payload_offset, memory_limit);
   EmbeddedBinary binary;
+  if (charged != nullptr) *charged = 0;
   // What every binary costs (EmbeddedMemoryCost's), charged first.
   TRY(in.Charge(1, kPerBinaryCost, in.offset(), "embedded binary"));
   auto read = ReadBinary(in, binary);
+  if (charged != nullptr) *charged = in.used();
   if (!read) {
     if (binary.path.empty()) return tl::unexpected(std::move(read).error());
     return Fail(fmt::format("'{}': {}", binary.path, read.error().message));

@@ -24,10 +24,14 @@ std::vector<std::byte> EncodeEmbeddedBinary(const EmbeddedBinary& binary);
 // The binary a kEmbeddedBinary payload holds, its tables sorted and unique.
 // Fails, naming the offset, on any malformed field, or when the decoded
 // tables (with the string table, while decoding) would take more than
-// `memory_limit` bytes as EmbeddedMemoryCost counts them.
+// `memory_limit` bytes as EmbeddedMemoryCost counts them. `charged`, when
+// given, is set to the memory decoding counted, also when it failed
+// (what it cost before it found the chunk bad: a budget over several
+// chunks charges refused ones too, or each could cost the limit again).
 Result<EmbeddedBinary> DecodeEmbeddedBinary(std::span<const std::byte> payload,
                                             uint64_t payload_offset,
-                                            uint64_t memory_limit = kMaxEmbeddedDecodedSize);
+                                            uint64_t memory_limit = kMaxEmbeddedDecodedSize,
+                                            uint64_t* charged = nullptr);
 // The memory `binary`'s tables take, as decoding counts it: the elements
 // of every table, the bytes of every string and of the code.
 uint64_t EmbeddedMemoryCost(const EmbeddedBinary& binary);

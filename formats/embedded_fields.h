@@ -6,6 +6,7 @@
 // (and the writers by sample_columns.cc).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -55,6 +56,8 @@ class FieldReader {
       : in_(payload, payload_offset), memory_limit_(memory_limit) {}
 
   uint64_t offset() const { return in_.file_offset(); }
+  // The memory charged so far.
+  uint64_t used() const { return used_; }
   size_t remaining() const { return in_.remaining(); }
 
   static tl::unexpected<Error> Problem(uint64_t offset, std::string_view field,
@@ -95,8 +98,10 @@ class FieldReader {
     return flags;
   }
   // A count of entries of at least `min_size` bytes each, that the bytes
-  // left can hold, and whose `element_size`-byte elements fit the memory.
-  Result<uint64_t> Count(std::string_view field, size_t min_size, size_t element_size) {
+  // left can hold, and whose `element_size`-byte elements fit the memory
+  // (of at most `kept` of them: the rest are read and dropped).
+  Result<uint64_t> Count(std::string_view field, size_t min_size, size_t element_size,
+                         uint64_t kept = UINT64_MAX) {
     const uint64_t start = offset();
     TRY_ASSIGN(const uint64_t count, Varint(field));
     if (count > remaining() / min_size) {
@@ -104,7 +109,7 @@ class FieldReader {
           start, field,
           fmt::format("{} entries, more than the {} bytes left can hold", count, remaining()));
     }
-    TRY(Charge(count, element_size, start, field));
+    TRY(Charge(std::min(count, kept), element_size, start, field));
     return count;
   }
   // `size` bytes, sized by the field at `start`.

@@ -41,7 +41,8 @@ Result<MappedFile> MapStandardInput() {
 
 }  // namespace
 
-Result<std::unique_ptr<RecordingFile>> OpenRecording(const std::string& path) {
+Result<std::unique_ptr<RecordingFile>> OpenRecording(const std::string& path,
+                                                     DecodeBudget* budget) {
   TRY_ASSIGN(auto file, path == "-" ? MapStandardInput() : MappedFile::Open(path));
   uint64_t magic = 0;
   if (file.bytes().size() >= sizeof(magic)) std::memcpy(&magic, file.bytes().data(), sizeof(magic));
@@ -60,7 +61,7 @@ Result<std::unique_ptr<RecordingFile>> OpenRecording(const std::string& path) {
                             "only version 2 (PERFILE2) is read",
                             path));
   }
-  TRY_ASSIGN(auto reader, SampleFileReader::Open(path, std::move(file)));
+  TRY_ASSIGN(auto reader, SampleFileReader::Open(path, std::move(file), budget));
   return std::unique_ptr<RecordingFile>(std::make_unique<SampleFileReader>(std::move(reader)));
 }
 

@@ -121,6 +121,10 @@ class RecordingFile {
 // Opens `path` with the reader its magic calls for: sample.data or
 // perf.data (file or pipe mode); anything else is refused by name. "-"
 // reads standard input (whole, into memory) as perf report -i - does.
-Result<std::unique_ptr<RecordingFile>> OpenRecording(const std::string& path);
+// A sample.data file's embedded chunks are decoded within `budget`, which
+// the files of a set share (nullptr: the file's own; decode_budget.h).
+class DecodeBudget;
+Result<std::unique_ptr<RecordingFile>> OpenRecording(const std::string& path,
+                                                     DecodeBudget* budget = nullptr);
 
 }  // namespace sample::format

@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "formats/decode_budget.h"
+
 namespace sample::format {
 namespace {
 
@@ -18,19 +20,24 @@ bool SameEvent(const EventDesc& a, const EventDesc& b) {
 
 // Every file's embedded tables of one binary (path and build), as one.
 EmbeddedBinaries MergeEmbedded(const std::vector<std::unique_ptr<RecordingFile>>& files) {
-  std::map<std::pair<std::string, std::string>, std::vector<const EmbeddedBinary*>> by_binary;
+  using Part = std::shared_ptr<const EmbeddedBinary>;
+  std::map<std::pair<std::string, std::string>, std::vector<Part>> by_binary;
   std::vector<std::pair<std::string, std::string>> order;
   for (const auto& file : files) {
     for (const auto& binary : file->embedded_binaries().all()) {
       auto key = std::make_pair(binary->path, binary->build_id);
       auto [it, inserted] = by_binary.try_emplace(key);
       if (inserted) order.push_back(key);
-      it->second.push_back(binary.get());
+      it->second.push_back(binary);
     }
   }
   EmbeddedBinaries merged;
   for (const auto& key : order) {
-    const std::vector<const EmbeddedBinary*>& parts = by_binary[key];
+    const std::vector<Part>& parts = by_binary[key];
+    if (parts.size() == 1) {
+      merged.Add(parts.front());  // shared with its file's reader, not copied
+      continue;
+    }
     auto binary = std::make_shared<EmbeddedBinary>(*parts.front());
     for (size_t i = 1; i < parts.size(); ++i) {
       const EmbeddedBinary& part = *parts[i];
@@ -53,8 +60,11 @@ EmbeddedBinaries MergeEmbedded(const std::vector<std::unique_ptr<RecordingFile>>
 Result<std::unique_ptr<RecordingSet>> RecordingSet::Open(const std::vector<std::string>& paths) {
   if (paths.size() < 2) return Fail("a set of recordings needs two files or more");
   std::unique_ptr<RecordingSet> set(new RecordingSet());
+  // One budget for every file's embedded tables: -i F F, or a glob of
+  // rotated files, must not take it once per file.
+  DecodeBudget budget;
   for (const std::string& path : paths) {
-    TRY_ASSIGN(auto file, OpenRecording(path));
+    TRY_ASSIGN(auto file, OpenRecording(path, &budget));
     set->files_.push_back(std::move(file));
   }
   set->name_ = fmt::format("{} (and {} more)", paths.front(), paths.size() - 1);

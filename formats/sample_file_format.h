@@ -150,8 +150,13 @@
 //              warning naming its offset: it costs only the names, rules
 //              and code of that one binary, which is then looked for on
 //              disk as in recordings without it. The embedded chunks of a
-//              file together take at most kMaxEmbeddedTotalSize; later
-//              ones are skipped the same way.
+//              file, and of all files a report reads together, take at
+//              most kMaxEmbeddedTotalSize, and at most
+//              kEmbeddedDecodedFloor + kMaxEmbeddedDecodedRatio x the
+//              files' stored bytes; later ones are skipped the same
+//              way. Readers keep at most kMaxReadInlineDepth frames of an
+//              address (the innermost and the last:
+//              libsample/symbols/address_frames.h) and read past the rest.
 //   kPerfMap   a JIT's /tmp/perf-PID.map as the recorder copied it, whole:
 //              u32 pid (as the records name the process), then the map's
 //              text (the rest of the payload), untrusted like any perf map.
@@ -215,6 +220,19 @@ inline constexpr uint64_t kRatioFreeRawSize = uint64_t{1} << 20;
 // hit is embedded.
 inline constexpr uint64_t kMaxEmbeddedDecodedSize = uint64_t{256} << 20;
 inline constexpr uint64_t kMaxEmbeddedTotalSize = uint64_t{1} << 30;
+// And in proportion to the files: the embedded chunks of all the files one
+// report reads (one, -i A B ..., rotated files) take at most
+// kEmbeddedDecodedFloor plus kMaxEmbeddedDecodedRatio times the files'
+// stored bytes (DecodeBudget, decode_budget.h), within
+// kMaxEmbeddedTotalSize: a 32 KB crafted file claimed the whole GiB, and
+// each file of a set claimed it again. Measured (2026-12-07, decoded
+// tables as EmbeddedMemoryCost counts them, plus perf maps and jitdumps,
+// over the file's size): -g and --call-graph dwarf of the inline, threads
+// and jit workloads 0.06-0.86, xz 0.02-0.13, python3 1.6-3.2, g++ (cc1plus)
+// 0.7-2.6, unit_tests (DWARF, inline chains) 3.7; the largest decoded 2 MB.
+// The ratio is 17 times the highest, the floor 8 times the largest.
+inline constexpr uint64_t kEmbeddedDecodedFloor = uint64_t{16} << 20;
+inline constexpr uint64_t kMaxEmbeddedDecodedRatio = 64;
 // A kJitDump chunk's dump bytes at most (a part), and a whole dump's: a
 // long-running node process writes some MB a minute, each code load with
 // its code.

@@ -34,9 +34,15 @@ Result<SampleFileReader> SampleFileReader::Open(const std::string& path) {
   return Open(path, std::move(file));
 }
 
-Result<SampleFileReader> SampleFileReader::Open(const std::string& path, MappedFile file) {
+Result<SampleFileReader> SampleFileReader::Open(const std::string& path, MappedFile file,
+                                                DecodeBudget* budget) {
   SampleFileReader reader(path, std::move(file));
-  TRY(reader.Scan());
+  DecodeBudget own;
+  reader.budget_ = budget != nullptr ? budget : &own;
+  reader.budget_->AddFile(reader.file_.bytes().size());
+  auto scanned = reader.Scan();
+  reader.budget_ = nullptr;
+  TRY(scanned);
   return reader;
 }
 
@@ -266,30 +272,33 @@ void SampleFileReader::ReadEmbeddedChunk(const ChunkRef& ref, uint64_t payload_o
   // is bounded by the memory left, before anything is decoded.
   auto payload = ReadPayload(ref);
   if (!payload) return skipped(payload.error().message);
+  DecodeBudget& budget = *budget_;
   if (binary) {
+    // Charged whether kept or refused (DecodeBudget says why).
+    uint64_t charged = 0;
     auto decoded = DecodeEmbeddedBinary(payload->bytes(), payload_offset,
-                                        std::min(kMaxEmbeddedDecodedSize, embedded_memory_left_));
+                                        std::min(kMaxEmbeddedDecodedSize, budget.left()), &charged);
+    budget.Charge(charged);
     if (!decoded) return skipped(decoded.error().message);
-    embedded_memory_left_ -= std::min(embedded_memory_left_, EmbeddedMemoryCost(*decoded));
     embedded_.Add(std::make_shared<const EmbeddedBinary>(std::move(*decoded)));
     return;
   }
   const uint64_t size = payload->bytes().size();
-  if (size > embedded_memory_left_) {
+  if (size + 1024 > budget.left()) {
     return skipped(fmt::format(
-        "offset {}: its {} bytes are over what is left of the {} bytes a recording's embedded "
-        "chunks may take",
-        ref.offset, size, kMaxEmbeddedTotalSize));
+        "offset {}: its {} bytes are over what is left of the {} bytes the embedded chunks of "
+        "the recordings read may take ({} MiB and {} times their stored bytes, at most {} MiB)",
+        ref.offset, size, budget.total(), kEmbeddedDecodedFloor >> 20, kMaxEmbeddedDecodedRatio,
+        kMaxEmbeddedTotalSize >> 20));
   }
+  budget.Charge(size + 1024);
   if (type == ChunkType::kJitDump) {
     auto part = DecodeJitDumpPart(payload->bytes(), payload_offset);
     if (!part) return skipped(part.error().message);
-    embedded_memory_left_ -= std::min(embedded_memory_left_, part->bytes.size() + 1024);
     return AddJitDumpPart(*part, ref.offset);
   }
   auto map = DecodePerfMap(payload->bytes(), payload_offset);
   if (!map) return skipped(map.error().message);
-  embedded_memory_left_ -= std::min(embedded_memory_left_, map->text.size() + 1024);
   perf_maps_.push_back(std::move(*map));
 }
 

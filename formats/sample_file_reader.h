@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "formats/chunk_codec.h"
+#include "formats/decode_budget.h"
 #include "formats/embedded_codec.h"
 #include "formats/recording_file.h"
 #include "formats/sample_columns.h"
@@ -33,7 +34,10 @@ class SampleFileReader final : public RecordingFile {
  public:
   static Result<SampleFileReader> Open(const std::string& path);
   // The same over a file already mapped (OpenRecording read its magic).
-  static Result<SampleFileReader> Open(const std::string& path, MappedFile file);
+  // Its embedded chunks are decoded within `budget`, shared by the files
+  // of a set (nullptr: a budget of this file's own).
+  static Result<SampleFileReader> Open(const std::string& path, MappedFile file,
+                                       DecodeBudget* budget = nullptr);
 
   const std::string& path() const override { return path_; }
   std::string format_name() const override { return "sample.data"; }
@@ -102,7 +106,7 @@ class SampleFileReader final : public RecordingFile {
                        Metadata& out);
   // A kEmbeddedBinary, kPerfMap or kJitDump chunk into embedded_,
   // perf_maps_ or jit_dumps_; a bad one, or one over what is left of
-  // kMaxEmbeddedTotalSize, becomes a warning and costs only itself.
+  // budget_, becomes a warning and costs only itself.
   void ReadEmbeddedChunk(const ChunkRef& ref, uint64_t payload_offset);
   // A kJitDump part joined to its dump (the payload already checked).
   void AddJitDumpPart(const JitDumpPart& part, uint64_t chunk_offset);
@@ -122,7 +126,8 @@ class SampleFileReader final : public RecordingFile {
   // pid -> index in jit_dumps_ of its latest dump, where its next parts
   // join (a search per part would be quadratic in a file of many parts).
   std::unordered_map<uint32_t, size_t> latest_jit_dump_;
-  uint64_t embedded_memory_left_ = kMaxEmbeddedTotalSize;  // for the next embedded chunks
+  // What the embedded chunks may still take: set while Open scans.
+  DecodeBudget* budget_ = nullptr;
   std::vector<ChunkRef> record_chunks_;
   std::optional<Counts> counts_;
   std::vector<ToggleEntry> toggles_;

@@ -9,8 +9,10 @@
 #include <string>
 #include <vector>
 
+#include "formats/decode_budget.h"
 #include "formats/embedded_codec.h"
 #include "formats/recording_file.h"
+#include "formats/recording_set.h"
 #include "formats/sample_file_reader.h"
 #include "formats/sample_file_writer.h"
 #include "tests/unit/synthetic_records.h"
@@ -160,6 +162,82 @@ TEST_F(EmbeddedChunksTest, FilesWithoutThemHaveNone) {
   EXPECT_EQ(reader->embedded_binaries().size(), 0u);
   EXPECT_TRUE(reader->perf_maps().empty());
   EXPECT_TRUE(reader->warnings().empty());
+}
+
+// A binary whose tables decode to about `mib` MiB from a few KB of zstd:
+// one 1 KiB name, a copy of it (and of its file) at every address.
+EmbeddedBinary Heavy(const std::string& path, uint64_t mib) {
+  EmbeddedBinary b;
+  b.path = path;
+  const std::string name(1024, 'n');
+  for (uint64_t i = 0; i < mib * 512; ++i) b.addresses.push_back({i, {{name, name, 1, false, 0}}});
+  return b;
+}
+
+// A file of the events and these embedded chunks.
+std::string WriteEmbedded(const std::string& path, const std::vector<Bytes>& chunks) {
+  auto writer = SampleFileWriter::Create(path, WriterOptions{});
+  EXPECT_TRUE(writer.has_value()) << writer.error().message;
+  EventDesc event;
+  event.attr = st::MakeAttr(PERF_SAMPLE_IP | PERF_SAMPLE_TIME, true);
+  event.name = "cpu-clock";
+  (*writer)->Submit(ChunkType::kEvents, EncodeEvents({event}));
+  for (const Bytes& chunk : chunks) (*writer)->Submit(ChunkType::kEmbeddedBinary, chunk);
+  EXPECT_TRUE((*writer)->Finish(Trailer{}).has_value());
+  return path;
+}
+
+size_t CountContaining(const std::vector<std::string>& warnings, const std::string& needle) {
+  size_t n = 0;
+  for (const std::string& w : warnings) n += Contains(w, needle) ? 1 : 0;
+  return n;
+}
+
+// The decoded tables' budget is in proportion to the stored bytes, and one
+// budget serves every file of a set: -i F F took twice what F alone may.
+TEST_F(EmbeddedChunksTest, OneBudgetOverEveryFileOfASet) {
+  DecodeBudget budget;
+  EXPECT_EQ(budget.total(), kEmbeddedDecodedFloor);
+  budget.AddFile(1000);
+  EXPECT_EQ(budget.total(), kEmbeddedDecodedFloor + 1000 * kMaxEmbeddedDecodedRatio);
+  budget.Charge(budget.total() + 5);
+  EXPECT_EQ(budget.left(), 0u);
+  budget.AddFile(uint64_t{1} << 40);  // never past the absolute bound
+  EXPECT_EQ(budget.total(), kMaxEmbeddedTotalSize);
+
+  const std::string path =
+      WriteEmbedded(dir_ + "/heavy.sample", {EncodeEmbeddedBinary(Heavy("/lib/heavy.so", 10))});
+  const uint64_t size = std::filesystem::file_size(path);
+  ASSERT_LT(size * kMaxEmbeddedDecodedRatio, uint64_t{4} << 20) << "the chunk is no bomb";
+  auto alone = OpenRecording(path);
+  ASSERT_TRUE(alone.has_value()) << alone.error().message;
+  EXPECT_EQ((*alone)->embedded_binaries().size(), 1u);
+  EXPECT_TRUE((*alone)->warnings().empty());
+  // Twice: the second file's 10 MiB are over what is left of the set's
+  // 16 MiB and 64 times each file's stored bytes.
+  auto twice = OpenRecordings({path, path});
+  ASSERT_TRUE(twice.has_value()) << twice.error().message;
+  EXPECT_EQ((*twice)->embedded_binaries().size(), 1u);
+  EXPECT_EQ(CountContaining((*twice)->warnings(), "embedded binary skipped"), 1u);
+  EXPECT_EQ(CountContaining((*twice)->warnings(), "bytes of memory allowed"), 1u);
+}
+
+// A chunk refused after it decoded much (here: a byte after its tables)
+// costs the budget what it decoded: otherwise each of many such chunks
+// could take the whole budget again, in time if not in memory.
+TEST_F(EmbeddedChunksTest, RefusedChunksCostTheBudgetToo) {
+  Bytes bad = EncodeEmbeddedBinary(Heavy("/lib/bad.so", 6));
+  bad.push_back(std::byte{0});
+  const std::string path = WriteEmbedded(dir_ + "/refused.sample", std::vector<Bytes>(8, bad));
+  auto reader = SampleFileReader::Open(path);
+  ASSERT_TRUE(reader.has_value()) << reader.error().message;
+  EXPECT_EQ(reader->embedded_binaries().size(), 0u);
+  const auto& warnings = reader->warnings();
+  ASSERT_EQ(warnings.size(), 8u);
+  // Two decode whole and are refused for the byte; the rest find the
+  // budget spent.
+  EXPECT_EQ(CountContaining(warnings, "more bytes in the chunk"), 2u);
+  EXPECT_EQ(CountContaining(warnings, "bytes of memory allowed"), 6u);
 }
 
 }  // namespace

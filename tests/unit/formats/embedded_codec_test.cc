@@ -344,27 +344,66 @@ TEST(EmbeddedCodecTest, UnknownBitsAndOverLongFieldsAreErrors) {
 }
 
 TEST(EmbeddedCodecTest, DecodedTablesAreBoundedInMemory) {
-  // A long name named by many frames: a few bytes each, a copy each.
+  // A long name named by many frames: a few bytes each, a copy each (at
+  // many addresses: an address keeps kMaxReadInlineDepth frames at most).
   const std::string name(1024, 'n');
   PayloadBuilder p;
-  p.S("p").S("").V(0).V(0).V(1).S(name).V(0).V(1).V(0);
-  constexpr uint64_t kFrames = 20000;
-  p.Mark().V(kFrames);
-  for (uint64_t i = 0; i < kFrames; ++i) p.V(0).V(0).V(0).V(0);
+  p.S("p").S("").V(0).V(0).V(1).S(name).V(0);
+  constexpr uint64_t kAddresses = 20000;
+  p.Mark().V(kAddresses);
+  for (uint64_t i = 0; i < kAddresses; ++i) p.V(0).V(1).V(0).V(0).V(0).V(0);
   p.V(0).V(0).V(0);
-  ASSERT_LT(p.bytes().size(), 100000u);
+  ASSERT_LT(p.bytes().size(), 200000u);
   auto full = DecodeEmbeddedBinary(p.bytes(), kBase);
   ASSERT_TRUE(full.has_value()) << full.error().message;
   const uint64_t cost = EmbeddedMemoryCost(*full);
-  EXPECT_GT(cost, kFrames * 2 * name.size());  // name and file both copied
-  auto bounded = DecodeEmbeddedBinary(p.bytes(), kBase, uint64_t{16} << 20);
+  EXPECT_GT(cost, kAddresses * 2 * name.size());  // name and file both copied
+  uint64_t charged = 0;
+  auto bounded = DecodeEmbeddedBinary(p.bytes(), kBase, uint64_t{16} << 20, &charged);
   ASSERT_FALSE(bounded.has_value());
   EXPECT_TRUE(Contains(bounded.error().message, "more than the 16777216 bytes of memory"))
       << bounded.error().message;
   EXPECT_TRUE(NamedOffset(bounded.error().message).has_value());
+  // What it cost before it failed is said, for a budget over many chunks.
+  EXPECT_GT(charged, uint64_t{15} << 20);
+  EXPECT_LE(charged, uint64_t{16} << 20);
   // The limit covers the decoded tables (and the string table meanwhile).
-  EXPECT_TRUE(DecodeEmbeddedBinary(p.bytes(), kBase, cost + 1024).has_value());
+  EXPECT_TRUE(DecodeEmbeddedBinary(p.bytes(), kBase, cost + 1024, &charged).has_value());
+  EXPECT_GE(charged, cost);
   EXPECT_FALSE(DecodeEmbeddedBinary(p.bytes(), kBase, cost - 1).has_value());
+}
+
+// 100,000 inlined frames at one address, in a few hundred KB (less after
+// zstd): the decoder keeps the innermost kMaxReadInlineDepth - 1 and the
+// last, the function holding them, and charges only those; the frames it
+// reads past are still checked.
+TEST(EmbeddedCodecTest, DeepInlineChainsAreCutWhileDecoding) {
+  constexpr uint64_t kFrames = 100000;
+  auto payload = [&](uint64_t bad_frame) {
+    PayloadBuilder p;
+    p.S("p").S("").V(0).V(0).V(2).S("inl").S("holder").V(0);
+    p.V(1).V(0x40).V(kFrames);
+    for (uint64_t i = 0; i + 1 < kFrames; ++i) {
+      if (i == bad_frame) p.Mark();
+      p.V(i == bad_frame ? 9 << 1 | 1 : 0 << 1 | 1).V(0).V(i + 1).V(0);
+    }
+    p.V(1 << 1).V(0).V(kFrames).V(0x11);
+    p.V(0).V(0).V(0);
+    return p;
+  };
+  PayloadBuilder deep = payload(kMax);
+  auto decoded = DecodeEmbeddedBinary(deep.bytes(), kBase);
+  ASSERT_TRUE(decoded.has_value()) << decoded.error().message;
+  ASSERT_EQ(decoded->addresses.size(), 1u);
+  const std::vector<AddressFrame>& frames = decoded->addresses[0].frames;
+  ASSERT_EQ(frames.size(), kMaxReadInlineDepth);
+  for (size_t i = 0; i + 1 < frames.size(); ++i) {
+    EXPECT_EQ(frames[i], (AddressFrame{"inl", "inl", static_cast<uint32_t>(i + 1), true, kMax}));
+  }
+  EXPECT_EQ(frames.back(), (AddressFrame{"holder", "inl", kFrames, false, 0x10}));
+  EXPECT_LT(EmbeddedMemoryCost(*decoded), uint64_t{64} << 10);
+  // A bad string index among the frames read past is an error all the same.
+  ExpectErrorAt(payload(5000), "string index 9, beyond the table's 2");
 }
 
 }  // namespace
