@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cstdint>
 #include <iostream>
@@ -421,6 +422,15 @@ int main(int argc, char** argv) {
   for (const std::string& warning : output->warnings) {
     std::cerr << "sample-report: warning: " << sample::report::ShowableText(warning, false)
               << "\n";
+  }
+  if (output->stream) {
+    // Streamed (--script): a reader that went away (`| head`) ends the run
+    // quietly, as SIGPIPE would where it is not ignored.
+    auto written = output->stream(STDOUT_FILENO);
+    if (!written && written.error().sys_errno != EPIPE) {
+      std::cerr << "sample-report: " << written.error().message << "\n";
+    }
+    return written ? output->status : 1;
   }
   if (!options.output.empty()) {
     auto written = sample::report::WriteOutputFile(options.output, output->text);

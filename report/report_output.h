@@ -3,8 +3,11 @@
 // or -o, and the warnings for stderr, each said once.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
+
+#include "libsample/result.h"
 
 namespace sample::report {
 
@@ -12,6 +15,11 @@ struct ReportOutput {
   std::string text;
   std::vector<std::string> warnings;  // for stderr
   int status = 0;                     // the exit status (the terminal browser's)
+  // When set, the output is not in `text`: this writes it to the file
+  // descriptor given, piece by piece as it is made, once the warnings are
+  // said (--script to standard output: script_stream.h). Errors carry the
+  // write's errno (EPIPE: the reader went away).
+  std::function<Result<void>(int fd)> stream = nullptr;
 };
 
 // `warnings` without repeats, in first-seen order: stages that look at the

@@ -14,6 +14,7 @@
 #include "report/json/json_annotate.h"
 #include "report/json/json_printer.h"
 #include "report/load/symbolization.h"
+#include "report/script_stream.h"
 #include "report/text/display_text.h"
 #include "report/text/text_annotate.h"
 #include "report/text/text_printer.h"
@@ -218,6 +219,8 @@ Result<ReportOutput> RunReport(const ReportOptions& options) {
     // nothing else
   } else if (options.stats) {
     printer->Stats(header, recording.stats);
+  } else if (StreamsScript(options)) {
+    return StreamedScript(options, std::move(recording), printer->Finish());
   } else if (options.script) {
     printer->Script(BuildScriptView(recording, filter, options.view.max_stack));
   } else {

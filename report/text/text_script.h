@@ -8,14 +8,32 @@
 // followed by one such entry per group member, with the member's count in the period's place. Where sampling was
 // switched on or off (-D, --control), a line "# seconds.micros: sampling
 // enabled|disabled [for EVENT]" comes between the samples at its time.
+// A name (symbol, DSO, command, event) longer than kMaxScriptNameBytes
+// is cut there, marked with how long it was: a crafted perf map's 1 MB
+// names, printed at every frame, made gigabytes of text.
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <string>
+#include <string_view>
 
 #include "report/views/script_view.h"
 
 namespace sample::report {
 
+inline constexpr size_t kMaxScriptNameBytes = 4096;
+
+// Receives the text in pieces of whole lines (each sample's entry, each
+// switch line or record), as each is formatted; false: stop, the reader
+// has gone away.
+using ScriptTextSink = std::function<bool(std::string_view)>;
+
+// Writes the text to `sink` piece by piece, so that memory does not grow
+// with the output; false when the sink stopped it.
+bool WriteScriptText(const ScriptView& script, const ScriptTextSink& sink);
+
+// The whole text at once (-o, JSON's neighbours, tests).
 std::string FormatScriptText(const ScriptView& script);
 
 }  // namespace sample::report

@@ -7,7 +7,10 @@
 #include <linux/perf_event.h>
 
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -72,6 +75,11 @@ class TwoEventRecording {
 
   std::string Script() const {
     return FormatScriptText(BuildScriptView(recording_, SampleFilter(), 0));
+  }
+
+  const Recording& recording() const { return recording_; }
+  uint32_t Intern(const std::string& name) {
+    return recording_.profile.InternFunction(0, name, false, true);
   }
 
   uint32_t main_ = 0, work_ = 0, inlined_ = 0, unknown_ = 0;
@@ -143,6 +151,45 @@ TEST(TextPrinterTest, ScriptShowsEachGroupMembersCountWithTheLeadersChain) {
             "prog     7 [000]     0.000000:       1000 cpu-clock:\n"
             "\t               0 main (/bin/prog)\n"
             "\n");
+}
+
+// A 1 MB name (a crafted perf map's) prints as its first 4 KiB, cut at a
+// character's start, and says how long it was: printed at every frame of
+// every sample, such names made gigabytes of --script.
+TEST(TextPrinterTest, ScriptCutsLongNames) {
+  TwoEventRecording r;
+  const std::string name =
+      std::string(kMaxScriptNameBytes - 1, 'x') + "\xc3\xa9" + std::string(size_t{1} << 20, 'y');
+  const uint32_t jit = r.Intern(name);
+  for (int i = 0; i < 100; ++i) r.AddSample(0, 7, {jit, r.main_});
+  const std::string text = r.Script();
+  EXPECT_LT(text.size(), 100 * 2 * (kMaxScriptNameBytes + 200));
+  const std::string cut =
+      fmt::format("\t               0 {}[... cut at {} of {} bytes] (/bin/prog)\n",
+                  std::string(kMaxScriptNameBytes - 1, 'x'), kMaxScriptNameBytes - 1, name.size());
+  EXPECT_THAT(text, HasSubstr(cut));
+  EXPECT_THAT(text, HasSubstr("\t               0 main (/bin/prog)\n"));
+}
+
+// The text goes to the sink a sample at a time, in whole lines, and stops
+// at the first piece the sink refuses (the reader went away).
+TEST(TextPrinterTest, ScriptIsWrittenPieceByPieceUntilTheSinkStops) {
+  TwoEventRecording r;
+  for (int i = 0; i < 50; ++i) r.AddSample(0, 7, {r.work_, r.main_}, {MemberCount{1, 7}});
+  const ScriptView view = BuildScriptView(r.recording(), SampleFilter(), 0);
+  std::string joined;
+  size_t pieces = 0;
+  EXPECT_TRUE(WriteScriptText(view, [&](std::string_view text) {
+    EXPECT_TRUE(text.ends_with("\n")) << text;
+    joined += text;
+    ++pieces;
+    return true;
+  }));
+  EXPECT_EQ(pieces, 50u);
+  EXPECT_EQ(joined, r.Script());
+  size_t calls = 0;
+  EXPECT_FALSE(WriteScriptText(view, [&](std::string_view) { return ++calls < 3; }));
+  EXPECT_EQ(calls, 3u);
 }
 
 }  // namespace
