@@ -14,6 +14,7 @@
 #include "libsample/symbols/symbol_embedding.h"
 #include "report/annotate_cache.h"
 #include "report/export/html_annotation.h"
+#include "report/json/json_annotate.h"
 #include "report/text/text_annotate.h"
 
 namespace sample::report {
@@ -338,6 +339,12 @@ TEST(AnnotateViewTest, ABigFunctionShowsOnlyTheInstructionsNearItsSamples) {
               std::string::npos)
         << text;
     EXPECT_NE(text.find("   75.00 :   401004:   add    $0x1,%rax\n"), std::string::npos) << text;
+    const std::string json = AnnotateJson(*view);
+    EXPECT_NE(json.find("\"address\": \"0x401011\",\n            \"left_out\": 4"),
+              std::string::npos)
+        << json;
+    EXPECT_NE(json.find("\"cut\": \"9 instructions, over the 5 shown whole"), std::string::npos)
+        << json;
     std::string page;
     AppendHtmlAnnotation(*view, {{0}}, false, page);
     EXPECT_NE(page.find("\n[0,null,1]"), std::string::npos) << page;
