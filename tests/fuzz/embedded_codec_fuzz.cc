@@ -2,7 +2,9 @@
 // kPerfMap; formats/embedded_codec.h), fed directly so the fuzzer need not
 // get through a file's checksums first. Whatever decodes must be sorted,
 // unique and disjoint as the model says, within the memory limit, answer
-// lookups of its own keys, and encode and decode again to the same value.
+// lookups of its own keys, keep at most kMaxReadInlineDepth frames of an
+// address, say what it charged (never over the limit, also when decoding
+// failed), and encode and decode again to the same value.
 // Input: u8 (bit 0: perf map, else binary; bit 1: a 64 KiB memory limit,
 // so that limit is reached too), then the payload.
 #include <cstdlib>
@@ -22,6 +24,7 @@ void CheckBinary(const EmbeddedBinary& binary, uint64_t memory_limit) {
   if (!(normalized == binary)) std::abort();
   for (const EmbeddedAddress& address : binary.addresses) {
     if (binary.FramesAt(address.offset) != &address.frames) std::abort();
+    if (address.frames.size() > kMaxReadInlineDepth) std::abort();
   }
   for (size_t i = 0; i < binary.cfi.size(); ++i) {
     const CfiRow& row = binary.cfi[i];
@@ -61,8 +64,11 @@ SAMPLE_FUZZ_TARGET(embedded_codec)(std::span<const std::byte> input) {
     return 0;
   }
   const uint64_t limit = (flags & 2) ? uint64_t{64} << 10 : sample::format::kMaxEmbeddedDecodedSize;
-  auto binary = DecodeEmbeddedBinary(payload, kOffset, limit);
+  uint64_t charged = UINT64_MAX;
+  auto binary = DecodeEmbeddedBinary(payload, kOffset, limit, &charged);
+  if (charged > limit) std::abort();
   if (!binary) return 0;
+  if (charged < sample::format::EmbeddedMemoryCost(*binary)) std::abort();
   CheckBinary(*binary, limit);
   auto again = DecodeEmbeddedBinary(EncodeEmbeddedBinary(*binary), kOffset, limit);
   if (!again || !(*again == *binary)) std::abort();
