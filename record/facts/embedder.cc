@@ -23,6 +23,9 @@
 namespace sample::record {
 namespace {
 
+// A perf map's payload from which on the closing waits for the writer.
+constexpr size_t kLargePerfMap = size_t{16} << 20;
+
 // The file to build from: the binary's fd (kept open while it is read) and
 // a path to it that libelf can open; for the [vdso], an in-memory copy of
 // the recorder's own image (the one every 64-bit process maps).
@@ -148,12 +151,17 @@ EmbedSummary SubmitEmbedded(format::SampleFileWriter& writer, const CodeHits& hi
     summary.notes.push_back(
         fmt::format("{} code addresses past the {} kept", dropped, CodeHits::kMaxHits));
   }
-  for (const RecordedPerfMap& map : jit_maps.Collect(files, &summary.notes)) {
+  jit_maps.Collect(files, &summary.notes, [&](RecordedPerfMap&& map) {
     std::vector<std::byte> payload = format::EncodePerfMap(map);
+    map.text = {};  // one map's text and payload held at a time
     ++summary.perf_maps;
     summary.bytes += payload.size();
+    const bool large = payload.size() >= kLargePerfMap;
     writer.Submit(format::ChunkType::kPerfMap, std::move(payload));
-  }
+    // The writer's queue has no bound: a large map is written before the
+    // next is read, so maps of 256 MiB in all never sit in memory at once.
+    if (large) writer.WaitUntilWritten();
+  });
   const JitDumpsCopied dumps = jit_dumps.Submit(writer, files, &summary.notes);
   summary.jit_dumps = dumps.dumps;
   summary.bytes += dumps.bytes;

@@ -103,13 +103,12 @@ std::string JitMaps::Read(Jit& jit, uint64_t limit) {
   return text;
 }
 
-std::vector<RecordedPerfMap> JitMaps::Collect(const ProcessFiles& files,
-                                              std::vector<std::string>* notes) {
+void JitMaps::Collect(const ProcessFiles& files, std::vector<std::string>* notes,
+                      const std::function<void(RecordedPerfMap&&)>& take) {
   std::vector<uint32_t> pids;
   for (const auto& [pid, jit] : jits_) pids.push_back(pid);
   // Pid order: which maps the total leaves out does not depend on hashing.
   std::sort(pids.begin(), pids.end());
-  std::vector<RecordedPerfMap> maps;
   uint64_t total = 0;
   for (uint32_t pid : pids) {
     Jit& jit = jits_[pid];
@@ -137,8 +136,14 @@ std::vector<RecordedPerfMap> JitMaps::Collect(const ProcessFiles& files,
       text.resize(keep);
     }
     total += text.size();
-    if (!text.empty()) maps.push_back(RecordedPerfMap{pid, std::move(text)});
+    if (!text.empty()) take(RecordedPerfMap{pid, std::move(text)});
   }
+}
+
+std::vector<RecordedPerfMap> JitMaps::Collect(const ProcessFiles& files,
+                                              std::vector<std::string>* notes) {
+  std::vector<RecordedPerfMap> maps;
+  Collect(files, notes, [&](RecordedPerfMap&& map) { maps.push_back(std::move(map)); });
   return maps;
 }
 

@@ -24,6 +24,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -57,6 +58,11 @@ class JitMaps {
   // Every map found, by pid, for a file being closed: those of exited
   // processes as they were at the exit, the others read now (again, for
   // each file of a flight recorder). `notes` gets why a map was left out.
+  // Each map is handed to `take` as soon as it is read, so that only one
+  // map's text is held at a time (the total may be 256 MiB).
+  void Collect(const ProcessFiles& files, std::vector<std::string>* notes,
+               const std::function<void(RecordedPerfMap&&)>& take);
+  // The same, kept in a vector (tests).
   std::vector<RecordedPerfMap> Collect(const ProcessFiles& files, std::vector<std::string>* notes);
   // What a report needs to read a map of this host itself (recordings
   // without copies: --no-embed): "boot_id" and, per JIT process,
