@@ -26,10 +26,12 @@ constexpr uint64_t kPayloadHead = sizeof(uint32_t);
 // up to 22 squeezes a map's lines harder, never 8x harder than level 1.
 constexpr uint64_t kMapRatio = format::kMaxCompressionRatio / 8;
 
-// `text` cut to its last whole line within `limit` bytes.
+// `text` cut to its last whole line within `limit` bytes (nothing for a
+// limit of 0, even when `text` starts with a newline).
 std::string_view LinesWithin(std::string_view text, uint64_t limit) {
   if (text.size() <= limit) return text;
-  const size_t newline = text.rfind('\n', limit == 0 ? 0 : limit - 1);
+  if (limit == 0) return {};
+  const size_t newline = text.rfind('\n', limit - 1);
   return newline == std::string_view::npos ? std::string_view() : text.substr(0, newline + 1);
 }
 
@@ -114,7 +116,9 @@ void JitMaps::Collect(const ProcessFiles& files, std::vector<std::string>* notes
     Jit& jit = jits_[pid];
     if (!jit.exited) Open(pid, jit, files);  // as it is now
     if (!jit.note.empty()) notes->push_back(jit.note);
-    const uint64_t left = limits_.max_total_bytes - total;
+    // Saturating: a total past the bound must leave nothing, not wrap to
+    // a whole map's worth again.
+    const uint64_t left = total < limits_.max_total_bytes ? limits_.max_total_bytes - total : 0;
     const uint64_t limit = std::min(limits_.max_map_bytes, left);
     std::string text = Read(jit, limit + 1);  // one more byte: whether it was cut
     const std::string path = fmt::format("/tmp/perf-{}.map", jit.namespace_pid);

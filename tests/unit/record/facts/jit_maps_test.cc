@@ -127,6 +127,28 @@ TEST_F(JitMapsTest, AllMapsTogetherStayWithinTheTotal) {
   }));
 }
 
+// Once the total is used up a map's limit is 0, yet one byte is read (to
+// see whether it was cut): a map starting with a newline kept that byte,
+// the total went one past the bound, and the next map's room wrapped
+// around to a whole map's bound again.
+TEST_F(JitMapsTest, NothingIsTakenOnceTheTotalIsUsedUpEvenAfterANewline) {
+  JitMaps maps(JitMapLimits{.max_map_bytes = 1000, .max_total_bytes = 20});
+  const std::string first = "1000 10 fills_total\n";
+  ASSERT_EQ(first.size(), 20u);
+  Jit(maps, kFirstPid, first, geteuid());
+  Jit(maps, kFirstPid + 1, "\n2000 10 after_newline\n", geteuid());
+  Jit(maps, kFirstPid + 2, "3000 10 third\n", geteuid());
+  std::vector<std::string> notes;
+  const std::vector<RecordedPerfMap> taken = maps.Collect(files_, &notes);
+  ASSERT_EQ(taken.size(), 1u);
+  EXPECT_EQ(taken[0].pid, kFirstPid);
+  EXPECT_EQ(taken[0].text, first);
+  ASSERT_EQ(notes.size(), 2u);
+  for (const std::string& note : notes) {
+    EXPECT_NE(note.find("not stored: the recording keeps"), std::string::npos) << note;
+  }
+}
+
 // The reader refuses a chunk of more than kMaxCompressionRatio times its
 // stored bytes beyond the first MiB; a map of one line over and over went
 // past it and was lost whole. Such a map keeps its first MiB, which the
