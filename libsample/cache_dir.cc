@@ -19,6 +19,7 @@
 
 #include <fmt/format.h>
 
+#include "libsample/file_owner.h"
 #include "libsample/regular_file.h"
 #include "libsample/string_parts.h"
 #include "libsample/symbols/elf_symbols.h"
@@ -60,16 +61,17 @@ std::string PathOf(const std::vector<Level>& levels) {
 bool OwnedByUsOrRoot(const struct stat& st) { return st.st_uid == 0 || st.st_uid == geteuid(); }
 
 // What may hold the cache's path: a directory of root or of this user that
-// no one else may write, or a sticky one (/tmp), where no one else can
-// rename or remove what is ours.
+// no one else may write (its owner's private group may: umask 002's 0775),
+// or a sticky one (/tmp), where no one else can rename or remove what is
+// ours.
 Result<void> CheckPassable(const struct stat& st, const std::string& where) {
   if (!OwnedByUsOrRoot(st)) {
     return Fail(fmt::format("{}: owned by uid {}, neither this user (uid {}) nor root", where,
                             st.st_uid, geteuid()));
   }
-  if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0 && (st.st_mode & S_ISVTX) == 0) {
-    return Fail(fmt::format("{}: writable by its group or others (mode {:o}) and not sticky", where,
-                            st.st_mode & 07777));
+  if (!WritableOnlyByOwner(st) && (st.st_mode & S_ISVTX) == 0) {
+    return Fail(fmt::format("{}: writable by {} (mode {:o}) and not sticky", where,
+                            WhoElseMayWrite(st), st.st_mode & 07777));
   }
   return {};
 }
@@ -163,7 +165,7 @@ Result<CacheDirectory> OpenCacheDirectory(const std::string& path, CacheDirector
   const std::string reached = PathOf(levels);
   // The cache itself: ours alone (sticky is no excuse: its files are read).
   if (fstat(levels.back().fd.get(), &st) != 0 || st.st_uid != geteuid() ||
-      (st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+      !WritableOnlyByOwner(st)) {
     return Fail(fmt::format("{}: not a directory of this user (uid {}) that only it may write",
                             reached, geteuid()));
   }
@@ -190,7 +192,7 @@ Result<UniqueFd> OpenCacheFile(int dir_fd, std::string_view name) {
   if (fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
     return Fail(fmt::format("{}: not a regular file", file));
   }
-  if (st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+  if (st.st_uid != geteuid() || !WritableOnlyByOwner(st)) {
     return Fail(fmt::format("{}: owned by uid {} with mode {:o}; not a file of this user's cache",
                             file, st.st_uid, st.st_mode & 07777));
   }

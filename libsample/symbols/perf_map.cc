@@ -15,6 +15,7 @@
 
 #include <fmt/format.h>
 
+#include "libsample/file_owner.h"
 #include "libsample/regular_file.h"
 #include "libsample/unique_fd.h"
 
@@ -91,10 +92,10 @@ Result<void> CheckPerfMapFile(const std::string& path, const struct stat& st,
     return Fail(fmt::format("{}: ignored: owned by uid {}, not by the process's user (uid {})",
                             path, st.st_uid, options.user));
   }
-  // Writable by others, anyone could have put names on the code.
-  if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
-    return Fail(fmt::format("{}: ignored: writable by {} (mode {:04o})", path,
-                            (st.st_mode & S_IWOTH) != 0 ? "everyone" : "its group",
+  // Writable by others, anyone could have put names on the code (a
+  // private group of the owner's lets no one else in: umask 002's 0664).
+  if (!WritableOnlyByOwner(st)) {
+    return Fail(fmt::format("{}: ignored: writable by {} (mode {:04o})", path, WhoElseMayWrite(st),
                             st.st_mode & 07777));
   }
   // A JIT writes its map, so its owner can read it.

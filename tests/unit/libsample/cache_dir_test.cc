@@ -19,6 +19,8 @@
 
 #include <gtest/gtest.h>
 
+#include "libsample/file_owner.h"
+#include "tests/unit/group_probe.h"
 #include "tests/unit/temp_dir.h"
 
 namespace sample {
@@ -110,11 +112,15 @@ TEST_F(CacheDirTest, ADirectoryOfAnotherUserRefusesTheCacheAndNothingIsMadeThere
 }
 
 TEST_F(CacheDirTest, AGroupWritableComponentIsRefusedAndAStickyOnePasses) {
+  const auto group = testing::SharedGroupForSelf();
+  if (!group) GTEST_SKIP() << "this user can give its files no group but its private one";
   fs::create_directories(At("shared"));
+  ASSERT_EQ(chown(At("shared").c_str(), static_cast<uid_t>(-1), *group), 0);
   ASSERT_EQ(chmod(At("shared").c_str(), 0770), 0);
   auto dir = OpenCacheDirectory(At("shared/sample"));
   ASSERT_FALSE(dir);
-  EXPECT_NE(dir.error().message.find("writable by its group or others"), std::string::npos);
+  EXPECT_NE(dir.error().message.find("writable by its group, gid"), std::string::npos)
+      << dir.error().message;
   EXPECT_TRUE(fs::is_empty(At("shared")));
   // Like /tmp: world-writable but sticky.
   fs::create_directories(At("tmp"));
@@ -124,6 +130,34 @@ TEST_F(CacheDirTest, AGroupWritableComponentIsRefusedAndAStickyOnePasses) {
   // ... but the cache itself may not be: its files are read.
   ASSERT_EQ(chmod(At("tmp/sample").c_str(), 01777), 0);
   EXPECT_FALSE(OpenCacheDirectory(At("tmp/sample")));
+}
+
+// umask 002 with a private group of one's own (Debian, Fedora): other
+// tools make ~/.cache 0775 and files 0664; only the user may write them,
+// so the cache is used. A shared group's write refuses a file.
+TEST_F(CacheDirTest, WritableByTheOwnersPrivateGroupIsOwnedAlone) {
+  if (!IsPrivateGroupOf(geteuid(), getegid())) {
+    GTEST_SKIP() << "gid " << getegid() << " is not uid " << geteuid()
+                 << "'s private group on this host";
+  }
+  fs::create_directories(At("home/.cache/sample"));
+  for (const char* made : {"home", "home/.cache", "home/.cache/sample"}) {
+    ASSERT_EQ(chmod(At(made).c_str(), 0775), 0) << made;
+  }
+  auto dir = OpenCacheDirectory(At("home/.cache/sample/debug"));
+  ASSERT_TRUE(dir) << dir.error().message;
+  auto own = OpenCacheDirectory(At("home/.cache/sample"));
+  ASSERT_TRUE(own) << own.error().message;
+  Touch(At("home/.cache/sample/file"), "file", time(nullptr));
+  ASSERT_EQ(chmod(At("home/.cache/sample/file").c_str(), 0664), 0);
+  EXPECT_TRUE(OpenCacheFile(own->fd.get(), "file"));
+  if (const auto shared = testing::SharedGroupForSelf()) {
+    ASSERT_EQ(chown(At("home/.cache/sample/file").c_str(), static_cast<uid_t>(-1), *shared), 0);
+    ASSERT_EQ(chmod(At("home/.cache/sample/file").c_str(), 0664), 0);
+    EXPECT_FALSE(OpenCacheFile(own->fd.get(), "file"));
+    ASSERT_EQ(chown(At("home/.cache/sample").c_str(), static_cast<uid_t>(-1), *shared), 0);
+    EXPECT_FALSE(OpenCacheDirectory(At("home/.cache/sample")));
+  }
 }
 
 TEST_F(CacheDirTest, OnlyRegularFilesOfThisUserAreRead) {

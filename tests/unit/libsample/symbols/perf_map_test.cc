@@ -10,9 +10,12 @@
 #include <fstream>
 #include <string>
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "libsample/file_owner.h"
+#include "tests/unit/group_probe.h"
 #include "tests/unit/symbolizer_test_util.h"
 
 namespace sample {
@@ -151,6 +154,19 @@ TEST(CheckPerfMapFileTest, OwnerMustBeTheProcessUserWhoCanReadItAndNoOneElseWrit
   EXPECT_TRUE(CheckPerfMapFile("/tmp/perf-9.map", st, PerfMapOptions{.user = 0, .force = true}));
 }
 
+// A JIT run with umask 002 and a private group of its user's own (Debian,
+// Fedora) writes its map 0664: only that user may write it, so it is used.
+TEST_F(PerfMapFileTest, MapWritableByItsOwnersPrivateGroupIsUsed) {
+  if (!IsPrivateGroupOf(geteuid(), getegid())) {
+    GTEST_SKIP() << "gid " << getegid() << " is not uid " << geteuid()
+                 << "'s private group on this host";
+  }
+  ASSERT_EQ(chmod(path_.c_str(), 0664), 0);
+  auto map = PerfMap::Load(path_, PerfMapOptions{.user = geteuid()});
+  ASSERT_TRUE(map) << map.error().message;
+  EXPECT_EQ(NameAt(*map, 0x1000), "jitted");
+}
+
 TEST_F(PerfMapFileTest, LargeMapIsReadUpToItsBoundAtALineEnd) {
   std::ofstream(path_) << "1000 10 first\n2000 10 second\n3000 10 third\n";
   auto map = PerfMap::Load(path_, PerfMapOptions{.user = geteuid(), .max_bytes = 30});
@@ -190,10 +206,16 @@ TEST_F(PerfMapFileTest, MapOfAnotherUserIsIgnoredWithANote) {
 // Anyone who can write the map can put names on our code; a link could
 // point anywhere; a FIFO would block the report.
 TEST_F(PerfMapFileTest, WritableLinkedOrFifoMapsAreIgnored) {
-  ASSERT_EQ(chmod(path_.c_str(), 0620), 0);
-  auto group = PerfMap::Load(path_, PerfMapOptions{.user = geteuid()});
-  ASSERT_FALSE(group);
-  EXPECT_THAT(group.error().message, HasSubstr("ignored: writable by its group (mode 0620)"));
+  if (const auto shared = sample::testing::SharedGroupForSelf()) {
+    ASSERT_EQ(chown(path_.c_str(), static_cast<uid_t>(-1), *shared), 0);
+    ASSERT_EQ(chmod(path_.c_str(), 0620), 0);
+    auto group = PerfMap::Load(path_, PerfMapOptions{.user = geteuid()});
+    ASSERT_FALSE(group);
+    EXPECT_THAT(group.error().message,
+                HasSubstr(fmt::format("ignored: writable by its group, gid {}, not the owner's "
+                                      "private group (mode 0620)",
+                                      *shared)));
+  }
   ASSERT_EQ(chmod(path_.c_str(), 0646), 0);
   auto everyone = PerfMap::Load(path_, PerfMapOptions{.user = geteuid()});
   ASSERT_FALSE(everyone);
