@@ -5,8 +5,11 @@
 // does not multiply it. The set starts with kEmbeddedDecodedFloor; each
 // file adds kMaxEmbeddedDecodedRatio times its stored bytes; the whole
 // stays within kMaxEmbeddedTotalSize (sample_file_format.h says why these
-// numbers). What decoding a chunk charged counts whether the chunk is kept
-// or refused: a refused chunk must not cost the budget again and again.
+// numbers). A chunk's payload is charged the size its header claims
+// uncompressed, before it is decompressed (a chunk that claims more than is
+// left is not decompressed at all), and then what decoding it charged;
+// both count whether the chunk is kept or refused: a refused chunk must
+// not cost the budget again and again.
 // Files are opened one after the other: not for use by several threads.
 #pragma once
 

@@ -268,11 +268,27 @@ void SampleFileReader::ReadEmbeddedChunk(const ChunkRef& ref, uint64_t payload_o
   auto skipped = [&](std::string_view problem) {
     warnings_.push_back(fmt::format("{}: {} skipped: {}", path_, what, problem));
   };
-  // The payload itself is bounded by the chunk limit; what it decodes to
-  // is bounded by the memory left, before anything is decoded.
+  DecodeBudget& budget = *budget_;
+  auto over = [&](std::string_view what_size) {
+    return skipped(fmt::format(
+        "offset {}: {} are over what is left of the {} bytes the embedded chunks of the "
+        "recordings read may take ({} MiB and {} times their stored bytes, at most {} MiB)",
+        ref.offset, what_size, budget.total(), kEmbeddedDecodedFloor >> 20,
+        kMaxEmbeddedDecodedRatio, kMaxEmbeddedTotalSize >> 20));
+  };
+  // The payload is judged by its header before it is decompressed, and
+  // charged whether it decodes or not: the first MiB of any chunk is
+  // ratio-free, so a chunk that fails at its first field would otherwise
+  // cost a megabyte of inflating for ~60 stored bytes, again and again.
+  const uint64_t raw_size = ref.header.raw_size;
+  if (raw_size > budget.left()) {
+    return over(fmt::format("the {} bytes its payload claims uncompressed", raw_size));
+  }
+  budget.Charge(raw_size);
+  // What the payload decodes to is bounded by the memory left, before
+  // anything is decoded.
   auto payload = ReadPayload(ref);
   if (!payload) return skipped(payload.error().message);
-  DecodeBudget& budget = *budget_;
   if (binary) {
     // Charged whether kept or refused (DecodeBudget says why).
     uint64_t charged = 0;
@@ -284,13 +300,8 @@ void SampleFileReader::ReadEmbeddedChunk(const ChunkRef& ref, uint64_t payload_o
     return;
   }
   const uint64_t size = payload->bytes().size();
-  if (size + 1024 > budget.left()) {
-    return skipped(fmt::format(
-        "offset {}: its {} bytes are over what is left of the {} bytes the embedded chunks of "
-        "the recordings read may take ({} MiB and {} times their stored bytes, at most {} MiB)",
-        ref.offset, size, budget.total(), kEmbeddedDecodedFloor >> 20, kMaxEmbeddedDecodedRatio,
-        kMaxEmbeddedTotalSize >> 20));
-  }
+  // The map's text or the dump's bytes are copied out of the payload.
+  if (size + 1024 > budget.left()) return over(fmt::format("its {} bytes", size));
   budget.Charge(size + 1024);
   if (type == ChunkType::kJitDump) {
     auto part = DecodeJitDumpPart(payload->bytes(), payload_offset);

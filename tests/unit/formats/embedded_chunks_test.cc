@@ -235,9 +235,38 @@ TEST_F(EmbeddedChunksTest, RefusedChunksCostTheBudgetToo) {
   const auto& warnings = reader->warnings();
   ASSERT_EQ(warnings.size(), 8u);
   // Two decode whole and are refused for the byte; the rest find the
-  // budget spent.
+  // budget spent, while decoding or (once less is left than a payload)
+  // before they are decompressed.
   EXPECT_EQ(CountContaining(warnings, "more bytes in the chunk"), 2u);
-  EXPECT_EQ(CountContaining(warnings, "bytes of memory allowed"), 6u);
+  const size_t unread = CountContaining(warnings, "its payload claims uncompressed");
+  EXPECT_GE(unread, 1u);
+  EXPECT_EQ(CountContaining(warnings, "bytes of memory allowed") + unread, 6u);
+}
+
+// A chunk's payload is judged by the size its header claims before it is
+// decompressed, and charged whether it decodes or not: eight chunks of
+// 4 MiB of 0xff (a few bytes each once compressed) that fail at their
+// first field took the budget nothing, and so were all inflated; now
+// those past what is left are refused unread, naming their offset.
+TEST_F(EmbeddedChunksTest, AChunkOverTheBudgetIsRefusedBeforeItIsDecompressed) {
+  constexpr uint64_t kRaw = uint64_t{4} << 20;
+  const Bytes junk(kRaw, std::byte{0xff});
+  const std::string path = WriteEmbedded(dir_ + "/claims.sample", std::vector<Bytes>(8, junk));
+  DecodeBudget budget;
+  budget.AddFile(std::filesystem::file_size(path));
+  const size_t inflated = std::min<uint64_t>(8, budget.total() / kRaw);
+  ASSERT_LT(inflated, 8u) << "the chunks are not over the budget";
+  auto reader = SampleFileReader::Open(path);
+  ASSERT_TRUE(reader.has_value()) << reader.error().message;
+  EXPECT_EQ(reader->embedded_binaries().size(), 0u);
+  const auto& warnings = reader->warnings();
+  ASSERT_EQ(warnings.size(), 8u);
+  EXPECT_EQ(CountContaining(warnings, "the 4194304 bytes its payload claims uncompressed are over"),
+            8 - inflated);
+  size_t named = 0;
+  for (const std::string& w : warnings)
+    named += Contains(w, path + ": embedded binary skipped: offset ");
+  EXPECT_EQ(named, 8 - inflated) << warnings.back();
 }
 
 }  // namespace
