@@ -103,6 +103,13 @@ Result<void> CheckPerfMapFile(const std::string& path, const struct stat& st,
     return Fail(fmt::format("{}: ignored: not readable by its owner (mode {:04o})", path,
                             st.st_mode & 07777));
   }
+  // The owner was only claimed: show no one a file they could not read.
+  if (options.shown_to && st.st_uid != *options.shown_to && (st.st_mode & S_IROTH) == 0) {
+    return Fail(fmt::format(
+        "{}: ignored: owned by uid {} and not readable by others (mode {:04o}), and only the "
+        "recording says that uid {} ran the process: not shown to uid {}",
+        path, st.st_uid, st.st_mode & 07777, options.user, *options.shown_to));
+  }
   return {};
 }
 

@@ -36,6 +36,13 @@ struct PerfMapOptions {
   // reader or root, let root copy a root-only file a user bind-mounted over
   // the path in a mount namespace of theirs), unless `force`.
   uid_t user = 0;
+  // When `user` is only a file's claim (a report reading this host's map
+  // for a recording without a copy: its "jit_uid PID" is whatever the
+  // recording says): the user the names are shown to, the report's. The
+  // map must then also be theirs or readable by everyone, or a crafted
+  // recording claiming root's or carol's process would have a rendering
+  // service run as root print their 0600 map to whoever uploaded it.
+  std::optional<uid_t> shown_to;
   bool force = false;
   // Read up to this many bytes, at a line's end (a map is text a JIT
   // appends to; a larger one is cut, with `cut` set).
@@ -45,8 +52,10 @@ struct PerfMapOptions {
 // Whether a JIT's file found by its name (a perf map, a jitdump), `st` of
 // the open file, may name `options.user`'s code: a file the process's own
 // user could have written and no one else: owned by that user, readable by
-// its owner, writable by no one else (unless `force`; the caller opened it
-// as a regular file, not through a link). The error says why not.
+// its owner, writable by no one else (WritableOnlyByOwner), and, with
+// `options.shown_to`, that user's or readable by everyone (unless `force`;
+// the caller opened it as a regular file, not through a link). The error
+// says why not.
 Result<void> CheckPerfMapFile(const std::string& path, const struct stat& st,
                               const PerfMapOptions& options);
 

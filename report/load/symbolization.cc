@@ -103,7 +103,10 @@ Result<PerfMapOptions> PerfMapFallback(uint32_t pid, const format::Metadata& fac
     return Fail(
         fmt::format("{}: not read: the recording does not say whose process {} was", path, pid));
   }
-  return PerfMapOptions{.user = uid};
+  // The uid is the recording's word, which a crafted file may give
+  // (`jit_uid 123 = 0`): the map is read only if the reporting user could
+  // read it anyway.
+  return PerfMapOptions{.user = uid, .shown_to = geteuid()};
 }
 
 namespace {

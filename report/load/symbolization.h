@@ -116,7 +116,12 @@ bool IsPerfMapPath(const std::string& path);
 // whatever process has the pid now, root's JIT perhaps), so the recording's
 // boot must be this one and the map its process's user's ("boot_id",
 // "jit_uid PID" in `facts`). Recordings without those facts (made before
-// them, perf.data) take only a map of the user running the report.
+// them, perf.data) take only a map of the user running the report. The
+// recording's "jit_uid" is only its word (a crafted --no-embed recording
+// may claim root's process): the map must also be the reporting user's or
+// readable by everyone (PerfMapOptions::shown_to), so that a report run as
+// root for others (a service rendering uploaded recordings) shows no one
+// a map they could not read.
 Result<PerfMapOptions> PerfMapFallback(uint32_t pid, const format::Metadata& facts);
 // The pid of a perf map pseudo-DSO's path (IsPerfMapPath), 0 if none.
 uint32_t PerfMapPid(std::string_view path);

@@ -167,6 +167,26 @@ TEST_F(PerfMapFileTest, MapWritableByItsOwnersPrivateGroupIsUsed) {
   EXPECT_EQ(NameAt(*map, 0x1000), "jitted");
 }
 
+// The owner only claimed (a recording's "jit_uid"): a map the user shown
+// its names could not read is not read for them.
+TEST(CheckPerfMapFileTest, AClaimedOwnersPrivateMapIsNotShownToAnotherUser) {
+  struct stat st {};
+  st.st_mode = S_IFREG | 0600;
+  st.st_uid = 1001;
+  const PerfMapOptions claimed{.user = 1001, .shown_to = 0};
+  auto hidden = CheckPerfMapFile("/tmp/perf-9.map", st, claimed);
+  ASSERT_FALSE(hidden);
+  EXPECT_THAT(hidden.error().message,
+              HasSubstr("owned by uid 1001 and not readable by others (mode 0600), and only the "
+                        "recording says that uid 1001 ran the process: not shown to uid 0"));
+  st.st_mode = S_IFREG | 0644;
+  EXPECT_TRUE(CheckPerfMapFile("/tmp/perf-9.map", st, claimed));
+  st.st_mode = S_IFREG | 0600;
+  EXPECT_TRUE(
+      CheckPerfMapFile("/tmp/perf-9.map", st, PerfMapOptions{.user = 1001, .shown_to = 1001}));
+  EXPECT_TRUE(CheckPerfMapFile("/tmp/perf-9.map", st, PerfMapOptions{.user = 1001}));
+}
+
 TEST_F(PerfMapFileTest, LargeMapIsReadUpToItsBoundAtALineEnd) {
   std::ofstream(path_) << "1000 10 first\n2000 10 second\n3000 10 third\n";
   auto map = PerfMap::Load(path_, PerfMapOptions{.user = geteuid(), .max_bytes = 30});

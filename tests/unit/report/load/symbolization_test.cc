@@ -4,6 +4,9 @@
 // with nothing counted missing and nothing to warn of).
 #include "report/load/symbolization.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -189,6 +192,36 @@ TEST_F(SymbolizationTest, KernelAddressesAreNamedFromTheFeedAndTheText) {
   };
   const auto unread = SymbolizeLocations(locations, dso_paths_, build_ids_, "", options);
   EXPECT_EQ(SourceOf(unread, "[kernel.kallsyms]"), "none: cannot read /proc/kallsyms");
+}
+
+// A crafted --no-embed recording claims its JIT process was another user's
+// (`jit_uid 4245 = U`): a report run as root (a service rendering uploaded
+// recordings) read U's 0600 /tmp/perf-4245.map and printed its names to the
+// uploader. The claim alone does not make a private map readable: only one
+// the reporting user could read anyway (readable by everyone) is shown.
+TEST_F(SymbolizationTest, ARecordingsClaimOfAnotherUserShowsNoPrivateMapOfTheirs) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to make a map of another user";
+  const uid_t claimed = 4246;
+  facts_ = {{"boot_id", BootId()}, {"jit_uid 4245", std::to_string(claimed)}};
+  symfs_ = dir_.path();
+  std::filesystem::create_directories(symfs_ + "/tmp");
+  const std::string map = symfs_ + PerfMapPath(4245);
+  std::ofstream(map) << "7f0000001000 40 carols_secret_function\n";
+  ASSERT_EQ(chown(map.c_str(), claimed, claimed), 0);
+  ASSERT_EQ(chmod(map.c_str(), 0600), 0);
+  dso_paths_.push_back(PerfMapPath(4245));
+  auto hidden = Symbolize({{2, 0x7f0000001010}});
+  EXPECT_THAT(NamesOf(hidden, 0), ElementsAre("[unknown] 0x7f0000001010"));
+  EXPECT_THAT(SourceOf(hidden, PerfMapPath(4245)),
+              HasSubstr("owned by uid 4246 and not readable by others (mode 0600)"));
+  // Readable by everyone: no secret, and the claimed user's map names it.
+  ASSERT_EQ(chmod(map.c_str(), 0644), 0);
+  EXPECT_THAT(NamesOf(Symbolize({{2, 0x7f0000001010}}), 0), ElementsAre("carols_secret_function"));
+  // The reporting user's own private map stays readable to them.
+  facts_ = {{"boot_id", BootId()}, {"jit_uid 4245", std::to_string(geteuid())}};
+  ASSERT_EQ(chown(map.c_str(), geteuid(), getegid()), 0);
+  ASSERT_EQ(chmod(map.c_str(), 0600), 0);
+  EXPECT_THAT(NamesOf(Symbolize({{2, 0x7f0000001010}}), 0), ElementsAre("carols_secret_function"));
 }
 
 }  // namespace
