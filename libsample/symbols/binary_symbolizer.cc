@@ -369,6 +369,7 @@ const std::string& BinarySymbolizer::SymbolName(const ElfSymbol& symbol) {
   return state_->SymbolName(symbol);
 }
 const std::string& BinarySymbolizer::dwarf_path() const { return state_->dwarf_path; }
+int BinarySymbolizer::dwarf_fd() const { return state_->dwarf ? state_->dwarf->fd() : -1; }
 const std::string& BinarySymbolizer::dwarf_error() const { return state_->dwarf_error; }
 size_t BinarySymbolizer::unit_count() const { return state_->units.size(); }
 size_t BinarySymbolizer::indexed_unit_count() const { return state_->indexed; }

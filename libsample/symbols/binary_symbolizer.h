@@ -124,6 +124,8 @@ class BinarySymbolizer {
   const std::string& SymbolName(const ElfSymbol& symbol);
   // The file whose DWARF is used; empty if neither file has DWARF.
   const std::string& dwarf_path() const;
+  // That file as opened (for its owner and mode: fstat), or -1.
+  int dwarf_fd() const;
   // Why no DWARF is used (e.g. "<path>: no DWARF"); empty if DWARF is used.
   const std::string& dwarf_error() const;
   // Units that may be compilation units (version 5 DW_UT_compile headers,

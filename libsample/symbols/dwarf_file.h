@@ -30,6 +30,8 @@ class DwarfFile {
   ~DwarfFile();
 
   Dwarf* get() const { return dwarf_; }
+  // The file read (for its owner and mode: fstat).
+  int fd() const { return elf_.fd(); }
 
  private:
   DwarfFile(ElfFile elf, Dwarf* dwarf) : elf_(std::move(elf)), dwarf_(dwarf) {}

@@ -1,12 +1,16 @@
 #include "libsample/symbols/function_code.h"
 
 #include <elf.h>
+#include <sys/stat.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 
 #include <fmt/format.h>
 
 #include "libsample/mapped_file.h"
+#include "libsample/regular_file.h"
 #include "libsample/symbols/binary_symbolizer.h"
 #include "libsample/symbols/embedded_binary.h"
 #include "libsample/symbols/function_names.h"
@@ -25,9 +29,11 @@ namespace {
 
 class BinaryCode final : public CodeSource {
  public:
-  BinaryCode(BinarySymbolizer symbolizer, MappedFile file, std::string display_name)
+  BinaryCode(BinarySymbolizer symbolizer, MappedFile file, NamingFile binary,
+             std::string display_name)
       : symbolizer_(std::move(symbolizer)),
         file_(std::move(file)),
+        binary_(std::move(binary)),
         display_name_(std::move(display_name)) {}
 
   Result<FunctionCode> FunctionAt(uint64_t file_offset) override {
@@ -75,9 +81,21 @@ class BinaryCode final : public CodeSource {
 
   std::string origin() const override { return "the binary"; }
 
+  std::vector<NamingFile> NamingFiles() const override {
+    std::vector<NamingFile> files = {binary_};
+    const int dwarf = symbolizer_.dwarf_fd();
+    if (dwarf < 0) return files;
+    NamingFile file{symbolizer_.dwarf_path(), {}};
+    // Unknown: as a file anyone may write.
+    if (fstat(dwarf, &file.st) != 0) file.st.st_mode = S_IFREG | 0666;
+    files.push_back(std::move(file));
+    return files;
+  }
+
  private:
   BinarySymbolizer symbolizer_;
   MappedFile file_;
+  NamingFile binary_;  // the file mapped as file_
   std::string display_name_;
 };
 
@@ -189,9 +207,16 @@ Result<std::unique_ptr<CodeSource>> OpenBinaryCode(const std::string& binary_pat
                                                    const std::string& debug_path,
                                                    const std::string& display_name) {
   TRY_ASSIGN(auto symbolizer, BinarySymbolizer::Open(binary_path, debug_path));
-  TRY_ASSIGN(auto file, MappedFile::Open(binary_path));
-  return std::unique_ptr<CodeSource>(
-      std::make_unique<BinaryCode>(std::move(symbolizer), std::move(file), display_name));
+  // Mapped through the descriptor whose owner NamingFiles reports.
+  auto fd = OpenRegularFile(binary_path);
+  if (!fd) return Fail(fmt::format("cannot read {}", fd.error().message));
+  struct stat st {};
+  if (fstat(fd->get(), &st) != 0) {
+    return Fail(fmt::format("{}: fstat: {}", binary_path, strerror(errno)));
+  }
+  TRY_ASSIGN(auto file, MappedFile::Map(fd->get(), binary_path));
+  return std::unique_ptr<CodeSource>(std::make_unique<BinaryCode>(
+      std::move(symbolizer), std::move(file), NamingFile{binary_path, st}, display_name));
 }
 
 std::unique_ptr<CodeSource> OpenEmbeddedCode(const EmbeddedBinary& binary) {

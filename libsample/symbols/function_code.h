@@ -12,6 +12,8 @@
 // process's JIT code from its jitdumps.
 #pragma once
 
+#include <sys/stat.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -25,6 +27,14 @@ namespace sample {
 
 struct EmbeddedBinary;
 class JitCode;
+
+// A file, as it was opened, whose DWARF names the source files of a
+// CodeSource's code: who owns it and who else may write it decide which of
+// those files a report may read (report/views/source_owners.h).
+struct NamingFile {
+  std::string path;
+  struct stat st {};
+};
 
 struct FunctionCode {
   std::string name;  // as the symbol table names it (demangled)
@@ -56,6 +66,11 @@ class CodeSource {
   virtual std::string NameOf(uint64_t address) = 0;
   // Where the code comes from, for the heading ("the binary", ...).
   virtual std::string origin() const = 0;
+  // The files found on this machine whose DWARF names the source files of
+  // FramesAt, stat()ed on the descriptors read (a path can be swapped
+  // between a check and an open): the binary, and its debug file when the
+  // DWARF is read from it. Empty for a recording's own tables and JIT code.
+  virtual std::vector<NamingFile> NamingFiles() const { return {}; }
 };
 
 // The binary at `binary_path` (its debug file, when not empty, for DWARF and

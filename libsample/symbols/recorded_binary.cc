@@ -16,6 +16,7 @@ void LocatedBinary::NoteOpened(bool has_dwarf) {
 void LocatedBinary::NoteUnreadable(const std::string& error) {
   binary.clear();
   debug.clear();
+  found_debug.clear();
   if (is_vdso()) {
     warnings.push_back("the recording's [vdso] image is unreadable: " + error);
     source = "none: unreadable image";
@@ -61,6 +62,7 @@ LocatedBinary BinaryLocator::LocateFile(const std::string& path,
     out.debug = found.debug.empty() || found.build_id.empty()
                     ? found.debug
                     : InflatedDebugFile(found.debug, found.build_id);
+    if (out.debug != found.debug) out.found_debug = found.debug;
     out.source = FileSourceName(found.symbol_source());
     return out;
   }

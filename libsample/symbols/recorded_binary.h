@@ -75,6 +75,11 @@ struct LocatedBinary {
   std::string binary;
   // Its separate debug file (symbols, DWARF, .debug_frame); may be empty.
   std::string debug;
+  // The debug file found, when `debug` is its inflated copy in this user's
+  // cache (inflated_debug.h), else empty: the copy is this user's whoever
+  // wrote the original, so what decides whose source files its DWARF may
+  // name (the annotate view) is the original.
+  std::string found_debug;
   // Where the symbols come from, for --header and --stats: "recorded path",
   // "symfs", "build-id dir", "debuginfod", "recorded image", ... or
   // "none: <why>".

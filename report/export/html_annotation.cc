@@ -35,7 +35,7 @@
 // is the part at addresses that start no instruction; a function with a
 // note has no instructions, the note says why; `cut` says why runs of its
 // instructions were left out by the view (AnnotateBounds), `source_note`
-// why the text of its source files is not embedded (source_readable):
+// what text of its source files is not embedded and why (source_owners):
 // each only when there is one.
 namespace sample::report {
 namespace {
@@ -66,10 +66,13 @@ class Places {
     return static_cast<int>(it->second);
   }
 
-  // Lines with samples and their neighbours get their text.
-  void Sampled(const AnnotatedInstruction& in) {
+  // Lines with samples and their neighbours get their text, if their
+  // file's owner is one of `owners` (or of another function's naming it).
+  void Sampled(const AnnotatedInstruction& in, const SourceOwners& owners) {
     if (in.line == 0 || in.file.empty()) return;
-    std::set<uint32_t>& lines = wanted_[File(in.file)];
+    const int file = File(in.file);
+    owners_[file].Merge(owners);
+    std::set<uint32_t>& lines = wanted_[file];
     const uint32_t from = in.line > kContextLines ? in.line - kContextLines : 1;
     const uint32_t to =
         in.line <= UINT32_MAX - kContextLines ? in.line + kContextLines : UINT32_MAX;
@@ -109,7 +112,7 @@ class Places {
       bool open = false;
       uint32_t next = 0;
       for (uint32_t line : lines) {
-        const auto text = sources.Line(files_[file], line);
+        const auto text = sources.Line(files_[file], line, owners_.at(file));
         if (open && (!text || line != next)) {
           out += "]]";
           open = false;
@@ -135,6 +138,7 @@ class Places {
   std::vector<Key> rows_;
   std::map<Key, size_t> index_;
   std::map<int, std::set<uint32_t>> wanted_;  // by file
+  std::map<int, SourceOwners> owners_;        // whose file each may be
 };
 
 // Which instructions the page gets: all of a function of up to
@@ -174,8 +178,8 @@ void WriteInstructions(const AnnotatedFunction& f, bool period, Places& places, 
       fmt::format_to(std::back_inserter(out), "{},null,{}]", in.address - f.start, skipped);
       continue;
     }
-    // Only the source files the view may read (source_readable) get text.
-    if (in.samples != 0 && f.source_readable) places.Sampled(in);
+    // Only the source files the view may read (source_owners) get text.
+    if (in.samples != 0 && f.source_readable) places.Sampled(in, f.source_owners);
     row();
     fmt::format_to(std::back_inserter(out), "{},", in.address - f.start);
     AppendString(out, in.text);
@@ -210,7 +214,7 @@ void WriteFunction(const AnnotatedFunction& f, const std::vector<int>& funcs, bo
     out += ",\"cut\":";
     AppendString(out, f.cut);
   }
-  if (!f.source_readable && !f.source_note.empty()) {
+  if (!f.source_note.empty()) {
     out += ",\"source_note\":";
     AppendString(out, f.source_note);
   }

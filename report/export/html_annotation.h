@@ -10,8 +10,9 @@
 // line, inlined call) shared by all functions, a file an index into a
 // table of paths. Source text is embedded only for the lines within
 // kContextLines of a line with samples of a function whose source files
-// may be read (AnnotatedFunction::source_readable: never those a
-// recording's own tables name), each file read once. A function of
+// may be read, from files of the owners its binary vouches for
+// (AnnotatedFunction::source_owners: never those a recording's own tables
+// name), each file read once. A function of
 // more than kWholeFunction instructions keeps only those within
 // kContextInstructions of a sampled one; each run left out is one row
 // saying how many (they have no samples, so the shares still add up).

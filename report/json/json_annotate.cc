@@ -61,7 +61,7 @@ std::string AnnotateJson(const AnnotateView& view) {
         .Field("origin", f.origin);
     if (!f.note.empty()) json.Field("note", f.note);
     if (!f.cut.empty()) json.Field("cut", f.cut);
-    if (!f.source_readable && !f.source_note.empty()) json.Field("source_note", f.source_note);
+    if (!f.source_note.empty()) json.Field("source_note", f.source_note);
     json.Field("unplaced_samples", f.unplaced_samples);
     json.Key("instructions").BeginArray();
     for (const AnnotatedInstruction& in : f.instructions) Instruction(json, in);

@@ -13,11 +13,11 @@
 namespace sample::report {
 namespace {
 
-// The text of a source line of `f`, when its source files may be read
-// (AnnotatedFunction::source_readable).
+// The text of a source line of `f`, when its file may be read
+// (AnnotatedFunction::source_owners).
 std::optional<std::string_view> TextOf(SourceFiles& sources, const AnnotatedFunction& f,
                                        const std::string& file, uint32_t line) {
-  return f.source_readable ? sources.Line(file, line) : std::nullopt;
+  return sources.Line(file, line, f.source_owners);
 }
 
 void SourceLine(std::string& out, SourceFiles& sources, const AnnotatedFunction& f,
@@ -41,7 +41,7 @@ void Heading(std::string& out, const AnnotateView& view, const AnnotatedFunction
 void Notes(std::string& out, const AnnotatedFunction& f) {
   const bool lines = std::ranges::any_of(
       f.instructions, [](const AnnotatedInstruction& in) { return in.line != 0; });
-  if (!f.source_readable && lines && !f.source_note.empty()) {
+  if (lines && !f.source_note.empty()) {
     out += fmt::format("         : {}\n", f.source_note);
   }
   if (!f.cut.empty()) out += fmt::format("         : {}\n", f.cut);

@@ -1,5 +1,7 @@
 #include "report/views/annotate_view.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <map>
 #include <memory>
@@ -135,21 +137,11 @@ std::string Size(uint64_t bytes) {
                                           : fmt::format("{} bytes", bytes);
 }
 
-// Why the source files a binary found by `located` names are not read
-// (AnnotatedFunction::source_readable), or "" when they may be: only a
-// file on this machine, the build the recording saw by its build-id.
-std::string UnreadableSources(const IndexedDso& dso, const LocatedBinary& located) {
-  if (located.is_vdso()) return "the recording's own [vdso] image names them";
-  if (dso.build_id.empty()) {
-    return fmt::format(
-        "the recording holds no build-id of {}, so the file found is not known "
-        "to be the one recorded",
-        dso.path);
-  }
-  if (located.mismatched) {
-    return fmt::format("the file found for {} is another build than the recorded one", dso.path);
-  }
-  return "";
+// The debug file whose DWARF the annotation reads: the original of an
+// inflated copy (LocatedBinary::found_debug), whose owner is the one that
+// counts; none when the locator refused it (a zlib bomb).
+const std::string& DebugToRead(const LocatedBinary& located) {
+  return located.debug.empty() || located.found_debug.empty() ? located.debug : located.found_debug;
 }
 
 class Annotator {
@@ -177,10 +169,9 @@ class Annotator {
     out.note = source.note;
     if (source.source == nullptr) return out;
     out.origin = source.source->origin();
-    out.source_readable = source.unreadable_sources.empty();
-    if (!out.source_readable) {
-      out.source_note = "source text not shown: " + source.unreadable_sources;
-    }
+    out.source_owners = source.owners.owners;
+    out.source_readable = !out.source_owners.none();
+    out.source_note = source.owners.note;
     auto code = source.source->FunctionAt(hits.some_offset);
     if (!code) {
       out.note = code.error().message;
@@ -199,9 +190,14 @@ class Annotator {
  private:
   struct Source {
     std::unique_ptr<CodeSource> source;
-    std::string note;                // why there is no source
-    std::string unreadable_sources;  // why its source files are not read; "": they are
+    std::string note;             // why there is no source
+    SourceOwnersDecision owners;  // whose source files it may show
   };
+
+  // Source files named by a recording's own bytes: none is read.
+  static SourceOwnersDecision NoOwners(std::string_view why) {
+    return SourceOwnersDecision{{}, fmt::format("source text not shown: {}", why)};
+  }
 
   // The instructions of `code`, within AnnotateBounds.
   void Decode(const IndexedFunction& hits, const FunctionCode& code, CodeSource& source,
@@ -250,15 +246,18 @@ class Annotator {
       } else if (auto jit = code_.jit_code->find(dso.path); jit != code_.jit_code->end()) {
         entry.source = OpenJitCode(*jit->second);
       }
-      entry.unreadable_sources = "the recording's jitdump names them";
+      entry.owners = NoOwners("the recording's jitdump names them");
       return entry;
     }
     LocatedBinary located = locator_.Locate(dso.path, dso.build_id);
     if (!located.binary.empty()) {
-      auto opened = OpenBinaryCode(located.binary, located.debug, Basename(dso.path));
+      auto opened = OpenBinaryCode(located.binary, DebugToRead(located), Basename(dso.path));
       if (opened) {
         entry.source = std::move(*opened);
-        entry.unreadable_sources = UnreadableSources(dso, located);
+        // Owners of the files as opened, whatever their build-id says:
+        // a build-id proves nothing of who wrote them.
+        entry.owners = located.is_vdso() ? NoOwners("the recording's own [vdso] image names them")
+                                         : SourceOwnersOf(entry.source->NamingFiles(), geteuid());
       } else {
         entry.note = opened.error().message;
       }
@@ -269,9 +268,7 @@ class Annotator {
       } else {
         entry.source = OpenEmbeddedCode(*located.embedded);
       }
-      entry.unreadable_sources =
-          "the recording's embedded tables name them, not a binary found here with the "
-          "recorded build-id";
+      entry.owners = NoOwners("the recording's embedded tables name them, not a binary found here");
     } else {
       entry.note = fmt::format("no code of {}: {}", dso.path, located.source);
     }

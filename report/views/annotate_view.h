@@ -24,6 +24,7 @@
 #include "libsample/symbols/jit_code.h"
 #include "libsample/symbols/recorded_binary.h"
 #include "report/load/recording.h"
+#include "report/views/source_owners.h"
 
 namespace sample::report {
 
@@ -102,12 +103,16 @@ struct AnnotatedFunction {
   // Why runs of instructions are left out (rows with `left_out`); empty
   // when none are.
   std::string cut;
-  // Whether the printers may read the source files the instructions name:
-  // only those a binary (or its debug file) found on this machine with the
-  // recorded build-id names. A recording's own tables (embedded binaries,
-  // jitdumps, the vDSO image) may name any file of the machine the report
-  // runs on, and showing its lines would hand that file to whoever wrote
-  // the recording. When false, `source_note` says why, in one line.
+  // Whose source files the printers may read the text of, of those the
+  // instructions name (report/views/source_owners.h): only for code from a
+  // binary found on this machine, and then by the owners of that binary
+  // and of the debug file its DWARF came from. A recording's own tables
+  // (embedded binaries, jitdumps, the vDSO image) may name any file of the
+  // machine the report runs on, and showing its lines would hand that file
+  // to whoever wrote the recording: they get none. `source_readable`: some
+  // owner's files may be read. `source_note` says, in one line, what is
+  // not shown and why (empty when any file may be read).
+  SourceOwners source_owners;
   bool source_readable = false;
   std::string source_note;
   std::vector<AnnotatedInstruction> instructions;

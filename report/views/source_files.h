@@ -2,14 +2,17 @@
 // view's printers (text_annotate.cc, the HTML page's annotation). Each file
 // is read once, on first use, as a file we did not write (a recording names
 // it): only a regular file, at most kMaxBytes and kMaxLines; a file that
-// cannot be read has no lines. Owns the files' text.
+// cannot be read has no lines. Owns the files' text and their owners.
 //
-// Which paths may be read is the view's decision, not this reader's: the
-// printers ask only for the files of a function whose source files come
-// from a binary found here with the recorded build-id
-// (AnnotatedFunction::source_readable), never for a path a recording's own
-// tables name, which could be any file of the machine the report runs on.
+// Which paths may be read is the view's decision, given here as the owners
+// a function's binary vouches for (AnnotatedFunction::source_owners,
+// report/views/source_owners.h): a line is handed out only from a file
+// whose owner, as fstat() gives it on the descriptor read, is one of them
+// (a path can be swapped for a link to another file at any time). A
+// recording's own tables vouch for no owner: what they name is never shown.
 #pragma once
+
+#include <sys/types.h>
 
 #include <cstdint>
 #include <map>
@@ -17,6 +20,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "report/views/source_owners.h"
 
 namespace sample::report {
 
@@ -27,12 +32,14 @@ class SourceFiles {
   static constexpr size_t kMaxLines = 1000000;
 
   // The text of `line` (1-based) of `file`, without its newline; nullopt
-  // when the file cannot be read or has no such line. Valid while this
-  // object lives.
-  std::optional<std::string_view> Line(const std::string& file, uint32_t line);
+  // when the file cannot be read, is owned by none of `owners` or has no
+  // such line. Valid while this object lives.
+  std::optional<std::string_view> Line(const std::string& file, uint32_t line,
+                                       const SourceOwners& owners);
 
  private:
   struct Text {
+    std::optional<uid_t> owner;  // of the file read; none when unreadable
     std::string bytes;
     std::vector<std::string_view> lines;
   };

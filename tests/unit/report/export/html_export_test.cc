@@ -252,7 +252,8 @@ TEST_F(HtmlExportTest, AnnotationIsCompactAndEscaped) {
   hot.period = 4000;
   hot.start = 0x401000;
   hot.origin = "the binary";
-  hot.source_readable = true;  // a binary found here with the recorded build-id
+  hot.source_readable = true;  // a binary found here that vouches for any source file
+  hot.source_owners.any = true;
   hot.instructions = {Ins(0x401000, "push   %rbp", 0, file, 3),
                       Ins(0x401001, "add    $0x1,%eax", 3, file, 4),
                       Ins(0x401004, "cmp    %eax,<x>", 1, file, 10, {"spin", "outer"}),

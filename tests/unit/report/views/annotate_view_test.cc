@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -9,6 +11,7 @@
 #include <memory>
 #include <span>
 
+#include "libsample/file_owner.h"
 #include "libsample/symbols/elf_symbols.h"
 #include "libsample/symbols/embedded_binary.h"
 #include "libsample/symbols/symbol_embedding.h"
@@ -16,6 +19,7 @@
 #include "report/export/html_annotation.h"
 #include "report/json/json_annotate.h"
 #include "report/text/text_annotate.h"
+#include "report/views/source_owners.h"
 
 namespace sample::report {
 namespace {
@@ -258,7 +262,7 @@ TEST(AnnotateViewTest, SourcePathsFromTheRecordingsTablesAreNotRead) {
   EXPECT_FALSE(f.source_readable);
   EXPECT_EQ(f.source_note,
             "source text not shown: the recording's embedded tables name them, not a binary "
-            "found here with the recorded build-id");
+            "found here");
   for (const bool source_only : {false, true}) {
     const std::string text = FormatAnnotate(*view, source_only);
     EXPECT_EQ(text.find("MARKER-LINE"), std::string::npos) << text;
@@ -280,6 +284,7 @@ TEST(AnnotateViewTest, SourcePathsFromTheRecordingsTablesAreNotRead) {
   // them (what the rule above takes away, and only that).
   AnnotateView readable = *view;
   readable.functions[0].source_readable = true;
+  readable.functions[0].source_owners.any = true;
   EXPECT_NE(FormatAnnotate(readable, false).find("12   MARKER-LINE-12"), std::string::npos);
   std::string readable_page;
   AppendHtmlAnnotation(readable, {{0}}, false, readable_page);
@@ -367,11 +372,12 @@ TEST(AnnotateViewTest, ABigFunctionShowsOnlyTheInstructionsNearItsSamples) {
             "21 bytes of code, over what is left of the 20 bytes a view decodes");
 }
 
-// A binary found on this machine: its source files are read only when it
-// is the recorded build by its build-id; not when the recording has no
-// build-id of it (any file at the path would do), nor for another build
-// taken with --force.
-TEST(AnnotateViewTest, ALocalBinarysSourcesAreReadOnlyWhenItIsTheRecordedBuild) {
+// A binary found on this machine: its source files are read by the owner
+// rule (source_owners.h), whatever its build-id says: the fixture, this
+// user's or root's and writable by no one else, vouches for any source
+// file, with the recorded build-id, with none recorded, and as another
+// build taken with --force.
+TEST(AnnotateViewTest, ALocalBinarysSourcesAreReadByItsOwnersRule) {
   const std::string path = FIXTURE_SYMBOLIZER_PATH;
   auto elf = ElfSymbols::Load(path);
   ASSERT_TRUE(elf.has_value()) << elf.error().message;
@@ -382,6 +388,11 @@ TEST(AnnotateViewTest, ALocalBinarysSourcesAreReadOnlyWhenItIsTheRecordedBuild) 
   ASSERT_TRUE(offset.has_value());
   auto build_id = ReadElfBuildId(path);
   ASSERT_TRUE(build_id.has_value() && !build_id->empty());
+  struct stat st {};
+  ASSERT_EQ(stat(path.c_str(), &st), 0);
+  if ((st.st_uid != 0 && st.st_uid != geteuid()) || !WritableOnlyByOwner(st)) {
+    GTEST_SKIP() << path << " is not this user's or root's, writable by no one else";
+  }
   const auto annotate = [&](const std::string& recorded, bool force) {
     AnnotateIndex index;
     index.event = "cpu-clock";
@@ -401,25 +412,68 @@ TEST(AnnotateViewTest, ALocalBinarysSourcesAreReadOnlyWhenItIsTheRecordedBuild) 
     EXPECT_TRUE(view.has_value());
     return view->functions.at(0);
   };
-  const AnnotatedFunction recorded = annotate(*build_id, false);
-  EXPECT_EQ(recorded.origin, "the binary");
-  EXPECT_FALSE(recorded.instructions.empty());
-  EXPECT_TRUE(recorded.source_readable);
-  EXPECT_EQ(recorded.source_note, "");
-  EXPECT_TRUE(std::ranges::any_of(recorded.instructions,
-                                  [](const AnnotatedInstruction& in) { return in.line != 0; }));
+  for (const auto& [recorded, force] :
+       {std::pair{*build_id, false}, std::pair{std::string(), false},
+        std::pair{std::string("00112233445566778899aabbccddeeff00112233"), true}}) {
+    const AnnotatedFunction f = annotate(recorded, force);
+    EXPECT_EQ(f.origin, "the binary") << recorded;
+    EXPECT_FALSE(f.instructions.empty()) << recorded;
+    EXPECT_TRUE(f.source_readable) << recorded;
+    EXPECT_TRUE(f.source_owners.any) << recorded;
+    EXPECT_EQ(f.source_note, "") << recorded;
+    EXPECT_TRUE(std::ranges::any_of(f.instructions,
+                                    [](const AnnotatedInstruction& in) { return in.line != 0; }));
+  }
+}
 
-  const AnnotatedFunction no_id = annotate("", false);
-  EXPECT_FALSE(no_id.instructions.empty());
-  EXPECT_FALSE(no_id.source_readable);
-  EXPECT_NE(no_id.source_note.find("holds no build-id of " + path), std::string::npos)
-      << no_id.source_note;
+NamingFile Naming(const std::string& path, uid_t uid, mode_t mode, gid_t gid = 65534) {
+  NamingFile file{path, {}};
+  file.st.st_uid = uid;
+  file.st.st_gid = gid;
+  file.st.st_mode = S_IFREG | mode;
+  return file;
+}
 
-  const AnnotatedFunction forced = annotate("00112233445566778899aabbccddeeff00112233", true);
-  EXPECT_FALSE(forced.instructions.empty());
-  EXPECT_FALSE(forced.source_readable);
-  EXPECT_NE(forced.source_note.find("another build than the recorded one"), std::string::npos)
-      << forced.source_note;
+// The owner rule on made-up files (the reporting user: root, then 1000).
+TEST(SourceOwnersTest, WhoseSourceFilesABinaryVouchesFor) {
+  const auto of = [](std::vector<NamingFile> files, uid_t euid) {
+    return SourceOwnersOf(files, euid);
+  };
+  // Root's or the reporter's own, writable by no one else: any file.
+  for (const auto& decision :
+       {of({Naming("/usr/bin/a", 0, 0755)}, 0), of({Naming("/usr/bin/a", 0, 0755)}, 1000),
+        of({Naming("/home/b/a", 1000, 0700)}, 1000),
+        of({Naming("/usr/bin/a", 0, 0755), Naming("/d/a.debug", 0, 0644)}, 0)}) {
+    EXPECT_TRUE(decision.owners.any);
+    EXPECT_EQ(decision.note, "");
+  }
+  // Alice's (65534) binary, reported by root: only her files.
+  const auto alice = of({Naming("/home/alice/evil", 65534, 0755)}, 0);
+  EXPECT_FALSE(alice.owners.any);
+  EXPECT_TRUE(alice.owners.Allows(65534));
+  EXPECT_FALSE(alice.owners.Allows(0));
+  EXPECT_EQ(alice.note,
+            "source text shown only from files of user 65534, the owner of /home/alice/evil, not "
+            "from other users' files");
+  // Root's binary with alice's debug file: the same.
+  const auto debug =
+      of({Naming("/usr/bin/a", 0, 0755), Naming("/home/alice/a.debug", 65534, 0644)}, 0);
+  EXPECT_FALSE(debug.owners.any);
+  EXPECT_EQ(debug.owners.uids, std::vector<uid_t>{65534});
+  // Two users' files together, or a file others may write: none.
+  const auto two =
+      of({Naming("/home/alice/a", 65534, 0755), Naming("/home/bob/a.debug", 1001, 0644)}, 0);
+  EXPECT_TRUE(two.owners.none());
+  EXPECT_NE(two.note.find("belong to different users"), std::string::npos) << two.note;
+  const auto world = of({Naming("/tmp/a", 0, 0777)}, 0);
+  EXPECT_TRUE(world.owners.none());
+  EXPECT_EQ(world.note, "source text not shown: /tmp/a may be written by everyone");
+
+  SourceOwners merged = alice.owners;
+  merged.Merge(SourceOwners{.any = false, .uids = {1001}});
+  EXPECT_TRUE(merged.Allows(1001) && merged.Allows(65534) && !merged.Allows(0));
+  merged.Merge(SourceOwners{.any = true, .uids = {}});
+  EXPECT_TRUE(merged.Allows(0));
 }
 
 }  // namespace
