@@ -10,6 +10,8 @@
 
 #include <fmt/format.h>
 
+#include "libsample/file_owner.h"
+
 namespace sample {
 
 size_t PreadAll(int fd, std::span<std::byte> out, uint64_t offset) {
@@ -45,9 +47,8 @@ Result<UniqueFd> OpenRegularFile(const std::string& path, OpenRegularOptions opt
     return Fail(fmt::format("{}: {}", path, std::strerror(err)), err);
   }
   if (!S_ISREG(before.st_mode)) {
-    return Fail(
-        fmt::format("{}: it is {}, not a regular file", path, FileKindName(before.st_mode)),
-        EINVAL);
+    return Fail(fmt::format("{}: it is {}, not a regular file", path, FileKindName(before.st_mode)),
+                EINVAL);
   }
   // O_NONBLOCK: should a FIFO be swapped in after the stat, open returns
   // at once instead of waiting for a writer (the fstat below refuses it).
@@ -74,28 +75,57 @@ Result<UniqueFd> OpenRegularFile(const std::string& path, OpenRegularOptions opt
   return fd;
 }
 
+Result<ParentDirectory> OpenParentDirectory(const std::string& path) {
+  const std::filesystem::path named(path);
+  ParentDirectory parent;
+  parent.name = named.filename().string();
+  if (parent.name.empty() || parent.name == "." || parent.name == "..") {
+    return Fail(fmt::format("{}: names no entry of a directory", path), EINVAL);
+  }
+  parent.path = named.parent_path().string();
+  if (parent.path.empty()) parent.path = ".";
+  parent.fd = UniqueFd(open(parent.path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (!parent.fd.valid() || fstat(parent.fd.get(), &parent.st) != 0) {
+    const int err = errno;
+    return Fail(fmt::format("{}: {}", parent.path, std::strerror(err)), err);
+  }
+  return parent;
+}
+
+Result<void> CheckNotPlanted(const ParentDirectory& parent, uid_t owner) {
+  if (owner == geteuid() || owner == 0 || WritableOnlyByOwner(parent.st)) return {};
+  return Fail(fmt::format(
+      "owned by uid {}, neither this user (uid {}) nor root, in {}, a "
+      "directory {} may create entries in (mode {:04o})",
+      owner, geteuid(), parent.path, WhoElseMayWrite(parent.st), parent.st.st_mode & 07777));
+}
+
 Result<void> CheckReplaceable(const std::string& path, const std::string& option) {
   struct stat st {};
   if (lstat(path.c_str(), &st) != 0) return {};  // nothing there (or unreachable: open will say)
   if (S_ISREG(st.st_mode)) return {};
   if (!S_ISLNK(st.st_mode)) {
-    return Fail(fmt::format("{} {}: it is {}; only a regular file is written or moved out of "
-                            "the way (FILE.old)",
-                            option, path, FileKindName(st.st_mode)));
+    return Fail(
+        fmt::format("{} {}: it is {}; only a regular file is written or moved out of "
+                    "the way (FILE.old)",
+                    option, path, FileKindName(st.st_mode)));
   }
-  // A symlink: renaming it moves only the link, but in a sticky directory
-  // anyone may write to (/tmp), a link owned by someone else is a trap laid
-  // for whoever writes there next; refuse it rather than rely on the
-  // kernel's protected_symlinks.
-  std::filesystem::path parent = std::filesystem::path(path).parent_path();
-  if (parent.empty()) parent = ".";
-  struct stat dir {};
-  if (stat(parent.c_str(), &dir) == 0 && (dir.st_mode & S_ISVTX) && (dir.st_mode & S_IWOTH) &&
-      st.st_uid != geteuid()) {
-    return Fail(fmt::format("{} {}: refused: a symbolic link owned by uid {} in the sticky, "
-                            "world-writable directory {} (another user's link there could "
-                            "redirect the write); remove it or choose another path",
-                            option, path, st.st_uid, parent.string()));
+  // A symlink: renaming it moves only the link, but where others may
+  // create entries (/tmp), a link of someone else's is a trap laid for
+  // whoever writes there next; refuse it rather than rely on the kernel's
+  // protected_symlinks. Judged in the parent as opened, the link found
+  // there again.
+  auto parent = OpenParentDirectory(path);
+  if (!parent) return {};  // unreachable: the open that follows will say
+  if (fstatat(parent->fd.get(), parent->name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+      !S_ISLNK(st.st_mode)) {
+    return Fail(fmt::format("{} {}: it changed while being checked", option, path));
+  }
+  if (auto trusted = CheckNotPlanted(*parent, st.st_uid); !trusted) {
+    return Fail(
+        fmt::format("{} {}: refused: a symbolic link {} (another user's link there could "
+                    "redirect the write); remove it or choose another path",
+                    option, path, trusted.error().message));
   }
   return {};
 }

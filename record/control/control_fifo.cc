@@ -6,64 +6,65 @@
 
 #include <cerrno>
 #include <cstring>
-#include <filesystem>
 
 #include <fmt/format.h>
 
+#include "libsample/regular_file.h"
 #include "libsample/string_parts.h"
 
 namespace sample::record {
 namespace {
 
-// Whether the FIFO at `path` (`st`, of the open fd) is one whoever can
-// write it may steer this recording with: not writable by everyone (any
-// local user could send `disable` or `stop`), and, in a directory anyone
-// may create files in (/tmp), our own or root's: there another user's FIFO
-// is a trap laid for whoever names that path next, as a link there is for
-// -o (CheckReplaceable). Elsewhere only the directory's owner could have
-// put it there, and naming it is a choice (a user's FIFO for sudo).
-Result<void> CheckFifoTrusted(const std::string& path, const struct stat& st, const char* role) {
+// Whether the FIFO at `path` (`st`, of the open fd, found in `parent`) is
+// one whoever can write it may steer this recording with: not writable by
+// everyone (any local user could send `disable` or `stop`), and, in a
+// directory others may create files in (/tmp), our own or root's: there
+// another user's FIFO is a trap laid for whoever names that path next, as
+// a link there is for -o (CheckNotPlanted, CheckReplaceable's rule).
+Result<void> CheckFifoTrusted(const std::string& path, const struct stat& st,
+                              const ParentDirectory& parent, const char* role) {
   if ((st.st_mode & S_IWOTH) != 0) {
     return Fail(
         fmt::format("--control: {} FIFO {}: refused: writable by everyone (mode {:04o}, "
                     "owner uid {}): anyone could switch this recording",
                     role, path, st.st_mode & 07777, st.st_uid));
   }
-  if (st.st_uid == geteuid() || st.st_uid == 0) return {};
-  std::filesystem::path parent = std::filesystem::path(path).parent_path();
-  if (parent.empty()) parent = ".";
-  struct stat dir {};
-  if (stat(parent.c_str(), &dir) != 0 || (dir.st_mode & S_IWOTH) != 0) {
+  if (auto trusted = CheckNotPlanted(parent, st.st_uid); !trusted) {
     return Fail(
-        fmt::format("--control: {} FIFO {}: refused: owned by uid {}, not by uid {} or "
-                    "root, in {}, a directory anyone may create files in (another "
-                    "user's FIFO there could switch this recording); make your own",
-                    role, path, st.st_uid, geteuid(), parent.string()));
+        fmt::format("--control: {} FIFO {}: refused: {} (another user's FIFO there could "
+                    "switch this recording); make your own",
+                    role, path, trusted.error().message));
   }
   return {};
 }
 
-// Opens an existing FIFO read-write and non-blocking (see the header). The
-// path is checked before opening, so that a device node is never opened,
-// and the fd after, in case the path changed meanwhile; its owner and mode
-// on the fd, which cannot change under us.
+// Opens an existing FIFO read-write and non-blocking (see the header). Its
+// directory is opened first and the FIFO found in it (*at calls), so the
+// directory judged is the one it was opened from; the path is checked
+// before opening, so that a device node is never opened, and the fd after,
+// in case the entry changed meanwhile; its owner and mode on the fd, which
+// cannot change under us.
 Result<UniqueFd> OpenFifo(const std::string& path, const char* role) {
+  auto parent = OpenParentDirectory(path);
+  if (!parent) {
+    return Fail(fmt::format("--control: {} FIFO {}: {}", role, path, parent.error().message));
+  }
   struct stat st {};
-  if (stat(path.c_str(), &st) != 0) {
+  if (fstatat(parent->fd.get(), parent->name.c_str(), &st, 0) != 0) {
     return Fail(fmt::format("--control: {} FIFO {}: {} (create it with mkfifo)", role, path,
                             strerror(errno)));
   }
   if (!S_ISFIFO(st.st_mode)) {
     return Fail(fmt::format("--control: {} is not a FIFO (create one with mkfifo)", path));
   }
-  UniqueFd fd(open(path.c_str(), O_RDWR | O_NONBLOCK | O_CLOEXEC));
+  UniqueFd fd(openat(parent->fd.get(), parent->name.c_str(), O_RDWR | O_NONBLOCK | O_CLOEXEC));
   if (!fd.valid()) {
     return Fail(fmt::format("--control: cannot open {} FIFO {}: {}", role, path, strerror(errno)));
   }
   if (fstat(fd.get(), &st) != 0 || !S_ISFIFO(st.st_mode)) {
     return Fail(fmt::format("--control: {} is not a FIFO (create one with mkfifo)", path));
   }
-  TRY(CheckFifoTrusted(path, st, role));
+  TRY(CheckFifoTrusted(path, st, *parent, role));
   return fd;
 }
 

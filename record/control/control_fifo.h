@@ -41,8 +41,9 @@ ControlCommand ParseControlCommand(std::string_view line);
 class ControlFifo {
  public:
   // Refuses paths that are not FIFOs, FIFOs anyone may write, and another
-  // user's FIFO in a directory anyone may create files in (/tmp), naming
-  // the path and its owner.
+  // user's FIFO in a directory others may create files in (/tmp;
+  // CheckNotPlanted, judged on the directory the FIFO is opened from),
+  // naming the path and its owner.
   static Result<ControlFifo> Open(const ControlPaths& paths);
 
   int fd() const { return control_.get(); }

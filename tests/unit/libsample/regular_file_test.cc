@@ -97,10 +97,46 @@ TEST_F(RegularFileTest, AnotherUsersLinkInAStickyWorldWritableDirectoryIsNotRepl
   ASSERT_EQ(lchown(link.c_str(), 4242, 4242), 0);
   auto refused = CheckReplaceable(link, "-o");
   ASSERT_FALSE(refused);
-  EXPECT_THAT(refused.error().message, HasSubstr("owned by uid 4242"));
-  // Not sticky: the directory's owner decides who may plant links there.
+  EXPECT_THAT(refused.error().message,
+              HasSubstr("refused: a symbolic link owned by uid 4242, neither this user (uid 0) "
+                        "nor root, in " +
+                        sticky + ", a directory everyone may create entries in (mode 1777)"));
+  // Not sticky, anyone may plant links there all the more.
   ASSERT_EQ(chmod(sticky.c_str(), 0777), 0);
+  EXPECT_FALSE(CheckReplaceable(link, "-o"));
+  // Only the directory's owner may create entries: its choice.
+  ASSERT_EQ(chmod(sticky.c_str(), 0755), 0);
   EXPECT_TRUE(CheckReplaceable(link, "-o"));
+}
+
+// The one rule of -o's links and --control's FIFOs, on the directory as
+// opened: an entry of another user is refused only where others may create
+// entries.
+TEST_F(RegularFileTest, AnEntryOfAnotherUserIsPlantedOnlyWhereOthersMayCreateEntries) {
+  const std::string sub = dir_ / "sub";
+  ASSERT_EQ(mkdir(sub.c_str(), 0700), 0);
+  auto parent = OpenParentDirectory(sub + "/entry");
+  ASSERT_TRUE(parent) << parent.error().message;
+  EXPECT_EQ(parent->path, sub);
+  EXPECT_EQ(parent->name, "entry");
+  EXPECT_TRUE(CheckNotPlanted(*parent, geteuid()));
+  EXPECT_TRUE(CheckNotPlanted(*parent, 0));
+  EXPECT_TRUE(CheckNotPlanted(*parent, 4242));  // only we could have put it there
+  ASSERT_EQ(chmod(sub.c_str(), 0703), 0);
+  // Judged on the stat taken when it was opened: open it again.
+  EXPECT_TRUE(CheckNotPlanted(*parent, 4242));
+  parent = OpenParentDirectory(sub + "/entry");
+  ASSERT_TRUE(parent) << parent.error().message;
+  auto planted = CheckNotPlanted(*parent, 4242);
+  ASSERT_FALSE(planted);
+  EXPECT_THAT(planted.error().message, HasSubstr("owned by uid 4242"));
+  EXPECT_THAT(planted.error().message, HasSubstr("a directory everyone may create entries in"));
+  EXPECT_TRUE(CheckNotPlanted(*parent, geteuid()));
+  auto bare = OpenParentDirectory("entry");
+  ASSERT_TRUE(bare) << bare.error().message;
+  EXPECT_EQ(bare->path, ".");
+  EXPECT_FALSE(OpenParentDirectory(sub + "/"));
+  EXPECT_FALSE(OpenParentDirectory(dir_ / "missing/entry"));
 }
 
 }  // namespace
