@@ -279,12 +279,16 @@ void SampleFileReader::ReadEmbeddedChunk(const ChunkRef& ref, uint64_t payload_o
   // The payload is judged by its header before it is decompressed, and
   // charged whether it decodes or not: the first MiB of any chunk is
   // ratio-free, so a chunk that fails at its first field would otherwise
-  // cost a megabyte of inflating for ~60 stored bytes, again and again.
+  // cost a megabyte of inflating for ~60 stored bytes, again and again. A
+  // perf map or jitdump keeps what its payload holds (a copy that
+  // replaces it): that and 1 KiB for its own bookkeeping is its whole
+  // charge; a binary's tables are charged as they are decoded.
   const uint64_t raw_size = ref.header.raw_size;
-  if (raw_size > budget.left()) {
+  const uint64_t charge = binary ? raw_size : raw_size + 1024;
+  if (charge > budget.left()) {
     return over(fmt::format("the {} bytes its payload claims uncompressed", raw_size));
   }
-  budget.Charge(raw_size);
+  budget.Charge(charge);
   // What the payload decodes to is bounded by the memory left, before
   // anything is decoded.
   auto payload = ReadPayload(ref);
@@ -299,10 +303,6 @@ void SampleFileReader::ReadEmbeddedChunk(const ChunkRef& ref, uint64_t payload_o
     embedded_.Add(std::make_shared<const EmbeddedBinary>(std::move(*decoded)));
     return;
   }
-  const uint64_t size = payload->bytes().size();
-  // The map's text or the dump's bytes are copied out of the payload.
-  if (size + 1024 > budget.left()) return over(fmt::format("its {} bytes", size));
-  budget.Charge(size + 1024);
   if (type == ChunkType::kJitDump) {
     auto part = DecodeJitDumpPart(payload->bytes(), payload_offset);
     if (!part) return skipped(part.error().message);

@@ -6,7 +6,8 @@
 // program with its binary present still shows its source lines. A
 // jitdump of two code loads of ~7.9 MiB of nops, a few kilobytes on disk,
 // must annotate in memory and output far below the 4.5 GB and 446 MB the
-// report once took.
+// report once took. A binary found here shows the source files its owner
+// vouches for (report/views/source_owners.h), with or without a build-id.
 #include <fcntl.h>
 #include <linux/perf_event.h>
 #include <sys/resource.h>
@@ -279,6 +280,119 @@ TEST_F(CraftedReportTest, ARealBinarysSourceLinesAreShownOnlyWhileItIsHere) {
       << without.out;
   ASSERT_EQ(Report({"-i", data, "-o", page}).exit_code, 0);
   EXPECT_EQ(ReadFile(page).find("SPIN LINE"), std::string::npos);
+}
+
+// `binary` (a copy of a workload) with the source directory its DWARF
+// names ("../tests/workloads" or wherever the build put it) made `dir`,
+// padded with slashes to the same length: a build of someone else's whose
+// DWARF names the files they choose. False when there is none to change.
+bool RedirectSourceDirectory(const std::string& binary, const std::string& dir) {
+  std::string bytes = ReadFile(binary);
+  const std::string tail = std::string("tests/workloads") + '\0';
+  size_t changed = 0;
+  for (size_t at = bytes.find(tail); at != std::string::npos; at = bytes.find(tail, at + 1)) {
+    const size_t end = at + tail.size() - 1;
+    const size_t begin = bytes.rfind('\0', at) + 1;
+    if (end - begin < dir.size()) continue;
+    bytes.replace(begin, end - begin, dir + std::string(end - begin - dir.size(), '/'));
+    ++changed;
+  }
+  std::ofstream(binary, std::ios::binary | std::ios::trunc) << bytes;
+  return changed != 0;
+}
+
+// `binary` without its GNU build-id note (its type and name changed): as a
+// Go binary or an old build has none. False when it had none.
+bool DropBuildId(const std::string& binary) {
+  std::string bytes = ReadFile(binary);
+  const std::string note("\x04\0\0\0\x14\0\0\0\x03\0\0\0GNU\0", 16);
+  const size_t at = bytes.find(note);
+  if (at == std::string::npos) return false;
+  bytes.replace(at + 8, 8, std::string("\x7f\0\0\0XNU\0", 8));
+  std::ofstream(binary, std::ios::binary | std::ios::trunc) << bytes;
+  return true;
+}
+
+// Alice (user nobody) builds a program whose DWARF names a root-only 0600
+// file as its source; root records it and annotates it with its source
+// lines, as text and on the HTML page: no line of the file is shown, and
+// the report says that only nobody's files are. The same file made
+// nobody's is shown (her own sources), and so is root's file once the
+// binary is root's (a binary root or the reporter owns vouches for any
+// file it names). Before: the build-id matched, so root printed the file.
+TEST_F(CraftedReportTest, AnotherUsersBinaryShowsOnlyThatUsersSourceFiles) {
+  if (geteuid() != 0) {
+    GTEST_SKIP() << "needs root: the binary is given to user nobody, and root annotates it";
+  }
+  // A short directory: the DWARF's own is rewritten in place to name it.
+  char pattern[] = "/tmp/sXXXXXX";
+  ASSERT_NE(mkdtemp(pattern), nullptr);
+  const std::string sources = pattern;
+  const std::string secret = sources + "/shared_inline.c";
+  {
+    std::ofstream out(secret);
+    for (int i = 0; i < 200; ++i) out << kMarker << " line " << i + 1 << "\n";
+  }
+  ASSERT_EQ(chmod(secret.c_str(), 0600), 0);
+  const std::string app = dir_ / "alice_app";
+  std::filesystem::copy_file(kSharedInline, app);
+  ASSERT_TRUE(RedirectSourceDirectory(app, sources)) << "no source directory in " << app;
+  ASSERT_EQ(chown(app.c_str(), 65534, 65534), 0);
+  ASSERT_EQ(chmod(app.c_str(), 0755), 0);
+  const std::string data = dir_ / "alice.data";
+  const RunResult rec =
+      RunTool({kRecord, "-e", "cpu-clock", "-F", "2000", "-o", data, "--", app, "0.5"}, dir_);
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+
+  const std::vector<std::string> annotate = {"-i", data, "--annotate", "func_a",
+                                             "--annotate-source"};
+  const RunResult root = Report(annotate);
+  ASSERT_EQ(root.exit_code, 0) << root.err;
+  EXPECT_NE(root.out.find("func_a"), std::string::npos) << root.out;
+  EXPECT_EQ(root.out.find(kMarker), std::string::npos) << root.out;
+  EXPECT_NE(root.out.find("source text shown only from files of user 65534, the owner of " + app),
+            std::string::npos)
+      << root.out;
+  EXPECT_NE(root.out.find("shared_inline.c:"), std::string::npos) << root.out;  // the place
+  const std::string page = dir_ / "alice.html";
+  ASSERT_EQ(Report({"-i", data, "-o", page}).exit_code, 0);
+  EXPECT_NE(ReadFile(page).find("\"annotate\":"), std::string::npos);
+  EXPECT_EQ(ReadFile(page).find(kMarker), std::string::npos);
+
+  // Her own file: shown.
+  ASSERT_EQ(chown(secret.c_str(), 65534, 65534), 0);
+  const RunResult own = Report(annotate);
+  ASSERT_EQ(own.exit_code, 0) << own.err;
+  EXPECT_NE(own.out.find(kMarker), std::string::npos) << own.out;
+  ASSERT_EQ(Report({"-i", data, "-o", page}).exit_code, 0);
+  EXPECT_NE(ReadFile(page).find(kMarker), std::string::npos);
+
+  // Root's binary: any file it names, root's too.
+  ASSERT_EQ(chown(secret.c_str(), 0, 0), 0);
+  ASSERT_EQ(chown(app.c_str(), 0, 0), 0);
+  const RunResult roots = Report(annotate);
+  ASSERT_EQ(roots.exit_code, 0) << roots.err;
+  EXPECT_NE(roots.out.find(kMarker), std::string::npos) << roots.out;
+  EXPECT_EQ(roots.out.find("source text"), std::string::npos) << roots.out;
+  std::filesystem::remove_all(sources);
+}
+
+// A binary without a GNU build-id (a Go binary, an old build), found here
+// by its path: its source lines are shown (the owner rule holds, and a
+// build-id proves nothing of who wrote a file). Before: "the recording
+// holds no build-id of it", and no line.
+TEST_F(CraftedReportTest, ABinaryWithoutABuildIdFoundHereShowsItsSourceLines) {
+  const std::string app = dir_ / "no_build_id";
+  std::filesystem::copy_file(kSharedInline, app);
+  ASSERT_TRUE(DropBuildId(app)) << "no build-id note in " << app;
+  const std::string data = dir_ / "no_id.data";
+  const RunResult rec =
+      RunTool({kRecord, "-e", "cpu-clock", "-F", "2000", "-o", data, "--", app, "0.5"}, dir_);
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  const RunResult r = Report({"-i", data, "--annotate", "func_a", "--annotate-source"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("SPIN LINE"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("source text"), std::string::npos) << r.out;
 }
 
 // Two jitdump code loads of 7.9 MiB of nops each, sampled a few times:
