@@ -2,12 +2,14 @@
 
 #include <elf.h>
 #include <elfutils/libdw.h>
+#include <sys/stat.h>
 
 #include <cstdlib>
 #include <memory>
 #include <string_view>
 
 #include "libsample/symbols/cfi_functions.h"
+#include "libsample/symbols/compressed_sections.h"
 #include "libsample/symbols/x86_frame_rule.h"
 
 namespace sample {
@@ -116,6 +118,7 @@ struct CfiRows::State {
   bool x86_64 = false;
   Dwarf_CFI* eh_cfi = nullptr;  // dwarf_getcfi_elf of the binary
   bool debug_tried = false;
+  std::string debug_refused;         // why the .debug_frame file was refused, if it was
   std::optional<ElfFile> debug_elf;  // the file whose .debug_frame is read
   Dwarf* debug_dwarf = nullptr;
   Dwarf_CFI* debug_cfi = nullptr;  // owned by debug_dwarf
@@ -129,6 +132,17 @@ void CfiRows::State::OpenDebugFrame() {
   if (!file ||
       !(HasContents(file->get(), kDebugFrame[0]) || HasContents(file->get(), kDebugFrame[1]))) {
     return;  // no .debug_frame: as libdwfl, no rows from it
+  }
+  // A zlib bomb (judged on this private mapping, which dwarf_begin_elf
+  // reads, its header pages frozen) gives no rows: its .debug_frame may be
+  // the bomb, and the file lies about its sizes.
+  struct stat st {};
+  if (fstat(file->fd(), &st) != 0) return;
+  if (auto checked = CheckCompressedSections(file->get(), static_cast<uint64_t>(st.st_size), path,
+                                             /*freeze=*/true);
+      !checked) {
+    debug_refused = checked.error().message;
+    return;
   }
   HideAllButDebugFrame(file->get());
   debug_elf.emplace(std::move(*file));
@@ -162,5 +176,7 @@ std::optional<CfiRow> CfiRows::RowAt(uint64_t vaddr, CfiSource* source) {
 }
 
 const ElfFile& CfiRows::binary() const { return state_->binary; }
+
+const std::string& CfiRows::debug_refused() const { return state_->debug_refused; }
 
 }  // namespace sample

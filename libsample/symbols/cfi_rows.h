@@ -50,6 +50,10 @@ class CfiRows {
   std::optional<CfiRow> RowAt(uint64_t vaddr, CfiSource* source = nullptr);
 
   const ElfFile& binary() const;
+  // Why the file .debug_frame was to come from was refused (a zlib bomb:
+  // libsample/symbols/compressed_sections.h), naming it and its claim; ""
+  // when it was not, or not yet opened.
+  const std::string& debug_refused() const;
 
  private:
   struct State;

@@ -1,8 +1,13 @@
 #include "libsample/symbols/dwarf_file.h"
 
+#include <sys/stat.h>
+
+#include <cerrno>
 #include <string_view>
 
 #include <fmt/format.h>
+
+#include "libsample/symbols/compressed_sections.h"
 
 namespace sample {
 namespace {
@@ -32,6 +37,12 @@ void HideUnreadSections(Elf* elf) {
 
 Result<DwarfFile> DwarfFile::Open(const std::string& path) {
   TRY_ASSIGN(auto elf, ElfFile::Open(path, /*private_copy=*/true));
+  // The claims judged on the mapping dwarf_begin_elf reads (its pages
+  // frozen), before anything is inflated: a zlib bomb gives no DWARF.
+  struct stat st {};
+  if (fstat(elf.fd(), &st) != 0) return Fail(fmt::format("{}: cannot stat", path), errno);
+  TRY(CheckCompressedSections(elf.get(), static_cast<uint64_t>(st.st_size), path,
+                              /*freeze=*/true));
   HideUnreadSections(elf.get());
   // Checked first so that "no DWARF" is told apart from a broken file:
   // dwarf_begin_elf also fails on a file whose .debug_info was stripped.

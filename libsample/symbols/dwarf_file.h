@@ -20,6 +20,8 @@ class DwarfFile {
  public:
   // Errors name `path` and the reason; a valid ELF file without DWARF is an
   // error too ("no DWARF"), which callers treat as "use ELF symbols only".
+  // So is a zlib bomb (CheckCompressedSections, judged on the file opened,
+  // which is what libdw reads): the error names the claimed size.
   static Result<DwarfFile> Open(const std::string& path);
 
   DwarfFile(DwarfFile&& other) noexcept

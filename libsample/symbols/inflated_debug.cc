@@ -14,61 +14,12 @@
 
 #include "libsample/cache_dir.h"
 #include "libsample/regular_file.h"
+#include "libsample/symbols/compressed_sections.h"
 #include "libsample/symbols/elf_file.h"
 #include "libsample/symbols/elf_symbols.h"
 
 namespace sample {
 namespace {
-
-// The compressed sections of a file: their bytes and the bytes their
-// headers (Elf*_Chdr::ch_size) say they inflate to.
-struct Compression {
-  uint64_t compressed = 0;
-  uint64_t inflated = 0;
-  bool sections = false;
-  bool readable = true;  // every header could be read
-};
-
-Compression CompressedSections(Elf* elf) {
-  Compression c;
-  for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn != nullptr; scn = elf_nextscn(elf, scn)) {
-    GElf_Shdr shdr;
-    if (gelf_getshdr(scn, &shdr) == nullptr) {
-      c.readable = false;
-      continue;
-    }
-    if ((shdr.sh_flags & SHF_COMPRESSED) == 0 || shdr.sh_type == SHT_NOBITS) continue;
-    c.sections = true;
-    GElf_Chdr chdr;
-    if (gelf_getchdr(scn, &chdr) == nullptr) {
-      c.readable = false;
-      continue;
-    }
-    // Saturating: headers may claim up to 2^64 - 1 bytes each.
-    c.compressed += std::min<uint64_t>(shdr.sh_size, UINT64_MAX - c.compressed);
-    c.inflated += std::min<uint64_t>(chdr.ch_size, UINT64_MAX - c.inflated);
-  }
-  return c;
-}
-
-enum class Verdict { kAsIs, kCache, kTooLarge, kBomb };
-
-// What to do with a file of `file_size` bytes whose sections are `c`,
-// decided before anything is inflated.
-Verdict Judge(const Compression& c, uint64_t file_size) {
-  // A header libelf cannot read: left to libdw, which reads such a file
-  // as it would without the cache.
-  if (!c.sections || !c.readable) return Verdict::kAsIs;
-  if (c.compressed > file_size ||
-      c.inflated > kMaxInflateRatio * c.compressed + kInflateSlackBytes) {
-    return Verdict::kBomb;
-  }
-  if (file_size > kMaxInflatedDebugBytes ||
-      file_size - std::min(file_size, c.compressed) + c.inflated > kMaxInflatedDebugBytes) {
-    return Verdict::kTooLarge;
-  }
-  return Verdict::kCache;
-}
 
 // The file open as `fd`, by a path that leads to that open file whatever
 // happens at the name it was opened by.
@@ -111,7 +62,8 @@ bool WriteInflated(const std::string& debug, int dir_fd, const std::string& name
   struct stat st {};
   Elf* elf = fstat(writer->fd(), &st) == 0 ? elf_begin(writer->fd(), ELF_C_RDWR, nullptr) : nullptr;
   bool ok = elf != nullptr && elf_kind(elf) == ELF_K_ELF &&
-            Judge(CompressedSections(elf), static_cast<uint64_t>(st.st_size)) == Verdict::kCache;
+            JudgeCompression(CountCompressedSections(elf), static_cast<uint64_t>(st.st_size)) ==
+                InflateVerdict::kCache;
   for (Elf_Scn* scn = ok ? elf_nextscn(elf, nullptr) : nullptr; ok && scn != nullptr;
        scn = elf_nextscn(elf, scn)) {
     GElf_Shdr shdr;
@@ -135,14 +87,17 @@ std::string InflatedDebugFile(const std::string& debug, const std::string& build
       build_id.find_first_not_of("0123456789abcdef") != std::string::npos) {
     return debug;
   }
-  Verdict verdict = Verdict::kAsIs;
+  // Judged again, on the fd it reads, by whatever opens the path returned
+  // (DwarfFile::Open, CfiRows): the file may change in between.
+  InflateVerdict verdict = InflateVerdict::kNone;
   if (auto file = ElfFile::Open(debug)) {
     struct stat st {};
     if (fstat(file->fd(), &st) != 0) return debug;
-    verdict = Judge(CompressedSections(file->get()), static_cast<uint64_t>(st.st_size));
+    verdict =
+        JudgeCompression(CountCompressedSections(file->get()), static_cast<uint64_t>(st.st_size));
   }
-  if (verdict == Verdict::kBomb) return "";
-  if (verdict != Verdict::kCache) return debug;
+  if (verdict == InflateVerdict::kBomb) return "";
+  if (verdict != InflateVerdict::kCache) return debug;
   auto dir = OpenCacheDirectory(InflatedDebugCacheDir());
   if (!dir) return debug;
   const std::string name = build_id + ".debug";

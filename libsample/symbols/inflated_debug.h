@@ -20,13 +20,12 @@
 // back, costing only the time.
 //
 // Sizes are judged before anything is inflated, from the compressed
-// sections' headers (Elf64_Chdr::ch_size): a file whose sections claim more
-// than kMaxInflateRatio times their compressed bytes is a zlib bomb (the
-// debug files of this machine's /usr/lib/debug, 273 of them, inflate 1.7x
-// to 25x overall, 83x for one small section; zlib's own limit is ~1032x),
-// and is not used at all ("" is returned: libdw would inflate the same
-// claim); a copy that would pass kMaxInflatedDebugBytes is not made (the
-// original is returned, read by libdw as it would be without the cache).
+// sections' headers (JudgeCompression, libsample/symbols/compressed_sections.h):
+// a zlib bomb is not used at all ("" is returned: libdw would inflate the
+// same claim); a copy that would pass kMaxInflatedDebugBytes is not made
+// (the original is returned, read by libdw as it would be without the
+// cache). Whatever path is returned, the DWARF readers judge the file
+// again on the fd they read.
 // The directory is trimmed after each copy written: least recently used
 // first (a hit marks its file used) past kMaxInflatedDebugCacheBytes, and
 // copies unused for kDebugCacheUnusedSeconds. libc6-dbg's copy is 10 MB.
@@ -35,12 +34,10 @@
 #include <cstdint>
 #include <string>
 
+#include "libsample/symbols/compressed_sections.h"
+
 namespace sample {
 
-inline constexpr uint64_t kMaxInflateRatio = 128;
-// Small sections inflate worse than large ones: what any file may claim.
-inline constexpr uint64_t kInflateSlackBytes = uint64_t{1} << 20;
-inline constexpr uint64_t kMaxInflatedDebugBytes = uint64_t{512} << 20;
 inline constexpr uint64_t kMaxInflatedDebugCacheBytes = uint64_t{2} << 30;
 inline constexpr int64_t kDebugCacheUnusedSeconds = int64_t{30} * 24 * 3600;
 

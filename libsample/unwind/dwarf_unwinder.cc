@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "libsample/regular_file.h"
+#include "libsample/symbols/compressed_sections.h"
 #include "libsample/symbols/elf_file.h"
 #include "libsample/symbols/x86_frame_rule.h"
 #include "libsample/unwind/unwind_process.h"
@@ -33,7 +34,8 @@ int FindDebugFile(Dwfl_Module*, void** userdata, const char*, Dwarf_Addr, const 
   const auto* module = static_cast<const UnwindModule*>(*userdata);
   if (module == nullptr || module->debug.empty()) return -1;
   auto fd = OpenRegularFile(module->debug);  // never a FIFO or device
-  if (!fd) return -1;
+  // libdwfl inflates its DWARF sections from this fd: a zlib bomb is none.
+  if (!fd || !CheckCompressedSectionsOfFd(fd->get(), module->debug)) return -1;
   *debuginfo_file_name = strdup(module->debug.c_str());
   return fd->Release();
 }
@@ -199,7 +201,10 @@ DwarfUnwinder::Process* DwarfUnwinder::ProcessFor(const UnwindRequest& request) 
     // ET_EXEC files sit at their own addresses).
     // Our own descriptor (libdwfl takes it over): given -1, libdwfl would
     // open the path itself, blocking on a FIFO planted there.
+    // A zlib bomb (judged on that fd) is not reported at all: libdwfl
+    // reads a binary's own DWARF, inflating it, before any other CFI.
     auto fd = OpenRegularFile(module.binary);
+    if (fd && !CheckCompressedSectionsOfFd(fd->get(), module.binary)) fd = Fail("a zlib bomb");
     Dwfl_Module* reported = fd ? dwfl_report_elf(dwfl, module.binary.c_str(), module.binary.c_str(),
                                                  fd->get(), module.bias, true)
                                : nullptr;
