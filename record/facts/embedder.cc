@@ -147,6 +147,8 @@ EmbedSummary SubmitEmbedded(format::SampleFileWriter& writer, const CodeHits& hi
     summary.bytes += payload.size();
     writer.Submit(format::ChunkType::kEmbeddedBinary, std::move(payload));
   }
+  // Once, after every binary's save: a trim lists the whole directory.
+  if (!binaries.empty()) FrameCache::Trim(frame_cache_dir);
   if (const uint64_t dropped = hits.counts().hits_dropped; dropped != 0) {
     summary.notes.push_back(
         fmt::format("{} code addresses past the {} kept", dropped, CodeHits::kMaxHits));

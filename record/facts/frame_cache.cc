@@ -337,10 +337,16 @@ void FrameCache::Save(size_t piece_bytes) {
   if (bytes.size() > static_cast<size_t>(kMaxFileSize)) return;
   if (!WriteCacheFile(dir_->get(), name_, bytes)) return;
   saved_ = known_.learnt();
-  TrimCacheDirectory(dir_->get(), CacheTrimPolicy{.suffix = ".frames",
-                                                  .max_bytes = kMaxFrameCacheBytes,
-                                                  .max_unused_seconds = kFrameCacheUnusedSeconds,
-                                                  .keep = name_});
+}
+
+void FrameCache::Trim(const std::string& dir) {
+  if (dir.empty()) return;
+  // Never made here: a recording that saved nothing has nothing to trim.
+  UniqueFd dir_fd = OpenOwnDirectory(dir, CacheDirectoryOptions{.create = false});
+  if (!dir_fd.valid()) return;
+  TrimCacheDirectory(dir_fd.get(), CacheTrimPolicy{.suffix = ".frames",
+                                                   .max_bytes = kMaxFrameCacheBytes,
+                                                   .max_unused_seconds = kFrameCacheUnusedSeconds});
 }
 
 }  // namespace sample::record

@@ -20,11 +20,13 @@
 // rename wins, and what the other learnt is learnt again later. A file is
 // the size of the learnt functions' frames (libc's after ten qsort runs:
 // ~250 KB; ld.so, learnt whole: ~650 KB; goleaf, whole: 1.6 MB), at most
-// 64 MiB (a larger one is neither written nor read); after each save the
-// directory is trimmed to kMaxFrameCacheBytes, least recently used first
-// (a read marks its file used), and files unused for
-// kFrameCacheUnusedSeconds go: a new build of each binary adds a file, and
-// nothing else ever removed them.
+// 64 MiB (a larger one is neither written nor read); once a recording has
+// saved its binaries' files (Trim, at the end of the embedding: not after
+// each save, which listed and stat'ed the whole directory once a binary)
+// the directory is trimmed to kMaxFrameCacheBytes, least recently used
+// first (a read marks its file used, a save is a use), and files unused
+// for kFrameCacheUnusedSeconds go: a new build of each binary adds a file,
+// and nothing else ever removed them.
 //
 // The directory is reached by the checked walk of libsample/cache_dir.h
 // (no cache when a component is another user's: root run with a user's
@@ -80,6 +82,9 @@ class FrameCache {
   // of about `piece_bytes` (KnownFrames::Pieces).
   static constexpr size_t kPieceBytes = size_t{8} << 10;
   void Save(size_t piece_bytes = kPieceBytes);
+  // Trims the directory `dir` (see above); once a recording, after its
+  // saves. Makes nothing when `dir` does not exist.
+  static void Trim(const std::string& dir);
 
   // What Open read of the file.
   struct Stats {

@@ -330,10 +330,12 @@ TEST_F(FrameCacheTest, NamesAreMadeSafeForFileNames) {
   EXPECT_NE(FrameCache::Identity(go).find(go.build_id), std::string::npos);
 }
 
-// A save trims the directory: a file unused for kFrameCacheUnusedSeconds
-// goes (each new build of a binary adds a file; nothing removed them), a
-// recently used one stays.
-TEST_F(FrameCacheTest, ASaveRemovesFilesLongUnused) {
+// The directory is trimmed once a recording, after its saves (Trim): a
+// save alone lists nothing (it used to trim, listing and stat'ing every
+// file of the directory once a binary), and the trim removes a file
+// unused for kFrameCacheUnusedSeconds (each new build of a binary adds a
+// file; nothing removed them) and keeps a recently used one.
+TEST_F(FrameCacheTest, TheTrimAfterTheSavesRemovesFilesLongUnused) {
   std::filesystem::create_directories(dir());
   const std::string old = dir() + "/ffff.old.frames";
   const std::string recent = dir() + "/eeee.recent.frames";
@@ -343,9 +345,18 @@ TEST_F(FrameCacheTest, ASaveRemovesFilesLongUnused) {
   const timespec times[2] = {{when, 0}, {when, 0}};
   ASSERT_EQ(utimensat(AT_FDCWD, old.c_str(), times, 0), 0);
   Save();
+  EXPECT_TRUE(std::filesystem::exists(old)) << "a save trimmed the directory";
+  FrameCache::Trim(dir());
   EXPECT_FALSE(std::filesystem::exists(old));
   EXPECT_TRUE(std::filesystem::exists(recent));
   EXPECT_TRUE(std::filesystem::exists(FrameCache::PathOf(dir(), key_)));
+}
+
+// A trim makes no directory: a recording that saved nothing leaves none.
+TEST_F(FrameCacheTest, ATrimMakesNothing) {
+  FrameCache::Trim(dir());
+  EXPECT_FALSE(std::filesystem::exists(dir()));
+  FrameCache::Trim("");
 }
 
 // Root run with a user's HOME: a frames directory reached through a
