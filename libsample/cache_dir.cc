@@ -14,7 +14,9 @@
 #include <cstring>
 #include <ctime>
 #include <deque>
+#include <mutex>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -118,8 +120,20 @@ std::string UserCacheDir(std::string_view sub) {
   return dir;
 }
 
-Result<CacheDirectory> OpenCacheDirectory(const std::string& path, CacheDirectoryOptions options) {
-  if (path.empty() || path[0] != '/') return Fail(fmt::format("{}: not an absolute path", path));
+namespace {
+
+// This process's refusals (CacheRefusal), by the path asked for: a few,
+// the first of each cache.
+std::mutex refusal_mutex;
+std::vector<std::pair<std::string, std::string>> refusals;
+constexpr size_t kMaxRefusals = 16;
+
+// The walk of OpenCacheDirectory.
+Result<CacheDirectory> WalkToCacheDirectory(const std::string& path,
+                                            CacheDirectoryOptions options) {
+  if (path.empty() || path[0] != '/') {
+    return Fail(fmt::format("{}: not an absolute path", path), EINVAL);
+  }
   std::vector<Level> levels;
   levels.push_back(Level{UniqueFd(open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)), ""});
   struct stat st {};
@@ -173,6 +187,27 @@ Result<CacheDirectory> OpenCacheDirectory(const std::string& path, CacheDirector
   UniqueFd fd(openat(levels.back().fd.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!fd.valid()) return Fail(fmt::format("{}: cannot open: {}", reached, strerror(errno)), errno);
   return CacheDirectory{std::move(fd), reached};
+}
+
+}  // namespace
+
+Result<CacheDirectory> OpenCacheDirectory(const std::string& path, CacheDirectoryOptions options) {
+  auto dir = WalkToCacheDirectory(path, options);
+  // A refusal by the rules (errno 0: an owner, a mode, a link), not a
+  // directory missing or unreachable, is kept for CacheRefusal.
+  if (!dir && dir.error().sys_errno == 0) {
+    std::lock_guard lock(refusal_mutex);
+    if (refusals.size() < kMaxRefusals) refusals.emplace_back(path, dir.error().message);
+  }
+  return dir;
+}
+
+std::string CacheRefusal(std::string_view under) {
+  std::lock_guard lock(refusal_mutex);
+  for (const auto& [path, message] : refusals) {
+    if (!under.empty() && path.starts_with(under)) return message;
+  }
+  return "";
 }
 
 UniqueFd OpenOwnDirectory(const std::string& path, CacheDirectoryOptions options) {

@@ -58,6 +58,13 @@ struct CacheDirectoryOptions {
 Result<CacheDirectory> OpenCacheDirectory(const std::string& path,
                                           CacheDirectoryOptions options = {});
 
+// The first refusal by the rules above in this process of a cache path
+// under `under` (UserCacheDir()): a component's owner or mode, a symlink of
+// another user; "" if none. Callers use no cache without a word; a report
+// says this once (a warning), so that `sudo -E` with a user's HOME is not
+// silently slower.
+std::string CacheRefusal(std::string_view under);
+
 // The same, for callers that need only the fd: invalid when refused.
 UniqueFd OpenOwnDirectory(const std::string& path, CacheDirectoryOptions options = {});
 

@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "libsample/cache_dir.h"
 #include "libsample/model/process_table.h"
 #include "libsample/parallel_for.h"
 #include "libsample/symbols/kallsyms.h"
@@ -307,7 +308,14 @@ SymbolizeResult SymbolizeLocations(const std::vector<Location>& locations,
     gathered.Note(path, vdso->facts());
   }
   SymbolizeBinaries(binaries, locations, dso_paths, build_ids, options, locator_options, gathered);
-  return std::move(gathered).Finish();
+  SymbolizeResult result = std::move(gathered).Finish();
+  // A cache refused (root with a user's HOME: the inflated debug files,
+  // the annotate index) costs time on every run; say why once.
+  const std::string cache = UserCacheDir();
+  if (const std::string refused = CacheRefusal(cache); !refused.empty()) {
+    result.warnings.push_back(fmt::format("{} cache not used: {}", cache, refused));
+  }
+  return result;
 }
 
 }  // namespace sample::report

@@ -160,6 +160,18 @@ TEST_F(CacheDirTest, WritableByTheOwnersPrivateGroupIsOwnedAlone) {
   }
 }
 
+// A refusal by the rules is kept for the report's one warning; a cache
+// directory that is only missing is no refusal.
+TEST_F(CacheDirTest, TheFirstRefusalIsKeptForAWarning) {
+  EXPECT_FALSE(OpenCacheDirectory(At("missing/sample"), {.create = false}));
+  EXPECT_EQ(CacheRefusal(At("missing")), "");
+  Touch(At("file"), "not a directory", time(nullptr));
+  EXPECT_FALSE(OpenCacheDirectory(At("file/sample")));
+  EXPECT_TRUE(CacheRefusal(At("file")).ends_with("/file: a regular file, not a directory"))
+      << CacheRefusal(At("file"));
+  EXPECT_EQ(CacheRefusal(At("missing")), "");
+}
+
 TEST_F(CacheDirTest, OnlyRegularFilesOfThisUserAreRead) {
   auto dir = OpenCacheDirectory(At("sample"));
   ASSERT_TRUE(dir) << dir.error().message;
