@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "libsample/cache_dir.h"
+#include "libsample/file_owner.h"
 #include "libsample/regular_file.h"
 #include "libsample/symbols/compressed_sections.h"
 #include "libsample/symbols/elf_file.h"
@@ -90,14 +91,20 @@ std::string InflatedDebugFile(const std::string& debug, const std::string& build
   // Judged again, on the fd it reads, by whatever opens the path returned
   // (DwarfFile::Open, CfiRows): the file may change in between.
   InflateVerdict verdict = InflateVerdict::kNone;
+  bool trusted = false;
   if (auto file = ElfFile::Open(debug)) {
     struct stat st {};
     if (fstat(file->fd(), &st) != 0) return debug;
     verdict =
         JudgeCompression(CountCompressedSections(file->get()), static_cast<uint64_t>(st.st_size));
+    // The copy is kept under the build-id the file claims, and later runs
+    // take it for any binary of that build-id: only a file of root or of
+    // this user that no one else may write is copied (root's cache is not
+    // filled with a user's file claiming libc's build-id).
+    trusted = (st.st_uid == 0 || st.st_uid == geteuid()) && WritableOnlyByOwner(st);
   }
   if (verdict == InflateVerdict::kBomb) return "";
-  if (verdict != InflateVerdict::kCache) return debug;
+  if (verdict != InflateVerdict::kCache || !trusted) return debug;
   auto dir = OpenCacheDirectory(InflatedDebugCacheDir());
   if (!dir) return debug;
   const std::string name = build_id + ".debug";

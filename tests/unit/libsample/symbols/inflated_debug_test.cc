@@ -236,6 +236,31 @@ TEST(InflatedDebugTest, NoCacheInATreeAnotherUserControls) {
   EXPECT_TRUE(std::filesystem::is_empty(elsewhere));
 }
 
+// The copy is kept under the build-id the debug file claims, and later
+// runs take it for every binary of that build-id: a user's debug file (one
+// claiming libc's build-id, found through their binary's .gnu_debuglink)
+// is read as it is, never copied into root's cache. Needs CAP_CHOWN.
+TEST(InflatedDebugTest, AnotherUsersDebugFileIsNeverCopiedIntoTheCache) {
+  testing::TempDir dir;
+  CacheHome home(dir.path().string());
+  const std::string theirs = (dir.path() / "theirs.debug").string();
+  std::filesystem::copy_file(FIXTURE_PROG_DEBUG_GZ_PATH, theirs);
+  if (lchown(theirs.c_str(), 65534, 65534) != 0) GTEST_SKIP() << "cannot chown (needs CAP_CHOWN)";
+  const std::string build_id = ReadElfBuildId(theirs).value_or("");
+  ASSERT_FALSE(build_id.empty());
+  EXPECT_EQ(InflatedDebugFile(theirs, build_id), theirs);
+  EXPECT_FALSE(std::filesystem::exists(dir.path() / "sample/debug" / (build_id + ".debug")));
+  // Ours, and writable by its group (not a private one): not copied either.
+  ASSERT_EQ(lchown(theirs.c_str(), geteuid(), 65534), 0);
+  ASSERT_EQ(chmod(theirs.c_str(), 0664), 0);
+  EXPECT_EQ(InflatedDebugFile(theirs, build_id), theirs);
+  EXPECT_FALSE(std::filesystem::exists(dir.path() / "sample/debug" / (build_id + ".debug")));
+  // Ours alone: copied.
+  ASSERT_EQ(chmod(theirs.c_str(), 0644), 0);
+  EXPECT_EQ(InflatedDebugFile(theirs, build_id),
+            dir.path().string() + "/sample/debug/" + build_id + ".debug");
+}
+
 // The directory is trimmed when a copy is written: a copy unused for
 // longer than kDebugCacheUnusedSeconds goes.
 TEST(InflatedDebugTest, CopiesLongUnusedAreRemovedWhenOneIsWritten) {
