@@ -9,7 +9,6 @@
 #include <cstdio>
 #include <map>
 #include <mutex>
-#include <optional>
 #include <utility>
 #include <vector>
 

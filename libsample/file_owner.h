@@ -15,7 +15,6 @@
 
 #include <span>
 #include <string>
-#include <string_view>
 
 namespace sample {
 
