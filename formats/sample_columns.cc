@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "formats/embedded_fields.h"
+#include "formats/frame_regs.h"
 #include "libsample/count_bits.h"
 #include "libsample/perf/perf_record.h"
 #include "libsample/perf/record_walker.h"
@@ -20,20 +21,6 @@ namespace {
 constexpr size_t kTimeColumn = 0;
 constexpr size_t kIpColumn = 1;
 constexpr size_t kFirstRegColumn = 2;
-
-// x86 perf register numbers (asm/perf_regs.h), shared by i386 processes.
-constexpr int kBp = 6;
-constexpr int kSp = 7;
-constexpr int kIp = 8;
-constexpr uint64_t kDeltaRegs = uint64_t{1} << kBp | uint64_t{1} << kSp | uint64_t{1} << kIp;
-
-uint64_t Load(const std::byte* at) {
-  uint64_t value;
-  std::memcpy(&value, at, 8);
-  return value;
-}
-
-void Store(std::byte* at, uint64_t value) { std::memcpy(at, &value, 8); }
 
 // Where an event's fixed-position fields sit in its samples (0: absent),
 // and what its columns hold.
@@ -63,13 +50,13 @@ Layout LayoutOf(const perf_event_attr& attr) {
   layout.ns_period =
       layout.period != 0 && attr.type == PERF_TYPE_SOFTWARE &&
       (attr.config == PERF_COUNT_SW_CPU_CLOCK || attr.config == PERF_COUNT_SW_TASK_CLOCK);
-  layout.reg_deltas =
-      (type & PERF_SAMPLE_REGS_USER) != 0 && (attr.sample_regs_user & kDeltaRegs) == kDeltaRegs;
+  layout.reg_deltas = (type & PERF_SAMPLE_REGS_USER) != 0 &&
+                      (attr.sample_regs_user & kFrameRegsMask) == kFrameRegsMask;
   return layout;
 }
 
 // BP's slot among the values of `mask`; SP and IP follow it (bits 6-8).
-size_t BpSlot(uint64_t mask) { return CountBits(mask & ((uint64_t{1} << kBp) - 1)); }
+size_t BpSlot(uint64_t mask) { return CountBits(mask & ((uint64_t{1} << kPerfRegBp) - 1)); }
 
 // The chain's first address (its first entry that is not a context
 // marker), or 0.
@@ -246,7 +233,7 @@ std::optional<SampleColumnParts> EncodeSampleColumns(std::vector<std::byte>& pay
       payload, events, layouts,
       [&](std::byte* record, const Layout& layout, const SampleRecord& sample, uint64_t mask) {
         if (layout.time != 0) {
-          const uint64_t time = Load(record + layout.time);
+          const uint64_t time = LoadWord(record + layout.time);
           const auto delta =
               static_cast<int64_t>(time - last_time - (layout.ns_period ? sample.period : 0));
           if (split_time) {
@@ -256,20 +243,20 @@ std::optional<SampleColumnParts> EncodeSampleColumns(std::vector<std::byte>& pay
             PutSigned(columns[kTimeColumn], delta);
           }
           last_time = time;
-          Store(record + layout.time, 0);
+          StoreWord(record + layout.time, 0);
         }
         if (layout.ip != 0) {
           PutSigned(columns[kIpColumn],
                     static_cast<int64_t>(sample.ip - ChainFirst(sample.callchain)));
-          Store(record + layout.ip, 0);
+          StoreWord(record + layout.ip, 0);
         }
         if (sample.user_regs.empty()) return;
         auto* regs = const_cast<std::byte*>(sample.user_regs.bytes().data());
         const size_t bp_slot = BpSlot(mask);
         uint64_t deltas[3] = {};
         if (layout.reg_deltas) {
-          const uint64_t bp = Load(regs + 8 * bp_slot), sp = Load(regs + 8 * (bp_slot + 1)),
-                         ip = Load(regs + 8 * (bp_slot + 2));
+          const uint64_t bp = LoadWord(regs + 8 * bp_slot), sp = LoadWord(regs + 8 * (bp_slot + 1)),
+                         ip = LoadWord(regs + 8 * (bp_slot + 2));
           uint64_t& last = last_sp[sample.tid];
           deltas[0] = bp - sp;
           deltas[1] = sp - last;
@@ -282,7 +269,7 @@ std::optional<SampleColumnParts> EncodeSampleColumns(std::vector<std::byte>& pay
           std::vector<std::byte>& column = columns[kFirstRegColumn + static_cast<size_t>(reg)];
           const bool delta = layout.reg_deltas && slot >= bp_slot && slot < bp_slot + 3;
           if (delta && coding.recent_sp && slot == bp_slot + 1) {
-            const uint64_t sp = Load(regs + 8 * slot);
+            const uint64_t sp = LoadWord(regs + 8 * slot);
             RecentStackPointers& sps = recent[sample.tid];
             const size_t k = sps.Find(sp);
             PutVarint(column, k);
@@ -290,8 +277,8 @@ std::optional<SampleColumnParts> EncodeSampleColumns(std::vector<std::byte>& pay
             sps.Use(k, sp);
             continue;
           }
-          PutSigned(column,
-                    static_cast<int64_t>(delta ? deltas[slot - bp_slot] : Load(regs + 8 * slot)));
+          PutSigned(column, static_cast<int64_t>(delta ? deltas[slot - bp_slot]
+                                                       : LoadWord(regs + 8 * slot)));
         }
         std::memset(regs, 0, 8 * slot);
       });
@@ -378,13 +365,13 @@ Result<size_t> DecodeSampleColumns(std::span<std::byte> payload, const EventTabl
         if (layout.time != 0) {
           if (!next(kTimeColumn, value)) return;
           time += value + (layout.ns_period ? sample.period : 0);
-          Store(record + layout.time, time);
+          StoreWord(record + layout.time, time);
         }
         uint64_t ip = sample.ip;
         if (layout.ip != 0) {
           if (!next(kIpColumn, value)) return;
           ip = value + ChainFirst(sample.callchain);
-          Store(record + layout.ip, ip);
+          StoreWord(record + layout.ip, ip);
         }
         if (sample.user_regs.empty()) {
           ++samples;
@@ -407,19 +394,19 @@ Result<size_t> DecodeSampleColumns(std::span<std::byte> payload, const EventTabl
             }
             const uint64_t sp = k != 0 ? sps.At(k) : sps.latest() + value;
             sps.Use(k, sp);
-            Store(regs + 8 * slot, sp);
+            StoreWord(regs + 8 * slot, sp);
             continue;
           }
           if (!next(column, value)) return;
-          Store(regs + 8 * slot, value);
+          StoreWord(regs + 8 * slot, value);
         }
         if (layout.reg_deltas) {
           uint64_t& last = last_sp[sample.tid];
-          const uint64_t sp = Load(regs + 8 * (bp_slot + 1)) + (recent_sp ? 0 : last);
-          Store(regs + 8 * (bp_slot + 1), sp);
-          Store(regs + 8 * bp_slot, Load(regs + 8 * bp_slot) + sp);
-          Store(regs + 8 * (bp_slot + 2),
-                Load(regs + 8 * (bp_slot + 2)) + UserPc(sample.callchain, ip));
+          const uint64_t sp = LoadWord(regs + 8 * (bp_slot + 1)) + (recent_sp ? 0 : last);
+          StoreWord(regs + 8 * (bp_slot + 1), sp);
+          StoreWord(regs + 8 * bp_slot, LoadWord(regs + 8 * bp_slot) + sp);
+          StoreWord(regs + 8 * (bp_slot + 2),
+                    LoadWord(regs + 8 * (bp_slot + 2)) + UserPc(sample.callchain, ip));
           last = sp;
         }
         ++samples;

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <unordered_map>
 
+#include "formats/frame_regs.h"
 #include "libsample/count_bits.h"
 #include "libsample/perf/perf_record.h"
 #include "libsample/perf/record_walker.h"
@@ -13,15 +14,9 @@
 namespace sample::format {
 namespace {
 
-// x86 perf register numbers (asm/perf_regs.h), shared by i386 processes.
-constexpr int kBp = 6;
-constexpr int kSp = 7;
-constexpr int kIp = 8;
-constexpr uint64_t kNeeded = uint64_t{1} << kBp | uint64_t{1} << kSp | uint64_t{1} << kIp;
-
 bool Eligible(const perf_event_attr& attr) {
   return (attr.sample_type & PERF_SAMPLE_REGS_USER) != 0 &&
-         (attr.sample_regs_user & kNeeded) == kNeeded;
+         (attr.sample_regs_user & kFrameRegsMask) == kFrameRegsMask;
 }
 
 // The slot of perf register `reg` among the values of `mask`.
@@ -42,14 +37,6 @@ struct RegSlots {
   std::byte* ip;
 };
 
-uint64_t Load(const std::byte* at) {
-  uint64_t value;
-  std::memcpy(&value, at, 8);
-  return value;
-}
-
-void Store(std::byte* at, uint64_t value) { std::memcpy(at, &value, 8); }
-
 // Calls fn(sample, slots) for each sample whose three registers are there.
 template <typename Fn>
 void ForEachRegSample(std::span<std::byte> records, const EventTable& events, Fn&& fn) {
@@ -64,8 +51,8 @@ void ForEachRegSample(std::span<std::byte> records, const EventTable& events, Fn
     // The walker hands out const views of our own mutable bytes.
     auto* regs = const_cast<std::byte*>(sample->user_regs.bytes().data());
     const uint64_t mask = attr.sample_regs_user;
-    fn(*sample, RegSlots{regs + 8 * Slot(mask, kBp), regs + 8 * Slot(mask, kSp),
-                         regs + 8 * Slot(mask, kIp)});
+    fn(*sample, RegSlots{regs + 8 * Slot(mask, kPerfRegBp), regs + 8 * Slot(mask, kPerfRegSp),
+                         regs + 8 * Slot(mask, kPerfRegIp)});
   });
 }
 
@@ -81,11 +68,11 @@ bool HasUserRegDeltas(const EventTable& events) {
 void EncodeUserRegDeltas(std::span<std::byte> records, const EventTable& events) {
   std::unordered_map<uint32_t, uint64_t> last_sp;  // by tid
   ForEachRegSample(records, events, [&](const SampleRecord& sample, RegSlots slots) {
-    const uint64_t sp = Load(slots.sp), bp = Load(slots.bp), ip = Load(slots.ip);
+    const uint64_t sp = LoadWord(slots.sp), bp = LoadWord(slots.bp), ip = LoadWord(slots.ip);
     uint64_t& last = last_sp[sample.tid];
-    Store(slots.ip, ip - UserPc(sample));
-    Store(slots.bp, bp - sp);
-    Store(slots.sp, sp - last);
+    StoreWord(slots.ip, ip - UserPc(sample));
+    StoreWord(slots.bp, bp - sp);
+    StoreWord(slots.sp, sp - last);
     last = sp;
   });
 }
@@ -94,10 +81,10 @@ void DecodeUserRegDeltas(std::span<std::byte> records, const EventTable& events)
   std::unordered_map<uint32_t, uint64_t> last_sp;
   ForEachRegSample(records, events, [&](const SampleRecord& sample, RegSlots slots) {
     uint64_t& last = last_sp[sample.tid];
-    const uint64_t sp = Load(slots.sp) + last;
-    Store(slots.sp, sp);
-    Store(slots.bp, Load(slots.bp) + sp);
-    Store(slots.ip, Load(slots.ip) + UserPc(sample));
+    const uint64_t sp = LoadWord(slots.sp) + last;
+    StoreWord(slots.sp, sp);
+    StoreWord(slots.bp, LoadWord(slots.bp) + sp);
+    StoreWord(slots.ip, LoadWord(slots.ip) + UserPc(sample));
     last = sp;
   });
 }

@@ -3,6 +3,11 @@
 #include <cstdlib>
 #include <memory>
 
+// libiberty.h declares basename(const char*) returning char* unless told
+// that the C library declares it; glibc's <cstring> does (returning const
+// char* in C++), and the two clash once <cstring> comes first, as it does
+// in a unity build or after the precompiled header.
+#define HAVE_DECL_BASENAME 1
 #include <libiberty/demangle.h>
 
 namespace sample {

@@ -14,10 +14,9 @@ namespace sample {
 namespace {
 
 // Bounds the recursion (an enclosing function's name, a parameter's type,
-// a type's scope) and the descent to a DIE on a malformed file; real names
-// nest a few levels.
+// a type's scope) on a malformed file; real names nest a few levels. The
+// descent to a DIE is bounded by kMaxDieDepth.
 constexpr unsigned kMaxDepth = 16;
-constexpr unsigned kMaxDieDepth = 256;
 
 const char* StringAttr(Dwarf_Die* die, unsigned int name) {
   Dwarf_Attribute attr;
@@ -164,7 +163,7 @@ bool DwarfNames::has_scopes() const {
     case DW_LANG_C99:
     case DW_LANG_C11:
     case DW_LANG_Mips_Assembler:
-    case 0x2c:  // DW_LANG_C17, newer than some dwarf.h
+    case 0x2c:        // DW_LANG_C17, newer than some dwarf.h
     case DW_LANG_Go:  // names come qualified ("main.(*T).run")
       return false;
     default:

@@ -40,6 +40,11 @@
 
 namespace sample {
 
+// How deep a walk of a DIE tree goes (DwarfNames, DwarfUnitIndex): trees
+// are shallow in practice; the limit only bounds the recursion on a
+// malformed file.
+inline constexpr unsigned kMaxDieDepth = 256;
+
 class DwarfNames {
  public:
   // `language` is the DW_LANG_* of the unit the DIEs are looked up from

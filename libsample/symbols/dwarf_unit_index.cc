@@ -8,10 +8,6 @@
 namespace sample {
 namespace {
 
-// DIE trees are shallow in practice; the limit only bounds the recursion on
-// a malformed file.
-constexpr uint32_t kMaxDieDepth = 256;
-
 // Tags whose children may hold functions or inlined calls. Everything else
 // (types, variables, parameters, ...) is skipped without being descended.
 bool MayContainCode(int tag) {

@@ -7,8 +7,6 @@
 namespace sample::report {
 namespace {
 
-std::string Hex(uint64_t value) { return fmt::format("{:#x}", value); }
-
 std::string BytesText(const std::vector<std::byte>& bytes) {
   std::string out;
   for (std::byte b : bytes) {

@@ -9,12 +9,6 @@
 #include "report/views/stats_table.h"
 
 namespace sample::report {
-namespace {
-
-std::string Hex(uint64_t value) { return fmt::format("{:#x}", value); }
-
-}  // namespace
-
 void JsonPrinter::Header(const HeaderView& h) {
   json_.Key("header").BeginObject();
   json_.Field("hostname", h.hostname)

@@ -5,12 +5,6 @@
 #include "report/views/sort_keys.h"
 
 namespace sample::report {
-namespace {
-
-std::string Hex(uint64_t value) { return fmt::format("{:#x}", value); }
-
-}  // namespace
-
 JsonPrinter::JsonPrinter(const Recording& recording, const ViewOptions& view)
     : recording_(recording), view_(view) {
   json_.BeginObject();

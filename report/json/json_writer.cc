@@ -172,4 +172,6 @@ std::string JsonQuoted(std::string_view text) {
   return out;
 }
 
+std::string Hex(uint64_t value) { return fmt::format("{:#x}", value); }
+
 }  // namespace sample::report

@@ -73,4 +73,8 @@ void AppendJsonString(std::string& out, std::string_view text,
 // documents by hand.
 std::string JsonQuoted(std::string_view text);
 
+// `value` as "0x1f": how the documents write addresses, configs and masks
+// (as strings: a JSON number loses precision above 2^53).
+std::string Hex(uint64_t value);
+
 }  // namespace sample::report
