@@ -2,9 +2,24 @@
 # Installs what is missing, builds, runs every test and ends with one line:
 # "N passed, N failed" (", N skipped" when some were skipped).
 # Exits 0 only if nothing failed.
+#
+#   scripts/test.sh           every test (what CI runs)
+#   scripts/test.sh --quick   the inner loop: unit, golden, layout, the
+#                             corpus replay and a few smoke e2e tests (the
+#                             "quick" suite of tests/meson.build)
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
+
+mode=full
+case "${1:-}" in
+  "") ;;
+  --quick) mode=quick ;;
+  *)
+    echo "usage: scripts/test.sh [--quick]" >&2
+    exit 2
+    ;;
+esac
 
 setup_rc=0
 SAMPLE_SETUP_TESTS=1 bash scripts/setup.sh || setup_rc=$?
@@ -18,7 +33,12 @@ mkdir -p build/tests/results
 
 meson_rc=0
 if ((setup_rc == 0)) || [[ -f build/build.ninja ]]; then
-  meson test -C build --print-errorlogs || meson_rc=$?
+  if [[ $mode == quick ]]; then
+    meson test -C build --print-errorlogs --suite quick || meson_rc=$?
+  else
+    # The smoke tests are e2e tests the full run has anyway.
+    meson test -C build --print-errorlogs --no-suite smoke || meson_rc=$?
+  fi
 else
   meson_rc=1
 fi
@@ -27,15 +47,15 @@ fi
 # tests/meson.build). A binary that wrote no JSON (crash, timeout, not built)
 # counts as one failure; so does a test meson saw fail whose JSON shows none.
 status=0
-python3 - "$setup_rc" "$meson_rc" <<'PY' || status=$?
+python3 - "$setup_rc" "$meson_rc" "$mode" <<'PY' || status=$?
 import json, os, subprocess, sys
 
-setup_rc, meson_rc = int(sys.argv[1]), int(sys.argv[2])
+setup_rc, meson_rc, mode = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 passed = failed = skipped = 0
 problems = []
 
 def meson_tests():
-    """(name, gtest json path or None) for every test meson knows about."""
+    """(name, gtest json path or None) for every test this mode runs."""
     try:
         out = subprocess.run(['meson', 'introspect', '--tests', 'build'],
                              capture_output=True, text=True, check=True).stdout
@@ -44,6 +64,9 @@ def meson_tests():
         return None
     result = []
     for t in tests:
+        suites = {s.split(':')[-1] for s in t.get('suite', [])}
+        if ('quick' not in suites) if mode == 'quick' else ('smoke' in suites):
+            continue
         path = None
         for arg in t.get('cmd', [])[1:]:
             if arg.startswith('--gtest_output=json:'):
@@ -60,7 +83,9 @@ def meson_results():
                 line = line.strip()
                 if line:
                     entry = json.loads(line)
-                    verdicts[entry.get('name')] = entry.get('result')
+                    # "project:suite / name" once a test has a suite
+                    name = entry.get('name', '').split(' / ')[-1]
+                    verdicts[name] = entry.get('result')
     except (OSError, ValueError):
         pass
     return verdicts
