@@ -3,6 +3,7 @@
 // start at the sample's stack pointer: the word there is the leaf's return
 // address) and which call chain the kernel adds. The unwinding itself is the
 // reporter's and is tested there.
+#include <fcntl.h>
 #include <linux/perf_event.h>
 #include <signal.h>
 #include <spawn.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <fstream>
@@ -368,22 +370,60 @@ double ShareThroughMain(const std::string& folded) {
   return total == 0 ? 0 : through / total;
 }
 
+constexpr const char* kMaxStackPath = "/proc/sys/kernel/perf_event_max_stack";
+
+int ReadMaxStack() {
+  int value = 0;
+  std::ifstream(kMaxStackPath) >> value;
+  return value;
+}
+
+// Writes `value` to the sysctl; the errno of the failure, or 0. The write
+// is checked itself (an ofstream reports it only at a flush nobody looks at).
+int WriteMaxStack(int value) {
+  const int fd = open(kMaxStackPath, O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return errno;
+  const std::string text = std::to_string(value) + "\n";
+  const ssize_t n = write(fd, text.data(), text.size());
+  const int error = n == static_cast<ssize_t>(text.size()) ? 0 : (n < 0 ? errno : EIO);
+  close(fd);
+  return error;
+}
+
+// Why this test cannot change kernel.perf_event_max_stack here, or "" when
+// it can: a probe that writes the sysctl's own value back. The kernel
+// refuses every write with EBUSY while any event on the machine records
+// call chains (another profiler, or perf, running beside the tests).
+std::string MaxStackUnchangeable() {
+  if (geteuid() != 0) return "raising kernel.perf_event_max_stack needs root";
+  const int old = ReadMaxStack();
+  if (old <= 0) return "kernel.perf_event_max_stack cannot be read here";
+  const int error = WriteMaxStack(old);
+  if (error == EBUSY) {
+    return "kernel.perf_event_max_stack cannot change now: another program on this machine is "
+           "recording call chains (the kernel answers EBUSY until it stops)";
+  }
+  if (error != 0)
+    return "kernel.perf_event_max_stack cannot be written here: " + std::string(strerror(error));
+  return "";
+}
+
 // kernel.perf_event_max_stack set for a test and set back after it.
 class MaxStackSysctl {
  public:
-  explicit MaxStackSysctl(int value) {
-    std::ifstream("/proc/sys/kernel/perf_event_max_stack") >> old_;
-    ok_ = old_ > 0 && static_cast<bool>(std::ofstream(kPath) << value);
+  explicit MaxStackSysctl(int value) : old_(ReadMaxStack()) {
+    error_ = old_ > 0 ? WriteMaxStack(value) : EINVAL;
   }
   ~MaxStackSysctl() {
-    if (old_ > 0) std::ofstream(kPath) << old_;
+    if (old_ > 0) WriteMaxStack(old_);
   }
-  bool ok() const { return ok_; }
+  // 0, or the errno of the write (EBUSY when a profiler started recording
+  // call chains between the probe and the write).
+  int error() const { return error_; }
 
  private:
-  static constexpr const char* kPath = "/proc/sys/kernel/perf_event_max_stack";
   int old_ = 0;
-  bool ok_ = false;
+  int error_ = 0;
 };
 
 // A 200-deep recursion: the kernel cuts frame-pointer chains at 127 frames,
@@ -404,8 +444,7 @@ TEST_F(CallGraphTest, MaxStackKeepsDeepChainsAndCutOnesAreCounted) {
   const RunResult flat = RunTool({kReport, "-i", cut, "--no-children"}, dir_);
   EXPECT_NE(flat.out.find("call chains cut at 127 frames"), std::string::npos) << flat.out;
 
-  int limit = 0;
-  std::ifstream("/proc/sys/kernel/perf_event_max_stack") >> limit;
+  const int limit = ReadMaxStack();
   rec = RunTool({kRecord, "-g", "--max-stack", std::to_string(limit + 1), "-o", dir_ / "no.data",
                  "--", kUnwindFp, "deep", "200", "0.1"},
                 dir_);
@@ -414,9 +453,11 @@ TEST_F(CallGraphTest, MaxStackKeepsDeepChainsAndCutOnesAreCounted) {
             std::string::npos)
       << rec.err;
 
-  if (geteuid() != 0) GTEST_SKIP() << "raising kernel.perf_event_max_stack needs root";
+  if (const std::string why = MaxStackUnchangeable(); !why.empty()) GTEST_SKIP() << why;
   const MaxStackSysctl raised(512);
-  if (!raised.ok()) GTEST_SKIP() << "kernel.perf_event_max_stack cannot be written here";
+  if (raised.error() == EBUSY) GTEST_SKIP() << "a profiler started recording call chains";
+  ASSERT_EQ(raised.error(), 0) << "writing 512 to " << kMaxStackPath << ": "
+                               << strerror(raised.error());
   const std::string deep = dir_ / "deep.data";
   rec = RunTool({kRecord, "-e", "cpu-clock", "-g", "--max-stack", "512", "-F", "1000", "-o", deep,
                  "--", kUnwindFp, "deep", "200", "0.5"},
@@ -435,12 +476,6 @@ TEST_F(CallGraphTest, MaxStackKeepsDeepChainsAndCutOnesAreCounted) {
   }
 }
 
-int ReadMaxStack() {
-  int value = 0;
-  std::ifstream("/proc/sys/kernel/perf_event_max_stack") >> value;
-  return value;
-}
-
 // Polls the sysctl for up to five seconds until it reads `value`.
 bool MaxStackBecomes(int value) {
   for (int i = 0; i < 100; ++i) {
@@ -455,12 +490,11 @@ bool MaxStackBecomes(int value) {
 // recorder and its command are killed with SIGKILL (the guardian process
 // does it then).
 TEST_F(CallGraphTest, RaiseMaxStackIsSetBackEvenAfterSIGKILL) {
-  if (geteuid() != 0) GTEST_SKIP() << "raising kernel.perf_event_max_stack needs root";
+  if (const std::string why = MaxStackUnchangeable(); !why.empty()) GTEST_SKIP() << why;
   const int old = ReadMaxStack();
-  ASSERT_GT(old, 0);
   ASSERT_LT(old, 512) << "the test needs the sysctl below 512";
   const MaxStackSysctl guard(old);  // set back whatever happens below
-  if (!guard.ok()) GTEST_SKIP() << "kernel.perf_event_max_stack cannot be written here";
+  ASSERT_EQ(guard.error(), 0) << strerror(guard.error());
 
   const std::string deep = dir_ / "raised.data";
   RunResult rec =
