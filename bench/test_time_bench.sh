@@ -49,6 +49,15 @@ for line in open(root + '/build/meson-logs/testlog.json'):
     print(f"  {entry['name']:12} {entry['duration']:6.0f} s  {entry['result']}")
 PY
 echo "scripts/test.sh: $total s; $(tail -1 "$work/test.log")"
+if ! tail -1 "$work/test.log" | grep -q ' 0 failed'; then
+  # Kept past the clone's removal: which tests failed, and their output.
+  keep=${TMPDIR:-/tmp}/test_time_bench-$(date +%s)
+  mkdir -p "$keep"
+  cp "$work/test.log" "$work/test/build/meson-logs/testlog.txt" "$keep/"
+  cp -r "$work/test/build/tests/results" "$keep/"
+  grep -A3 '^Failures:' "$work/test.log" || true
+  echo "logs kept in $keep"
+fi
 
 cd "$work/test"
 touch libsample/symbols/kallsyms.cc
