@@ -403,8 +403,9 @@ std::string MaxStackUnchangeable() {
     return "kernel.perf_event_max_stack cannot change now: another program on this machine is "
            "recording call chains (the kernel answers EBUSY until it stops)";
   }
-  if (error != 0)
+  if (error != 0) {
     return "kernel.perf_event_max_stack cannot be written here: " + std::string(strerror(error));
+  }
   return "";
 }
 
@@ -494,7 +495,9 @@ TEST_F(CallGraphTest, RaiseMaxStackIsSetBackEvenAfterSIGKILL) {
   const int old = ReadMaxStack();
   ASSERT_LT(old, 512) << "the test needs the sysctl below 512";
   const MaxStackSysctl guard(old);  // set back whatever happens below
-  ASSERT_EQ(guard.error(), 0) << strerror(guard.error());
+  if (guard.error() == EBUSY) GTEST_SKIP() << "a profiler started recording call chains";
+  ASSERT_EQ(guard.error(), 0) << "writing " << old << " to " << kMaxStackPath << ": "
+                              << strerror(guard.error());
 
   const std::string deep = dir_ / "raised.data";
   RunResult rec =
