@@ -31,7 +31,7 @@
 #include "record/facts/host_facts.h"
 #include "record/facts/postmortem_facts.h"
 #include "record/facts/proc_synthesis.h"
-#include "record/file_limit.h"
+#include "libsample/file_limit.h"
 #include "record/record_summary.h"
 #include "record/recording_events.h"
 #include "record/recording_loop.h"

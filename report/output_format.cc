@@ -3,6 +3,8 @@
 #include <array>
 #include <utility>
 
+#include <fmt/format.h>
+
 namespace sample::report {
 namespace {
 
@@ -55,6 +57,20 @@ std::optional<OutputFormat> FormatForPath(std::string_view path) {
     if (path.size() > extension.size() && path.ends_with(extension)) return format;
   }
   return std::nullopt;
+}
+
+Result<OutputFormat> FormatForOutput(std::string_view path) {
+  if (auto format = FormatForPath(path)) return *format;
+  const std::string_view name = path.substr(path.rfind('/') + 1);
+  const size_t dot = name.rfind('.');
+  if (dot == std::string_view::npos || dot == 0) return OutputFormat::kText;
+  std::string known;
+  for (const auto& [extension, format] : kExtensions) {
+    known += fmt::format("{}{} ({})", known.empty() ? "" : ", ", extension, FormatName(format));
+  }
+  return Fail(fmt::format(
+      "-o {}: '{}' names no output format; name the file {} or give --format", path,
+      name.substr(dot), known));
 }
 
 }  // namespace sample::report

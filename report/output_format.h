@@ -27,6 +27,11 @@ Result<OutputFormat> ParseOutputFormat(std::string_view name);
 // for any other.
 std::optional<OutputFormat> FormatForPath(std::string_view path);
 
+// The format -o PATH asks for when --format is not given: its
+// extension's, text for a name without one (/dev/null, report); an
+// extension that names no format (fg.png) is refused with the list.
+Result<OutputFormat> FormatForOutput(std::string_view path);
+
 // An export of the samples (not one of the report's views).
 inline bool IsExport(OutputFormat format) {
   return format != OutputFormat::kText && format != OutputFormat::kJson;

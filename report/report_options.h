@@ -1,5 +1,6 @@
 // ReportOptions: everything sample-report was asked for, as plain values.
-// main.cc fills it from the command line; RunReport (report_runner.h)
+// report_flags.cc fills it from the command line, ChooseCommand
+// (report_command.h) picks the command and its load plan, and RunReport
 // turns it into output. Defaults match perf report's.
 #pragma once
 
@@ -33,12 +34,16 @@ struct ViewOptions {
   size_t max_stack = 0;  // 0: whole chains
 };
 
+// What a run does (report_command.h), chosen once from the options.
+enum class ReportCommand { kReport, kScript, kAnnotate, kDiff, kExport, kBrowse };
+
 struct ReportOptions {
+  ReportCommand command = ReportCommand::kReport;
   std::string input = "sample.data";
   LoadOptions load;
   ViewOptions view;
   // --comm, --pid, --tid, --cpu, --dso, --symbols and --time, parsed by
-  // main.cc; each recording loaded makes its SampleFilter from them.
+  // report_flags.cc; each recording loaded makes its SampleFilter from them.
   SampleFilterSpec filters;
   OutputFormat format = OutputFormat::kText;
   // Where the output goes (-o); empty: standard output.
@@ -46,13 +51,12 @@ struct ReportOptions {
   // The exports' choices (--event, --folded-weight, --icicle); max_stack is
   // view.max_stack.
   ExportOptions exports;
-  bool tui = false;          // the interactive browser on the terminal (report/tui/)
   bool header = false;       // header, then the report
   bool header_only = false;  // only the header
   bool stats = false;        // only the statistics
   bool script = false;       // one entry per sample instead of the profile
   AnnotateOptions annotate;  // --annotate: instructions and source lines instead
-  // The options that shape --annotate's index, as one text (main.cc): the
+  // The options that shape --annotate's index, as one text (report_flags.cc): the
   // annotate cache's key (report/annotate_cache.h); empty: no cache
   // (--no-cache).
   std::string annotate_cache;

@@ -32,12 +32,6 @@ namespace {
 // The samples as an export of `options.format` draws them.
 Result<std::string> Export(const ReportOptions& options, const Recording& recording,
                            const SampleFilter& filter, std::vector<std::string>& warnings) {
-  if (options.header || options.header_only || options.stats || options.script) {
-    return Fail(
-        fmt::format("--format {} exports samples; --header, --header-only, --stats and "
-                    "--script are views of --format text or json",
-                    FormatName(options.format)));
-  }
   TRY_ASSIGN(auto exporter, MakeExporter(options.format));
   ExportOptions export_options = options.exports;
   export_options.max_stack = options.view.max_stack;
@@ -75,15 +69,19 @@ Result<void> CheckWall(const ReportOptions& options, const Recording& recording)
                   options.input));
 }
 
-// --annotate: text or JSON, instead of the profile.
-Result<void> CheckAnnotateFormat(const ReportOptions& options) {
-  if (options.header || options.header_only || options.stats || options.script ||
-      (options.format != OutputFormat::kText && options.format != OutputFormat::kJson)) {
-    return Fail(
-        "--annotate is a view of its own, in --format text or json: leave out --header, "
-        "--header-only, --stats, --script and export formats");
-  }
-  return {};
+// One recording loaded with the options' plan, checked against them, and
+// the filter over its profile.
+struct Loaded {
+  Recording recording;
+  SampleFilter filter;
+};
+
+Result<Loaded> Load(const ReportOptions& options) {
+  TRY_ASSIGN(auto recording, LoadRecording(options.input, options.load));
+  TRY(CheckWall(options, recording));
+  TRY(CheckDataSortKeys(options.view.sort_keys, recording.data_addresses, options.input));
+  SampleFilter filter(options.filters, recording.profile);
+  return Loaded{std::move(recording), std::move(filter)};
 }
 
 ReportOutput AnnotateOutput(const ReportOptions& options, const AnnotateView& view,
@@ -140,7 +138,6 @@ bool Cacheable(const Recording& recording, const AnnotateIndex& index,
 // The annotate view from the cache when it holds this recording's index
 // for these options (report/annotate_cache.h), else from the recording.
 Result<ReportOutput> Annotate(const ReportOptions& options) {
-  TRY(CheckAnnotateFormat(options));
   const std::string dir = options.annotate_cache.empty() ? "" : UserCacheDir("annotate");
   std::string key;
   if (!dir.empty()) {
@@ -161,11 +158,9 @@ Result<ReportOutput> Annotate(const ReportOptions& options) {
       if (!view.needs_recording) return AnnotateOutput(options, view, cached->warnings);
     }
   }
-  TRY_ASSIGN(auto recording, LoadRecording(options.input, options.load));
-  TRY(CheckWall(options, recording));
-  TRY(CheckDataSortKeys(options.view.sort_keys, recording.data_addresses, options.input));
-  const SampleFilter filter(options.filters, recording.profile);
-  AnnotateIndex index = BuildAnnotateIndex(recording, options.annotate, filter);
+  TRY_ASSIGN(auto loaded, Load(options));
+  Recording& recording = loaded.recording;
+  AnnotateIndex index = BuildAnnotateIndex(recording, options.annotate, loaded.filter);
   if (!key.empty()) {
     files.embedded = &recording.embedded;
     CachedAnnotate cached{
@@ -181,37 +176,55 @@ Result<ReportOutput> Annotate(const ReportOptions& options) {
   return AnnotateOutput(options, view, std::move(recording.warnings));
 }
 
+std::unique_ptr<ReportPrinter> PrinterFor(const ReportOptions& options, const Recording& recording) {
+  if (options.format == OutputFormat::kJson) {
+    return std::make_unique<JsonPrinter>(recording, options.view);
+  }
+  return std::make_unique<TextPrinter>(recording, options.view);
+}
+
+// The printer's text, and the recording's warnings. Names and facts from
+// the file reach a terminal: no control characters or invalid UTF-8
+// (display_text.h). JSON escapes its own strings.
+ReportOutput Printed(const ReportOptions& options, ReportPrinter& printer, Recording& recording) {
+  std::string text = printer.Finish();
+  if (options.format == OutputFormat::kText) text = ShowableText(text, true);
+  return ReportOutput{std::move(text), WithoutRepeats(std::move(recording.warnings))};
+}
+
 }  // namespace
 
-Result<ReportOutput> RunReport(const ReportOptions& options) {
-  if (!options.diff_base.empty()) {
-    TRY_ASSIGN(auto diff, RunDiff(options));
-    if (options.format == OutputFormat::kText) diff.text = ShowableText(diff.text, true);
-    return diff;
-  }
-  if (options.annotate.on) return Annotate(options);
-  TRY_ASSIGN(auto recording, LoadRecording(options.input, options.load));
-  TRY(CheckWall(options, recording));
-  TRY(CheckDataSortKeys(options.view.sort_keys, recording.data_addresses, options.input));
-  const SampleFilter filter(options.filters, recording.profile);
-  if (options.tui) {
-    const int status = RunTerminalBrowser(recording, options);
-    return ReportOutput{"", WithoutRepeats(std::move(recording.warnings)), status};
-  }
-  if (IsExport(options.format)) {
-    std::vector<std::string> warnings = std::move(recording.warnings);
-    TRY_ASSIGN(auto bytes, Export(options, recording, filter, warnings));
-    // Folded stacks are text for terminals and flamegraph.pl alike.
-    if (options.format == OutputFormat::kFolded) bytes = ShowableText(bytes, true);
-    return ReportOutput{std::move(bytes), WithoutRepeats(std::move(warnings))};
-  }
+Result<ReportOutput> RunAnnotate(const ReportOptions& options) { return Annotate(options); }
 
-  std::unique_ptr<ReportPrinter> printer;
-  if (options.format == OutputFormat::kJson) {
-    printer = std::make_unique<JsonPrinter>(recording, options.view);
-  } else {
-    printer = std::make_unique<TextPrinter>(recording, options.view);
-  }
+Result<ReportOutput> RunBrowse(const ReportOptions& options) {
+  TRY_ASSIGN(auto loaded, Load(options));
+  const int status = RunTerminalBrowser(loaded.recording, options);
+  return ReportOutput{"", WithoutRepeats(std::move(loaded.recording.warnings)), status};
+}
+
+Result<ReportOutput> RunExport(const ReportOptions& options) {
+  TRY_ASSIGN(auto loaded, Load(options));
+  std::vector<std::string> warnings = std::move(loaded.recording.warnings);
+  TRY_ASSIGN(auto bytes, Export(options, loaded.recording, loaded.filter, warnings));
+  // Folded stacks are text for terminals and flamegraph.pl alike.
+  if (options.format == OutputFormat::kFolded) bytes = ShowableText(bytes, true);
+  return ReportOutput{std::move(bytes), WithoutRepeats(std::move(warnings))};
+}
+
+Result<ReportOutput> RunScript(const ReportOptions& options) {
+  TRY_ASSIGN(auto loaded, Load(options));
+  Recording& recording = loaded.recording;
+  auto printer = PrinterFor(options, recording);
+  if (options.header) printer->Header(BuildHeaderView(recording));
+  if (StreamsScript(options)) return StreamedScript(options, std::move(recording), printer->Finish());
+  printer->Script(BuildScriptView(recording, loaded.filter, options.view.max_stack));
+  return Printed(options, *printer, recording);
+}
+
+Result<ReportOutput> RunProfile(const ReportOptions& options) {
+  TRY_ASSIGN(auto loaded, Load(options));
+  Recording& recording = loaded.recording;
+  auto printer = PrinterFor(options, recording);
   const bool need_header = options.header || options.header_only || options.stats;
   const HeaderView header = need_header ? BuildHeaderView(recording) : HeaderView{};
   if (options.header || options.header_only) printer->Header(header);
@@ -219,12 +232,8 @@ Result<ReportOutput> RunReport(const ReportOptions& options) {
     // nothing else
   } else if (options.stats) {
     printer->Stats(header, recording.stats);
-  } else if (StreamsScript(options)) {
-    return StreamedScript(options, std::move(recording), printer->Finish());
-  } else if (options.script) {
-    printer->Script(BuildScriptView(recording, filter, options.view.max_stack));
   } else {
-    printer->Sections(BuildEventSections(recording, options.view, filter));
+    printer->Sections(BuildEventSections(recording, options.view, loaded.filter));
     // A counting run's file has events but no samples: say where its
     // numbers are rather than leave empty sections unexplained.
     if (recording.counts && recording.counts->source == format::kCountsFromCounting &&
@@ -235,11 +244,7 @@ Result<ReportOutput> RunReport(const ReportOptions& options) {
           options.input));
     }
   }
-  std::string text = printer->Finish();
-  // Names and facts from the file reach a terminal: no control characters
-  // or invalid UTF-8 (display_text.h). JSON escapes its own strings.
-  if (options.format == OutputFormat::kText) text = ShowableText(text, true);
-  return ReportOutput{std::move(text), WithoutRepeats(std::move(recording.warnings))};
+  return Printed(options, *printer, recording);
 }
 
 }  // namespace sample::report

@@ -9,18 +9,17 @@
 #include <vector>
 
 #include <fmt/format.h>
-#include <boost/program_options.hpp>
 
+#include "libsample/cli/command_line.h"
 #include "libsample/option_number.h"
-#include "libsample/perf/chain_capture.h"
 #include "libsample/version.h"
 #include "report/text/text_printer.h"
 #include "report/tui/terminal_browser.h"
 #include "report/views/event_sections.h"
+#include "record/record_flags.h"
+#include "report/report_flags.h"
 #include "report/views/sort_keys.h"
 #include "top/live_session.h"
-
-namespace po = boost::program_options;
 
 namespace {
 
@@ -29,112 +28,55 @@ constexpr const char* kUsage =
     "Samples the whole machine (or the processes, threads or CPUs given) and shows the\n"
     "hottest functions of the last interval, refreshed every -d seconds: browsed on a\n"
     "terminal with sample-report's keys (and s to save what was seen so far as a\n"
-    "recording), else printed as one table per interval.\n";
+    "recording), else printed as one table per interval.\n"
+    "The man page sample-top(1) says more of each option.\n";
 
 struct Parsed {
   sample::top::TopOptions top;
   sample::report::ReportOptions report;
   bool stdio = false;
   bool help = false;
+  bool version = false;
 };
 
-template <typename T>
-T Number(const sample::Result<T>& value) {
-  if (!value) throw po::error(value.error().message);
-  return *value;
-}
-
-Parsed Parse(int argc, char** argv) {
-  Parsed out;
+// sample-record's target, sampling and call-chain groups and sample-report's
+// rows, with sample-top's own defaults; then its own options.
+void AddTopGroups(sample::cli::CommandLine& line, Parsed& out) {
   sample::record::RecordOptions& record = out.top.record;
   record.output = "sample-top.data";
-  for (int i = 0; i < argc; ++i) record.invocation.push_back(argv[i]);
-  std::string frequency, period, delay, duration, call_graph, sort, percent_limit = "0.5";
-  bool frame_pointers = false, children = false, no_children = false;
-  po::options_description desc("Options");
-  // clang-format off
-  desc.add_options()
-      ("help,h", "show this help")
-      ("version", "print the version and the git commit built from")
-      ("event,e", po::value(&record.events)->composing(),
-       "events to sample, as sample-record -e (default cycles, or cpu-clock where there is no PMU)")
-      ("freq,F", po::value(&frequency), "samples per second (default 4000)")
-      ("count,c", po::value(&period), "sample every N events instead of -F")
-      (",g", po::bool_switch(&frame_pointers), "call chains (as sample-record -g)")
-      ("call-graph", po::value(&call_graph)->value_name("MODE"),
-       "call chains: fp, fp,leaf[,SIZE], dwarf[,SIZE] or no, as sample-record")
-      ("all-cpus,a", po::bool_switch(&record.target.all_cpus),
-       "every CPU, all processes (the default)")
-      ("pid,p", po::value(&record.target.pids), "only these running processes")
-      ("tid,t", po::value(&record.target.tids), "only these running threads")
-      ("cpu,C", po::value(&record.target.cpu_list), "only these CPUs, e.g. 0,2-3")
-      ("delay,d", po::value(&delay)->value_name("SECONDS"),
-       "seconds between refreshes (default 1; 0.1 to 3600)")
-      ("duration", po::value(&duration), "stop after this many seconds")
-      ("stdio", po::bool_switch(&out.stdio), "print one table per interval, even on a terminal")
-      ("sort,s", po::value(&sort)->value_name("KEYS"),
-       "row keys, as sample-report --sort (default dso,sym)")
-      ("children", po::bool_switch(&children), "Children and Self columns (default with -g)")
-      ("no-children", po::bool_switch(&no_children), "only the samples' own functions")
-      ("percent-limit", po::value(&percent_limit),
-       "--stdio: hide rows below this percentage (default 0.5)")
-      ("output,o", po::value(&record.output),
-       "where s saves: FILE.<date-time> (default sample-top.data)");
-  // clang-format on
-  po::variables_map vm;
-  po::store(po::command_line_parser(argc, argv).options(desc).run(), vm);
-  po::notify(vm);
-  if (vm.count("help")) {
-    std::cout << kUsage << desc;
-    out.help = true;
-    return out;
-  }
-  if (vm.count("version")) {
-    std::cout << sample::VersionLine("sample-top") << "\n";
-    out.help = true;
-    return out;
-  }
-  if (vm.count("count")) {
-    if (vm.count("freq")) throw po::error("use either -F or -c, not both");
-    record.period = Number(sample::ParseWholeOption("-c", period, "events", {1, INT64_MAX}));
-  }
-  if (vm.count("freq")) {
-    record.frequency =
-        Number(sample::ParseWholeOption("-F", frequency, "samples per second", {1, UINT32_MAX}));
-  }
-  if (vm.count("delay")) {
-    const double seconds = Number(
-        sample::ParseDecimalOption("-d", delay, "seconds", {0.1, 3600, /*min_exclusive=*/false}));
-    out.top.interval_ms = static_cast<uint64_t>(seconds * 1000 + 0.5);
-  }
-  if (vm.count("duration")) {
-    record.duration_s = Number(sample::ParseDecimalOption("--duration", duration, "seconds",
-                                                          {0, 1e9, /*min_exclusive=*/true}));
-  }
-  if (vm.count("call-graph")) {
-    auto parsed = sample::ParseChainCapture(call_graph);
-    if (!parsed) throw po::error("--call-graph " + parsed.error().message);
-    record.chain_capture = *parsed;
-  } else if (frame_pointers) {
-    record.chain_capture = sample::DefaultCallGraph();
-  }
-  if (record.target.pids.empty() && record.target.tids.empty() && record.target.cpu_list.empty()) {
-    record.target.all_cpus = true;
-  }
   sample::report::ViewOptions& view = out.report.view;
   view.sort_keys = {sample::SortKey::kDso, sample::SortKey::kSym};
-  if (vm.count("sort")) view.sort_keys = Number(sample::report::ParseSortKeys(sort));
-  // sample-top records no data addresses (sample-record -d does).
-  if (auto data = sample::report::CheckDataSortKeys(view.sort_keys, false, "sample-top"); !data) {
-    throw po::error(data.error().message);
-  }
-  if (children && no_children) throw po::error("--children and --no-children contradict");
-  if (children) view.children = true;
-  if (no_children) view.children = false;
-  view.percent_limit = Number(
-      sample::ParseDecimalOption("--percent-limit", percent_limit, "percent", {0, 100, false}));
-  out.report.tui = true;
-  return out;
+  view.percent_limit = 0.5;
+  sample::record::AddTargetGroup(line, record.target);
+  sample::record::AddSamplingGroup(line, record);
+  sample::record::AddCallChainGroup(line, record);
+  sample::report::AddRowsGroup(line, view);
+  sample::cli::Group& own = line.AddGroup("Display");
+  own.Value("delay,d", "seconds", "seconds between refreshes (default 1; 0.1 to 3600)",
+            [&out](const std::string& text) -> sample::Result<void> {
+              TRY_ASSIGN(const double seconds,
+                         sample::ParseDecimalOption("-d", text, "seconds",
+                                                    {0.1, 3600, /*min_exclusive=*/false}));
+              out.top.interval_ms = static_cast<uint64_t>(seconds * 1000 + 0.5);
+              return {};
+            })
+      .Flag("stdio", "one table per interval, even on a terminal", &out.stdio)
+      .Value("output,o", "file", "where s saves: FILE.<date-time> (default sample-top.data)",
+             &record.output);
+  sample::record::AddDurationOption(own, record);
+  line.AddGroup("Information")
+      .Flag("help,h", "show this help", &out.help)
+      .Informational()
+      .Flag("version", "print the version and the commit built from", &out.version)
+      .Informational();
+  line.AddCheck([&out](const sample::cli::Given&) -> sample::Result<void> {
+    sample::record::TargetOptions& target = out.top.record.target;
+    if (target.pids.empty() && target.tids.empty() && target.cpu_list.empty()) {
+      target.all_cpus = true;
+    }
+    // sample-top records no data addresses (sample-record -d does).
+    return sample::report::CheckDataSortKeys(out.report.view.sort_keys, false, "sample-top");
+  });
 }
 
 // One table per interval, as perf top --stdio. Each says what its refresh
@@ -173,13 +115,17 @@ int main(int argc, char** argv) {
   mallopt(M_MMAP_THRESHOLD, 64 << 20);
   mallopt(M_TRIM_THRESHOLD, 256 << 20);
   Parsed parsed;
-  try {
-    parsed = Parse(argc, argv);
-  } catch (const std::exception& e) {
-    std::cerr << "sample-top: " << e.what() << "\n" << kUsage;
+  for (int i = 0; i < argc; ++i) parsed.top.record.invocation.push_back(argv[i]);
+  sample::cli::CommandLine line(kUsage);
+  AddTopGroups(line, parsed);
+  if (auto given = line.Parse(sample::cli::Arguments(argc, argv)); !given) {
+    std::cerr << "sample-top: " << given.error().message << "\n" << kUsage;
     return 2;
   }
-  if (parsed.help) return 0;
+  if (parsed.help || parsed.version) {
+    std::cout << (parsed.help ? line.Help() : sample::VersionLine("sample-top") + "\n");
+    return 0;
+  }
   std::string why;
   bool tui = !parsed.stdio && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
   if (tui && !sample::report::TerminalBrowserUsable(&why)) {

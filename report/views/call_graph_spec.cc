@@ -98,18 +98,4 @@ std::vector<EndingChain> EndingChains(const CallNode& root) {
   return chains;
 }
 
-std::vector<std::string> JoinCallGraphArgument(int argc, char** argv) {
-  std::vector<std::string> args;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if ((arg == "-g" || arg == "--call-graph") && i + 1 < argc &&
-        IsCallGraphArgument(argv[i + 1])) {
-      args.push_back("--call-graph=" + std::string(argv[++i]));
-    } else {
-      args.push_back(arg);
-    }
-  }
-  return args;
-}
-
 }  // namespace sample::report

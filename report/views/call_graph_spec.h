@@ -36,13 +36,9 @@ Result<CallGraphSpec> ParseCallGraphSpec(std::string_view text);
 // "graph", "fractal", "flat", "folded" or "none", as -g spells the mode.
 std::string_view CallGraphModeName(CallGraphMode mode);
 
-// Whether `word` would be read as a call-graph argument (perf lets -g take
-// the next word: "-g caller"); used to join "-g WORD" before option parsing.
+// Whether `word` would be read as a call-graph argument: perf lets -g take
+// the next word ("-g caller"), and so does report_flags.cc's -g.
 bool IsCallGraphArgument(std::string_view word);
-// argv[1..] with "-g WORD" and "--call-graph WORD" joined as
-// "--call-graph=WORD" when WORD is a call-graph argument: Boost reads an
-// optional value only when it is attached.
-std::vector<std::string> JoinCallGraphArgument(int argc, char** argv);
 
 // The share a call-graph branch is shown with, in percent: of `total` in
 // graph, flat and folded mode, of its parent's period in fractal mode.

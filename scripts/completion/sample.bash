@@ -4,18 +4,19 @@
 # -e completes event names from sample-record --list-events (tracepoints
 # once the word has a ':', which the listing needs as a glob).
 
-# The options PROGRAM's --help lists, one per line.
+# The options PROGRAM's --help lists, one per line: its lines read
+# "  -F, --freq <n>  help", "      --call-graph <mode>  help", "  -g  help".
 _sample_options() {
   "$1" --help 2>/dev/null |
-    sed -n -e 's/^  \(-[A-Za-z]\) \[ \(--[a-z0-9-]*\) \].*/\1\n\2/p' \
-      -e 's/^  \(--[a-z0-9-]*\).*/\1/p' -e 's/^  \(-[A-Za-z]\)  .*/\1/p'
+    sed -n -e 's/^  \(-[A-Za-z]\), \(--[a-z0-9-]*\).*/\1\n\2/p' \
+      -e 's/^      \(--[a-z0-9-]*\).*/\1/p' -e 's/^  \(-[A-Za-z]\)  .*/\1/p'
 }
 
-# The options of PROGRAM that take a value (their --help line says "arg").
+# The options of PROGRAM that take a value (their --help line says "<value>").
 _sample_value_options() {
   "$1" --help 2>/dev/null |
-    sed -n -e 's/^  \(-[A-Za-z]\) \[ \(--[a-z0-9-]*\) \] arg.*/\1\n\2/p' \
-      -e 's/^  \(--[a-z0-9-]*\) arg.*/\1/p'
+    sed -n -e 's/^  \(-[A-Za-z]\), \(--[a-z0-9-]*\) <.*/\1\n\2/p' \
+      -e 's/^      \(--[a-z0-9-]*\) <.*/\1/p'
 }
 
 # sample-record beside PROGRAM (the same build or prefix), else on PATH.

@@ -29,16 +29,18 @@ std::string FindUnder(const std::string& root, const std::string& suffix) {
   return "";
 }
 
-// The option names a --help lists: "  -h [ --help ]", "  --version", "  -g ".
+// The option names a --help lists: its lines read "  -F, --freq <n>  help",
+// "      --call-graph <mode>  help", "  -g  help".
 std::vector<std::string> HelpOptions(const std::string& help) {
   std::vector<std::string> options;
   for (const std::string& line : Lines(help)) {
-    if (!line.starts_with("  -")) continue;
-    const size_t end = line.find(' ', 2);
-    options.push_back(line.substr(2, end == std::string::npos ? std::string::npos : end - 2));
-    if (const size_t bracket = line.find("[ --"); bracket != std::string::npos) {
-      const size_t start = bracket + 2;
-      options.push_back(line.substr(start, line.find(' ', start) - start));
+    if (!line.starts_with("  -") && !line.starts_with("      --")) continue;
+    const size_t start = line.find('-');
+    std::string names = line.substr(start, line.find("  ", start) - start);
+    while (!names.empty()) {
+      options.push_back(names.substr(0, names.find_first_of(" ,[=")));
+      const size_t next = names.find(", -");
+      names = next == std::string::npos ? "" : names.substr(next + 2);
     }
   }
   return options;

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <map>
 
 #include <gtest/gtest.h>
 
@@ -328,6 +329,86 @@ TEST_F(RecordReportTest, NumericOptionsOutOfRangeAreRefusedByName) {
         << rep.err;
     EXPECT_EQ(rep.out, "") << args[0] << " " << args[1];
   }
+}
+
+// Each option's --help line, by its names ("-F, --freq"): the help after
+// the name column.
+std::map<std::string, std::string> HelpLines(const std::string& help) {
+  std::map<std::string, std::string> out;
+  for (const std::string& line : Lines(help)) {
+    if (!line.starts_with("  -") && !line.starts_with("      --")) continue;
+    const size_t start = line.find('-');
+    const size_t gap = line.find("  ", start);
+    const size_t text = line.find_first_not_of(' ', gap);
+    std::string names = line.substr(start, gap - start);  // "-F, --freq <n>"
+    names = names.substr(0, std::min(names.find(" <"), names.find('[')));
+    EXPECT_FALSE(out.contains(names)) << names << " listed twice";
+    out[names] = gap == std::string::npos ? "" : line.substr(text);
+  }
+  return out;
+}
+
+TEST_F(RecordReportTest, HelpIsGroupedOneLineAnOptionAndTopSharesItsOptions) {
+  const std::string top = SAMPLE_TOP_PATH;
+  std::map<std::string, std::map<std::string, std::string>> helps;
+  // --help answers even beside a value its option refuses.
+  for (const std::string& program : {kRecord, kReport, top}) {
+    const RunResult help = RunTool({program, "--help", "--max-stack", "0"}, dir_);
+    ASSERT_EQ(help.exit_code, 0) << program << help.err;
+    size_t headings = 0;
+    for (const std::string& line : Lines(help.out)) {
+      EXPECT_LE(line.size(), 100u) << program << ": " << line;
+      if (!line.empty() && line.back() == ':' && line[0] != ' ') ++headings;
+      // Boost's raw layout is gone: "-h [ --help ]", "arg".
+      EXPECT_EQ(line.find("[ --"), std::string::npos) << line;
+      EXPECT_EQ(line.find(" arg "), std::string::npos) << line;
+    }
+    EXPECT_GE(headings, 4u) << program << "\n" << help.out;
+    helps[program] = HelpLines(help.out);
+  }
+  // sample-top takes sample-record's sampling, target and call-chain
+  // options and sample-report's rows, the same lines.
+  for (const char* names : {"-e, --event", "-F, --freq", "-c, --count", "-g", "--call-graph",
+                            "--max-stack", "-p, --pid", "-t, --tid", "-C, --cpu", "--filter",
+                            "--duration"}) {
+    ASSERT_TRUE(helps[top].contains(names)) << names;
+    EXPECT_EQ(helps[top][names], helps[kRecord][names]) << names;
+  }
+  for (const char* names : {"-s, --sort", "--children", "--no-children", "--percent-limit",
+                            "-n, --show-nr-samples"}) {
+    ASSERT_TRUE(helps[top].contains(names)) << names;
+    EXPECT_EQ(helps[top][names], helps[kReport][names]) << names;
+  }
+  // And with them their checks: -F above the kernel's limit, in both.
+  for (const std::string& program : {kRecord, top}) {
+    const RunResult high = RunTool({program, "-F", "4294967295", "--duration", "1"}, dir_);
+    EXPECT_EQ(high.exit_code, 2) << program << high.err;
+    EXPECT_NE(high.err.find("-F 4294967295 is above the kernel's limit"), std::string::npos)
+        << program << high.err;
+  }
+}
+
+TEST_F(RecordReportTest, AnOutputFileWhoseExtensionNamesNoFormatIsRefused) {
+  const std::string data = dir_ / "small.data";
+  ASSERT_EQ(
+      RunTool({kRecord, "-q", "-e", "cpu-clock", "-o", data, "--", kSplit, "0.05"}, dir_).exit_code,
+      0);
+  const std::string png = dir_ / "fg.png";
+  const RunResult refused = RunTool({kReport, "-i", data, "-o", png}, dir_);
+  EXPECT_EQ(refused.exit_code, 2) << refused.err;
+  EXPECT_NE(refused.err.find("'.png' names no output format"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find(".svg (svg)"), std::string::npos) << refused.err;
+  EXPECT_NE(access(png.c_str(), F_OK), 0) << "a text report was written to fg.png";
+  // --format says what the bytes are, whatever the name; a name without
+  // an extension is text, and a known one picks its format.
+  EXPECT_EQ(RunTool({kReport, "-i", data, "--format", "svg", "-o", png}, dir_).exit_code, 0);
+  EXPECT_EQ(ReadFile(png).rfind("<?xml", 0), 0u);
+  const std::string plain = dir_ / "report";
+  ASSERT_EQ(RunTool({kReport, "-i", data, "-o", plain}, dir_).exit_code, 0);
+  EXPECT_NE(ReadFile(plain).find("# Samples"), std::string::npos) << ReadFile(plain);
+  const std::string svg = dir_ / "fg.svg";
+  ASSERT_EQ(RunTool({kReport, "-i", data, "-o", svg}, dir_).exit_code, 0);
+  EXPECT_EQ(ReadFile(svg).rfind("<?xml", 0), 0u);
 }
 
 TEST_F(RecordReportTest, ReportRejectsGarbageWithFileAndOffset) {

@@ -16,7 +16,7 @@
 #include <cstdlib>
 
 #include "libsample/memory_file.h"
-#include "report/report_runner.h"
+#include "report/report_command.h"
 #include "tests/fuzz/chunk_checksums.h"
 #include "tests/fuzz/fuzz_target.h"
 
@@ -90,6 +90,8 @@ SAMPLE_FUZZ_TARGET(report)(std::span<const std::byte> input) {
       break;
   }
   [[maybe_unused]] volatile size_t size = 0;
+  std::vector<std::string> notes;
+  if (!ChooseCommand(options, CommandContext{}, notes)) return 0;
   if (auto output = RunReport(options)) {
     size = output->text.size();
     // --script as text streams (report/script_stream.h): to /dev/null here.

@@ -1,8 +1,8 @@
-#include "record/file_limit.h"
+#include "libsample/file_limit.h"
 
 #include <sys/resource.h>
 
-namespace sample::record {
+namespace sample {
 
 void RaiseOpenFileLimit() {
   rlimit limit{};
@@ -11,4 +11,4 @@ void RaiseOpenFileLimit() {
   (void)setrlimit(RLIMIT_NOFILE, &limit);
 }
 
-}  // namespace sample::record
+}  // namespace sample

@@ -12,10 +12,10 @@
 // forked, so the command keeps the limit it was given.
 #pragma once
 
-namespace sample::record {
+namespace sample {
 
 // Sets the soft RLIMIT_NOFILE to the hard one; best effort (the limit
 // stays as it was if the kernel refuses).
 void RaiseOpenFileLimit();
 
-}  // namespace sample::record
+}  // namespace sample

@@ -1,10 +1,10 @@
-#include "record/file_limit.h"
+#include "libsample/file_limit.h"
 
 #include <sys/resource.h>
 
 #include <gtest/gtest.h>
 
-namespace sample::record {
+namespace sample {
 namespace {
 
 TEST(FileLimitTest, SoftLimitRisesToTheHardOne) {
@@ -25,4 +25,4 @@ TEST(FileLimitTest, SoftLimitRisesToTheHardOne) {
 }
 
 }  // namespace
-}  // namespace sample::record
+}  // namespace sample
