@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "formats/sample_file_writer.h"
+#include "libsample/file_limit.h"
 #include "libsample/events/event_spec.h"
 #include "libsample/perf/perf_event.h"
 #include "libsample/perf/perf_event_advice.h"
@@ -22,7 +23,6 @@
 #include "libsample/unique_fd.h"
 #include "record/command_launcher.h"
 #include "record/control/sampling_control.h"
-#include "record/drain/flight_recorder.h"
 #include "record/drain/ring_drainer.h"
 #include "record/events/event_opener.h"
 #include "record/events/max_stack_raise.h"
@@ -31,7 +31,6 @@
 #include "record/facts/host_facts.h"
 #include "record/facts/postmortem_facts.h"
 #include "record/facts/proc_synthesis.h"
-#include "libsample/file_limit.h"
 #include "record/record_summary.h"
 #include "record/recording_events.h"
 #include "record/recording_loop.h"
@@ -47,7 +46,9 @@ namespace {
 // that stops the command and leaves either a finished file or none.
 class Recorder {
  public:
-  explicit Recorder(const RecordOptions& options) : options_(options) {}
+  Recorder(const RecordOptions& options, std::unique_ptr<RecordSink> sink,
+           ControlChannel* channel)
+      : options_(options), sink_(std::move(sink)), channel_(channel) {}
   Result<RecordSummary> Run();
 
  private:
@@ -62,22 +63,19 @@ class Recorder {
   int EndCommand(const StopCause& cause);
   Result<RecordSummary> Finish(int exit_status);
   Result<RecordSummary> Abandon(Error error);
-  // A metadata chunk, written once at the start (events, host facts) or as
-  // it happens (control switches): to the file, or held for every file the
-  // flight recorder writes.
-  void SubmitMetadata(format::ChunkType type, std::vector<std::byte> payload, uint64_t count = 0);
   // The chunks every file ends with (build-ids, vDSO, kernel symbols,
   // counts) and the trailer; closes `writer`.
   Result<void> WriteClosing(format::SampleFileWriter& writer, const format::Trailer& trailer,
                             ClosingNotes* notes);
-  // A flight snapshot while recording, to FILE.<local time>; says its name.
-  Result<void> Snapshot();
-  // --switch-output: the current file closed, the next one opened.
-  Result<void> SwitchOutput();
+  // A cut of the sink's output (a snapshot, the next file), every record
+  // drained so far in it.
+  Result<void> Cut();
+  DrainTotals Totals() const;
   format::WriterOptions WriterOptions();
-  bool rotating() const { return options_.switch_output.kind != SwitchPolicy::Kind::kNone; }
 
   const RecordOptions& options_;
+  std::unique_ptr<RecordSink> sink_;
+  ControlChannel* channel_;  // sample-top's commands, or null
   // --raise-max-stack: set back when the recorder (or its guardian) ends.
   // First, so it goes last, after the events and their ring buffers: the
   // kernel refuses the change while they exist.
@@ -86,34 +84,21 @@ class Recorder {
   std::optional<AllocProbes> alloc_;
   RecordTarget target_;
   std::optional<EventOpener> opener_;
-  // Before the writers: their threads call its observer until they end.
+  // Before the sink: its writers' threads call its observer until they end.
   PostmortemFacts facts_;
-  std::unique_ptr<format::SampleFileWriter> writer_;
   std::optional<CommandLauncher> launcher_;
   pid_t child_ = -1;  // the command, once launched
   sigset_t original_mask_{};
   UniqueFd signal_fd_;  // stop signals, SIGCHLD and SIGUSR2
   bool status_line_ = false;
   bool started_ = false;  // events on: from here a failure keeps the file
+  bool wrote_files_ = false;  // the sink's end wrote its files
   bool probes_span_ = false;  // --alloc attaching: the control log is when all probes were on
   uint64_t start_ns_ = 0;
 
   std::optional<RingDrainer> drainer_;  // once the events are open
   std::optional<SamplingControl> control_;
-  std::optional<FlightRecorder> flight_;    // --flight-recorder
-  std::optional<RotatingOutput> rotating_;  // --switch-output
 };
-
-void Recorder::SubmitMetadata(format::ChunkType type, std::vector<std::byte> payload,
-                              uint64_t count) {
-  if (flight_) {
-    flight_->AddMetadataChunk(type, std::move(payload), count);
-  } else if (rotating_) {
-    rotating_->AddMetadataChunk(type, std::move(payload), count);
-  } else {
-    writer_->Submit(type, std::move(payload), count);
-  }
-}
 
 Result<void> Recorder::OpenEvents() {
   TRY_ASSIGN(raised_max_stack_,
@@ -155,14 +140,7 @@ Result<void> Recorder::Start() {
                                options_.data.addresses, facts_);
   chunk.cpu_field = opener_->cpu_field();
   const uint64_t records = chunk.record_count;
-  if (options_.live.chunk) options_.live.chunk(chunk);
-  if (flight_) {
-    flight_->history().AddSideband(chunk);
-  } else if (rotating_) {
-    rotating_->Add(std::move(chunk));
-  } else {
-    writer_->SubmitRecords(std::move(chunk));
-  }
+  sink_->AddRunningTargets(std::move(chunk));
   drainer_->CountWritten(records);
   return {};
 }
@@ -178,24 +156,17 @@ Result<RecordSummary> Recorder::Run() {
 }
 
 Result<void> Recorder::Prepare() {
-  // Refused before anything runs (the flight recorder and --stat write it
-  // only at the end, when a refusal would lose the whole run).
-  TRY(CheckReplaceable(options_.output, "-o"));
+  // The output is checked before anything runs.
+  TRY(sink_->Prepare(WriterOptions()));
   TRY_ASSIGN(auto target, ResolveTarget(options_.target));
   target_ = std::move(target);
   status_line_ = !options_.quiet && isatty(STDERR_FILENO);
   // Stop signals and SIGCHLD arrive through a signalfd polled with the
   // ring buffers; a command gets the original mask back before exec.
-  // SIGUSR2 takes a flight snapshot, or switches files.
+  // SIGUSR2 cuts the output (a snapshot, the next file) where it can.
+  const CutPolicy cut = sink_->cut_policy();
   TRY_ASSIGN(signal_fd_,
-             BlockRecordingSignals(options_.flight_seconds > 0 || rotating(), &original_mask_));
-  // The flight recorder writes nothing until a snapshot or the end; a
-  // rotating output opens its first file once the events are known.
-  if (options_.flight_seconds == 0 && !rotating()) {
-    TRY(MoveAside(options_.output, "-o"));
-    TRY_ASSIGN(auto writer, format::SampleFileWriter::Create(options_.output, WriterOptions()));
-    writer_ = std::move(writer);
-  }
+             BlockRecordingSignals(cut.kind != CutPolicy::Kind::kNone, &original_mask_));
   if (target_.kind == TargetKind::kCommand) {
     TRY_ASSIGN(auto launcher, CommandLauncher::Start(options_.target.command, original_mask_));
     child_ = launcher.pid();
@@ -205,51 +176,37 @@ Result<void> Recorder::Prepare() {
   RaiseOpenFileLimit();  // after the fork: the command keeps its own limit
 
   if (auto opened = OpenEvents(); !opened) return opened;
-  if (options_.flight_seconds > 0) {
-    flight_.emplace(options_.flight_seconds, WriterOptions(), opener_->first_attr(),
-                    opener_->cpu_field(), options_.live.history_byte_cap);
-  } else if (rotating()) {
-    rotating_.emplace(options_.output, options_.switch_output, WriterOptions(),
-                      opener_->first_attr(), opener_->cpu_field(), options_.quiet);
-    TRY(rotating_->Open());
-  }
+  // The command is still held before its exec: an output that cannot be
+  // created costs it nothing.
+  TRY(sink_->Open({opener_->first_attr(), opener_->cpu_field(), opener_->DescribeFile()}));
   // The records as the file holds them: the attrs of DescribeFile.
   if (options_.embed) facts_.CollectHits(EventTable(opener_->DescribeFile()), HostArch());
   SubmitFirstChunks();
-  drainer_.emplace(*opener_, target_.cpus, writer_.get(), facts_);
-  if (flight_) {
-    drainer_->DivertTo([this](format::RecordsChunk chunk) {
-      if (options_.live.chunk) options_.live.chunk(chunk);
-      return flight_->history().Add(std::move(chunk));
-    });
-  } else if (rotating_) {
-    drainer_->DivertTo(
-        [this](format::RecordsChunk chunk) { return rotating_->Add(std::move(chunk)); });
-  }
+  drainer_.emplace(*opener_, target_.cpus, *sink_, facts_);
   // Logged with -D and when --alloc attaches: its probes go on one by one,
   // and the report counts the calls made while all were (AllocEvents).
   probes_span_ = alloc_ && target_.kind != TargetKind::kCommand;
   const bool log = options_.delay_ms != 0 || options_.start_disabled || probes_span_;
-  auto sink = [this](format::ChunkType type, std::vector<std::byte> payload, uint64_t count) {
-    SubmitMetadata(type, std::move(payload), count);
+  auto metadata = [this](format::ChunkType type, std::vector<std::byte> payload, uint64_t count) {
+    sink_->AddMetadata(type, std::move(payload), count);
   };
-  TRY_ASSIGN(auto control, SamplingControl::Create(*opener_, sink, options_.control, log,
-                                                   status_line_, flight_.has_value()));
+  TRY_ASSIGN(auto control,
+             SamplingControl::Create(*opener_, metadata, options_.control, log, status_line_,
+                                     cut.kind == CutPolicy::Kind::kSnapshot, channel_));
   control_.emplace(std::move(control));
-  if (options_.live.opened) options_.live.opened(opener_->DescribeFile());
   return {};
 }
 
 void Recorder::SubmitFirstChunks() {
-  SubmitMetadata(format::ChunkType::kEvents, format::EncodeEvents(opener_->DescribeFile()));
+  sink_->AddMetadata(format::ChunkType::kEvents, format::EncodeEvents(opener_->DescribeFile()), 0);
   if (const auto toggles = ToggleEntries(opener_->specs()); !toggles.empty()) {
-    SubmitMetadata(format::ChunkType::kToggles, format::EncodeToggles(toggles));
+    sink_->AddMetadata(format::ChunkType::kToggles, format::EncodeToggles(toggles), 0);
   }
   if (const auto formats = TraceFormatEntries(opener_->specs()); !formats.empty()) {
-    SubmitMetadata(format::ChunkType::kTraceFormats, format::EncodeTraceFormats(formats));
+    sink_->AddMetadata(format::ChunkType::kTraceFormats, format::EncodeTraceFormats(formats), 0);
   }
-  SubmitMetadata(format::ChunkType::kMetadata,
-                 format::EncodeMetadata(CollectHostFacts(options_.invocation)));
+  sink_->AddMetadata(format::ChunkType::kMetadata,
+                     format::EncodeMetadata(CollectHostFacts(options_.invocation)), 0);
 }
 
 Result<StopCause> Recorder::Record() {
@@ -260,10 +217,9 @@ Result<StopCause> Recorder::Record() {
   TRY(Start());
   if (launcher_) TRY(launcher_->Release());  // a command that cannot run leaves no file
   started_ = true;
-  RecordingLoop loop({options_, target_, *opener_, *drainer_, *control_, writer_.get(),
-                      flight_ ? &*flight_ : nullptr, signal_fd_.get(), child_, start_ns_,
-                      status_line_, [this] { return Snapshot(); },
-                      rotating_ ? &*rotating_ : nullptr, [this] { return SwitchOutput(); }});
+  RecordingLoop loop({options_, target_, *opener_, *drainer_, *control_, *sink_,
+                      signal_fd_.get(), child_, start_ns_, status_line_,
+                      [this] { return Cut(); }});
   return loop.Run();
 }
 
@@ -303,20 +259,12 @@ Result<RecordSummary> Recorder::Abandon(Error error) {
   }
   if (started_ && drainer_) {
     StopAndDrain();
-    if (Finish(/*exit_status=*/1) && !options_.live.chunk) {
+    if (Finish(/*exit_status=*/1) && wrote_files_) {
       error.message += fmt::format(" ({} keeps what was recorded until then)", options_.output);
       return tl::unexpected(std::move(error));
     }
   }
-  if (writer_) {
-    writer_.reset();
-    unlink(options_.output.c_str());
-  }
-  if (rotating_ && !started_) {
-    const std::string path = rotating_->current_path();
-    rotating_.reset();
-    unlink(path.c_str());
-  }
+  sink_->Discard(started_);
   return tl::unexpected(std::move(error));
 }
 
@@ -334,23 +282,19 @@ Result<void> Recorder::WriteClosing(format::SampleFileWriter& writer,
   return writer.Finish(trailer);
 }
 
-Result<void> Recorder::Snapshot() {
-  drainer_->Flush(/*wait=*/true);  // the history ends now
+Result<void> Recorder::Cut() {
+  drainer_->Flush(/*wait=*/true);  // every record drained so far, in the sink
   ClosingNotes notes;
-  TRY_ASSIGN(auto file, flight_->Snapshot(
-                            options_.output, target_.cpus,
-                            [&](format::SampleFileWriter& writer, const format::Trailer& trailer) {
-                              return WriteClosing(writer, trailer, &notes);
-                            }));
-  if (options_.live.snapshot) {
-    options_.live.snapshot(file.path, file.trailer.header.sample_count);
-  }
-  if (!options_.quiet) {
-    if (status_line_) fmt::print(stderr, "\r\033[K");
-    fmt::print(stderr, "sample-record: snapshot: {} ({} samples, {})\n", file.path,
-               file.trailer.header.sample_count, HumanBytes(file.bytes_written));
-  }
-  return {};
+  return sink_->Cut(
+      [&](format::SampleFileWriter& writer, const format::Trailer& trailer) {
+        return WriteClosing(writer, trailer, &notes);
+      },
+      Totals(), status_line_);
+}
+
+DrainTotals Recorder::Totals() const {
+  return DrainTotals{drainer_->counters(), drainer_->records_written(), drainer_->time_range(),
+                     target_.cpus, (MonotonicNowNs() - start_ns_) / 1e9};
 }
 
 format::WriterOptions Recorder::WriterOptions() {
@@ -361,65 +305,20 @@ format::WriterOptions Recorder::WriterOptions() {
   return writer_options;
 }
 
-Result<void> Recorder::SwitchOutput() {
-  drainer_->Flush(/*wait=*/true);  // every record drained so far, in this file
-  ClosingNotes notes;
-  return rotating_->Switch(
-      [&](format::SampleFileWriter& writer, const format::Trailer& trailer) {
-        return WriteClosing(writer, trailer, &notes);
-      },
-      drainer_->counters(), status_line_);
-}
-
 Result<RecordSummary> Recorder::Finish(int exit_status) {
   const double seconds = (MonotonicNowNs() - start_ns_) / 1e9;
   ClosingNotes notes;
+  TRY_ASSIGN(const SinkEnd end, sink_->Finish(
+                                    [&](format::SampleFileWriter& writer, const format::Trailer& t) {
+                                      return WriteClosing(writer, t, &notes);
+                                    },
+                                    Totals()));
   RecordSummary summary;
-  format::Trailer trailer;
-  if (flight_ && options_.live.chunk) {
-    // A live view's recorder keeps what it saved and writes nothing more.
-    trailer = MakeTrailer(drainer_->counters());
-  } else if (flight_) {
-    // The end's snapshot is the output file itself.
-    TRY(MoveAside(options_.output, "-o"));
-    TRY_ASSIGN(auto file,
-               flight_->Write(options_.output, target_.cpus,
-                              [&](format::SampleFileWriter& writer, const format::Trailer& t) {
-                                return WriteClosing(writer, t, &notes);
-                              }));
-    trailer = file.trailer;
-    summary.bytes_written = file.bytes_written;
-    summary.raw_bytes = file.raw_bytes;
-  } else if (rotating_) {
-    TRY(rotating_->Finish([&](format::SampleFileWriter& writer,
-                              const format::Trailer& t) { return WriteClosing(writer, t, &notes); },
-                          drainer_->counters()));
-    trailer = MakeTrailer(drainer_->counters());  // the whole recording's, for the summary
-    summary.bytes_written = rotating_->total_bytes();
-    summary.raw_bytes = rotating_->total_raw_bytes();
-    const auto& files = rotating_->files();
-    summary.written_to = files.size() == 1 ? files.front()
-                                           : fmt::format("{} files, {} to {}", files.size(),
-                                                         files.front(), files.back());
-  } else {
-    trailer = MakeTrailer(drainer_->counters());
-    trailer.header.record_count = drainer_->records_written();
-    if (auto range = drainer_->time_range()) {
-      trailer.header.start_clock_ns = range->first;
-      trailer.header.end_clock_ns = range->second;
-    }
-    if (auto finished = WriteClosing(*writer_, trailer, &notes); !finished) {
-      // The recording stopped at the failed write (Record); the chunks
-      // written before it are whole, and the reader recovers them.
-      return Fail(
-          fmt::format("{}: {}; recording stopped after {:.2f} s, {} written before the "
-                      "failure stay readable (not finalized)",
-                      options_.output, finished.error().message, seconds,
-                      HumanBytes(writer_->bytes_written())));
-    }
-    summary.bytes_written = writer_->bytes_written();
-    summary.raw_bytes = writer_->raw_bytes();  // complete once Finish has written everything
-  }
+  const format::Trailer& trailer = end.trailer;
+  summary.bytes_written = end.bytes_written;
+  summary.raw_bytes = end.raw_bytes;
+  summary.written_to = end.written_to;
+  wrote_files_ = end.wrote_files;
   summary.mmap_pages = opener_->mmap_pages();  // read before the opener goes
   // Closes the events; --alloc's probes are unregistered (80 ms each) in
   // a child of ours, not waited for.
@@ -433,7 +332,7 @@ Result<RecordSummary> Recorder::Finish(int exit_status) {
   if (status_line_) fmt::print(stderr, "\r\033[K");
   if (!options_.quiet) {
     PrintClosingNotes(notes);
-    if (flight_) flight_->PrintCost();
+    sink_->PrintCost();
     PrintSummary(summary, drainer_->counters(), target_.cpus, options_);
   }
   return summary;
@@ -442,7 +341,13 @@ Result<RecordSummary> Recorder::Finish(int exit_status) {
 }  // namespace
 
 Result<RecordSummary> RunRecording(const RecordOptions& options) {
-  Recorder recorder(options);
+  Recorder recorder(options, MakeRecordSink(options), nullptr);
+  return recorder.Run();
+}
+
+Result<RecordSummary> RunRecording(const RecordOptions& options, std::unique_ptr<RecordSink> sink,
+                                   ControlChannel* control) {
+  Recorder recorder(options, std::move(sink), control);
   return recorder.Run();
 }
 

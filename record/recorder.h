@@ -1,23 +1,26 @@
-// RunRecording: one recording from start to a finalized file (the Recorder
-// class in recorder.cc does it).
+// RunRecording: one recording from start to its end in a sink (the
+// Recorder class in recorder.cc does it).
 //
 // Resolves the target (a command held before exec, running processes or
 // threads, or whole CPUs), opens one sampling event per (thread, CPU) with
 // one ring buffer per CPU (other events on that CPU write into it through
 // PERF_EVENT_IOC_SET_OUTPUT), describes already-running targets from /proc,
 // then loops (record/recording_loop.h, one handler per source): poll the
-// event fds, a signalfd and the --control FIFO
-// (record/control/control_fifo.h: enable and disable commands switch the sampling
-// events, each switch written as a kControl chunk), drain every CPU's buffer
-// into the current chunk, hand full or half-second-old chunks to the file
-// writer's thread. When the command or the attached processes exit, the
-// duration ends or a stop signal arrives, the events are disabled, every
-// buffer is drained once more and the file is finalized with per-CPU
-// totals, build-ids and the kernel symbols that samples hit.
+// event fds, a signalfd, the --control FIFO and the in-process control
+// channel (record/control/: enable and disable commands switch the
+// sampling events, each switch written as a kControl chunk), drain every
+// CPU's buffer into the current chunk, hand full or half-second-old chunks
+// to the sink (record/output/record_sink.h: the file, the flight
+// recorder's memory, rotating files or sample-top's feed). When the
+// command or the attached processes exit, the duration ends or a stop
+// signal arrives, the events are disabled, every buffer is drained once
+// more and the sink finishes with per-CPU totals, build-ids and the kernel
+// symbols that samples hit.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -27,34 +30,13 @@
 #include "libsample/perf/event_table.h"
 #include "libsample/result.h"
 #include "record/alloc/alloc_probes.h"
-#include "record/drain/rotating_output.h"
+#include "record/control/control_channel.h"
+#include "record/output/record_sink.h"
+#include "record/output/rotating_output.h"
 #include "record/events/event_attrs.h"
 #include "record/record_target.h"
 
 namespace sample::record {
-
-// A recorder run by another program in the same process (sample-top): it
-// records in memory as the flight recorder does, and hands over what it
-// drains as it goes. Every hook runs on the recorder's thread.
-struct LiveHooks {
-  // Once the events are open and before sampling starts: their
-  // descriptions, as a file's kEvents chunk holds them (the records that
-  // `chunk` gets are parsed with them once their CPU fields are in).
-  std::function<void(const std::vector<EventDesc>& events)> opened;
-  // Each records chunk as drained, the /proc description of targets that
-  // were running before the recording first.
-  std::function<void(const format::RecordsChunk& chunk)> chunk;
-  // A snapshot was written (the 'snapshot' control command): where, and
-  // its samples.
-  std::function<void(const std::string& path, uint64_t samples)> snapshot;
-  // A snapshot failed: why (said here instead of on stderr).
-  std::function<void(const std::string& error)> snapshot_failed;
-  // How old a chunk gets before it is handed over; 0: the recorder's own.
-  uint64_t chunk_max_age_ns = 0;
-  // The flight history's byte cap; 0: FlightByteCap(flight_seconds).
-  uint64_t history_byte_cap = 0;
-  // With `chunk` set, the end writes no file (snapshots only).
-};
 
 struct RecordOptions {
   TargetOptions target;
@@ -90,9 +72,8 @@ struct RecordOptions {
   bool embed = true;
   bool quiet = false;
   std::vector<std::string> invocation;  // our own argv, stored in the file
-  LiveHooks live;                       // sample-top's; empty for sample-record
   // --switch-output, --switch-max-files: the recording cut into complete
-  // files, FILE.<local time> (record/drain/rotating_output.h).
+  // files, FILE.<local time> (record/output/rotating_output.h).
   SwitchPolicy switch_output;
 };
 
@@ -108,6 +89,14 @@ struct RecordSummary {
   std::string written_to;  // what the summary names; empty: the output file
 };
 
+// Records into the sink `options` ask for (MakeRecordSink: the file, the
+// flight recorder or rotating files).
 Result<RecordSummary> RunRecording(const RecordOptions& options);
+
+// Records into `sink` (sample-top's FlightSink with LiveHooks), also
+// controlled through `control` (commands posted in this process) when not
+// null.
+Result<RecordSummary> RunRecording(const RecordOptions& options, std::unique_ptr<RecordSink> sink,
+                                   ControlChannel* control);
 
 }  // namespace sample::record

@@ -46,8 +46,8 @@ RecordingLoop::RecordingLoop(LoopParts parts)
     : parts_(std::move(parts)),
       watching_targets_(parts_.target.kind == TargetKind::kProcesses ||
                         parts_.target.kind == TargetKind::kThreads),
-      max_age_(parts_.options.live.chunk_max_age_ns != 0
-                   ? std::min(parts_.options.live.chunk_max_age_ns, kFirstChunkMaxAgeNs)
+      max_age_(parts_.sink.chunk_max_age_ns() != 0
+                   ? std::min(parts_.sink.chunk_max_age_ns(), kFirstChunkMaxAgeNs)
                    : kFirstChunkMaxAgeNs) {
   const RecordOptions& options = parts_.options;
   // -D -1 waits for --control's enable; --duration counts from the start.
@@ -57,6 +57,9 @@ RecordingLoop::RecordingLoop(LoopParts parts)
 
   loop_.AddFd(parts_.signal_fd, [this] { return OnSignals(); });
   if (parts_.control.fd() >= 0) loop_.AddFd(parts_.control.fd(), [this] { return OnControl(); });
+  if (parts_.control.channel_fd() >= 0) {
+    loop_.AddFd(parts_.control.channel_fd(), [this] { return OnControl(); });
+  }
   for (size_t owner : parts_.opener.ring_owners()) {
     // Readiness only wakes the loop: every ring is drained at each wakeup.
     loop_.AddFd(parts_.opener.events()[owner].fd(), nullptr, [this]() -> Result<void> {
@@ -91,23 +94,19 @@ RecordingLoop::RecordingLoop(LoopParts parts)
     FlushChunk(now);
     return {};
   });
-  snapshot_timer_ = loop_.AddTimer(EventLoop::kNever, [this](uint64_t) -> Result<void> {
-    Snapshot();
-    return {};
-  });
-  const bool timed_switch =
-      parts_.rotating && parts_.rotating->policy().kind == SwitchPolicy::Kind::kTime;
-  switch_timer_ = loop_.AddTimer(
-      timed_switch ? parts_.start_ns + parts_.rotating->policy().time_ns : EventLoop::kNever,
-      [this](uint64_t now) -> Result<void> {
-        SwitchOutput(now);
-        return {};
-      });
+  // A cut of the output: at once for SIGUSR2 and the 'snapshot' command,
+  // or every CutPolicy::every_ns.
+  const CutPolicy& cut = cut_policy_;
+  cut_timer_ = loop_.AddTimer(cut.every_ns != 0 ? parts_.start_ns + cut.every_ns : EventLoop::kNever,
+                              [this](uint64_t now) -> Result<void> {
+                                CutOutput(now);
+                                return {};
+                              });
 }
 
 Result<StopCause> RecordingLoop::Run() {
-  if (const auto nice = RequestShortSlice(); nice && parts_.writer) {
-    parts_.writer->SetThreadNice(*nice);  // the writer keeps up beside the drain
+  if (const auto nice = RequestShortSlice()) {
+    parts_.sink.SetWriterNice(*nice);  // the writer keeps up beside the drain
   }
   TRY(loop_.Run());
   return cause_;
@@ -117,10 +116,7 @@ Result<void> RecordingLoop::OnSignals() {
   signalfd_siginfo info;
   while (read(parts_.signal_fd, &info, sizeof(info)) == sizeof(info)) {
     if (info.ssi_signo == SIGUSR2) {
-      if (parts_.flight) loop_.SetTimer(snapshot_timer_, 0);
-      if (parts_.rotating && parts_.rotating->policy().kind == SwitchPolicy::Kind::kSignal) {
-        loop_.SetTimer(switch_timer_, 0);
-      }
+      if (cut_policy_.on_signal) loop_.SetTimer(cut_timer_, 0);
     } else if (info.ssi_signo != SIGCHLD) {
       cause_.stop_signal = static_cast<int>(info.ssi_signo);
       loop_.Stop();
@@ -138,9 +134,9 @@ Result<void> RecordingLoop::OnControl() {
   if (stop_commanded) loop_.Stop();
   // A command that switched sampling overrides -D's timer.
   if (parts_.control.commanded()) loop_.SetTimer(enable_timer_, EventLoop::kNever);
-  if (parts_.control.TakeSnapshotRequest() && parts_.flight) {
+  if (parts_.control.TakeSnapshotRequest() && cut_policy_.kind == CutPolicy::Kind::kSnapshot) {
     snapshot_commanded_ = true;
-    loop_.SetTimer(snapshot_timer_, 0);
+    loop_.SetTimer(cut_timer_, 0);
   }
   return {};
 }
@@ -169,8 +165,8 @@ void RecordingLoop::FlushChunk(uint64_t now) {
   const bool had_records = !parts_.drainer.chunk_empty();
   if (parts_.drainer.Flush(/*wait=*/false)) {
     if (had_records) {
-      const uint64_t live = parts_.options.live.chunk_max_age_ns;
-      max_age_ = live != 0 ? live : kChunkMaxAgeNs;
+      const uint64_t sink_age = parts_.sink.chunk_max_age_ns();
+      max_age_ = sink_age != 0 ? sink_age : kChunkMaxAgeNs;
     }
     loop_.SetTimer(flush_timer_, now + max_age_);
   } else {
@@ -179,41 +175,34 @@ void RecordingLoop::FlushChunk(uint64_t now) {
     // the writer we wait for).
     loop_.SetTimer(flush_timer_, now + kFlushRetryNs);
   }
-  if ((parts_.writer && parts_.writer->failed()) ||
-      (parts_.rotating && parts_.rotating->failed())) {
+  if (parts_.sink.failed()) {
     cause_.write_failed = true;
     loop_.Stop();
   }
-  if (parts_.rotating && parts_.rotating->policy().kind == SwitchPolicy::Kind::kSize &&
-      parts_.rotating->bytes_written() >= parts_.rotating->policy().bytes) {
-    loop_.SetTimer(switch_timer_, 0);
+  if (cut_policy_.at_bytes != 0 && parts_.sink.current_bytes() >= cut_policy_.at_bytes) {
+    loop_.SetTimer(cut_timer_, 0);
   }
 }
 
-void RecordingLoop::SwitchOutput(uint64_t now) {
-  // A failed switch ends the recording as a failed write does (the files
-  // closed before it are whole); Finish says why.
-  if (auto switched = parts_.switch_output(); !switched) {
-    fmt::print(stderr, "sample-record: --switch-output: {}\n", switched.error().message);
-    cause_.write_failed = true;
-    loop_.Stop();
-    return;
+void RecordingLoop::CutOutput(uint64_t now) {
+  auto cut = parts_.cut();
+  if (cut_policy_.kind == CutPolicy::Kind::kNextFile) {
+    // A failed switch ends the recording as a failed write does (the files
+    // closed before it are whole); Finish says why.
+    if (!cut) {
+      fmt::print(stderr, "sample-record: --switch-output: {}\n", cut.error().message);
+      cause_.write_failed = true;
+      loop_.Stop();
+      return;
+    }
+  } else {
+    // A failed snapshot is said and answered; recording goes on.
+    if (!cut) parts_.sink.SayCutFailed(cut.error().message);
+    if (snapshot_commanded_) parts_.control.AnswerSnapshot(cut.has_value());
+    snapshot_commanded_ = false;
   }
-  const SwitchPolicy& policy = parts_.rotating->policy();
-  loop_.SetTimer(switch_timer_, policy.kind == SwitchPolicy::Kind::kTime ? now + policy.time_ns
-                                                                         : EventLoop::kNever);
-}
-
-void RecordingLoop::Snapshot() {
-  // A failed snapshot is said and answered; recording goes on.
-  auto written = parts_.snapshot();
-  if (!written && parts_.options.live.snapshot_failed) {
-    parts_.options.live.snapshot_failed(written.error().message);
-  } else if (!written) {
-    fmt::print(stderr, "sample-record: snapshot: {}\n", written.error().message);
-  }
-  if (snapshot_commanded_) parts_.control.AnswerSnapshot(written.has_value());
-  snapshot_commanded_ = false;
+  loop_.SetTimer(cut_timer_,
+                 cut_policy_.every_ns != 0 ? now + cut_policy_.every_ns : EventLoop::kNever);
   loop_.SetTimer(flush_timer_, MonotonicNowNs() + max_age_);
 }
 
@@ -226,9 +215,7 @@ void RecordingLoop::ShowStatus() {
     samples += c.samples;
     lost += c.lost_samples + c.dropped_samples;
   }
-  const std::string kept =
-      parts_.flight ? fmt::format("{} in memory", HumanBytes(parts_.flight->held_bytes()))
-                    : fmt::format("{} written", HumanBytes(parts_.writer->bytes_written()));
+  const std::string kept = parts_.sink.Held();
   fmt::print(stderr, "\r[ recording: {:.1f} s, {} samples, {} lost, {} ]\033[K",
              (now - parts_.start_ns) / 1e9, samples, lost, kept);
   std::fflush(stderr);

@@ -3,14 +3,16 @@
 //
 //   the signalfd     stop signals end the recording; SIGCHLD, the
 //                    command's end; SIGUSR2, a flight snapshot
-//   --control FIFO   its commands (enable, disable, stop, snapshot)
+//   --control FIFO   its commands (enable, disable, stop, snapshot), and
+//   the channel      the same posted in this process (sample-top)
 //   event fds        a hangup (a target thread gone) asks for a target
 //                    check at once
 //   every wakeup     drain every ring; a full chunk goes to the writer;
 //                    the status line
 //   timers           -D's delay ends; --duration ends; -p/-t targets are
 //                    checked for having exited; a chunk goes to the writer
-//                    when old enough; a flight snapshot is written
+//                    when old enough; the output is cut (CutPolicy: a
+//                    snapshot, the next file)
 //
 // Run returns why it ended (StopCause). Owns the loop and the timers'
 // state; everything in LoopParts belongs to the recorder and outlives it.
@@ -28,9 +30,8 @@
 #include "libsample/unique_fd.h"
 #include "record/control/event_loop.h"
 #include "record/control/sampling_control.h"
-#include "record/drain/flight_recorder.h"
 #include "record/drain/ring_drainer.h"
-#include "record/drain/rotating_output.h"
+#include "record/output/record_sink.h"
 #include "record/events/event_opener.h"
 #include "record/record_target.h"
 #include "record/recorder.h"
@@ -60,17 +61,13 @@ struct LoopParts {
   EventOpener& opener;
   RingDrainer& drainer;
   SamplingControl& control;
-  const format::SampleFileWriter* writer;  // null with --flight-recorder
-  const FlightRecorder* flight;            // null without
-  int signal_fd;                           // from BlockRecordingSignals
-  pid_t child;                             // the command, or -1
-  uint64_t start_ns;                       // the events went on
-  bool status_line;                        // a status line on stderr
-  // Writes a flight snapshot (the recorder knows the closing chunks).
-  std::function<Result<void>()> snapshot;
-  const RotatingOutput* rotating = nullptr;  // --switch-output; null without
-  // Closes the current file and opens the next (--switch-output).
-  std::function<Result<void>()> switch_output = nullptr;
+  RecordSink& sink;
+  int signal_fd;     // from BlockRecordingSignals
+  pid_t child;       // the command, or -1
+  uint64_t start_ns;  // the events went on
+  bool status_line;  // a status line on stderr
+  // Cuts the sink's output (the recorder knows the closing chunks).
+  std::function<Result<void>()> cut;
 };
 
 class RecordingLoop {
@@ -90,10 +87,11 @@ class RecordingLoop {
   void ShowStatus();
   Result<void> StartSampling();
   void CheckTargets(uint64_t now);
-  void Snapshot();
-  void SwitchOutput(uint64_t now);
+  // A cut of the output (CutPolicy): a snapshot, or the next file.
+  void CutOutput(uint64_t now);
 
   LoopParts parts_;
+  const CutPolicy cut_policy_ = parts_.sink.cut_policy();
   EventLoop loop_;
   StopCause cause_;
   bool watching_targets_;  // -p/-t: checked for having exited
@@ -103,8 +101,7 @@ class RecordingLoop {
   EventLoop::TimerId enable_timer_ = 0;
   EventLoop::TimerId target_timer_ = 0;
   EventLoop::TimerId flush_timer_ = 0;
-  EventLoop::TimerId snapshot_timer_ = 0;
-  EventLoop::TimerId switch_timer_ = 0;
+  EventLoop::TimerId cut_timer_ = 0;
 };
 
 }  // namespace sample::record

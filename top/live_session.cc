@@ -1,8 +1,6 @@
 #include "top/live_session.h"
 
-#include <fcntl.h>
 #include <signal.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -36,72 +34,34 @@ Result<std::unique_ptr<LiveSession>> LiveSession::Start(TopOptions options) {
 }
 
 Result<void> LiveSession::Begin() {
-  // The recorder's control FIFO, in a private directory of $TMPDIR (else
-  // /tmp), removed as soon as both ends are open.
-  const char* tmpdir = std::getenv("TMPDIR");
-  std::string dir =
-      std::string(tmpdir != nullptr && *tmpdir != '\0' ? tmpdir : "/tmp") + "/sample-top.XXXXXX";
-  if (mkdtemp(dir.data()) == nullptr) {
-    return Fail(
-        fmt::format("cannot make a directory for the recorder's control FIFO: mkdtemp "
-                    "{}: {} (set TMPDIR to a writable directory)",
-                    dir, strerror(errno)));
-  }
-  control_dir_ = dir;
-  control_fifo_ = control_dir_ + "/control";
-  if (mkfifo(control_fifo_.c_str(), 0600) != 0) {
-    return Fail(fmt::format("mkfifo {}: {}", control_fifo_, strerror(errno)));
-  }
+  // The recorder is controlled in this process: 'snapshot' for s, 'stop'
+  // at the end.
+  TRY_ASSIGN(auto channel, record::ControlChannel::Create());
+  control_.emplace(std::move(channel));
   record::RecordOptions& record = options_.record;
-  record.control = "fifo:" + control_fifo_;
   record.flight_seconds = kSaveSeconds;
   record.quiet = true;
-  record.live.chunk_max_age_ns = kChunkAgeNs;
-  record.live.history_byte_cap = kSaveBytes;
-  record.live.opened = [this](const std::vector<EventDesc>& events) {
+  record::LiveHooks live;
+  live.chunk_max_age_ns = kChunkAgeNs;
+  live.history_byte_cap = kSaveBytes;
+  live.opened = [this](const std::vector<EventDesc>& events) {
     std::lock_guard lock(mutex_);
     events_ = events;
     opened_ = true;
     changed_.notify_all();
   };
-  record.live.chunk = [this](const format::RecordsChunk& chunk) {
-    std::lock_guard lock(mutex_);
-    // A view that is not refreshing (a prompt, a save) keeps at most this
-    // much; the oldest chunks go first, and are counted.
-    constexpr uint64_t kPendingCap = uint64_t{64} << 20;
-    while (!pending_.empty() && pending_bytes_ + chunk.records.size() > kPendingCap) {
-      ++dropped_chunks_;
-      dropped_records_ += pending_.front().record_count;
-      pending_bytes_ -= pending_.front().records.size();
-      pending_.erase(pending_.begin());
-    }
-    pending_bytes_ += chunk.records.size();
-    // A copy (the flight history keeps the chunk for s) into a buffer
-    // of an earlier refresh.
-    format::RecordsChunk copy;
-    if (!free_.empty()) {
-      copy.records = std::move(free_.back());
-      free_.pop_back();
-    }
-    copy.records.assign(chunk.records.begin(), chunk.records.end());
-    copy.record_count = chunk.record_count;
-    copy.time_min = chunk.time_min;
-    copy.time_max = chunk.time_max;
-    copy.sample_time_offset = chunk.sample_time_offset;
-    copy.cpu_field = chunk.cpu_field;
-    copy.cpu_runs = chunk.cpu_runs;
-    pending_.push_back(std::move(copy));
-  };
-  record.live.snapshot = [this](const std::string& path, uint64_t samples) {
+  live.chunk = [this](const format::RecordsChunk& chunk) { Keep(chunk); };
+  live.snapshot = [this](const std::string& path, uint64_t samples) {
     std::lock_guard lock(mutex_);
     saved_ = fmt::format("saved {} ({} samples)", path, samples);
     changed_.notify_all();
   };
-  record.live.snapshot_failed = [this](const std::string& error) {
+  live.snapshot_failed = [this](const std::string& error) {
     std::lock_guard lock(mutex_);
     saved_ = "not saved: " + error;
     changed_.notify_all();
   };
+  sink_ = std::make_unique<record::FlightSink>(options_.record, kSaveSeconds, std::move(live));
   // The stop signals wait for the recorder's signalfd: blocked here, and
   // so in the recorder's thread, which inherits the mask.
   sigset_t signals;
@@ -117,12 +77,6 @@ Result<void> LiveSession::Begin() {
     recorder_.join();
     return tl::unexpected(std::move(error));
   }
-  // The recorder has the FIFO open: ours too, then it can go.
-  control_fd_ = open(control_fifo_.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
-  unlink(control_fifo_.c_str());
-  rmdir(control_dir_.c_str());
-  control_fifo_.clear();
-  control_dir_.clear();
   // Kernel symbols as addresses come, from the recorder's per-boot sorted
   // table where it covers them: reading and sorting the kernel's 5.4 MB
   // table took a quarter of sample-top's CPU over 20 s.
@@ -145,8 +99,37 @@ Result<void> LiveSession::Begin() {
   return {};
 }
 
+void LiveSession::Keep(const format::RecordsChunk& chunk) {
+  std::lock_guard lock(mutex_);
+  // A view that is not refreshing (a prompt, a save) keeps at most this
+  // much; the oldest chunks go first, and are counted.
+  constexpr uint64_t kPendingCap = uint64_t{64} << 20;
+  while (!pending_.empty() && pending_bytes_ + chunk.records.size() > kPendingCap) {
+    ++dropped_chunks_;
+    dropped_records_ += pending_.front().record_count;
+    pending_bytes_ -= pending_.front().records.size();
+    pending_.erase(pending_.begin());
+  }
+  pending_bytes_ += chunk.records.size();
+  // A copy (the flight history keeps the chunk for s) into a buffer of an
+  // earlier refresh.
+  format::RecordsChunk copy;
+  if (!free_.empty()) {
+    copy.records = std::move(free_.back());
+    free_.pop_back();
+  }
+  copy.records.assign(chunk.records.begin(), chunk.records.end());
+  copy.record_count = chunk.record_count;
+  copy.time_min = chunk.time_min;
+  copy.time_max = chunk.time_max;
+  copy.sample_time_offset = chunk.sample_time_offset;
+  copy.cpu_field = chunk.cpu_field;
+  copy.cpu_runs = chunk.cpu_runs;
+  pending_.push_back(std::move(copy));
+}
+
 void LiveSession::RecorderThread() {
-  auto result = record::RunRecording(options_.record);
+  auto result = record::RunRecording(options_.record, std::move(sink_), &*control_);
   std::lock_guard lock(mutex_);
   result_ = std::move(result);
   ended_ = true;
@@ -155,11 +138,8 @@ void LiveSession::RecorderThread() {
 
 LiveSession::~LiveSession() { Stop(); }
 
-void LiveSession::Command(const std::string& line) {
-  // The recorder holds the FIFO open for reading: this cannot block.
-  if (control_fd_ < 0) return;
-  const ssize_t written = write(control_fd_, line.data(), line.size());
-  (void)written;
+void LiveSession::Command(record::ControlCommand::Kind kind) {
+  if (control_) control_->Post({kind, ""});
 }
 
 bool LiveSession::WaitForEnd(uint64_t ms) {
@@ -174,15 +154,9 @@ int LiveSession::Stop() {
       std::lock_guard lock(mutex_);
       ended = ended_;
     }
-    if (!ended) Command("stop\n");
+    if (!ended) Command(record::ControlCommand::Kind::kStop);
     recorder_.join();
   }
-  if (!control_fifo_.empty()) unlink(control_fifo_.c_str());
-  if (!control_dir_.empty()) rmdir(control_dir_.c_str());
-  control_fifo_.clear();
-  control_dir_.clear();
-  if (control_fd_ >= 0) close(control_fd_);
-  control_fd_ = -1;
   return exit_status();
 }
 
@@ -246,7 +220,7 @@ std::string LiveSession::Save() {
     std::lock_guard lock(mutex_);
     saved_.reset();
   }
-  Command("snapshot\n");
+  Command(record::ControlCommand::Kind::kSnapshot);
   std::unique_lock lock(mutex_);
   if (!changed_.wait_for(lock, std::chrono::seconds(10), [this] { return saved_ || ended_; }) ||
       !saved_) {

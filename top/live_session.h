@@ -1,12 +1,13 @@
 // LiveSession: sample-top's recording and its refreshes. The recorder
 // (record/recorder.h) runs on a thread of its own in memory, as the flight
-// recorder does, with LiveHooks handing over every chunk it drains; each
-// refresh gives the chunks since the last one to a MemoryRecording and
-// the LiveLoader (report/load/recording_loader.h), which keeps processes,
-// mappings and symbol sources between refreshes, so a refresh costs the
-// new samples only. The recorder is driven through its own --control FIFO
-// (a private directory): 'snapshot' for the s key, 'stop' at the end.
-// Stop signals reach the recorder (its signalfd) and end the session.
+// recorder does, into a FlightSink whose LiveHooks hand over every chunk
+// it drains; each refresh gives the chunks since the last one to a
+// MemoryRecording and the LiveLoader (report/load/recording_loader.h),
+// which keeps processes, mappings and symbol sources between refreshes, so
+// a refresh costs the new samples only. The recorder is controlled in this
+// process through a ControlChannel: 'snapshot' for the s key, 'stop' at
+// the end. Stop signals reach the recorder (its signalfd) and end the
+// session.
 #pragma once
 
 #include <condition_variable>
@@ -20,6 +21,8 @@
 
 #include "formats/memory_recording.h"
 #include "libsample/result.h"
+#include "record/control/control_channel.h"
+#include "record/output/flight_sink.h"
 #include "record/recorder.h"
 #include "report/load/recording_loader.h"
 #include "report/tui/terminal_browser.h"
@@ -68,12 +71,13 @@ class LiveSession final : public report::LiveFeed {
   explicit LiveSession(TopOptions options) : options_(std::move(options)) {}
   Result<void> Begin();
   void RecorderThread();
-  void Command(const std::string& line);
+  // A chunk the recorder drained, copied for the next refresh.
+  void Keep(const format::RecordsChunk& chunk);
+  void Command(record::ControlCommand::Kind kind);
 
   TopOptions options_;
-  std::string control_dir_;
-  std::string control_fifo_;
-  int control_fd_ = -1;  // our end of the FIFO, which is gone from the file system
+  std::optional<record::ControlChannel> control_;
+  std::unique_ptr<record::RecordSink> sink_;  // the recorder's, until it starts
   std::thread recorder_;
 
   mutable std::mutex mutex_;

@@ -26,14 +26,15 @@ std::string Printable(std::string_view line, size_t max = 80) {
 
 Result<SamplingControl> SamplingControl::Create(EventOpener& opener, ChunkSink sink,
                                                 const std::string& control, bool log, bool tell,
-                                                bool snapshots) {
+                                                bool snapshots, ControlChannel* channel) {
   std::optional<ControlFifo> fifo;
   if (!control.empty()) {
     TRY_ASSIGN(auto paths, ParseControlSpec(control));
     TRY_ASSIGN(auto opened, ControlFifo::Open(paths));
     fifo.emplace(std::move(opened));
   }
-  return SamplingControl(opener, std::move(sink), std::move(fifo), log || fifo.has_value(), tell,
+  const bool logged = log || fifo.has_value() || channel != nullptr;
+  return SamplingControl(opener, std::move(sink), std::move(fifo), channel, logged, tell,
                          snapshots);
 }
 
@@ -57,59 +58,82 @@ void SamplingControl::Switched(bool on, uint64_t time_ns) {
 }
 
 Result<bool> SamplingControl::RunCommands() {
-  if (!fifo_) return false;
   bool stop = false;
-  for (const std::string& line : fifo_->ReadLines()) {
-    const ControlCommand command = ParseControlCommand(line);
-    using Kind = ControlCommand::Kind;
-    if (command.kind == Kind::kUnknown) {
-      fmt::print(stderr,
-                 "sample-record: --control: unknown command '{}' ignored (enable [EVENT], "
-                 "disable [EVENT], stop, ping, snapshot)\n",
-                 Printable(line));
-      fifo_->Answer(false);
-      continue;
+  if (fifo_) {
+    // The FIFO's lines are the same commands, answered on its ACK FIFO.
+    for (const std::string& line : fifo_->ReadLines()) {
+      TRY_ASSIGN(const bool stopped, Run(ParseControlCommand(line), line, /*from_fifo=*/true));
+      stop |= stopped;
     }
-    if (command.kind == Kind::kSnapshot) {
-      if (!snapshots_) {
-        fmt::print(stderr,
-                   "sample-record: --control: 'snapshot' needs --flight-recorder; ignored\n");
-        fifo_->Answer(false);
-      } else {
-        snapshot_requested_ = true;  // answered once written
-      }
-      continue;
+  }
+  if (channel_ != nullptr) {
+    for (const ControlCommand& command : channel_->Take()) {
+      TRY_ASSIGN(const bool stopped, Run(command, command.event, /*from_fifo=*/false));
+      stop |= stopped;
     }
-    if (command.kind == Kind::kPing || command.kind == Kind::kStop) {
-      stop |= command.kind == Kind::kStop;
-      fifo_->Answer(true);
-      continue;
-    }
-    const bool on = command.kind == Kind::kEnable;
-    std::optional<size_t> spec;
-    if (!command.event.empty()) {
-      auto found = opener_.FindSwitchable(command.event);
-      if (!found) {
-        // The message holds the name as written: escaped too.
-        fmt::print(stderr, "sample-record: --control: '{}': {}; ignored\n", Printable(line),
-                   Printable(found.error().message, 1000));
-        fifo_->Answer(false);
-        continue;
-      }
-      spec = *found;
-    }
-    // The window holds every sample taken in it: it opens before the
-    // events are on and closes after they are off.
-    const uint64_t before = MonotonicNowNs();
-    TRY(opener_.SetSampling(on, spec));
-    Log(on, spec ? static_cast<uint32_t>(*spec) : format::kControlAllEvents,
-        on ? before : MonotonicNowNs());
-    commanded_ = true;
-    Tell(fmt::format("recording {}{}", on ? "enabled" : "disabled",
-                     spec ? fmt::format(" for {}", command.event) : ""));
-    fifo_->Answer(true);
   }
   return stop;
+}
+
+Result<bool> SamplingControl::Run(const ControlCommand& command, std::string_view line,
+                                  bool from_fifo) {
+  auto answer = [&](bool ok) {
+    if (from_fifo) fifo_->Answer(ok);
+  };
+  using Kind = ControlCommand::Kind;
+  if (command.kind == Kind::kUnknown) {
+    fmt::print(stderr,
+               "sample-record: --control: unknown command '{}' ignored (enable [EVENT], "
+               "disable [EVENT], stop, ping, snapshot)\n",
+               Printable(line));
+    answer(false);
+    return false;
+  }
+  if (command.kind == Kind::kSnapshot) {
+    if (!snapshots_) {
+      fmt::print(stderr, "sample-record: --control: 'snapshot' needs --flight-recorder; ignored\n");
+      answer(false);
+    } else {
+      ++snapshots_requested_;  // answered once written
+      if (from_fifo) ++fifo_snapshots_;
+    }
+    return false;
+  }
+  if (command.kind == Kind::kPing || command.kind == Kind::kStop) {
+    answer(true);
+    return command.kind == Kind::kStop;
+  }
+  const bool on = command.kind == Kind::kEnable;
+  std::optional<size_t> spec;
+  if (!command.event.empty()) {
+    auto found = opener_.FindSwitchable(command.event);
+    if (!found) {
+      // The message holds the name as written: escaped too.
+      fmt::print(stderr, "sample-record: --control: '{}': {}; ignored\n", Printable(line),
+                 Printable(found.error().message, 1000));
+      answer(false);
+      return false;
+    }
+    spec = *found;
+  }
+  // The window holds every sample taken in it: it opens before the events
+  // are on and closes after they are off.
+  const uint64_t before = MonotonicNowNs();
+  TRY(opener_.SetSampling(on, spec));
+  Log(on, spec ? static_cast<uint32_t>(*spec) : format::kControlAllEvents,
+      on ? before : MonotonicNowNs());
+  commanded_ = true;
+  Tell(fmt::format("recording {}{}", on ? "enabled" : "disabled",
+                   spec ? fmt::format(" for {}", command.event) : ""));
+  answer(true);
+  return false;
+}
+
+bool SamplingControl::TakeSnapshotRequest() { return std::exchange(snapshots_requested_, 0) > 0; }
+
+void SamplingControl::AnswerSnapshot(bool ok) {
+  // The requests that came through the FIFO are answered there, each.
+  for (; fifo_ && fifo_snapshots_ > 0; --fifo_snapshots_) fifo_->Answer(ok);
 }
 
 }  // namespace sample::record

@@ -57,10 +57,10 @@ bool CopiesStacks(const EventTable& table) {
 }  // namespace
 
 RingDrainer::RingDrainer(EventOpener& opener, std::vector<int> cpus,
-                         format::SampleFileWriter* writer, PostmortemFacts& facts)
+                         RecordSink& sink, PostmortemFacts& facts)
     : opener_(opener),
       cpus_(std::move(cpus)),
-      writer_(writer),
+      sink_(sink),
       facts_(facts),
       table_(opener.Describe()),
       attr_(opener.first_attr()),
@@ -127,11 +127,7 @@ bool RingDrainer::Flush(bool wait) {
   if (chunk_.empty()) return true;
   format::RecordsChunk chunk = chunk_.Take();
   std::vector<std::byte> spare;
-  if (divert_) {
-    spare = divert_(std::move(chunk));
-  } else if (wait) {
-    writer_->SubmitRecords(std::move(chunk));
-  } else if (!writer_->TrySubmitRecords(chunk, &spare)) {
+  if (!sink_.AddRecords(chunk, wait, &spare)) {
     chunk_.Restore(std::move(chunk));
     return false;
   }
@@ -140,7 +136,6 @@ bool RingDrainer::Flush(bool wait) {
     last_time_ = std::max(last_time_, range->second);
   }
   records_written_ += chunk_.records();
-  if (wait && !divert_) spare = writer_->TakeSpareBuffer();
   chunk_.Reset(std::move(spare));
   return true;
 }

@@ -1,11 +1,11 @@
 // RingDrainer: moves what the kernel wrote into the ring buffers to the
-// file writer, on the recording thread.
+// recording's sink (record/output/record_sink.h), on the recording thread.
 //
 // DrainAll copies every CPU's new records into the pending chunk and
 // accounts for them on the way (samples and losses per CPU; mappings and
 // kernel addresses for the postmortem facts); Flush hands the chunk to the
-// writer, without waiting while recording. Owns the pending chunk and the
-// counts; uses the opener's rings and the writer, which outlive it.
+// sink, without waiting while recording. Owns the pending chunk and the
+// counts; uses the opener's rings and the sink, which outlive it.
 #pragma once
 
 #include <cstdint>
@@ -20,6 +20,7 @@
 #include "record/drain/pending_chunk.h"
 #include "record/events/event_opener.h"
 #include "record/facts/postmortem_facts.h"
+#include "record/output/record_sink.h"
 #include "record/record_summary.h"
 
 namespace sample::record {
@@ -33,20 +34,14 @@ std::optional<int> RequestShortSlice();
 class RingDrainer {
  public:
   // `cpus`: the CPU of each ring, in the opener's ring_owners() order.
-  // `writer` may be null when every chunk is diverted (DivertTo).
-  RingDrainer(EventOpener& opener, std::vector<int> cpus, format::SampleFileWriter* writer,
+  RingDrainer(EventOpener& opener, std::vector<int> cpus, RecordSink& sink,
               PostmortemFacts& facts);
-
-  // Where chunks go instead of the writer (--flight-recorder's history);
-  // it returns a buffer to build the next chunk in (possibly empty).
-  using Divert = std::function<std::vector<std::byte>(format::RecordsChunk)>;
-  void DivertTo(Divert divert) { divert_ = std::move(divert); }
 
   // Copies and accounts for everything between tail and head of every ring.
   void DrainAll();
-  // Hands the pending chunk to the writer. With `wait` false this never
-  // blocks: if the writer thread holds its lock, returns false and the
-  // chunk grows until the next try.
+  // Hands the pending chunk to the sink. With `wait` false this never
+  // blocks: if the sink cannot take it now (its writer thread holds its
+  // lock), returns false and the chunk grows until the next try.
   bool Flush(bool wait);
   // Whether the pending chunk is big enough to hand over.
   bool chunk_full() const;
@@ -66,8 +61,7 @@ class RingDrainer {
 
   EventOpener& opener_;
   std::vector<int> cpus_;
-  format::SampleFileWriter* writer_;
-  Divert divert_;
+  RecordSink& sink_;
   PostmortemFacts& facts_;
   EventTable table_;        // to parse records by the event that wrote them
   perf_event_attr attr_{};  // the first event's: time and trailer layout are common to all

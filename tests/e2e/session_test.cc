@@ -230,6 +230,19 @@ TEST_F(SessionTest, StatusLineOnlyOnATerminal) {
       {kRecord, "-q", "-e", "cpu-clock", "-o", dir_ / "quiet.data", "--", kSplit, "0.2"}, dir_);
   ASSERT_EQ(quiet.exit_code, 0) << quiet.err;
   EXPECT_EQ(quiet.err, "");
+
+  // Every output shows what it holds: rotating files their bytes written
+  // (the line once read the single file's writer, which they have not),
+  // the flight recorder its memory.
+  for (const char* output : {"--switch-output=1s", "--flight-recorder=5"}) {
+    const std::string each = ShellQuote(kRecord) + " -e cpu-clock -F 1000 " + output + " -o " +
+                             ShellQuote(dir_ / "each.data") + " -- " + ShellQuote(kSplit) +
+                             " 1.2 >/dev/null";
+    const RunResult shown = RunTool({kScript, "-qefc", each, "/dev/null"}, dir_);
+    ASSERT_EQ(shown.exit_code, 0) << output << "\n" << shown.out << shown.err;
+    const std::string held = output[2] == 's' ? " written ]" : " in memory ]";
+    EXPECT_NE(shown.out.find(held), std::string::npos) << output << "\n" << shown.out;
+  }
 }
 
 TEST_F(SessionTest, ListEventsShowsWhatOpensHere) {

@@ -100,8 +100,11 @@ TEST_F(TopTest, ShowsTheHotFunctionRefreshesUnfoldsSavesAndQuits) {
   ExpectQuitAtOnce(tmux, dir_);
 }
 
+// The recorder is controlled in-process (no control FIFO in $TMPDIR, so
+// a TMPDIR that does not exist changes nothing).
 TEST_F(TopTest, StdioPrintsOneTablePerInterval) {
-  const RunResult top = RunTool({kTop, "--stdio", "-p", std::to_string(workload_), "-d", "0.5",
+  const RunResult top = RunTool({"/usr/bin/env", "TMPDIR=/nonexistent-sample-top-tmpdir", kTop,
+                                 "--stdio", "-p", std::to_string(workload_), "-d", "0.5",
                                  "--duration", "2.2", "--no-children"},
                                 dir_);
   ASSERT_EQ(top.exit_code, 0) << top.err;

@@ -25,8 +25,8 @@
 
 #include "formats/sample_file_writer.h"
 #include "libsample/result.h"
-#include "record/drain/flight_history.h"
-#include "record/drain/flight_recorder.h"
+#include "record/output/flight_history.h"
+#include "record/output/flight_recorder.h"
 #include "record/record_summary.h"
 
 namespace sample::record {

@@ -22,7 +22,7 @@
 #include "formats/sample_file_writer.h"
 #include "libsample/perf/perf_record.h"
 #include "libsample/result.h"
-#include "record/drain/flight_history.h"
+#include "record/output/flight_history.h"
 
 namespace sample::record {
 

@@ -1,7 +1,7 @@
 // FlightHistory: chunks older than its span are dropped whole, their
 // sideband kept; the byte cap drops the oldest too and says so; a
 // history's counts are its own.
-#include "record/drain/flight_history.h"
+#include "record/output/flight_history.h"
 
 #include <gtest/gtest.h>
 

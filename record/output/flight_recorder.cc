@@ -1,4 +1,4 @@
-#include "record/drain/flight_recorder.h"
+#include "record/output/flight_recorder.h"
 
 #include <sys/stat.h>
 #include <time.h>

@@ -1,4 +1,4 @@
-#include "record/drain/rotating_output.h"
+#include "record/output/rotating_output.h"
 
 #include <unistd.h>
 
@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "record/drain/flight_recorder.h"
+#include "record/output/flight_recorder.h"
 
 namespace sample::record {
 namespace {

@@ -1,4 +1,4 @@
-#include "record/drain/flight_history.h"
+#include "record/output/flight_history.h"
 
 #include <algorithm>
 #include <cstring>
