@@ -126,10 +126,5 @@ struct CacheTrimPolicy {
 // recently used until what is left fits its bytes and count. Best effort.
 void TrimCacheDirectory(int dir_fd, const CacheTrimPolicy& policy);
 
-// This build of sample (the running program's build-id) and of the DWARF
-// libraries it loaded (libdw's and libelf's), so that a cache another build
-// wrote (whose symbolizer may name things otherwise) is not taken: "" when
-// the program's build-id cannot be read (then nothing is cached).
-const std::string& OwnBuildIdentity();
 
 }  // namespace sample

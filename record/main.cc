@@ -7,7 +7,7 @@
 
 #include "libsample/cli/command_line.h"
 #include "libsample/version.h"
-#include "record/counting/counting_session.h"
+#include "record/counting_session.h"
 #include "record/events/event_listing.h"
 #include "record/record_flags.h"
 #include "record/recorder.h"

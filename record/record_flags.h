@@ -9,7 +9,7 @@
 #include <string>
 
 #include "libsample/cli/command_line.h"
-#include "record/counting/counting_session.h"
+#include "record/counting_session.h"
 #include "record/recorder.h"
 
 namespace sample::record {

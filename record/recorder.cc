@@ -21,7 +21,7 @@
 #include "libsample/perf/perf_event_advice.h"
 #include "libsample/regular_file.h"
 #include "libsample/unique_fd.h"
-#include "record/command_launcher.h"
+#include "record/target/command_launcher.h"
 #include "record/control/sampling_control.h"
 #include "record/drain/ring_drainer.h"
 #include "record/events/event_opener.h"
@@ -31,6 +31,9 @@
 #include "record/facts/host_facts.h"
 #include "record/facts/postmortem_facts.h"
 #include "record/facts/proc_synthesis.h"
+#include "record/output/file_sink.h"
+#include "record/output/flight_sink.h"
+#include "record/output/rotating_sink.h"
 #include "record/record_summary.h"
 #include "record/recording_events.h"
 #include "record/recording_loop.h"
@@ -336,6 +339,19 @@ Result<RecordSummary> Recorder::Finish(int exit_status) {
     PrintSummary(summary, drainer_->counters(), target_.cpus, options_);
   }
   return summary;
+}
+
+// sample-record's sink for its options: the file, the flight recorder or
+// rotating files.
+std::unique_ptr<RecordSink> MakeRecordSink(const RecordOptions& options) {
+  if (options.flight_seconds > 0) {
+    return std::make_unique<FlightSink>(options.output, options.flight_seconds, options.quiet,
+                                        std::nullopt);
+  }
+  if (options.switch_output.kind != SwitchPolicy::Kind::kNone) {
+    return std::make_unique<RotatingSink>(options.output, options.switch_output, options.quiet);
+  }
+  return std::make_unique<FileSink>(options.output);
 }
 
 }  // namespace

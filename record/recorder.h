@@ -34,7 +34,7 @@
 #include "record/output/record_sink.h"
 #include "record/output/rotating_output.h"
 #include "record/events/event_attrs.h"
-#include "record/record_target.h"
+#include "record/target/record_target.h"
 
 namespace sample::record {
 

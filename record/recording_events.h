@@ -11,7 +11,7 @@
 
 #include "libsample/result.h"
 #include "record/events/event_opener.h"
-#include "record/record_target.h"
+#include "record/target/record_target.h"
 #include "record/recorder.h"
 
 namespace sample::record {

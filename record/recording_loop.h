@@ -33,7 +33,7 @@
 #include "record/drain/ring_drainer.h"
 #include "record/output/record_sink.h"
 #include "record/events/event_opener.h"
-#include "record/record_target.h"
+#include "record/target/record_target.h"
 #include "record/recorder.h"
 
 namespace sample::record {

@@ -14,6 +14,7 @@
 
 #include "libsample/byte_reader.h"
 #include "libsample/cache_dir.h"
+#include "libsample/symbols/own_build.h"
 #include "libsample/crc32.h"
 #include "libsample/regular_file.h"
 #include "libsample/symbols/perf_buildid_cache.h"

@@ -12,7 +12,7 @@
 #include "libsample/file_limit.h"
 #include "libsample/version.h"
 #include "report/output_file.h"
-#include "report/output_format.h"
+#include "report/export/output_format.h"
 #include "report/report_command.h"
 #include "report/report_flags.h"
 #include "report/text/display_text.h"

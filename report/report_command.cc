@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include "report/diff/diff_runner.h"
-#include "report/output_format.h"
+#include "report/diff_runner.h"
+#include "report/export/output_format.h"
 #include "report/report_runner.h"
 #include "report/text/display_text.h"
 #include "report/tui/terminal_browser.h"

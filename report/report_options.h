@@ -13,26 +13,12 @@
 #include "libsample/model/sample_filter.h"
 #include "report/export/export_input.h"
 #include "report/load/recording_loader.h"
-#include "report/output_format.h"
+#include "report/export/output_format.h"
 #include "report/views/annotate_view.h"
 #include "report/views/call_graph_spec.h"
+#include "report/views/view_options.h"
 
 namespace sample::report {
-
-// How the flat profile and its call graphs look.
-struct ViewOptions {
-  std::vector<SortKey> sort_keys = {SortKey::kComm, SortKey::kDso, SortKey::kSym};
-  // Children/Self columns; unset: on when the file has call chains.
-  std::optional<bool> children;
-  std::optional<CallGraphSpec> call_graph;  // unset: no call graph
-  bool show_nr_samples = false;             // -n: a Samples column
-  bool show_total_period = false;           // a Period column
-  double percent_limit = 0;                 // hide entries below this share
-  // Percentages of the samples the filters keep (true), or of all samples
-  // of the event (perf's --percentage absolute).
-  bool relative_percentage = true;
-  size_t max_stack = 0;  // 0: whole chains
-};
 
 // What a run does (report_command.h), chosen once from the options.
 enum class ReportCommand { kReport, kScript, kAnnotate, kDiff, kExport, kBrowse };

@@ -9,7 +9,7 @@
 #include "libsample/cache_dir.h"
 #include "libsample/model/sample_filter.h"
 #include "report/annotate_cache.h"
-#include "report/diff/diff_runner.h"
+#include "report/diff_runner.h"
 #include "report/export/exporter.h"
 #include "report/json/json_annotate.h"
 #include "report/json/json_printer.h"
@@ -198,7 +198,9 @@ Result<ReportOutput> RunAnnotate(const ReportOptions& options) { return Annotate
 
 Result<ReportOutput> RunBrowse(const ReportOptions& options) {
   TRY_ASSIGN(auto loaded, Load(options));
-  const int status = RunTerminalBrowser(loaded.recording, options);
+  const BrowseOptions browse{options.view, options.filters, options.annotate.syntax,
+                             options.load.binaries};
+  const int status = RunTerminalBrowser(loaded.recording, browse);
   return ReportOutput{"", WithoutRepeats(std::move(loaded.recording.warnings)), status};
 }
 

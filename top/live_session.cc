@@ -61,7 +61,8 @@ Result<void> LiveSession::Begin() {
     saved_ = "not saved: " + error;
     changed_.notify_all();
   };
-  sink_ = std::make_unique<record::FlightSink>(options_.record, kSaveSeconds, std::move(live));
+  sink_ = std::make_unique<record::FlightSink>(record.output, kSaveSeconds, /*quiet=*/true,
+                                               std::move(live));
   // The stop signals wait for the recorder's signalfd: blocked here, and
   // so in the recorder's thread, which inherits the mask.
   sigset_t signals;

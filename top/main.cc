@@ -140,7 +140,8 @@ int main(int argc, char** argv) {
   int status = 0;
   if (tui) {
     (*session)->Refresh();
-    status = sample::report::RunLiveBrowser((*session)->recording(), parsed.report, **session);
+    const sample::report::BrowseOptions browse{parsed.report.view, parsed.report.filters};
+    status = sample::report::RunLiveBrowser((*session)->recording(), browse, **session);
     const int stopped = (*session)->Stop();
     if (status == 0) status = stopped;
   } else {

@@ -24,7 +24,7 @@
 #include "libsample/events/uprobe_definitions.h"
 #include "libsample/perf/perf_event.h"
 #include "libsample/result.h"
-#include "record/record_target.h"
+#include "record/target/record_target.h"
 
 namespace sample::record {
 

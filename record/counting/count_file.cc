@@ -6,7 +6,6 @@
 #include "formats/sample_file_writer.h"
 #include "record/counting/counters.h"
 #include "record/facts/host_facts.h"
-#include "record/recorder.h"
 
 namespace sample::record {
 

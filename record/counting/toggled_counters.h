@@ -30,7 +30,7 @@
 #include "libsample/perf/perf_record.h"
 #include "libsample/result.h"
 #include "record/counting/count_table.h"
-#include "record/record_target.h"
+#include "record/target/record_target.h"
 
 namespace sample::record {
 

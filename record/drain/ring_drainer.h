@@ -21,7 +21,7 @@
 #include "record/events/event_opener.h"
 #include "record/facts/postmortem_facts.h"
 #include "record/output/record_sink.h"
-#include "record/record_summary.h"
+#include "record/output/cpu_counters.h"
 
 namespace sample::record {
 

@@ -21,7 +21,7 @@
 #include "libsample/perf/perf_record.h"
 #include "libsample/perf/user_regs.h"
 #include "libsample/result.h"
-#include "record/record_target.h"
+#include "record/target/record_target.h"
 
 namespace sample::record {
 

@@ -7,7 +7,7 @@
 
 #include "libsample/events/event_filter.h"
 #include "libsample/perf/perf_record.h"
-#include "record/counting/counters.h"
+#include "record/events/counter_reads.h"
 
 namespace sample::record {
 

@@ -26,7 +26,7 @@
 #include "libsample/perf/user_regs.h"
 #include "libsample/result.h"
 #include "record/events/event_attrs.h"
-#include "record/record_target.h"
+#include "record/target/record_target.h"
 
 namespace sample::record {
 

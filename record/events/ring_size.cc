@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "record/record_summary.h"
+#include "libsample/string_parts.h"
 
 namespace sample::record {
 

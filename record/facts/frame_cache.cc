@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "libsample/cache_dir.h"
+#include "libsample/symbols/own_build.h"
 #include "libsample/crc32.h"
 #include "libsample/regular_file.h"
 #include "libsample/string_parts.h"

@@ -13,7 +13,7 @@
 
 #include "formats/chunk_codec.h"
 #include "record/facts/postmortem_facts.h"
-#include "record/record_target.h"
+#include "record/target/record_target.h"
 
 namespace sample::record {
 

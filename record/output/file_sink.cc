@@ -6,21 +6,18 @@
 
 #include "libsample/regular_file.h"
 #include "libsample/string_parts.h"
-#include "record/recorder.h"
 
 namespace sample::record {
 
-FileSink::FileSink(const RecordOptions& options) : options_(options) {}
-
 Result<void> FileSink::Prepare(const format::WriterOptions& writer) {
-  TRY(CheckReplaceable(options_.output, "-o"));
+  TRY(CheckReplaceable(output_, "-o"));
   writer_options_ = writer;
   return {};
 }
 
 Result<void> FileSink::Open(const SinkStart&) {
-  TRY(MoveAside(options_.output, "-o"));
-  TRY_ASSIGN(writer_, format::SampleFileWriter::Create(options_.output, writer_options_));
+  TRY(MoveAside(output_, "-o"));
+  TRY_ASSIGN(writer_, format::SampleFileWriter::Create(output_, writer_options_));
   return {};
 }
 
@@ -60,7 +57,7 @@ Result<SinkEnd> FileSink::Finish(const CloseFile& close, const DrainTotals& tota
     return Fail(
         fmt::format("{}: {}; recording stopped after {:.2f} s, {} written before the failure stay "
                     "readable (not finalized)",
-                    options_.output, finished.error().message, totals.seconds,
+                    output_, finished.error().message, totals.seconds,
                     HumanBytes(writer_->bytes_written())));
   }
   finished_ = true;
@@ -72,7 +69,7 @@ Result<SinkEnd> FileSink::Finish(const CloseFile& close, const DrainTotals& tota
 void FileSink::Discard(bool started) {
   if (!writer_ || (started && finished_)) return;
   writer_.reset();
-  unlink(options_.output.c_str());
+  unlink(output_.c_str());
 }
 
 }  // namespace sample::record

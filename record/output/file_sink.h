@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "record/output/record_sink.h"
 
@@ -12,7 +13,8 @@ namespace sample::record {
 
 class FileSink final : public RecordSink {
  public:
-  explicit FileSink(const RecordOptions& options);
+  // `output`: -o's path.
+  explicit FileSink(std::string output) : output_(std::move(output)) {}
 
   Result<void> Prepare(const format::WriterOptions& writer) override;
   Result<void> Open(const SinkStart& start) override;
@@ -27,7 +29,7 @@ class FileSink final : public RecordSink {
   void Discard(bool started) override;
 
  private:
-  const RecordOptions& options_;
+  std::string output_;
   format::WriterOptions writer_options_;
   std::unique_ptr<format::SampleFileWriter> writer_;
   bool finished_ = false;

@@ -31,7 +31,7 @@
 
 #include "formats/sample_file_writer.h"
 #include "libsample/perf/perf_record.h"
-#include "record/record_summary.h"
+#include "record/output/cpu_counters.h"
 
 namespace sample::record {
 

@@ -1,3 +1,4 @@
+#include "libsample/string_parts.h"
 #include "record/output/flight_recorder.h"
 
 #include <sys/stat.h>
@@ -9,7 +10,7 @@
 
 #include <fmt/format.h>
 
-#include "record/record_summary.h"
+#include "record/output/cpu_counters.h"
 
 namespace sample::record {
 

@@ -6,18 +6,17 @@
 
 #include "libsample/regular_file.h"
 #include "libsample/string_parts.h"
-#include "record/recorder.h"
 
 namespace sample::record {
 
-FlightSink::FlightSink(const RecordOptions& options, double seconds,
+FlightSink::FlightSink(std::string output, double seconds, bool quiet,
                        std::optional<LiveHooks> live)
-    : options_(options), seconds_(seconds), live_(std::move(live)) {}
+    : output_(std::move(output)), seconds_(seconds), quiet_(quiet), live_(std::move(live)) {}
 
 Result<void> FlightSink::Prepare(const format::WriterOptions& writer) {
   // Refused before anything runs: the file is written only at the end,
   // when a refusal would lose the whole run.
-  TRY(CheckReplaceable(options_.output, "-o"));
+  TRY(CheckReplaceable(output_, "-o"));
   writer_ = writer;
   return {};
 }
@@ -50,9 +49,9 @@ CutPolicy FlightSink::cut_policy() const {
 }
 
 Result<void> FlightSink::Cut(const CloseFile& close, const DrainTotals& totals, bool status_line) {
-  TRY_ASSIGN(auto file, flight_->Snapshot(options_.output, totals.cpus, close));
+  TRY_ASSIGN(auto file, flight_->Snapshot(output_, totals.cpus, close));
   if (live_ && live_->snapshot) live_->snapshot(file.path, file.trailer.header.sample_count);
-  if (!options_.quiet && !live_) {
+  if (!quiet_ && !live_) {
     if (status_line) fmt::print(stderr, "\r\033[K");
     fmt::print(stderr, "sample-record: snapshot: {} ({} samples, {})\n", file.path,
                file.trailer.header.sample_count, HumanBytes(file.bytes_written));
@@ -81,8 +80,8 @@ Result<SinkEnd> FlightSink::Finish(const CloseFile& close, const DrainTotals& to
     return end;
   }
   // The end's snapshot is the output file itself.
-  TRY(MoveAside(options_.output, "-o"));
-  TRY_ASSIGN(auto file, flight_->Write(options_.output, totals.cpus, close));
+  TRY(MoveAside(output_, "-o"));
+  TRY_ASSIGN(auto file, flight_->Write(output_, totals.cpus, close));
   end.trailer = file.trailer;
   end.bytes_written = file.bytes_written;
   end.raw_bytes = file.raw_bytes;

@@ -40,8 +40,10 @@ struct LiveHooks {
 
 class FlightSink final : public RecordSink {
  public:
-  // `seconds`: how long the history holds; `live`: sample-top's hooks.
-  FlightSink(const RecordOptions& options, double seconds, std::optional<LiveHooks> live);
+  // `output`: -o's path, of the end's file and the snapshots' names;
+  // `seconds`: how long the history holds; `quiet`: no snapshot lines;
+  // `live`: sample-top's hooks.
+  FlightSink(std::string output, double seconds, bool quiet, std::optional<LiveHooks> live);
 
   Result<void> Prepare(const format::WriterOptions& writer) override;
   Result<void> Open(const SinkStart& start) override;
@@ -60,8 +62,9 @@ class FlightSink final : public RecordSink {
   void PrintCost() const override;
 
  private:
-  const RecordOptions& options_;
+  std::string output_;
   double seconds_;
+  bool quiet_;
   std::optional<LiveHooks> live_;
   format::WriterOptions writer_;
   std::optional<FlightRecorder> flight_;

@@ -30,11 +30,9 @@
 #include "libsample/perf/perf_record.h"
 #include "libsample/perf/event_table.h"
 #include "libsample/result.h"
-#include "record/record_summary.h"
+#include "record/output/cpu_counters.h"
 
 namespace sample::record {
-
-struct RecordOptions;
 
 // What a cut of the output is, and when it happens.
 struct CutPolicy {
@@ -128,9 +126,5 @@ class RecordSink {
   // What holding the recording cost, on stderr after the summary.
   virtual void PrintCost() const {}
 };
-
-// sample-record's sink for its options: the file, the flight recorder or
-// rotating files.
-std::unique_ptr<RecordSink> MakeRecordSink(const RecordOptions& options);
 
 }  // namespace sample::record

@@ -1,3 +1,4 @@
+#include "libsample/string_parts.h"
 #include "record/output/rotating_output.h"
 
 #include <unistd.h>

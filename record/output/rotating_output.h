@@ -27,7 +27,7 @@
 #include "libsample/result.h"
 #include "record/output/flight_history.h"
 #include "record/output/flight_recorder.h"
-#include "record/record_summary.h"
+#include "record/output/cpu_counters.h"
 
 namespace sample::record {
 

@@ -6,22 +6,22 @@
 
 #include "libsample/regular_file.h"
 #include "libsample/string_parts.h"
-#include "record/recorder.h"
 
 namespace sample::record {
 
-RotatingSink::RotatingSink(const RecordOptions& options) : options_(options) {}
+RotatingSink::RotatingSink(std::string output, SwitchPolicy policy, bool quiet)
+    : output_(std::move(output)), policy_(policy), quiet_(quiet) {}
 
 Result<void> RotatingSink::Prepare(const format::WriterOptions& writer) {
   // The first file opens once the events are known.
-  TRY(CheckReplaceable(options_.output, "-o"));
+  TRY(CheckReplaceable(output_, "-o"));
   writer_ = writer;
   return {};
 }
 
 Result<void> RotatingSink::Open(const SinkStart& start) {
-  rotating_.emplace(options_.output, options_.switch_output, writer_, start.first_attr,
-                    start.cpu_field, options_.quiet);
+  rotating_.emplace(output_, policy_, writer_, start.first_attr,
+                    start.cpu_field, quiet_);
   return rotating_->Open();
 }
 
@@ -38,7 +38,7 @@ bool RotatingSink::AddRecords(format::RecordsChunk& chunk, bool, std::vector<std
 }
 
 CutPolicy RotatingSink::cut_policy() const {
-  const SwitchPolicy& policy = options_.switch_output;
+  const SwitchPolicy& policy = policy_;
   CutPolicy cut{.kind = CutPolicy::Kind::kNextFile};
   cut.on_signal = policy.kind == SwitchPolicy::Kind::kSignal;
   if (policy.kind == SwitchPolicy::Kind::kTime) cut.every_ns = policy.time_ns;

@@ -13,7 +13,8 @@ namespace sample::record {
 
 class RotatingSink final : public RecordSink {
  public:
-  explicit RotatingSink(const RecordOptions& options);
+  // `output`: -o's path, the files' names' stem; `quiet`: no lines.
+  RotatingSink(std::string output, SwitchPolicy policy, bool quiet);
 
   Result<void> Prepare(const format::WriterOptions& writer) override;
   Result<void> Open(const SinkStart& start) override;
@@ -30,7 +31,9 @@ class RotatingSink final : public RecordSink {
   void Discard(bool started) override;
 
  private:
-  const RecordOptions& options_;
+  std::string output_;
+  SwitchPolicy policy_;
+  bool quiet_;
   format::WriterOptions writer_;
   std::optional<RotatingOutput> rotating_;
 };

@@ -10,7 +10,7 @@
 
 #include "libsample/result.h"
 #include "report/export/export_input.h"
-#include "report/output_format.h"
+#include "report/export/output_format.h"
 
 namespace sample::report {
 

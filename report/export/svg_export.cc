@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "report/diff/flame_diff.h"
+#include "report/export/flame_diff.h"
 #include "report/export/flame_svg_script.h"
 #include "report/export/xml_text.h"
 

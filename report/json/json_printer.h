@@ -10,7 +10,7 @@
 #include <string>
 
 #include "report/json/json_writer.h"
-#include "report/report_options.h"
+#include "report/views/view_options.h"
 #include "report/views/report_printer.h"
 
 namespace sample::report {

@@ -9,7 +9,7 @@
 
 #include <string>
 
-#include "report/report_options.h"
+#include "report/views/view_options.h"
 #include "report/text/text_table.h"
 #include "report/views/report_printer.h"
 

@@ -22,7 +22,8 @@
 
 #include "libsample/model/sample_filter.h"
 #include "report/load/recording.h"
-#include "report/report_options.h"
+#include "libsample/model/sample_filter.h"
+#include "report/views/view_options.h"
 #include "report/views/event_sections.h"
 
 namespace sample::report {

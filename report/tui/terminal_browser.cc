@@ -79,7 +79,7 @@ class Screen {
 
 class Browser {
  public:
-  Browser(const Recording& recording, const ReportOptions& options, bool utf8, bool colors,
+  Browser(const Recording& recording, const BrowseOptions& options, bool utf8, bool colors,
           LiveFeed* feed)
       : recording_(recording),
         options_(options),
@@ -111,34 +111,46 @@ class Browser {
   bool Key(int key) {
     status_.clear();
     if (page_) return PageKey(key);
+    if (key == 'q' || key == 'Q') return false;
+    if (!MoveKey(key)) ActionKey(key);
+    return true;
+  }
+
+  // The cursor's keys; false for any other.
+  bool MoveKey(int key) {
     const long rows = RowsShown();
     switch (key) {
-      case 'q':
-      case 'Q':
-        return false;
       case KEY_UP:
       case 'k':
         model_.Move(-1);
-        break;
+        return true;
       case KEY_DOWN:
       case 'j':
         model_.Move(1);
-        break;
+        return true;
       case KEY_PPAGE:
         model_.Move(-rows);
-        break;
+        return true;
       case KEY_NPAGE:
       case ' ':
         model_.Move(rows);
-        break;
+        return true;
       case KEY_HOME:
       case 'g':
         model_.Home();
-        break;
+        return true;
       case KEY_END:
       case 'G':
         model_.End();
-        break;
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  // Folding, zooms, search, the other views and pages.
+  void ActionKey(int key) {
+    switch (key) {
       case '\n':
       case '\r':
       case KEY_ENTER:
@@ -189,7 +201,6 @@ class Browser {
         status_ = "? lists the keys";
         break;
     }
-    return true;
   }
 
   bool PageKey(int key) {
@@ -242,10 +253,10 @@ class Browser {
     AnnotateOptions annotate;
     annotate.on = true;
     annotate.symbols = {*function};
-    annotate.syntax = options_.annotate.syntax;
+    annotate.syntax = options_.syntax;
     // The samples the rows count: the zooms' filters included.
     const SampleFilter filter(model_.Filters(), recording_.profile);
-    auto view = BuildAnnotateView(recording_, annotate, filter, options_.load.binaries);
+    auto view = BuildAnnotateView(recording_, annotate, filter, options_.binaries);
     if (!view) {
       status_ = OneLine(view.error().message);
       return;
@@ -353,7 +364,7 @@ class Browser {
   }
 
   const Recording& recording_;
-  const ReportOptions& options_;
+  const BrowseOptions& options_;
   BrowserModel model_;
   Screen screen_;
   bool colors_;
@@ -398,7 +409,7 @@ struct Curses {
 
 namespace {
 
-int RunBrowser(const Recording& recording, const ReportOptions& options, LiveFeed* feed) {
+int RunBrowser(const Recording& recording, const BrowseOptions& options, LiveFeed* feed) {
   std::setlocale(LC_ALL, "");
   const bool utf8 = std::strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
   struct sigaction action {};
@@ -421,11 +432,11 @@ int RunBrowser(const Recording& recording, const ReportOptions& options, LiveFee
 
 }  // namespace
 
-int RunTerminalBrowser(const Recording& recording, const ReportOptions& options) {
+int RunTerminalBrowser(const Recording& recording, const BrowseOptions& options) {
   return RunBrowser(recording, options, nullptr);
 }
 
-int RunLiveBrowser(const Recording& recording, const ReportOptions& options, LiveFeed& feed) {
+int RunLiveBrowser(const Recording& recording, const BrowseOptions& options, LiveFeed& feed) {
   return RunBrowser(recording, options, &feed);
 }
 

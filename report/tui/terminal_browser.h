@@ -16,12 +16,21 @@
 #include <cstdint>
 #include <string>
 
-#include <string>
-
+#include "libsample/disasm/disassembler.h"
+#include "libsample/model/sample_filter.h"
+#include "libsample/symbols/recorded_binary.h"
 #include "report/load/recording.h"
-#include "report/report_options.h"
+#include "report/views/view_options.h"
 
 namespace sample::report {
+
+// What the browser is given of sample-report's options.
+struct BrowseOptions {
+  ViewOptions view;
+  SampleFilterSpec filters;  // the filters it starts with
+  AsmSyntax syntax = AsmSyntax::kAtt;  // the annotate view's (-M)
+  BinaryLocatorOptions binaries;       // where the annotate view reads code
+};
 
 // Whether the browser can run on this terminal: terminfo knows $TERM.
 // False with the reason (naming TERM) otherwise.
@@ -29,7 +38,7 @@ bool TerminalBrowserUsable(std::string* why);
 
 // Runs until the user quits; returns the exit status (0; 128 + N after
 // signal N; 1, said on stderr, when the terminal cannot be set up).
-int RunTerminalBrowser(const Recording& recording, const ReportOptions& options);
+int RunTerminalBrowser(const Recording& recording, const BrowseOptions& options);
 
 // What a live view (sample-top) gives the browser: a recording that
 // changes in place every interval, and a way to save it.
@@ -54,6 +63,6 @@ class LiveFeed {
 // The browser over `recording` (kept current by `feed`, which has filled
 // it once already), refreshed every feed.interval_ms() until q or the
 // feed's end. The same keys, and s.
-int RunLiveBrowser(const Recording& recording, const ReportOptions& options, LiveFeed& feed);
+int RunLiveBrowser(const Recording& recording, const BrowseOptions& options, LiveFeed& feed);
 
 }  // namespace sample::report

@@ -12,7 +12,7 @@
 #include "libsample/model/sample_filter.h"
 #include "libsample/percent.h"
 #include "report/load/recording.h"
-#include "report/report_options.h"
+#include "report/views/view_options.h"
 
 namespace sample::report {
 

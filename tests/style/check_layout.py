@@ -1,20 +1,33 @@
 #!/usr/bin/env python3
-"""Checks the rules docs/ARCHITECTURE.md states for the whole tree: files
-in record/ and report/ under 450 lines, functions there (outside the two
-main.cc) under 80 lines, and includes that point down only (libsample/
-includes nothing of formats/, record/ or report/; formats/ nothing of
-record/ or report/; record/ and report/ nothing of each other).
+"""Checks the rules docs/ARCHITECTURE.md states for the whole tree:
 
-A function is a brace block at namespace scope whose opening text has a
-parameter list and is not a class, struct, enum or initializer; comments,
-string literals and preprocessor lines are blanked first so their braces
-do not count. Prints each breach and exits 1 when there is any.
+- files in record/, report/ and top/ under 450 lines;
+- functions there under 80 lines: every function defined at namespace
+  scope or inside a class (member functions defined in their class, in
+  headers too), the three main.cc included;
+- includes point down only between the top folders (libsample/ includes
+  nothing of formats/, record/, report/ or top/; formats/ nothing of
+  record/, report/ or top/; record/ and report/ nothing of each other or
+  of top/);
+- no include cycle between folders at any depth: a folder's files
+  (record/events/*) are one node, the files directly in a top folder
+  (record/*.cc) another, and the graph of their includes has no cycle.
+
+A function is a brace block, at namespace or class scope, whose opening
+text has a parameter list and is not a class, struct, enum, union or
+initializer; comments, string literals and preprocessor lines are blanked
+first so their braces do not count. Prints each breach and exits 1 when
+there is any.
 
 Usage: check_layout.py SOURCE_ROOT
 """
-import os, re, sys
+import collections, os, re, sys
 root = sys.argv[1]
 MAX_FILE, MAX_FN = 450, 80
+TOPS = ('libsample', 'formats', 'record', 'report', 'top')
+SIZED = ('record', 'report', 'top')
+
+
 def strip(src):
     src = re.sub(r'R"(\w*)\((.|\n)*?\)\1"', lambda m: '""' + '\n' * m.group(0).count('\n'), src)
     src = re.sub(r'/\*(.|\n)*?\*/', lambda m: '\n' * m.group(0).count('\n'), src)
@@ -23,67 +36,153 @@ def strip(src):
     src = re.sub(r"'(\\.|[^'\\\n])*'", "''", src)
     src = re.sub(r'^\s*#[^\n]*', '', src, flags=re.M)
     return src
+
+
+def kind_of(opener):
+    """What a brace opened at namespace or class scope starts."""
+    if re.match(r'(inline\s+)?namespace\b', opener) or re.match(r'extern\s*""', opener):
+        return 'scope'
+    if re.match(r'(template\s*<.*>\s*)?(class|struct|enum|union)\b', opener):
+        return 'scope'
+    if not opener.endswith('=') and '(' in opener:
+        return 'function'
+    return 'other'
+
+
 def functions(path):
-    """(first line, line count, signature) of each function defined at namespace scope."""
+    """(first line, line count, signature) of each function defined at
+    namespace scope or in a class."""
     src = strip(open(path).read())
-    depth = 0; start = None; head = ''; opener = ''
+    stack = []  # (kind, first line, opener) of each open brace
+    head = ''
     for i, line in enumerate(src.split('\n')):
         for ch in line:
-            if depth == 0 and ch not in '{}':
-                head += ch
-                if ch == ';': head = ''
+            in_scope = all(kind == 'scope' for kind, _, _ in stack)
+            if ch not in '{}':
+                if in_scope:
+                    head += ch
+                    if ch == ';':
+                        head = ''
                 continue
             if ch == '{':
-                if depth == 0:
-                    if re.match(r'\s*(inline\s+)?namespace\b', head):
-                        head = ''; continue
-                    start, opener = i, head.strip()
-                depth += 1
-            elif ch == '}':
-                if depth == 0: head = ''; continue
-                depth -= 1
-                if depth == 0:
-                    if not re.match(r'(template\s*<.*>\s*)?(class|struct|enum|union)\b', opener) and not opener.endswith('=') and '(' in opener:
-                        yield start, i - start + 1, ' '.join(opener.split())
+                if in_scope:
+                    opener = ' '.join(head.split())
+                    # "public:" and the like end at their colon.
+                    opener = re.sub(r'^(public|private|protected)\s*:\s*', '', opener)
+                    stack.append((kind_of(opener), i, opener))
                     head = ''
-        if depth == 0: head += ' '
+                else:
+                    stack.append(('inner', i, ''))
+            else:
+                if not stack:
+                    head = ''
+                    continue
+                kind, start, opener = stack.pop()
+                if kind == 'function':
+                    yield start, i - start + 1, opener
+                if all(k == 'scope' for k, _, _ in stack):
+                    head = ''
+        head += ' '
+
+
 # What each top folder may not include.
 FORBIDDEN = {
-    'libsample': ('formats/', 'record/', 'report/'),
-    'formats': ('record/', 'report/'),
-    'record': ('report/',),
-    'report': ('record/',),
+    'libsample': ('formats/', 'record/', 'report/', 'top/'),
+    'formats': ('record/', 'report/', 'top/'),
+    'record': ('report/', 'top/'),
+    'report': ('record/', 'top/'),
 }
+
+
+def sources(top):
+    for d, _, fs in sorted(os.walk(os.path.join(root, top))):
+        for f in sorted(fs):
+            if f.endswith(('.cc', '.h')):
+                p = os.path.join(d, f)
+                yield p, os.path.relpath(p, root)
+
+
+def includes(path):
+    for n, line in enumerate(open(path), 1):
+        m = re.match(r'#include "([^"]+)"', line)
+        if m:
+            yield n, m.group(1)
 
 
 def upward_includes(bad):
     for top, forbidden in FORBIDDEN.items():
-        for d, _, fs in sorted(os.walk(os.path.join(root, top))):
-            for f in sorted(fs):
-                if not f.endswith(('.cc', '.h')): continue
-                p = os.path.join(d, f); rel = os.path.relpath(p, root)
-                for n, line in enumerate(open(p), 1):
-                    m = re.match(r'#include "([^"]+)"', line)
-                    if m and m.group(1).startswith(forbidden):
-                        bad.append(f'{rel}:{n}: includes {m.group(1)}, against the direction of dependencies')
+        for p, rel in sources(top):
+            for n, included in includes(p):
+                if included.startswith(forbidden):
+                    bad.append(f'{rel}:{n}: includes {included}, against the direction of dependencies')
+
+
+def folder_cycles(bad):
+    """Each cycle of folders that include each other, with one include of
+    each edge on it."""
+    edges = collections.defaultdict(set)
+    example = {}
+    for top in TOPS:
+        for p, rel in sources(top):
+            here = os.path.dirname(rel)
+            for n, included in includes(p):
+                there = os.path.dirname(included)
+                if there != here and there.split('/')[0] in TOPS:
+                    edges[here].add(there)
+                    example.setdefault((here, there), f'{rel}:{n} includes {included}')
+    # Tarjan's strongly connected components, iteratively.
+    index, low, on, stack, comps, counter = {}, {}, set(), [], [], [0]
+    for start in sorted(edges):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(edges[start])))]
+        index[start] = low[start] = counter[0]; counter[0] += 1
+        stack.append(start); on.add(start)
+        while work:
+            v, it = work[-1]
+            w = next(it, None)
+            if w is not None:
+                if w not in index:
+                    index[w] = low[w] = counter[0]; counter[0] += 1
+                    stack.append(w); on.add(w)
+                    work.append((w, iter(sorted(edges.get(w, ())))))
+                elif w in on:
+                    low[v] = min(low[v], index[w])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[v])
+            if low[v] == index[v]:
+                comp = []
+                while True:
+                    w = stack.pop(); on.discard(w); comp.append(w)
+                    if w == v:
+                        break
+                if len(comp) > 1:
+                    comps.append(sorted(comp))
+    for comp in comps:
+        links = [example[(a, b)] for a in comp for b in comp if (a, b) in example]
+        bad.append(f'include cycle between folders {", ".join(n + "/" for n in comp)}: ' +
+                   '; '.join(links))
 
 
 def main():
     bad = []
     upward_includes(bad)
-    for top in ('record', 'report'):
-        for d, _, fs in sorted(os.walk(os.path.join(root, top))):
-            for f in sorted(fs):
-                if not f.endswith(('.cc', '.h')): continue
-                p = os.path.join(d, f); rel = os.path.relpath(p, root)
-                n = open(p).read().count('\n')
-                if n > MAX_FILE: bad.append(f'{rel}: {n} lines (over {MAX_FILE})')
-                if not f.endswith('.cc') or rel in ('record/main.cc', 'report/main.cc'): continue
-                for s, n, o in functions(p):
-                    if n > MAX_FN: bad.append(f'{rel}:{s+1}: a function of {n} lines (over {MAX_FN}): {o[-70:]}')
+    folder_cycles(bad)
+    for top in SIZED:
+        for p, rel in sources(top):
+            n = open(p).read().count('\n')
+            if n > MAX_FILE:
+                bad.append(f'{rel}: {n} lines (over {MAX_FILE})')
+            for s, n, o in functions(p):
+                if n > MAX_FN:
+                    bad.append(f'{rel}:{s+1}: a function of {n} lines (over {MAX_FN}): {o[-70:]}')
     for line in bad:
         print(line)
     if bad:
         print(f"{len(bad)} breaches of the layout rules (docs/ARCHITECTURE.md)")
     return 1 if bad else 0
+
+
 sys.exit(main())

@@ -13,9 +13,9 @@
 #include "libsample/model/stack_tree.h"
 #include "libsample/model/stack_tree_diff.h"
 #include "report/diff/diff_printer.h"
-#include "report/diff/diff_runner.h"
+#include "report/diff_runner.h"
 #include "report/export/export_input.h"
-#include "report/diff/flame_diff.h"
+#include "report/export/flame_diff.h"
 #include "report/diff/profile_diff.h"
 
 namespace sample::report {

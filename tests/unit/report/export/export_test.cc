@@ -17,7 +17,7 @@
 #include "report/export/export_input.h"
 #include "report/export/exporter.h"
 #include "report/output_file.h"
-#include "report/output_format.h"
+#include "report/export/output_format.h"
 #include "tests/unit/symbolizer_test_util.h"
 
 namespace sample::report {

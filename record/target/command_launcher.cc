@@ -1,4 +1,4 @@
-#include "record/command_launcher.h"
+#include "record/target/command_launcher.h"
 
 #include <fcntl.h>
 #include <sys/wait.h>

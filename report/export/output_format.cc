@@ -1,4 +1,4 @@
-#include "report/output_format.h"
+#include "report/export/output_format.h"
 
 #include <array>
 #include <utility>

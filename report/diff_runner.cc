@@ -1,4 +1,4 @@
-#include "report/diff/diff_runner.h"
+#include "report/diff_runner.h"
 
 #include <fmt/format.h>
 

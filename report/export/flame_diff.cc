@@ -1,4 +1,4 @@
-#include "report/diff/flame_diff.h"
+#include "report/export/flame_diff.h"
 
 #include <algorithm>
 #include <cmath>

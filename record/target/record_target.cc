@@ -1,4 +1,4 @@
-#include "record/record_target.h"
+#include "record/target/record_target.h"
 
 #include <dirent.h>
 #include <fcntl.h>

@@ -1,4 +1,4 @@
-#include "record/counting/counting_session.h"
+#include "record/counting_session.h"
 
 #include <poll.h>
 #include <signal.h>
@@ -20,7 +20,7 @@
 #include "libsample/perf/perf_event_advice.h"
 #include "libsample/regular_file.h"
 #include "libsample/unique_fd.h"
-#include "record/command_launcher.h"
+#include "record/target/command_launcher.h"
 #include "record/counting/count_file.h"
 #include "record/counting/counters.h"
 #include "record/counting/toggled_counters.h"
