@@ -49,7 +49,7 @@
 //              chain's first caller (size and dyn_size say so) and with
 //              the words that point neither into code nor into the stack
 //              above the stack pointer zeroed: the words an unwinder's CFI
-//              steps read are kept (record/facts/code_hits.h).
+//              steps read are kept (record/embed/code_hits.h).
 //   kBuildIds  the kMetadata layout: key = path of a mapped binary, value
 //              = its GNU build-id in lowercase hex. Written at close for
 //              every file-backed executable mapping seen.

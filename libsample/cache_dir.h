@@ -2,7 +2,7 @@
 // ~/.cache/sample (the XDG base directory rule). Kept there: the sorted
 // kernel symbols of this boot (libsample/symbols/kallsyms_snapshot.h), inflated
 // debug files (libsample/symbols/inflated_debug.h) and learnt frames
-// (record/facts/frame_cache.h) and annotate indexes (report/annotate_cache.h),
+// (record/embed/frame_cache.h) and annotate indexes (report/annotate_cache.h),
 // each in a directory of its own.
 //
 // Root runs the tools too, often with a user's HOME or XDG_CACHE_HOME

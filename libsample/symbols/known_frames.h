@@ -1,7 +1,7 @@
 // KnownFrames: the frames FramesAtFileOffset gives for every byte of some
 // functions of one binary, computed once so that later embeddings of the
 // same build read no DWARF (the recorder keeps them between recordings:
-// record/facts/frame_cache.h).
+// record/embed/frame_cache.h).
 //
 // Each byte of a learnt range is looked up (exact by construction, whatever
 // the line tables and inline scopes hold), and consecutive bytes whose
@@ -103,7 +103,7 @@ class KnownFrames {
   // least one run), each a KnownFrames of its own: its ranges cut at its
   // bounds, its frames and strings only its runs'. A cache file keeps them
   // apart, so that a recording reads the pieces holding its offsets, not
-  // the whole file (record/facts/frame_cache.h).
+  // the whole file (record/embed/frame_cache.h).
   std::vector<KnownFrames> Pieces(size_t max_bytes) const;
   // Pieces in order, made one: the same frames at every offset as the
   // tables Pieces cut (a range cut in two is one again), not the same

@@ -23,11 +23,11 @@
 
 #include "formats/sample_file_writer.h"
 #include "libsample/symbols/kallsyms_snapshot.h"
-#include "record/facts/code_hits.h"
-#include "record/facts/embedder.h"
-#include "record/facts/jit_dumps.h"
-#include "record/facts/jit_maps.h"
-#include "record/facts/process_files.h"
+#include "record/embed/code_hits.h"
+#include "record/embed/embedder.h"
+#include "record/embed/jit_dumps.h"
+#include "record/embed/jit_maps.h"
+#include "record/embed/process_files.h"
 
 namespace sample::record {
 

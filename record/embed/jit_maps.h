@@ -33,7 +33,7 @@
 
 #include "formats/chunk_codec.h"
 #include "libsample/symbols/embedded_binary.h"
-#include "record/facts/process_files.h"
+#include "record/embed/process_files.h"
 
 namespace sample::record {
 

@@ -1,4 +1,4 @@
-#include "record/facts/code_hits.h"
+#include "record/embed/code_hits.h"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // read and closed when its process exits, no more than max_open stay open
 // however many processes map one, and all of them together stay within
 // max_total_bytes, what is left out said in the notes.
-#include "record/facts/jit_dumps.h"
+#include "record/embed/jit_dumps.h"
 
 #include <sys/stat.h>
 #include <unistd.h>

@@ -14,10 +14,10 @@
 #include <vector>
 
 #include "formats/sample_file_writer.h"
-#include "record/facts/code_hits.h"
-#include "record/facts/jit_dumps.h"
-#include "record/facts/jit_maps.h"
-#include "record/facts/process_files.h"
+#include "record/embed/code_hits.h"
+#include "record/embed/jit_dumps.h"
+#include "record/embed/jit_maps.h"
+#include "record/embed/process_files.h"
 
 namespace sample::record {
 

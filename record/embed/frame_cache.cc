@@ -1,4 +1,4 @@
-#include "record/facts/frame_cache.h"
+#include "record/embed/frame_cache.h"
 
 #include <fcntl.h>
 #include <gelf.h>

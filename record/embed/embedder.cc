@@ -1,4 +1,4 @@
-#include "record/facts/embedder.h"
+#include "record/embed/embedder.h"
 
 #include <sys/stat.h>
 
@@ -18,7 +18,7 @@
 #include "libsample/symbols/recorded_binary.h"
 #include "libsample/symbols/symbol_embedding.h"
 #include "libsample/symbols/vdso_image.h"
-#include "record/facts/frame_cache.h"
+#include "record/embed/frame_cache.h"
 
 namespace sample::record {
 namespace {

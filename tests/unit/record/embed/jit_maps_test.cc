@@ -4,7 +4,7 @@
 // that the reader accepts its chunk whatever the writer's zstd level
 // (issue 56, items 2 and 5). The maps are in /tmp, where JITs write them,
 // under pids no process has; the processes' status files are the tests'.
-#include "record/facts/jit_maps.h"
+#include "record/embed/jit_maps.h"
 
 #include <sys/stat.h>
 #include <unistd.h>

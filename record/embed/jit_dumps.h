@@ -47,7 +47,7 @@
 
 #include "formats/sample_file_writer.h"
 #include "libsample/unique_fd.h"
-#include "record/facts/process_files.h"
+#include "record/embed/process_files.h"
 
 namespace sample::record {
 

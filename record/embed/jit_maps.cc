@@ -1,4 +1,4 @@
-#include "record/facts/jit_maps.h"
+#include "record/embed/jit_maps.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -1,4 +1,4 @@
-#include "record/facts/jit_dumps.h"
+#include "record/embed/jit_dumps.h"
 
 #include <sys/stat.h>
 #include <unistd.h>

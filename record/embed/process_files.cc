@@ -1,4 +1,4 @@
-#include "record/facts/process_files.h"
+#include "record/embed/process_files.h"
 
 #include <fcntl.h>
 #include <linux/openat2.h>

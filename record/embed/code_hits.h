@@ -1,7 +1,7 @@
 // CodeHits: the code addresses a recording's samples hit, gathered from the
 // records as the writer thread writes them, and resolved at the end into
 // the binaries and file offsets the report will look up, so that the
-// recorder can embed what names and unwinds them (record/facts/embedder.h).
+// recorder can embed what names and unwinds them (record/embed/embedder.h).
 //
 // Call chains give their addresses as the report reads them: the first
 // after each context marker as it is (a leaf), the others as return

@@ -4,7 +4,7 @@
 // one that fails its checksum, is cut short, is a symlink or is not ours
 // counts as empty; a disabled cache gives no frames; the directory is made
 // 0700.
-#include "record/facts/frame_cache.h"
+#include "record/embed/frame_cache.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
