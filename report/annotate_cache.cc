@@ -219,8 +219,8 @@ std::string AnnotateCacheKey(std::string_view options, const std::vector<std::st
 
 std::vector<BinaryFingerprint> FingerprintBinaries(
     const std::vector<std::pair<std::string, std::string>>& binaries,
-    const BinaryLocatorOptions& locator_options) {
-  BinaryLocator locator(locator_options);
+    const BinaryLocatorOptions& locator_options, const RecordedCode& recorded) {
+  BinaryLocator locator(locator_options, recorded);
   std::vector<BinaryFingerprint> out;
   for (const auto& [path, build_id] : binaries) {
     const LocatedBinary found = locator.Locate(path, build_id);

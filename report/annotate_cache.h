@@ -94,13 +94,14 @@ std::string AnnotateCacheOptions(
 // build-id unreadable, an input that cannot be stat()ed): no caching.
 std::string AnnotateCacheKey(std::string_view options, const std::vector<std::string>& inputs);
 
-// `binaries` (path, recorded build-id) as `locator` finds them now. The
+// `binaries` (path, recorded build-id) as a locator with `locator` and
+// the recording's `recorded` code finds them now. The
 // kernel's and the vDSO's also name perf's cached copy of them
 // (~/.debug/[kernel.kallsyms]/ID/kallsyms, [vdso]/ID/vdso), which a
 // perf.data report reads.
 std::vector<BinaryFingerprint> FingerprintBinaries(
     const std::vector<std::pair<std::string, std::string>>& binaries,
-    const BinaryLocatorOptions& locator);
+    const BinaryLocatorOptions& locator, const RecordedCode& recorded);
 
 // (path, build-id) pairs as embedded binaries without contents: found
 // where the recording's would be (BinaryLocator), holding no code.

@@ -145,33 +145,32 @@ Result<ReportOutput> Annotate(const ReportOptions& options) {
     inputs.insert(inputs.end(), options.load.more_inputs.begin(), options.load.more_inputs.end());
     key = AnnotateCacheKey(options.annotate_cache, inputs);
   }
-  BinaryLocatorOptions files = options.load.binaries;
+  const BinaryLocatorOptions& files = options.load.binaries;
   if (auto cached = ReadAnnotateCache(dir, key)) {
     // Binaries looked for as the load did, where the recording embedded some.
     const EmbeddedBinaries stand_ins = EmbeddedStandIns(cached->embedded);
-    files.embedded = &stand_ins;
+    const RecordedCode recorded{{}, &stand_ins};
     std::vector<std::pair<std::string, std::string>> binaries;
     for (const BinaryFingerprint& b : cached->binaries) binaries.emplace_back(b.path, b.build_id);
-    if (FingerprintBinaries(binaries, files) == cached->binaries) {
+    if (FingerprintBinaries(binaries, files, recorded) == cached->binaries) {
       TRY_ASSIGN(auto view, AnnotateFromIndex(cached->index, options.annotate,
-                                              AnnotateCode{files, nullptr, true}));
+                                              AnnotateCode{files, recorded, nullptr, true}));
       if (!view.needs_recording) return AnnotateOutput(options, view, cached->warnings);
     }
   }
   TRY_ASSIGN(auto loaded, Load(options));
   Recording& recording = loaded.recording;
   AnnotateIndex index = BuildAnnotateIndex(recording, options.annotate, loaded.filter);
+  const RecordedCode recorded{{}, &recording.embedded};
   if (!key.empty()) {
-    files.embedded = &recording.embedded;
-    CachedAnnotate cached{
-        index, recording.warnings, FingerprintBinaries(BinariesOf(recording, index), files), {}};
+    CachedAnnotate cached{index, recording.warnings,
+                          FingerprintBinaries(BinariesOf(recording, index), files, recorded), {}};
     for (const auto& binary : recording.embedded.all()) {
       cached.embedded.emplace_back(binary->path, binary->build_id);
     }
     if (Cacheable(recording, index, cached.binaries)) WriteAnnotateCache(dir, key, cached);
   }
-  AnnotateCode code{options.load.binaries, &recording.jit_code};
-  code.binaries.embedded = &recording.embedded;
+  const AnnotateCode code{files, recorded, &recording.jit_code};
   TRY_ASSIGN(auto view, AnnotateFromIndex(index, options.annotate, code));
   return AnnotateOutput(options, view, std::move(recording.warnings));
 }

@@ -135,7 +135,8 @@ struct DebugFileFinder::Search {
   std::optional<Clock::time_point> deadline;
 };
 
-DebugFileFinder::DebugFileFinder(DebugFileFinderOptions options) : options_(std::move(options)) {}
+DebugFileFinder::DebugFileFinder(DebugFileFinderOptions options, DebuginfodProgressFn progress)
+    : options_(std::move(options)), progress_(std::move(progress)) {}
 DebugFileFinder::DebugFileFinder(DebugFileFinder&&) noexcept = default;
 DebugFileFinder& DebugFileFinder::operator=(DebugFileFinder&&) noexcept = default;
 DebugFileFinder::~DebugFileFinder() = default;
@@ -144,7 +145,7 @@ DebuginfodClient* DebugFileFinder::Debuginfod(std::string* error) {
   if (!options_.use_debuginfod || !DebuginfodClient::Configured()) return nullptr;
   if (!debuginfod_tried_) {
     debuginfod_tried_ = true;
-    auto client = DebuginfodClient::Create(options_.debuginfod_progress);
+    auto client = DebuginfodClient::Create(progress_);
     if (client) {
       debuginfod_.emplace(std::move(*client));
     } else {

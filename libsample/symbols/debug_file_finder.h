@@ -40,8 +40,6 @@ struct DebugFileFinderOptions {
   // cancelled; zero: only libdebuginfod's own timeouts (DEBUGINFOD_TIMEOUT,
   // for connecting and for a stalled transfer) apply.
   std::chrono::milliseconds debuginfod_timeout{std::chrono::seconds(90)};
-  // Told about each running debuginfod download, for a progress line.
-  DebuginfodProgressFn debuginfod_progress;
 };
 
 // Where a file was found.
@@ -97,7 +95,9 @@ struct FoundFiles {
 
 class DebugFileFinder {
  public:
-  explicit DebugFileFinder(DebugFileFinderOptions options);
+  // `progress`: told about each running debuginfod download, for a
+  // progress line; may be empty.
+  explicit DebugFileFinder(DebugFileFinderOptions options, DebuginfodProgressFn progress = nullptr);
   DebugFileFinder(DebugFileFinder&&) noexcept;
   DebugFileFinder& operator=(DebugFileFinder&&) noexcept;
   ~DebugFileFinder();
@@ -116,6 +116,7 @@ class DebugFileFinder {
   DebuginfodClient* Debuginfod(std::string* error);
 
   DebugFileFinderOptions options_;
+  DebuginfodProgressFn progress_;
   std::optional<DebuginfodClient> debuginfod_;
   std::string debuginfod_error_;
   bool debuginfod_tried_ = false;

@@ -27,8 +27,18 @@ void LocatedBinary::NoteUnreadable(const std::string& error) {
   missing = !mismatched;
 }
 
-BinaryLocator::BinaryLocator(BinaryLocatorOptions options)
-    : options_(std::move(options)), finder_(options_.files) {}
+BinaryLocator::BinaryLocator(BinaryLocatorOptions options, RecordedCode recorded, LocatorUse use)
+    : options_(std::move(options)),
+      recorded_(recorded),
+      finder_(
+          [&] {
+            DebugFileFinderOptions files = options_.files;
+            files.use_debuginfod = files.use_debuginfod && use.debuginfod;
+            return files;
+          }(),
+          std::move(use.progress)) {
+  options_.files.use_debuginfod = finder_.options().use_debuginfod;
+}
 
 LocatedBinary BinaryLocator::Locate(const std::string& path, const std::string& recorded_build_id) {
   return path == kVdsoPath ? LocateVdso(recorded_build_id) : LocateFile(path, recorded_build_id);
@@ -41,7 +51,7 @@ LocatedBinary BinaryLocator::LocateFile(const std::string& path,
   out.source = "none: not found";
   if (!path.starts_with('/')) return out;  // [heap], [stack], memfd:..., ...
   const EmbeddedBinary* embedded =
-      options_.embedded != nullptr ? options_.embedded->Find(path, recorded_build_id) : nullptr;
+      recorded_.embedded != nullptr ? recorded_.embedded->Find(path, recorded_build_id) : nullptr;
   // With the recorded build's own tables at hand, a binary missing here is
   // not fetched: debuginfod could only make the report wait.
   if (embedded != nullptr && options_.files.use_debuginfod && !local_finder_) {
@@ -109,11 +119,11 @@ LocatedBinary BinaryLocator::LocateFile(const std::string& path,
 LocatedBinary BinaryLocator::LocateVdso(const std::string& recorded_build_id) {
   LocatedBinary out;
   out.path = std::string(kVdsoPath);
-  if (options_.vdso_image.empty()) {
+  if (recorded_.vdso_image.empty()) {
     // Recorders since 2026-11-27 embed the functions of it that were hit,
     // as any binary's, instead of the whole image.
-    const EmbeddedBinary* embedded = options_.embedded != nullptr
-                                         ? options_.embedded->Find(out.path, recorded_build_id)
+    const EmbeddedBinary* embedded = recorded_.embedded != nullptr
+                                         ? recorded_.embedded->Find(out.path, recorded_build_id)
                                          : nullptr;
     if (embedded != nullptr) {
       out.embedded = embedded;
@@ -125,7 +135,7 @@ LocatedBinary BinaryLocator::LocateVdso(const std::string& recorded_build_id) {
   }
   // libelf and libdw read files: the image goes through an in-memory one.
   if (!vdso_file_ && vdso_error_.empty()) {
-    auto file = MemoryFile::Create("vdso", options_.vdso_image);
+    auto file = MemoryFile::Create("vdso", recorded_.vdso_image);
     if (file) {
       vdso_file_.emplace(std::move(*file));
     } else {

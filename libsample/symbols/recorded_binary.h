@@ -49,23 +49,35 @@ namespace sample {
 // /proc/PID/maps), and the key of its build-id in a recording.
 inline constexpr std::string_view kVdsoPath = "[vdso]";
 
-// Where and how binaries are looked for: the options of the one policy,
-// set once from the command line (symfs, force, debuginfod) and the
-// recording (the vDSO image), and passed whole to every stage that finds
-// binaries (unwinding, symbolization) rather than copied field by field.
+// Where and how binaries are looked for: only what the user says
+// (--symfs, the debug root, --no-debuginfod, --force), set once from the
+// command line and passed whole to every stage that finds binaries.
 struct BinaryLocatorOptions {
   // Where files are looked for: symfs (perf's --symfs), the debug root,
-  // debuginfod and its progress; handed whole to the DebugFileFinder.
+  // debuginfod; handed whole to the DebugFileFinder.
   DebugFileFinderOptions files;
   // Use a file whose build-id differs from the recorded one (with a warning).
   bool force = false;
+};
+
+// The recording's own sources of code, handed to a locator once by
+// whoever holds the recording (the loader, the annotate view). Both must
+// outlive the locator.
+struct RecordedCode {
   // The recording host's vDSO image; empty when the recording has none.
-  // Must outlive the locator.
   std::span<const std::byte> vdso_image;
   // What the recording embedded of its binaries, used when a binary is
-  // missing or is another build (nullptr: nothing embedded). Must outlive
-  // the locator.
+  // missing or is another build (nullptr: nothing embedded).
   const EmbeddedBinaries* embedded = nullptr;
+};
+
+// How one stage uses its locator: the stage's to say, not the user's.
+struct LocatorUse {
+  // False: never ask debuginfod servers, whatever the options say (a walk
+  // must not wait on the network).
+  bool debuginfod = true;
+  // Told about each running download, for a progress line; may be empty.
+  DebuginfodProgressFn progress;
 };
 
 struct LocatedBinary {
@@ -107,7 +119,8 @@ struct LocatedBinary {
 
 class BinaryLocator {
  public:
-  explicit BinaryLocator(BinaryLocatorOptions options);
+  explicit BinaryLocator(BinaryLocatorOptions options, RecordedCode recorded = {},
+                         LocatorUse use = {});
   BinaryLocator(const BinaryLocator&) = delete;
   BinaryLocator& operator=(const BinaryLocator&) = delete;
 
@@ -120,6 +133,7 @@ class BinaryLocator {
   LocatedBinary LocateVdso(const std::string& recorded_build_id);
 
   BinaryLocatorOptions options_;
+  RecordedCode recorded_;
   DebugFileFinder finder_;
   // The same without debuginfod, for binaries the recording embeds.
   std::optional<DebugFileFinder> local_finder_;

@@ -45,6 +45,7 @@ uint32_t DataAddresses::Locate(const ProcessTable& processes, uint32_t pid, uint
 }
 
 void DataAddresses::Resolve(const ProcessTable& processes, const BinaryLocatorOptions& binaries,
+                            const RecordedCode& recorded,
                             const format::Metadata& build_ids, Profile& profile) {
   // The locations of each file, so that each is read once.
   std::map<uint32_t, std::vector<uint32_t>> by_dso;
@@ -56,9 +57,7 @@ void DataAddresses::Resolve(const ProcessTable& processes, const BinaryLocatorOp
   }
   std::vector<std::string> symbols = {""};
   std::unordered_map<std::string, uint32_t> symbol_ids;
-  BinaryLocatorOptions local = binaries;
-  local.files.use_debuginfod = false;
-  BinaryLocator locator(local);
+  BinaryLocator locator(binaries, recorded, LocatorUse{.debuginfod = false});
   for (const auto& [dso, ids] : by_dso) {
     const std::string& path = processes.DsoPath(dso);
     const LocatedBinary located =

@@ -35,6 +35,7 @@ class DataAddresses {
   // Names the locations and hands them to `profile`
   // (Profile::set_data_locations). `processes` names the DSOs.
   void Resolve(const ProcessTable& processes, const BinaryLocatorOptions& binaries,
+               const RecordedCode& recorded,
                const format::Metadata& build_ids, Profile& profile);
 
   size_t size() const { return locations_.size() - 1; }

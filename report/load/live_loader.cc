@@ -15,11 +15,7 @@ const Recording& Loader::Next() {
   if (!unwinding_) {
     StartReading(/*jobs=*/1);
     stacks_.set_collapse_unknown(true);
-    SymbolizeOptions options;
-    options.binaries = options_.binaries;
-    options.srclines = options_.srclines;
-    options.names = options_.symbolize;
-    symbol_cache_.emplace(std::move(options), reader_.build_ids(),
+    symbol_cache_.emplace(BaseSymbolizeOptions(), reader_.build_ids(),
                           std::string(reader_.kernel_symbols()), options_.kernel_symbol_feed);
   }
   // The last interval's samples go; what they were interned into stays.

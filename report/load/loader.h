@@ -81,8 +81,15 @@ class Loader {
   void ReleaseLoadingState();
   LocationFunctions Symbolize(unsigned jobs);
 
+  // The symbolization options both loaders start from: the user's, the
+  // recording's own code, lines and names.
+  SymbolizeOptions BaseSymbolizeOptions() const;
+
   const format::RecordingFile& reader_;
   const LoadOptions& options_;
+  // The recording's own code (its vDSO image, embedded binaries), handed
+  // to every stage's locator.
+  const RecordedCode recorded_;
   Recording out_;
   ProcessTable processes_;
   std::optional<StackUnwinding> unwinding_;

@@ -56,6 +56,7 @@ size_t ExpectedRecords(const format::RecordingFile& reader) {
 Loader::Loader(const format::RecordingFile& reader, const LoadOptions& options)
     : reader_(reader),
       options_(options),
+      recorded_{reader.vdso_image(), &reader.embedded_binaries()},
       group_reads_(reader.events()),
       toggles_(ToggleRelations(reader.toggles()), reader.events().events().size()),
       sideband_(reader, options, out_, processes_, samples_,
@@ -71,7 +72,7 @@ Result<Recording> Loader::Run() {
   // state, the lookup indexes) first, so the two peaks do not add up.
   ReleaseLoadingState();
   const LocationFunctions symbols = Symbolize(jobs);  // before the samples move
-  data_.Resolve(processes_, options_.binaries, reader_.build_ids(), out_.profile);
+  data_.Resolve(processes_, options_.binaries, recorded_, reader_.build_ids(), out_.profile);
   out_.profile.ChooseNames(options_.full_signatures);
   BuildProfile(symbols, stacks_, std::move(samples_), std::move(sample_reads_), group_reads_, out_);
   out_.profile.ExtendTimeRange(merged_last_time_);
@@ -101,8 +102,7 @@ void Loader::StartReading(unsigned jobs) {
   const auto machine = format::FindMetadata(reader_.metadata(), "arch");
   unwind_options.arch = machine ? ArchFromMachine(*machine) : HostArch();
   unwind_options.binaries = options_.binaries;
-  unwind_options.binaries.vdso_image = reader_.vdso_image();
-  unwind_options.binaries.embedded = &reader_.embedded_binaries();
+  unwind_options.recorded = recorded_;
   unwinding_.emplace(unwind_options, processes_, reader_.build_ids());
   jit_.emplace(reader_.jit_dumps(), processes_);
   if (const auto limit = format::FindMetadata(reader_.metadata(), "perf_event_max_stack")) {
@@ -338,6 +338,15 @@ bool Loader::ChainWasCut(const SampleRecord& sample, const perf_event_attr& attr
   return true;
 }
 
+SymbolizeOptions Loader::BaseSymbolizeOptions() const {
+  SymbolizeOptions options;
+  options.binaries = options_.binaries;
+  options.recorded = recorded_;
+  options.srclines = options_.srclines;
+  options.names = options_.symbolize;
+  return options;
+}
+
 LocationFunctions Loader::Symbolize(unsigned jobs) {
   const std::vector<Location>& locations = stacks_.locations();
   const std::vector<uint64_t> uses = LocationUses(samples_, stacks_);
@@ -345,18 +354,13 @@ LocationFunctions Loader::Symbolize(unsigned jobs) {
   for (size_t i = 0; i < processes_.dso_count(); ++i) {
     dso_paths.push_back(processes_.DsoPath(static_cast<uint32_t>(i)));
   }
-  SymbolizeOptions options;
+  SymbolizeOptions options = BaseSymbolizeOptions();
   options.jobs = jobs;
-  options.binaries = options_.binaries;
-  options.binaries.vdso_image = reader_.vdso_image();
-  options.binaries.embedded = &reader_.embedded_binaries();
   options.perf_maps = reader_.perf_maps();
   options.recording_facts = &reader_.metadata();
   options.jit_code = &out_.jit_code;
-  options.srclines = options_.srclines;
   options.show_progress = options_.show_progress;
   if (reader_.format_name() != "sample.data") options.kernel_symbols_origin = "kallsyms";
-  options.names = options_.symbolize;
   // A perf.data recorded on the running kernel: this host's table, read
   // for the sampled addresses (the per-boot sorted cache the recorder
   // keeps, when they are all in the core kernel's text), not whole.

@@ -85,11 +85,10 @@ std::optional<uint32_t> SmallerStackCopy(const UnwindStats& stats) {
 
 StackUnwinding::StackUnwinding(const StackUnwindingOptions& options, const ProcessTable& processes,
                                const format::Metadata& build_ids)
-    : options_(options), processes_(processes), build_ids_(build_ids), locator_([&] {
-        BinaryLocatorOptions locator_options = options.binaries;
-        locator_options.files.use_debuginfod = false;
-        return locator_options;
-      }()) {
+    : options_(options),
+      processes_(processes),
+      build_ids_(build_ids),
+      locator_(options.binaries, options.recorded, LocatorUse{.debuginfod = false}) {
   unwinders_.resize(std::max(1u, options_.jobs));
 }
 

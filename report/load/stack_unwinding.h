@@ -129,10 +129,13 @@ std::optional<uint32_t> SmallerStackCopy(const UnwindStats& stats);
 struct StackUnwindingOptions {
   unsigned jobs = 1;
   Arch arch = Arch::kUnknown;  // of the recording host
-  // How binaries are found, the recording's [vdso] image included (its CFI
-  // unwinds frames in the vDSO). Unwinding never asks debuginfod
-  // (use_debuginfod is ignored): a walk must not wait on the network.
+  // How binaries are found (the user's options). Unwinding never asks
+  // debuginfod (use_debuginfod is ignored): a walk must not wait on the
+  // network.
   BinaryLocatorOptions binaries;
+  // The recording's own code: its [vdso] image (whose CFI unwinds frames
+  // in the vDSO) and embedded binaries.
+  RecordedCode recorded;
 };
 
 class StackUnwinding {

@@ -20,7 +20,7 @@ SymbolCache::SymbolCache(SymbolizeOptions options, format::Metadata build_ids,
       build_ids_(std::move(build_ids)),
       kernel_text_(std::move(kernel_symbols)),
       kernel_feed_(std::move(kernel_feed)),
-      locator_(options_.binaries) {}
+      locator_(options_.binaries, options_.recorded) {}
 
 SymbolSource& SymbolCache::SourceFor(uint32_t dso, const std::string& path,
                                      SymbolizeResult& result) {

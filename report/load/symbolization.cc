@@ -168,7 +168,7 @@ PerfMapSymbolSource PerfMapSourceOf(
 void SymbolizeBinaries(const std::map<uint32_t, std::vector<uint32_t>>& binaries,
                        const std::vector<Location>& locations,
                        const std::vector<std::string>& dso_paths, const format::Metadata& build_ids,
-                       const SymbolizeOptions& options, const BinaryLocatorOptions& locator_options,
+                       const SymbolizeOptions& options, const LocatorUse& use,
                        Gathered& gathered) {
   std::vector<std::pair<uint32_t, const std::vector<uint32_t>*>> work;
   for (const auto& [dso, ids] : binaries) work.emplace_back(dso, &ids);
@@ -179,7 +179,9 @@ void SymbolizeBinaries(const std::map<uint32_t, std::vector<uint32_t>>& binaries
   const size_t threads = ParallelThreads(work.size(), options.jobs);
   std::vector<std::unique_ptr<BinaryLocator>> locators(threads);
   ParallelFor(work.size(), threads, [&](size_t worker, size_t i) {
-    if (!locators[worker]) locators[worker] = std::make_unique<BinaryLocator>(locator_options);
+    if (!locators[worker]) {
+      locators[worker] = std::make_unique<BinaryLocator>(options.binaries, options.recorded, use);
+    }
     const std::string& path = dso_paths[work[i].first];
     auto source = BinarySymbolSource::Open(*locators[worker], path,
                                            format::FindMetadata(build_ids, path).value_or(""),
@@ -292,22 +294,20 @@ SymbolizeResult SymbolizeLocations(const std::vector<Location>& locations,
   }
 
   ProgressLine progress;
-  BinaryLocatorOptions locator_options = options.binaries;
+  LocatorUse use;
   if (options.show_progress) {
-    locator_options.files.debuginfod_progress = [&progress](const DebuginfodProgress& p) {
-      progress.Show(p);
-    };
+    use.progress = [&progress](const DebuginfodProgress& p) { progress.Show(p); };
   }
   // The [vdso]: the image the recording stores, on this thread.
   for (const auto& [dso, ids] : vdsos) {
-    BinaryLocator locator(locator_options);
+    BinaryLocator locator(options.binaries, options.recorded, use);
     const std::string& path = dso_paths[dso];
     auto vdso = BinarySymbolSource::Open(
         locator, path, format::FindMetadata(build_ids, path).value_or(""), options.srclines);
     Ask(*vdso, ids, locations, gathered.per_location());
     gathered.Note(path, vdso->facts());
   }
-  SymbolizeBinaries(binaries, locations, dso_paths, build_ids, options, locator_options, gathered);
+  SymbolizeBinaries(binaries, locations, dso_paths, build_ids, options, use, gathered);
   SymbolizeResult result = std::move(gathered).Finish();
   // A cache refused (root with a user's HOME: the inflated debug files,
   // the annotate index) costs time on every run; say why once.

@@ -45,11 +45,12 @@ struct Location {
 
 struct SymbolizeOptions {
   unsigned jobs = 1;
-  // How binaries are found (--symfs, --force, debuginfod, the recording
-  // host's [vdso] image, which names frames in "[vdso]" mappings, and the
-  // recording's embedded binaries; both must outlive the call); its
-  // progress hook is set here from show_progress.
+  // How binaries are found (--symfs, --force, debuginfod), and the
+  // recording's own code: the recording host's [vdso] image, which names
+  // frames in "[vdso]" mappings, and its embedded binaries (both must
+  // outlive the call). Downloads show progress when show_progress.
   BinaryLocatorOptions binaries;
+  RecordedCode recorded;
   // The JIT perf maps the recording holds (/tmp/perf-PID.map as the
   // recorder copied it): the pseudo-DSO of a process with one is named
   // from it, not from the file. Must outlive the call.

@@ -147,7 +147,7 @@ const std::string& DebugToRead(const LocatedBinary& located) {
 class Annotator {
  public:
   Annotator(const AnnotateIndex& index, const AnnotateOptions& options, const AnnotateCode& code)
-      : index_(index), options_(options), code_(code), locator_(code.binaries) {}
+      : index_(index), options_(options), code_(code), locator_(code.binaries, code.recorded) {}
 
   // Whether a function's code was wanted from the recording (files_only).
   bool needs_recording() const { return needs_recording_; }
@@ -351,8 +351,7 @@ Result<AnnotateView> AnnotateFromIndex(const AnnotateIndex& index, const Annotat
 Result<AnnotateView> BuildAnnotateView(const Recording& recording, const AnnotateOptions& options,
                                        const SampleFilter& filter,
                                        const BinaryLocatorOptions& binaries) {
-  AnnotateCode code{binaries, &recording.jit_code};
-  code.binaries.embedded = &recording.embedded;
+  const AnnotateCode code{binaries, RecordedCode{{}, &recording.embedded}, &recording.jit_code};
   return AnnotateFromIndex(BuildAnnotateIndex(recording, options, filter), options, code);
 }
 

@@ -179,13 +179,14 @@ AnnotateIndex BuildAnnotateIndex(const Recording& recording, const AnnotateOptio
                                  const SampleFilter& filter);
 
 // Where the view reads code: binaries found as `binaries` says (with the
-// recording's embedded ones), and the recording's JIT code.
+// recording's own code, `recorded`), and the recording's JIT code.
 struct AnnotateCode {
   BinaryLocatorOptions binaries;
+  RecordedCode recorded;
   const std::map<std::string, std::shared_ptr<const JitCode>>* jit_code = nullptr;
   // Files on disk only (the annotate cache, which read no recording): a
   // function whose code would come from the recording (a jitdump's, or an
-  // embedded binary's: `binaries.embedded` may then hold stand-ins, entries
+  // embedded binary's: `recorded.embedded` may then hold stand-ins, entries
   // without code, so that binaries are looked for as the recording's load
   // looked for them) makes the view say `needs_recording` instead.
   bool files_only = false;

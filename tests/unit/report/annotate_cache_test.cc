@@ -104,8 +104,7 @@ TEST(AnnotateCacheTest, StandInsAreFoundWhereEmbeddedBinariesWere) {
   const EmbeddedBinaries stand_ins = EmbeddedStandIns({{"/nonexistent/y", "ef01"}});
   BinaryLocatorOptions options;
   options.files.use_debuginfod = false;
-  options.embedded = &stand_ins;
-  BinaryLocator locator(options);
+  BinaryLocator locator(options, RecordedCode{{}, &stand_ins});
   const LocatedBinary found = locator.Locate("/nonexistent/y", "ef01");
   ASSERT_NE(found.embedded, nullptr);
   EXPECT_TRUE(found.embedded->code.empty());
@@ -175,17 +174,17 @@ TEST(AnnotateCacheTest, FingerprintChangesWithTheBinary) {
   std::filesystem::copy_file("/bin/true", bin);
   BinaryLocatorOptions options;
   options.files.use_debuginfod = false;
-  const auto before = FingerprintBinaries({{bin, ""}}, options);
+  const auto before = FingerprintBinaries({{bin, ""}}, options, {});
   ASSERT_EQ(before.size(), 1u);
-  EXPECT_EQ(FingerprintBinaries({{bin, ""}}, options), before);
+  EXPECT_EQ(FingerprintBinaries({{bin, ""}}, options, {}), before);
   EXPECT_NE(before[0].found.find(bin), std::string::npos) << before[0].found;
   // Rebuilt (here: touched).
   std::filesystem::last_write_time(bin,
                                    std::filesystem::last_write_time(bin) + std::chrono::seconds(5));
-  const auto touched = FingerprintBinaries({{bin, ""}}, options);
+  const auto touched = FingerprintBinaries({{bin, ""}}, options, {});
   EXPECT_NE(touched, before);
   std::filesystem::remove(bin);
-  EXPECT_NE(FingerprintBinaries({{bin, ""}}, options), touched);
+  EXPECT_NE(FingerprintBinaries({{bin, ""}}, options, {}), touched);
 }
 
 }  // namespace

@@ -113,10 +113,12 @@ class DebuginfodTest : public ::testing::Test {
     DebugFileFinderOptions options;
     options.debug_root = scratch_ / "no-debug-root";
     options.debuginfod_timeout = std::chrono::seconds(30);
-    options.debuginfod_progress = [this](const DebuginfodProgress& progress) {
+    return options;
+  }
+  DebuginfodProgressFn Progress() {
+    return [this](const DebuginfodProgress& progress) {
       progress_.insert(std::string(progress.kind) + " " + std::string(progress.build_id));
     };
-    return options;
   }
 
   static std::optional<std::string>* server_path_;
@@ -141,7 +143,7 @@ TEST_F(DebuginfodTest, DebugFileOfAStrippedBinaryComesFromTheServer) {
   // The stripped binary alone, far from its debug file.
   const std::string binary = scratch_ / "bin/app";
   CopyTo(kSymStrippedAll, binary);
-  DebugFileFinder finder(Options());
+  DebugFileFinder finder(Options(), Progress());
   const FoundFiles found = finder.Find(binary, id);
   EXPECT_EQ(found.binary, binary);
   ASSERT_EQ(found.debug_source, FileSource::kDebuginfod) << ::testing::PrintToString(found.debug);
@@ -171,7 +173,7 @@ TEST_F(DebuginfodTest, DebugFileOfAStrippedBinaryComesFromTheServer) {
 }
 
 TEST_F(DebuginfodTest, MissingBinaryComesFromTheServerToo) {
-  DebugFileFinder finder(Options());
+  DebugFileFinder finder(Options(), Progress());
   const FoundFiles found = finder.Find(scratch_ / "gone/app", id);
   EXPECT_EQ(found.binary_source, FileSource::kDebuginfod);
   EXPECT_TRUE(found.binary.starts_with(scratch_ / "cache/")) << found.binary;
@@ -182,7 +184,7 @@ TEST_F(DebuginfodTest, MissingBinaryComesFromTheServerToo) {
 }
 
 TEST_F(DebuginfodTest, UnknownBuildIdIsARejectionNamingIt) {
-  DebugFileFinder finder(Options());
+  DebugFileFinder finder(Options(), Progress());
   const std::string unknown(40, '0');
   const FoundFiles found = finder.Find(scratch_ / "gone/app", unknown);
   EXPECT_EQ(found.binary, "");
@@ -197,7 +199,7 @@ TEST_F(DebuginfodTest, UnknownBuildIdIsARejectionNamingIt) {
 TEST_F(DebuginfodTest, OffUnlessAsked) {
   DebugFileFinderOptions options = Options();
   options.use_debuginfod = false;
-  const FoundFiles found = DebugFileFinder(options).Find(scratch_ / "gone/app", id);
+  const FoundFiles found = DebugFileFinder(options, Progress()).Find(scratch_ / "gone/app", id);
   EXPECT_EQ(found.binary, "");
   EXPECT_EQ(found.debug, "");
   EXPECT_TRUE(found.rejected.empty());
@@ -217,9 +219,10 @@ TEST(DebuginfodTimeoutTest, AServerThatNeverAnswersIsGivenUpOn) {
   options.debug_root = dir / "no-debug-root";
   options.debuginfod_timeout = std::chrono::milliseconds(1500);
   int progress_calls = 0;
-  options.debuginfod_progress = [&](const DebuginfodProgress&) { ++progress_calls; };
   const auto start = std::chrono::steady_clock::now();
-  const FoundFiles found = DebugFileFinder(options).Find(dir / "gone", std::string(40, 'a'));
+  const FoundFiles found =
+      DebugFileFinder(options, [&](const DebuginfodProgress&) { ++progress_calls; })
+          .Find(dir / "gone", std::string(40, 'a'));
   const auto took = std::chrono::steady_clock::now() - start;
   // Both queries share the binary's budget: the second starts past it.
   EXPECT_LT(took, std::chrono::seconds(10));

@@ -49,9 +49,7 @@ class BinaryLocatorTest : public ::testing::Test {
     options.files.symfs = symfs_;
     options.force = force;
     options.files.use_debuginfod = false;
-    options.vdso_image = image_;
-    options.embedded = &embedded_;
-    locator_.emplace(std::move(options));
+    locator_.emplace(std::move(options), RecordedCode{image_, &embedded_});
     return locator_->Locate(path, build_id);
   }
 

@@ -86,7 +86,7 @@ class VdsoSymbolizationTest : public VdsoTest {
   report::SymbolizeResult Symbolize(const std::vector<report::Location>& locations,
                                     const format::Metadata& build_ids, bool force = false) {
     report::SymbolizeOptions options;
-    options.binaries.vdso_image = image_;
+    options.recorded.vdso_image = image_;
     options.binaries.force = force;
     options.binaries.files.use_debuginfod = false;
     return report::SymbolizeLocations(locations, dso_paths_, build_ids, "", options);

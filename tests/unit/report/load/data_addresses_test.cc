@@ -56,7 +56,7 @@ TEST(DataAddressesTest, PlacedInMappingsAndNamedByVariables) {
   EXPECT_EQ(data.size(), 4u);
 
   Profile profile;
-  data.Resolve(table, BinaryLocatorOptions{}, {}, profile);
+  data.Resolve(table, BinaryLocatorOptions{}, RecordedCode{}, {}, profile);
   std::vector<std::string> names;
   for (size_t i = 0; i < table.dso_count(); ++i) {
     names.push_back(table.DsoPath(static_cast<uint32_t>(i)));

@@ -56,7 +56,7 @@ class StackUnwindingTest : public ::testing::Test {
     StackUnwindingOptions options;
     options.arch = Arch::kX86_64;
     options.binaries.files.use_debuginfod = false;
-    options.binaries.embedded = embedded;
+    options.recorded.embedded = embedded;
     StackUnwinding unwinding(options, processes, build_ids);
     const SampleRecord sample = Sample();
     EXPECT_TRUE(unwinding.Queue(0, sample, attr_));

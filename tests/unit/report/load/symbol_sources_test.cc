@@ -103,8 +103,7 @@ class BinarySymbolSourceTest : public ::testing::Test {
                                      bool srclines, const EmbeddedBinaries* embedded = nullptr) {
     BinaryLocatorOptions options;
     options.files.use_debuginfod = false;
-    options.embedded = embedded;
-    locator_.emplace(std::move(options));
+    locator_.emplace(std::move(options), RecordedCode{{}, embedded});
     return BinarySymbolSource::Open(*locator_, path, build_id, srclines);
   }
 

@@ -45,7 +45,7 @@ class SymbolizationTest : public ::testing::Test {
     SymbolizeOptions options;
     options.binaries.files.use_debuginfod = false;
     options.binaries.files.symfs = symfs_;
-    options.binaries.embedded = &embedded_;
+    options.recorded.embedded = &embedded_;
     options.perf_maps = perf_maps_;
     options.recording_facts = &facts_;
     return SymbolizeLocations(locations, dso_paths_, build_ids_, "", options);

@@ -207,7 +207,7 @@ TEST(AnnotateViewTest, TheIndexAnnotatesAsTheRecordingDoes) {
   ASSERT_TRUE(kept.has_value());
   EXPECT_EQ(kept->index, index);
   AnnotateCode code{NoFiles()};
-  code.binaries.embedded = &recording.embedded;
+  code.recorded.embedded = &recording.embedded;
   auto from_index = AnnotateFromIndex(kept->index, AnnotateOptions{.on = true}, code);
   auto from_recording =
       BuildAnnotateView(recording, AnnotateOptions{.on = true}, SampleFilter(), NoFiles());
