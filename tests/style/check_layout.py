@@ -11,7 +11,12 @@
   of top/);
 - no include cycle between folders at any depth: a folder's files
   (record/events/*) are one node, the files directly in a top folder
-  (record/*.cc) another, and the graph of their includes has no cycle.
+  (record/*.cc) another, and the graph of their includes has no cycle;
+- every header of the product opens with a comment (what it is for);
+- no `throw` in the product's code: failures are Result<T>;
+- mappings, ELF and DWARF handles and zstd contexts are released
+  (munmap, elf_end, dwfl_end, ZSTD_free*) only in the files of their
+  owning types (OWNERS below): everywhere else a move-only owner holds them.
 
 A function is a brace block, at namespace or class scope, whose opening
 text has a parameter list and is not a class, struct, enum, union or
@@ -34,7 +39,7 @@ def strip(src):
     src = re.sub(r'//[^\n]*', '', src)
     src = re.sub(r'"(\\.|[^"\\\n])*"', '""', src)
     src = re.sub(r"'(\\.|[^'\\\n])*'", "''", src)
-    src = re.sub(r'^\s*#[^\n]*', '', src, flags=re.M)
+    src = re.sub(r'^[ \t]*#[^\n]*', '', src, flags=re.M)
     return src
 
 
@@ -166,10 +171,38 @@ def folder_cycles(bad):
                    '; '.join(links))
 
 
+# The files of the move-only types that own mappings, ELF and DWARF handles
+# and zstd contexts: the only ones that release them.
+OWNERS = {
+    'libsample/mapped_file.cc', 'libsample/symbols/compressed_sections.cc',
+    'libsample/symbols/elf_file.cc', 'libsample/symbols/inflated_debug.cc',
+    'libsample/unwind/unwind_process.h', 'libsample/perf/perf_event.cc',
+    'formats/sample_file_reader.cc', 'formats/perf_data_walker.h',
+    'formats/sample_file_writer.cc',
+}
+RELEASE = re.compile(r'\b(munmap|elf_end|dwfl_end|ZSTD_free\w*)\s*\(')
+
+
+def code_rules(bad):
+    for top in TOPS:
+        for p, rel in sources(top):
+            text = open(p).read()
+            if rel.endswith('.h') and not text.startswith('//'):
+                bad.append(f'{rel}:1: a header that does not open with a comment saying what it is for')
+            code = strip(text)
+            for n, line in enumerate(code.split('\n'), 1):
+                if re.search(r'\bthrow\b', line):
+                    bad.append(f'{rel}:{n}: throw: fallible code returns Result<T>')
+                m = RELEASE.search(line)
+                if m and rel not in OWNERS:
+                    bad.append(f'{rel}:{n}: {m.group(1)} outside the owning types (OWNERS)')
+
+
 def main():
     bad = []
     upward_includes(bad)
     folder_cycles(bad)
+    code_rules(bad)
     for top in SIZED:
         for p, rel in sources(top):
             n = open(p).read().count('\n')
