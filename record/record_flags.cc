@@ -80,19 +80,12 @@ void AddRecordingGroup(cli::CommandLine& line, RecordOptions& options) {
                return {};
              })
       .Flag("no-embed", "store no symbols, unwind rules or code: reports need the binaries",
-            [&options]() -> Result<void> {
-              options.embed = false;
-              return {};
-            })
+            cli::Assign(options.embed, false))
       .Optional("flight-recorder", "seconds", "30",
                 "keep the last seconds (30) in memory; write at SIGUSR2, the end",
-                [&options](const std::string& text) -> Result<void> {
-                  // A day at most: the window is held in memory.
-                  TRY_ASSIGN(options.flight_seconds,
-                             ParseDecimalOption("--flight-recorder", text, "seconds",
-                                                {0, 86400, /*min_exclusive=*/true}));
-                  return {};
-                })
+                // A day at most: the window is held in memory.
+                cli::Decimal(options.flight_seconds, "--flight-recorder", "seconds",
+                             {0, 86400, /*min_exclusive=*/true}))
       .Optional("switch-output", "when", "signal",
                 "cut into files FILE.<date-time> at SIGUSR2, a SIZE or every TIME",
                 [&options](const std::string& text) -> Result<void> {
@@ -102,11 +95,8 @@ void AddRecordingGroup(cli::CommandLine& line, RecordOptions& options) {
                   return {};
                 })
       .Value("switch-max-files", "n", "with --switch-output: keep only the newest N files",
-             [&options](const std::string& text) -> Result<void> {
-               TRY_ASSIGN(options.switch_output.max_files,
-                          Whole<size_t>("--switch-max-files", text, "files", {1, 1000000}));
-               return {};
-             })
+             cli::Whole(options.switch_output.max_files, "--switch-max-files", "files",
+                        {1, 1000000}))
       .Flag("quiet,q", "print nothing but errors", &options.quiet)
       .Check([](const cli::Given& given) -> Result<void> {
         if (given.Has("switch-output") && given.Has("flight-recorder")) {
@@ -161,11 +151,7 @@ void AddDataGroup(cli::CommandLine& line, RecordOptions& options) {
       .Flag("alloc", "calls of malloc, free and their kin, through uprobes (root)",
             &options.alloc.enabled)
       .Value("alloc-min-size", "bytes", "with --alloc: leave out smaller requests",
-             [&options](const std::string& text) -> Result<void> {
-               TRY_ASSIGN(options.alloc.min_size,
-                          Whole<uint64_t>("--alloc-min-size", text, "bytes", {1, INT64_MAX}));
-               return {};
-             })
+             cli::Whole(options.alloc.min_size, "--alloc-min-size", "bytes", {1, INT64_MAX}))
       .Check([&options](const cli::Given& given) -> Result<void> {
         TRY(Needs(given, "alloc-min-size", "alloc", "--alloc-min-size is an option of --alloc"));
         if ((options.data.physical || options.data.page_size) && !options.data.addresses) {
@@ -181,17 +167,10 @@ void AddCountingGroup(cli::CommandLine& line, RecordRequest& request) {
   line.AddGroup("Counting (--stat)")
       .Flag("stat", "count the events instead, and print a table as perf stat", &request.stat)
       .Value("interval-print,I", "ms", "print the counts of every MS milliseconds (at least 10)",
-             [&counting](const std::string& text) -> Result<void> {
-               // perf's floor: shorter intervals mostly measure the reading itself.
-               TRY_ASSIGN(counting.interval_ms,
-                          Whole<uint64_t>("-I", text, "milliseconds", {10, UINT32_MAX}));
-               return {};
-             })
+             // perf's floor: shorter intervals mostly measure the reading itself.
+             cli::Whole(counting.interval_ms, "-I", "milliseconds", {10, UINT32_MAX}))
       .Value("repeat,r", "n", "run the command N times: the mean and its spread",
-             [&counting](const std::string& text) -> Result<void> {
-               TRY_ASSIGN(counting.repeat, Whole<int>("-r", text, "runs", {1, 100000}));
-               return {};
-             })
+             cli::Whole(counting.repeat, "-r", "runs", {1, 100000}))
       .Value("field-separator,x", "sep", "CSV-like lines as perf stat -x",
              [&counting](const std::string& text) -> Result<void> {
                if (text.empty()) return Fail("-x takes a separator, not ''");
@@ -200,10 +179,7 @@ void AddCountingGroup(cli::CommandLine& line, RecordRequest& request) {
                return {};
              })
       .Flag("json,j", "JSON lines as perf stat -j",
-            [&counting]() -> Result<void> {
-              counting.layout.format = CountFormat::kJson;
-              return {};
-            })
+            cli::Assign(counting.layout.format, CountFormat::kJson))
       .Check([&request](const cli::Given& given) -> Result<void> {
         for (const char* name : {"interval-print", "repeat", "field-separator", "json"}) {
           if (given.Has(name) && !request.stat) {
@@ -248,15 +224,9 @@ void AddTargetGroup(cli::CommandLine& line, TargetOptions& target) {
       .Flag("all-cpus,a", "every CPU, all processes", &target.all_cpus)
       .Value("cpu,C", "cpus", "only these CPUs, such as 0,2-3", &target.cpu_list)
       .Flag("inherit", "follow threads and children created later (default but with -t)",
-            [&target]() -> Result<void> {
-              target.inherit = true;
-              return {};
-            })
+            cli::Assign(target.inherit, true))
       .Flag("no-inherit", "do not follow threads and children created later",
-            [&target]() -> Result<void> {
-              target.inherit = false;
-              return {};
-            })
+            cli::Assign(target.inherit, false))
       .Check([](const cli::Given& given) -> Result<void> {
         if (given.Has("inherit") && given.Has("no-inherit")) {
           return Fail("--inherit and --no-inherit contradict");
@@ -285,16 +255,10 @@ void AddSamplingGroup(cli::CommandLine& line, RecordOptions& options) {
                   return {};
                 })
       .Value("freq,F", "n", "samples per second (default 4000), or max",
-             [&options](const std::string& text) -> Result<void> {
-               TRY_ASSIGN(options.frequency, Frequency(text));
-               return {};
-             })
+             cli::Into(options.frequency, Frequency))
       .Value("count,c", "n", "a sample every N events instead of -F",
-             [&options](const std::string& text) -> Result<void> {
-               // The kernel takes the period as a u64 but refuses the top bit.
-               TRY_ASSIGN(options.period, Whole<uint64_t>("-c", text, "events", {1, INT64_MAX}));
-               return {};
-             })
+             // The kernel takes the period as a u64 but refuses the top bit.
+             cli::Whole(options.period, "-c", "events", {1, INT64_MAX}))
       .Check([](const cli::Given& given) -> Result<void> {
         if (given.Has("freq") && given.Has("count")) return Fail("use either -F or -c, not both");
         return {};
@@ -313,13 +277,9 @@ void AddCallChainGroup(cli::CommandLine& line, RecordOptions& options) {
                return {};
              })
       .Value("max-stack", "n", "chains of at most N frames (default the kernel's, 127)",
-             [&options](const std::string& text) -> Result<void> {
-               // attr.sample_max_stack is 16 bits; the kernel checks it
-               // against kernel.perf_event_max_stack at the open.
-               TRY_ASSIGN(options.max_stack,
-                          Whole<uint32_t>("--max-stack", text, "frames", {1, 65535}));
-               return {};
-             })
+             // attr.sample_max_stack is 16 bits; the kernel checks it against
+             // kernel.perf_event_max_stack at the open.
+             cli::Whole(options.max_stack, "--max-stack", "frames", {1, 65535}))
       .Flag("raise-max-stack", "raise kernel.perf_event_max_stack to --max-stack meanwhile (root)",
             &options.raise_max_stack)
       .Check([&options](const cli::Given& given) -> Result<void> {
@@ -333,12 +293,8 @@ void AddCallChainGroup(cli::CommandLine& line, RecordOptions& options) {
 
 void AddDurationOption(cli::Group& group, RecordOptions& options) {
   group.Value("duration", "seconds", "stop after SECONDS",
-              [&options](const std::string& text) -> Result<void> {
-                TRY_ASSIGN(options.duration_s,
-                           ParseDecimalOption("--duration", text, "seconds",
-                                              {0, 1e9, /*min_exclusive=*/true}));
-                return {};
-              });
+              cli::Decimal(options.duration_s, "--duration", "seconds",
+                           {0, 1e9, /*min_exclusive=*/true}));
 }
 
 void AddRecordGroups(cli::CommandLine& line, RecordRequest& request) {
@@ -350,11 +306,7 @@ void AddRecordGroups(cli::CommandLine& line, RecordRequest& request) {
   AddControlGroup(line, options);
   AddDataGroup(line, options);
   AddCountingGroup(line, request);
-  line.AddGroup("Information")
-      .Flag("help,h", "show this help", &request.help)
-      .Informational()
-      .Flag("version", "print the version and the commit built from", &request.version)
-      .Informational()
+  cli::AddInformationGroup(line, &request.help, &request.version)
       .Optional("list-events", "glob", "",
                 "list the events this machine offers; with GLOB, tracepoints too",
                 [&request](const std::string& glob) -> Result<void> {

@@ -77,15 +77,9 @@ void AddInputGroup(cli::CommandLine& line, ReportRequest& request) {
               return {};
             })
       .Value("jobs,j", "n", "threads that read the file (default one per core)",
-             [&load](const std::string& text) -> Result<void> {
-               TRY_ASSIGN(load.jobs, ParseWholeOption("-j", text, "threads", {1, 1024}));
-               return {};
-             })
+             cli::Whole(load.jobs, "-j", "threads", {1, 1024}))
       .Flag("no-toggle", "keep a toggled event's samples outside its windows too",
-            [&load]() -> Result<void> {
-              load.apply_toggles = false;
-              return {};
-            })
+            cli::Assign(load.apply_toggles, false))
       .Flag("wall", "with --off-cpu: wall-clock time a thread, on and off the CPU",
             &load.wall)
       .Check([&request](const cli::Given&) -> Result<void> {
@@ -99,17 +93,12 @@ void AddInputGroup(cli::CommandLine& line, ReportRequest& request) {
       .Value("symfs", "dir", "read binaries under DIR (recorded path appended), as perf",
              &load.binaries.files.symfs)
       .Flag("no-debuginfod", "never ask debuginfod servers for missing files",
-            [&load]() -> Result<void> {
-              load.binaries.files.use_debuginfod = false;
-              return {};
-            })
+            cli::Assign(load.binaries.files.use_debuginfod, false))
       .Flag("force,f", "use binaries whose build-id differs from the recorded one",
             &load.binaries.force)
       .Flag("full-signature", "C++ functions with their parameter lists", &load.full_signatures)
-      .Flag("no-inline", "leave inlined calls out of call chains", [&load]() -> Result<void> {
-        load.inline_frames = false;
-        return {};
-      });
+      .Flag("no-inline", "leave inlined calls out of call chains",
+            cli::Assign(load.inline_frames, false));
 }
 
 void AddFilterGroup(cli::CommandLine& line, SampleFilterSpec& spec) {
@@ -132,10 +121,7 @@ void AddFilterGroup(cli::CommandLine& line, SampleFilterSpec& spec) {
                return {};
              })
       .Value("time", "when", "only START,END seconds in, or P%/N, A%-B% slices",
-             [&spec](const std::string& text) -> Result<void> {
-               TRY_ASSIGN(spec.time, TimeSpec::Parse(text));
-               return {};
-             });
+             cli::Into(spec.time, TimeSpec::Parse));
 }
 
 void AddCallGraphGroup(cli::CommandLine& line, ViewOptions& view) {
@@ -158,13 +144,9 @@ void AddCallGraphGroup(cli::CommandLine& line, ViewOptions& view) {
               return {};
             })
       .Value("max-stack", "n", "at most N frames of each chain, from the leaf",
-             [&view](const std::string& text) -> Result<void> {
-               // perf's --max-stack 0 keeps no frames; ours would keep
-               // whole chains, so the range starts at 1.
-               TRY_ASSIGN(view.max_stack,
-                          ParseWholeOption("--max-stack", text, "frames", {1, UINT32_MAX}));
-               return {};
-             });
+             // perf's --max-stack 0 keeps no frames; ours would keep whole
+             // chains, so the range starts at 1.
+             cli::Whole(view.max_stack, "--max-stack", "frames", {1, UINT32_MAX}));
 }
 
 void AddOutputGroup(cli::CommandLine& line, ReportRequest& request) {
@@ -173,10 +155,7 @@ void AddOutputGroup(cli::CommandLine& line, ReportRequest& request) {
       .Flag("stdio", "text, not the interactive browser a terminal gets", &request.stdio)
       .Flag("tui", "the interactive browser (the default on a terminal)", &request.tui)
       .Value("format", "name", "text, json, folded, svg, html, pprof, speedscope or gecko",
-             [&options](const std::string& name) -> Result<void> {
-               TRY_ASSIGN(options.format, ParseOutputFormat(name));
-               return {};
-             })
+             cli::Into(options.format, ParseOutputFormat))
       .Value("output,o", "file", "write to FILE; its extension names the format", &options.output)
       .Flag("header", "the recording's header first", &options.header)
       .Flag("header-only", "only the header", &options.header_only)
@@ -242,7 +221,7 @@ void AddAnnotateGroup(cli::CommandLine& line, ReportOptions& options) {
                return {};
              })
       .Flag("no-cache", "with --annotate: no index kept in ~/.cache/sample/annotate",
-            []() -> Result<void> { return {}; })
+            cli::Assign(options.annotate_cache, std::string()))
       .Check([&options](const cli::Given& given) -> Result<void> {
         if (given.Has("no-cache") && !options.annotate.on) {
           return Fail("--no-cache is an option of --annotate");
@@ -305,28 +284,14 @@ void AddDiffGroup(cli::CommandLine& line, ReportRequest& request) {
 void AddRowsGroup(cli::CommandLine& line, ViewOptions& view) {
   line.AddGroup("Rows")
       .Value("sort,s", "keys", "comm,pid,tid,dso,sym,cpu,srcline,inline,dso_daddr,symbol_daddr",
-             [&view](const std::string& text) -> Result<void> {
-               TRY_ASSIGN(view.sort_keys, ParseSortKeys(text));
-               return {};
-             })
+             cli::Into(view.sort_keys, ParseSortKeys))
       .Flag("children", "add callers' shares (default with call chains)",
-            [&view]() -> Result<void> {
-              view.children = true;
-              return {};
-            })
-      .Flag("no-children", "only the samples' own functions",
-            [&view]() -> Result<void> {
-              view.children = false;
-              return {};
-            })
+            cli::Assign(view.children, true))
+      .Flag("no-children", "only the samples' own functions", cli::Assign(view.children, false))
       .Flag("show-nr-samples,n", "a Samples column", &view.show_nr_samples)
       .Flag("show-total-period", "a Period column", &view.show_total_period)
       .Value("percent-limit", "percent", "hide rows below this percentage",
-             [&view](const std::string& text) -> Result<void> {
-               TRY_ASSIGN(view.percent_limit,
-                          ParseDecimalOption("--percent-limit", text, "percent", {0, 100}));
-               return {};
-             })
+             cli::Decimal(view.percent_limit, "--percent-limit", "percent", {0, 100}))
       .Value("percentage", "base", "relative (default: of what the filters keep) or absolute",
              Choice("--percentage", "relative", "absolute", view.relative_percentage))
       .Check([](const cli::Given& given) -> Result<void> {
@@ -346,11 +311,7 @@ void AddReportGroups(cli::CommandLine& line, ReportRequest& request) {
   AddOutputGroup(line, request);
   AddAnnotateGroup(line, options);
   AddDiffGroup(line, request);
-  line.AddGroup("Information")
-      .Flag("help,h", "show this help", &request.help)
-      .Informational()
-      .Flag("version", "print the version and the commit built from", &request.version)
-      .Informational();
+  cli::AddInformationGroup(line, &request.help, &request.version);
   line.AddCheck([&options](const cli::Given& given) -> Result<void> {
     // --format's value, else what -o's extension names, else text.
     if (!given.Has("format") && !options.output.empty()) {

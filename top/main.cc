@@ -64,11 +64,7 @@ void AddTopGroups(sample::cli::CommandLine& line, Parsed& out) {
       .Value("output,o", "file", "where s saves: FILE.<date-time> (default sample-top.data)",
              &record.output);
   sample::record::AddDurationOption(own, record);
-  line.AddGroup("Information")
-      .Flag("help,h", "show this help", &out.help)
-      .Informational()
-      .Flag("version", "print the version and the commit built from", &out.version)
-      .Informational();
+  sample::cli::AddInformationGroup(line, &out.help, &out.version);
   line.AddCheck([&out](const sample::cli::Given&) -> sample::Result<void> {
     sample::record::TargetOptions& target = out.top.record.target;
     if (target.pids.empty() && target.tids.empty() && target.cpu_list.empty()) {

@@ -312,6 +312,14 @@ std::string CommandLine::Help() const {
   return out;
 }
 
+Group& AddInformationGroup(CommandLine& line, bool* help, bool* version) {
+  return line.AddGroup("Information")
+      .Flag("help,h", "show this help", help)
+      .Informational()
+      .Flag("version", "print the version and the commit built from", version)
+      .Informational();
+}
+
 std::vector<std::string> Arguments(int argc, char** argv) {
   std::vector<std::string> out;
   for (int i = 1; i < argc; ++i) out.emplace_back(argv[i]);

@@ -29,6 +29,7 @@
 #include <utility>
 #include <vector>
 
+#include "libsample/option_number.h"
 #include "libsample/result.h"
 
 namespace sample::cli {
@@ -167,6 +168,45 @@ class CommandLine {
   std::vector<std::unique_ptr<Group>> groups_;
   std::vector<cli::Check> checks_;
 };
+
+// Actions for the usual options.
+// Sets `target` to `value` when the flag is given.
+template <typename T, typename U>
+FlagAction Assign(T& target, U value) {
+  return [&target, value]() -> Result<void> {
+    target = value;
+    return {};
+  };
+}
+// Stores what `parse` makes of the text (a Result), or fails with its error.
+template <typename T, typename Parse>
+ValueAction Into(T& target, Parse parse) {
+  return [&target, parse](const std::string& text) -> Result<void> {
+    auto value = parse(text);
+    if (!value) return tl::unexpected(std::move(value).error());
+    target = static_cast<T>(*value);
+    return {};
+  };
+}
+// A whole number in `range`, named in messages as `option` spells it and
+// `what` it counts (libsample/option_number.h).
+template <typename T>
+ValueAction Whole(T& target, const char* option, const char* what, WholeRange range) {
+  return Into(target, [=](const std::string& text) {
+    return ParseWholeOption(option, text, what, range);
+  });
+}
+// A decimal number in `range`, likewise.
+inline ValueAction Decimal(double& target, const char* option, const char* what,
+                           DecimalRange range) {
+  return Into(target, [=](const std::string& text) {
+    return ParseDecimalOption(option, text, what, range);
+  });
+}
+
+// The Information group every program ends with: --help and --version.
+// Returns the group, for a program's own informational options.
+Group& AddInformationGroup(CommandLine& line, bool* help, bool* version);
 
 // argv[1..argc) as strings.
 std::vector<std::string> Arguments(int argc, char** argv);
