@@ -7,6 +7,7 @@
 
 #include "libsample/option_number.h"
 #include "libsample/perf/chain_capture.h"
+#include "record/control/control_fifo.h"
 
 namespace sample::record {
 
@@ -126,7 +127,11 @@ void AddControlGroup(cli::CommandLine& line, RecordOptions& options) {
                return {};
              })
       .Value("control", "fifo:CTL[,ACK]", "enable, disable, snapshot or stop by lines on a FIFO",
-             &options.control)
+             [&options](const std::string& text) -> Result<void> {
+               TRY(ParseControlSpec(text));  // its syntax now; the FIFOs at the start
+               options.control = text;
+               return {};
+             })
       .Check([&options](const cli::Given&) -> Result<void> {
         // Without --control, -D -1 would wait forever: refused.
         if (options.start_disabled && options.control.empty()) {

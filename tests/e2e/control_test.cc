@@ -212,8 +212,10 @@ TEST_F(ControlTest, OptionsAreRefusedByName) {
   EXPECT_NE(r.err.find(plain + " is not a FIFO"), std::string::npos) << r.err;
   EXPECT_NE(access(data_.c_str(), F_OK), 0) << "no output file for a refused recording";
 
+  // A spec that is not fifo:CTL[,ACK] is a usage error, refused with the
+  // other options before anything runs.
   r = RunTool({kRecord, "--control", "fd:3", "-o", data_, "--", kSplit, "0.01"}, dir_);
-  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("not supported"), std::string::npos) << r.err;
 
   r = RunTool({kRecord, "--stat", "--control", Control(), "--", kSplit, "0.01"}, dir_);
