@@ -51,9 +51,23 @@ Result<DefinedUprobes> DefinedUprobes::Define(const Tracefs& tracefs, std::strin
                                               const std::vector<UprobeDefinition>& defs) {
   DefinedUprobes out(tracefs.root(), std::move(group));
   for (const UprobeDefinition& def : defs) {
+    // uprobe_events splits its command at white space, so a path that holds
+    // some (a build in "my dir") is named through an fd of ours: the kernel
+    // resolves the path to the file's inode as it defines the probe, and
+    // the probe keeps the inode, not the name.
+    UniqueFd opened;
+    std::string path = def.path;
+    if (path.find_first_of(" \t\n") != std::string::npos) {
+      opened = UniqueFd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
+      if (!opened.valid()) {
+        return Fail(fmt::format("cannot open {} to probe it: {}", path, std::strerror(errno)),
+                    errno);
+      }
+      path = fmt::format("/proc/self/fd/{}", opened.get());
+    }
     const std::string line =
         fmt::format("{}:{}/{} {}:{:#x} {}", def.retprobe ? 'r' : 'p', out.group_, def.event,
-                    def.path, def.file_offset, def.fetch_args);
+                    path, def.file_offset, def.fetch_args);
     if (const int err = WriteCommand(out.root_, line + "\n"); err != 0) {
       const std::string why = LastUprobeError(out.root_);
       return Fail(

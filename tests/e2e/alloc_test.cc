@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <map>
 #include <regex>
 #include <sstream>
@@ -247,6 +248,18 @@ TEST_F(AllocTest, AProgramsOwnOperatorNewCountsOnceOverMalloc) {
   EXPECT_NE(stats.find("unknown frees:          0"), std::string::npos) << stats;
   const std::string text = Report({"--stdio", "--no-children", "--event", "alloc-calls"});
   EXPECT_NE(text.find("[.] operator new"), std::string::npos) << text;
+}
+
+// A program whose path holds a space (a checkout in "my dir"): the probes'
+// definitions, which tracefs splits at white space, still name it.
+TEST_F(AllocTest, AProgramInADirectoryWithASpaceIsProbed) {
+  const std::filesystem::path spaced = dir_ / "with space";
+  std::filesystem::create_directories(spaced);
+  const std::string copy = spaced / "alloc static";
+  std::filesystem::copy_file(kAllocStatic, copy);
+  const RunResult rec = Record({}, {copy, "1000"});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  EXPECT_EQ(Folded("alloc-bytes").at("alloc_sixty"), 600u * 1000);
 }
 
 // The allocator the program binds to is the one probed: its own malloc

@@ -112,7 +112,9 @@ TEST_F(JitDumpTest, FakeJitIsNamedFromItsDumpWithCallChains) {
 #endif
   for (const std::string mode : {"fp", "dwarf"}) {
     const std::string data = dir_ / ("jitdump-" + mode + ".data");
-    const RunResult rec = RunTool({kRecord, "-e", "cpu-clock", "-F", "999", "--call-graph", mode,
+    // 2000 samples: 5 points are about five standard deviations of the
+    // share (at 999 Hz, 1000 samples, about three).
+    const RunResult rec = RunTool({kRecord, "-e", "cpu-clock", "-F", "2000", "--call-graph", mode,
                                    "-o", data, "--", kJitDump, "1.0", dir_.path()},
                                   dir_);
     ASSERT_EQ(rec.exit_code, 0) << rec.err;
@@ -153,7 +155,10 @@ TEST_F(JitDumpTest, DumpNamesWhatItCoversOverThePerfMap) {
   GTEST_SKIP() << "the fake JIT writes x86-64 machine code";
 #endif
   const std::string data = dir_ / "both.data";
-  const RunResult rec = RunTool({kRecord, "-e", "cpu-clock", "-F", "999", "-o", data, "--",
+  // 0.6 s at 4000 Hz: 2400 samples, so that 70/30 within 5 points holds
+  // by over five standard deviations (at 999 Hz, 600 samples, a run in
+  // about 150 missed it: 65.0% in a fresh clone's CI run).
+  const RunResult rec = RunTool({kRecord, "-e", "cpu-clock", "-F", "4000", "-o", data, "--",
                                  kJitDump, "0.6", dir_.path(), "map"},
                                 dir_);
   ASSERT_EQ(rec.exit_code, 0) << rec.err;

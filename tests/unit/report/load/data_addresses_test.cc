@@ -25,7 +25,10 @@ bool MapFromProc(ProcessTable& table, uint64_t addr) {
   for (std::string line; std::getline(maps, line);) {
     std::istringstream in(line);
     std::string range, perms, offset, device, inode, path;
-    in >> range >> perms >> offset >> device >> inode >> path;
+    in >> range >> perms >> offset >> device >> inode;
+    // The path is the rest of the line: it may hold spaces (a checkout in
+    // "my dir").
+    std::getline(in >> std::ws, path);
     const uint64_t start = std::stoull(range.substr(0, range.find('-')), nullptr, 16);
     const uint64_t end = std::stoull(range.substr(range.find('-') + 1), nullptr, 16);
     if (addr < start || addr >= end) continue;
