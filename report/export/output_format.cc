@@ -1,6 +1,8 @@
 #include "report/export/output_format.h"
 
+#include <algorithm>
 #include <array>
+#include <cctype>
 #include <utility>
 
 #include <fmt/format.h>
@@ -63,7 +65,12 @@ Result<OutputFormat> FormatForOutput(std::string_view path) {
   if (auto format = FormatForPath(path)) return *format;
   const std::string_view name = path.substr(path.rfind('/') + 1);
   const size_t dot = name.rfind('.');
-  if (dot == std::string_view::npos || dot == 0) return OutputFormat::kText;
+  // No extension: no dot, a dot file, or what follows the last dot holds
+  // no letter (report.2024-12-07, v1.2).
+  if (dot == std::string_view::npos || dot == 0 ||
+      std::ranges::none_of(name.substr(dot + 1), [](char c) { return std::isalpha(c) != 0; })) {
+    return OutputFormat::kText;
+  }
   std::string known;
   for (const auto& [extension, format] : kExtensions) {
     known += fmt::format("{}{} ({})", known.empty() ? "" : ", ", extension, FormatName(format));

@@ -28,8 +28,10 @@ Result<OutputFormat> ParseOutputFormat(std::string_view name);
 std::optional<OutputFormat> FormatForPath(std::string_view path);
 
 // The format -o PATH asks for when --format is not given: its
-// extension's, text for a name without one (/dev/null, report); an
-// extension that names no format (fg.png) is refused with the list.
+// extension's, text for a name without one (/dev/null, report, and
+// report.2024-12-07: what follows the last dot has no letter); an
+// extension that names no format (fg.png, out.log) is refused with the
+// list.
 Result<OutputFormat> FormatForOutput(std::string_view path);
 
 // An export of the samples (not one of the report's views).

@@ -17,6 +17,7 @@
 #include "libsample/model/toggle_windows.h"
 #include "libsample/perf/perf_record.h"
 #include "report/load/alloc_events.h"
+#include "report/load/comm_ids.h"
 #include "report/load/data_addresses.h"
 #include "report/load/group_reads.h"
 #include "report/load/jit_timeline.h"
@@ -67,8 +68,6 @@ class Loader {
   void Apply(const TimedRecord& record);
   bool ApplySideband(uint32_t type, std::span<const std::byte> record, const perf_event_attr& attr);
   bool ApplySample(std::span<const std::byte> record, const perf_event_attr& attr, uint32_t event);
-  // The profile's comm id of a sample's thread, kept until a name changes.
-  uint32_t CommId(uint32_t pid, uint32_t tid);
   // Whether a sample's kernel chain is as deep as the kernel's limit (cut
   // there, its callers missing); counted in the stats.
   bool ChainWasCut(const SampleRecord& sample, const perf_event_attr& attr);
@@ -113,16 +112,10 @@ class Loader {
   // Payload buffers from one ApplyChunks to the next.
   std::vector<format::Payload> payload_pool_;
   uint64_t live_calls_ = 0;
-  std::unordered_map<uint64_t, uint32_t> comm_ids_;  // by pid << 32 | tid
+  CommIds comm_ids_;  // each sample's thread's name in the profile
   // The last sample's CPU's counts (std::map nodes stay where they are).
   uint32_t last_cpu_ = 0;
   CpuCounts* last_cpu_counts_ = nullptr;
-  uint64_t comm_ids_version_ = 0;
-  // The last sample's thread and its comm id (samples come in runs of one
-  // thread), while comm_ids_version_ holds.
-  uint64_t last_comm_key_ = 0;
-  uint32_t last_comm_id_ = 0;
-  bool last_comm_known_ = false;
   // LoadOptions::merge_samples, unless samples are paired by their place.
   std::optional<SampleMerger> merger_;
   // The latest time of a sample folded or added into an entry (the

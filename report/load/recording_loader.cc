@@ -282,7 +282,7 @@ bool Loader::ApplySample(std::span<const std::byte> record, const perf_event_att
   }
   ProfileSample sample;
   sample.event = event;
-  sample.comm = CommId(s->pid, s->tid);
+  sample.comm = comm_ids_.Of(s->pid, s->tid, processes_, out_.profile);
   sample.pid = s->pid;
   sample.tid = s->tid;
   sample.cpu = s->cpu;
@@ -311,22 +311,6 @@ bool Loader::ApplySample(std::span<const std::byte> record, const perf_event_att
     memo_.Remember(*memo_key, static_cast<uint32_t>(samples_.size() - 1));
   }
   return true;
-}
-
-uint32_t Loader::CommId(uint32_t pid, uint32_t tid) {
-  const uint64_t key = uint64_t{pid} << 32 | tid;
-  if (processes_.comms_version() != comm_ids_version_) {
-    comm_ids_.clear();
-    comm_ids_version_ = processes_.comms_version();
-    last_comm_known_ = false;
-  }
-  if (last_comm_known_ && key == last_comm_key_) return last_comm_id_;
-  auto [it, added] = comm_ids_.try_emplace(key);
-  if (added) it->second = out_.profile.InternComm(processes_.CommOf(pid, tid));
-  last_comm_key_ = key;
-  last_comm_id_ = it->second;
-  last_comm_known_ = true;
-  return it->second;
 }
 
 bool Loader::ChainWasCut(const SampleRecord& sample, const perf_event_attr& attr) {

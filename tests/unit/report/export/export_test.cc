@@ -52,6 +52,18 @@ TEST(OutputFormatTest, TheExtensionPicksTheFormatLongestSuffixFirst) {
   EXPECT_EQ(FormatForPath("report.txt"), OutputFormat::kText);
   EXPECT_EQ(FormatForPath("x.gz"), std::nullopt);
   EXPECT_EQ(FormatForPath(".svg"), std::nullopt);  // a name that is only an extension
+  // -o without --format: a known extension's format, text without one,
+  // and an extension that names none refused with the list.
+  EXPECT_EQ(FormatForOutput("fg.svg"), OutputFormat::kSvg);
+  for (const char* plain : {"/dev/null", "report", ".hidden", "report.2024-12-07", "v1.2"}) {
+    EXPECT_EQ(FormatForOutput(plain), OutputFormat::kText) << plain;
+  }
+  for (const char* unknown : {"fg.png", "out.log", "dir.d/sample.data"}) {
+    const auto refused = FormatForOutput(unknown);
+    ASSERT_FALSE(refused) << unknown;
+    EXPECT_NE(refused.error().message.find(".svg (svg)"), std::string::npos)
+        << refused.error().message;
+  }
   EXPECT_TRUE(IsBinary(OutputFormat::kPprof));
   EXPECT_FALSE(IsExport(OutputFormat::kJson));
   EXPECT_TRUE(IsExport(OutputFormat::kFolded));
