@@ -116,17 +116,9 @@ class Loader {
   // The last sample's CPU's counts (std::map nodes stay where they are).
   uint32_t last_cpu_ = 0;
   CpuCounts* last_cpu_counts_ = nullptr;
-  // LoadOptions::merge_samples, unless samples are paired by their place.
-  std::optional<SampleMerger> merger_;
-  // The latest time of a sample folded or added into an entry (the
-  // merger's last_time() or memo_last_time_), kept when they go.
-  uint64_t merged_last_time_ = 0;
-  // Merging without chains, unwinding or toggles (--annotate): samples
-  // like recent ones join their entries in ApplySample (LeafMemo).
-  bool memo_on_ = false;
-  LeafMemo memo_;
-  std::vector<uint32_t> placed_;  // Merge's, for the memo's Remap
-  uint64_t memo_last_time_ = 0;   // the latest time of a sample the memo added
+  // LoadOptions::merge_samples, unless samples are paired by their place
+  // (and --annotate's memo of recent samples).
+  SampleMerging merging_;
   static constexpr uint64_t kCacheClearCalls = 60;
 };
 

@@ -75,7 +75,7 @@ Result<Recording> Loader::Run() {
   data_.Resolve(processes_, options_.binaries, recorded_, reader_.build_ids(), out_.profile);
   out_.profile.ChooseNames(options_.full_signatures);
   BuildProfile(symbols, stacks_, std::move(samples_), std::move(sample_reads_), group_reads_, out_);
-  out_.profile.ExtendTimeRange(merged_last_time_);
+  out_.profile.ExtendTimeRange(merging_.last_time());
   DescribeRecording(reader_, processes_, toggles_, options_.apply_toggles, out_);
   WarnOfDamage(reader_.path(), out_);
   return std::move(out_);
@@ -86,12 +86,11 @@ void Loader::ReadRecords(unsigned jobs) {
   // Samples paired later by their place in samples_ stay apart.
   if (options_.merge_samples && !alloc_ && !out_.off_cpu_event && !options_.wall &&
       options_.sideband == KeepSideband::kNone) {
-    merger_.emplace();
-    memo_on_ = !options_.chains && !options_.unwind && !toggles_.active();
+    merging_.Start(/*memo=*/!options_.chains && !options_.unwind && !toggles_.active());
   }
   // Merged, they take the room of distinct samples, which grows as needed.
   const size_t expected = ExpectedRecords(reader_);
-  samples_.reserve(merger_ ? std::min<size_t>(expected, size_t{1} << 16) : expected);
+  samples_.reserve(merging_.on() ? std::min<size_t>(expected, size_t{1} << 16) : expected);
   ApplyChunks(jobs);
   FinishReading();
 }
@@ -125,11 +124,7 @@ void Loader::ApplyChunks(unsigned jobs) {
     out_.stats.last_time = std::max(out_.stats.last_time, batch.back().time);
     for (const TimedRecord& record : batch) Apply(record);
     FlushUnwinding();  // the batch's bytes go away with the next one
-    if (merger_) {
-      const size_t from = merger_->merged();
-      merger_->Merge(samples_, out_.stats.saturated_periods, memo_on_ ? &placed_ : nullptr);
-      if (memo_on_) memo_.Remap(from, placed_);
-    }
+    if (merging_.on()) merging_.MergeBatch(samples_, out_.stats.saturated_periods);
   }
   const RecordStreamStats& stream_stats = stream.stats();
   out_.stats.bad_chunks += stream_stats.bad_chunks;
@@ -208,13 +203,7 @@ void Loader::BeforeMappingsChange(uint32_t pid) {
 }
 
 void Loader::ReleaseLoadingState() {
-  if (merger_) {
-    merged_last_time_ = std::max(merger_->last_time(), memo_last_time_);
-    merger_.reset();
-  }
-  memo_on_ = false;
-  memo_.Clear();
-  placed_ = {};
+  merging_.Release();
   stacks_.ReleaseIndexes();
   group_reads_.ReleaseTotals();
   // glibc keeps freed chunks (the decoded payloads are megabytes each) in
@@ -246,7 +235,7 @@ bool Loader::ApplySample(std::span<const std::byte> record, const perf_event_att
   // A sample like one seen lately joins its entry now (LeafMemo): its
   // comm, stack and merge key would be that one's.
   std::optional<LeafMemo::Key> memo_key;
-  if (memo_on_ && (attr.sample_type & (PERF_SAMPLE_READ | PERF_SAMPLE_ADDR)) == 0) {
+  if (merging_.memo_on() && (attr.sample_type & (PERF_SAMPLE_READ | PERF_SAMPLE_ADDR)) == 0) {
     memo_key = LeafMemo::Key{s->ip,
                              s->pid,
                              s->tid,
@@ -254,23 +243,9 @@ bool Loader::ApplySample(std::span<const std::byte> record, const perf_event_att
                              event,
                              processes_.last_mappings_version(),
                              processes_.comms_version()};
-    // Into merged entries only, one sample at a time as the merger adds
-    // them (so periods saturate, and are counted, as they would there).
-    if (const auto index = memo_.Find(*memo_key); index && *index < merger_->merged()) {
-      ProfileSample& into = samples_[*index];
-      if (into.samples < UINT32_MAX) {
-        ++into.samples;
-        // Saturating and counted, as the merger's sums.
-        if (s->period > UINT64_MAX - into.period) {
-          into.period = UINT64_MAX;
-          ++out_.stats.saturated_periods;
-        } else {
-          into.period += s->period;
-        }
-        memo_last_time_ = std::max(memo_last_time_, s->time);
-        out_.stats.frames += into.frames_count;
-        return true;
-      }
+    if (merging_.JoinRecent(*memo_key, s->period, s->time, samples_,
+                            out_.stats.saturated_periods, out_.stats.frames)) {
+      return true;
     }
   }
   // A view without chains (--annotate) has no cut ones to say.
@@ -303,13 +278,11 @@ bool Loader::ApplySample(std::span<const std::byte> record, const perf_event_att
     out_.stats.frames += sample.frames_count;
   }
   // Only --script reads raw payloads, and it does not merge.
-  if (!s->raw.empty() && sample.event != out_.alloc_event && !merger_) {
+  if (!s->raw.empty() && sample.event != out_.alloc_event && !merging_.on()) {
     out_.profile.AddRaw(samples_.size(), s->raw);
   }
   samples_.push_back(sample);
-  if (memo_key && samples_.size() - 1 <= UINT32_MAX) {
-    memo_.Remember(*memo_key, static_cast<uint32_t>(samples_.size() - 1));
-  }
+  if (memo_key) merging_.Remember(*memo_key, samples_.size() - 1);
   return true;
 }
 

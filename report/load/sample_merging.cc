@@ -119,4 +119,45 @@ void LeafMemo::Remap(size_t from, const std::vector<uint32_t>& placed) {
   }
 }
 
+bool SampleMerging::JoinRecent(const LeafMemo::Key& key, uint64_t period, uint64_t time,
+                               std::vector<ProfileSample>& samples, uint64_t& saturated,
+                               uint64_t& frames) {
+  // Into merged entries only, one sample at a time as the merger adds them
+  // (so periods saturate, and are counted, as they would there).
+  const auto index = memo_.Find(key);
+  if (!index || *index >= merger_->merged()) return false;
+  ProfileSample& into = samples[*index];
+  if (into.samples == UINT32_MAX) return false;
+  ++into.samples;
+  if (period > UINT64_MAX - into.period) {
+    into.period = UINT64_MAX;
+    ++saturated;
+  } else {
+    into.period += period;
+  }
+  memo_last_time_ = std::max(memo_last_time_, time);
+  frames += into.frames_count;
+  return true;
+}
+
+void SampleMerging::Remember(const LeafMemo::Key& key, size_t index) {
+  if (index <= UINT32_MAX) memo_.Remember(key, static_cast<uint32_t>(index));
+}
+
+void SampleMerging::MergeBatch(std::vector<ProfileSample>& samples, uint64_t& saturated) {
+  const size_t from = merger_->merged();
+  merger_->Merge(samples, saturated, memo_on_ ? &placed_ : nullptr);
+  if (memo_on_) memo_.Remap(from, placed_);
+}
+
+void SampleMerging::Release() {
+  if (merger_) {
+    last_time_ = std::max(merger_->last_time(), memo_last_time_);
+    merger_.reset();
+  }
+  memo_on_ = false;
+  memo_.Clear();
+  placed_ = {};
+}
+
 }  // namespace sample::report

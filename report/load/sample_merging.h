@@ -99,4 +99,40 @@ class LeafMemo {
   std::vector<Slot> slots_;
 };
 
+// The loader's merging stage: SampleMerger over each batch and, in a load
+// without chains, unwinding or toggles (--annotate), the LeafMemo that
+// joins a sample like a recent one to its entry at once. Owns both, and the
+// latest time of a sample they took in.
+class SampleMerging {
+ public:
+  // Merging on; `memo`: samples like recent ones join their entries at once.
+  void Start(bool memo) {
+    merger_.emplace();
+    memo_on_ = memo;
+  }
+  bool on() const { return merger_.has_value(); }
+  bool memo_on() const { return memo_on_; }
+  // Adds one sample of `period` at `time` to the merged entry of a sample
+  // like it seen lately (`key`): true when it was taken (`frames` counts
+  // the entry's frames again, `saturated` a period that hit its ceiling).
+  bool JoinRecent(const LeafMemo::Key& key, uint64_t period, uint64_t time,
+                  std::vector<ProfileSample>& samples, uint64_t& saturated, uint64_t& frames);
+  // The sample at `index` of `samples` is the one to join samples like it.
+  void Remember(const LeafMemo::Key& key, size_t index);
+  // After a batch: its new samples merged into their entries.
+  void MergeBatch(std::vector<ProfileSample>& samples, uint64_t& saturated);
+  // Loading is over: the state goes, the latest time stays.
+  void Release();
+  // The latest time of a sample merged into an entry.
+  uint64_t last_time() const { return last_time_; }
+
+ private:
+  std::optional<SampleMerger> merger_;
+  bool memo_on_ = false;
+  LeafMemo memo_;
+  std::vector<uint32_t> placed_;  // Merge's, for the memo's Remap
+  uint64_t memo_last_time_ = 0;   // the latest time of a sample the memo added
+  uint64_t last_time_ = 0;        // kept past Release
+};
+
 }  // namespace sample::report
