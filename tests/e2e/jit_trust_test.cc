@@ -86,8 +86,12 @@ TEST_F(JitTrustTest, RootCopiesNoFileAUserBindMountedOverAPerfMap) {
   const std::string pid_file = nobody.path() + "/pid";
   // As nobody, in their namespace: the JIT writes its map, the map is
   // covered by the secret, the JIT runs on until the recorder reads it.
+  // 2 s: the recorder pins the namespace when it drains the process's
+  // first mapping; with 1 s, on a loaded machine, that likely came after the
+  // JIT ended once: the host's map was read and the note not said (a CI
+  // run beside three other test runs).
   const std::string script =
-      ShellQuote(nobody.path() + "/jit") + " 1.0 >/dev/null & pid=$!; i=0; " +
+      ShellQuote(nobody.path() + "/jit") + " 2.0 >/dev/null & pid=$!; i=0; " +
       "while [ ! -s /tmp/perf-$pid.map ]; do sleep 0.01; i=$((i+1)); " +
       "[ $i -gt 2000 ] && exit 7; done; mount --bind " + ShellQuote(secret) +
       " /tmp/perf-$pid.map || exit 8; echo $pid > " + ShellQuote(pid_file) + "; wait $pid";
