@@ -89,6 +89,8 @@ class ProcessTable {
 
   const std::string& DsoPath(uint32_t dso) const { return dsos_[dso]; }
   size_t dso_count() const { return dsos_.size(); }
+  // Every DSO's path, by DSO id.
+  const std::vector<std::string>& dso_paths() const { return dsos_; }
   uint32_t InternDso(std::string_view path);
 
  private:

@@ -21,6 +21,7 @@
 #include "report/load/data_addresses.h"
 #include "report/load/group_reads.h"
 #include "report/load/jit_timeline.h"
+#include "report/load/location_naming.h"
 #include "report/load/ordered_records.h"
 #include "report/load/profile_building.h"
 #include "report/load/recording.h"
@@ -28,8 +29,6 @@
 #include "report/load/sample_merging.h"
 #include "report/load/sideband.h"
 #include "report/load/stack_unwinding.h"
-#include "report/load/symbol_cache.h"
-#include "report/load/symbolization.h"
 #include "report/load/unresolved_stacks.h"
 
 namespace sample::report {
@@ -41,9 +40,10 @@ size_t ExpectedRecords(const format::RecordingFile& reader);
 
 // Loads one recording: records are read in time order and dispatched by
 // type, samples to ApplySample (unresolved stacks, unwound where they need
-// it), the rest to the Sideband's handlers; then every distinct location is
-// symbolized once and profile_building.h turns the samples into the
-// Profile's function stacks.
+// it), the rest to the Sideband's handlers; then LocationNaming names every
+// distinct location once and profile_building.h turns the samples into the
+// Profile's function stacks. Each stage owns its state; the Loader holds
+// the stages and the samples passing between them.
 class Loader {
  public:
   Loader(const format::RecordingFile& reader, const LoadOptions& options);
@@ -51,7 +51,7 @@ class Loader {
   // LiveLoader's: applies the chunks the reader now holds to the state
   // kept from the calls before, and makes the Recording of their samples.
   const Recording& Next();
-  size_t named_locations() const { return live_symbols_.begin.size(); }
+  size_t named_locations() const { return naming_.named(); }
 
  private:
   void ReadRecords(unsigned jobs);
@@ -60,9 +60,6 @@ class Loader {
   void StartReading(unsigned jobs);
   void ApplyChunks(unsigned jobs);
   void FinishReading();
-  // Next's symbolization: the locations seen since the last call only,
-  // their functions appended to live_symbols_.
-  void SymbolizeNewLocations();
   // Dispatches a record by type; each handler returns false for a
   // malformed record, which Apply counts.
   void Apply(const TimedRecord& record);
@@ -78,11 +75,6 @@ class Loader {
   void FlushUnwinding();
   // Frees the indexes only loading uses and returns freed heap to the system.
   void ReleaseLoadingState();
-  LocationFunctions Symbolize(unsigned jobs);
-
-  // The symbolization options both loaders start from: the user's, the
-  // recording's own code, lines and names.
-  SymbolizeOptions BaseSymbolizeOptions() const;
 
   const format::RecordingFile& reader_;
   const LoadOptions& options_;
@@ -105,10 +97,7 @@ class Loader {
   std::optional<AllocEvents> alloc_;  // --alloc recordings
   DataAddresses data_;                // -d recordings' data addresses
   uint32_t host_max_stack_ = 127;  // kernel.perf_event_max_stack when recorded
-  // Live (Next): the symbol sources kept between calls, and the functions
-  // of every location named so far.
-  std::optional<SymbolCache> symbol_cache_;
-  LocationFunctions live_symbols_;
+  LocationNaming naming_;
   // Payload buffers from one ApplyChunks to the next.
   std::vector<format::Payload> payload_pool_;
   uint64_t live_calls_ = 0;

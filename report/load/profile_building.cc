@@ -174,11 +174,7 @@ void BuildProfile(const LocationFunctions& symbols, const UnresolvedStacks& stac
 
 void DescribeRecording(const format::RecordingFile& reader, const ProcessTable& processes,
                        const ToggleWindows& toggles, bool apply_toggles, Recording& out) {
-  std::vector<std::string> dso_names;
-  for (size_t i = 0; i < processes.dso_count(); ++i) {
-    dso_names.push_back(processes.DsoPath(static_cast<uint32_t>(i)));
-  }
-  out.profile.set_dso_names(std::move(dso_names));
+  out.profile.set_dso_names(processes.dso_paths());
   std::vector<std::string> event_names;
   const EventTable& events = reader.events();
   for (const EventDesc& e : events.events()) event_names.push_back(e.name);

@@ -12,7 +12,6 @@
 #include "formats/recording_set.h"
 #include "libsample/model/process_table.h"
 #include "libsample/perf/perf_record.h"
-#include "libsample/symbols/kallsyms_snapshot.h"
 #include "report/load/data_addresses.h"
 #include "report/load/group_reads.h"
 #include "report/load/jit_timeline.h"
@@ -21,8 +20,6 @@
 #include "report/load/profile_building.h"
 #include "report/load/sample_merging.h"
 #include "report/load/sideband.h"
-#include "report/load/symbol_cache.h"
-#include "report/load/symbolization.h"
 #include "report/load/unresolved_stacks.h"
 
 namespace sample::report {
@@ -61,7 +58,8 @@ Loader::Loader(const format::RecordingFile& reader, const LoadOptions& options)
       toggles_(ToggleRelations(reader.toggles()), reader.events().events().size()),
       sideband_(reader, options, out_, processes_, samples_,
                 [this](uint32_t pid) { BeforeMappingsChange(pid); }),
-      alloc_(AllocEvents::Of(reader, out_.alloc_event)) {}
+      alloc_(AllocEvents::Of(reader, out_.alloc_event)),
+      naming_(reader, options, recorded_) {}
 
 Result<Recording> Loader::Run() {
   const unsigned jobs =
@@ -71,7 +69,8 @@ Result<Recording> Loader::Run() {
   // give back what only loading needed (decoded chunks, the unwinders'
   // state, the lookup indexes) first, so the two peaks do not add up.
   ReleaseLoadingState();
-  const LocationFunctions symbols = Symbolize(jobs);  // before the samples move
+  // Before the samples move.
+  const LocationFunctions symbols = naming_.NameAll(stacks_, samples_, processes_, jobs, out_);
   data_.Resolve(processes_, options_.binaries, recorded_, reader_.build_ids(), out_.profile);
   out_.profile.ChooseNames(options_.full_signatures);
   BuildProfile(symbols, stacks_, std::move(samples_), std::move(sample_reads_), group_reads_, out_);
@@ -293,55 +292,6 @@ bool Loader::ChainWasCut(const SampleRecord& sample, const perf_event_attr& attr
   ++out_.stats.cut_chains;
   out_.stats.chain_limit = std::max(out_.stats.chain_limit, limit);
   return true;
-}
-
-SymbolizeOptions Loader::BaseSymbolizeOptions() const {
-  SymbolizeOptions options;
-  options.binaries = options_.binaries;
-  options.recorded = recorded_;
-  options.srclines = options_.srclines;
-  options.names = options_.symbolize;
-  return options;
-}
-
-LocationFunctions Loader::Symbolize(unsigned jobs) {
-  const std::vector<Location>& locations = stacks_.locations();
-  const std::vector<uint64_t> uses = LocationUses(samples_, stacks_);
-  std::vector<std::string> dso_paths;
-  for (size_t i = 0; i < processes_.dso_count(); ++i) {
-    dso_paths.push_back(processes_.DsoPath(static_cast<uint32_t>(i)));
-  }
-  SymbolizeOptions options = BaseSymbolizeOptions();
-  options.jobs = jobs;
-  options.perf_maps = reader_.perf_maps();
-  options.recording_facts = &reader_.metadata();
-  options.jit_code = &out_.jit_code;
-  options.show_progress = options_.show_progress;
-  if (reader_.format_name() != "sample.data") options.kernel_symbols_origin = "kallsyms";
-  // A perf.data recorded on the running kernel: this host's table, read
-  // for the sampled addresses (the per-boot sorted cache the recorder
-  // keeps, when they are all in the core kernel's text), not whole.
-  std::optional<KallsymsFeed> host_kallsyms;
-  if (!reader_.host_kallsyms().empty()) {
-    KallsymsSnapshotOptions kallsyms = DefaultKallsymsSnapshotOptions();
-    if (reader_.host_kallsyms() != kallsyms.kallsyms_path) kallsyms.cache_dir.clear();
-    kallsyms.kallsyms_path = reader_.host_kallsyms();
-    host_kallsyms.emplace(std::move(kallsyms));
-    // (Called within SymbolizeLocations below, on this thread.)
-    options.kernel_feed = [this, &host_kallsyms](const std::vector<uint64_t>& addresses) {
-      KallsymsSnapshot snapshot = host_kallsyms->Select(addresses);
-      if (!snapshot.note.empty()) out_.warnings.push_back(snapshot.note);
-      return snapshot;
-    };
-  }
-  SymbolizeResult result = SymbolizeLocations(locations, dso_paths, reader_.build_ids(),
-                                              reader_.kernel_symbols(), options);
-  out_.stats.mismatched_binaries += result.mismatched_binaries;
-  out_.stats.missing_binaries += result.missing_binaries;
-  out_.stats.symbol_sources = std::move(result.symbol_sources);
-  out_.warnings.insert(out_.warnings.end(), result.warnings.begin(), result.warnings.end());
-  return InternLocationFunctions(std::move(result), locations, dso_paths, uses,
-                                 options_.inline_frames, out_);
 }
 
 Result<Recording> LoadRecording(const std::string& path, const LoadOptions& options) {
