@@ -55,6 +55,19 @@ bool SplitBody(std::span<const std::byte> record, const perf_event_attr& attr,
   return true;
 }
 
+// A non-sample record of type R: its trailer into r.sample_id, then its
+// body read by `read(ByteReader&, R&)`, false when the body is short.
+template <typename R, typename Read>
+std::optional<R> ParseBody(std::span<const std::byte> record, const perf_event_attr& attr,
+                           Read read) {
+  std::span<const std::byte> body;
+  R r;
+  if (!SplitBody(record, attr, &body, &r.sample_id)) return std::nullopt;
+  ByteReader in(body);
+  if (!read(in, r)) return std::nullopt;
+  return r;
+}
+
 // Reads the read_format block (perf_event_open(2), "read_format") into `s`.
 // A group read is nr, the times, then {value, id, lost} per member; a
 // single read is value, the times, id, lost.
@@ -207,94 +220,77 @@ std::optional<SampleRecord> ParseSample(std::span<const std::byte> record,
 
 std::optional<Mmap2Record> ParseMmap2(std::span<const std::byte> record,
                                       const perf_event_attr& attr) {
-  std::span<const std::byte> body;
-  Mmap2Record m;
-  if (!SplitBody(record, attr, &body, &m.sample_id)) return std::nullopt;
-  ByteReader in(body);
-  if (!ReadMappingStart(in, &m)) return std::nullopt;
-  // 24 bytes: either maj, min, ino, ino_generation or a build-id.
-  std::span<const std::byte> ident;
-  if (!in.ReadBytes(24, &ident)) return std::nullopt;
-  if (ReadRecordHeader(record).misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
-    const size_t size = std::min<size_t>(static_cast<uint8_t>(ident[0]), 20);
-    m.build_id = ident.subspan(4, size);
-  } else {
-    std::memcpy(&m.maj, ident.data(), 4);
-    std::memcpy(&m.min, ident.data() + 4, 4);
-    std::memcpy(&m.ino, ident.data() + 8, 8);
-  }
-  if (!(in.Read(&m.prot) && in.Read(&m.flags))) return std::nullopt;
-  in.ReadString(in.remaining(), &m.filename);
-  return m;
+  const bool build_id = (ReadRecordHeader(record).misc & PERF_RECORD_MISC_MMAP_BUILD_ID) != 0;
+  return ParseBody<Mmap2Record>(record, attr, [build_id](ByteReader& in, Mmap2Record& m) {
+    if (!ReadMappingStart(in, &m)) return false;
+    // 24 bytes: either maj, min, ino, ino_generation or a build-id.
+    std::span<const std::byte> ident;
+    if (!in.ReadBytes(24, &ident)) return false;
+    if (build_id) {
+      const size_t size = std::min<size_t>(static_cast<uint8_t>(ident[0]), 20);
+      m.build_id = ident.subspan(4, size);
+    } else {
+      std::memcpy(&m.maj, ident.data(), 4);
+      std::memcpy(&m.min, ident.data() + 4, 4);
+      std::memcpy(&m.ino, ident.data() + 8, 8);
+    }
+    if (!(in.Read(&m.prot) && in.Read(&m.flags))) return false;
+    in.ReadString(in.remaining(), &m.filename);
+    return true;
+  });
 }
 
 std::optional<Mmap2Record> ParseMmap(std::span<const std::byte> record,
                                      const perf_event_attr& attr) {
-  std::span<const std::byte> body;
-  Mmap2Record m;
-  if (!SplitBody(record, attr, &body, &m.sample_id)) return std::nullopt;
-  ByteReader in(body);
-  if (!ReadMappingStart(in, &m)) return std::nullopt;
   constexpr uint32_t kProtRead = 0x1, kProtExec = 0x4;
-  m.prot = (ReadRecordHeader(record).misc & PERF_RECORD_MISC_MMAP_DATA) ? kProtRead
-                                                                          : kProtRead | kProtExec;
-  in.ReadString(in.remaining(), &m.filename);
-  return m;
+  const uint32_t prot = (ReadRecordHeader(record).misc & PERF_RECORD_MISC_MMAP_DATA)
+                            ? kProtRead
+                            : kProtRead | kProtExec;
+  return ParseBody<Mmap2Record>(record, attr, [prot](ByteReader& in, Mmap2Record& m) {
+    if (!ReadMappingStart(in, &m)) return false;
+    m.prot = prot;
+    in.ReadString(in.remaining(), &m.filename);
+    return true;
+  });
 }
 
 std::optional<CommRecord> ParseComm(std::span<const std::byte> record,
                                     const perf_event_attr& attr) {
-  std::span<const std::byte> body;
-  CommRecord c;
-  if (!SplitBody(record, attr, &body, &c.sample_id)) return std::nullopt;
-  ByteReader in(body);
-  if (!(in.Read(&c.pid) && in.Read(&c.tid))) return std::nullopt;
-  in.ReadString(in.remaining(), &c.comm);
-  c.exec = (ReadRecordHeader(record).misc & PERF_RECORD_MISC_COMM_EXEC) != 0;
-  return c;
+  const bool exec = (ReadRecordHeader(record).misc & PERF_RECORD_MISC_COMM_EXEC) != 0;
+  return ParseBody<CommRecord>(record, attr, [exec](ByteReader& in, CommRecord& c) {
+    if (!(in.Read(&c.pid) && in.Read(&c.tid))) return false;
+    in.ReadString(in.remaining(), &c.comm);
+    c.exec = exec;
+    return true;
+  });
 }
 
 std::optional<TaskRecord> ParseTask(std::span<const std::byte> record,
                                     const perf_event_attr& attr) {
-  std::span<const std::byte> body;
-  TaskRecord r;
-  if (!SplitBody(record, attr, &body, &r.sample_id)) return std::nullopt;
-  ByteReader in(body);
-  if (!(in.Read(&r.pid) && in.Read(&r.ppid) && in.Read(&r.tid) && in.Read(&r.ptid) &&
-        in.Read(&r.time))) {
-    return std::nullopt;
-  }
-  return r;
+  return ParseBody<TaskRecord>(record, attr, [](ByteReader& in, TaskRecord& r) {
+    return in.Read(&r.pid) && in.Read(&r.ppid) && in.Read(&r.tid) && in.Read(&r.ptid) &&
+           in.Read(&r.time);
+  });
 }
 
 std::optional<LostRecord> ParseLost(std::span<const std::byte> record,
                                     const perf_event_attr& attr) {
-  std::span<const std::byte> body;
-  LostRecord r;
-  if (!SplitBody(record, attr, &body, &r.sample_id)) return std::nullopt;
-  ByteReader in(body);
-  if (!(in.Read(&r.id) && in.Read(&r.lost))) return std::nullopt;
-  return r;
+  return ParseBody<LostRecord>(record, attr, [](ByteReader& in, LostRecord& r) {
+    return in.Read(&r.id) && in.Read(&r.lost);
+  });
 }
 
 std::optional<LostSamplesRecord> ParseLostSamples(std::span<const std::byte> record,
                                                   const perf_event_attr& attr) {
-  std::span<const std::byte> body;
-  LostSamplesRecord r;
-  if (!SplitBody(record, attr, &body, &r.sample_id)) return std::nullopt;
-  ByteReader in(body);
-  if (!in.Read(&r.lost)) return std::nullopt;
-  return r;
+  return ParseBody<LostSamplesRecord>(
+      record, attr, [](ByteReader& in, LostSamplesRecord& r) { return in.Read(&r.lost); });
 }
 
 std::optional<ThrottleRecord> ParseThrottle(std::span<const std::byte> record,
                                             const perf_event_attr& attr) {
-  std::span<const std::byte> body;
-  ThrottleRecord r;
-  if (!SplitBody(record, attr, &body, &r.sample_id)) return std::nullopt;
-  ByteReader in(body);
-  if (!(in.Read(&r.time) && in.Read(&r.id) && in.Read(&r.stream_id))) return std::nullopt;
-  return r;
+  return ParseBody<ThrottleRecord>(record, attr, [](ByteReader& in, ThrottleRecord& r) {
+    return in.Read(&r.time) && in.Read(&r.id) && in.Read(&r.stream_id);
+  });
 }
 
 std::optional<SwitchRecord> ParseSwitch(std::span<const std::byte> record,
@@ -303,17 +299,12 @@ std::optional<SwitchRecord> ParseSwitch(std::span<const std::byte> record,
   if (header.type != PERF_RECORD_SWITCH && header.type != PERF_RECORD_SWITCH_CPU_WIDE) {
     return std::nullopt;
   }
-  std::span<const std::byte> body;
-  SwitchRecord r;
-  if (!SplitBody(record, attr, &body, &r.sample_id)) return std::nullopt;
-  r.out = (header.misc & PERF_RECORD_MISC_SWITCH_OUT) != 0;
-  r.preempted = r.out && (header.misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT) != 0;
-  r.cpu_wide = header.type == PERF_RECORD_SWITCH_CPU_WIDE;
-  if (r.cpu_wide) {
-    ByteReader in(body);
-    if (!(in.Read(&r.other_pid) && in.Read(&r.other_tid))) return std::nullopt;
-  }
-  return r;
+  return ParseBody<SwitchRecord>(record, attr, [header](ByteReader& in, SwitchRecord& r) {
+    r.out = (header.misc & PERF_RECORD_MISC_SWITCH_OUT) != 0;
+    r.preempted = r.out && (header.misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT) != 0;
+    r.cpu_wide = header.type == PERF_RECORD_SWITCH_CPU_WIDE;
+    return !r.cpu_wide || (in.Read(&r.other_pid) && in.Read(&r.other_tid));
+  });
 }
 
 std::optional<SampleId> ParseSampleIdTrailer(std::span<const std::byte> record,

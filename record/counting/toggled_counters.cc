@@ -119,11 +119,9 @@ Result<void> ToggledCounters::OpenSite(size_t g, int key) {
   int leader_fd = -1;
   for (size_t c : groups_[g].counters) {
     const EventSpec& spec = specs_[c];
-    perf_event_attr attr = spec.attr;
-    attr.size = sizeof(attr);
-    attr.sample_period = 0;
-    attr.freq = 0;
-    attr.sample_type = 0;
+    // A counter as --stat opens one, but read with the group's ids, and
+    // the group's first opened is its leader here.
+    perf_event_attr attr = CountingAttr(spec, on_exec_, spec.attr.inherit);
     attr.read_format = kWindowReadFormat;
     attr.disabled = leader_fd < 0;
     attr.enable_on_exec = leader_fd < 0 && on_exec_;

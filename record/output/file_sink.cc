@@ -9,12 +9,6 @@
 
 namespace sample::record {
 
-Result<void> FileSink::Prepare(const format::WriterOptions& writer) {
-  TRY(CheckReplaceable(output_, "-o"));
-  writer_options_ = writer;
-  return {};
-}
-
 Result<void> FileSink::Open(const SinkStart&) {
   TRY(MoveAside(output_, "-o"));
   TRY_ASSIGN(writer_, format::SampleFileWriter::Create(output_, writer_options_));

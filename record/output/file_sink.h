@@ -11,12 +11,11 @@
 
 namespace sample::record {
 
-class FileSink final : public RecordSink {
+class FileSink final : public OutputSink {
  public:
   // `output`: -o's path.
-  explicit FileSink(std::string output) : output_(std::move(output)) {}
+  explicit FileSink(std::string output) : OutputSink(std::move(output)) {}
 
-  Result<void> Prepare(const format::WriterOptions& writer) override;
   Result<void> Open(const SinkStart& start) override;
   void AddMetadata(format::ChunkType type, std::vector<std::byte> payload,
                    uint64_t count) override;
@@ -29,8 +28,6 @@ class FileSink final : public RecordSink {
   void Discard(bool started) override;
 
  private:
-  std::string output_;
-  format::WriterOptions writer_options_;
   std::unique_ptr<format::SampleFileWriter> writer_;
   bool finished_ = false;
 };

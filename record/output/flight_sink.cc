@@ -11,18 +11,10 @@ namespace sample::record {
 
 FlightSink::FlightSink(std::string output, double seconds, bool quiet,
                        std::optional<LiveHooks> live)
-    : output_(std::move(output)), seconds_(seconds), quiet_(quiet), live_(std::move(live)) {}
-
-Result<void> FlightSink::Prepare(const format::WriterOptions& writer) {
-  // Refused before anything runs: the file is written only at the end,
-  // when a refusal would lose the whole run.
-  TRY(CheckReplaceable(output_, "-o"));
-  writer_ = writer;
-  return {};
-}
+    : OutputSink(std::move(output)), seconds_(seconds), quiet_(quiet), live_(std::move(live)) {}
 
 Result<void> FlightSink::Open(const SinkStart& start) {
-  flight_.emplace(seconds_, writer_, start.first_attr, start.cpu_field,
+  flight_.emplace(seconds_, writer_options_, start.first_attr, start.cpu_field,
                   live_ ? live_->history_byte_cap : 0);
   if (live_ && live_->opened) live_->opened(start.events);
   return {};

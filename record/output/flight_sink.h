@@ -38,14 +38,13 @@ struct LiveHooks {
   uint64_t history_byte_cap = 0;
 };
 
-class FlightSink final : public RecordSink {
+class FlightSink final : public OutputSink {
  public:
   // `output`: -o's path, of the end's file and the snapshots' names;
   // `seconds`: how long the history holds; `quiet`: no snapshot lines;
   // `live`: sample-top's hooks.
   FlightSink(std::string output, double seconds, bool quiet, std::optional<LiveHooks> live);
 
-  Result<void> Prepare(const format::WriterOptions& writer) override;
   Result<void> Open(const SinkStart& start) override;
   void AddMetadata(format::ChunkType type, std::vector<std::byte> payload,
                    uint64_t count) override;
@@ -58,15 +57,13 @@ class FlightSink final : public RecordSink {
   bool failed() const override { return false; }
   std::string Held() const override;
   Result<SinkEnd> Finish(const CloseFile& close, const DrainTotals& totals) override;
-  void Discard(bool started) override {}
+  void Discard(bool /*started*/) override {}
   void PrintCost() const override;
 
  private:
-  std::string output_;
   double seconds_;
   bool quiet_;
   std::optional<LiveHooks> live_;
-  format::WriterOptions writer_;
   std::optional<FlightRecorder> flight_;
 };
 

@@ -29,6 +29,7 @@
 #include "formats/sample_file_writer.h"
 #include "libsample/perf/perf_record.h"
 #include "libsample/perf/event_table.h"
+#include "libsample/regular_file.h"
 #include "libsample/result.h"
 #include "record/output/cpu_counters.h"
 
@@ -101,11 +102,12 @@ class RecordSink {
   virtual CutPolicy cut_policy() const { return {}; }
   // A cut (CutPolicy), every record drained so far in the sink.
   // `status_line`: a status line is on stderr, to clear before a message.
-  virtual Result<void> Cut(const CloseFile& close, const DrainTotals& totals, bool status_line) {
+  virtual Result<void> Cut(const CloseFile& /*close*/, const DrainTotals& /*totals*/,
+                           bool /*status_line*/) {
     return {};
   }
   // A kSnapshot cut failed: said (on stderr, or to sample-top).
-  virtual void SayCutFailed(const std::string& message) const {}
+  virtual void SayCutFailed(const std::string& /*message*/) const {}
   // The current file's bytes so far (for CutPolicy::at_bytes).
   virtual uint64_t current_bytes() const { return 0; }
   // How old a chunk gets before it is handed over; 0: the loop's own.
@@ -116,7 +118,7 @@ class RecordSink {
   // The status line's "12.0 MiB written", "3.1 MiB in memory".
   virtual std::string Held() const = 0;
   // The draining thread's nice, for the sink's writer thread.
-  virtual void SetWriterNice(int nice) {}
+  virtual void SetWriterNice(int /*nice*/) {}
 
   // The end: everything held written, closed with `close`.
   virtual Result<SinkEnd> Finish(const CloseFile& close, const DrainTotals& totals) = 0;
@@ -125,6 +127,24 @@ class RecordSink {
   virtual void Discard(bool started) = 0;
   // What holding the recording cost, on stderr after the summary.
   virtual void PrintCost() const {}
+};
+
+// What every sink writing -o's file shares: the path, checked before
+// anything runs (refused at the end, when the file is written, it would
+// lose the whole run), and the writer's options for the files it writes.
+class OutputSink : public RecordSink {
+ public:
+  Result<void> Prepare(const format::WriterOptions& writer) final {
+    TRY(CheckReplaceable(output_, "-o"));
+    writer_options_ = writer;
+    return {};
+  }
+
+ protected:
+  explicit OutputSink(std::string output) : output_(std::move(output)) {}
+
+  const std::string output_;
+  format::WriterOptions writer_options_;
 };
 
 }  // namespace sample::record

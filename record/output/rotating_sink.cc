@@ -10,17 +10,10 @@
 namespace sample::record {
 
 RotatingSink::RotatingSink(std::string output, SwitchPolicy policy, bool quiet)
-    : output_(std::move(output)), policy_(policy), quiet_(quiet) {}
-
-Result<void> RotatingSink::Prepare(const format::WriterOptions& writer) {
-  // The first file opens once the events are known.
-  TRY(CheckReplaceable(output_, "-o"));
-  writer_ = writer;
-  return {};
-}
+    : OutputSink(std::move(output)), policy_(policy), quiet_(quiet) {}
 
 Result<void> RotatingSink::Open(const SinkStart& start) {
-  rotating_.emplace(output_, policy_, writer_, start.first_attr,
+  rotating_.emplace(output_, policy_, writer_options_, start.first_attr,
                     start.cpu_field, quiet_);
   return rotating_->Open();
 }

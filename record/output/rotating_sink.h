@@ -11,12 +11,11 @@
 
 namespace sample::record {
 
-class RotatingSink final : public RecordSink {
+class RotatingSink final : public OutputSink {
  public:
   // `output`: -o's path, the files' names' stem; `quiet`: no lines.
   RotatingSink(std::string output, SwitchPolicy policy, bool quiet);
 
-  Result<void> Prepare(const format::WriterOptions& writer) override;
   Result<void> Open(const SinkStart& start) override;
   void AddMetadata(format::ChunkType type, std::vector<std::byte> payload,
                    uint64_t count) override;
@@ -31,10 +30,8 @@ class RotatingSink final : public RecordSink {
   void Discard(bool started) override;
 
  private:
-  std::string output_;
   SwitchPolicy policy_;
   bool quiet_;
-  format::WriterOptions writer_;
   std::optional<RotatingOutput> rotating_;
 };
 
