@@ -51,7 +51,10 @@
 //              above the stack pointer zeroed: the words an unwinder's CFI
 //              steps read are kept (record/embed/code_hits.h).
 //   kBuildIds  the kMetadata layout: key = path of a mapped binary, value
-//              = its GNU build-id in lowercase hex. Written at close for
+//              = its identity (libsample/symbols/file_identity.h): its GNU
+//              build-id in lowercase hex, else "go:" and its Go build ID,
+//              else "elf:" and its size and CRC-32 (recorders before
+//              2026-12-07: the GNU build-id only). Written at close for
 //              every file-backed executable mapping seen.
 //   kKernelSymbols  kallsyms text ("addr t name[\tmodule]" lines) for the
 //              kernel symbols covering sampled kernel addresses, each with

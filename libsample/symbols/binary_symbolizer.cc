@@ -223,8 +223,19 @@ void BinarySymbolizer::State::NameFromElf(uint64_t vaddr, SymbolFrame* frame) {
   frame->function = SymbolName(*symbol);
   if (symbol->mangled.ends_with("@plt")) {
     frame->name_source = NameSource::kPlt;
-  } else {
-    frame->name_source = elf.has_symtab() ? NameSource::kSymtab : NameSource::kDynsym;
+    return;
+  }
+  frame->name_source = elf.has_symtab() ? NameSource::kSymtab : NameSource::kDynsym;
+  // A stripped Go binary: its runtime's table names the function and,
+  // without DWARF, the line.
+  const GoPclntab* go = elf.go_table();
+  const GoPclntab::Function* function = go != nullptr ? go->FunctionAt(vaddr) : nullptr;
+  if (function == nullptr || function->start != symbol->start) return;
+  frame->name_source = NameSource::kGoPclntab;
+  if (!frame->file.empty()) return;
+  if (const auto line = go->LineAt(*function, vaddr)) {
+    frame->file = std::string(line->file);
+    frame->line = line->line;
   }
 }
 

@@ -6,7 +6,8 @@
 // (DwarfNames: the demangled linkage name, else DW_AT_name qualified by its
 // scopes, for inlined calls as for the functions holding them) and, where
 // DWARF says nothing, from the ELF symbols: .symtab (the debug file's if the
-// binary has none), else .dynsym, and `name@plt` for PLT stubs (ElfSymbols).
+// binary has none), else .dynsym and a Go binary's .gopclntab (which gives
+// lines too), and `name@plt` for PLT stubs (ElfSymbols).
 // Inlined calls become frames of their own. C++ and Rust names are demangled.
 //
 // Cost: Open reads the ELF symbols and the DWARF unit address table (no DIE
@@ -41,6 +42,7 @@ enum class NameSource {
   kSymtab,  // .symtab (the binary's or its debug file's)
   kDynsym,  // .dynsym only
   kPlt,     // a synthesised name@plt stub
+  kGoPclntab,  // a Go binary's runtime function table (no .symtab)
 };
 
 // One frame of a symbolized address. A lookup gives a list, innermost first:

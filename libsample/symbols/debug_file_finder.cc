@@ -10,6 +10,7 @@
 #include "libsample/string_parts.h"
 #include "libsample/symbols/elf_file.h"
 #include "libsample/symbols/elf_symbols.h"
+#include "libsample/symbols/file_identity.h"
 #include "libsample/symbols/gnu_debuglink.h"
 
 namespace sample {
@@ -20,15 +21,17 @@ using Clock = std::chrono::steady_clock;
 // What the finder needs to know about one candidate file, from one open.
 struct ElfFacts {
   std::string build_id;
+  std::string identity;  // file_identity.h; only when asked for
   bool has_dwarf = false;
   bool has_symtab = false;
   std::optional<GnuDebugLink> link;
 };
 
-Result<ElfFacts> Inspect(const std::string& path) {
+Result<ElfFacts> Inspect(const std::string& path, bool identity = false) {
   TRY_ASSIGN(auto file, ElfFile::Open(path));
   ElfFacts facts;
   facts.build_id = ReadElfBuildId(file);
+  if (identity) facts.identity = FileIdentity(file, facts.build_id);
   facts.has_dwarf = HasDebugInfo(file.get());
   facts.has_symtab = FindElfSection(file.get(), ".symtab") != nullptr;
   facts.link = ReadGnuDebugLink(file.get());
@@ -160,7 +163,10 @@ FoundFiles DebugFileFinder::Find(const std::string& recorded_path,
                                  const std::string& recorded_build_id) {
   Search search;
   FoundFiles& found = search.found;
-  const std::string recorded_id = Lowercase(recorded_build_id);
+  // A Go build ID or a hash (file_identity.h) checks the binary only:
+  // debug files and debuginfod know GNU build-ids alone. (Go's has case.)
+  const bool gnu_id = recorded_build_id.empty() || IsGnuBuildId(recorded_build_id);
+  const std::string recorded_id = gnu_id ? Lowercase(recorded_build_id) : recorded_build_id;
 
   // The binary.
   std::vector<std::pair<std::string, FileSource>> binaries;
@@ -175,17 +181,17 @@ FoundFiles DebugFileFinder::Find(const std::string& recorded_path,
   std::optional<ElfFacts> binary_facts;
   for (const auto& [path, source] : binaries) {
     if (!Exists(path)) continue;
-    auto facts = Inspect(path);
+    auto facts = Inspect(path, /*identity=*/!gnu_id);
     if (!facts) {
       search.Reject(path, facts.error().message);
       continue;
     }
-    if (!recorded_id.empty() && facts->build_id != recorded_id) {
-      search.Reject(path, fmt::format("build-id {}, recorded {}", BuildIdOrNone(facts->build_id),
-                                      recorded_id));
+    const std::string& id = gnu_id ? facts->build_id : facts->identity;
+    if (!recorded_id.empty() && id != recorded_id) {
+      search.Reject(path, fmt::format("build-id {}, recorded {}", BuildIdOrNone(id), recorded_id));
       if (found.mismatched_binary.empty()) {
         found.mismatched_binary = path;
-        found.mismatched_build_id = facts->build_id;
+        found.mismatched_build_id = id;
       }
       continue;
     }
@@ -194,7 +200,9 @@ FoundFiles DebugFileFinder::Find(const std::string& recorded_path,
     binary_facts = std::move(*facts);
     break;
   }
-  found.build_id = !recorded_id.empty() ? recorded_id : binary_facts ? binary_facts->build_id : "";
+  found.build_id = gnu_id && !recorded_id.empty() ? recorded_id
+                   : binary_facts                 ? binary_facts->build_id
+                                                  : "";
 
   std::string debuginfod_error;
   if (found.binary.empty() && !found.build_id.empty()) {

@@ -5,9 +5,10 @@
 // Order (the first usable candidate wins; every one turned down is listed in
 // FoundFiles::rejected with the reason):
 //   binary:  the recorded path, or under `symfs` DIR + path then DIR +
-//            basename (perf's --symfs); usable only if its build-id is the
-//            recorded one (a mismatch is reported, not used); then, with a
-//            build-id, debuginfod's executable.
+//            basename (perf's --symfs); usable only if its identity
+//            (file_identity.h: the GNU build-id, else Go's, else a hash)
+//            is the recorded one (a mismatch is reported, not used); then,
+//            with a GNU build-id, debuginfod's executable.
 //   debug:   not looked for if the binary has DWARF itself; else the
 //            binary's .gnu_debuglink (the binary's dir, its .debug/ subdir,
 //            the debug root + the binary's dir; the CRC-32 must match), then
@@ -102,9 +103,11 @@ class DebugFileFinder {
   DebugFileFinder& operator=(DebugFileFinder&&) noexcept;
   ~DebugFileFinder();
 
-  // `recorded_build_id` is lowercase or uppercase hex, or empty if the
-  // recording has none (then any file at the path is taken, and only its own
-  // build-id, if any, checks debug files).
+  // `recorded_build_id` is the identity the recording stored
+  // (file_identity.h): a GNU build-id in lowercase or uppercase hex, a Go
+  // build ID or a hash, which check the binary only; or empty if the
+  // recording has none (then any file at the path is taken, and only its
+  // own build-id, if any, checks debug files).
   FoundFiles Find(const std::string& recorded_path, const std::string& recorded_build_id);
 
   const DebugFileFinderOptions& options() const { return options_; }

@@ -225,6 +225,38 @@ void ElfSymbols::ReadOwnSymbols(const ElfFile& file, bool objects) {
       MergeAliases(std::move(table), objects ? 0 : PltEntryCount(file.get(), file.ehdr()));
   symbols_ = std::move(merged.symbols);
   names_.push_back(std::move(merged.names));
+  if (!has_symtab_ && !objects) AddGoFunctions(file);
+}
+
+void ElfSymbols::AddGoFunctions(const ElfFile& file) {
+  Elf_Scn* section = FindElfSection(file.get(), ".gopclntab");
+  Elf_Data* data = section != nullptr ? elf_rawdata(section, nullptr) : nullptr;
+  if (data == nullptr || data->d_buf == nullptr || data->d_size == 0) return;
+  uint64_t text_start = 0;
+  GElf_Shdr text;
+  if (Elf_Scn* text_section = FindElfSection(file.get(), ".text");
+      text_section != nullptr && gelf_getshdr(text_section, &text) != nullptr) {
+    text_start = text.sh_addr;
+  }
+  auto table = GoPclntab::Parse(
+      std::span(static_cast<const std::byte*>(data->d_buf), data->d_size), text_start);
+  if (!table || table->functions().empty()) return;
+  go_table_ = std::make_shared<const GoPclntab>(std::move(*table));
+  // The names view the table's bytes: a names_ entry sharing its ownership.
+  names_.push_back(std::shared_ptr<const std::string>(go_table_, &go_table_->bytes()));
+  std::vector<ElfSymbol> merged;
+  merged.reserve(go_table_->functions().size() + symbols_.size());
+  for (const GoPclntab::Function& f : go_table_->functions()) {
+    merged.push_back(ElfSymbol{f.start, f.end - f.start, f.name, false});
+  }
+  merged.insert(merged.end(), symbols_.begin(), symbols_.end());
+  const auto by_start = [](const ElfSymbol& a, const ElfSymbol& b) { return a.start < b.start; };
+  std::stable_sort(merged.begin(), merged.end(), by_start);
+  merged.erase(
+      std::unique(merged.begin(), merged.end(),
+                  [](const ElfSymbol& a, const ElfSymbol& b) { return a.start == b.start; }),
+      merged.end());
+  symbols_ = std::move(merged);
 }
 
 void ElfSymbols::AddStubs(const ElfFile& file) {

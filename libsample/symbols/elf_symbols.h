@@ -4,9 +4,12 @@
 // their names, PT_LOAD segments, the build-id) is copied out, so no libelf
 // object outlives Load and an ElfSymbols is a plain value that can be
 // shared read-only across threads. Names are kept as the file spells them
-// and demangled when asked for (ElfSymbol::name). Symbols come from .symtab when the file has
-// one, otherwise from .dynsym; on x86_64 and i386 the PLT stubs get
-// synthesised `name@plt` symbols. Owns its copies; holds no fd or Elf*.
+// and demangled when asked for (ElfSymbol::name). Symbols come from .symtab
+// when the file has one, otherwise from .dynsym and, in a Go binary, from
+// the function table its runtime keeps (.gopclntab, go_pclntab.h: a
+// stripped Go binary's names, files and lines); on x86_64 and i386 the PLT
+// stubs get synthesised `name@plt` symbols. Owns its copies; holds no fd or
+// Elf*.
 #pragma once
 
 #include <cstdint>
@@ -20,6 +23,7 @@
 #include "libsample/symbols/demangle.h"  // Demangle, which the symbols use
 #include "libsample/symbols/elf_build_id.h"  // ReadElfBuildId, ReadGoBuildId
 #include "libsample/symbols/elf_file.h"
+#include "libsample/symbols/go_pclntab.h"
 
 namespace sample {
 
@@ -93,6 +97,9 @@ class ElfSymbols {
   const std::vector<LoadSegment>& segments() const { return segments_; }
   // ET_EXEC: loaded at its own addresses (no load bias).
   bool fixed_address() const { return fixed_address_; }
+  // A Go binary without .symtab: the function table its symbols came from
+  // (with the files and lines of its pcs); nullptr otherwise.
+  const GoPclntab* go_table() const { return go_table_.get(); }
 
   // Takes the .symtab functions of a separate debug file for this binary
   // (same build-id; its addresses are ours), keeping our own PLT stubs,
@@ -106,6 +113,9 @@ class ElfSymbols {
   static Result<ElfSymbols> ReadLayout(const std::string& path, const ElfFile& file);
   // Functions (and with `objects`, variables) of .symtab, else .dynsym.
   void ReadOwnSymbols(const ElfFile& file, bool objects);
+  // Without .symtab: the functions of a Go binary's .gopclntab, added to
+  // what .dynsym gave (a Go function wins at a shared address).
+  void AddGoFunctions(const ElfFile& file);
   // The x86 PLT stubs of `file`, named by its relocations.
   void AddStubs(const ElfFile& file);
   // End (exclusive) of the executable segment containing `vaddr`, if any.
@@ -117,6 +127,7 @@ class ElfSymbols {
   std::vector<std::shared_ptr<const std::string>> names_;
   std::vector<LoadSegment> segments_;
   std::string build_id_;
+  std::shared_ptr<const GoPclntab> go_table_;
   bool has_symtab_ = false;
   bool fixed_address_ = false;
 };

@@ -73,7 +73,9 @@ struct EmbeddedCode {
 
 struct EmbeddedBinary {
   std::string path;            // as the recording's mappings name it
-  std::string build_id;        // lowercase hex; empty when the file has none
+  // Its identity (file_identity.h): the GNU build-id in lowercase hex,
+  // else "go:..." or "elf:..."; empty in recordings made before those.
+  std::string build_id;
   bool fixed_address = false;  // ET_EXEC: loaded at its own addresses (bias 0)
   std::vector<EmbeddedSegment> segments;
   std::vector<EmbeddedAddress> addresses;   // sorted by offset, unique

@@ -82,6 +82,9 @@ LocatedBinary BinaryLocator::LocateFile(const std::string& path,
       embedded != nullptr && (found.mismatched_binary.empty() || !options_.force);
   if (use_embedded) {
     out.embedded = embedded;
+    // A file of another build at the path counts as a mismatch, whatever
+    // names the code.
+    out.mismatched = !found.mismatched_binary.empty();
     out.source = found.mismatched_binary.empty()
                      ? "embedded"
                      : fmt::format("embedded (the file found has build-id {})",

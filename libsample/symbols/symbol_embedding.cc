@@ -303,7 +303,7 @@ Result<EmbeddedBinary> BuildEmbeddedBinary(const EmbeddingRequest& request,
 
   EmbeddedBinary binary;
   binary.path = request.path;
-  binary.build_id = elf.build_id();
+  binary.build_id = request.identity.empty() ? elf.build_id() : request.identity;
   binary.fixed_address = elf.fixed_address();
   for (const ElfSymbols::LoadSegment& s : elf.segments()) {
     binary.segments.push_back(EmbeddedSegment{s.offset, s.filesz, s.vaddr, s.memsz, s.executable});

@@ -83,6 +83,9 @@ struct EmbeddingRequest {
   // the DWARF is not read at all; else the functions holding the offsets
   // they lack are learnt into it, within EmbeddingLimits::learn_budget.
   KnownFrames* known = nullptr;
+  // The binary's identity as the recording stores it (file_identity.h);
+  // empty: its GNU build-id.
+  std::string identity;
 };
 
 // Bounds on the machine code embedded. With `min_event_samples` (by event

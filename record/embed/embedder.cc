@@ -14,6 +14,7 @@
 #include "libsample/symbols/debug_file_finder.h"
 #include "libsample/symbols/elf_file.h"
 #include "libsample/symbols/elf_symbols.h"
+#include "libsample/symbols/file_identity.h"
 #include "libsample/symbols/inflated_debug.h"
 #include "libsample/symbols/recorded_binary.h"
 #include "libsample/symbols/symbol_embedding.h"
@@ -67,6 +68,7 @@ Result<EmbeddedBinary> EmbedOne(CodeHits::Binary& binary, const OpenedBinary& op
   std::string fingerprint;
   if (auto elf = ElfFile::Open(opened.path)) {
     build_id = ReadElfBuildId(*elf);
+    request.identity = FileIdentity(*elf, build_id);
     cache_id = build_id.empty() ? ReadGoBuildId(*elf) : build_id;
     fingerprint = FrameCache::Fingerprint(*elf);
   }

@@ -14,6 +14,7 @@
 #include "libsample/perf/perf_event_advice.h"
 #include "libsample/perf/perf_record.h"
 #include "libsample/symbols/elf_symbols.h"
+#include "libsample/symbols/file_identity.h"
 #include "libsample/symbols/kallsyms.h"
 #include "libsample/symbols/recorded_binary.h"
 #include "libsample/symbols/vdso_image.h"
@@ -87,7 +88,9 @@ std::vector<std::byte> PostmortemFacts::BuildIdPayload(std::span<const std::byte
   for (const auto& [path, pid] : binaries_) {
     // The file the process mapped: in its mount namespace, not ours.
     auto fd = files_.Open(pid, path);
-    auto id = fd ? ReadElfBuildId(fmt::format("/proc/self/fd/{}", fd->get()))
+    // Its identity: the GNU build-id, else Go's, else a hash of the file
+    // (file_identity.h), so a report can tell it from another file there.
+    auto id = fd ? ReadFileIdentity(fmt::format("/proc/self/fd/{}", fd->get()))
                  : tl::unexpected(fd.error());
     if (id && !id->empty()) ids.emplace_back(path, *id);
   }

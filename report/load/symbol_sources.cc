@@ -114,6 +114,9 @@ std::unique_ptr<SymbolSource> BinarySymbolSource::Open(BinaryLocator& locator,
     if (opened) {
       symbolizer.emplace(std::move(*opened));
       located.NoteOpened(!symbolizer->dwarf_path().empty());
+      if (symbolizer->dwarf_path().empty() && symbolizer->elf_symbols().go_table() != nullptr) {
+        located.source += " + Go function table";
+      }
     } else {
       located.NoteUnreadable(opened.error().message);
     }
@@ -145,6 +148,7 @@ EmbeddedSymbolSource::EmbeddedSymbolSource(const EmbeddedBinary& binary,
   facts_.source =
       fmt::format("{}, {} function{}", located.source, functions, functions == 1 ? "" : "s");
   facts_.warnings = located.warnings;
+  facts_.mismatched = located.mismatched;
 }
 
 std::vector<std::vector<ResolvedFrame>> EmbeddedSymbolSource::Symbolize(

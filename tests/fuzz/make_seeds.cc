@@ -24,6 +24,7 @@
 #include "formats/perf_data_format.h"
 #include "formats/sample_columns.h"
 #include "formats/sample_file_writer.h"
+#include "tests/unit/go_pclntab_builder.h"
 #include "tests/unit/jitdump_builder.h"
 #include "tests/unit/perf_data_builder.h"
 #include "tests/unit/synthetic_records.h"
@@ -285,6 +286,25 @@ Bytes SeedJitDump() {
       .Load(105, 0x7f0000001000, "reused", 0x10, 3)
       .Close(106);
   return b.bytes();
+}
+
+// go_pclntab: u64 .text address, then the table, in each layout.
+void GoPclntabSeeds(SeedWriter& w) {
+  const std::vector<GoTableFunction> functions = {
+      {"runtime.main", 0x401000, 0x401080, "/go/src/runtime/proc.go", 250},
+      {"main.alpha", 0x401080, 0x401110, "/src/app/main.go", 25},
+  };
+  const std::pair<GoTableLayout, const char*> layouts[] = {{GoTableLayout::kGo12, "go12"},
+                                                           {GoTableLayout::kGo116, "go116"},
+                                                           {GoTableLayout::kGo118, "go118"},
+                                                           {GoTableLayout::kGo120, "go120"}};
+  for (const auto& [layout, name] : layouts) {
+    Bytes seed;
+    Put(seed, uint64_t{0x401000});
+    const std::vector<std::byte> table = BuildGoPclntab(layout, functions, 0x401000);
+    seed.insert(seed.end(), table.begin(), table.end());
+    w.Write("go_pclntab", name, seed);
+  }
 }
 
 void JitDumpSeeds(SeedWriter& w) {
@@ -637,6 +657,7 @@ int main(int argc, char** argv) {
   sample::testing::AnnotateReportSeed(writer);
   sample::testing::TextSeeds(writer);
   sample::testing::JitDumpSeeds(writer);
+  sample::testing::GoPclntabSeeds(writer);
   sample::testing::PerfDataSeeds(writer);
   sample::testing::DisasmSeeds(writer);
   sample::testing::SampleColumnsSeeds(writer);

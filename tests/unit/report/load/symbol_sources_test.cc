@@ -269,7 +269,7 @@ TEST_F(BinarySymbolSourceTest, AMissingBinaryTheRecordingEmbeddedIsNamedFromIt) 
               ElementsAre(ElementsAre("inner (inlined)", "work+0x10")));
   EXPECT_EQ(other->facts().source,
             "embedded (the file found has build-id " + *id + "), 2 functions");
-  EXPECT_FALSE(other->facts().mismatched);
+  EXPECT_TRUE(other->facts().mismatched);  // counted in --stats
   EXPECT_TRUE(other->facts().warnings.empty());
 }
 
