@@ -253,6 +253,21 @@ TEST_F(NamespaceTest, ByPid) {
   ExpectSameWithoutBinaries(data, {"compute_sixty", "compute_thirty"});
 }
 
+#if defined(WORKLOAD_GO_NAMES_PATH)
+// A Go program over another Go program on the host: neither has a GNU
+// build-id; the recorder stored the Go build ID of the one it ran, so the
+// host's is not taken for it.
+TEST_F(NamespaceTest, GoProgramOverAnotherGoProgram) {
+  const auto overwrite = std::filesystem::copy_options::overwrite_existing;
+  std::filesystem::copy_file(WORKLOAD_GO_NAMES_PATH, dir_ / "real/prog", overwrite);
+  std::filesystem::copy_file(WORKLOAD_GOLEAF_PATH, dir_ / "inside/prog", overwrite);
+  const std::string data = dir_ / "ns-go.data";
+  const RunResult rec = Record({"-g"}, data, Command("0.5"));
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  ExpectSameWithoutBinaries(data, {"main.alpha", "main.(*Worker).spin"});
+}
+#endif
+
 // Without embedding, the same recording loses its names: the comparison
 // above can fail.
 TEST_F(PortableTest, WithoutEmbeddingNamesNeedTheBinaries) {
