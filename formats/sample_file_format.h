@@ -21,7 +21,10 @@
 //   kMetadata  repeated: u32 key_size, u32 value_size, key, value (not
 //              padded). Keys used: hostname, os_release, os_version, arch,
 //              cpus_online, cmdline, start_realtime_ns, start_clock_ns,
-//              page_size, recorder_version. A recording with JIT
+//              page_size, recorder_version, kernel_boot_id (the boot's
+//              id: a file never closed holds no kKernelSymbols, and a
+//              report on that boot reads this host's /proc/kallsyms for
+//              its kernel addresses instead). A recording with JIT
 //              processes (anonymous executable mappings) ends with a second
 //              kMetadata chunk (recorders since issue 56): boot_id
 //              (/proc/sys/kernel/random/boot_id) and "jit_uid PID", the

@@ -1,5 +1,6 @@
 #include "formats/sample_file_reader.h"
 
+#include <unistd.h>
 #include <zstd.h>
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 #include "formats/user_reg_deltas.h"
 #include "libsample/byte_reader.h"
 #include "libsample/crc32.h"
+#include "libsample/symbols/perf_map.h"
 
 namespace sample::format {
 namespace {
@@ -26,6 +28,8 @@ ZSTD_DCtx* ThreadDecompressionContext() {
   thread_local std::unique_ptr<ZSTD_DCtx, DCtxDeleter> ctx(ZSTD_createDCtx());
   return ctx.get();
 }
+
+constexpr const char* kHostKallsyms = "/proc/kallsyms";
 
 }  // namespace
 
@@ -73,6 +77,15 @@ Result<void> SampleFileReader::Scan() {
         "{}: the file was not finalized (the recorder was killed or crashed): recovered {} "
         "record chunks with {} records, up to offset {} of {}",
         path_, record_chunks_.size(), records_seen, valid_end_, file_.bytes().size()));
+  }
+  // The kernel's symbols are written at the close. Without them, this
+  // host's table names the kernel's addresses when the recording was made
+  // on this very boot (a new boot places the kernel and its modules anew).
+  if (kernel_symbols_.empty()) {
+    const auto boot = FindMetadata(metadata_, "kernel_boot_id");
+    if (boot && !boot->empty() && *boot == BootId() && access(kHostKallsyms, R_OK) == 0) {
+      host_kallsyms_ = kHostKallsyms;
+    }
   }
   return {};
 }

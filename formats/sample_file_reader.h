@@ -50,6 +50,9 @@ class SampleFileReader final : public RecordingFile {
   const Metadata& build_ids() const override { return build_ids_; }
   // kallsyms-format text of the kernel symbols the samples hit; may be empty.
   std::string_view kernel_symbols() const override { return kernel_symbols_; }
+  // A file that was never closed has no kernel symbols: on the boot it
+  // was recorded on, this host's table names its kernel addresses.
+  const std::string& host_kallsyms() const override { return host_kallsyms_; }
   // The recording host's [vdso] ELF image (kVdso); empty if not stored.
   std::span<const std::byte> vdso_image() const override { return vdso_image_.bytes(); }
   const EmbeddedBinaries& embedded_binaries() const override { return embedded_; }
@@ -119,6 +122,7 @@ class SampleFileReader final : public RecordingFile {
   Metadata metadata_;
   Metadata build_ids_;
   std::string kernel_symbols_;
+  std::string host_kallsyms_;
   Payload vdso_image_;
   EmbeddedBinaries embedded_;
   std::vector<RecordedPerfMap> perf_maps_;

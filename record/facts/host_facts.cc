@@ -6,9 +6,9 @@
 
 #include <fmt/format.h>
 
-#include "libsample/perf/perf_event_advice.h"
-
 #include "libsample/cpu_list.h"
+#include "libsample/perf/perf_event_advice.h"
+#include "libsample/symbols/perf_map.h"
 
 namespace sample::record {
 namespace {
@@ -42,6 +42,9 @@ format::Metadata CollectHostFacts(const std::vector<std::string>& command_line) 
   facts.emplace_back("start_realtime_ns", fmt::format("{}", ClockNs(CLOCK_REALTIME)));
   facts.emplace_back("start_clock_ns", fmt::format("{}", MonotonicNowNs()));
   facts.emplace_back("page_size", fmt::format("{}", sysconf(_SC_PAGESIZE)));
+  // This boot: a report of a file that was never closed (and so holds no
+  // kernel symbols) may read this host's table when it runs on this boot.
+  if (const std::string boot = BootId(); !boot.empty()) facts.emplace_back("kernel_boot_id", boot);
   // The depth at which the kernel cut call chains of events that set no
   // sample_max_stack: the report counts the chains that reached it.
   if (const auto max_stack = ReadPerfEventMaxStack()) {

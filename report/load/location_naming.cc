@@ -6,6 +6,8 @@
 #include <utility>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "libsample/symbols/kallsyms_snapshot.h"
 
 namespace sample::report {
@@ -47,7 +49,12 @@ LocationFunctions LocationNaming::NameAll(const UnresolvedStacks& stacks,
   options.recording_facts = &reader_.metadata();
   options.jit_code = &out.jit_code;
   options.show_progress = options_.show_progress;
-  if (reader_.format_name() != "sample.data") options.kernel_symbols_origin = "kallsyms";
+  if (reader_.format_name() != "sample.data") {
+    options.kernel_symbols_origin = "kallsyms";
+  } else if (!reader_.host_kallsyms().empty()) {
+    options.kernel_symbols_origin =
+        fmt::format("{} of this boot (the file was not closed)", reader_.host_kallsyms());
+  }
   // A perf.data recorded on the running kernel: this host's table, read
   // for the sampled addresses (the per-boot sorted cache the recorder
   // keeps, when they are all in the core kernel's text), not whole.

@@ -145,6 +145,36 @@ TEST_F(RecordReportTest, KilledRecorderLeavesAReadableFile) {
   EXPECT_TRUE(OverheadOf(rep.out, "compute_sixty").has_value()) << rep.out;
 }
 
+// The kernel's symbols are written at the close, so a killed recorder's
+// file holds none; reported on the boot it was recorded on, this host's
+// table names its kernel addresses (dd spends most of its time there).
+TEST_F(RecordReportTest, AKilledRecordingNamesTheKernelOnItsOwnBoot) {
+  if (const std::string why = KernelSamplesUnavailable(); !why.empty()) GTEST_SKIP() << why;
+  const std::string data = dir_ / "killed-kernel.data";
+  const pid_t recorder = Start({kRecord, "-F", "1000", "-o", data, "--", "/bin/dd",
+                                "if=/dev/zero", "of=/dev/null", "bs=64", "count=1000000000"},
+                               dir_, "killed-kernel");
+  EXPECT_TRUE(WaitForCommandCpu(recorder, recorder, 1.0)) << "the recorder ended early";
+  kill(-recorder, SIGKILL);
+  const RunResult rec = Wait(recorder, dir_, "killed-kernel");
+  ASSERT_EQ(rec.exit_code, 128 + SIGKILL) << rec.err;
+  const RunResult rep = RunTool({kReport, "-i", data, "--no-children", "--sort", "sym"}, dir_);
+  ASSERT_EQ(rep.exit_code, 0) << rep.err;
+  double kernel = 0, unnamed = 0;
+  for (const std::string& line : Lines(rep.out)) {
+    if (line.find("[k] ") == std::string::npos) continue;
+    const double share = OverheadOfRow(line, {"[k] "}).value_or(0);
+    kernel += share;
+    if (line.find("[k] [unknown]") != std::string::npos) unnamed += share;
+  }
+  EXPECT_GT(kernel, 30) << rep.out;
+  EXPECT_LT(unnamed, kernel / 10) << rep.out;
+  const RunResult stats = RunTool({kReport, "-i", data, "--stats"}, dir_);
+  EXPECT_NE(stats.out.find("/proc/kallsyms of this boot (the file was not closed)"),
+            std::string::npos)
+      << stats.out;
+}
+
 // Killed early, the recorder still leaves samples: the first chunk with
 // records is flushed after 100 ms, not after the usual half second (kills
 // before 0.3 s used to leave none). Killed at moments from 0.2 s on (0.1 s
