@@ -75,6 +75,9 @@ struct LoadStats {
   // there, their callers missing. chain_limit: the deepest such limit.
   uint64_t cut_chains = 0;
   uint32_t chain_limit = 0;
+  // Samples whose chain ended at a caller in no code mapping (junk a
+  // frame-pointer walk read; UnresolvedStacks).
+  uint64_t junk_callers = 0;
   UnwindStats unwind;                // --call-graph dwarf and fp,leaf samples
   OffCpuStats off_cpu;               // switch-outs paired with switch-ins
   AllocLoadStats alloc;              // --alloc recordings

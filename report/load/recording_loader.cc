@@ -215,6 +215,7 @@ void Loader::FlushUnwinding() {
     ProfileSample& sample = samples_[index];
     const U64List list(reinterpret_cast<const std::byte*>(chain.data()), chain.size());
     const UnresolvedStacks::StackRef stack = stacks_.StackOf(processes_, sample.pid, 0, list);
+    out_.stats.junk_callers += stacks_.last_chain_ended() ? sample.samples : 0;
     sample.frames_begin = stack.begin;
     sample.frames_count = stack.count;
     out_.stats.frames += stack.count;
@@ -272,6 +273,7 @@ bool Loader::ApplySample(std::span<const std::byte> record, const perf_event_att
   if (!options_.unwind || !unwinding_->Queue(samples_.size(), *s, attr, cut)) {
     const UnresolvedStacks::StackRef stack =
         stacks_.StackOf(processes_, s->pid, s->ip, options_.chains ? s->callchain : U64List{});
+    out_.stats.junk_callers += stacks_.last_chain_ended();
     sample.frames_begin = stack.begin;
     sample.frames_count = stack.count;
     out_.stats.frames += sample.frames_count;

@@ -43,7 +43,10 @@ uint32_t UnresolvedStacks::LocationId(ProcessTable& processes, uint32_t pid, uin
       location.offset = address - m->start + m->pgoff;
     }
   }
-  if (collapse_unknown_ && location.dso == ProcessTable::kUnknownDso) location.offset = 0;
+  if (location.dso == ProcessTable::kUnknownDso) {
+    if (return_address) return kNoFrame;
+    if (collapse_unknown_) location.offset = 0;
+  }
   auto [it, inserted] = location_ids_.emplace(location, static_cast<uint32_t>(locations_.size()));
   if (inserted) locations_.push_back(location);
   return it->second;
@@ -51,7 +54,9 @@ uint32_t UnresolvedStacks::LocationId(ProcessTable& processes, uint32_t pid, uin
 
 uint32_t UnresolvedStacks::FrameId(ProcessTable& processes, uint32_t pid, uint64_t ip,
                                    bool return_address) {
-  SeenFrame frame{LocationId(processes, pid, ip, return_address), return_address, ip};
+  const uint32_t location = LocationId(processes, pid, ip, return_address);
+  if (location == kNoFrame) return kNoFrame;
+  SeenFrame frame{location, return_address, ip};
   if (collapse_unknown_ && locations_[frame.location].dso == ProcessTable::kUnknownDso) {
     frame.return_address = false;
     frame.ip = 0;
@@ -79,6 +84,7 @@ UnresolvedStacks::StackRef UnresolvedStacks::StackOf(ProcessTable& processes, ui
     last_cache_check_ = processes.last_mappings_version();
   }
   ProcessCache& cache = *last_cache_;
+  last_ended_ = false;
   CachedLeaf* leaf = nullptr;
   if (callchain.empty()) {
     if (leaves_.empty()) leaves_.resize(kLeafSlots);
@@ -95,13 +101,20 @@ UnresolvedStacks::StackRef UnresolvedStacks::StackOf(ProcessTable& processes, ui
   // (a tenth of a flat report's time on 1M -g samples).
   if (cached != cache.chains.end() && cached->second.chain.size() == chain.size() &&
       std::memcmp(cached->second.chain.data(), chain.data(), chain.size()) == 0) {
+    last_ended_ = cached->second.ended;
     if (leaf != nullptr)
       *leaf = CachedLeaf{ip, cache.mappings_version, pid, true, cached->second.stack};
     return cached->second.stack;
   }
   scratch_.clear();
   ForEachChainAddress(callchain, [&](uint64_t address, bool return_address) {
-    scratch_.push_back(FrameId(processes, pid, address, return_address));
+    if (last_ended_) return;
+    const uint32_t frame = FrameId(processes, pid, address, return_address);
+    if (frame == kNoFrame) {
+      last_ended_ = true;
+      return;
+    }
+    scratch_.push_back(frame);
   });
   // A chain of context markers alone names no address: its stack is the
   // ip's, which the chain's bytes do not hold, so it is not cached by them.
@@ -111,8 +124,8 @@ UnresolvedStacks::StackRef UnresolvedStacks::StackOf(ProcessTable& processes, ui
   if (leaf != nullptr) *leaf = CachedLeaf{ip, cache.mappings_version, pid, true, stack};
   // A colliding entry stays; this chain is not cached.
   if (cached == cache.chains.end() && !ip_for_chain) {
-    cache.chains.emplace(hash,
-                         CachedChain{std::vector<std::byte>(chain.begin(), chain.end()), stack});
+    cache.chains.emplace(hash, CachedChain{std::vector<std::byte>(chain.begin(), chain.end()),
+                                           stack, last_ended_});
   }
   return stack;
 }

@@ -43,11 +43,17 @@ class UnresolvedStacks {
   // The stack of `callchain` (with the kernel's context markers) in `pid`,
   // or, when the chain is empty, of `ip` alone. The first address after
   // each context marker is where that context was interrupted; the others
-  // are return addresses, looked up at address - 1 (the call). JIT code a
+  // are return addresses, looked up at address - 1 (the call). A return
+  // address in no code mapping of the process is no caller (a frame-pointer
+  // walk through code without frame pointers reads junk words there): the
+  // chain ends before it, and last_chain_ended() says so. JIT code a
   // jitdump named (ProcessTable::FindJitCode) resolves to its jitted-code
   // pseudo-DSO; other JIT code (anonymous executable mappings) to the
   // process's /tmp/perf-PID.map pseudo-DSO, interned in `processes`.
   StackRef StackOf(ProcessTable& processes, uint32_t pid, uint64_t ip, const U64List& callchain);
+
+  // Whether the last StackOf's chain ended at a caller in no code mapping.
+  bool last_chain_ended() const { return last_ended_; }
 
   std::span<const uint32_t> Frames(StackRef stack) const { return stacks_.Get(stack); }
   const SeenFrame& frame(uint32_t id) const { return frames_[id]; }
@@ -78,6 +84,7 @@ class UnresolvedStacks {
   struct CachedChain {
     std::vector<std::byte> chain;
     StackRef stack;
+    bool ended = false;  // at a caller in no code mapping
   };
   struct ProcessCache {
     uint64_t mappings_version = 0;
@@ -93,6 +100,8 @@ class UnresolvedStacks {
   };
   static constexpr size_t kLeafSlots = 4096;
 
+  // kNoFrame for a return address in no code mapping (the chain ends).
+  static constexpr uint32_t kNoFrame = UINT32_MAX;
   uint32_t LocationId(ProcessTable& processes, uint32_t pid, uint64_t ip, bool return_address);
   uint32_t FrameId(ProcessTable& processes, uint32_t pid, uint64_t ip, bool return_address);
 
@@ -110,6 +119,7 @@ class UnresolvedStacks {
   std::vector<CachedLeaf> leaves_;  // kLeafSlots once a lone ip comes
   std::vector<uint32_t> scratch_;
   bool collapse_unknown_ = false;
+  bool last_ended_ = false;
 };
 
 }  // namespace sample::report
