@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <array>
 #include <functional>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -41,9 +44,11 @@ void HolderFrames(const Profile& profile, std::span<const uint32_t> frames, size
 
 uint32_t Profile::InternFunction(uint32_t dso, std::string_view name, bool kernel, bool known,
                                  bool inlined, std::string_view srcline,
-                                 std::string_view signature) {
+                                 std::string_view signature, uint64_t entry) {
   if (signature == name) signature = {};
-  std::string key = fmt::format("{}{}", dso, inlined ? 'i' : 'f');
+  if (inlined || !known) entry = Function::kNoEntry;
+  std::string key = entry == Function::kNoEntry ? fmt::format("{}{}", dso, inlined ? 'i' : 'f')
+                                                : fmt::format("{}@{:x}", dso, entry);
   key.push_back('\0');
   key.append(signature.empty() ? name : signature);
   if (!srcline.empty()) {
@@ -60,12 +65,13 @@ uint32_t Profile::InternFunction(uint32_t dso, std::string_view name, bool kerne
     if (inserted) srclines_.emplace_back(srcline);
     line = at->second;
     // All lines of one function share the id of its line-less entry.
-    symbol = InternFunction(dso, name, kernel, known, inlined, {}, signature);
+    symbol = InternFunction(dso, name, kernel, known, inlined, {}, signature, entry);
   }
   const uint32_t id = static_cast<uint32_t>(functions_.size());
   functions_.push_back(Function{dso, std::string(name), kernel, known, inlined, line,
                                 srcline.empty() ? id : symbol, std::string(signature),
-                                signature.empty() ? std::string() : std::string(name)});
+                                signature.empty() ? std::string() : std::string(name), entry,
+                                std::string(name)});
   function_ids_.emplace(std::move(key), id);
   return id;
 }
@@ -81,17 +87,41 @@ void Profile::ChooseNames(bool full_signatures) {
   auto key_of = [](const Function& f) {
     std::string key = std::to_string(f.dso);
     key.push_back('\0');
-    key.append(f.signature.empty() ? f.name : f.short_name);
+    key.append(f.signature.empty() ? f.base_name : f.short_name);
     return key;
   };
   for (const Function& f : functions_) {
-    const std::string_view identity = f.signature.empty() ? f.name : f.signature;
+    const std::string_view identity = f.signature.empty() ? f.base_name : f.signature;
     auto [it, inserted] = seen.try_emplace(key_of(f), Seen{identity});
     if (!inserted && it->second.identity != identity) it->second.shared = true;
   }
   for (Function& f : functions_) {
-    if (f.signature.empty()) continue;
-    f.name = full_signatures || seen.at(key_of(f)).shared ? f.signature : f.short_name;
+    f.name = f.signature.empty()                                    ? f.base_name
+             : full_signatures || seen.at(key_of(f)).shared ? f.signature
+                                                            : f.short_name;
+  }
+  // Functions of one DSO and one printed name that start at different
+  // places (two static `spin`s, a generic's instances) are rows of their
+  // own, as perf's; each is marked with its entry so the rows say so.
+  std::unordered_map<std::string, uint64_t> first_entry;  // by DSO and name
+  std::unordered_set<std::string> twins;
+  auto name_key = [](const Function& f) {
+    std::string key = std::to_string(f.dso);
+    key.push_back('\0');
+    key.append(f.name);
+    return key;
+  };
+  for (const Function& f : functions_) {
+    if (f.entry == Function::kNoEntry) continue;
+    std::string key = name_key(f);
+    auto [it, inserted] = first_entry.try_emplace(key, f.entry);
+    if (!inserted && it->second != f.entry) twins.insert(std::move(key));
+  }
+  if (twins.empty()) return;
+  for (Function& f : functions_) {
+    if (f.entry != Function::kNoEntry && twins.contains(name_key(f))) {
+      f.name = fmt::format("{}@{:#x}", f.name, f.entry);
+    }
   }
 }
 

@@ -40,6 +40,15 @@ struct Function {
   // the short one unless Profile::ChooseNames picked the signature.
   std::string signature;
   std::string short_name;
+  // Where the function starts in its DSO (its file offset; the address for
+  // the kernel and JIT code), which tells apart functions of one name (two
+  // static `init`s, a Rust generic's instances, a JVM's adapters), as
+  // perf's rows do; kNoEntry when unknown (and for inlined calls, which
+  // are one function by name). `base_name` is the name before
+  // Profile::ChooseNames marks such twins with their entries.
+  static constexpr uint64_t kNoEntry = UINT64_MAX;
+  uint64_t entry = kNoEntry;
+  std::string base_name;
 };
 
 // The name as printed: "name", or "name (inlined)" for an inlined call.
@@ -118,9 +127,11 @@ class Profile {
   uint32_t InternComm(std::string_view comm);
   // `signature`, when given, is the full name `name` was shortened from:
   // functions are told apart by it (overloads have one short name).
+  // `entry` (Function::entry) tells apart functions of one name.
   uint32_t InternFunction(uint32_t dso, std::string_view name, bool kernel, bool known,
                           bool inlined = false, std::string_view srcline = {},
-                          std::string_view signature = {});
+                          std::string_view signature = {},
+                          uint64_t entry = Function::kNoEntry);
   // Once every function is interned: the functions of one DSO that share a
   // short name but have different signatures (overloads: "twice(int)" and
   // "twice(double)", or a C function and a C++ one) are named by their

@@ -50,10 +50,14 @@ bool SampleFilter::Keeps(const Profile& profile, const ProfileSample& s) const {
   // The sampled address's functions: its inlined calls, then the function
   // holding them (the row's, as perf's --symbols matches it). A C++
   // function matches by its name as printed, without its parameter list or
-  // with it, whichever the view shows.
+  // with it, whichever the view shows; functions of one name told apart by
+  // their entries ("spin@0x1222") by that name too.
   for (uint32_t id : frames) {
     const Function& f = profile.function(id);
     if (InList(options_.symbols, f.name)) return true;
+    if (f.name != f.base_name && f.signature.empty() && InList(options_.symbols, f.base_name)) {
+      return true;
+    }
     if (!f.signature.empty() && (InList(options_.symbols, f.signature) ||
                                  InList(options_.symbols, f.short_name))) {
       return true;

@@ -116,8 +116,13 @@ LocationFunctions InternLocationFunctions(SymbolizeResult result,
       // address's own (innermost) source line, as perf's --no-inline.
       if (!inline_frames && frame.inlined && f + 1 < end) continue;
       const std::string& srcline = inline_frames ? frame.srcline : result.frames[begin].srcline;
+      // Where the function starts: the location less its offset in it.
+      const uint64_t entry = frame.symbol_offset != UINT64_MAX && frame.symbol_offset <= loc.offset
+                                 ? loc.offset - frame.symbol_offset
+                                 : Function::kNoEntry;
       functions.functions.push_back(out.profile.InternFunction(
-          loc.dso, frame.name, kernel, frame.known, frame.inlined, srcline, frame.signature));
+          loc.dso, frame.name, kernel, frame.known, frame.inlined, srcline, frame.signature,
+          entry));
       functions.offsets.push_back(frame.symbol_offset);
     }
     functions.count[i] = static_cast<uint32_t>(functions.functions.size()) - functions.begin[i];

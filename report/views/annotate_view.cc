@@ -127,7 +127,12 @@ size_t Covering(const std::vector<IndexedFunction>& hits, double coverage) {
 
 bool Named(const IndexedFunction& function, const std::vector<std::string>& names) {
   return std::ranges::any_of(names, [&](const std::string& name) {
-    return name == function.name || name == function.short_name || name == function.signature;
+    // Functions of one name told apart by their entries ("spin@0x1222",
+    // Profile::ChooseNames) answer to that name too.
+    const bool twin = function.name.size() > name.size() + 3 && function.name.starts_with(name) &&
+                      function.name.compare(name.size(), 3, "@0x") == 0;
+    return name == function.name || name == function.short_name || name == function.signature ||
+           twin;
   });
 }
 

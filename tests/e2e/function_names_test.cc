@@ -5,6 +5,8 @@
 // either spelling. Rust names of both manglings and Go names reach the
 // report as their toolchains spell them (the Rust and Go workloads are
 // built only where rustc and go are installed: the tests skip otherwise).
+#include <algorithm>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -139,6 +141,34 @@ TEST_F(FunctionNamesTest, RustV0Names) {
   GTEST_SKIP() << "rustc was not found when the build was configured";
 }
 #endif
+
+// Two static functions named spin in two files (70/30): two rows, as perf
+// shows one per symbol, each marked with where it starts so the rows say
+// which is which; the same from the recording's own tables.
+TEST_F(FunctionNamesTest, SameNamedStaticFunctionsAreRowsOfTheirOwn) {
+  RecordCommand({WORKLOAD_TWINS_PATH, "1"});
+  const std::string flat = Report({"--no-children", "--sort", "sym"});
+  std::vector<double> shares;
+  for (const std::string& line : Lines(flat)) {
+    if (line.find("[.] spin@0x") != std::string::npos) {
+      shares.push_back(OverheadOfRow(line, {"[.] spin@0x"}).value_or(0));
+    }
+  }
+  ASSERT_EQ(shares.size(), 2u) << flat;
+  EXPECT_GT(std::max(shares[0], shares[1]), 55) << flat;
+  EXPECT_GT(std::min(shares[0], shares[1]), 20) << flat;
+  const std::string empty = dir_ / "empty symfs";
+  std::filesystem::create_directories(empty);
+  EXPECT_EQ(Report({"--no-children", "--sort", "sym", "--symfs", empty}), flat);
+  // Their name picks them both.
+  const std::string picked = Report({"--no-children", "--sort", "sym", "--symbols", "spin"});
+  EXPECT_EQ(std::ranges::count_if(Lines(picked),
+                                  [](const std::string& line) {
+                                    return line.find("[.] spin@0x") != std::string::npos;
+                                  }),
+            2)
+      << picked;
+}
 
 #if defined(WORKLOAD_GO_NAMES_PATH)
 TEST_F(FunctionNamesTest, GoNames) {
