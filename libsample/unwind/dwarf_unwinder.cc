@@ -135,6 +135,8 @@ const char* UnwindStopName(UnwindStop stop) {
       return "no user registers";
     case UnwindStop::kFailed:
       return "other";
+    case UnwindStop::kLoop:
+      return "looping frames";
   }
   return "other";
 }

@@ -69,8 +69,9 @@ enum class UnwindStop : uint8_t {
   kMaxDepth,       // stopped at the frame limit
   kNoRegisters,    // the sample has no usable user registers
   kFailed,         // anything else libdw reported
+  kLoop,           // a caller's frame no higher on the stack than its callee's
 };
-inline constexpr size_t kUnwindStopCount = 8;
+inline constexpr size_t kUnwindStopCount = 9;
 // "complete", "stack copy too small", "no CFI", ...
 const char* UnwindStopName(UnwindStop stop);
 

@@ -150,8 +150,18 @@ CachedWalk WalkWithRules(Process* process, const UnwindRequest& request,
   uint64_t sp = request.regs.sp;
   pcs->push_back(pc);
   CachedWalk walk;
+  // Each caller's frame lies above its callee's (the stack grows down): a
+  // step that does not climb is a loop (a frame pointer saved as itself,
+  // as a JIT's deoptimization frames were seen to), which would repeat to
+  // the frame limit.
+  uint64_t last_sp = 0;
   for (bool innermost = true;; innermost = false) {
     if (pcs->size() - first >= request.max_frames) return {UnwindStop::kMaxDepth};
+    if (!innermost && sp <= last_sp) {
+      pcs->pop_back();  // the frame the looping step gave
+      return {UnwindStop::kLoop};
+    }
+    last_sp = sp;
     // A caller's pc is a return address: its call is at pc - 1.
     const CachedRule& cached = RuleFor(process, innermost ? pc : pc - 1);
     const X86FrameRule& rule = cached.rule;

@@ -383,6 +383,33 @@ TEST_F(DwarfUnwinderTest, AWalkThatNeedsLibdwInEmbeddedCodeEndsThere) {
   EXPECT_EQ(libdw.counts().embedded_cut_walks, 2u);
 }
 
+// A frame pointer saved as itself (a looping chain, as a JIT's frames were
+// seen to give): the walk ends where the chain starts to repeat, not at
+// the frame limit with copies of one frame.
+TEST_F(DwarfUnwinderTest, ALoopingFramePointerChainEndsWhereItRepeats) {
+  DwarfUnwinder with_files;
+  std::vector<uint64_t> expected;
+  with_files.Unwind(Request(kCopy), &expected);
+  ASSERT_GE(expected.size(), 3u);
+  std::vector<std::unique_ptr<EmbeddedBinary>> store;
+  UnwindSpace embedded = WithEmbedded(space_, expected, IsSelf, store);
+  store.back()->cfi.clear();  // no CFI: frame pointers are followed
+  UnwindRequest request = Request(kCopy);
+  request.space = &embedded;
+  // rbp points at the stack's first word, which holds rbp itself, and the
+  // word after it a return address into this binary.
+  std::vector<uint64_t> words = {request.regs.sp, expected[2], 0, 0};
+  request.stack = std::as_bytes(std::span(words));
+  constexpr size_t kRbp = 6;
+  ASSERT_TRUE(request.regs.Has(kRbp));
+  request.regs.value[kRbp] = request.regs.sp;
+  request.max_frames = 64;
+  DwarfUnwinder unwinder;
+  std::vector<uint64_t> pcs;
+  EXPECT_EQ(unwinder.Unwind(request, &pcs), UnwindStop::kLoop);
+  EXPECT_EQ(pcs, (std::vector<uint64_t>{expected[0], expected[2]}));
+}
+
 int AddLoadBias(dl_phdr_info* info, size_t, void* data) {
   auto* biases = static_cast<std::map<std::string, uint64_t>*>(data);
   std::string name = info->dlpi_name;
