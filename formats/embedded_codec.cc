@@ -23,6 +23,7 @@ constexpr uint64_t kRowCfaFromRbp = 2;    //
 constexpr uint32_t kRowOffsetsShift = 2;  // then one bit per register (bits 2-8)
 constexpr uint64_t kRowCfaPlt = uint64_t{1} << 9;
 constexpr uint64_t kRowCfaFromRbx = uint64_t{1} << 10;
+constexpr uint64_t kRowSignalFrame = uint64_t{1} << 11;
 constexpr uint64_t kKindMask = 3;  // 2 bits per register's kind
 constexpr uint64_t kMaxKind = static_cast<uint64_t>(X86FrameRule::Kind::kAtCfa);
 
@@ -121,6 +122,7 @@ void PutFunctions(std::vector<std::byte>& out, const EmbeddedBinary& binary, Str
 void PutRule(std::vector<std::byte>& out, const X86FrameRule& rule) {
   using Base = X86FrameRule::CfaBase;
   uint64_t flags = (rule.usable ? kRowUsable : 0) | (rule.cfa_plt ? kRowCfaPlt : 0) |
+                   (rule.signal_frame ? kRowSignalFrame : 0) |
                    (rule.cfa_base == Base::kRbp   ? kRowCfaFromRbp
                     : rule.cfa_base == Base::kRbx ? kRowCfaFromRbx
                                                   : 0);
@@ -353,6 +355,7 @@ Result<void> ReadFunctions(FieldReader& in, std::span<const std::string_view> st
 Result<X86FrameRule> ReadRule(FieldReader& in) {
   X86FrameRule rule;
   constexpr uint64_t kKnown = kRowUsable | kRowCfaFromRbp | kRowCfaPlt | kRowCfaFromRbx |
+                              kRowSignalFrame |
                               (((uint64_t{1} << kRegisters) - 1) << kRowOffsetsShift);
   const uint64_t flags_start = in.offset();
   TRY_ASSIGN(const uint64_t flags, in.Flags("CFI row flags", kKnown));
@@ -364,6 +367,7 @@ Result<X86FrameRule> ReadRule(FieldReader& in) {
                   : (flags & kRowCfaFromRbx) != 0 ? X86FrameRule::CfaBase::kRbx
                                                   : X86FrameRule::CfaBase::kRsp;
   rule.cfa_plt = (flags & kRowCfaPlt) != 0;
+  rule.signal_frame = (flags & kRowSignalFrame) != 0;
   TRY_ASSIGN(rule.cfa_offset, in.Signed("CFI row CFA offset"));
   const uint64_t start = in.offset();
   TRY_ASSIGN(const uint64_t kinds, in.Varint("CFI row register rules"));

@@ -135,7 +135,9 @@
 //                  bit 9 cfa_plt: a PLT stub's CFA, see X86FrameRule,
 //                  bit 10 the CFA is rbx + cfa_offset, since 2026-11-28:
 //                  older readers refuse the chunk, as any unknown bit;
-//                  never both bits 1 and 10), s cfa_offset, v kinds
+//                  never both bits 1 and 10; bit 11 a signal frame's
+//                  trampoline, X86FrameRule::signal_frame, since
+//                  2026-12-07), s cfa_offset, v kinds
 //                  (2 bits a register in X86FrameRule::kDwarfRegs order
 //                  from bit 0: 0 same, 1 undefined, 2 at CFA + offset),
 //                  then s offset for each register whose bit is set

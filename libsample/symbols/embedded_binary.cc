@@ -27,7 +27,8 @@ void SortUnique(std::vector<T>& items, Key key_of) {
 bool CfiRow::operator==(const CfiRow& other) const {
   return start == other.start && end == other.end && rule.usable == other.rule.usable &&
          rule.cfa_base == other.rule.cfa_base && rule.cfa_offset == other.rule.cfa_offset &&
-         rule.cfa_plt == other.rule.cfa_plt && rule.kind == other.rule.kind &&
+         rule.cfa_plt == other.rule.cfa_plt && rule.signal_frame == other.rule.signal_frame &&
+         rule.kind == other.rule.kind &&
          rule.offset == other.rule.offset;
 }
 

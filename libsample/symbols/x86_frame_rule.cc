@@ -26,7 +26,14 @@ X86FrameRule ReadX86FrameRule(Dwarf_Frame* frame) {
   bool signal_frame = false;
   // The return address column is 16 in x86_64 CFI; anything else is not
   // what the cached walk knows how to step.
-  if (dwarf_frame_info(frame, nullptr, nullptr, &signal_frame) != 16 || signal_frame) return rule;
+  if (dwarf_frame_info(frame, nullptr, nullptr, &signal_frame) != 16) return rule;
+  if (signal_frame) {
+    // Its CFA and registers are expressions over the ucontext; the walk
+    // reads the ucontext itself.
+    rule.usable = true;
+    rule.signal_frame = true;
+    return rule;
+  }
   // CFA: DW_CFA_def_cfa reg, offset comes back as one DW_OP_bregx.
   Dwarf_Op* ops = nullptr;
   size_t nops = 0;

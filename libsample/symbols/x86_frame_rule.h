@@ -44,6 +44,11 @@ struct X86FrameRule {
   // expression: rsp + cfa_offset, plus 8 once the stub has pushed its
   // relocation index (from byte 11 of its 16: (pc & 15) >= 11).
   bool cfa_plt = false;
+  // A signal handler's return trampoline (its CFI says 'S'; glibc's
+  // __restore_rt): the interrupted frame's registers are in the ucontext
+  // the stack pointer points at (x86_64's rt_sigframe, past the popped
+  // return address), not in rules of this row; the other fields are unset.
+  bool signal_frame = false;
   std::array<Kind, kDwarfRegs.size()> kind{};
   std::array<int64_t, kDwarfRegs.size()> offset{};
 };

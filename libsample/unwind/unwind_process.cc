@@ -133,6 +133,39 @@ const CachedRule& RuleFor(Process* process, uint64_t pc) {
   return it->second;
 }
 
+// Steps through a signal handler's return trampoline: the interrupted
+// frame's registers from the ucontext at `sp` (x86_64's rt_sigframe once
+// the handler's return popped its pretcode: uc_flags, uc_link, uc_stack,
+// then the general registers of uc_mcontext, r8 first). nullopt when it
+// stepped, else why the walk ends.
+std::optional<UnwindStop> SignalFrameStep(Process* process, std::array<uint64_t, 7>& value,
+                                          uint32_t& known, uint64_t& pc, uint64_t& sp) {
+  constexpr uint64_t kGregs = 40;  // offsetof(ucontext_t, uc_mcontext.gregs)
+  // Greg indexes: REG_R12..REG_R15 are 4..7, REG_RBP 10, REG_RBX 11,
+  // REG_RSP 15, REG_RIP 16; in X86FrameRule::kDwarfRegs order (rbx, rbp,
+  // r12..r15, the return address: the interrupted rip).
+  constexpr std::array<uint64_t, 7> kGreg = {11, 10, 4, 5, 6, 7, 16};
+  const uint64_t ucontext = sp;
+  Dwarf_Word word = 0;
+  if (!MemoryRead(process->dwfl.get(), ucontext + kGregs + 15 * 8, &word, process)) {
+    return process->memory_failure;
+  }
+  const uint64_t interrupted_sp = word;
+  known = 0;
+  for (size_t i = 0; i < kGreg.size(); ++i) {
+    if (MemoryRead(process->dwfl.get(), ucontext + kGregs + kGreg[i] * 8, &word, process)) {
+      value[i] = word;
+      known |= 1u << i;
+    } else if (i == X86FrameRule::kReturnAddress) {
+      return process->memory_failure;
+    }
+  }
+  process->memory_failure = UnwindStop::kComplete;
+  pc = value[X86FrameRule::kReturnAddress];
+  sp = interrupted_sp;
+  return std::nullopt;
+}
+
 CachedWalk WalkWithRules(Process* process, const UnwindRequest& request,
                          std::vector<uint64_t>* pcs) {
   using Kind = X86FrameRule::Kind;
@@ -154,7 +187,12 @@ CachedWalk WalkWithRules(Process* process, const UnwindRequest& request,
   // step that does not climb is a loop (a frame pointer saved as itself,
   // as a JIT's deoptimization frames were seen to), which would repeat to
   // the frame limit.
+  // (A signal frame's step may go down: a handler on its own stack,
+  // sigaltstack, interrupted code on another.)
   uint64_t last_sp = 0;
+  // The pc is where its frame was interrupted (the sample's, or the one a
+  // signal frame saved), not a return address.
+  bool exact = true;
   for (bool innermost = true;; innermost = false) {
     if (pcs->size() - first >= request.max_frames) return {UnwindStop::kMaxDepth};
     if (!innermost && sp <= last_sp) {
@@ -163,7 +201,8 @@ CachedWalk WalkWithRules(Process* process, const UnwindRequest& request,
     }
     last_sp = sp;
     // A caller's pc is a return address: its call is at pc - 1.
-    const CachedRule& cached = RuleFor(process, innermost ? pc : pc - 1);
+    const CachedRule& cached = RuleFor(process, exact ? pc : pc - 1);
+    exact = false;
     const X86FrameRule& rule = cached.rule;
     const bool rbp_known = (known >> X86FrameRule::kRbp & 1) != 0;
     const bool rbx_known = (known >> X86FrameRule::kRbx & 1) != 0;
@@ -175,6 +214,15 @@ CachedWalk WalkWithRules(Process* process, const UnwindRequest& request,
       if (auto stop = FramePointerStep(process, value, known, pc, sp)) return {*stop};
       if (pc == 0) return {UnwindStop::kComplete};
       pcs->push_back(pc);
+      continue;
+    }
+    if (rule.usable && rule.signal_frame) {
+      walk.embedded |= cached.home == PcHome::kEmbedded;
+      if (auto stop = SignalFrameStep(process, value, known, pc, sp)) return {*stop};
+      if (pc == 0) return {UnwindStop::kComplete};
+      pcs->push_back(pc);
+      exact = true;
+      last_sp = 0;
       continue;
     }
     if (!rule.usable || (rule.cfa_base == X86FrameRule::CfaBase::kRbp && !rbp_known) ||

@@ -168,6 +168,31 @@ TEST_F(PortableTest, DwarfUnwinding) {
   EXPECT_NE(folded.out.find("level_two;level_three;hot_leaf"), std::string::npos) << folded.out;
 }
 
+// Through a signal frame (libc's __restore_rt, whose CFI says where the
+// interrupted registers are): the handler's samples reach the code it
+// interrupted, from the embedded tables as from the binaries.
+TEST_F(PortableTest, DwarfUnwindingThroughASignalFrame) {
+  const std::string data = dir_ / "signal.data";
+  const RunResult rec =
+      Record({"--call-graph", "dwarf"}, data, {kUnwindNofp, "signal", "0.5"});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  ExpectSameWithoutBinaries(data, {"alarm_leaf", "on_alarm", "signal_wait"});
+  const std::string empty = dir_ / "empty symfs";
+  const RunResult folded =
+      RunTool({kReport, "-i", data, "--format", "folded", "--symfs", empty}, dir_);
+  ASSERT_EQ(folded.exit_code, 0) << folded.err;
+  // Most of the handler's samples: their stacks go on below the frame.
+  uint64_t handler = 0, through = 0;
+  for (const std::string& line : Lines(folded.out)) {
+    if (line.find("on_alarm") == std::string::npos) continue;
+    const uint64_t count = std::stoull(line.substr(line.rfind(' ') + 1));
+    handler += count;
+    if (line.find("signal_wait;") != std::string::npos) through += count;
+  }
+  ASSERT_GT(handler, 100u) << folded.out;
+  EXPECT_GT(through, handler * 8 / 10) << folded.out;
+}
+
 TEST_F(PortableTest, StrippedBinary) {
   const std::string stripped = dir_ / "split-stripped";
   std::filesystem::copy_file(kSplit, stripped);

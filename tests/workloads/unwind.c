@@ -19,6 +19,11 @@
  *   unwind threads [S]   two threads, start_thread -> thread_a_work ->
  *                        a_leaf and start_thread -> thread_b_work -> b_leaf,
  *                        S CPU seconds each.
+ *   unwind signal [S]    main -> signal_wait -> sigsuspend (libc) -> the
+ *                        kernel's signal frame (libc's __restore_rt) ->
+ *                        on_alarm -> alarm_leaf: a SIGALRM every 2 ms of
+ *                        real time, its handler spinning about 1 ms of
+ *                        CPU, so most samples unwind through the frame.
  *   unwind deep N [S]    main -> deep_start -> deep_recurse x N -> deep_leaf,
  *                        each deep_recurse frame holding a 256-byte array, so
  *                        at N = 64 the stack is deeper than an 8 KiB copy.
@@ -32,7 +37,9 @@
 #include "workload.h"
 
 #include <pthread.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/time.h>
 
 #define TESTED __attribute__((noinline, noclone))
 
@@ -55,7 +62,8 @@
 static volatile uint64_t sink;
 
 static void usage(const char* argv0) {
-  fprintf(stderr, "usage: %s chain|qsort|threads [CPU_SECONDS]\n       %s deep N [CPU_SECONDS]\n",
+  fprintf(stderr,
+          "usage: %s chain|qsort|threads|signal [CPU_SECONDS]\n       %s deep N [CPU_SECONDS]\n",
           argv0, argv0);
   exit(2);
 }
@@ -212,6 +220,37 @@ TESTED uint64_t deep_start(int depth, int64_t deadline) {
   return deep_recurse(depth, deadline) + 1;
 }
 
+/* --- signal ----------------------------------------------------------- */
+
+TESTED uint64_t alarm_leaf(uint64_t x) {
+  THROUGH_STACK(x);
+  for (int i = 0; i < LEAF_ITERATIONS; ++i) x = x * 2862933555777941757ULL + 3037000493ULL;
+  return x;
+}
+
+TESTED void on_alarm(int signo) {
+  (void)signo;
+  const int64_t until = thread_cpu_ns() + 1000000;
+  uint64_t x = sink;
+  while (thread_cpu_ns() < until) x = alarm_leaf(x);
+  sink = x;
+}
+
+TESTED uint64_t signal_wait(int64_t deadline) {
+  struct sigaction action;
+  memset(&action, 0, sizeof(action));
+  action.sa_handler = on_alarm;
+  sigaction(SIGALRM, &action, NULL);
+  const struct itimerval every = {{0, 2000}, {0, 2000}};
+  setitimer(ITIMER_REAL, &every, NULL);
+  sigset_t none;
+  sigemptyset(&none);
+  while (thread_cpu_ns() < deadline) sigsuspend(&none);
+  const struct itimerval off = {{0, 0}, {0, 0}};
+  setitimer(ITIMER_REAL, &off, NULL);
+  return sink;
+}
+
 int main(int argc, char** argv) {
   if (argc < 2) usage(argv[0]);
   const char* mode = argv[1];
@@ -232,6 +271,8 @@ int main(int argc, char** argv) {
     sink = sort_many(deadline_after(seconds));
   } else if (strcmp(mode, "threads") == 0) {
     return run_threads(seconds);
+  } else if (strcmp(mode, "signal") == 0) {
+    sink = signal_wait(deadline_after(seconds));
   } else {
     usage(argv[0]);
   }
