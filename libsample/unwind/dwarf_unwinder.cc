@@ -189,11 +189,13 @@ DwarfUnwinder::Process* DwarfUnwinder::ProcessFor(const UnwindRequest& request) 
   Dwfl* dwfl = process->dwfl.get();
   dwfl_report_begin_add(dwfl);
   process->embedded.clear();
+  process->file_ranges.clear();
   for (const UnwindModule& module : modules) {
     if (module.binary.empty()) {
       if (module.embedded != nullptr) process->embedded.push_back(module);
       continue;
     }
+    process->file_ranges.emplace_back(module.start, module.end);
     auto [it, inserted] = process->reported.try_emplace({module.start, module.binary});
     if (!inserted) {
       it->second->debug = module.debug;

@@ -70,7 +70,11 @@ const UnwindModule* EmbeddedModuleAt(const Process& process, uint64_t pc) {
 
 PcHome HomeOf(Process* process, uint64_t pc) {
   if (dwfl_addrmodule(process->dwfl.get(), pc) != nullptr) return PcHome::kFile;
-  return EmbeddedModuleAt(*process, pc) != nullptr ? PcHome::kEmbedded : PcHome::kNone;
+  if (EmbeddedModuleAt(*process, pc) != nullptr) return PcHome::kEmbedded;
+  for (const auto& [start, end] : process->file_ranges) {
+    if (pc >= start && pc < end) return PcHome::kFile;
+  }
+  return PcHome::kNone;
 }
 
 bool MemoryRead(Dwfl* dwfl, Dwarf_Addr addr, Dwarf_Word* result, void* arg) {

@@ -61,6 +61,11 @@ struct DwarfUnwinder::Process {
   // The space's modules without a file (their CFI embedded in the
   // recording), which libdw does not know.
   std::vector<UnwindModule> embedded;
+  // The recorded ranges of the modules with a file: a file's code mapped
+  // where its ELF layout does not put it (V8 remaps its builtins there)
+  // is in no libdw module but is the file's all the same, as an embedded
+  // module's range covers it.
+  std::vector<std::pair<uint64_t, uint64_t>> file_ranges;
   // x86_64 CFI rules by lookup pc, for the fast path; cleared when the
   // modules change.
   std::unordered_map<uint64_t, unwind_process::CachedRule> rules;

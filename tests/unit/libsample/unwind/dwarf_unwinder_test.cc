@@ -319,6 +319,40 @@ TEST_F(DwarfUnwinderTest, AFramedFunctionSkipsNothing) {
   EXPECT_EQ(found.stack_reach, 0u);
 }
 
+// A caller in the file's recorded range but outside where its ELF layout
+// puts it (V8 maps its builtins there) is still the file's: it is kept,
+// as the embedded module's range keeps it.
+TEST_F(DwarfUnwinderTest, ACallerInAFilesRangeBeyondItsLayoutIsKept) {
+  DwarfUnwinder with_files;
+  std::vector<uint64_t> walk;
+  with_files.Unwind(Request(kCopy), &walk);
+  ASSERT_GE(walk.size(), 5u);
+  UnwindSpace space = space_;
+  auto self = std::find_if(space.modules.begin(), space.modules.end(), IsSelf);
+  ASSERT_NE(self, space.modules.end());
+  // Past the ELF file's whole layout (its data segments too).
+  const uint64_t beyond = self->end + 0x4000000;
+  self->end += 0x8000000;
+  ++space.version;
+  // The leaf's return address moved there.
+  std::vector<std::byte> stack(captured_.stack.begin(), captured_.stack.end());
+  bool moved = false;
+  for (size_t at = 0; at + 8 <= stack.size() && !moved; at += 8) {
+    uint64_t word;
+    std::memcpy(&word, stack.data() + at, 8);
+    if (word != walk[1]) continue;
+    std::memcpy(stack.data() + at, &beyond, 8);
+    moved = true;
+  }
+  ASSERT_TRUE(moved);
+  UnwindRequest request = Request(kCopy);
+  request.space = &space;
+  request.stack = stack;
+  DwarfUnwinder unwinder;
+  EXPECT_EQ(unwinder.SkippedCallers(request, walk[3], kMaxSteps).callers,
+            std::vector<uint64_t>{beyond});
+}
+
 TEST_F(DwarfUnwinderTest, EmbeddedCfiFindsTheCallerAFramePointerChainSkips) {
   DwarfUnwinder with_files;
   std::vector<uint64_t> walk;
