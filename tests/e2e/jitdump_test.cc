@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,6 +26,7 @@ const std::string kRecord = SAMPLE_RECORD_PATH;
 const std::string kReport = SAMPLE_REPORT_PATH;
 const std::string kJitDump = WORKLOAD_JITDUMP_PATH;
 const std::string kSplitJs = WORKLOAD_JITDUMP_JS;
+const std::string kMapHashJs = WORKLOAD_MAP_HASH_JS;
 
 // The split as each view shows it, in percent of all samples.
 struct Split {
@@ -211,6 +213,40 @@ TEST_F(JitDumpTest, NodePerfProfFunctionsAreNamed) {
     const double with_lines = FlatSum(lines.out, "jsSeventy") + FlatSum(lines.out, "jsThirty");
     const double without = FlatSum(lines.out, "??:0");
     EXPECT_GT(with_lines - without, 40.0) << lines.out;
+  }
+}
+
+// node with a perf map, -g: V8 maps its builtins from node's file at an
+// address the file's layout does not give, and leaves in node's C++ code
+// sit under them; every view reads the same with and without the
+// binaries (the recording's own tables), the leaf check's callers there
+// included.
+TEST_F(JitDumpTest, NodeReportsTheSameWithoutItsBinaries) {
+  if (!NodeRuns(dir_)) GTEST_SKIP() << "node is not installed (apt-get install nodejs)";
+  const std::string data = dir_ / "node-map.data";
+  const RunResult rec = RunTool({kRecord, "-e", "cpu-clock", "-g", "-F", "2000", "-o", data, "--",
+                                 "node", "--perf-basic-prof", kMapHashJs, "1.5"},
+                                dir_);
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  ASSERT_FALSE(Lines(rec.out).empty()) << rec.out;
+  struct MapRemover {
+    std::string path;
+    ~MapRemover() { unlink(path.c_str()); }
+  } remove_map{"/tmp/perf-" + Lines(rec.out).front() + ".map"};
+  const std::string empty = dir_ / "empty symfs";
+  std::filesystem::create_directories(empty);
+  for (const std::vector<std::string>& view :
+       std::vector<std::vector<std::string>>{{"--script"}, {"--format", "folded"}}) {
+    std::vector<std::string> with = {kReport, "-i", data};
+    with.insert(with.end(), view.begin(), view.end());
+    std::vector<std::string> without = with;
+    without.insert(without.end(), {"--symfs", empty});
+    const RunResult a = RunTool(with, dir_);
+    const RunResult b = RunTool(without, dir_);
+    ASSERT_EQ(a.exit_code, 0) << a.err;
+    ASSERT_EQ(b.exit_code, 0) << b.err;
+    EXPECT_NE(a.out.find("Builtins_FindOrderedHashMapEntry"), std::string::npos);
+    EXPECT_EQ(a.out, b.out) << view[0] << " differs without the binaries";
   }
 }
 
