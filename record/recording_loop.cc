@@ -62,13 +62,36 @@ RecordingLoop::RecordingLoop(LoopParts parts)
   }
   for (size_t owner : parts_.opener.ring_owners()) {
     // Readiness only wakes the loop: every ring is drained at each wakeup.
-    loop_.AddFd(parts_.opener.events()[owner].fd(), nullptr, [this]() -> Result<void> {
-      if (watching_targets_) loop_.SetTimer(target_timer_, 0);
-      return {};
-    });
+    loop_.AddFd(
+        parts_.opener.events()[owner].fd(),
+        [this]() -> Result<void> {
+          ring_woke_ = true;
+          return {};
+        },
+        [this]() -> Result<void> {
+          if (watching_targets_) loop_.SetTimer(target_timer_, 0);
+          return {};
+        });
+  }
+  for (PerfEvent& waker : parts_.opener.exec_wakers()) {
+    // An exec: its process's namespace is noted now, while it lives.
+    // (Its task gone, the waker hangs up for good: polled no more.)
+    loop_.AddFd(
+        waker.fd(),
+        [this, &waker]() -> Result<void> {
+          parts_.drainer.NoteExecs(waker.ring());
+          exec_woke_ = true;
+          return {};
+        },
+        []() -> Result<void> { return {}; });
   }
   loop_.AddWakeupHandler([this]() -> Result<void> {
-    Drain();
+    // A pass only execs woke: the rings wait for their own wakeup or the
+    // timers (a build's execs would otherwise drain every ring hundreds of
+    // times a second).
+    const bool execs_only = exec_woke_ && !ring_woke_;
+    exec_woke_ = ring_woke_ = false;
+    if (!execs_only) Drain();
     return {};
   });
   loop_.AddWakeupHandler([this]() -> Result<void> {

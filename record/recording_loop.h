@@ -95,6 +95,9 @@ class RecordingLoop {
   EventLoop loop_;
   StopCause cause_;
   bool watching_targets_;  // -p/-t: checked for having exited
+  // What this pass's fds said: an exec waker, a sampling ring.
+  bool exec_woke_ = false;
+  bool ring_woke_ = false;
   uint64_t max_age_;       // of a chunk before it goes to the writer
   uint64_t last_status_ns_ = 0;
   bool snapshot_commanded_ = false;  // answer the FIFO once written

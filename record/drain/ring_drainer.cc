@@ -96,6 +96,20 @@ void RingDrainer::Account(size_t ring, std::span<const std::byte> bytes) {
   });
 }
 
+void RingDrainer::NoteExecs(RingBuffer& waker) {
+  exec_records_.clear();
+  waker.Drain(exec_records_);
+  // The waker's records carry no sample_id trailer.
+  static const perf_event_attr kPlain{};
+  ForEachRecord(exec_records_, [&](const perf_event_header& header,
+                                   std::span<const std::byte> record) {
+    if (header.type != PERF_RECORD_COMM || (header.misc & PERF_RECORD_MISC_COMM_EXEC) == 0) {
+      return;
+    }
+    if (auto comm = ParseComm(record, kPlain)) facts_.files().Renote(comm->pid);
+  });
+}
+
 void RingDrainer::DrainAll() {
   auto& events = opener_.events();
   const auto& owners = opener_.ring_owners();

@@ -39,6 +39,10 @@ class RingDrainer {
 
   // Copies and accounts for everything between tail and head of every ring.
   void DrainAll();
+  // An exec waker's ring (EventOpener::exec_wakers): the process of each
+  // exec's COMM has its mount namespace noted at once, while it lives
+  // (its records reach the file through the sampling rings); then let go.
+  void NoteExecs(RingBuffer& waker);
   // Hands the pending chunk to the sink. With `wait` false this never
   // blocks: if the sink cannot take it now (its writer thread holds its
   // lock), returns false and the chunk grows until the next try.
@@ -74,6 +78,7 @@ class RingDrainer {
   uint64_t records_written_ = 0;
   uint64_t first_time_ = UINT64_MAX;
   uint64_t last_time_ = 0;
+  std::vector<std::byte> exec_records_;  // NoteExecs' copy of a waker's ring
 };
 
 }  // namespace sample::record

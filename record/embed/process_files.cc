@@ -54,28 +54,34 @@ Result<UniqueFd> OpenInRoot(int root, const std::string& path, bool no_follow) {
 ProcessFiles::ProcessFiles(std::string proc)
     : proc_(std::move(proc)), own_ns_(InodeOf(proc_ + "/self/ns/mnt")) {}
 
-void ProcessFiles::Note(uint32_t pid) {
-  auto [it, inserted] = ns_of_pid_.try_emplace(pid, kOurs);
-  if (!inserted) return;
+int ProcessFiles::NamespaceOf(uint32_t pid) {
   const std::string dir = fmt::format("{}/{}", proc_, pid);
   const uint64_t ns = InodeOf(dir + "/ns/mnt");
-  if (ns == 0 || ns == own_ns_) return;  // ours, or gone (then its paths are ours too)
-  if (auto known = ns_by_inode_.find(ns); known != ns_by_inode_.end()) {
-    it->second = known->second;
-    return;
-  }
+  if (ns == 0) return kGone;
+  if (ns == own_ns_) return kOurs;
+  if (auto known = ns_by_inode_.find(ns); known != ns_by_inode_.end()) return known->second;
   Pinned pinned{UniqueFd(open((dir + "/ns/mnt").c_str(), O_RDONLY | O_CLOEXEC)),
                 UniqueFd(open((dir + "/root").c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC))};
-  if (pinned.ns.get() < 0 || pinned.root.get() < 0) return;
+  if (pinned.ns.get() < 0 || pinned.root.get() < 0) return kGone;  // gone in between
   const int index = static_cast<int>(namespaces_.size());
   namespaces_.push_back(std::move(pinned));
   ns_by_inode_.emplace(ns, index);
-  it->second = index;
+  return index;
+}
+
+void ProcessFiles::Note(uint32_t pid) {
+  if (ns_of_pid_.contains(pid)) return;
+  // Gone before it was noted: its paths are opened as ours are.
+  const int ns = NamespaceOf(pid);
+  ns_of_pid_.emplace(pid, ns == kGone ? kOurs : ns);
 }
 
 void ProcessFiles::Renote(uint32_t pid) {
-  ns_of_pid_.erase(pid);
-  Note(pid);
+  const int ns = NamespaceOf(pid);
+  // Gone by now (its exec's record drained after it exited): what was
+  // noted of it while it lived stands.
+  if (ns == kGone && ns_of_pid_.contains(pid)) return;
+  ns_of_pid_.insert_or_assign(pid, ns == kGone ? kOurs : ns);
 }
 
 bool ProcessFiles::InOtherNamespace(uint32_t pid) const {

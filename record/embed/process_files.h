@@ -3,8 +3,10 @@
 // profiled from the host are read as the process saw them (the host may
 // have no file at that path, or another one), also after it exited.
 //
-// The first time a process is noted (its first mapping drained), its mount
-// namespace is compared with ours. A different one is pinned: an fd on
+// The first time a process is noted (at its exec, which an exec waker
+// reports at once, EventOpener::exec_wakers; else its first mapping
+// drained), its mount namespace is compared with ours; noted again at a
+// later exec while it lives, and kept once it is gone. A different one is pinned: an fd on
 // /proc/PID/ns/mnt keeps the namespace, and with it its mounts, alive after
 // its last process exits (without it, a bind mount made inside is gone by
 // the end of the recording), and an fd on /proc/PID/root is where its paths
@@ -38,7 +40,8 @@ class ProcessFiles {
   // Notes process `pid` (cheap after the first time).
   void Note(uint32_t pid);
   // Notes it again: it ran exec, and may have entered another namespace
-  // before (unshare -m does).
+  // before (unshare -m does). A process gone by now keeps what was noted
+  // (the exec waker noted it while it lived).
   void Renote(uint32_t pid);
   // `path` as process `pid` sees it (a process never noted: as this one
   // does). An error names the path and why.
@@ -63,6 +66,10 @@ class ProcessFiles {
     UniqueFd root;  // /proc/PID/root: where its paths resolve
   };
   static constexpr int kOurs = -1;
+  static constexpr int kGone = -2;
+  // `pid`'s namespace: an index into namespaces_ (pinned now if new),
+  // kOurs, or kGone when the process is gone.
+  int NamespaceOf(uint32_t pid);
 
   std::string proc_;
   uint64_t own_ns_ = 0;

@@ -109,6 +109,7 @@ Result<void> EventOpener::Open(const RecordTarget& target) {
   event_threads_.clear();
   ring_owners_.clear();
   for (auto& ids : ids_) ids.clear();
+  exec_wakers_.clear();
   for (int cpu : target.cpus) {
     const size_t owner = events_.size();
     std::vector<bool> opened_on_cpu(specs_.size(), false);
@@ -169,6 +170,9 @@ Result<void> EventOpener::Open(const RecordTarget& target) {
       }
     }
     if (events_.size() == owner) return Fail("every target thread exited while attaching");
+    for (size_t k = owner; k < events_.size(); ++k) {
+      if (event_specs_[k] == tracking_) OpenExecWaker(event_threads_[k], cpu);
+    }
     ring_owners_.push_back(owner);
     if (auto mapped = events_[owner].Map(mmap_pages_); !mapped) return mapped;
     for (size_t i = owner + 1; i < events_.size(); ++i) {
@@ -178,6 +182,27 @@ Result<void> EventOpener::Open(const RecordTarget& target) {
     }
   }
   return {};
+}
+
+void EventOpener::OpenExecWaker(pid_t pid, int cpu) {
+  const perf_event_attr& tracking = attrs_[tracking_];
+  perf_event_attr attr{};
+  attr.size = sizeof(attr);
+  attr.type = PERF_TYPE_SOFTWARE;
+  attr.config = PERF_COUNT_SW_DUMMY;
+  attr.sample_period = 1;  // a dummy never samples
+  attr.comm = 1;
+  attr.comm_exec = 1;
+  // A wakeup at every record: wakeup_events counts samples only, while a
+  // byte watermark counts every record (COMM, which a dummy's ring holds).
+  attr.watermark = 1;
+  attr.wakeup_watermark = 1;
+  attr.inherit = tracking.inherit;
+  attr.exclude_kernel = tracking.exclude_kernel;
+  attr.exclude_hv = tracking.exclude_hv;
+  auto event = PerfEvent::Open(attr, pid, cpu, -1, 0);
+  if (!event || !event->Map(1)) return;
+  exec_wakers_.push_back(std::move(*event));
 }
 
 Result<format::Counts> EventOpener::ReadCounts(uint64_t elapsed_ns) const {

@@ -89,6 +89,14 @@ class EventOpener {
   std::optional<size_t> tracking_dummy() const {
     return dummy_tracking_ ? std::optional<size_t>(tracking_) : std::nullopt;
   }
+  // Per CPU and thread of the sideband: a dummy event whose small ring of
+  // its own wakes the recorder at every COMM (an exec, above all), where
+  // the sampling rings wake it only when half full or at its timers (up to
+  // 100 ms later). A process that execs into a container's mount namespace
+  // is then noted (its namespace pinned) while it lives, however briefly.
+  // Their records are only woken for: the sideband's own copies go to the
+  // file. Best effort: one that does not open is left out.
+  std::vector<PerfEvent>& exec_wakers() { return exec_wakers_; }
 
  private:
   explicit EventOpener(EventAttrs built)
@@ -114,6 +122,9 @@ class EventOpener {
   std::vector<pid_t> event_threads_;  // per event: its thread (-1: the whole CPU)
   std::vector<size_t> ring_owners_;
   std::vector<bool> every_cpu_;  // per spec: OpenedOnEveryCpu
+  std::vector<PerfEvent> exec_wakers_;
+  // Opens the exec waker of (`pid`, `cpu`) (exec_wakers()), if it opens.
+  void OpenExecWaker(pid_t pid, int cpu);
 };
 
 }  // namespace sample::record
