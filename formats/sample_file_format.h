@@ -21,10 +21,8 @@
 //   kMetadata  repeated: u32 key_size, u32 value_size, key, value (not
 //              padded). Keys used: hostname, os_release, os_version, arch,
 //              cpus_online, cmdline, start_realtime_ns, start_clock_ns,
-//              page_size, recorder_version, kernel_boot_id (the boot's
-//              id: a file never closed holds no kKernelSymbols, and a
-//              report on that boot reads this host's /proc/kallsyms for
-//              its kernel addresses instead). A recording with JIT
+//              page_size, recorder_version, kernel_boot_id (a file never
+//              closed is named from /proc/kallsyms on that boot). A recording with JIT
 //              processes (anonymous executable mappings) ends with a second
 //              kMetadata chunk (recorders since issue 56): boot_id
 //              (/proc/sys/kernel/random/boot_id) and "jit_uid PID", the
@@ -54,10 +52,8 @@
 //              above the stack pointer zeroed: the words an unwinder's CFI
 //              steps read are kept (record/embed/code_hits.h).
 //   kBuildIds  the kMetadata layout: key = path of a mapped binary, value
-//              = its identity (libsample/symbols/file_identity.h): its GNU
-//              build-id in lowercase hex, else "go:" and its Go build ID,
-//              else "elf:" and its size and CRC-32 (recorders before
-//              2026-12-07: the GNU build-id only). Written at close for
+//              = its identity (libsample/symbols/file_identity.h: GNU
+//              build-id hex, else "go:..." or "elf:..."). Written at close for
 //              every file-backed executable mapping seen.
 //   kKernelSymbols  kallsyms text ("addr t name[\tmodule]" lines) for the
 //              kernel symbols covering sampled kernel addresses, each with
@@ -135,8 +131,7 @@
 //                  bit 9 cfa_plt: a PLT stub's CFA, see X86FrameRule,
 //                  bit 10 the CFA is rbx + cfa_offset, since 2026-11-28:
 //                  older readers refuse the chunk, as any unknown bit;
-//                  never both bits 1 and 10; bit 11 a signal frame's
-//                  trampoline, X86FrameRule::signal_frame, since
+//                  never both bits 1 and 10; bit 11 signal_frame, since
 //                  2026-12-07), s cfa_offset, v kinds
 //                  (2 bits a register in X86FrameRule::kDwarfRegs order
 //                  from bit 0: 0 same, 1 undefined, 2 at CFA + offset),

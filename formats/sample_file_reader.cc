@@ -78,10 +78,11 @@ Result<void> SampleFileReader::Scan() {
         "record chunks with {} records, up to offset {} of {}",
         path_, record_chunks_.size(), records_seen, valid_end_, file_.bytes().size()));
   }
-  // The kernel's symbols are written at the close. Without them, this
-  // host's table names the kernel's addresses when the recording was made
-  // on this very boot (a new boot places the kernel and its modules anew).
-  if (kernel_symbols_.empty()) {
+  // The kernel's symbols are written at the close. A file never closed
+  // (killed, or still being written) has none: this host's table names its
+  // kernel addresses when it was recorded on this very boot (a new boot
+  // places the kernel and its modules anew).
+  if (kernel_symbols_.empty() && !trailer_) {
     const auto boot = FindMetadata(metadata_, "kernel_boot_id");
     if (boot && !boot->empty() && *boot == BootId() && access(kHostKallsyms, R_OK) == 0) {
       host_kallsyms_ = kHostKallsyms;

@@ -43,8 +43,8 @@ void HolderFrames(const Profile& profile, std::span<const uint32_t> frames, size
 }
 
 uint32_t Profile::InternFunction(uint32_t dso, std::string_view name, bool kernel, bool known,
-                                 bool inlined, std::string_view srcline,
-                                 std::string_view signature, uint64_t entry) {
+                                 bool inlined, std::string_view srcline, std::string_view signature,
+                                 uint64_t entry) {
   if (signature == name) signature = {};
   if (inlined || !known) entry = Function::kNoEntry;
   std::string key = entry == Function::kNoEntry ? fmt::format("{}{}", dso, inlined ? 'i' : 'f')
@@ -96,7 +96,7 @@ void Profile::ChooseNames(bool full_signatures) {
     if (!inserted && it->second.identity != identity) it->second.shared = true;
   }
   for (Function& f : functions_) {
-    f.name = f.signature.empty()                                    ? f.base_name
+    f.name = f.signature.empty()                            ? f.base_name
              : full_signatures || seen.at(key_of(f)).shared ? f.signature
                                                             : f.short_name;
   }

@@ -130,8 +130,7 @@ class Profile {
   // `entry` (Function::entry) tells apart functions of one name.
   uint32_t InternFunction(uint32_t dso, std::string_view name, bool kernel, bool known,
                           bool inlined = false, std::string_view srcline = {},
-                          std::string_view signature = {},
-                          uint64_t entry = Function::kNoEntry);
+                          std::string_view signature = {}, uint64_t entry = Function::kNoEntry);
   // Once every function is interned: the functions of one DSO that share a
   // short name but have different signatures (overloads: "twice(int)" and
   // "twice(double)", or a C function and a C++ one) are named by their

@@ -37,11 +37,11 @@ namespace sample {
 
 // Where a frame's function name came from.
 enum class NameSource {
-  kNone,    // nothing names the address
-  kDwarf,   // DW_TAG_subprogram / DW_TAG_inlined_subroutine
-  kSymtab,  // .symtab (the binary's or its debug file's)
-  kDynsym,  // .dynsym only
-  kPlt,     // a synthesised name@plt stub
+  kNone,       // nothing names the address
+  kDwarf,      // DW_TAG_subprogram / DW_TAG_inlined_subroutine
+  kSymtab,     // .symtab (the binary's or its debug file's)
+  kDynsym,     // .dynsym only
+  kPlt,        // a synthesised name@plt stub
   kGoPclntab,  // a Go binary's runtime function table (no .symtab)
 };
 

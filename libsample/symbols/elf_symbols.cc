@@ -238,8 +238,8 @@ void ElfSymbols::AddGoFunctions(const ElfFile& file) {
       text_section != nullptr && gelf_getshdr(text_section, &text) != nullptr) {
     text_start = text.sh_addr;
   }
-  auto table = GoPclntab::Parse(
-      std::span(static_cast<const std::byte*>(data->d_buf), data->d_size), text_start);
+  auto table = GoPclntab::Parse(std::span(static_cast<const std::byte*>(data->d_buf), data->d_size),
+                                text_start);
   if (!table || table->functions().empty()) return;
   go_table_ = std::make_shared<const GoPclntab>(std::move(*table));
   // The names view the table's bytes: a names_ entry sharing its ownership.

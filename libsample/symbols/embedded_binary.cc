@@ -28,8 +28,7 @@ bool CfiRow::operator==(const CfiRow& other) const {
   return start == other.start && end == other.end && rule.usable == other.rule.usable &&
          rule.cfa_base == other.rule.cfa_base && rule.cfa_offset == other.rule.cfa_offset &&
          rule.cfa_plt == other.rule.cfa_plt && rule.signal_frame == other.rule.signal_frame &&
-         rule.kind == other.rule.kind &&
-         rule.offset == other.rule.offset;
+         rule.kind == other.rule.kind && rule.offset == other.rule.offset;
 }
 
 const std::vector<AddressFrame>* EmbeddedBinary::FramesAt(uint64_t offset) const {

@@ -72,7 +72,7 @@ struct EmbeddedCode {
 };
 
 struct EmbeddedBinary {
-  std::string path;            // as the recording's mappings name it
+  std::string path;  // as the recording's mappings name it
   // Its identity (file_identity.h): the GNU build-id in lowercase hex,
   // else "go:..." or "elf:..."; empty in recordings made before those.
   std::string build_id;

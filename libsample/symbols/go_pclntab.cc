@@ -47,11 +47,20 @@ Result<GoPclntab> GoPclntab::Parse(std::span<const std::byte> bytes, uint64_t te
   const auto magic = table.U32(0);
   if (!magic || table.bytes_.size() < 16) return Fail(".gopclntab: too short for its header");
   switch (*magic) {
-    case kMagic12: table.version_ = Version::k12; break;
-    case kMagic116: table.version_ = Version::k116; break;
-    case kMagic118: table.version_ = Version::k118; break;
-    case kMagic120: table.version_ = Version::k120; break;
-    default: return Fail(fmt::format(".gopclntab: magic {:#x} is no Go version we read", *magic));
+    case kMagic12:
+      table.version_ = Version::k12;
+      break;
+    case kMagic116:
+      table.version_ = Version::k116;
+      break;
+    case kMagic118:
+      table.version_ = Version::k118;
+      break;
+    case kMagic120:
+      table.version_ = Version::k120;
+      break;
+    default:
+      return Fail(fmt::format(".gopclntab: magic {:#x} is no Go version we read", *magic));
   }
   table.quantum_ = static_cast<uint8_t>(table.bytes_[6]);
   table.ptr_size_ = static_cast<uint8_t>(table.bytes_[7]);
@@ -158,8 +167,7 @@ std::optional<int32_t> GoPclntab::PcValue(uint32_t offset, uint64_t entry, uint6
   return std::nullopt;
 }
 
-std::optional<std::string_view> GoPclntab::FileName(const Function& function,
-                                                    int32_t index) const {
+std::optional<std::string_view> GoPclntab::FileName(const Function& function, int32_t index) const {
   if (index < 0) return std::nullopt;
   if (version_ == Version::k12) {
     const auto name = U32(filetab_ + 4 * static_cast<uint64_t>(index));

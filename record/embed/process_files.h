@@ -6,16 +6,16 @@
 // The first time a process is noted (at its exec, which an exec waker
 // reports at once, EventOpener::exec_wakers; else its first mapping
 // drained), its mount namespace is compared with ours; noted again at a
-// later exec while it lives, and kept once it is gone. A different one is pinned: an fd on
-// /proc/PID/ns/mnt keeps the namespace, and with it its mounts, alive after
-// its last process exits (without it, a bind mount made inside is gone by
-// the end of the recording), and an fd on /proc/PID/root is where its paths
-// are resolved, with openat2's RESOLVE_IN_ROOT so that absolute symlinks
-// stay inside. Namespaces are pinned once each: the cost is one stat() per
-// new process. Processes in our namespace, and those gone before they were
-// noted, have their paths opened as they are. Only regular files are
-// opened, never blocking. Owns the pinned fds. One thread (the recorder's
-// main one).
+// later exec while it lives, and kept once it is gone. A different one is
+// pinned: an fd on /proc/PID/ns/mnt keeps the namespace, and with it its
+// mounts, alive after its last process exits (without it, a bind mount
+// made inside is gone by the end of the recording), and an fd on
+// /proc/PID/root is where its paths are resolved, with openat2's
+// RESOLVE_IN_ROOT so that absolute symlinks stay inside. Namespaces are
+// pinned once each: the cost is one stat() per new process. Processes in
+// our namespace, and those gone before they were noted, have their paths
+// opened as they are. Only regular files are opened, never blocking. Owns
+// the pinned fds. One thread (the recorder's main one).
 #pragma once
 
 #include <sys/types.h>

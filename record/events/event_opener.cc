@@ -170,9 +170,6 @@ Result<void> EventOpener::Open(const RecordTarget& target) {
       }
     }
     if (events_.size() == owner) return Fail("every target thread exited while attaching");
-    for (size_t k = owner; k < events_.size(); ++k) {
-      if (event_specs_[k] == tracking_) OpenExecWaker(event_threads_[k], cpu);
-    }
     ring_owners_.push_back(owner);
     if (auto mapped = events_[owner].Map(mmap_pages_); !mapped) return mapped;
     for (size_t i = owner + 1; i < events_.size(); ++i) {
@@ -180,8 +177,17 @@ Result<void> EventOpener::Open(const RecordTarget& target) {
         return redirected;
       }
     }
+    OpenExecWakers(owner, cpu);
   }
   return {};
+}
+
+void EventOpener::OpenExecWakers(size_t owner, int cpu) {
+  // After the sampling ring: its pages come first in the locked-memory
+  // budget (perf_event_mlock_kb) a user without CAP_IPC_LOCK has.
+  for (size_t k = owner; k < events_.size(); ++k) {
+    if (event_specs_[k] == tracking_) OpenExecWaker(event_threads_[k], cpu);
+  }
 }
 
 void EventOpener::OpenExecWaker(pid_t pid, int cpu) {

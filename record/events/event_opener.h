@@ -123,8 +123,10 @@ class EventOpener {
   std::vector<size_t> ring_owners_;
   std::vector<bool> every_cpu_;  // per spec: OpenedOnEveryCpu
   std::vector<PerfEvent> exec_wakers_;
-  // Opens the exec waker of (`pid`, `cpu`) (exec_wakers()), if it opens.
+  // Opens the exec waker of (`pid`, `cpu`) (exec_wakers()), if it opens;
+  // OpenExecWakers those of the sideband's events of the ring `owner` owns.
   void OpenExecWaker(pid_t pid, int cpu);
+  void OpenExecWakers(size_t owner, int cpu);
 };
 
 }  // namespace sample::record

@@ -120,9 +120,9 @@ LocationFunctions InternLocationFunctions(SymbolizeResult result,
       const uint64_t entry = frame.symbol_offset != UINT64_MAX && frame.symbol_offset <= loc.offset
                                  ? loc.offset - frame.symbol_offset
                                  : Function::kNoEntry;
-      functions.functions.push_back(out.profile.InternFunction(
-          loc.dso, frame.name, kernel, frame.known, frame.inlined, srcline, frame.signature,
-          entry));
+      functions.functions.push_back(out.profile.InternFunction(loc.dso, frame.name, kernel,
+                                                               frame.known, frame.inlined, srcline,
+                                                               frame.signature, entry));
       functions.offsets.push_back(frame.symbol_offset);
     }
     functions.count[i] = static_cast<uint32_t>(functions.functions.size()) - functions.begin[i];

@@ -124,8 +124,8 @@ UnresolvedStacks::StackRef UnresolvedStacks::StackOf(ProcessTable& processes, ui
   if (leaf != nullptr) *leaf = CachedLeaf{ip, cache.mappings_version, pid, true, stack};
   // A colliding entry stays; this chain is not cached.
   if (cached == cache.chains.end() && !ip_for_chain) {
-    cache.chains.emplace(hash, CachedChain{std::vector<std::byte>(chain.begin(), chain.end()),
-                                           stack, last_ended_});
+    cache.chains.emplace(
+        hash, CachedChain{std::vector<std::byte>(chain.begin(), chain.end()), stack, last_ended_});
   }
   return stack;
 }

@@ -26,8 +26,7 @@ class GoBinariesTest : public ::testing::Test {
   // 0.8 s of CPU at 2 kHz into `data`.
   void RecordCopy(const std::string& program, const std::string& data,
                   std::vector<std::string> options = {}) {
-    std::filesystem::copy_file(program, prog_,
-                               std::filesystem::copy_options::overwrite_existing);
+    std::filesystem::copy_file(program, prog_, std::filesystem::copy_options::overwrite_existing);
     std::vector<std::string> argv = {kRecord, "-F", "2000", "-o", data};
     argv.insert(argv.end(), options.begin(), options.end());
     argv.insert(argv.end(), {"--", prog_, "0.8"});

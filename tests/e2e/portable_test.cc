@@ -173,8 +173,7 @@ TEST_F(PortableTest, DwarfUnwinding) {
 // interrupted, from the embedded tables as from the binaries.
 TEST_F(PortableTest, DwarfUnwindingThroughASignalFrame) {
   const std::string data = dir_ / "signal.data";
-  const RunResult rec =
-      Record({"--call-graph", "dwarf"}, data, {kUnwindNofp, "signal", "0.5"});
+  const RunResult rec = Record({"--call-graph", "dwarf"}, data, {kUnwindNofp, "signal", "0.5"});
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
   ExpectSameWithoutBinaries(data, {"alarm_leaf", "on_alarm", "signal_wait"});
   const std::string empty = dir_ / "empty symfs";

@@ -52,10 +52,10 @@ std::vector<std::byte> BuildGoPclntab(GoTableLayout layout,
                                       uint64_t text_start, bool text_in_header) {
   const bool go12 = layout == GoTableLayout::kGo12;
   const bool relative = layout == GoTableLayout::kGo118 || layout == GoTableLayout::kGo120;
-  const uint32_t magic = go12                               ? 0xfffffffb
+  const uint32_t magic = go12                              ? 0xfffffffb
                          : layout == GoTableLayout::kGo116 ? 0xfffffffa
                          : layout == GoTableLayout::kGo118 ? 0xfffffff0
-                                                            : 0xfffffff1;
+                                                           : 0xfffffff1;
   std::map<std::string, uint32_t> file_index;  // 1.2: from 1 (filetab[0] is the count)
   for (const GoTableFunction& f : functions) {
     file_index.emplace(f.file, static_cast<uint32_t>(file_index.size() + (go12 ? 1 : 0)));
@@ -98,7 +98,7 @@ std::vector<std::byte> BuildGoPclntab(GoTableLayout layout,
     out.PutText(file);
   }
   const size_t pctab = out.size();
-  out.data().push_back(std::byte{0});  // offset 0: no table
+  out.data().push_back(std::byte{0});                 // offset 0: no table
   std::vector<std::pair<uint32_t, uint32_t>> tables;  // pcfile, pcln
   for (const GoTableFunction& f : functions) {
     const auto pcfile = static_cast<uint32_t>(out.size() - (go12 ? 0 : pctab));
@@ -128,8 +128,8 @@ std::vector<std::byte> BuildGoPclntab(GoTableLayout layout,
       out.Put(uint32_t{0});  // pcsp
       out.Put(tables[i].first);
       out.Put(tables[i].second);
-      out.Put(uint32_t{0});  // npcdata
-      if (!go12) out.Put(uint32_t{0});  // cuOffset
+      out.Put(uint32_t{0});                                             // npcdata
+      if (!go12) out.Put(uint32_t{0});                                  // cuOffset
       if (layout == GoTableLayout::kGo120) out.Put(functions[i].line);  // startLine
       out.Put(uint32_t{0});  // funcID, flag, pad, nfuncdata
     }

@@ -96,7 +96,7 @@ EmbeddedBinary FullBinary() {
   b.cfi[2].rule.offset[3] = std::numeric_limits<int64_t>::min();
   b.cfi[0].rule.cfa_plt = true;                          // a PLT stub's CFA
   b.cfi[4].rule.cfa_base = X86FrameRule::CfaBase::kRbx;  // a realigned frame's
-  b.cfi[1].rule.signal_frame = true;                      // a signal trampoline's
+  b.cfi[1].rule.signal_frame = true;                     // a signal trampoline's
   b.code = {{0x401000, Code({0x55, 0x48, 0x89, 0xe5, 0xc3})},
             {0x401005, Code({0x90})},
             {kMax - 2, Code({0xcc, 0xcc})}};

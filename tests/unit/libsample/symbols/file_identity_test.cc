@@ -59,9 +59,8 @@ TEST_F(FileIdentityTest, GnuBuildIdFirst) {
 }
 
 TEST_F(FileIdentityTest, GoBuildIdAsGoToolPrintsIt) {
-  const std::string go =
-      CopyWithNote("go", std::string("\x04\0\0\0\x14\0\0\0\x04\0\0\0Go\0\0", 16),
-                   "aZ7mF15fkl/hhhLeOgXs");
+  const std::string go = CopyWithNote("go", std::string("\x04\0\0\0\x14\0\0\0\x04\0\0\0Go\0\0", 16),
+                                      "aZ7mF15fkl/hhhLeOgXs");
   auto id = ReadFileIdentity(go);
   ASSERT_TRUE(id) << id.error().message;
   EXPECT_EQ(*id, "go:aZ7mF15fkl/hhhLeOgXs");

@@ -65,8 +65,7 @@ TEST(GoPclntabTest, EveryLayoutGivesNamesRangesFilesAndLines) {
 TEST(GoPclntabTest, APieTableCountsFromText) {
   const std::vector<GoTableFunction> functions = {{"main.main", 0x1000, 0x1040, "m.go", 3}};
   auto table = GoPclntab::Parse(
-      BuildGoPclntab(GoTableLayout::kGo120, functions, 0x1000, /*text_in_header=*/false),
-      0x1000);
+      BuildGoPclntab(GoTableLayout::kGo120, functions, 0x1000, /*text_in_header=*/false), 0x1000);
   ASSERT_TRUE(table) << table.error().message;
   ASSERT_EQ(table->functions().size(), 1u);
   EXPECT_EQ(table->functions()[0].start, 0x1000u);
