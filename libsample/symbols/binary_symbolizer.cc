@@ -36,8 +36,12 @@ struct BinarySymbolizer::State {
   // Whether unit `unit` is a DW_TAG_compile_unit, read on first use.
   bool IsCompileUnit(uint32_t unit);
   DwarfUnitIndex* FindUnit(uint64_t vaddr);
-  // The outermost frame's name when DWARF gives none.
-  void NameFromElf(uint64_t vaddr, SymbolFrame* frame);
+  // The outermost frame's name when DWARF gives none; for a Go function
+  // without DWARF, its inlined calls' frames before it too.
+  void NameFromElf(uint64_t vaddr, std::vector<SymbolFrame>* frames);
+  // The decoded tables of the Go function at `vaddr` (the last one's kept),
+  // or nullptr where the binary's Go function table has none.
+  const GoPclntab::FunctionTables* GoTablesAt(uint64_t vaddr);
   const std::string& SymbolName(const ElfSymbol& symbol);
   // The binary's CFI functions, opened on first use; nullptr without CFI.
   const CfiFunctions* Cfi();
@@ -50,6 +54,7 @@ struct BinarySymbolizer::State {
   };
   std::array<Named, 256> named;
   std::string other_name;  // a symbol of another ElfSymbols' (SymbolName)
+  GoPclntab::FunctionTables go_tables;  // GoTablesAt's last
   std::string binary_path;
   std::string debug_path;
   bool dwarf_read = false;          // ReadDwarf was called
@@ -217,7 +222,20 @@ const std::string& BinarySymbolizer::State::SymbolName(const ElfSymbol& symbol) 
   return slot.name;
 }
 
-void BinarySymbolizer::State::NameFromElf(uint64_t vaddr, SymbolFrame* frame) {
+const GoPclntab::FunctionTables* BinarySymbolizer::State::GoTablesAt(uint64_t vaddr) {
+  const GoPclntab* go = elf.go_table();
+  if (go == nullptr) return nullptr;
+  const GoPclntab::Function* last = go_tables.function;
+  if (last == nullptr || vaddr < last->start || vaddr >= last->end) {
+    const GoPclntab::Function* function = go->FunctionAt(vaddr);
+    if (function == nullptr) return nullptr;
+    go_tables = go->TablesOf(*function);
+  }
+  return &go_tables;
+}
+
+void BinarySymbolizer::State::NameFromElf(uint64_t vaddr, std::vector<SymbolFrame>* frames) {
+  SymbolFrame* frame = &frames->back();
   const ElfSymbol* symbol = elf.Find(vaddr);
   if (symbol == nullptr) return;
   frame->function = SymbolName(*symbol);
@@ -227,16 +245,24 @@ void BinarySymbolizer::State::NameFromElf(uint64_t vaddr, SymbolFrame* frame) {
   }
   frame->name_source = elf.has_symtab() ? NameSource::kSymtab : NameSource::kDynsym;
   // A stripped Go binary: its runtime's table names the function and,
-  // without DWARF, the line.
-  const GoPclntab* go = elf.go_table();
-  const GoPclntab::Function* function = go != nullptr ? go->FunctionAt(vaddr) : nullptr;
-  if (function == nullptr || function->start != symbol->start) return;
+  // without DWARF, the line and the calls inlined there.
+  const GoPclntab::FunctionTables* tables = GoTablesAt(vaddr);
+  if (tables == nullptr || tables->function->start != symbol->start) return;
   frame->name_source = NameSource::kGoPclntab;
-  if (!frame->file.empty()) return;
-  if (const auto line = go->LineAt(*function, vaddr)) {
-    frame->file = std::string(line->file);
-    frame->line = line->line;
+  if (!frame->file.empty() || frames->size() != 1) return;
+  frames->clear();
+  for (const GoPclntab::Frame& go : elf.go_table()->FramesAt(*tables, vaddr)) {
+    SymbolFrame& named = frames->emplace_back();
+    named.function = go.function;
+    named.name_source = NameSource::kGoPclntab;
+    named.inlined = true;
+    if (go.line) {
+      named.file = go.line->file;
+      named.line = go.line->line;
+    }
   }
+  frames->back().function = SymbolName(*symbol);
+  frames->back().inlined = false;
 }
 
 Result<BinarySymbolizer> BinarySymbolizer::Open(const std::string& binary_path,
@@ -316,6 +342,11 @@ BinarySymbolizer::LookupKey BinarySymbolizer::KeyAtFileOffset(uint64_t file_offs
     key.scope = unit->InnermostScope(*vaddr);
   }
   key.symbol = state_->elf.Find(*vaddr);
+  if (key.unit == nullptr) {
+    if (const GoPclntab::FunctionTables* tables = state_->GoTablesAt(*vaddr)) {
+      key.go = state_->elf.go_table()->KeyAt(*tables, *vaddr);
+    }
+  }
   key.fde_start = CfiFunctionStart(*vaddr);
   return key;
 }
@@ -350,7 +381,7 @@ std::vector<SymbolFrame> BinarySymbolizer::SymbolizeVaddr(uint64_t vaddr) {
     }
   }
   if (frames.empty()) frames.emplace_back();
-  if (frames.back().function.empty()) state_->NameFromElf(vaddr, &frames.back());
+  if (frames.back().function.empty()) state_->NameFromElf(vaddr, &frames);
   if (frames.size() == 1 && frames[0].function.empty() && frames[0].srcline().empty()) return {};
   return frames;
 }

@@ -7,7 +7,7 @@
 // scopes, for inlined calls as for the functions holding them) and, where
 // DWARF says nothing, from the ELF symbols: .symtab (the debug file's if the
 // binary has none), else .dynsym and a Go binary's .gopclntab (which gives
-// lines too), and `name@plt` for PLT stubs (ElfSymbols).
+// lines and inlined calls too), and `name@plt` for PLT stubs (ElfSymbols).
 // Inlined calls become frames of their own. C++ and Rust names are demangled.
 //
 // Cost: Open reads the ELF symbols and the DWARF unit address table (no DIE
@@ -100,9 +100,9 @@ class BinarySymbolizer {
   // What FramesAtFileOffset(file_offset) is made of, but for the offset's
   // distance from its function's start: the segment placing it, the DWARF
   // unit, line row and inline scope holding it, the ELF symbol and the
-  // FDE. Two offsets of equal keys have the same frames but for symbol
-  // offsets, which differ as the offsets do (KnownFrames::Learn relies on
-  // it to look up only where a key changes).
+  // FDE (and without DWARF, a Go function's pc-value tables' values). Two offsets of equal keys
+  // have the same frames but for symbol offsets, which differ as the offsets do (KnownFrames::Learn
+  // relies on it to look up only where a key changes).
   struct LookupKey {
     std::optional<uint64_t> bias;  // vaddr - file offset
     const void* unit = nullptr;
@@ -110,6 +110,7 @@ class BinarySymbolizer {
     int32_t scope = -1;
     const void* symbol = nullptr;
     std::optional<uint64_t> fde_start;
+    GoPclntab::PcKey go;  // a Go function's file, line and inline index without DWARF
     bool operator==(const LookupKey&) const = default;
   };
   LookupKey KeyAtFileOffset(uint64_t file_offset);

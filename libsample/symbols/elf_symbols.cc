@@ -228,19 +228,63 @@ void ElfSymbols::ReadOwnSymbols(const ElfFile& file, bool objects) {
   if (!has_symtab_ && !objects) AddGoFunctions(file);
 }
 
-void ElfSymbols::AddGoFunctions(const ElfFile& file) {
+namespace {
+
+std::span<const std::byte> SectionBytes(Elf_Scn* section, GElf_Shdr* header) {
+  Elf_Data* data = gelf_getshdr(section, header) != nullptr && header->sh_type == SHT_PROGBITS
+                       ? elf_rawdata(section, nullptr)
+                       : nullptr;
+  if (data == nullptr || data->d_buf == nullptr) return {};
+  return std::span(static_cast<const std::byte*>(data->d_buf), data->d_size);
+}
+
+// Go 1.18 and later: the inline trees, in go:func.*, whose address the
+// runtime's module data (in a writable data section) holds; a PIE's holds
+// the link-time addresses too (its relocations' addends).
+void AttachGoFuncData(Elf* elf, uint64_t table_address, GoPclntab* table) {
+  std::optional<uint64_t> gofunc;
+  GElf_Shdr header;
+  for (Elf_Scn* scn = nullptr; !gofunc && (scn = elf_nextscn(elf, scn)) != nullptr;) {
+    const std::span<const std::byte> bytes = SectionBytes(scn, &header);
+    if ((header.sh_flags & SHF_WRITE) != 0 && !bytes.empty()) {
+      gofunc = table->FindGoFunc(bytes, table_address);
+    }
+  }
+  for (Elf_Scn* scn = nullptr; gofunc && (scn = elf_nextscn(elf, scn)) != nullptr;) {
+    const std::span<const std::byte> bytes = SectionBytes(scn, &header);
+    if ((header.sh_flags & SHF_ALLOC) != 0 && *gofunc >= header.sh_addr &&
+        *gofunc - header.sh_addr < bytes.size()) {
+      table->AttachFuncData(bytes.subspan(*gofunc - header.sh_addr));
+      return;
+    }
+  }
+}
+
+}  // namespace
+
+std::optional<GoPclntab> ReadGoPclntab(const ElfFile& file) {
+  // A PIE's is .data.rel.ro.gopclntab (the loader relocates its header).
   Elf_Scn* section = FindElfSection(file.get(), ".gopclntab");
-  Elf_Data* data = section != nullptr ? elf_rawdata(section, nullptr) : nullptr;
-  if (data == nullptr || data->d_buf == nullptr || data->d_size == 0) return;
+  if (section == nullptr) section = FindElfSection(file.get(), ".data.rel.ro.gopclntab");
+  GElf_Shdr header;
+  const std::span<const std::byte> bytes =
+      section != nullptr ? SectionBytes(section, &header) : std::span<const std::byte>();
+  if (bytes.empty()) return std::nullopt;
   uint64_t text_start = 0;
   GElf_Shdr text;
   if (Elf_Scn* text_section = FindElfSection(file.get(), ".text");
       text_section != nullptr && gelf_getshdr(text_section, &text) != nullptr) {
     text_start = text.sh_addr;
   }
-  auto table = GoPclntab::Parse(std::span(static_cast<const std::byte*>(data->d_buf), data->d_size),
-                                text_start);
-  if (!table || table->functions().empty()) return;
+  auto table = GoPclntab::Parse(bytes, text_start);
+  if (!table || table->functions().empty()) return std::nullopt;
+  AttachGoFuncData(file.get(), header.sh_addr, &*table);
+  return std::move(*table);
+}
+
+void ElfSymbols::AddGoFunctions(const ElfFile& file) {
+  std::optional<GoPclntab> table = ReadGoPclntab(file);
+  if (!table) return;
   go_table_ = std::make_shared<const GoPclntab>(std::move(*table));
   // The names view the table's bytes: a names_ entry sharing its ownership.
   names_.push_back(std::shared_ptr<const std::string>(go_table_, &go_table_->bytes()));

@@ -132,4 +132,9 @@ class ElfSymbols {
   bool fixed_address_ = false;
 };
 
+// A Go binary's function table (.gopclntab, a PIE's
+// .data.rel.ro.gopclntab) with its inline trees where they are found (Go
+// 1.18 and later); nullopt when `file` has none or it names no function.
+std::optional<GoPclntab> ReadGoPclntab(const ElfFile& file);
+
 }  // namespace sample

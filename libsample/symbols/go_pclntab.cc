@@ -1,6 +1,7 @@
 #include "libsample/symbols/go_pclntab.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -137,8 +138,9 @@ bool GoPclntab::ReadFunctions(uint64_t text_start) {
   return true;
 }
 
-std::optional<int32_t> GoPclntab::PcValue(uint32_t offset, uint64_t entry, uint64_t pc) const {
-  if (offset == 0) return std::nullopt;
+std::vector<GoPclntab::Step> GoPclntab::Decode(uint32_t offset, const Function& function) const {
+  std::vector<Step> steps;
+  if (offset == 0) return steps;
   uint64_t at = pctab_ + offset;
   const auto varint = [&](uint32_t* out) {
     uint32_t value = 0;
@@ -154,18 +156,30 @@ std::optional<int32_t> GoPclntab::PcValue(uint32_t offset, uint64_t entry, uint6
     return false;
   };
   int32_t value = -1;
-  uint64_t step_pc = entry;
-  for (uint32_t step = 0; step < kMaxSteps; ++step) {
+  uint64_t pc = function.start;
+  for (uint32_t step = 0; step < kMaxSteps && pc < function.end; ++step) {
     uint32_t value_delta = 0, pc_delta = 0;
-    if (!varint(&value_delta) || (value_delta == 0 && step != 0)) return std::nullopt;
+    if (!varint(&value_delta) || (value_delta == 0 && step != 0)) break;
     // Zig-zag: the low bit is the sign.
     value += static_cast<int32_t>(-(value_delta & 1) ^ (value_delta >> 1));
-    if (!varint(&pc_delta)) return std::nullopt;
-    step_pc += uint64_t{pc_delta} * quantum_;
-    if (pc < step_pc) return value;
+    if (!varint(&pc_delta)) break;
+    pc += uint64_t{pc_delta} * quantum_;
+    steps.push_back(Step{pc, value});
   }
-  return std::nullopt;
+  return steps;
 }
+
+namespace {
+
+// The value `steps` give `pc`, or -1 past their end.
+int32_t ValueAt(const std::vector<GoPclntab::Step>& steps, uint64_t pc) {
+  auto step =
+      std::upper_bound(steps.begin(), steps.end(), pc,
+                       [](uint64_t value, const GoPclntab::Step& s) { return value < s.end; });
+  return step != steps.end() ? step->value : -1;
+}
+
+}  // namespace
 
 std::optional<std::string_view> GoPclntab::FileName(const Function& function, int32_t index) const {
   if (index < 0) return std::nullopt;
@@ -191,18 +205,136 @@ const GoPclntab::Function* GoPclntab::FunctionAt(uint64_t pc) const {
 
 std::optional<GoPclntab::Line> GoPclntab::LineAt(const Function& function, uint64_t pc) const {
   if (pc < function.start || pc >= function.end) return std::nullopt;
+  return LineIn(TablesOf(function), pc);
+}
+
+std::optional<GoPclntab::Line> GoPclntab::LineIn(const FunctionTables& tables, uint64_t pc) const {
+  const int32_t line = ValueAt(tables.line, pc);
+  if (line <= 0) return std::nullopt;
+  const auto file = FileName(*tables.function, ValueAt(tables.file, pc));
+  if (!file) return std::nullopt;
+  return Line{*file, static_cast<uint32_t>(line)};
+}
+
+// _func in Go 1.18 and 1.19 is 40 bytes, in 1.20 and later 44 (startLine
+// was added); its last byte counts the funcdata, the u32 at 28 the pcdata,
+// and after it come the pcdata offsets, then the funcdata offsets.
+std::optional<uint64_t> GoPclntab::PcDataField(const Function& function, uint32_t index) const {
+  if (version_ != Version::k118 && version_ != Version::k120) return std::nullopt;
+  const uint64_t fixed = version_ == Version::k120 ? 44 : 40;
+  const auto npcdata = U32(function.func_offset + 28);
+  if (!npcdata || index >= *npcdata) return std::nullopt;
+  return function.func_offset + fixed + 4 * uint64_t{index};
+}
+
+std::optional<uint64_t> GoPclntab::FuncDataField(const Function& function, uint32_t index) const {
+  if (version_ != Version::k118 && version_ != Version::k120) return std::nullopt;
+  const uint64_t fixed = version_ == Version::k120 ? 44 : 40;
+  const auto npcdata = U32(function.func_offset + 28);
+  const uint64_t nfuncdata_at = function.func_offset + fixed - 1;
+  if (!npcdata || nfuncdata_at >= bytes_.size()) return std::nullopt;
+  if (index >= static_cast<uint8_t>(bytes_[nfuncdata_at])) return std::nullopt;
+  return function.func_offset + fixed + 4 * (uint64_t{*npcdata} + index);
+}
+
+GoPclntab::FunctionTables GoPclntab::TablesOf(const Function& function) const {
+  FunctionTables tables;
+  tables.function = &function;
   // pcfile and pcln: the fields after pcsp.
   const uint64_t pcfile_field =
       version_ == Version::k118 || version_ == Version::k120 ? 20 : ptr_size_ + 16;
-  const auto pcfile = U32(function.func_offset + pcfile_field);
-  const auto pcln = U32(function.func_offset + pcfile_field + 4);
-  if (!pcfile || !pcln) return std::nullopt;
-  const auto file_index = PcValue(*pcfile, function.start, pc);
-  const auto line = PcValue(*pcln, function.start, pc);
-  if (!file_index || !line || *line <= 0) return std::nullopt;
-  const auto file = FileName(function, *file_index);
-  if (!file) return std::nullopt;
-  return Line{*file, static_cast<uint32_t>(*line)};
+  if (const auto pcfile = U32(function.func_offset + pcfile_field)) {
+    tables.file = Decode(*pcfile, function);
+  }
+  if (const auto pcln = U32(function.func_offset + pcfile_field + 4)) {
+    tables.line = Decode(*pcln, function);
+  }
+  if (funcdata_.empty()) return tables;
+  // PCDATA_InlTreeIndex and FUNCDATA_InlTree (runtime/symtab.go).
+  constexpr uint32_t kInlTreeIndex = 2, kInlTree = 3;
+  const auto index_field = PcDataField(function, kInlTreeIndex);
+  const auto tree_field = FuncDataField(function, kInlTree);
+  const auto index_table = index_field ? U32(*index_field) : std::nullopt;
+  const auto tree = tree_field ? U32(*tree_field) : std::nullopt;
+  if (!index_table || !tree || *tree == UINT32_MAX || *tree >= funcdata_.size()) return tables;
+  tables.inline_index = Decode(*index_table, function);
+  tables.inline_tree = *tree;
+  return tables;
+}
+
+std::vector<GoPclntab::Frame> GoPclntab::FramesAt(const FunctionTables& tables, uint64_t pc) const {
+  std::vector<Frame> frames;
+  const Function& function = *tables.function;
+  if (pc < function.start || pc >= function.end) return frames;
+  // An inlined call's entry: Go 1.18-1.19 {parent i16, funcID u8, pad,
+  // file i32, line i32, nameOff i32, parentPc i32}; 1.20 and later
+  // {funcID u8, pad[3], nameOff i32, parentPc i32, startLine i32}. The
+  // call site is the line of the instruction at parentPc, which belongs to
+  // the caller, so each frame's line is its pc's (as the runtime unwinds).
+  const bool go120 = version_ == Version::k120;
+  const uint64_t entry_size = go120 ? 16 : 20, name_field = go120 ? 4 : 12;
+  const auto funcdata_u32 = [&](uint64_t offset) -> std::optional<uint32_t> {
+    if (offset > funcdata_.size() || funcdata_.size() - offset < 4) return std::nullopt;
+    uint32_t value;
+    std::memcpy(&value, funcdata_.data() + offset, 4);
+    return value;
+  };
+  // A chain of an inline tree never goes deeper than Go inlines (a bound
+  // for crafted trees that loop).
+  constexpr size_t kMaxDepth = 64;
+  int32_t index = tables.inline_tree ? ValueAt(tables.inline_index, pc) : -1;
+  while (index >= 0 && frames.size() < kMaxDepth) {
+    const uint64_t entry = *tables.inline_tree + uint64_t(index) * entry_size;
+    const auto name_offset = funcdata_u32(entry + name_field);
+    const auto parent_pc = funcdata_u32(entry + name_field + 4);
+    if (!name_offset || !parent_pc) break;
+    const auto name = CString(funcnames_ + static_cast<int32_t>(*name_offset));
+    const uint64_t caller_pc = function.start + *parent_pc;
+    if (!name || caller_pc >= function.end) break;
+    frames.push_back(Frame{*name, LineIn(tables, pc)});
+    pc = caller_pc;
+    index = ValueAt(tables.inline_index, pc);
+  }
+  frames.push_back(Frame{function.name, LineIn(tables, pc)});
+  return frames;
+}
+
+GoPclntab::PcKey GoPclntab::KeyAt(const FunctionTables& tables, uint64_t pc) const {
+  return PcKey{ValueAt(tables.file, pc), ValueAt(tables.line, pc),
+               tables.inline_tree ? ValueAt(tables.inline_index, pc) : -1};
+}
+
+std::optional<uint64_t> GoPclntab::FindGoFunc(std::span<const std::byte> data,
+                                              uint64_t table_address) const {
+  if (version_ != Version::k118 && version_ != Version::k120) return std::nullopt;
+  // moduledata (runtime/symtab.go): pcHeader, then the slices funcnametab,
+  // cutab, filetab, pctab, pclntable, ftab ({pointer, length, capacity}
+  // each), ...; gofunc is its word 38 (1.18, 1.19), 40 from 1.20 on
+  // (covctrs and ecovctrs came before it), right after rodata.
+  const uint64_t ps = ptr_size_;
+  const uint64_t gofunc_word = version_ == Version::k120 ? 40 : 38;
+  const std::array<uint64_t, 6> parts = {funcnames_, cutab_, filetab_, pctab_, pcln_, pcln_};
+  const auto word = [&](uint64_t offset) {
+    uint64_t value = 0;
+    std::memcpy(&value, data.data() + offset, ps);
+    return value;
+  };
+  const uint64_t size = (gofunc_word + 1) * ps;
+  for (uint64_t at = 0; data.size() >= size && at <= data.size() - size; at += ps) {
+    if (word(at) != table_address) continue;
+    bool same = true;
+    for (size_t part = 0; part < parts.size() && same; ++part) {
+      same = word(at + (1 + 3 * part) * ps) == table_address + parts[part];
+    }
+    if (!same) continue;
+    const uint64_t rodata = word(at + (gofunc_word - 1) * ps), gofunc = word(at + gofunc_word * ps);
+    if (gofunc >= rodata && gofunc != 0) return gofunc;
+  }
+  return std::nullopt;
+}
+
+void GoPclntab::AttachFuncData(std::span<const std::byte> bytes) {
+  funcdata_.assign(reinterpret_cast<const char*>(bytes.data()), bytes.size());
 }
 
 }  // namespace sample

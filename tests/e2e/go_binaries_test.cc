@@ -7,6 +7,7 @@
 // then, and --stats counts the mismatch. go_names splits about 60/40
 // between main.alpha and main.(*Worker).spin.
 #include <filesystem>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -68,6 +69,30 @@ TEST_F(GoBinariesTest, AStrippedGoBinaryIsNamedFromItsFunctionTable) {
   // Without the binary: what the recording embedded names the same.
   std::filesystem::remove(prog_);
   ExpectGoNames(Report(data, {"--no-children"}).out);
+}
+
+// The calls Go inlined, from the table's inline trees: go_inline (a
+// stripped PIE) spends its time in main.mix, inlined into main.churn, at
+// go_inline.go:22.
+TEST_F(GoBinariesTest, AStrippedGoBinarysInlinedCallsAreFramesOfTheirOwn) {
+  const std::string data = dir_ / "inline.data";
+  RecordCopy(WORKLOAD_GO_INLINE_STRIPPED_PATH, data);
+  const auto expect_inlined = [&](const std::string& when) {
+    SCOPED_TRACE(when);
+    const std::string inner = Report(data, {"--no-children", "--sort", "inline,srcline"}).out;
+    const auto mix = OverheadOfRow(inner, {"main.mix (inlined)", "go_inline.go:22"});
+    ASSERT_TRUE(mix) << inner;
+    EXPECT_GT(*mix, 60) << inner;
+    const std::string graph = Report(data, {"-g", "caller", "--sort", "sym"}).out;
+    EXPECT_TRUE(std::regex_search(
+        graph, std::regex("main\\.churn\\n(?:[ |]*\\n)*[ |]*(?:--[0-9.]+%--)?main\\.mix "
+                          "\\(inlined\\)")))
+        << graph;
+  };
+  expect_inlined("with the binary");
+  // Without the binary: what the recording embedded has the same frames.
+  std::filesystem::remove(prog_);
+  expect_inlined("from the recording");
 }
 
 TEST_F(GoBinariesTest, AGoBinaryReplacedAtItsPathIsNamedFromTheRecording) {

@@ -44,6 +44,12 @@ class InputTaker {
     rest_ = rest_.subspan(n);
     return value;
   }
+  // The next `n` bytes (fewer at the input's end).
+  std::span<const std::byte> TakeBytes(size_t n) {
+    const std::span<const std::byte> taken = rest_.first(n < rest_.size() ? n : rest_.size());
+    rest_ = rest_.subspan(taken.size());
+    return taken;
+  }
   std::span<const std::byte> rest() const { return rest_; }
 
  private:

@@ -288,21 +288,35 @@ Bytes SeedJitDump() {
   return b.bytes();
 }
 
-// go_pclntab: u64 .text address, then the table, in each layout.
+// go_pclntab: u64 .text address, u64 the table's address, u32 size and
+// the table, in each layout; u32 size and a data section holding the
+// module data, then the funcdata (Go 1.18+ layouts, with an inline tree).
 void GoPclntabSeeds(SeedWriter& w) {
-  const std::vector<GoTableFunction> functions = {
+  std::vector<GoTableFunction> functions = {
       {"runtime.main", 0x401000, 0x401080, "/go/src/runtime/proc.go", 250},
       {"main.alpha", 0x401080, 0x401110, "/src/app/main.go", 25},
   };
+  functions[1].inlined = GoInlinedCall{"main.mix", 40, 0x20};
   const std::pair<GoTableLayout, const char*> layouts[] = {{GoTableLayout::kGo12, "go12"},
                                                            {GoTableLayout::kGo116, "go116"},
                                                            {GoTableLayout::kGo118, "go118"},
                                                            {GoTableLayout::kGo120, "go120"}};
+  const uint64_t table_address = 0x480000;
   for (const auto& [layout, name] : layouts) {
     Bytes seed;
     Put(seed, uint64_t{0x401000});
-    const std::vector<std::byte> table = BuildGoPclntab(layout, functions, 0x401000);
-    seed.insert(seed.end(), table.begin(), table.end());
+    Put(seed, table_address);
+    GoModule module;
+    if (layout == GoTableLayout::kGo118 || layout == GoTableLayout::kGo120) {
+      module = BuildGoModule(layout, functions, 0x401000, table_address, 0x470000);
+    } else {
+      module.pclntab = BuildGoPclntab(layout, functions, 0x401000);
+    }
+    for (const std::vector<std::byte>* part : {&module.pclntab, &module.data}) {
+      Put(seed, static_cast<uint32_t>(part->size()));
+      seed.insert(seed.end(), part->begin(), part->end());
+    }
+    seed.insert(seed.end(), module.funcdata.begin(), module.funcdata.end());
     w.Write("go_pclntab", name, seed);
   }
 }
