@@ -39,8 +39,10 @@ struct BinarySymbolizer::State {
   // The outermost frame's name when DWARF gives none; for a Go function
   // without DWARF, its inlined calls' frames before it too.
   void NameFromElf(uint64_t vaddr, std::vector<SymbolFrame>* frames);
-  // The decoded tables of the Go function at `vaddr` (the last one's kept),
-  // or nullptr where the binary's Go function table has none.
+  // The decoded tables of the Go function at `vaddr`, or nullptr where the
+  // binary's Go function table has none. Kept in 256 slots by function (a
+  // report looks its locations up in no order; runtime functions' tables
+  // are thousands of steps).
   const GoPclntab::FunctionTables* GoTablesAt(uint64_t vaddr);
   const std::string& SymbolName(const ElfSymbol& symbol);
   // The binary's CFI functions, opened on first use; nullptr without CFI.
@@ -54,7 +56,7 @@ struct BinarySymbolizer::State {
   };
   std::array<Named, 256> named;
   std::string other_name;  // a symbol of another ElfSymbols' (SymbolName)
-  GoPclntab::FunctionTables go_tables;  // GoTablesAt's last
+  std::vector<GoPclntab::FunctionTables> go_tables;  // GoTablesAt's, direct-mapped
   std::string binary_path;
   std::string debug_path;
   bool dwarf_read = false;          // ReadDwarf was called
@@ -224,14 +226,13 @@ const std::string& BinarySymbolizer::State::SymbolName(const ElfSymbol& symbol) 
 
 const GoPclntab::FunctionTables* BinarySymbolizer::State::GoTablesAt(uint64_t vaddr) {
   const GoPclntab* go = elf.go_table();
-  if (go == nullptr) return nullptr;
-  const GoPclntab::Function* last = go_tables.function;
-  if (last == nullptr || vaddr < last->start || vaddr >= last->end) {
-    const GoPclntab::Function* function = go->FunctionAt(vaddr);
-    if (function == nullptr) return nullptr;
-    go_tables = go->TablesOf(*function);
-  }
-  return &go_tables;
+  const GoPclntab::Function* function = go != nullptr ? go->FunctionAt(vaddr) : nullptr;
+  if (function == nullptr) return nullptr;
+  if (go_tables.empty()) go_tables.resize(256);
+  GoPclntab::FunctionTables& slot =
+      go_tables[static_cast<size_t>(function - go->functions().data()) % go_tables.size()];
+  if (slot.function != function) slot = go->TablesOf(*function);
+  return &slot;
 }
 
 void BinarySymbolizer::State::NameFromElf(uint64_t vaddr, std::vector<SymbolFrame>* frames) {
