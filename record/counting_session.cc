@@ -112,7 +112,7 @@ class CountingSession {
 Result<void> CountingSession::Prepare() {
   TRY_ASSIGN(auto target, ResolveTarget(options_.target));
   target_ = std::move(target);
-  if (stat_.repeat > 1 && target_.kind != TargetKind::kCommand) {
+  if (stat_.repeat > 1 && !target_.launches_command) {
     return Fail("-r repeats a command: give one after --");
   }
   sigset_t stop_signals;
@@ -168,11 +168,11 @@ Result<int> CountingSession::Run() {
 Result<RunOutcome> CountingSession::RunOnce() {
   std::optional<CommandLauncher> launcher;
   child_done_ = false;
-  if (target_.kind == TargetKind::kCommand) {
+  if (target_.launches_command) {
     TRY_ASSIGN(auto started, CommandLauncher::Start(options_.target.command, original_mask_));
     launcher.emplace(std::move(started));
     child_ = launcher->pid();
-    target_.threads = {child_};
+    if (target_.kind == TargetKind::kCommand) target_.threads = {child_};
   }
   RunOutcome outcome;
   counters_.reset();

@@ -226,7 +226,8 @@ void AddTargetGroup(cli::CommandLine& line, TargetOptions& target) {
   line.AddGroup("Target")
       .Value("pid,p", "pids", "running processes (all their threads)", &target.pids)
       .Value("tid,t", "tids", "running threads (no inherit)", &target.tids)
-      .Flag("all-cpus,a", "every CPU, all processes", &target.all_cpus)
+      .Flag("all-cpus,a", "every CPU, all processes (with a command: while it runs)",
+            &target.all_cpus)
       .Value("cpu,C", "cpus", "only these CPUs, such as 0,2-3", &target.cpu_list)
       .Flag("inherit", "follow threads and children created later (default but with -t)",
             cli::Assign(target.inherit, true))

@@ -170,11 +170,11 @@ Result<void> Recorder::Prepare() {
   const CutPolicy cut = sink_->cut_policy();
   TRY_ASSIGN(signal_fd_,
              BlockRecordingSignals(cut.kind != CutPolicy::Kind::kNone, &original_mask_));
-  if (target_.kind == TargetKind::kCommand) {
+  if (target_.launches_command) {
     TRY_ASSIGN(auto launcher, CommandLauncher::Start(options_.target.command, original_mask_));
     child_ = launcher.pid();
     launcher_.emplace(std::move(launcher));
-    target_.threads = {child_};
+    if (target_.kind == TargetKind::kCommand) target_.threads = {child_};
   }
   RaiseOpenFileLimit();  // after the fork: the command keeps its own limit
 

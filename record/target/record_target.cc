@@ -90,8 +90,8 @@ Result<RecordTarget> ResolveTarget(const TargetOptions& options) {
   RecordTarget target;
   const int kinds = !options.command.empty() + !options.pids.empty() + !options.tids.empty();
   if (kinds > 1) return Fail("give one target: a command, -p PID or -t TID");
-  if (options.all_cpus && kinds != 0) {
-    return Fail("-a records every process; it does not combine with a command, -p or -t");
+  if (options.all_cpus && (!options.pids.empty() || !options.tids.empty())) {
+    return Fail("-a records every process; it does not combine with -p or -t");
   }
   if (kinds == 0 && !options.all_cpus && options.cpu_list.empty()) {
     return Fail("nothing to record: give a command, -p PID, -t TID, -a or -C CPUS");
@@ -110,7 +110,9 @@ Result<RecordTarget> ResolveTarget(const TargetOptions& options) {
     target.cpus = selected;
   }
 
-  if (!options.command.empty()) {
+  target.launches_command = !options.command.empty();
+  // As perf: with -a a command only sets how long the CPUs are recorded.
+  if (!options.command.empty() && !options.all_cpus) {
     target.kind = TargetKind::kCommand;
     target.inherit = options.inherit.value_or(true);
   } else if (!options.pids.empty()) {

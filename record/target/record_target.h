@@ -5,7 +5,9 @@
 //   -p PID,...   every thread of each process (read from /proc), every CPU,
 //                inherit (threads started later are followed too)
 //   -t TID,...   those threads only, no inherit unless asked
-//   -a / -C      pid = -1 on every (selected) CPU
+//   -a / -C      pid = -1 on every (selected) CPU; with a command, the
+//                command is run and the recording ends when it does
+//                (`-a -- sleep 10`: the whole machine for ten seconds)
 #pragma once
 
 #include <sys/types.h>
@@ -38,6 +40,9 @@ struct RecordTarget {
   // Processes whose /proc state must be synthesized at start (empty for a
   // command, every process for kCpus).
   bool synthesize_all = false;
+  // A command is launched: the target (kCommand), or with -a or -C what
+  // sets how long the CPUs are recorded (kCpus).
+  bool launches_command = false;
 };
 
 // Validates the combination of options and resolves ids and CPU lists.

@@ -1,5 +1,7 @@
 #include "report/load/symbol_sources.h"
 
+#include <cerrno>
+
 #include <fmt/format.h>
 
 #include "libsample/string_parts.h"
@@ -82,6 +84,11 @@ PerfMapSymbolSource::PerfMapSymbolSource(Result<PerfMap> map, std::string origin
   if (map) {
     map_.emplace(std::move(*map));
     facts_.source = std::move(origin);
+  } else if (map.error().sys_errno == ENOENT) {
+    // Anonymous executable memory is no JIT that writes a map (libffi's
+    // trampolines, a sandbox's stubs): on a whole machine, many processes
+    // have some. Said in --stats, not warned of.
+    facts_.source = "none: " + map.error().message + " (the process wrote no perf map)";
   } else {
     facts_.warnings.push_back(map.error().message);
     facts_.source = "none: " + map.error().message;

@@ -379,6 +379,11 @@ TEST_F(StatTest, RefusesWhatCountingCannotDo) {
   const RunResult cpus = RunTool({kRecord, "--stat", "-a", "-r", "2", "--duration", "0.1"}, dir_);
   EXPECT_EQ(cpus.exit_code, 1);
   EXPECT_NE(cpus.err.find("-r repeats a command"), std::string::npos) << cpus.err;
+  // With -a a command sets how long every CPU is counted, each run.
+  const RunResult machine = RunTool(
+      {kRecord, "--stat", "-a", "-e", "task-clock", "-r", "2", "--", "/bin/sleep", "0.2"}, dir_);
+  EXPECT_EQ(machine.exit_code, 0) << machine.err;
+  EXPECT_NE(machine.err.find("task-clock"), std::string::npos) << machine.err;
 }
 
 }  // namespace

@@ -98,6 +98,38 @@ TEST_F(TargetsTest, CpuWideRecordingSeesEveryProcess) {
   EXPECT_GT(*b / (*a + *b), 0.3) << comms.out;
 }
 
+// -a with a command, as perf: the whole machine, for as long as the
+// command runs (`-a -- sleep 10`). child-alpha, busy beside it and no
+// child of the command, is recorded; the recording ends with the command
+// and exits with its status.
+TEST_F(TargetsTest, AWholeMachineRecordingLastsAsLongAsItsCommand) {
+  const pid_t alpha = Start({WORKLOAD_CHILD_ALPHA_PATH, "4"}, dir_, "a");
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  const std::string data = dir_ / "machine.data";
+  const auto begin = std::chrono::steady_clock::now();
+  const RunResult rec =
+      RunTool({kRecord, "-a", "-o", data, "--", "/bin/sh", "-c", "sleep 0.6; exit 3"}, dir_);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  kill(-alpha, SIGKILL);
+  Wait(alpha, dir_, "a");
+  EXPECT_EQ(rec.exit_code, 3) << rec.err;
+  EXPECT_LT(seconds, 3.5) << "the recording outlived its command";
+  const RunResult comms = RunTool({kReport, "-i", data, "--sort", "comm"}, dir_);
+  ASSERT_EQ(comms.exit_code, 0) << comms.err;
+  const auto busy = OverheadOf(comms.out, "child-alpha");
+  ASSERT_TRUE(busy) << comms.out;
+  // One CPU's worth of a busy loop, of all CPUs' samples: half on two CPUs,
+  // less on a loaded machine.
+  EXPECT_GT(*busy, 15) << comms.out;
+  const RunResult header = RunTool({kReport, "-i", data, "--header-only"}, dir_);
+  const std::regex duration("duration +: ([0-9.]+) s");
+  std::smatch match;
+  ASSERT_TRUE(std::regex_search(header.out, match, duration)) << header.out;
+  EXPECT_GT(std::stod(match[1]), 0.5) << header.out;
+  EXPECT_LT(std::stod(match[1]), 3.0) << header.out;
+}
+
 // The CPU of a sample is the ring buffer's, inserted by the writer: -C 1
 // with a busy process pinned there shows CPU 1 only (not the ring's index,
 // which is 0, nor a constant).
@@ -302,7 +334,7 @@ TEST_F(TargetsTest, AttachToThread) {
 
 TEST_F(TargetsTest, BadTargetsAreRefused) {
   EXPECT_EQ(RunTool({kRecord, "-p", "999999999"}, dir_).exit_code, 1);
-  const RunResult both = RunTool({kRecord, "-a", "--", kSplit, "0.1"}, dir_);
+  const RunResult both = RunTool({kRecord, "-a", "-p", "1", "--duration", "0.1"}, dir_);
   EXPECT_NE(both.exit_code, 0);
   EXPECT_NE(both.err.find("-a"), std::string::npos) << both.err;
   const RunResult cpu = RunTool({kRecord, "-C", "4096", "--duration", "0.1"}, dir_);

@@ -4,6 +4,7 @@
 // source reads the fixture ELF files of tests/fixtures/.
 #include "report/load/symbol_sources.h"
 
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -88,6 +89,8 @@ TEST(SymbolSourcesTest, PerfMapNamesJitCodeByAbsoluteAddress) {
 
 TEST(SymbolSourcesTest, AnUnreadablePerfMapIsAWarningAndNamesNothing) {
   ScratchDir dir;
+  // A directory where the map should be: no regular file.
+  std::filesystem::create_directory(dir / "perf-1.map");
   PerfMapSymbolSource map(PerfMap::Load(dir / "perf-1.map", PerfMapOptions{}));
   const std::vector<uint64_t> addresses = {0x7f0000001010};
   EXPECT_THAT(Show(map.Symbolize(addresses)),
@@ -95,6 +98,19 @@ TEST(SymbolSourcesTest, AnUnreadablePerfMapIsAWarningAndNamesNothing) {
   ASSERT_EQ(map.facts().warnings.size(), 1u);
   EXPECT_THAT(map.facts().warnings[0], HasSubstr("perf-1.map"));
   EXPECT_EQ(map.facts().source, "none: " + map.facts().warnings[0]);
+}
+
+// Anonymous executable memory without a map (libffi's trampolines, no
+// JIT): many processes of a whole machine have some. --stats says so; no
+// warning.
+TEST(SymbolSourcesTest, AnAbsentPerfMapIsNoWarning) {
+  ScratchDir dir;
+  PerfMapSymbolSource map(PerfMap::Load(dir / "perf-1.map", PerfMapOptions{}));
+  EXPECT_THAT(Show(map.Symbolize(std::vector<uint64_t>{0x7f0000001010})),
+              ElementsAre(ElementsAre("?[unknown] 0x7f0000001010")));
+  EXPECT_TRUE(map.facts().warnings.empty());
+  EXPECT_THAT(map.facts().source, HasSubstr("perf-1.map"));
+  EXPECT_THAT(map.facts().source, HasSubstr("the process wrote no perf map"));
 }
 
 class BinarySymbolSourceTest : public ::testing::Test {
