@@ -36,9 +36,13 @@ EventTable::EventTable(std::vector<EventDesc> events) {
     Add(std::move(event));
     events_.back().ids = std::move(own);
   }
-  std::ranges::stable_sort(ids, {}, &std::pair<uint64_t, size_t>::first);
-  const auto [first, last] = std::ranges::unique(ids, {}, &std::pair<uint64_t, size_t>::first);
-  ids.erase(first, last);
+  // (Here and below std::algorithms, not std::ranges: clang 14 rejects
+  // libstdc++ 12's ranges, and the fuzz build is clang's.)
+  std::stable_sort(ids.begin(), ids.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  ids.erase(std::unique(ids.begin(), ids.end(),
+                        [](const auto& a, const auto& b) { return a.first == b.first; }),
+            ids.end());
   index_by_id_ = std::move(ids);
 }
 
@@ -68,15 +72,15 @@ void EventTable::Add(EventDesc event) {
   std::sort(index_by_id_.begin() + old_end, index_by_id_.end(), by_id);
   std::inplace_merge(index_by_id_.begin(), index_by_id_.begin() + old_end, index_by_id_.end(),
                      by_id);
-  const auto [first, last] =
-      std::ranges::unique(index_by_id_, {}, &std::pair<uint64_t, size_t>::first);
-  index_by_id_.erase(first, last);
+  index_by_id_.erase(std::unique(index_by_id_.begin(), index_by_id_.end(),
+                                 [](const auto& a, const auto& b) { return a.first == b.first; }),
+                     index_by_id_.end());
   events_.push_back(std::move(event));
 }
 
 std::optional<size_t> EventTable::EventIndexForId(uint64_t id) const {
-  const auto it =
-      std::ranges::lower_bound(index_by_id_, id, {}, &std::pair<uint64_t, size_t>::first);
+  const auto it = std::lower_bound(index_by_id_.begin(), index_by_id_.end(), id,
+                                   [](const auto& entry, uint64_t v) { return entry.first < v; });
   if (it != index_by_id_.end() && it->first == id) return it->second;
   // The kernel numbers events from 1; id 0 is a record a tool wrote (perf
   // synthesizes the COMM and MMAP records of running processes with a
