@@ -160,8 +160,10 @@ std::vector<GoPclntab::Step> GoPclntab::Decode(uint32_t offset, const Function& 
   for (uint32_t step = 0; step < kMaxSteps && pc < function.end; ++step) {
     uint32_t value_delta = 0, pc_delta = 0;
     if (!varint(&value_delta) || (value_delta == 0 && step != 0)) break;
-    // Zig-zag: the low bit is the sign.
-    value += static_cast<int32_t>(-(value_delta & 1) ^ (value_delta >> 1));
+    // Zig-zag: the low bit is the sign. Wrapping, as Go's int32 adds (a
+    // crafted table may run past INT32_MAX).
+    value = static_cast<int32_t>(static_cast<uint32_t>(value) +
+                                 (-(value_delta & 1) ^ (value_delta >> 1)));
     if (!varint(&pc_delta)) break;
     pc += uint64_t{pc_delta} * quantum_;
     steps.push_back(Step{pc, value});
