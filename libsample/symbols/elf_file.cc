@@ -80,37 +80,53 @@ bool HasDebugInfo(Elf* elf) {
   return false;
 }
 
-Result<uint64_t> ElfLoadBias(const std::string& path, uint64_t start, uint64_t pgoff) {
+Result<ElfLoadLayout> ReadElfLoadLayout(const std::string& path) {
   TRY_ASSIGN(auto file, ElfFile::Open(path));
-  if (file.ehdr().e_type == ET_EXEC) return 0;
+  ElfLoadLayout layout;
+  layout.fixed_address = file.ehdr().e_type == ET_EXEC;
   size_t count = 0;
   if (elf_getphdrnum(file.get(), &count) != 0) {
     return Fail(fmt::format("{}: unreadable program headers: {}", path, elf_errmsg(-1)));
   }
-  // The mapping starts on a page boundary at or below its segment's
-  // p_offset. Linkers that pack segments (lld, mold) put the executable one
-  // in the same page as the one before it, so an executable mapping's
-  // offset can fall in a read-only segment's range too: prefer PF_X.
-  constexpr uint64_t kPage = 4096;
-  std::optional<GElf_Phdr> any;
   for (size_t i = 0; i < count; ++i) {
     GElf_Phdr phdr;
     if (gelf_getphdr(file.get(), static_cast<int>(i), &phdr) == nullptr ||
         phdr.p_type != PT_LOAD) {
       continue;
     }
-    const uint64_t first_page = phdr.p_offset & ~(kPage - 1);
-    if (pgoff < first_page || pgoff >= phdr.p_offset + phdr.p_filesz) continue;
-    if (phdr.p_flags & PF_X) {
-      any = phdr;
+    layout.segments.push_back(
+        {phdr.p_offset, phdr.p_filesz, phdr.p_vaddr, (phdr.p_flags & PF_X) != 0});
+  }
+  return layout;
+}
+
+std::optional<uint64_t> ElfLoadLayout::BiasOf(uint64_t start, uint64_t pgoff) const {
+  if (fixed_address) return 0;
+  // The mapping starts on a page boundary at or below its segment's
+  // p_offset. Linkers that pack segments (lld, mold) put the executable one
+  // in the same page as the one before it, so an executable mapping's
+  // offset can fall in a read-only segment's range too: prefer PF_X.
+  constexpr uint64_t kPage = 4096;
+  const Segment* any = nullptr;
+  for (const Segment& segment : segments) {
+    const uint64_t first_page = segment.offset & ~(kPage - 1);
+    if (pgoff < first_page || pgoff >= segment.offset + segment.filesz) continue;
+    if (segment.executable) {
+      any = &segment;
       break;
     }
-    if (!any) any = phdr;
+    if (any == nullptr) any = &segment;
   }
-  if (!any)
-    return Fail(fmt::format("{}: no loadable segment holds file offset {:#x}", path, pgoff));
+  if (any == nullptr) return std::nullopt;
   // File offset X of the segment is at runtime bias + p_vaddr + (X - p_offset).
-  return start - (any->p_vaddr + pgoff - any->p_offset);
+  return start - (any->vaddr + pgoff - any->offset);
+}
+
+Result<uint64_t> ElfLoadBias(const std::string& path, uint64_t start, uint64_t pgoff) {
+  TRY_ASSIGN(auto layout, ReadElfLoadLayout(path));
+  const std::optional<uint64_t> bias = layout.BiasOf(start, pgoff);
+  if (!bias) return Fail(fmt::format("{}: no loadable segment holds file offset {:#x}", path, pgoff));
+  return *bias;
 }
 
 }  // namespace sample

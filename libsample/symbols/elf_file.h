@@ -9,8 +9,10 @@
 #include <libelf.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "libsample/result.h"
 #include "libsample/unique_fd.h"
@@ -54,9 +56,30 @@ Elf_Scn* FindElfSectionOfType(Elf* elf, Elf64_Word type);
 // stripped file or an --only-keep-debug file's copied headers leave.
 bool HasDebugInfo(Elf* elf);
 
+// An ELF file's PT_LOAD segments, what a load bias is computed from: read
+// once per file, then each mapping's bias is arithmetic (a report of
+// thousands of processes, each with its own ASLR addresses, opened the
+// file for each).
+struct ElfLoadLayout {
+  struct Segment {
+    uint64_t offset = 0;  // p_offset
+    uint64_t filesz = 0;  // p_filesz
+    uint64_t vaddr = 0;   // p_vaddr
+    bool executable = false;
+  };
+  bool fixed_address = false;  // ET_EXEC: loaded at its vaddrs
+  std::vector<Segment> segments;
+
+  // The bias of the file mapped at `start` from file offset `pgoff`: the
+  // segment holding that offset gives the vaddr found at `start` (PF_X
+  // first: lld and mold pack the executable segment into the page of the
+  // one before). 0 when fixed; nullopt when no segment holds `pgoff`.
+  std::optional<uint64_t> BiasOf(uint64_t start, uint64_t pgoff) const;
+};
+Result<ElfLoadLayout> ReadElfLoadLayout(const std::string& path);
+
 // The load bias of the ELF file `path` mapped at `start` from file offset
-// `pgoff`: the PT_LOAD segment holding that offset gives the vaddr found at
-// `start`. 0 for ET_EXEC files (loaded at their vaddrs).
+// `pgoff` (ReadElfLoadLayout, then BiasOf).
 Result<uint64_t> ElfLoadBias(const std::string& path, uint64_t start, uint64_t pgoff);
 
 }  // namespace sample

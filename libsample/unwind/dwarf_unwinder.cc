@@ -19,6 +19,7 @@
 #include "libsample/symbols/compressed_sections.h"
 #include "libsample/symbols/elf_file.h"
 #include "libsample/symbols/x86_frame_rule.h"
+#include "libsample/unwind/binary_rules.h"
 #include "libsample/unwind/unwind_process.h"
 
 namespace sample {
@@ -303,6 +304,38 @@ UnwindStop DwarfUnwinder::Walk(Process* process, const UnwindRequest& request,
   return UnwindStop::kNoCfi;
 }
 
+namespace {
+
+// The module of `space` holding `pc` (modules are in address order), or
+// nullptr; a module with neither a file nor embedded rows is none.
+const UnwindModule* ModuleAt(const UnwindSpace& space, uint64_t pc) {
+  auto next =
+      std::upper_bound(space.modules.begin(), space.modules.end(), pc,
+                       [](uint64_t value, const UnwindModule& m) { return value < m.start; });
+  for (auto it = next; it != space.modules.begin();) {
+    --it;
+    if (pc >= it->start && pc < it->end) {
+      return it->binary.empty() && it->embedded == nullptr ? nullptr : &*it;
+    }
+    if (next - it > 4) break;  // (overlaps are rare and short)
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+const X86FrameRule& DwarfUnwinder::LeafRuleAt(const UnwindSpace& space, uint64_t pc) {
+  static const X86FrameRule kNone;
+  const UnwindModule* module = ModuleAt(space, pc);
+  if (module == nullptr) return kNone;
+  if (module->binary.empty()) {
+    const CfiRow* row = module->embedded->CfiRowAt(pc - module->bias);
+    return row != nullptr ? row->rule : kNone;
+  }
+  if (!binary_rules_) binary_rules_ = std::make_unique<BinaryRules>();
+  return binary_rules_->RuleAt(*module, pc - module->bias);
+}
+
 FramelessCallers DwarfUnwinder::SkippedCallers(const UnwindRequest& request,
                                                uint64_t chained_caller, size_t max_steps) {
   using Kind = X86FrameRule::Kind;
@@ -312,11 +345,23 @@ FramelessCallers DwarfUnwinder::SkippedCallers(const UnwindRequest& request,
       !request.regs.Has(kRbpDwarf)) {
     return found;
   }
-  Process* process = ProcessFor(request);
-  if (process == nullptr) return found;
-  process->request = &request;
-  process->stack_reach = 0;
-  process->memory_failure = UnwindStop::kComplete;
+  // No Dwfl of the process: the rules come from each binary's CFI, read
+  // once per binary (BinaryRules), or from the rows the recording
+  // embedded; memory from the stack copy.
+  const UnwindSpace& space = *request.space;
+  const uint64_t stack_sp = request.regs.sp;
+  const uint64_t stack_size = request.stack.size();
+  uint64_t reach = 0;
+  const auto read = [&](uint64_t addr, uint64_t* value) {
+    if (addr >= stack_sp && addr - stack_sp <= stack_size && stack_size - (addr - stack_sp) >= 8) {
+      std::memcpy(value, request.stack.data() + (addr - stack_sp), 8);
+      reach = std::max(reach, addr - stack_sp + 8);
+      return true;
+    }
+    // Beyond the copy but where a stack goes on: a bigger copy would do.
+    found.stack_too_small = addr >= stack_sp && addr - stack_sp < stack_size + (uint64_t{64} << 20);
+    return false;
+  };
   // The chain was walked from this rbp: a framed function further up
   // continues it only if the steps between left rbp as it is.
   const uint64_t chained_rbp = request.regs.value[kRbpDwarf];
@@ -325,7 +370,7 @@ FramelessCallers DwarfUnwinder::SkippedCallers(const UnwindRequest& request,
   uint64_t sp = request.regs.sp;
   for (size_t step = 0; step < max_steps; ++step) {
     // A caller's pc is a return address: its call is at pc - 1.
-    const X86FrameRule& rule = RuleFor(process, step == 0 ? pc : pc - 1).rule;
+    const X86FrameRule& rule = LeafRuleAt(space, step == 0 ? pc : pc - 1);
     // (rbx is not followed here: a frame whose CFA it holds ends the steps.)
     if (!rule.usable || rule.kind[X86FrameRule::kReturnAddress] != Kind::kAtCfa ||
         rule.cfa_base == X86FrameRule::CfaBase::kRbx) {
@@ -339,18 +384,12 @@ FramelessCallers DwarfUnwinder::SkippedCallers(const UnwindRequest& request,
       break;
     }
     const uint64_t cfa = X86Cfa(rule, pc, sp, rbp, /*rbx=*/0);
-    Dwarf_Word caller = 0;
+    uint64_t caller = 0;
     const auto at = [&](size_t reg) { return cfa + static_cast<uint64_t>(rule.offset[reg]); };
-    if (!MemoryRead(process->dwfl.get(), at(X86FrameRule::kReturnAddress), &caller, process)) {
-      found.stack_too_small = process->memory_failure == UnwindStop::kStackTooSmall;
-      break;
-    }
+    if (!read(at(X86FrameRule::kReturnAddress), &caller)) break;
     if (rule.kind[X86FrameRule::kRbp] == Kind::kAtCfa) {
-      Dwarf_Word saved = 0;
-      if (!MemoryRead(process->dwfl.get(), at(X86FrameRule::kRbp), &saved, process)) {
-        found.stack_too_small = process->memory_failure == UnwindStop::kStackTooSmall;
-        break;
-      }
+      uint64_t saved = 0;
+      if (!read(at(X86FrameRule::kRbp), &saved)) break;
       rbp = saved;
     }
     // The chain's own first caller: it skipped the frames found so far.
@@ -358,14 +397,13 @@ FramelessCallers DwarfUnwinder::SkippedCallers(const UnwindRequest& request,
       found.joined = true;
       break;
     }
-    if (HomeOf(process, caller) == PcHome::kNone) break;
+    if (ModuleAt(space, caller) == nullptr) break;
     found.callers.push_back(caller);
-    found.callers_reach = process->stack_reach;
+    found.callers_reach = reach;
     pc = caller;
     sp = cfa;  // x86_64: the caller's stack pointer is the CFA
   }
-  found.stack_reach = process->stack_reach;
-  process->request = nullptr;
+  found.stack_reach = reach;
   return found;
 }
 

@@ -40,6 +40,8 @@
 
 namespace sample {
 
+class BinaryRules;
+
 // One executable mapping of a process, with the files to read it from.
 struct UnwindModule {
   uint64_t start = 0;  // the (first) executable mapping's start, as recorded
@@ -159,12 +161,16 @@ class DwarfUnwinder {
 
  private:
   Process* ProcessFor(const UnwindRequest& request);
+  // SkippedCallers' rule of lookup pc `pc` in `space`: a file module's
+  // from its binary's CFI (binary_rules_), an embedded one's from its rows.
+  const X86FrameRule& LeafRuleAt(const UnwindSpace& space, uint64_t pc);
   UnwindStop Walk(Process* process, const UnwindRequest& request, std::vector<uint64_t>* pcs);
 
   bool use_rule_cache_ = true;
   Counts counts_;
   std::unordered_map<uint32_t, std::unique_ptr<Process>> processes_;
-  uint64_t uses_ = 0;  // a clock for evicting the least recently used
+  std::unique_ptr<BinaryRules> binary_rules_;  // SkippedCallers' rules, by binary
+  uint64_t uses_ = 0;                          // a clock for evicting the least recently used
   uint64_t last_stack_reach_ = 0;
 };
 

@@ -94,7 +94,7 @@ StackUnwinding::StackUnwinding(const StackUnwindingOptions& options, const Proce
 
 StackUnwinding::~StackUnwinding() = default;
 
-const StackUnwinding::ResolvedBinary& StackUnwinding::Resolve(uint32_t dso) {
+StackUnwinding::ResolvedBinary& StackUnwinding::Resolve(uint32_t dso) {
   auto [it, inserted] = binaries_.try_emplace(dso);
   if (!inserted) return it->second;
   const std::string& path = processes_.DsoPath(dso);
@@ -116,17 +116,13 @@ const StackUnwinding::ResolvedBinary& StackUnwinding::Resolve(uint32_t dso) {
   return it->second;
 }
 
-std::optional<uint64_t> StackUnwinding::BiasOf(const Mapping& mapping,
-                                               const ResolvedBinary& files) {
-  auto [bias, inserted] =
-      biases_.try_emplace({mapping.dso, mapping.start, mapping.pgoff}, std::nullopt);
-  if (!inserted) return bias->second;
-  if (files.embedded != nullptr) {
-    bias->second = files.embedded->LoadBias(mapping.start, mapping.pgoff);
-  } else if (auto computed = ElfLoadBias(files.binary, mapping.start, mapping.pgoff)) {
-    bias->second = *computed;
+std::optional<uint64_t> StackUnwinding::BiasOf(const Mapping& mapping, ResolvedBinary& files) {
+  if (files.embedded != nullptr) return files.embedded->LoadBias(mapping.start, mapping.pgoff);
+  if (!files.layout_read) {
+    files.layout_read = true;
+    if (auto layout = ReadElfLoadLayout(files.binary)) files.layout = std::move(*layout);
   }
-  return bias->second;
+  return files.layout ? files.layout->BiasOf(mapping.start, mapping.pgoff) : std::nullopt;
 }
 
 std::shared_ptr<const UnwindSpace> StackUnwinding::SpaceOf(uint32_t pid) {
@@ -137,7 +133,7 @@ std::shared_ptr<const UnwindSpace> StackUnwinding::SpaceOf(uint32_t pid) {
   fresh->version = version;
   if (const auto* maps = processes_.MappingsOf(pid)) {
     for (const auto& [start, mapping] : *maps) {
-      const ResolvedBinary& files = Resolve(mapping.dso);
+      ResolvedBinary& files = Resolve(mapping.dso);
       if (files.binary.empty() && files.embedded == nullptr) continue;
       const std::optional<uint64_t> bias = BiasOf(mapping, files);
       if (!bias) continue;

@@ -57,6 +57,7 @@
 #include "formats/chunk_codec.h"
 #include "libsample/model/process_table.h"
 #include "libsample/perf/perf_record.h"
+#include "libsample/symbols/elf_file.h"
 #include "libsample/symbols/recorded_binary.h"
 #include "libsample/unwind/dwarf_unwinder.h"
 
@@ -195,6 +196,10 @@ class StackUnwinding {
     std::string binary;
     std::string debug;
     const EmbeddedBinary* embedded = nullptr;  // when no file is usable
+    // The binary's segments, read on its first mapping's bias (each
+    // process maps it elsewhere; the file is read once).
+    std::optional<ElfLoadLayout> layout;
+    bool layout_read = false;
   };
 
   std::shared_ptr<const UnwindSpace> SpaceOf(uint32_t pid);
@@ -202,10 +207,10 @@ class StackUnwinding {
   // process `pid`, as mapped now, had set up its frame (then a sample
   // there needs no check: its chain stands as the kernel gave it).
   bool FramedAt(uint32_t pid, uint64_t pc) const;
-  const ResolvedBinary& Resolve(uint32_t dso);
+  ResolvedBinary& Resolve(uint32_t dso);
   // The load bias of `mapping` of `files` (remembered); nullopt when the
   // file is unreadable or no segment holds the mapping's offset.
-  std::optional<uint64_t> BiasOf(const Mapping& mapping, const ResolvedBinary& files);
+  std::optional<uint64_t> BiasOf(const Mapping& mapping, ResolvedBinary& files);
   void Work(DwarfUnwinder& unwinder, Item& item) const;
   // fp,leaf, a chain the kernel cut: extends item.chain (user frames from
   // `user_start`) with the frames the stack copy's CFI walk finds past it.
@@ -223,8 +228,6 @@ class StackUnwinding {
   // which is the space's version (rebuilt when the table's moves on).
   std::unordered_map<uint32_t, std::shared_ptr<const UnwindSpace>> spaces_;
   std::unordered_map<uint32_t, ResolvedBinary> binaries_;  // by dso id
-  // (dso, start, pgoff) -> load bias; nullopt when the file is unreadable.
-  std::map<std::tuple<uint32_t, uint64_t, uint64_t>, std::optional<uint64_t>> biases_;
   // By pid: the pcs of FramedAt for the mappings of `version`.
   struct FramedPcs {
     uint64_t version = 0;

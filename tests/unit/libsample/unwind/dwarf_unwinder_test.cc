@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -301,6 +302,37 @@ TEST_F(DwarfUnwinderTest, SkippedCallersStepUntilTheFramePointerChainGoesOn) {
   UnwindRequest none = Request(kCopy);
   none.regs = DwarfRegisters{};
   EXPECT_TRUE(unwinder.SkippedCallers(none, walk[3], kMaxSteps).callers.empty());
+}
+
+// The checks of many processes mapping the same files (a program running
+// thousands of children) read each file once: no Dwfl per process, which
+// opened and mapped every file for each. Each process's space is its own
+// version, as the report gives each pid.
+TEST_F(DwarfUnwinderTest, SkippedCallersOfManyProcessesOpenEachFileOnce) {
+  DwarfUnwinder unwinder;
+  std::vector<uint64_t> walk;
+  DwarfUnwinder().Unwind(Request(kCopy), &walk);
+  ASSERT_GE(walk.size(), 5u);
+  const auto open_fds = [] {
+    size_t n = 0;
+    for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) {
+      ++n;
+    }
+    return n;
+  };
+  const size_t before = open_fds();
+  std::vector<UnwindSpace> spaces(100, space_);
+  for (size_t pid = 0; pid < spaces.size(); ++pid) {
+    spaces[pid].version = 1000 + pid;
+    UnwindRequest request = Request(kCopy);
+    request.pid = static_cast<uint32_t>(100 + pid);
+    request.space = &spaces[pid];
+    const FramelessCallers found = unwinder.SkippedCallers(request, walk[3], kMaxSteps);
+    ASSERT_EQ(found.callers, (std::vector<uint64_t>{walk[1], walk[2]})) << pid;
+  }
+  // At most a file (and its debug file) a module; a Dwfl a process kept
+  // 32 processes' worth.
+  EXPECT_LE(open_fds(), before + 2 * space_.modules.size());
 }
 
 // A pc in a function that has made rbp its frame pointer (this test's

@@ -1,0 +1,41 @@
+// BinaryRules: the x86_64 CFI rules of the binaries a DwarfUnwinder's
+// frame-pointer checks (SkippedCallers, -g's fp,leaf) step through, kept by
+// binary, not by process: each file is opened once (CfiRows: its rows read
+// as libdwfl's unwinder reads them, .eh_frame then .debug_frame) whatever
+// the processes that map it, and each address's rule is looked up once. A
+// report of a program that runs thousands of children opened, mapped and
+// unmapped every binary for each of them through a Dwfl of its own.
+//
+// Holds an open CfiRows per binary, at most kMaxBinaries (then all are
+// let go and reopened as needed). One thread at a time, as the unwinder.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+#include "libsample/symbols/cfi_rows.h"
+#include "libsample/unwind/dwarf_unwinder.h"
+
+namespace sample {
+
+class BinaryRules {
+ public:
+  static constexpr size_t kMaxBinaries = 256;
+
+  // The rule of ELF virtual address `vaddr` (a lookup address: a return
+  // address minus one) in `module`'s file; not `usable` where no CFI
+  // covers it or the file cannot be read.
+  const X86FrameRule& RuleAt(const UnwindModule& module, uint64_t vaddr);
+
+ private:
+  struct Binary {
+    std::optional<CfiRows> rows;
+    std::unordered_map<uint64_t, X86FrameRule> rules;  // by vaddr
+  };
+  std::unordered_map<std::string, std::unique_ptr<Binary>> binaries_;  // by binary and debug file
+};
+
+}  // namespace sample
