@@ -53,8 +53,11 @@ constexpr CommandEntry kCommands[] = {
     {ReportCommand::kReport, "report",
      [](const ReportOptions& o) {
        // --stats shows the unwinding counts; --header-only reads no sample.
-       return LoadPlan{(!FlatOnly(o, true) || o.stats) && !o.header_only, true,
-                       Timeless(o) && !o.stats};
+       // A flat view's rows and filters are of each sample's own address:
+       // its chain is neither kept nor named (on a whole machine, most of
+       // the load).
+       const bool flat = FlatOnly(o, true) && !o.stats;
+       return LoadPlan{!flat && !o.header_only, !flat, Timeless(o) && !o.stats};
      },
      RunProfile},
     {ReportCommand::kScript, "script",
