@@ -32,10 +32,12 @@ class BinaryRules {
 
  private:
   struct Binary {
+    std::string binary, debug;
     std::optional<CfiRows> rows;
     std::unordered_map<uint64_t, X86FrameRule> rules;  // by vaddr
   };
   std::unordered_map<std::string, std::unique_ptr<Binary>> binaries_;  // by binary and debug file
+  Binary* last_ = nullptr;  // the last one looked up (one of binaries_)
 };
 
 }  // namespace sample
