@@ -23,10 +23,23 @@ const X86FrameRule& BinaryRules::RuleAt(const UnwindModule& module, uint64_t vad
     last_ = found->second.get();
   }
   Binary& binary = *last_;
-  auto [rule, inserted] = binary.rules.try_emplace(vaddr);
-  if (inserted && binary.rows) {
-    if (const std::optional<CfiRow> row = binary.rows->RowAt(vaddr)) rule->second = row->rule;
+  // An .eh_frame row holds for its whole range: one lookup serves every pc
+  // in it. (A .debug_frame row's range may hold pcs .eh_frame covers: those
+  // are kept by pc.)
+  if (auto next = binary.eh_rows.upper_bound(vaddr); next != binary.eh_rows.begin()) {
+    const CfiRow& row = std::prev(next)->second;
+    if (vaddr < row.end) return row.rule;
   }
+  auto [rule, inserted] = binary.rules.try_emplace(vaddr);
+  if (!inserted || !binary.rows) return rule->second;
+  CfiSource source = CfiSource::kEhFrame;
+  const std::optional<CfiRow> row = binary.rows->RowAt(vaddr, &source);
+  if (!row) return rule->second;
+  if (source == CfiSource::kEhFrame && row->start <= vaddr && vaddr < row->end) {
+    binary.rules.erase(rule);
+    return binary.eh_rows.insert_or_assign(row->start, *row).first->second.rule;
+  }
+  rule->second = row->rule;
   return rule->second;
 }
 

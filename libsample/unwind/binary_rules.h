@@ -2,15 +2,17 @@
 // frame-pointer checks (SkippedCallers, -g's fp,leaf) step through, kept by
 // binary, not by process: each file is opened once (CfiRows: its rows read
 // as libdwfl's unwinder reads them, .eh_frame then .debug_frame) whatever
-// the processes that map it, and each address's rule is looked up once. A
-// report of a program that runs thousands of children opened, mapped and
-// unmapped every binary for each of them through a Dwfl of its own.
+// the processes that map it, and each .eh_frame row (each other address)
+// is looked up once. A report of a program that runs thousands of
+// children opened, mapped and unmapped every binary for each of them
+// through a Dwfl of its own.
 //
 // Holds an open CfiRows per binary, at most kMaxBinaries (then all are
 // let go and reopened as needed). One thread at a time, as the unwinder.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -34,7 +36,8 @@ class BinaryRules {
   struct Binary {
     std::string binary, debug;
     std::optional<CfiRows> rows;
-    std::unordered_map<uint64_t, X86FrameRule> rules;  // by vaddr
+    std::map<uint64_t, CfiRow> eh_rows;                // .eh_frame's rows by start
+    std::unordered_map<uint64_t, X86FrameRule> rules;  // the rest by vaddr (none: unusable)
   };
   std::unordered_map<std::string, std::unique_ptr<Binary>> binaries_;  // by binary and debug file
   Binary* last_ = nullptr;  // the last one looked up (one of binaries_)
