@@ -32,7 +32,9 @@ freq=${FREQ:-}
 work=$(mktemp -d)
 load_pids=()
 stop_load() {
-  for pid in "${load_pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  # Each load runs in a session of its own: its group goes, a compiler
+  # midway included.
+  for pid in "${load_pids[@]}"; do kill -- "-$pid" 2>/dev/null || true; done
   wait "${load_pids[@]}" 2>/dev/null || true
   load_pids=()
 }
@@ -40,10 +42,10 @@ trap 'stop_load; rm -rf "$work"' EXIT
 
 # The load: a compile loop (Debian's cc1plus has no frame pointers: its -g
 # chains are mostly junk, as on a real build machine) and an interpreter.
-(while :; do g++ -std=c++20 -O2 -I. -c libsample/symbols/dwarf_unit_index.cc -o "$work/x.o"; done) \
-  >/dev/null 2>&1 &
+setsid bash -c 'while :; do g++ -std=c++20 -O2 -I. -c libsample/symbols/dwarf_unit_index.cc \
+  -o "$1/x.o"; done' _ "$work" >/dev/null 2>&1 &
 load_pids+=($!)
-python3 -c 'while True: sum(i * i for i in range(10000))' &
+setsid python3 -c 'while True: sum(i * i for i in range(10000))' &
 load_pids+=($!)
 sleep 2
 
@@ -60,7 +62,8 @@ perf_pid=$!
 timed "$work/sample.rtime" "$SREC" -a -g "${freq_args[@]}" -o "$work/sample.data" \
   -- sleep "$seconds" >/dev/null 2>"$work/sample.rec" &
 sample_pid=$!
-wait "$perf_pid" "$sample_pid"
+wait "$perf_pid" || { echo "whole_machine_bench: perf record failed:" >&2; cat "$work/perf.rec" >&2; exit 1; }
+wait "$sample_pid" || { echo "whole_machine_bench: sample-record failed:" >&2; cat "$work/sample.rec" >&2; exit 1; }
 stop_load
 
 views=(flat children html)

@@ -45,6 +45,8 @@ double Seconds(const timeval& tv) { return tv.tv_sec + tv.tv_usec / 1e6; }
 
 // What was counted, as perf stat's heading names it.
 std::string TargetName(const TargetOptions& target) {
+  // With -a a command only sets how long: the machine was counted.
+  if (target.all_cpus) return "'system wide'";
   if (!target.command.empty()) {
     std::string words;
     for (const std::string& w : target.command) words += (words.empty() ? "" : " ") + w;

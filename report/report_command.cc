@@ -17,6 +17,7 @@ struct LoadPlan {
   bool unwind;         // chains unwound, even for a flat view
   bool chains;         // call chains kept at all
   bool merge_samples;  // samples that differ only in time taken as one
+  bool chain_leaf = false;  // without chains, each sample is its chain's first address
 };
 
 // A command's line of the table: its name, its plan (from the options
@@ -57,7 +58,7 @@ constexpr CommandEntry kCommands[] = {
        // its chain is neither kept nor named (on a whole machine, most of
        // the load).
        const bool flat = FlatOnly(o, true) && !o.stats;
-       return LoadPlan{!flat && !o.header_only, !flat, Timeless(o) && !o.stats};
+       return LoadPlan{!flat && !o.header_only, !flat, Timeless(o) && !o.stats, true};
      },
      RunProfile},
     {ReportCommand::kScript, "script",
@@ -171,6 +172,7 @@ Result<void> ChooseCommand(ReportOptions& options, const CommandContext& context
   const LoadPlan plan = EntryOf(options.command).plan(options);
   options.load.unwind = plan.unwind;
   options.load.chains = plan.chains;
+  options.load.chain_leaf = plan.chain_leaf;
   options.load.merge_samples = plan.merge_samples;
   options.load.symbolize = !options.header_only;
   options.load.show_progress = context.progress;

@@ -57,6 +57,8 @@ struct BinarySymbolizer::State {
   std::array<Named, 256> named;
   std::string other_name;  // a symbol of another ElfSymbols' (SymbolName)
   std::vector<GoPclntab::FunctionTables> go_tables;  // GoTablesAt's, direct-mapped
+  size_t go_table_steps = 0;                         // the steps go_tables hold
+  static constexpr size_t kMaxGoTableSteps = size_t{1} << 22;  // 64 MiB
   std::string binary_path;
   std::string debug_path;
   bool dwarf_read = false;          // ReadDwarf was called
@@ -231,7 +233,21 @@ const GoPclntab::FunctionTables* BinarySymbolizer::State::GoTablesAt(uint64_t va
   if (go_tables.empty()) go_tables.resize(256);
   GoPclntab::FunctionTables& slot =
       go_tables[static_cast<size_t>(function - go->functions().data()) % go_tables.size()];
-  if (slot.function != function) slot = go->TablesOf(*function);
+  if (slot.function == function) return &slot;
+  const auto steps = [](const GoPclntab::FunctionTables& t) {
+    return t.file.size() + t.line.size() + t.inline_index.size();
+  };
+  go_table_steps -= steps(slot);
+  slot = go->TablesOf(*function);
+  // A byte budget (16 bytes a step): a crafted table's functions may each
+  // claim a million steps.
+  if (go_table_steps + steps(slot) > kMaxGoTableSteps) {
+    for (GoPclntab::FunctionTables& other : go_tables) {
+      if (&other != &slot) other = GoPclntab::FunctionTables{};
+    }
+    go_table_steps = 0;
+  }
+  go_table_steps += steps(slot);
   return &slot;
 }
 
@@ -343,10 +359,10 @@ BinarySymbolizer::LookupKey BinarySymbolizer::KeyAtFileOffset(uint64_t file_offs
     key.scope = unit->InnermostScope(*vaddr);
   }
   key.symbol = state_->elf.Find(*vaddr);
-  if (key.unit == nullptr) {
-    if (const GoPclntab::FunctionTables* tables = state_->GoTablesAt(*vaddr)) {
-      key.go = state_->elf.go_table()->KeyAt(*tables, *vaddr);
-    }
+  // (Whether or not a DWARF unit holds it: a unit without a row leaves
+  // the Go table to give the frames.)
+  if (const GoPclntab::FunctionTables* tables = state_->GoTablesAt(*vaddr)) {
+    key.go = state_->elf.go_table()->KeyAt(*tables, *vaddr);
   }
   key.fde_start = CfiFunctionStart(*vaddr);
   return key;

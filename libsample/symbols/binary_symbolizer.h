@@ -100,7 +100,7 @@ class BinarySymbolizer {
   // What FramesAtFileOffset(file_offset) is made of, but for the offset's
   // distance from its function's start: the segment placing it, the DWARF
   // unit, line row and inline scope holding it, the ELF symbol and the
-  // FDE (and without DWARF, a Go function's pc-value tables' values). Two offsets of equal keys
+  // FDE (and a stripped Go function's pc-value tables' values). Two offsets of equal keys
   // have the same frames but for symbol offsets, which differ as the offsets do (KnownFrames::Learn
   // relies on it to look up only where a key changes).
   struct LookupKey {
@@ -110,7 +110,7 @@ class BinarySymbolizer {
     int32_t scope = -1;
     const void* symbol = nullptr;
     std::optional<uint64_t> fde_start;
-    GoPclntab::PcKey go;  // a Go function's file, line and inline index without DWARF
+    GoPclntab::PcKey go;  // a Go function's file, line and inline index (.gopclntab)
     bool operator==(const LookupKey&) const = default;
   };
   LookupKey KeyAtFileOffset(uint64_t file_offset);

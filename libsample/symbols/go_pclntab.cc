@@ -165,6 +165,9 @@ std::vector<GoPclntab::Step> GoPclntab::Decode(uint32_t offset, const Function& 
     value = static_cast<int32_t>(static_cast<uint32_t>(value) +
                                  (-(value_delta & 1) ^ (value_delta >> 1)));
     if (!varint(&pc_delta)) break;
+    // A step of no pcs holds for none (Go writes none such; a crafted
+    // table of them would take memory for nothing): only the pc moves.
+    if (pc_delta == 0) continue;
     pc += uint64_t{pc_delta} * quantum_;
     steps.push_back(Step{pc, value});
   }
@@ -328,7 +331,8 @@ std::optional<uint64_t> GoPclntab::FindGoFunc(std::span<const std::byte> data,
     for (size_t part = 0; part < parts.size() && same; ++part) {
       same = word(at + (1 + 3 * part) * ps) == table_address + parts[part];
     }
-    if (!same) continue;
+    // minpc (word 20 in every layout read here): the first function's entry.
+    if (!same || functions_.empty() || word(at + 20 * ps) != functions_.front().start) continue;
     const uint64_t rodata = word(at + (gofunc_word - 1) * ps), gofunc = word(at + gofunc_word * ps);
     if (gofunc >= rodata && gofunc != 0) return gofunc;
   }

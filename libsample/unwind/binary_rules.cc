@@ -1,5 +1,7 @@
 #include "libsample/unwind/binary_rules.h"
 
+#include <cerrno>
+
 namespace sample {
 
 const X86FrameRule& BinaryRules::RuleAt(const UnwindModule& module, uint64_t vaddr) {
@@ -11,13 +13,19 @@ const X86FrameRule& BinaryRules::RuleAt(const UnwindModule& module, uint64_t vad
     key += module.debug;
     auto found = binaries_.find(key);
     if (found == binaries_.end()) {
-      if (binaries_.size() >= kMaxBinaries) binaries_.clear();
       auto binary = std::make_unique<Binary>();
       binary->binary = module.binary;
       binary->debug = module.debug;
       if (auto rows = CfiRows::Open(module.binary, module.debug)) {
         binary->rows.emplace(std::move(*rows));
+      } else if (rows.error().sys_errno == EMFILE || rows.error().sys_errno == ENFILE) {
+        // Out of descriptors for now, not a file without CFI: not kept.
+        static const X86FrameRule kNone;
+        last_ = nullptr;
+        return kNone;
       }
+      // Full: one goes (whichever), not all (each would be reopened).
+      if (binaries_.size() >= kMaxBinaries) binaries_.erase(binaries_.begin());
       found = binaries_.emplace(std::move(key), std::move(binary)).first;
     }
     last_ = found->second.get();

@@ -7,8 +7,8 @@
 // children opened, mapped and unmapped every binary for each of them
 // through a Dwfl of its own.
 //
-// Holds an open CfiRows per binary, at most kMaxBinaries (then all are
-// let go and reopened as needed). One thread at a time, as the unwinder.
+// Holds an open CfiRows per binary, at most kMaxBinaries (then one is let
+// go for each new one). One thread at a time, as the unwinder.
 #pragma once
 
 #include <cstdint>

@@ -5,9 +5,10 @@
 //   -p PID,...   every thread of each process (read from /proc), every CPU,
 //                inherit (threads started later are followed too)
 //   -t TID,...   those threads only, no inherit unless asked
-//   -a / -C      pid = -1 on every (selected) CPU; with a command, the
-//                command is run and the recording ends when it does
-//                (`-a -- sleep 10`: the whole machine for ten seconds)
+//   -a / -C      pid = -1 on every (selected) CPU
+//   -a COMMAND   the same, the command run beside and the recording ended
+//                when it ends (`-a -- sleep 10`: the whole machine for ten
+//                seconds); -C with a command is the command on those CPUs
 #pragma once
 
 #include <sys/types.h>
@@ -40,8 +41,8 @@ struct RecordTarget {
   // Processes whose /proc state must be synthesized at start (empty for a
   // command, every process for kCpus).
   bool synthesize_all = false;
-  // A command is launched: the target (kCommand), or with -a or -C what
-  // sets how long the CPUs are recorded (kCpus).
+  // A command is launched: the target (kCommand), or with -a what sets how
+  // long the CPUs are recorded (kCpus).
   bool launches_command = false;
 };
 

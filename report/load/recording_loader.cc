@@ -25,6 +25,18 @@
 namespace sample::report {
 namespace {
 
+// A chain's leaf: its first address and the context marker before it.
+// (For a precise event the kernel's chain starts at the interrupted ip, the
+// sample's ip at the precise one.)
+U64List LeafOfChain(const U64List& chain) {
+  for (size_t i = 0; i < chain.size(); ++i) {
+    if (chain[i] < static_cast<uint64_t>(PERF_CONTEXT_MAX)) {
+      return U64List(chain.bytes().data(), i + 1);
+    }
+  }
+  return U64List{};
+}
+
 std::vector<ToggleRelation> ToggleRelations(const std::vector<format::ToggleEntry>& entries) {
   std::vector<ToggleRelation> relations;
   for (const format::ToggleEntry& e : entries) {
@@ -271,8 +283,11 @@ bool Loader::ApplySample(std::span<const std::byte> record, const perf_event_att
   sample.reads_count = static_cast<uint32_t>(sample_reads_.size() - sample.reads_begin);
   // Unwound samples get their stack when the unwinding stage flushes.
   if (!options_.unwind || !unwinding_->Queue(samples_.size(), *s, attr, cut)) {
-    const UnresolvedStacks::StackRef stack =
-        stacks_.StackOf(processes_, s->pid, s->ip, options_.chains ? s->callchain : U64List{});
+    const UnresolvedStacks::StackRef stack = stacks_.StackOf(
+        processes_, s->pid, s->ip,
+        options_.chains       ? s->callchain
+        : options_.chain_leaf ? LeafOfChain(s->callchain)
+                              : U64List{});
     out_.stats.junk_callers += stacks_.last_chain_ended();
     sample.frames_begin = stack.begin;
     sample.frames_count = stack.count;

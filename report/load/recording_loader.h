@@ -54,6 +54,11 @@ struct LoadOptions {
   // sample's own address, turns it off: a sample is then its leaf frame
   // (with `unwind` off too), and nothing interns or names its callers.
   bool chains = true;
+  // Without chains, a sample's frame is its chain's first address, as the
+  // views with chains take it (a flat report: the same rows as its
+  // children view's Self); else its ip (--annotate: a precise event's
+  // own instruction).
+  bool chain_leaf = false;
   // Keep the samples that differ only in time as one entry (counted in
   // ProfileSample::samples, their periods summed): for views that read no
   // sample's time, order or raw payload (all but --script, --time, the

@@ -21,8 +21,9 @@
 // large enough (fp,leaf,60000 holds about 200 frames of 256 bytes).
 //
 // Samples are queued while records are applied and unwound together by
-// Flush() on `jobs` threads (each with its own DwarfUnwinder, so one Dwfl
-// per process per thread). Module lists are derived from the process
+// Flush() on `jobs` threads (each with its own DwarfUnwinder: a Dwfl per
+// process per thread for DWARF walks; -g's leaf checks read each binary's
+// CFI once per thread, BinaryRules). Module lists are derived from the process
 // table's mappings and follow their changes by themselves (each sample
 // keeps the list of its moment); the caller must still flush before a
 // record changes the mappings of a process with queued samples
@@ -208,8 +209,9 @@ class StackUnwinding {
   // there needs no check: its chain stands as the kernel gave it).
   bool FramedAt(uint32_t pid, uint64_t pc) const;
   ResolvedBinary& Resolve(uint32_t dso);
-  // The load bias of `mapping` of `files` (remembered); nullopt when the
-  // file is unreadable or no segment holds the mapping's offset.
+  // The load bias of `mapping` of `files` (from the binary's segments, read
+  // once: ResolvedBinary::layout); nullopt when the file is unreadable or
+  // no segment holds the mapping's offset.
   std::optional<uint64_t> BiasOf(const Mapping& mapping, ResolvedBinary& files);
   void Work(DwarfUnwinder& unwinder, Item& item) const;
   // fp,leaf, a chain the kernel cut: extends item.chain (user frames from

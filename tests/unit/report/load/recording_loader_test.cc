@@ -47,10 +47,13 @@ class RecordingLoaderTest : public ::testing::Test {
     ++count_;
   }
   // `leaf_only`: as --annotate loads, without chains or unwinding.
-  Recording Load(bool merge_samples = false, bool leaf_only = false) {
-    const std::string path = (dir_.path() / fmt::format("{}{}.data", merge_samples ? "merged" : "r",
-                                                        leaf_only ? "-leaf" : ""))
-                                 .string();
+  // `chain_leaf`: without chains, each sample at its chain's first address
+  // (a flat report's load).
+  Recording Load(bool merge_samples = false, bool leaf_only = false, bool chain_leaf = false) {
+    const std::string path =
+        (dir_.path() / fmt::format("{}{}{}.data", merge_samples ? "merged" : "r",
+                                   leaf_only ? "-leaf" : "", chain_leaf ? "-chain" : ""))
+            .string();
     auto writer = format::SampleFileWriter::Create(path, {});
     // A writer that failed to open cannot be used (a file already there
     // is refused): the test fails here, not in a call on the error.
@@ -74,6 +77,7 @@ class RecordingLoaderTest : public ::testing::Test {
     options.jobs = 1;
     options.merge_samples = merge_samples;
     options.chains = !leaf_only;
+    options.chain_leaf = chain_leaf;
     options.unwind = !leaf_only;
     options.binaries.files.use_debuginfod = false;
     auto recording = LoadRecording(path, options);
@@ -239,6 +243,32 @@ TEST_F(RecordingLoaderTest, SamplesDifferingOnlyInTimeAreMerged) {
   EXPECT_EQ(merged.profile.first_time(), 20u);
   EXPECT_EQ(merged.profile.last_time(), 35u);
   EXPECT_EQ(apart.profile.last_time(), 35u);
+}
+
+// A load without chains takes each sample at its chain's first address
+// when asked (a flat report: the rows of its children view's Self), else at
+// its ip (--annotate). They differ for a precise event, whose chain starts
+// at the interrupted ip.
+TEST_F(RecordingLoaderTest, AFlatLoadTakesItsChainsLeaf) {
+  attr_ = st::MakeAttr(kSampleType | PERF_SAMPLE_CALLCHAIN, true);
+  Add(st::MakeComm(attr_, 5, 5, "first", true, Id(5, 10)));
+  st::Mmap2Fields m = st::MakeMmap2Fields("/bin/first", 5, 5, 0x400000, 0x1000, 0);
+  m.prot = 5;  // PROT_READ | PROT_EXEC
+  Add(st::MakeMmap2(attr_, m, Id(5, 11)));
+  st::SampleFields f;
+  f.id = 7;
+  f.ip = 0x400010;
+  f.pid = f.tid = 5;
+  f.time = 20;
+  f.period = 1000;
+  f.callchain = {static_cast<uint64_t>(PERF_CONTEXT_USER), 0x400020, 0x400030};
+  Add(st::MakeSample(attr_, f));
+  const auto leaf = [](const Recording& r) {
+    return r.profile.samples().empty() ? 0 : r.profile.addresses(r.profile.samples()[0]).front().ip;
+  };
+  EXPECT_EQ(leaf(Load(false, /*leaf_only=*/true, /*chain_leaf=*/true)), 0x400020u);
+  EXPECT_EQ(leaf(Load(false, /*leaf_only=*/true)), 0x400010u);
+  EXPECT_EQ(leaf(Load(false)), 0x400020u);
 }
 
 // A load without chains (--annotate's) merges the same: a sample like an
