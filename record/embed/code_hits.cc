@@ -272,7 +272,11 @@ std::vector<CodeHits::Binary> CodeHits::Resolve() const {
     });
   }
   std::vector<std::pair<uint32_t, uint64_t>> credited;  // one count's (file, offset)s
-  for (const auto& [key, samples] : leaf_samples_) {
+  // (Not structured bindings: clang 14, the fuzzers' compiler, cannot
+  // capture one in a lambda.)
+  for (const auto& entry : leaf_samples_) {
+    const auto& key = entry.first;
+    const auto& samples = entry.second;
     credited.clear();
     places(key.pid, key.address, [&](uint32_t file, uint64_t offset, uint32_t) {
       // Once per place, though a parent's mapping of the same file may
@@ -287,7 +291,8 @@ std::vector<CodeHits::Binary> CodeHits::Resolve() const {
     });
   }
   std::vector<Binary> out;
-  for (auto& [file, binary] : by_file) {
+  for (auto& file_binary : by_file) {
+    Binary& binary = file_binary.second;
     for (auto* list : {&binary.offsets, &binary.leaf_offsets, &binary.scanned_offsets}) {
       std::sort(list->begin(), list->end());
       list->erase(std::unique(list->begin(), list->end()), list->end());
