@@ -31,6 +31,16 @@ const X86FrameRule& BinaryRules::RuleAt(const UnwindModule& module, uint64_t vad
     last_ = found->second.get();
   }
   Binary& binary = *last_;
+  // Samples repeat their pcs (and return addresses): a direct-mapped memo
+  // by pc first, with no tree or hash walk.
+  Binary::Memo& memo = binary.memo[(vaddr ^ (vaddr >> 12)) % binary.memo.size()];
+  if (memo.rule != nullptr && memo.vaddr == vaddr) return *memo.rule;
+  memo.vaddr = vaddr;
+  memo.rule = &Lookup(binary, vaddr);
+  return *memo.rule;
+}
+
+const X86FrameRule& BinaryRules::Lookup(Binary& binary, uint64_t vaddr) {
   // An .eh_frame row holds for its whole range: one lookup serves every pc
   // in it. (A .debug_frame row's range may hold pcs .eh_frame covers: those
   // are kept by pc.)

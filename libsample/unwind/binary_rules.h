@@ -11,6 +11,7 @@
 // go for each new one). One thread at a time, as the unwinder.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -38,7 +39,16 @@ class BinaryRules {
     std::optional<CfiRows> rows;
     std::map<uint64_t, CfiRow> eh_rows;                // .eh_frame's rows by start
     std::unordered_map<uint64_t, X86FrameRule> rules;  // the rest by vaddr (none: unusable)
+    // The rules of recent pcs (into eh_rows' or rules' nodes, which stay).
+    struct Memo {
+      uint64_t vaddr = 0;
+      const X86FrameRule* rule = nullptr;
+    };
+    std::array<Memo, 1024> memo;
   };
+  // The rule of `vaddr` from the rows found so far, else the file's.
+  static const X86FrameRule& Lookup(Binary& binary, uint64_t vaddr);
+
   std::unordered_map<std::string, std::unique_ptr<Binary>> binaries_;  // by binary and debug file
   Binary* last_ = nullptr;  // the last one looked up (one of binaries_)
 };
