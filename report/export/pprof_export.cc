@@ -95,6 +95,11 @@ struct ArrayHash {
     for (uint64_t x : key) h = (h ^ x) * 0x9E3779B97F4A7C15ull + (h >> 29);
     return static_cast<size_t>(h);
   }
+  size_t operator()(const std::vector<uint64_t>& key) const {
+    uint64_t h = key.size();
+    for (uint64_t x : key) h = (h ^ x) * 0x9E3779B97F4A7C15ull + (h >> 29);
+    return static_cast<size_t>(h);
+  }
 };
 
 // Builds the message; ids are handed out in the order things are met, so
@@ -137,7 +142,10 @@ class PprofBuilder {
   std::unordered_map<std::string, int64_t> strings_;
   std::unordered_map<std::array<uint64_t, 7>, int, ArrayHash> samples_;  // -> index in out_
   std::unordered_map<std::array<uint64_t, 2>, std::vector<uint64_t>, ArrayHash> stacks_;
-  std::map<std::vector<uint64_t>, uint64_t> locations_;  // (ip, file offset, functions) -> id
+  // (ip, file offset, functions) -> id. Hashed: a tree of vectors was half
+  // of an export's own time (each comparison a walk into another vector).
+  std::unordered_map<std::vector<uint64_t>, uint64_t, ArrayHash> locations_;
+  std::vector<uint64_t> location_key_;  // LocationId's key, built in place
   std::unordered_map<std::array<uint64_t, 2>, size_t, ArrayHash> mapping_index_;  // (dso, bias)
   std::vector<MappingSpan> mappings_;
   std::unordered_map<uint32_t, uint64_t> functions_;  // Function::symbol -> id
@@ -236,10 +244,10 @@ const std::vector<uint64_t>& PprofBuilder::Locations(const ProfileSample& sample
 
 uint64_t PprofBuilder::LocationId(std::span<const uint32_t> functions,
                                   const FrameAddress& address) {
-  std::vector<uint64_t> key{address.ip, address.file_offset};
-  key.insert(key.end(), functions.begin(), functions.end());
-  auto [it, inserted] = locations_.try_emplace(std::move(key), out_.location_size() + 1);
-  if (!inserted) return it->second;
+  location_key_.assign({address.ip, address.file_offset});
+  location_key_.insert(location_key_.end(), functions.begin(), functions.end());
+  if (auto found = locations_.find(location_key_); found != locations_.end()) return found->second;
+  const auto it = locations_.emplace(location_key_, out_.location_size() + 1).first;
   pprof::Location* location = out_.add_location();
   location->set_id(it->second);
   location->set_address(address.ip);
