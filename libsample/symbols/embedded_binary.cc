@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "libsample/symbols/elf_file.h"
+
 namespace sample {
 namespace {
 
@@ -60,21 +62,14 @@ std::optional<uint64_t> EmbeddedBinary::FileOffsetToVaddr(uint64_t offset) const
 }
 
 std::optional<uint64_t> EmbeddedBinary::LoadBias(uint64_t map_start, uint64_t pgoff) const {
-  if (fixed_address) return 0;
-  // As ElfLoadBias: the segment whose pages hold `pgoff`, PF_X first.
-  constexpr uint64_t kPage = 4096;
-  const EmbeddedSegment* any = nullptr;
+  // As a file's: its segments as ElfLoadLayout reads them.
+  ElfLoadLayout layout;
+  layout.fixed_address = fixed_address;
+  layout.segments.reserve(segments.size());
   for (const EmbeddedSegment& segment : segments) {
-    const uint64_t first_page = segment.offset & ~(kPage - 1);
-    if (pgoff < first_page || pgoff >= segment.offset + segment.filesz) continue;
-    if (segment.executable) {
-      any = &segment;
-      break;
-    }
-    if (any == nullptr) any = &segment;
+    layout.segments.push_back({segment.offset, segment.filesz, segment.vaddr, segment.executable});
   }
-  if (any == nullptr) return std::nullopt;
-  return map_start - (any->vaddr + pgoff - any->offset);
+  return layout.BiasOf(map_start, pgoff);
 }
 
 void EmbeddedBinary::Normalize() {
