@@ -222,24 +222,21 @@ std::optional<GoPclntab::Line> GoPclntab::LineIn(const FunctionTables& tables, u
 }
 
 // _func in Go 1.18 and 1.19 is 40 bytes, in 1.20 and later 44 (startLine
-// was added); its last byte counts the funcdata, the u32 at 28 the pcdata,
-// and after it come the pcdata offsets, then the funcdata offsets.
-std::optional<uint64_t> GoPclntab::PcDataField(const Function& function, uint32_t index) const {
-  if (version_ != Version::k118 && version_ != Version::k120) return std::nullopt;
-  const uint64_t fixed = version_ == Version::k120 ? 44 : 40;
-  const auto npcdata = U32(function.func_offset + 28);
-  if (!npcdata || index >= *npcdata) return std::nullopt;
-  return function.func_offset + fixed + 4 * uint64_t{index};
-}
-
-std::optional<uint64_t> GoPclntab::FuncDataField(const Function& function, uint32_t index) const {
+// was added); the u32 at 28 counts the pcdata, its last byte the funcdata,
+// and after it come the pcdata offsets, then the funcdata offsets. The
+// offset of pcdata `index` (or with `funcdata`, of funcdata `index`), or
+// nullopt when the function has none such (or the release has other
+// layouts).
+std::optional<uint64_t> GoPclntab::TrailerField(const Function& function, uint32_t index,
+                                                bool funcdata) const {
   if (version_ != Version::k118 && version_ != Version::k120) return std::nullopt;
   const uint64_t fixed = version_ == Version::k120 ? 44 : 40;
   const auto npcdata = U32(function.func_offset + 28);
   const uint64_t nfuncdata_at = function.func_offset + fixed - 1;
   if (!npcdata || nfuncdata_at >= bytes_.size()) return std::nullopt;
-  if (index >= static_cast<uint8_t>(bytes_[nfuncdata_at])) return std::nullopt;
-  return function.func_offset + fixed + 4 * (uint64_t{*npcdata} + index);
+  const uint32_t count = funcdata ? static_cast<uint8_t>(bytes_[nfuncdata_at]) : *npcdata;
+  if (index >= count) return std::nullopt;
+  return function.func_offset + fixed + 4 * ((funcdata ? uint64_t{*npcdata} : 0) + index);
 }
 
 GoPclntab::FunctionTables GoPclntab::TablesOf(const Function& function) const {
@@ -257,8 +254,8 @@ GoPclntab::FunctionTables GoPclntab::TablesOf(const Function& function) const {
   if (funcdata_.empty()) return tables;
   // PCDATA_InlTreeIndex and FUNCDATA_InlTree (runtime/symtab.go).
   constexpr uint32_t kInlTreeIndex = 2, kInlTree = 3;
-  const auto index_field = PcDataField(function, kInlTreeIndex);
-  const auto tree_field = FuncDataField(function, kInlTree);
+  const auto index_field = TrailerField(function, kInlTreeIndex, /*funcdata=*/false);
+  const auto tree_field = TrailerField(function, kInlTree, /*funcdata=*/true);
   const auto index_table = index_field ? U32(*index_field) : std::nullopt;
   const auto tree = tree_field ? U32(*tree_field) : std::nullopt;
   if (!index_table || !tree || *tree == UINT32_MAX || *tree >= funcdata_.size()) return tables;

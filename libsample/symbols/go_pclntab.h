@@ -114,10 +114,10 @@ class GoPclntab {
   bool ReadFunctions(uint64_t text_start);
   std::vector<Step> Decode(uint32_t offset, const Function& function) const;
   std::optional<Line> LineIn(const FunctionTables& tables, uint64_t pc) const;
-  // The offset of a _func field of pcdata or funcdata `index`, or nullopt
-  // when the function has none such (Go 1.18+).
-  std::optional<uint64_t> PcDataField(const Function& function, uint32_t index) const;
-  std::optional<uint64_t> FuncDataField(const Function& function, uint32_t index) const;
+  // The offset in a _func of its pcdata `index`, or with `funcdata` of its
+  // funcdata `index`; nullopt when it has none such (Go 1.18+ only).
+  std::optional<uint64_t> TrailerField(const Function& function, uint32_t index,
+                                       bool funcdata) const;
 
   std::string bytes_;
   std::string funcdata_;  // go:func.* on (AttachFuncData)

@@ -312,14 +312,12 @@ const UnwindModule* ModuleAt(const UnwindSpace& space, uint64_t pc) {
   auto next =
       std::upper_bound(space.modules.begin(), space.modules.end(), pc,
                        [](uint64_t value, const UnwindModule& m) { return value < m.start; });
-  for (auto it = next; it != space.modules.begin();) {
-    --it;
-    if (pc >= it->start && pc < it->end) {
-      return it->binary.empty() && it->embedded == nullptr ? nullptr : &*it;
-    }
-    if (next - it > 4) break;  // (overlaps are rare and short)
-  }
-  return nullptr;
+  // (Modules do not overlap: a file's pieces are one module only when
+  // nothing lies between them.)
+  if (next == space.modules.begin()) return nullptr;
+  const UnwindModule& module = *std::prev(next);
+  if (pc >= module.end || (module.binary.empty() && module.embedded == nullptr)) return nullptr;
+  return &module;
 }
 
 }  // namespace
@@ -349,17 +347,10 @@ FramelessCallers DwarfUnwinder::SkippedCallers(const UnwindRequest& request,
   // once per binary (BinaryRules), or from the rows the recording
   // embedded; memory from the stack copy.
   const UnwindSpace& space = *request.space;
-  const uint64_t stack_sp = request.regs.sp;
-  const uint64_t stack_size = request.stack.size();
   uint64_t reach = 0;
   const auto read = [&](uint64_t addr, uint64_t* value) {
-    if (addr >= stack_sp && addr - stack_sp <= stack_size && stack_size - (addr - stack_sp) >= 8) {
-      std::memcpy(value, request.stack.data() + (addr - stack_sp), 8);
-      reach = std::max(reach, addr - stack_sp + 8);
-      return true;
-    }
-    // Beyond the copy but where a stack goes on: a bigger copy would do.
-    found.stack_too_small = addr >= stack_sp && addr - stack_sp < stack_size + (uint64_t{64} << 20);
+    if (unwind_process::ReadStackCopy(request, addr, 8, value, &reach)) return true;
+    found.stack_too_small = unwind_process::BeyondStackCopy(request, addr);
     return false;
   };
   // The chain was walked from this rbp: a framed function further up

@@ -77,28 +77,39 @@ PcHome HomeOf(Process* process, uint64_t pc) {
   return PcHome::kNone;
 }
 
+bool ReadStackCopy(const UnwindRequest& request, uint64_t addr, uint64_t word, uint64_t* value,
+                   uint64_t* reach) {
+  const uint64_t sp = request.regs.sp;
+  const uint64_t size = request.stack.size();
+  if (addr < sp || addr - sp > size || size - (addr - sp) < word) return false;
+  *value = 0;
+  std::memcpy(value, request.stack.data() + (addr - sp), word);
+  *reach = std::max(*reach, addr - sp + word);
+  return true;
+}
+
+bool BeyondStackCopy(const UnwindRequest& request, uint64_t addr) {
+  const uint64_t sp = request.regs.sp;
+  return addr >= sp && addr - sp < request.stack.size() + kStackReach;
+}
+
 bool MemoryRead(Dwfl* dwfl, Dwarf_Addr addr, Dwarf_Word* result, void* arg) {
   auto* process = static_cast<Process*>(arg);
   const UnwindRequest& request = *process->request;
-  const uint64_t sp = request.regs.sp;
-  const uint64_t size = request.stack.size();
   // A 32-bit process's words are 4 bytes: libdw takes what is read here
   // whole (a CFA from DW_OP_deref, for one), so the rest must be zero.
   const bool i386 = request.regs.arch == Arch::kI386;
-  const uint64_t word = i386 ? 4 : sizeof(*result);
-  if (addr >= sp && addr - sp <= size && size - (addr - sp) >= word) {
-    *result = 0;
-    std::memcpy(result, request.stack.data() + (addr - sp), word);
-    process->stack_reach = std::max(process->stack_reach, addr - sp + word);
+  uint64_t value = 0;
+  if (ReadStackCopy(request, addr, i386 ? 4 : sizeof(*result), &value, &process->stack_reach)) {
+    *result = value;
     return true;
   }
   if (ReadFromElf(dwfl, addr, result)) {
     if (i386) *result &= 0xffffffff;
     return true;
   }
-  process->memory_failure = addr >= sp && addr - sp < size + kStackReach
-                                ? UnwindStop::kStackTooSmall
-                                : UnwindStop::kBadMemory;
+  process->memory_failure =
+      BeyondStackCopy(request, addr) ? UnwindStop::kStackTooSmall : UnwindStop::kBadMemory;
   return false;
 }
 

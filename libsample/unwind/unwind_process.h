@@ -86,6 +86,13 @@ PcHome HomeOf(Process* process, uint64_t pc);
 // stack copy, else of a read-only segment of a mapped file; a failure
 // notes why in process->memory_failure.
 bool MemoryRead(Dwfl* dwfl, Dwarf_Addr addr, Dwarf_Word* result, void* arg);
+// The `word`-byte word (4 or 8, zero-extended) of `request`'s stack copy at
+// `addr`; `reach` grows to the bytes from sp it read. False outside the copy.
+bool ReadStackCopy(const UnwindRequest& request, uint64_t addr, uint64_t word, uint64_t* value,
+                   uint64_t* reach);
+// Whether `addr`, outside the copy, is where the stack goes on: a bigger
+// copy would hold it (UnwindStop::kStackTooSmall).
+bool BeyondStackCopy(const UnwindRequest& request, uint64_t addr);
 // The x86_64 rule of lookup pc `pc`, cached per process until its modules
 // change.
 const CachedRule& RuleFor(Process* process, uint64_t pc);
